@@ -1,0 +1,168 @@
+//! Error types: building an agent ([`BuildError`]), running it ([`RunError`]), and turning JSON
+//! into user types ([`HydrateError`]).
+
+use std::fmt;
+
+use crate::chat::ChatError;
+use crate::registry::RegistryError;
+
+/// A JSON value that did not deserialize into a user type (a harness config, metadata, a
+/// middleware config). Carries the type's name and the JSON path of the offending value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HydrateError {
+    /// The Rust type that was being deserialized, e.g. `SearchToolsConfig`.
+    pub type_name: &'static str,
+    /// The JSON path of the value that failed (`.` for the root).
+    pub path: String,
+    /// serde's message.
+    pub message: String,
+}
+
+impl fmt::Display for HydrateError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "invalid {} at '{}': {}",
+            self.type_name, self.path, self.message
+        )
+    }
+}
+
+impl std::error::Error for HydrateError {}
+
+/// Why [`AgentBuilder::build`](crate::AgentBuilder::build) (or config parsing) failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// A string tool reference is not `Harness.function`.
+    #[error("invalid tool reference '{reference}': expected 'Harness.function'")]
+    InvalidReference {
+        /// The reference as given.
+        reference: String,
+    },
+    /// `with_tool::<T>` was given a qualified name of another harness.
+    #[error("tool reference '{reference}' names harness '{named}', but the type is '{harness}'")]
+    WrongHarness {
+        /// The reference as given.
+        reference: String,
+        /// The harness it names.
+        named: String,
+        /// The harness of the type.
+        harness: String,
+    },
+    /// A function name that the harness does not declare.
+    #[error("function '{function}' not found in harness '{harness}'; available: {available}")]
+    UnknownFunction {
+        /// The name asked for.
+        function: String,
+        /// The harness.
+        harness: String,
+        /// Every declared function name, in declaration order, comma-separated.
+        available: String,
+    },
+    /// A harness name that is not in the registry.
+    #[error("harness '{harness}' not found; known harnesses: {known}")]
+    UnknownHarness {
+        /// The name asked for.
+        harness: String,
+        /// Every registered harness name, sorted, comma-separated.
+        known: String,
+    },
+    /// Two registered tools have the same name.
+    #[error("tool name '{name}' is registered twice: by '{first}' and by '{second}'")]
+    DuplicateTool {
+        /// The tool name.
+        name: String,
+        /// Who registered it first.
+        first: String,
+        /// Who registered it again.
+        second: String,
+    },
+    /// A config was given to a harness that has no config constructor.
+    #[error("harness '{harness}' takes no config (it has no config constructor)")]
+    ConfigNotAccepted {
+        /// The harness.
+        harness: String,
+    },
+    /// A harness config did not deserialize.
+    #[error("config of harness '{harness}' is invalid: {source}")]
+    Config {
+        /// The harness.
+        harness: String,
+        /// What failed, with the config type and JSON path.
+        source: crate::HydrateError,
+    },
+    /// Metadata was given to a harness that declares no metadata type.
+    #[error("harness '{harness}' takes no metadata (it declares no `metadata = Type`)")]
+    MetadataNotAccepted {
+        /// The harness.
+        harness: String,
+    },
+    /// Metadata did not deserialize.
+    #[error("metadata of harness '{harness}' is invalid: {source}")]
+    Metadata {
+        /// The harness.
+        harness: String,
+        /// What failed, with the metadata type and JSON path.
+        source: crate::HydrateError,
+    },
+    /// A middleware config key names no configurable scoped middleware of the harness.
+    #[error("harness '{harness}' has no configurable scoped middleware '{key}'")]
+    UnknownMiddlewareConfig {
+        /// The harness.
+        harness: String,
+        /// The key as given.
+        key: String,
+    },
+    /// A scoped middleware config did not deserialize.
+    #[error("config of scoped middleware '{middleware}' of harness '{harness}' is invalid: {source}")]
+    MiddlewareConfig {
+        /// The harness.
+        harness: String,
+        /// The middleware type name.
+        middleware: String,
+        /// What failed, with the config type and JSON path.
+        source: crate::HydrateError,
+    },
+    /// The linked harnesses conflict.
+    #[error(transparent)]
+    Registry(#[from] RegistryError),
+    /// An [`AgentConfig`](crate::AgentConfig) could not be parsed.
+    #[error(transparent)]
+    ConfigParse(#[from] crate::ConfigError),
+    /// No chat client was given and none could be created from the config.
+    #[error("no chat client: call with_chat_client, with_openai, or name a model in the config")]
+    NoChatClient,
+    /// The chat client could not be created.
+    #[error(transparent)]
+    Client(#[from] ChatError),
+}
+
+/// Why a run failed. The session keeps its history and can run again.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RunError {
+    /// The model kept calling tools for `max_iterations` requests.
+    #[error("run stopped: max_iterations ({0}) reached")]
+    MaxIterations(usize),
+    /// The provider failed.
+    #[error(transparent)]
+    Chat(#[from] ChatError),
+    /// The run was cancelled through its [`CancellationToken`](tokio_util::sync::CancellationToken).
+    #[error("run cancelled")]
+    Cancelled,
+    /// A middleware hook returned an error or panicked.
+    #[error("middleware failed in {hook}: {message}")]
+    Middleware {
+        /// The hook that failed.
+        hook: &'static str,
+        /// Its error message.
+        message: String,
+    },
+    /// The run configuration is invalid.
+    #[error(transparent)]
+    Config(#[from] crate::ConfigError),
+    /// Tools added for the run could not be registered.
+    #[error(transparent)]
+    Build(#[from] BuildError),
+}

@@ -1,0 +1,38 @@
+//! The [`ToolHarness`] trait that `#[tool_harness]` and `#[collapse]` implement.
+
+use crate::registry::HarnessEntry;
+
+/// A type whose annotated impl block declares model-callable functions.
+///
+/// Implemented by `#[tool_harness]` and `#[collapse("...")]`; never implement it by hand.
+///
+/// ```
+/// use hpd_agent::prelude::*;
+/// use hpd_agent::ToolHarness;
+///
+/// #[derive(Default)]
+/// struct Weather;
+///
+/// #[tool_harness]
+/// impl Weather {
+///     /// Gets the current weather for a city.
+///     #[ai_function]
+///     fn get_weather(&self, city: String) -> String {
+///         format!("It is sunny in {city}.")
+///     }
+/// }
+///
+/// assert_eq!(Weather::harness_entry().name, "Weather");
+/// ```
+pub trait ToolHarness: Send + Sync + Sized + 'static {
+    /// The metadata type declared with `metadata = Type` (an uninhabited type when none).
+    type Metadata: Send + Sync + 'static;
+    /// The parameter of the config constructor `fn new(config: C)` (uninhabited when none).
+    type Config;
+
+    /// The registry entry of this harness.
+    fn harness_entry() -> &'static HarnessEntry;
+
+    /// Builds the harness from a config with its config constructor.
+    fn from_config(config: Self::Config) -> Self;
+}

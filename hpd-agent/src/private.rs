@@ -1,0 +1,337 @@
+// Not public API. Used by generated code.
+//
+// Everything the macros emit calls into this module by absolute path
+// (`::hpd_agent::__private::...`), so behaviour lives here, in ordinary generic functions, and
+// the macro crate only writes calls.
+
+use std::any::{Any, TypeId};
+use std::fmt::Display;
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+pub use crate::function::{
+    ArgumentsError, BodyFuture, FunctionContext, FunctionSpec, HarnessObject,
+};
+pub use crate::middleware::{ConfigurableMiddleware, Middleware};
+pub use crate::registry::{
+    CollapseSpec, ConstructorSpec, HarnessEntry, HarnessRegistration, MetadataSpec,
+    ScopedMiddlewareSpec,
+};
+pub use crate::{HydrateError, ToolHarness};
+pub use inventory;
+pub use schemars;
+pub use serde;
+pub use serde_json;
+pub use tokio_util::sync::CancellationToken;
+
+pub use std::boxed::Box;
+pub use std::format;
+pub use std::option::Option::{self, None, Some};
+pub use std::result::Result::{self, Err, Ok};
+pub use std::string::String;
+
+/// A type that cannot be constructed: the `Metadata` or `Config` of a harness that declares none,
+/// so `o.metadata(..)` / `o.config(..)` on such a harness does not compile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Never {}
+
+/// Deserializes the arguments of one function call.
+///
+/// # Errors
+///
+/// serde's message, prefixed with the JSON path of the offending value when there is one.
+pub fn parse_arguments<T: DeserializeOwned>(arguments: Value) -> Result<T, ArgumentsError> {
+    serde_path_to_error::deserialize(arguments).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        if path == "." || path.is_empty() {
+            ArgumentsError(inner.to_string())
+        } else {
+            ArgumentsError(format!("{path}: {inner}"))
+        }
+    })
+}
+
+/// The result text of a returned value: a JSON string without quotes, `null` as the empty
+/// string, anything else as compact JSON.
+///
+/// # Errors
+///
+/// The value does not serialize.
+pub fn output_value<T: Serialize>(value: T) -> Result<String, String> {
+    match serde_json::to_value(value) {
+        Ok(Value::String(s)) => Ok(s),
+        Ok(Value::Null) => Ok(String::new()),
+        Ok(other) => Ok(other.to_string()),
+        Err(e) => Err(format!("the function result could not be serialized: {e}")),
+    }
+}
+
+/// The result of a function returning `Result<T, E>`: `Ok` as [`output_value`], `Err(e)` as an
+/// error with `e`'s `Display`.
+///
+/// # Errors
+///
+/// `Err(e)` was returned, or the value does not serialize.
+pub fn output_result<T: Serialize, E: Display>(value: Result<T, E>) -> Result<String, String> {
+    match value {
+        Ok(v) => output_value(v),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// The parameter schema of an arguments struct: an inlined object schema without `title`,
+/// `$schema` or `$defs`; `properties` and `required` are always present.
+#[must_use]
+pub fn parameters_schema<T: schemars::JsonSchema>() -> Value {
+    let settings = schemars::generate::SchemaSettings::draft2020_12().with(|s| {
+        s.inline_subschemas = true;
+        s.meta_schema = None;
+    });
+    let schema = settings.into_generator().root_schema_for::<T>();
+    let mut value = schema.to_value();
+    strip_titles(&mut value);
+    if let Value::Object(map) = &mut value {
+        map.remove("$schema");
+        map.remove("$defs");
+        map.remove("definitions");
+        map.entry("type").or_insert_with(|| Value::from("object"));
+        map.entry("properties")
+            .or_insert_with(|| Value::Object(serde_json::Map::new()));
+        map.entry("required")
+            .or_insert_with(|| Value::Array(Vec::new()));
+    }
+    value
+}
+
+fn strip_titles(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            // `title` is schema metadata only at schema level; a property named `title` lives
+            // inside `properties` and is kept.
+            if map.get("title").is_some_and(Value::is_string) {
+                map.remove("title");
+            }
+            for (key, child) in map.iter_mut() {
+                if key == "properties" {
+                    if let Value::Object(props) = child {
+                        for prop in props.values_mut() {
+                            strip_titles(prop);
+                        }
+                    }
+                } else {
+                    strip_titles(child);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(strip_titles),
+        _ => {}
+    }
+}
+
+/// Deserializes a user type from JSON, reporting the type and the JSON path on failure.
+///
+/// # Errors
+///
+/// The value does not deserialize into `T`.
+pub fn hydrate<T: DeserializeOwned>(value: &Value, type_name: &'static str) -> Result<T, HydrateError> {
+    serde_path_to_error::deserialize(value).map_err(|e| HydrateError {
+        type_name,
+        path: e.path().to_string(),
+        message: e.into_inner().to_string(),
+    })
+}
+
+/// Hydrates a config and calls a config constructor.
+///
+/// # Errors
+///
+/// The config does not deserialize.
+pub fn construct_with_config<T, C>(
+    value: &Value,
+    type_name: &'static str,
+    new: fn(C) -> T,
+) -> Result<HarnessObject, HydrateError>
+where
+    T: Send + Sync + 'static,
+    C: DeserializeOwned,
+{
+    let config = hydrate::<C>(value, type_name)?;
+    Ok(Arc::new(new(config)))
+}
+
+/// Wraps a new harness instance.
+pub fn object<T: Send + Sync + 'static>(value: T) -> HarnessObject {
+    Arc::new(value)
+}
+
+/// Parses metadata.
+///
+/// # Errors
+///
+/// The value does not deserialize.
+pub fn parse_metadata<M: DeserializeOwned + Send + Sync + 'static>(
+    value: &Value,
+    type_name: &'static str,
+) -> Result<Arc<dyn Any + Send + Sync>, HydrateError> {
+    Ok(Arc::new(hydrate::<M>(value, type_name)?))
+}
+
+/// Downcasts a harness instance to its type.
+///
+/// # Panics
+///
+/// Never for generated code: the runtime only passes instances of the entry's own type.
+#[must_use]
+pub fn downcast<T: Send + Sync + 'static>(instance: &HarnessObject) -> Arc<T> {
+    match Arc::clone(instance).downcast::<T>() {
+        Ok(this) => this,
+        Err(_) => unreachable!("harness instance of the wrong type"),
+    }
+}
+
+/// Downcasts metadata to the harness's metadata type; `None` when absent.
+#[must_use]
+pub fn metadata<'a, M: 'static>(metadata: Option<&'a (dyn Any + Send + Sync)>) -> Option<&'a M> {
+    metadata.and_then(|m| m.downcast_ref::<M>())
+}
+
+/// The `TypeId` of `T`.
+#[must_use]
+pub fn type_id<T: 'static>() -> TypeId {
+    TypeId::of::<T>()
+}
+
+/// A condition function for harnesses without conditions.
+#[must_use]
+pub fn always(_: Option<&(dyn Any + Send + Sync)>, _: usize) -> bool {
+    true
+}
+
+/// A describe function for harnesses without description templates.
+#[must_use]
+pub fn static_description(_: Option<&(dyn Any + Send + Sync)>, _: usize) -> Option<String> {
+    None
+}
+
+/// Harness types must be `Send + Sync + 'static`.
+#[diagnostic::on_unimplemented(
+    message = "tool harness type `{Self}` must be `Send + Sync + 'static`",
+    label = "this type is shared between concurrent calls",
+    note = "wrap interior state in `std::sync::Mutex`, `RwLock` or atomics, and own it (no borrowed fields)"
+)]
+pub trait HarnessType: Send + Sync + 'static {}
+impl<T: Send + Sync + 'static> HarnessType for T {}
+
+/// Checks a harness type at compile time.
+pub const fn assert_harness_type<T: HarnessType>() {}
+
+/// Harnesses built by `Default` must implement it.
+#[diagnostic::on_unimplemented(
+    message = "the registry cannot construct tool harness `{Self}`",
+    label = "no way to construct this harness",
+    note = "implement or derive `Default`, or add `fn new() -> Self` or `fn new(config: C) -> Self` to the annotated impl block"
+)]
+pub trait DefaultConstructible: Default {}
+impl<T: Default> DefaultConstructible for T {}
+
+/// Creates a harness with `Default`.
+pub fn construct_default<T: DefaultConstructible + Send + Sync + 'static>() -> HarnessObject {
+    Arc::new(T::default())
+}
+
+/// Scoped middleware declared in `middlewares = [...]` must be creatable.
+#[diagnostic::on_unimplemented(
+    message = "scoped middleware `{Self}` cannot be constructed",
+    label = "declared in `middlewares = [...]`",
+    note = "implement `hpd_agent::ConfigurableMiddleware` (created from its config) or `Default` (created without one), and `hpd_agent::Middleware`"
+)]
+pub trait ParameterlessMiddleware: Middleware + Default {}
+impl<T: Middleware + Default> ParameterlessMiddleware for T {}
+
+/// Picks how a scoped middleware type is created: through [`ConfigurableMiddleware`] when it
+/// implements it, else through `Default` (autoref specialization; the macros call
+/// `(&Probe::<T>::new()).scoped_middleware_spec(name)`).
+pub struct Probe<T>(std::marker::PhantomData<T>);
+
+impl<T> Probe<T> {
+    /// A probe.
+    #[must_use]
+    pub const fn new() -> Self {
+        Probe(std::marker::PhantomData)
+    }
+}
+
+impl<T> Default for Probe<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The config path of [`Probe`].
+pub trait ViaConfig {
+    /// The spec of a configurable middleware.
+    fn scoped_middleware_spec(&self, name: &'static str) -> ScopedMiddlewareSpec;
+}
+
+impl<T: ConfigurableMiddleware> ViaConfig for Probe<T> {
+    fn scoped_middleware_spec(&self, name: &'static str) -> ScopedMiddlewareSpec {
+        ScopedMiddlewareSpec {
+            name,
+            config_type: Some(short_type_name::<T::Config>()),
+            validate: validate_middleware_config::<T>,
+            create: create_configured_middleware::<T>,
+        }
+    }
+}
+
+/// The `Default` path of [`Probe`].
+pub trait ViaDefault<T> {
+    /// The spec of a parameterless middleware.
+    fn scoped_middleware_spec(&self, name: &'static str) -> ScopedMiddlewareSpec
+    where
+        T: ParameterlessMiddleware;
+}
+
+impl<T> ViaDefault<T> for &Probe<T> {
+    fn scoped_middleware_spec(&self, name: &'static str) -> ScopedMiddlewareSpec
+    where
+        T: ParameterlessMiddleware,
+    {
+        ScopedMiddlewareSpec {
+            name,
+            config_type: None,
+            validate: |_| Ok(()),
+            create: create_default_middleware::<T>,
+        }
+    }
+}
+
+fn validate_middleware_config<T: ConfigurableMiddleware>(value: &Value) -> Result<(), HydrateError> {
+    hydrate::<T::Config>(value, short_type_name::<T::Config>()).map(drop)
+}
+
+fn create_configured_middleware<T: ConfigurableMiddleware>(
+    value: &Value,
+) -> Result<Arc<dyn Middleware>, HydrateError> {
+    let config = hydrate::<T::Config>(value, short_type_name::<T::Config>())?;
+    Ok(Arc::new(T::from_config(config)))
+}
+
+fn create_default_middleware<T: ParameterlessMiddleware>(
+    _: &Value,
+) -> Result<Arc<dyn Middleware>, HydrateError> {
+    Ok(Arc::new(T::default()))
+}
+
+/// The last path segment of a type's name, generics kept: `my::mod::Config` gives `Config`.
+#[must_use]
+pub fn short_type_name<T: ?Sized>() -> &'static str {
+    let full = std::any::type_name::<T>();
+    let base = full.split('<').next().unwrap_or(full);
+    let start = base.rfind("::").map_or(0, |i| i + 2);
+    &full[start..]
+}
