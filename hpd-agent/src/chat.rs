@@ -76,7 +76,11 @@ pub struct ToolCall {
 impl ToolCall {
     /// A tool call with arguments given as JSON text.
     #[must_use]
-    pub fn new(id: impl Into<String>, name: impl Into<String>, arguments: impl Into<String>) -> Self {
+    pub fn new(
+        id: impl Into<String>,
+        name: impl Into<String>,
+        arguments: impl Into<String>,
+    ) -> Self {
         ToolCall {
             id: id.into(),
             name: name.into(),

@@ -115,7 +115,9 @@ pub enum BuildError {
         key: String,
     },
     /// A scoped middleware config did not deserialize.
-    #[error("config of scoped middleware '{middleware}' of harness '{harness}' is invalid: {source}")]
+    #[error(
+        "config of scoped middleware '{middleware}' of harness '{harness}' is invalid: {source}"
+    )]
     MiddlewareConfig {
         /// The harness.
         harness: String,

@@ -285,7 +285,10 @@ impl Function {
             FunctionFailure::Returned(message) => format!("Error: {message}"),
             FunctionFailure::Panicked => format!("Error: function '{name}' panicked"),
             FunctionFailure::TimedOut(d) => {
-                format!("Error: function '{name}' timed out after {} ms", d.as_millis())
+                format!(
+                    "Error: function '{name}' timed out after {} ms",
+                    d.as_millis()
+                )
             }
         })
     }

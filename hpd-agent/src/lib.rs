@@ -3,7 +3,9 @@
 //! LLM agents whose tools are plain Rust methods.
 #![forbid(unsafe_code)]
 
+pub mod agent;
 pub mod chat;
+pub mod config;
 mod error;
 pub mod function;
 pub mod harness;
@@ -15,10 +17,17 @@ pub mod scripted;
 #[path = "private.rs"]
 pub mod __private;
 
+pub use agent::{
+    Agent, AgentBuilder, AgentEvent, AgentRunConfig, HarnessOptions, RunOutput, Session,
+    SessionState,
+};
 pub use async_trait::async_trait;
 pub use chat::{
     ChatClient, ChatError, ChatMessage, ChatRequest, ChatResponse, TextSink, ToolCall,
     ToolDefinition, Usage,
+};
+pub use config::{
+    AgentConfig, CollapsingConfig, ConfigError, ModelConfig, SubAgentConfig, ToolHarnessReference,
 };
 pub use error::{BuildError, HydrateError, RunError};
 pub use function::{Function, FunctionContext, FunctionFailure, FunctionSpec, ToolResult};
@@ -39,8 +48,3 @@ pub mod prelude {
         tool_harness,
     };
 }
-
-/// A config parse error (placeholder until the config module lands).
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct ConfigError(pub String);

@@ -137,7 +137,10 @@ fn strip_titles(value: &mut Value) {
 /// # Errors
 ///
 /// The value does not deserialize into `T`.
-pub fn hydrate<T: DeserializeOwned>(value: &Value, type_name: &'static str) -> Result<T, HydrateError> {
+pub fn hydrate<T: DeserializeOwned>(
+    value: &Value,
+    type_name: &'static str,
+) -> Result<T, HydrateError> {
     serde_path_to_error::deserialize(value).map_err(|e| HydrateError {
         type_name,
         path: e.path().to_string(),
@@ -195,7 +198,7 @@ pub fn downcast<T: Send + Sync + 'static>(instance: &HarnessObject) -> Arc<T> {
 
 /// Downcasts metadata to the harness's metadata type; `None` when absent.
 #[must_use]
-pub fn metadata<'a, M: 'static>(metadata: Option<&'a (dyn Any + Send + Sync)>) -> Option<&'a M> {
+pub fn metadata<M: 'static>(metadata: Option<&(dyn Any + Send + Sync)>) -> Option<&M> {
     metadata.and_then(|m| m.downcast_ref::<M>())
 }
 
@@ -310,7 +313,9 @@ impl<T> ViaDefault<T> for &Probe<T> {
     }
 }
 
-fn validate_middleware_config<T: ConfigurableMiddleware>(value: &Value) -> Result<(), HydrateError> {
+fn validate_middleware_config<T: ConfigurableMiddleware>(
+    value: &Value,
+) -> Result<(), HydrateError> {
     hydrate::<T::Config>(value, short_type_name::<T::Config>()).map(drop)
 }
 

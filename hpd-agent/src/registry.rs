@@ -218,11 +218,9 @@ impl HarnessInfo {
             (ConstructorSpec::Plain(make), None) => Ok(make()),
             (ConstructorSpec::Config { construct, .. }, config) => {
                 let empty = Value::Object(serde_json::Map::new());
-                construct(config.unwrap_or(&empty)).map_err(|source| {
-                    crate::BuildError::Config {
-                        harness: self.entry.name.to_owned(),
-                        source,
-                    }
+                construct(config.unwrap_or(&empty)).map_err(|source| crate::BuildError::Config {
+                    harness: self.entry.name.to_owned(),
+                    source,
                 })
             }
         }
@@ -262,7 +260,11 @@ impl Registry {
     pub fn global() -> &'static Registry {
         static GLOBAL: OnceLock<Registry> = OnceLock::new();
         GLOBAL.get_or_init(|| {
-            Registry::from_entries(inventory::iter::<HarnessRegistration>.into_iter().map(|r| r.0))
+            Registry::from_entries(
+                inventory::iter::<HarnessRegistration>
+                    .into_iter()
+                    .map(|r| r.0),
+            )
         })
     }
 
@@ -325,8 +327,9 @@ impl Registry {
     /// Finds the harness of a Rust type.
     #[must_use]
     pub fn get_entry(&self, entry: &'static HarnessEntry) -> Option<&HarnessInfo> {
-        self.get(entry.name)
-            .filter(|info| std::ptr::eq(info.entry, entry) || (info.entry.type_id)() == (entry.type_id)())
+        self.get(entry.name).filter(|info| {
+            std::ptr::eq(info.entry, entry) || (info.entry.type_id)() == (entry.type_id)()
+        })
     }
 
     /// Every harness name, sorted.

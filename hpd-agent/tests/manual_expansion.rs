@@ -4,6 +4,7 @@
 use hpd_agent::Registry;
 
 #[derive(Default)]
+/// A collapsed harness written out by hand.
 pub struct HandMath;
 
 impl HandMath {
@@ -14,14 +15,20 @@ impl HandMath {
 
     /// Divides a by b.
     async fn divide(&self, a: f64, b: f64) -> Result<f64, String> {
-        if b == 0.0 { Err("division by zero".into()) } else { Ok(a / b) }
+        if b == 0.0 {
+            Err("division by zero".into())
+        } else {
+            Ok(a / b)
+        }
     }
 }
 
 const _: () = {
     use ::hpd_agent::__private as __hpd;
 
-    #[derive(::hpd_agent::__private::serde::Deserialize, ::hpd_agent::__private::schemars::JsonSchema)]
+    #[derive(
+        ::hpd_agent::__private::serde::Deserialize, ::hpd_agent::__private::schemars::JsonSchema,
+    )]
     #[serde(crate = "::hpd_agent::__private::serde")]
     #[schemars(crate = "::hpd_agent::__private::schemars")]
     struct __HpdArgs0 {
@@ -30,7 +37,9 @@ const _: () = {
         b: i64,
     }
 
-    #[derive(::hpd_agent::__private::serde::Deserialize, ::hpd_agent::__private::schemars::JsonSchema)]
+    #[derive(
+        ::hpd_agent::__private::serde::Deserialize, ::hpd_agent::__private::schemars::JsonSchema,
+    )]
     #[serde(crate = "::hpd_agent::__private::serde")]
     #[schemars(crate = "::hpd_agent::__private::schemars")]
     struct __HpdArgs1 {
@@ -67,7 +76,9 @@ const _: () = {
                     __hpd::output_result(__hpd_this.divide(a, b).await)
                 }))
             }
-            _ => __hpd::Err(__hpd::ArgumentsError(__hpd::String::from("no such function"))),
+            _ => __hpd::Err(__hpd::ArgumentsError(__hpd::String::from(
+                "no such function",
+            ))),
         }
     }
 
@@ -75,8 +86,18 @@ const _: () = {
         name: "HandMath",
         rust_type: ::core::concat!(::core::module_path!(), "::", "HandMath"),
         functions: &[
-            __hpd::FunctionSpec { name: "add", description: "Adds two integers.", timeout_ms: __hpd::None, schema: __hpd_schema0 },
-            __hpd::FunctionSpec { name: "divide", description: "Divides a by b.", timeout_ms: __hpd::Some(1000u64), schema: __hpd_schema1 },
+            __hpd::FunctionSpec {
+                name: "add",
+                description: "Adds two integers.",
+                timeout_ms: __hpd::None,
+                schema: __hpd_schema0,
+            },
+            __hpd::FunctionSpec {
+                name: "divide",
+                description: "Divides a by b.",
+                timeout_ms: __hpd::Some(1000u64),
+                schema: __hpd_schema1,
+            },
         ],
         collapse: __hpd::Some(__hpd::CollapseSpec {
             description: "Math operations",
@@ -112,7 +133,10 @@ const _: () = {
 async fn hand_written_expansion_works() {
     let registry = Registry::global();
     let info = registry.get("handmath").expect("registered");
-    assert_eq!(info.entry().function_names().collect::<Vec<_>>(), ["add", "divide"]);
+    assert_eq!(
+        info.entry().function_names().collect::<Vec<_>>(),
+        ["add", "divide"]
+    );
     let functions = registry.instantiate::<HandMath>().unwrap();
     let schema = functions[0].schema();
     assert_eq!(
@@ -126,10 +150,66 @@ async fn hand_written_expansion_works() {
             "required": ["a", "b"]
         })
     );
-    let r = functions[0].call("c1", r#"{"a":2,"b":3}"#, Default::default()).await;
+    let r = functions[0]
+        .call("c1", r#"{"a":2,"b":3}"#, Default::default())
+        .await;
     assert_eq!((r.text.as_str(), r.is_error), ("5", false));
-    let r = functions[1].call("c2", r#"{"a":1,"b":0}"#, Default::default()).await;
-    assert_eq!((r.text.as_str(), r.is_error), ("Error: division by zero", true));
-    let r = functions[1].call("c3", r#"{"a":1}"#, Default::default()).await;
-    assert!(r.is_error && r.text.starts_with("Invalid arguments for 'divide': "), "{}", r.text);
+    let r = functions[1]
+        .call("c2", r#"{"a":1,"b":0}"#, Default::default())
+        .await;
+    assert_eq!(
+        (r.text.as_str(), r.is_error),
+        ("Error: division by zero", true)
+    );
+    let r = functions[1]
+        .call("c3", r#"{"a":1}"#, Default::default())
+        .await;
+    assert!(
+        r.is_error && r.text.starts_with("Invalid arguments for 'divide': "),
+        "{}",
+        r.text
+    );
+}
+
+#[tokio::test]
+async fn hand_written_harness_runs_in_an_agent() {
+    use hpd_agent::{AgentBuilder, ChatResponse, ScriptedChatClient, ToolCall};
+    let client = ScriptedChatClient::with_replies([
+        ChatResponse::tool_calls(vec![ToolCall::new("c1", "HandMath", "")]),
+        ChatResponse::tool_calls(vec![
+            ToolCall::new("c2", "add", r#"{"a":2,"b":3}"#),
+            ToolCall::new("c3", "nope", "{}"),
+        ]),
+        ChatResponse::text("5"),
+    ]);
+    let agent = AgentBuilder::new()
+        .with_instructions("Base.")
+        .with_tool_harness::<HandMath>()
+        .with_chat_client(client.clone())
+        .build()
+        .unwrap();
+    let out = agent.run("add").await.unwrap();
+    assert_eq!(out.text, "5");
+    let requests = client.requests();
+    assert_eq!(requests[0].tool_names(), ["HandMath"]);
+    assert_eq!(
+        requests[0].tools[0].description,
+        "Math operations (functions: add, divide)"
+    );
+    assert_eq!(requests[1].tool_names(), ["add", "divide"]);
+    assert_eq!(
+        requests[1].tool_result("c1"),
+        Some((
+            "HandMath expanded. Available functions: add, divide\n\nMath tools are active.",
+            false
+        ))
+    );
+    assert_eq!(requests[2].tool_result("c2"), Some(("5", false)));
+    assert_eq!(
+        requests[2].tool_result("c3"),
+        Some((
+            "Function 'nope' not found. Available functions: add, divide",
+            true
+        ))
+    );
 }

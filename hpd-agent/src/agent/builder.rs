@@ -1,0 +1,285 @@
+//! [`AgentBuilder`]: registering harnesses, middleware and a chat client, in code or from an
+//! [`AgentConfig`].
+
+use std::sync::Arc;
+
+use crate::chat::ChatClient;
+use crate::config::{AgentConfig, CollapsingConfig, ModelConfig, ToolHarnessReference};
+use crate::error::BuildError;
+use crate::harness::ToolHarness;
+use crate::middleware::Middleware;
+use crate::registry::Registry;
+
+use super::events::{AgentEvent, EventHandler};
+use super::registration::{
+    HarnessOptions, InstanceSource, Registration, Registrations, Selection, resolve,
+    split_reference,
+};
+use super::tools::ToolSet;
+use super::{Agent, AgentInner, DEFAULT_MAX_ITERATIONS};
+
+/// Builds an [`Agent`].
+///
+/// Registration methods can be called in any order and merge per harness: a harness keeps the
+/// position of its first registration, registering it whole wins over selecting functions,
+/// selections are united, and later metadata, config or instance replace earlier ones. Every
+/// mistake (unknown harness or function, bad config, duplicate tool name) is reported by
+/// [`build`](Self::build).
+///
+/// ```
+/// use hpd_agent::prelude::*;
+/// use hpd_agent::{AgentBuilder, ChatResponse, ScriptedChatClient};
+///
+/// #[derive(Default)]
+/// struct Weather;
+///
+/// #[tool_harness]
+/// impl Weather {
+///     /// Gets the current weather for a city.
+///     #[ai_function]
+///     fn get_weather(&self, city: String) -> String { format!("It is sunny in {city}.") }
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let client = ScriptedChatClient::with_replies([ChatResponse::text("Hello!")]);
+/// let agent = AgentBuilder::new()
+///     .with_instructions("Be brief.")
+///     .with_tool_harness::<Weather>()
+///     .with_chat_client(client)
+///     .build()?;
+/// let output = agent.run("hi").await?;
+/// assert_eq!(output.text, "Hello!");
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Default)]
+#[must_use]
+pub struct AgentBuilder {
+    name: String,
+    instructions: String,
+    max_iterations: Option<usize>,
+    collapsing: CollapsingConfig,
+    model: Option<ModelConfig>,
+    registrations: Registrations,
+    middleware: Vec<Arc<dyn Middleware>>,
+    client: Option<Arc<dyn ChatClient>>,
+    handlers: Vec<EventHandler>,
+    errors: Vec<BuildError>,
+}
+
+impl std::fmt::Debug for AgentBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AgentBuilder")
+            .field("name", &self.name)
+            .field("instructions", &self.instructions)
+            .field("collapsing", &self.collapsing)
+            .finish_non_exhaustive()
+    }
+}
+
+impl AgentBuilder {
+    /// An empty builder.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A builder that starts from a config: name, instructions, model, `max_iterations`,
+    /// collapsing settings and harness references. Builder calls made afterwards merge with it.
+    pub fn from_config(config: AgentConfig) -> Self {
+        let mut builder = AgentBuilder::new();
+        builder.name = config.name.unwrap_or_default();
+        builder.instructions = config.instructions.unwrap_or_default();
+        builder.max_iterations = config.max_iterations;
+        builder.collapsing = config.collapsing;
+        builder.model = config.model;
+        for reference in &config.tool_harnesses {
+            builder
+                .registrations
+                .add(Registration::from_reference(reference));
+        }
+        builder
+    }
+
+    /// Sets the agent's name (reported to middleware).
+    pub fn with_name(mut self, name: impl Into<String>) -> Self {
+        self.name = name.into();
+        self
+    }
+
+    /// Sets the system instructions.
+    pub fn with_instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.instructions = instructions.into();
+        self
+    }
+
+    /// Sets how many model requests one run may make (default 16).
+    pub fn with_max_iterations(mut self, max_iterations: usize) -> Self {
+        self.max_iterations = Some(max_iterations);
+        self
+    }
+
+    /// Sets the chat client.
+    pub fn with_chat_client(mut self, client: impl ChatClient + 'static) -> Self {
+        self.client = Some(Arc::new(client));
+        self
+    }
+
+    /// Sets a shared chat client.
+    pub fn with_shared_chat_client(mut self, client: Arc<dyn ChatClient>) -> Self {
+        self.client = Some(client);
+        self
+    }
+
+    /// Registers every function of `T`, created by the registry.
+    pub fn with_tool_harness<T: ToolHarness>(mut self) -> Self {
+        self.registrations
+            .add(Registration::for_type::<T>(Selection::All));
+        self
+    }
+
+    /// Registers every function of a pre-built instance.
+    pub fn with_tool_harness_instance<T: ToolHarness>(mut self, instance: T) -> Self {
+        let mut registration = Registration::for_type::<T>(Selection::All);
+        registration.instance = InstanceSource::Object(Arc::new(instance));
+        self.registrations.add(registration);
+        self
+    }
+
+    /// Registers `T` with options: scoped middleware instances, metadata, config, an instance,
+    /// middleware configs, or a subset of functions.
+    pub fn with_tool_harness_with<T: ToolHarness>(
+        mut self,
+        options: impl FnOnce(HarnessOptions<T>) -> HarnessOptions<T>,
+    ) -> Self {
+        self.registrations
+            .add(options(HarnessOptions::new()).registration);
+        self
+    }
+
+    /// Registers one function of `T`, by name or as `Harness.function`.
+    ///
+    /// Several calls for one harness merge; the selected functions keep declaration order.
+    /// Selecting functions of a collapsed harness keeps it collapsed behind a container that
+    /// lists only them.
+    pub fn with_tool<T: ToolHarness>(mut self, function: impl Into<String>) -> Self {
+        self.registrations
+            .add(Registration::for_type::<T>(Selection::Functions(vec![
+                function.into(),
+            ])));
+        self
+    }
+
+    /// Registers one function by a `Harness.function` reference, through the registry.
+    pub fn with_tool_ref(mut self, reference: impl Into<String>) -> Self {
+        let reference = reference.into();
+        match split_reference(&reference) {
+            Ok((harness, function)) => {
+                let mut r = ToolHarnessReference::new(harness);
+                r.functions = Some(vec![function.to_owned()]);
+                self.registrations.add(Registration::from_reference(&r));
+            }
+            Err(e) => self.errors.push(e),
+        }
+        self
+    }
+
+    /// Registers harnesses by config reference (as in `tool_harnesses` of an [`AgentConfig`]).
+    pub fn with_tool_harness_reference(mut self, reference: &ToolHarnessReference) -> Self {
+        self.registrations
+            .add(Registration::from_reference(reference));
+        self
+    }
+
+    /// Replaces the registration of the same harness name entirely (adds it when absent).
+    pub fn with_tool_harness_override(mut self, reference: ToolHarnessReference) -> Self {
+        self.registrations
+            .replace(Registration::from_reference(&reference));
+        self
+    }
+
+    /// Turns collapsing off: no containers; every registered function is a plain tool.
+    pub fn without_harness_collapsing(mut self) -> Self {
+        self.collapsing.enabled = false;
+        self
+    }
+
+    /// Changes the [`CollapsingConfig`]. Collapsing is on by default.
+    pub fn configure_harness_collapsing(
+        mut self,
+        configure: impl FnOnce(&mut CollapsingConfig),
+    ) -> Self {
+        configure(&mut self.collapsing);
+        self
+    }
+
+    /// Adds global middleware.
+    pub fn with_middleware(mut self, middleware: impl Middleware) -> Self {
+        self.middleware.push(Arc::new(middleware));
+        self
+    }
+
+    /// Adds shared global middleware.
+    pub fn with_shared_middleware(mut self, middleware: Arc<dyn Middleware>) -> Self {
+        self.middleware.push(middleware);
+        self
+    }
+
+    /// Calls `handler` with every [`AgentEvent`] of every run of the agent.
+    pub fn on_event(mut self, handler: impl Fn(&AgentEvent) + Send + Sync + 'static) -> Self {
+        self.handlers.push(Arc::new(handler));
+        self
+    }
+
+    /// Uses the OpenAI-compatible provider with this model, configured from the environment
+    /// (`OPENAI_API_KEY`, `OPENAI_BASE_URL`).
+    pub fn with_openai(mut self, model: impl Into<String>) -> Self {
+        self.model = Some(ModelConfig {
+            provider: Some("openai".to_owned()),
+            model: Some(model.into()),
+            base_url: None,
+        });
+        self.client = None;
+        self
+    }
+
+    /// Builds the agent.
+    ///
+    /// # Errors
+    ///
+    /// A [`BuildError`]: an invalid tool reference, an unknown harness or function, a config,
+    /// metadata or middleware config that does not fit, two tools with one name, conflicting
+    /// harness names in the registry, or no chat client.
+    pub fn build(self) -> Result<Agent, BuildError> {
+        if let Some(error) = self.errors.into_iter().next() {
+            return Err(error);
+        }
+        let registry = Registry::global();
+        registry.validate()?;
+        let resolved = self
+            .registrations
+            .iter()
+            .map(|r| resolve(registry, r))
+            .collect::<Result<Vec<_>, _>>()?;
+        let tools = ToolSet::build(resolved, &self.collapsing)?;
+        let client = match self.client {
+            Some(client) => client,
+            None => match self.model {
+                Some(model) => super::client_from_model(&model)?,
+                None => return Err(BuildError::NoChatClient),
+            },
+        };
+        Ok(Agent {
+            inner: Arc::new(AgentInner {
+                name: self.name,
+                instructions: self.instructions,
+                max_iterations: self.max_iterations.unwrap_or(DEFAULT_MAX_ITERATIONS),
+                collapsing: self.collapsing,
+                client,
+                middleware: self.middleware,
+                tools: Arc::new(tools),
+                handlers: self.handlers,
+            }),
+        })
+    }
+}

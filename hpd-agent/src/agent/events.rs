@@ -1,0 +1,125 @@
+//! [`AgentEvent`]s: what a run reports while it goes, to callbacks, streams and `tracing`.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::chat::Usage;
+
+/// Something that happened during a run.
+///
+/// Events go to the callbacks registered with
+/// [`AgentBuilder::on_event`](crate::AgentBuilder::on_event) and
+/// [`AgentRunConfig::on_event`](crate::AgentRunConfig::on_event), to the stream of
+/// [`Session::run_streamed`](crate::Session::run_streamed), and to `tracing` (target
+/// `hpd_agent`).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum AgentEvent {
+    /// A model request is about to be sent.
+    IterationStarted {
+        /// 1 for the first request of the turn.
+        iteration: usize,
+        /// The names of the visible tools, in order.
+        visible_tools: Vec<String>,
+    },
+    /// Text arrived from the model.
+    TextDelta {
+        /// The new text.
+        text: String,
+    },
+    /// A tool call is about to be handled.
+    ToolCallStarted {
+        /// The model's call id.
+        call_id: String,
+        /// The name as the model sent it.
+        name: String,
+    },
+    /// A tool call got its result.
+    ToolCallFinished {
+        /// The model's call id.
+        call_id: String,
+        /// The name as the model sent it.
+        name: String,
+        /// How long handling it took.
+        duration: Duration,
+        /// Whether the result reports an error.
+        is_error: bool,
+    },
+    /// A container expanded.
+    ContainerExpanded {
+        /// The harness name.
+        harness: String,
+        /// Whether a call of a hidden member (recovery) expanded it.
+        recovery: bool,
+    },
+    /// The turn ended.
+    TurnFinished {
+        /// Token usage of the whole turn.
+        usage: Usage,
+        /// Whether the run failed.
+        failed: bool,
+    },
+}
+
+/// A shared event callback.
+pub(crate) type EventHandler = Arc<dyn Fn(&AgentEvent) + Send + Sync>;
+
+/// Sends events to every handler and to `tracing`.
+#[derive(Clone, Default)]
+pub(crate) struct Emitter {
+    handlers: Vec<EventHandler>,
+}
+
+impl Emitter {
+    pub(crate) fn new(handlers: Vec<EventHandler>) -> Self {
+        Emitter { handlers }
+    }
+
+    pub(crate) fn emit(&self, event: &AgentEvent) {
+        match event {
+            AgentEvent::IterationStarted {
+                iteration,
+                visible_tools,
+            } => tracing::debug!(
+                target: "hpd_agent",
+                iteration,
+                visible_tools = %visible_tools.join(", "),
+                "iteration started"
+            ),
+            AgentEvent::TextDelta { .. } => {}
+            AgentEvent::ToolCallStarted { call_id, name } => {
+                tracing::debug!(target: "hpd_agent", call_id, name, "tool call started");
+            }
+            AgentEvent::ToolCallFinished {
+                call_id,
+                name,
+                duration,
+                is_error,
+            } => tracing::debug!(
+                target: "hpd_agent",
+                call_id,
+                name,
+                duration_ms = u64::try_from(duration.as_millis()).unwrap_or(u64::MAX),
+                is_error,
+                "tool call finished"
+            ),
+            AgentEvent::ContainerExpanded { harness, recovery } => {
+                tracing::debug!(target: "hpd_agent", harness, recovery, "container expanded");
+            }
+            AgentEvent::TurnFinished { usage, failed } => tracing::debug!(
+                target: "hpd_agent",
+                input_tokens = usage.input_tokens,
+                output_tokens = usage.output_tokens,
+                failed,
+                "turn finished"
+            ),
+        }
+        for handler in &self.handlers {
+            handler(event);
+        }
+    }
+
+    pub(crate) fn is_listening(&self) -> bool {
+        !self.handlers.is_empty()
+    }
+}

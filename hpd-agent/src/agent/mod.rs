@@ -1,0 +1,352 @@
+//! Agents: [`AgentBuilder`] builds an [`Agent`]; an agent runs turns in [`Session`]s.
+//!
+//! A run loops: model request, resolve and execute the response's tool calls, append their
+//! results, request again, until the model answers without tool calls or `max_iterations`
+//! requests have been made. See the [crate docs](crate) for the collapsing rules that decide
+//! which tools each request carries.
+
+mod builder;
+mod events;
+mod pipeline;
+mod registration;
+mod run;
+mod tools;
+
+use std::sync::Arc;
+
+use futures::Stream;
+use serde::{Deserialize, Serialize};
+use tokio_util::sync::CancellationToken;
+
+use crate::chat::{ChatClient, ChatMessage, Usage};
+use crate::config::{ModelConfig, RunConfigData, ToolHarnessReference};
+use crate::error::{BuildError, RunError};
+use crate::harness::ToolHarness;
+use crate::middleware::Middleware;
+
+pub use builder::AgentBuilder;
+pub use events::AgentEvent;
+pub use registration::HarnessOptions;
+
+use events::EventHandler;
+use pipeline::ScopedPipeline;
+use registration::{Registration, Registrations, Selection};
+use tools::ToolSet;
+
+/// How many model requests a run may make when nothing else is set.
+pub const DEFAULT_MAX_ITERATIONS: usize = 16;
+
+pub(crate) struct AgentInner {
+    pub(crate) name: String,
+    pub(crate) instructions: String,
+    pub(crate) max_iterations: usize,
+    pub(crate) collapsing: crate::config::CollapsingConfig,
+    pub(crate) client: Arc<dyn ChatClient>,
+    pub(crate) middleware: Vec<Arc<dyn Middleware>>,
+    pub(crate) tools: Arc<ToolSet>,
+    pub(crate) handlers: Vec<EventHandler>,
+}
+
+/// An agent: instructions, registered tools, middleware and a chat client.
+///
+/// Cheap to clone (one `Arc`), `Send + Sync`, and usable from many tasks at once: each run has
+/// its own [`Session`] state.
+#[derive(Clone)]
+pub struct Agent {
+    pub(crate) inner: Arc<AgentInner>,
+}
+
+impl std::fmt::Debug for Agent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Agent")
+            .field("name", &self.inner.name)
+            .field("harnesses", &self.harness_names())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Agent {
+    /// Starts a builder.
+    pub fn builder() -> AgentBuilder {
+        AgentBuilder::new()
+    }
+
+    /// The agent's name.
+    #[must_use]
+    pub fn name(&self) -> &str {
+        &self.inner.name
+    }
+
+    /// The registered harness names, in registration order.
+    #[must_use]
+    pub fn harness_names(&self) -> Vec<&'static str> {
+        self.inner
+            .tools
+            .harnesses
+            .iter()
+            .map(|h| h.name())
+            .collect()
+    }
+
+    /// The names of the tools the first request of a fresh session would carry.
+    #[must_use]
+    pub fn initial_tool_names(&self) -> Vec<String> {
+        self.inner
+            .tools
+            .visible(&[])
+            .iter()
+            .map(|t| t.name.clone())
+            .collect()
+    }
+
+    /// A new, empty session.
+    #[must_use]
+    pub fn session(&self) -> Session {
+        Session {
+            agent: self.clone(),
+            state: SessionState::default(),
+            pipelines: Vec::new(),
+        }
+    }
+
+    /// A session resumed from stored state. Scoped middleware is created afresh.
+    #[must_use]
+    pub fn resume(&self, state: SessionState) -> Session {
+        Session {
+            agent: self.clone(),
+            state,
+            pipelines: Vec::new(),
+        }
+    }
+
+    /// Runs one turn in a fresh session.
+    ///
+    /// # Errors
+    ///
+    /// See [`Session::run`].
+    pub async fn run(&self, message: impl Into<String>) -> Result<RunOutput, RunError> {
+        self.session().run(message).await
+    }
+}
+
+/// The serializable state of a [`Session`]: the conversation and the expansion state.
+///
+/// Store it (e.g. as JSON) and [`Agent::resume`] it later, on any machine with the same agent.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionState {
+    /// The conversation, oldest first.
+    pub history: Vec<ChatMessage>,
+    /// Expanded containers, in expansion order (kept across turns only with
+    /// `persist_system_prompt_injections`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub expanded: Vec<String>,
+}
+
+/// A conversation with an agent: history and expansion state kept across turns.
+pub struct Session {
+    agent: Agent,
+    state: SessionState,
+    /// Scoped pipelines kept across turns (only with `persist_system_prompt_injections`).
+    pipelines: Vec<Arc<ScopedPipeline>>,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("state", &self.state)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The result of a successful run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunOutput {
+    /// The model's final text.
+    pub text: String,
+    /// Token usage of the turn.
+    pub usage: Usage,
+    /// How many model requests the turn made.
+    pub iterations: usize,
+}
+
+impl Session {
+    /// Runs one turn: sends `message`, lets the model call tools, returns its final answer.
+    ///
+    /// # Errors
+    ///
+    /// [`RunError`] when the provider fails, the run is cancelled, a middleware hook fails, or
+    /// `max_iterations` is reached. The history stays valid (every tool call has a result) and
+    /// the session can run again.
+    pub async fn run(&mut self, message: impl Into<String>) -> Result<RunOutput, RunError> {
+        self.run_with(message, AgentRunConfig::new()).await
+    }
+
+    /// Runs one turn with extra settings for this run only.
+    ///
+    /// # Errors
+    ///
+    /// As [`run`](Self::run); also when the run's harnesses cannot be registered.
+    pub async fn run_with(
+        &mut self,
+        message: impl Into<String>,
+        config: AgentRunConfig,
+    ) -> Result<RunOutput, RunError> {
+        let agent = Arc::clone(&self.agent.inner);
+        run::run_turn(&agent, self, message.into(), config).await
+    }
+
+    /// Runs one turn and streams its [`AgentEvent`]s. Poll the stream and the returned future
+    /// together (e.g. with `tokio::join!`); the stream ends when the run does.
+    pub fn run_streamed(
+        &mut self,
+        message: impl Into<String>,
+        config: AgentRunConfig,
+    ) -> (
+        impl Stream<Item = AgentEvent> + Send + 'static,
+        impl Future<Output = Result<RunOutput, RunError>> + Send + '_,
+    ) {
+        let (sender, receiver) = futures::channel::mpsc::unbounded();
+        let config = config.on_event(move |event| {
+            let _ = sender.unbounded_send(event.clone());
+        });
+        let run = self.run_with(message.into(), config);
+        (receiver, run)
+    }
+
+    /// The conversation so far.
+    #[must_use]
+    pub fn history(&self) -> &[ChatMessage] {
+        &self.state.history
+    }
+
+    /// The serializable state.
+    #[must_use]
+    pub fn state(&self) -> &SessionState {
+        &self.state
+    }
+
+    /// Consumes the session, returning its state.
+    #[must_use]
+    pub fn into_state(self) -> SessionState {
+        self.state
+    }
+
+    /// The agent this session talks to.
+    #[must_use]
+    pub fn agent(&self) -> &Agent {
+        &self.agent
+    }
+}
+
+/// Settings for one run: extra harnesses, additional instructions, `max_iterations`, a
+/// cancellation token and event callbacks.
+///
+/// ```
+/// use hpd_agent::AgentRunConfig;
+///
+/// let run = AgentRunConfig::from_json(r#"{"AdditionalInstructions": "Answer in French.", "max_iterations": 4}"#)
+///     .unwrap();
+/// # drop(run);
+/// assert!(AgentRunConfig::from_json(r#"{"collapsing": {"enabled": false}}"#)
+///     .unwrap_err()
+///     .to_string()
+///     .contains("collapsing belongs to AgentConfig, not AgentRunConfig"));
+/// ```
+#[derive(Default)]
+#[must_use]
+pub struct AgentRunConfig {
+    registrations: Registrations,
+    additional_instructions: Option<String>,
+    max_iterations: Option<usize>,
+    cancellation: Option<CancellationToken>,
+    handlers: Vec<EventHandler>,
+}
+
+impl std::fmt::Debug for AgentRunConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AgentRunConfig")
+            .field("additional_instructions", &self.additional_instructions)
+            .field("max_iterations", &self.max_iterations)
+            .finish_non_exhaustive()
+    }
+}
+
+impl AgentRunConfig {
+    /// Default settings.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Parses the JSON form: `tool_harnesses`, `additional_instructions`, `max_iterations`
+    /// (keys normalised like [`AgentConfig`](crate::AgentConfig)'s).
+    ///
+    /// # Errors
+    ///
+    /// Invalid JSON, unknown keys, or a `collapsing` key (collapsing belongs to the agent).
+    pub fn from_json(text: &str) -> Result<Self, crate::ConfigError> {
+        let data = RunConfigData::from_json(text)?;
+        let mut config = AgentRunConfig::new();
+        for reference in &data.tool_harnesses {
+            config = config.with_tool_harness_reference(reference);
+        }
+        config.additional_instructions = data.additional_instructions;
+        config.max_iterations = data.max_iterations;
+        Ok(config)
+    }
+
+    /// Adds every function of `T` for this run.
+    pub fn with_tool_harness<T: ToolHarness>(mut self) -> Self {
+        self.registrations
+            .add(Registration::for_type::<T>(Selection::All));
+        self
+    }
+
+    /// Adds `T` with options for this run.
+    pub fn with_tool_harness_with<T: ToolHarness>(
+        mut self,
+        options: impl FnOnce(HarnessOptions<T>) -> HarnessOptions<T>,
+    ) -> Self {
+        self.registrations
+            .add(options(HarnessOptions::new()).registration);
+        self
+    }
+
+    /// Adds a harness by config reference for this run.
+    pub fn with_tool_harness_reference(mut self, reference: &ToolHarnessReference) -> Self {
+        self.registrations
+            .add(Registration::from_reference(reference));
+        self
+    }
+
+    /// Appends instructions (after a blank line) for this run.
+    pub fn with_additional_instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.additional_instructions = Some(instructions.into());
+        self
+    }
+
+    /// Overrides the agent's `max_iterations` for this run.
+    pub fn with_max_iterations(mut self, max_iterations: usize) -> Self {
+        self.max_iterations = Some(max_iterations);
+        self
+    }
+
+    /// Cancels the run when `token` is cancelled: the model request or the running functions
+    /// are abandoned, every pending call gets `Error: run cancelled`, and the run fails with
+    /// [`RunError::Cancelled`].
+    pub fn with_cancellation(mut self, token: CancellationToken) -> Self {
+        self.cancellation = Some(token);
+        self
+    }
+
+    /// Calls `handler` with every event of this run.
+    pub fn on_event(mut self, handler: impl Fn(&AgentEvent) + Send + Sync + 'static) -> Self {
+        self.handlers.push(Arc::new(handler));
+        self
+    }
+}
+
+/// Creates a chat client from a model config.
+pub(crate) fn client_from_model(model: &ModelConfig) -> Result<Arc<dyn ChatClient>, BuildError> {
+    let _ = model;
+    Err(BuildError::NoChatClient)
+}

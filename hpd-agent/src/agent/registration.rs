@@ -1,0 +1,403 @@
+//! Harness registrations as the builder and run configs collect them, and how they merge and
+//! resolve into built harnesses.
+
+use std::any::Any;
+use std::collections::BTreeMap;
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::config::ToolHarnessReference;
+use crate::error::BuildError;
+use crate::function::{Function, HarnessObject};
+use crate::harness::ToolHarness;
+use crate::middleware::Middleware;
+use crate::registry::{HarnessEntry, Registry, ScopedMiddlewareSpec};
+
+/// Which functions of a harness are registered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Selection {
+    All,
+    Functions(Vec<String>),
+}
+
+impl Selection {
+    fn merge(&mut self, other: Selection) {
+        match (&mut *self, other) {
+            (Selection::All, _) => {}
+            (this, Selection::All) => *this = Selection::All,
+            (Selection::Functions(mine), Selection::Functions(theirs)) => {
+                for f in theirs {
+                    if !mine.contains(&f) {
+                        mine.push(f);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Where the harness instance comes from.
+#[derive(Clone)]
+pub(crate) enum InstanceSource {
+    /// The registry's constructor (a config constructor gets `{}`).
+    Registry,
+    /// A JSON config for the config constructor.
+    Json(Value),
+    /// A pre-built instance (or one built from a typed config).
+    Object(HarnessObject),
+}
+
+/// Where the metadata comes from.
+#[derive(Clone)]
+pub(crate) enum MetadataSource {
+    None,
+    Json(Value),
+    Object(Arc<dyn Any + Send + Sync>),
+}
+
+/// One harness registration, before resolution.
+#[derive(Clone)]
+pub(crate) struct Registration {
+    /// The harness name as given (resolved case-insensitively).
+    pub(crate) name: String,
+    /// Set when the registration came from a Rust type.
+    pub(crate) entry: Option<&'static HarnessEntry>,
+    pub(crate) selection: Selection,
+    pub(crate) instance: InstanceSource,
+    pub(crate) metadata: MetadataSource,
+    pub(crate) middleware_configs: BTreeMap<String, Value>,
+    pub(crate) scoped: Vec<Arc<dyn Middleware>>,
+}
+
+impl Registration {
+    pub(crate) fn for_type<T: ToolHarness>(selection: Selection) -> Self {
+        let entry = T::harness_entry();
+        Registration {
+            name: entry.name.to_owned(),
+            entry: Some(entry),
+            selection,
+            instance: InstanceSource::Registry,
+            metadata: MetadataSource::None,
+            middleware_configs: BTreeMap::new(),
+            scoped: Vec::new(),
+        }
+    }
+
+    pub(crate) fn from_reference(reference: &ToolHarnessReference) -> Self {
+        Registration {
+            name: reference.name.clone(),
+            entry: None,
+            selection: reference
+                .functions
+                .clone()
+                .map_or(Selection::All, Selection::Functions),
+            instance: reference
+                .config
+                .clone()
+                .map_or(InstanceSource::Registry, InstanceSource::Json),
+            metadata: reference
+                .metadata
+                .clone()
+                .map_or(MetadataSource::None, MetadataSource::Json),
+            middleware_configs: reference.middleware_configs.clone(),
+            scoped: Vec::new(),
+        }
+    }
+
+    fn key(&self) -> String {
+        self.entry
+            .map_or(self.name.as_str(), |e| e.name)
+            .to_lowercase()
+    }
+
+    /// Merges a later registration of the same harness into this one.
+    fn merge(&mut self, later: Registration) {
+        if self.entry.is_none() {
+            self.entry = later.entry;
+        }
+        self.selection.merge(later.selection);
+        if !matches!(later.instance, InstanceSource::Registry) {
+            self.instance = later.instance;
+        }
+        if !matches!(later.metadata, MetadataSource::None) {
+            self.metadata = later.metadata;
+        }
+        self.middleware_configs.extend(later.middleware_configs);
+        self.scoped.extend(later.scoped);
+    }
+}
+
+/// An ordered set of registrations: a harness keeps the position of its first registration.
+#[derive(Clone, Default)]
+pub(crate) struct Registrations {
+    items: Vec<Registration>,
+}
+
+impl Registrations {
+    pub(crate) fn add(&mut self, registration: Registration) {
+        let key = registration.key();
+        match self.items.iter_mut().find(|r| r.key() == key) {
+            Some(existing) => existing.merge(registration),
+            None => self.items.push(registration),
+        }
+    }
+
+    /// Replaces the registration of the same name entirely (or adds it).
+    pub(crate) fn replace(&mut self, registration: Registration) {
+        let key = registration.key();
+        match self.items.iter_mut().find(|r| r.key() == key) {
+            Some(existing) => *existing = registration,
+            None => self.items.push(registration),
+        }
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &Registration> {
+        self.items.iter()
+    }
+}
+
+/// Options for one harness registration, given to
+/// [`AgentBuilder::with_tool_harness_with`](crate::AgentBuilder::with_tool_harness_with).
+///
+/// ```
+/// use hpd_agent::prelude::*;
+/// use hpd_agent::{AgentBuilder, Middleware, ScriptedChatClient};
+///
+/// #[derive(Default)]
+/// struct Db;
+///
+/// #[collapse("Database operations")]
+/// impl Db {
+///     /// Runs a query.
+///     #[ai_function]
+///     fn query(&self, sql: String) -> String { format!("ran {sql}") }
+/// }
+///
+/// struct Audit;
+/// impl Middleware for Audit {}
+///
+/// let agent = AgentBuilder::new()
+///     .with_chat_client(ScriptedChatClient::new())
+///     .with_tool_harness_with::<Db>(|o| o.add_scoped_middleware(Audit))
+///     .build()
+///     .unwrap();
+/// # drop(agent);
+/// ```
+pub struct HarnessOptions<T: ToolHarness> {
+    pub(crate) registration: Registration,
+    _harness: PhantomData<fn() -> T>,
+}
+
+impl<T: ToolHarness> HarnessOptions<T> {
+    pub(crate) fn new() -> Self {
+        HarnessOptions {
+            registration: Registration::for_type::<T>(Selection::All),
+            _harness: PhantomData,
+        }
+    }
+
+    /// Adds a scoped middleware instance (shared across expansions; runs after the
+    /// attribute-declared ones). Also allowed on a plain harness, where it is active all turn.
+    #[must_use]
+    pub fn add_scoped_middleware(mut self, middleware: impl Middleware) -> Self {
+        self.registration.scoped.push(Arc::new(middleware));
+        self
+    }
+
+    /// Sets the harness metadata (conditions and description templates use it).
+    #[must_use]
+    pub fn metadata(mut self, metadata: T::Metadata) -> Self {
+        self.registration.metadata = MetadataSource::Object(Arc::new(metadata));
+        self
+    }
+
+    /// Builds the harness with its config constructor from this config.
+    #[must_use]
+    pub fn config(mut self, config: T::Config) -> Self {
+        self.registration.instance = InstanceSource::Object(Arc::new(T::from_config(config)));
+        self
+    }
+
+    /// Uses this pre-built instance.
+    #[must_use]
+    pub fn instance(mut self, instance: T) -> Self {
+        self.registration.instance = InstanceSource::Object(Arc::new(instance));
+        self
+    }
+
+    /// Sets the config of an attribute-declared scoped middleware, by its type name
+    /// (case-insensitive). It is validated at build.
+    #[must_use]
+    pub fn middleware_config(mut self, middleware: impl Into<String>, config: Value) -> Self {
+        self.registration
+            .middleware_configs
+            .insert(middleware.into(), config);
+        self
+    }
+
+    /// Registers only these functions (by name or `Harness.function`), instead of all.
+    #[must_use]
+    pub fn functions<I, S>(mut self, names: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.registration.selection =
+            Selection::Functions(names.into_iter().map(Into::into).collect());
+        self
+    }
+}
+
+/// A registration resolved against the registry: instance created, functions selected.
+pub(crate) struct ResolvedHarness {
+    pub(crate) entry: &'static HarnessEntry,
+    pub(crate) functions: Vec<Function>,
+    /// Attribute-declared scoped middleware with its config.
+    pub(crate) scoped_specs: Vec<(&'static ScopedMiddlewareSpec, Value)>,
+    /// Code-added scoped middleware.
+    pub(crate) scoped_instances: Vec<Arc<dyn Middleware>>,
+}
+
+/// Splits a `Harness.function` reference.
+pub(crate) fn split_reference(reference: &str) -> Result<(&str, &str), BuildError> {
+    let mut parts = reference.split('.');
+    match (parts.next(), parts.next(), parts.next()) {
+        (Some(h), Some(f), None) if !h.trim().is_empty() && !f.trim().is_empty() => Ok((h, f)),
+        _ => Err(BuildError::InvalidReference {
+            reference: reference.to_owned(),
+        }),
+    }
+}
+
+fn unknown_harness(registry: &Registry, name: &str) -> BuildError {
+    BuildError::UnknownHarness {
+        harness: name.to_owned(),
+        known: registry.names().join(", "),
+    }
+}
+
+/// Resolves one registration: finds the harness, checks the selection, creates the instance,
+/// parses metadata, validates middleware configs and builds the functions.
+pub(crate) fn resolve(
+    registry: &Registry,
+    registration: &Registration,
+) -> Result<ResolvedHarness, BuildError> {
+    let info = match registration.entry {
+        Some(entry) => registry
+            .get_entry(entry)
+            .ok_or_else(|| unknown_harness(registry, entry.name))?,
+        None => registry
+            .get(&registration.name)
+            .ok_or_else(|| unknown_harness(registry, &registration.name))?,
+    };
+    let entry = info.entry();
+
+    let selected: Option<Vec<&'static str>> = match &registration.selection {
+        Selection::All => None,
+        Selection::Functions(names) => {
+            let mut selected = Vec::with_capacity(names.len());
+            for name in names {
+                let function = match name.split_once('.') {
+                    Some(_) => {
+                        let (harness, function) = split_reference(name)?;
+                        if !harness.eq_ignore_ascii_case(entry.name) {
+                            return Err(BuildError::WrongHarness {
+                                reference: name.clone(),
+                                named: harness.to_owned(),
+                                harness: entry.name.to_owned(),
+                            });
+                        }
+                        function
+                    }
+                    None => name.as_str(),
+                };
+                let Some(found) = entry.function_names().find(|f| *f == function) else {
+                    return Err(BuildError::UnknownFunction {
+                        function: function.to_owned(),
+                        harness: entry.name.to_owned(),
+                        available: entry.function_names().collect::<Vec<_>>().join(", "),
+                    });
+                };
+                selected.push(found);
+            }
+            Some(selected)
+        }
+    };
+
+    let instance = match &registration.instance {
+        InstanceSource::Registry => info.construct(None)?,
+        InstanceSource::Json(config) => info.construct(Some(config))?,
+        InstanceSource::Object(object) => Arc::clone(object),
+    };
+
+    let metadata: Option<Arc<dyn Any + Send + Sync>> = match &registration.metadata {
+        MetadataSource::None => None,
+        MetadataSource::Object(object) => Some(Arc::clone(object)),
+        MetadataSource::Json(value) => {
+            let spec = entry
+                .metadata
+                .ok_or_else(|| BuildError::MetadataNotAccepted {
+                    harness: entry.name.to_owned(),
+                })?;
+            Some((spec.parse)(value).map_err(|source| BuildError::Metadata {
+                harness: entry.name.to_owned(),
+                source,
+            })?)
+        }
+    };
+
+    let mut configs: Vec<Option<&Value>> = vec![None; entry.scoped_middlewares.len()];
+    for (key, value) in &registration.middleware_configs {
+        let position = entry
+            .scoped_middlewares
+            .iter()
+            .position(|m| m.config_type.is_some() && m.name.eq_ignore_ascii_case(key))
+            .ok_or_else(|| BuildError::UnknownMiddlewareConfig {
+                harness: entry.name.to_owned(),
+                key: key.clone(),
+            })?;
+        let spec = &entry.scoped_middlewares[position];
+        (spec.validate)(value).map_err(|source| BuildError::MiddlewareConfig {
+            harness: entry.name.to_owned(),
+            middleware: spec.name.to_owned(),
+            source,
+        })?;
+        configs[position] = Some(value);
+    }
+    let empty = Value::Object(serde_json::Map::new());
+    let scoped_specs = entry
+        .scoped_middlewares
+        .iter()
+        .zip(configs)
+        .map(|(spec, config)| {
+            let config = config.unwrap_or(&empty).clone();
+            if spec.config_type.is_some() {
+                // Validate the default config too, so a missing required field fails the build.
+                (spec.validate)(&config).map_err(|source| BuildError::MiddlewareConfig {
+                    harness: entry.name.to_owned(),
+                    middleware: spec.name.to_owned(),
+                    source,
+                })?;
+            }
+            Ok((spec, config))
+        })
+        .collect::<Result<Vec<_>, BuildError>>()?;
+
+    let mut functions = info.functions(&instance, metadata.as_deref());
+    if let Some(selected) = selected {
+        functions.retain(|f| selected.contains(&f.name()));
+    }
+
+    Ok(ResolvedHarness {
+        entry,
+        functions,
+        scoped_specs,
+        scoped_instances: registration.scoped.clone(),
+    })
+}

@@ -1,0 +1,430 @@
+//! The model loop of one turn.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use futures::future::join_all;
+
+use crate::chat::{ChatMessage, ChatRequest, ToolCall, ToolDefinition, Usage};
+use crate::error::RunError;
+use crate::function::ToolResult;
+use crate::middleware::{FunctionCall, IterationInfo, TurnInfo, TurnOutcome};
+use crate::registry::Registry;
+
+use super::events::{AgentEvent, Emitter};
+use super::pipeline::{ScopedPipeline, backward, call_function, forward, run_hooks};
+use super::registration::resolve;
+use super::tools::{Resolution, ToolSet};
+use super::{AgentInner, AgentRunConfig, RunOutput, Session};
+
+/// The text of calls left unanswered when middleware ends the run.
+const ABORTED: &str = "Error: run aborted by middleware";
+/// The text of calls left unanswered when the run is cancelled.
+const CANCELLED: &str = "Error: run cancelled";
+
+/// Mutable state of one turn.
+struct Turn<'a> {
+    agent: &'a AgentInner,
+    tools: &'a ToolSet,
+    emitter: Emitter,
+    cancellation: tokio_util::sync::CancellationToken,
+    instructions: String,
+    expanded: Vec<String>,
+    pipelines: Vec<Arc<ScopedPipeline>>,
+    history: &'a mut Vec<ChatMessage>,
+    usage: Usage,
+    execute_recovered: bool,
+}
+
+pub(super) async fn run_turn(
+    agent: &AgentInner,
+    session: &mut Session,
+    message: String,
+    config: AgentRunConfig,
+) -> Result<RunOutput, RunError> {
+    let run_tools;
+    let tools: &ToolSet = if config.registrations.is_empty() {
+        &agent.tools
+    } else {
+        let registry = Registry::global();
+        let resolved = config
+            .registrations
+            .iter()
+            .map(|r| resolve(registry, r))
+            .collect::<Result<Vec<_>, _>>()?;
+        run_tools = ToolSet::extend(&agent.tools, resolved, &agent.collapsing)?;
+        &run_tools
+    };
+    let max_iterations = config.max_iterations.unwrap_or(agent.max_iterations);
+    let instructions = match (agent.instructions.as_str(), config.additional_instructions) {
+        (base, None) => base.to_owned(),
+        ("", Some(extra)) => extra,
+        (base, Some(extra)) => format!("{base}\n\n{extra}"),
+    };
+    let mut handlers = agent.handlers.clone();
+    handlers.extend(config.handlers);
+    let persist = agent.collapsing.persist_system_prompt_injections;
+
+    let turn_info = TurnInfo {
+        agent_name: agent.name.clone(),
+        user_message: message.clone(),
+    };
+    session.state.history.push(ChatMessage::user(message));
+
+    let mut turn = Turn {
+        agent,
+        tools,
+        emitter: Emitter::new(handlers),
+        cancellation: config.cancellation.unwrap_or_default(),
+        instructions,
+        expanded: std::mem::take(&mut session.state.expanded),
+        pipelines: std::mem::take(&mut session.pipelines),
+        history: &mut session.state.history,
+        usage: Usage::default(),
+        execute_recovered: agent.collapsing.execute_recovered_calls,
+    };
+
+    let outcome = match turn.start_pipelines() {
+        Ok(()) => turn.iterate(&turn_info, max_iterations).await,
+        Err(e) => Err(e),
+    };
+
+    let usage = turn.usage;
+    let after = {
+        let outcome_view = match &outcome {
+            Ok((text, _)) => TurnOutcome::Finished {
+                text: text.as_str(),
+                usage,
+            },
+            Err(e) => TurnOutcome::Failed(e),
+        };
+        run_hooks(
+            "after_message_turn",
+            backward(&agent.middleware, &turn.pipelines),
+            |m| m.after_message_turn(&turn_info, outcome_view),
+        )
+        .await
+    };
+
+    // Turn end: containers collapse and scoped pipelines drop, unless they persist.
+    let expanded = std::mem::take(&mut turn.expanded);
+    let pipelines = std::mem::take(&mut turn.pipelines);
+    let emitter = turn.emitter.clone();
+    drop(turn);
+    if persist {
+        session.state.expanded = expanded;
+        session.pipelines = pipelines
+            .into_iter()
+            .filter(|p| session.state.expanded.iter().any(|e| e == p.harness))
+            .collect();
+    }
+    emitter.emit(&AgentEvent::TurnFinished {
+        usage,
+        failed: outcome.is_err() || after.is_err(),
+    });
+
+    let (text, iterations) = outcome?;
+    after?;
+    Ok(RunOutput {
+        text,
+        usage,
+        iterations,
+    })
+}
+
+impl Turn<'_> {
+    /// Creates the pipelines that exist from the start of the turn: those of harnesses whose
+    /// functions are visible without expansion, and those of persisted expansions that lost
+    /// theirs (a resumed session).
+    fn start_pipelines(&mut self) -> Result<(), RunError> {
+        for (h, harness) in self.tools.harnesses.iter().enumerate() {
+            let needed = if harness.collapsed {
+                self.expanded.iter().any(|e| e == harness.name())
+            } else {
+                true
+            };
+            if needed && self.tools.members_visible(h, &self.expanded) {
+                self.ensure_pipeline(h)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn ensure_pipeline(&mut self, h: usize) -> Result<(), RunError> {
+        let harness = &self.tools.harnesses[h];
+        if self.pipelines.iter().any(|p| p.harness == harness.name()) {
+            return Ok(());
+        }
+        if let Some(pipeline) = ScopedPipeline::create(harness)? {
+            self.pipelines.push(pipeline);
+        }
+        Ok(())
+    }
+
+    fn pipeline(&self, harness: &str) -> Option<&ScopedPipeline> {
+        self.pipelines
+            .iter()
+            .find(|p| p.harness == harness)
+            .map(|p| &**p)
+    }
+
+    /// The system instructions for the next request (SPEC 3.8).
+    fn system_instructions(&self) -> String {
+        let sections: Vec<String> = self
+            .expanded
+            .iter()
+            .filter_map(|name| {
+                let h = self.tools.harness_index(name)?;
+                let harness = &self.tools.harnesses[h];
+                if !harness.collapsed {
+                    return None;
+                }
+                harness
+                    .system_prompt()
+                    .map(|prompt| format!("### {}\n{prompt}", harness.name()))
+            })
+            .collect();
+        if sections.is_empty() {
+            return self.instructions.clone();
+        }
+        let mut text = String::new();
+        if !self.instructions.is_empty() {
+            text.push_str(&self.instructions);
+            text.push_str("\n\n");
+        }
+        text.push_str("## Active container instructions\n\n");
+        text.push_str(&sections.join("\n\n"));
+        text
+    }
+
+    async fn iterate(
+        &mut self,
+        turn_info: &TurnInfo,
+        max_iterations: usize,
+    ) -> Result<(String, usize), RunError> {
+        let global = &self.agent.middleware;
+        run_hooks(
+            "before_message_turn",
+            forward(global, &self.pipelines),
+            |m| m.before_message_turn(turn_info),
+        )
+        .await?;
+
+        for iteration in 1..=max_iterations {
+            let visible: Vec<Arc<ToolDefinition>> = self.tools.visible(&self.expanded);
+            let info = IterationInfo {
+                iteration,
+                visible_tools: visible.iter().map(|t| t.name.clone()).collect(),
+            };
+            let instructions = self.system_instructions();
+            self.emitter.emit(&AgentEvent::IterationStarted {
+                iteration,
+                visible_tools: info.visible_tools.clone(),
+            });
+            run_hooks("before_iteration", forward(global, &self.pipelines), |m| {
+                m.before_iteration(&info)
+            })
+            .await?;
+
+            let emitter = self.emitter.clone();
+            let sink = move |text: &str| {
+                if emitter.is_listening() {
+                    emitter.emit(&AgentEvent::TextDelta {
+                        text: text.to_owned(),
+                    });
+                }
+            };
+            let request = ChatRequest {
+                instructions: &instructions,
+                messages: self.history,
+                tools: &visible,
+            };
+            let response = tokio::select! {
+                biased;
+                () = self.cancellation.cancelled() => return Err(RunError::Cancelled),
+                response = self.agent.client.complete(request, &sink) => response?,
+            };
+            self.usage += response.usage;
+            self.history.push(ChatMessage::Assistant {
+                content: response.text.clone(),
+                tool_calls: response.tool_calls.clone(),
+            });
+
+            if response.tool_calls.is_empty() {
+                run_hooks("after_iteration", backward(global, &self.pipelines), |m| {
+                    m.after_iteration(&info)
+                })
+                .await?;
+                return Ok((response.text.unwrap_or_default(), iteration));
+            }
+
+            self.handle_calls(&info, &response.tool_calls).await?;
+            run_hooks("after_iteration", backward(global, &self.pipelines), |m| {
+                m.after_iteration(&info)
+            })
+            .await?;
+        }
+        Err(RunError::MaxIterations(max_iterations))
+    }
+
+    /// Resolves and runs the calls of one response and appends a result for every call, in
+    /// call order, whatever happens.
+    async fn handle_calls(
+        &mut self,
+        info: &IterationInfo,
+        calls: &[ToolCall],
+    ) -> Result<(), RunError> {
+        let mut results: Vec<Option<ToolResult>> = vec![None; calls.len()];
+        let mut durations = vec![std::time::Duration::ZERO; calls.len()];
+        let outcome = self
+            .resolve_and_run(info, calls, &mut results, &mut durations)
+            .await;
+        let filler = match &outcome {
+            Err(RunError::Cancelled) => CANCELLED,
+            _ => ABORTED,
+        };
+        for ((call, result), duration) in calls.iter().zip(results).zip(durations) {
+            let result = result.unwrap_or_else(|| ToolResult::error(filler));
+            self.emitter.emit(&AgentEvent::ToolCallFinished {
+                call_id: call.id.clone(),
+                name: call.name.clone(),
+                duration,
+                is_error: result.is_error,
+            });
+            self.history.push(ChatMessage::Tool {
+                call_id: call.id.clone(),
+                content: result.text,
+                is_error: result.is_error,
+            });
+        }
+        outcome
+    }
+
+    async fn resolve_and_run(
+        &mut self,
+        info: &IterationInfo,
+        calls: &[ToolCall],
+        results: &mut [Option<ToolResult>],
+        durations: &mut [std::time::Duration],
+    ) -> Result<(), RunError> {
+        let global = &self.agent.middleware;
+        run_hooks(
+            "before_tool_execution",
+            forward(global, &self.pipelines),
+            |m| m.before_tool_execution(info, calls),
+        )
+        .await?;
+
+        // Resolution sees the expansion state of the request these calls answer.
+        let seen = self.expanded.clone();
+        let mut runs: Vec<(usize, usize, usize)> = Vec::new();
+        for (i, call) in calls.iter().enumerate() {
+            let started = Instant::now();
+            self.emitter.emit(&AgentEvent::ToolCallStarted {
+                call_id: call.id.clone(),
+                name: call.name.clone(),
+            });
+            match self.tools.resolve(&call.name, &seen) {
+                Resolution::Run { harness, function } => runs.push((i, harness, function)),
+                Resolution::Container { harness } => {
+                    self.expand(harness, false)?;
+                    let text = self.tools.harnesses[harness].expansion_text();
+                    results[i] = Some(ToolResult::ok(text));
+                }
+                Resolution::Recover { harness, function } => {
+                    self.expand(harness, true)?;
+                    if self.execute_recovered {
+                        runs.push((i, harness, function));
+                    } else {
+                        let name = self.tools.function(harness, function).name();
+                        let text = self.tools.harnesses[harness].recovery_text(name);
+                        results[i] = Some(ToolResult::ok(text));
+                    }
+                }
+                Resolution::Unknown => {
+                    let text = if info.visible_tools.is_empty() {
+                        format!(
+                            "Function '{}' not found. No functions are available.",
+                            call.name
+                        )
+                    } else {
+                        format!(
+                            "Function '{}' not found. Available functions: {}",
+                            call.name,
+                            info.visible_tools.join(", ")
+                        )
+                    };
+                    results[i] = Some(ToolResult::error(text));
+                }
+            }
+            durations[i] = started.elapsed();
+        }
+
+        if runs.len() >= 2 {
+            let batch: Vec<FunctionCall> = runs
+                .iter()
+                .map(|&(i, h, f)| {
+                    let function = self.tools.function(h, f);
+                    FunctionCall::new(
+                        calls[i].id.clone(),
+                        function.name(),
+                        function.harness_name(),
+                        calls[i].arguments.clone(),
+                    )
+                })
+                .collect();
+            let owning: Vec<Arc<ScopedPipeline>> = self
+                .pipelines
+                .iter()
+                .filter(|p| batch.iter().any(|c| c.harness_name() == p.harness))
+                .cloned()
+                .collect();
+            run_hooks("before_parallel_batch", forward(global, &owning), |m| {
+                m.before_parallel_batch(info, &batch)
+            })
+            .await?;
+        }
+
+        let executions = runs.iter().map(|&(i, h, f)| {
+            let function = self.tools.function(h, f);
+            let pipeline = self.pipeline(function.harness_name());
+            let call = &calls[i];
+            let cancellation = self.cancellation.clone();
+            async move {
+                let started = Instant::now();
+                let result = tokio::select! {
+                    biased;
+                    () = cancellation.cancelled() => Err(RunError::Cancelled),
+                    result = call_function(global, pipeline, function, &call.id, &call.arguments, cancellation.clone()) => result,
+                };
+                (i, started.elapsed(), result)
+            }
+        });
+        let mut first_error = None;
+        for (i, elapsed, result) in join_all(executions).await {
+            durations[i] += elapsed;
+            match result {
+                Ok(result) => results[i] = Some(result),
+                Err(e) => {
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+        first_error.map_or(Ok(()), Err)
+    }
+
+    /// Expands the container of harness `h` if it is not expanded yet.
+    fn expand(&mut self, h: usize, recovery: bool) -> Result<(), RunError> {
+        let harness = &self.tools.harnesses[h];
+        if self.expanded.iter().any(|e| e == harness.name()) {
+            return Ok(());
+        }
+        self.expanded.push(harness.name().to_owned());
+        self.ensure_pipeline(h)?;
+        self.emitter.emit(&AgentEvent::ContainerExpanded {
+            harness: harness.name().to_owned(),
+            recovery,
+        });
+        Ok(())
+    }
+}
