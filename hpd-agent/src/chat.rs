@@ -236,6 +236,17 @@ impl fmt::Debug for dyn ChatClient {
 }
 
 #[async_trait]
+impl<C: ChatClient + ?Sized> ChatClient for Box<C> {
+    async fn complete(
+        &self,
+        request: ChatRequest<'_>,
+        text: TextSink<'_>,
+    ) -> Result<ChatResponse, ChatError> {
+        (**self).complete(request, text).await
+    }
+}
+
+#[async_trait]
 impl<C: ChatClient + ?Sized> ChatClient for Arc<C> {
     async fn complete(
         &self,

@@ -35,7 +35,9 @@ pub use std::string::String;
 
 /// A type that cannot be constructed: the `Metadata` or `Config` of a harness that declares none,
 /// so `o.metadata(..)` / `o.config(..)` on such a harness does not compile.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// It deserializes from nothing (every input is an error), so generic code bounded by
+/// `T::Metadata: DeserializeOwned` accepts every harness.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
 pub enum Never {}
 
 /// Deserializes the arguments of one function call.

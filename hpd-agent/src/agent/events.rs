@@ -33,6 +33,8 @@ pub enum AgentEvent {
         call_id: String,
         /// The name as the model sent it.
         name: String,
+        /// The arguments text as the model sent it.
+        arguments: String,
     },
     /// A tool call got its result.
     ToolCallFinished {
@@ -40,6 +42,8 @@ pub enum AgentEvent {
         call_id: String,
         /// The name as the model sent it.
         name: String,
+        /// The result text the model gets.
+        result: String,
         /// How long handling it took.
         duration: Duration,
         /// Whether the result reports an error.
@@ -87,7 +91,7 @@ impl Emitter {
                 "iteration started"
             ),
             AgentEvent::TextDelta { .. } => {}
-            AgentEvent::ToolCallStarted { call_id, name } => {
+            AgentEvent::ToolCallStarted { call_id, name, .. } => {
                 tracing::debug!(target: "hpd_agent", call_id, name, "tool call started");
             }
             AgentEvent::ToolCallFinished {
@@ -95,6 +99,7 @@ impl Emitter {
                 name,
                 duration,
                 is_error,
+                ..
             } => tracing::debug!(
                 target: "hpd_agent",
                 call_id,

@@ -191,8 +191,12 @@ impl Session {
         message: impl Into<String>,
         config: AgentRunConfig,
     ) -> Result<RunOutput, RunError> {
+        use tracing::Instrument as _;
         let agent = Arc::clone(&self.agent.inner);
-        run::run_turn(&agent, self, message.into(), config).await
+        let span = tracing::debug_span!(target: "hpd_agent", "turn", agent = %agent.name);
+        run::run_turn(&agent, self, message.into(), config)
+            .instrument(span)
+            .await
     }
 
     /// Runs one turn and streams its [`AgentEvent`]s. Poll the stream and the returned future

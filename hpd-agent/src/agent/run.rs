@@ -288,6 +288,7 @@ impl Turn<'_> {
             self.emitter.emit(&AgentEvent::ToolCallFinished {
                 call_id: call.id.clone(),
                 name: call.name.clone(),
+                result: result.text.clone(),
                 duration,
                 is_error: result.is_error,
             });
@@ -323,6 +324,7 @@ impl Turn<'_> {
             self.emitter.emit(&AgentEvent::ToolCallStarted {
                 call_id: call.id.clone(),
                 name: call.name.clone(),
+                arguments: call.arguments.clone(),
             });
             match self.tools.resolve(&call.name, &seen) {
                 Resolution::Run { harness, function } => runs.push((i, harness, function)),
