@@ -48,7 +48,10 @@ pub struct WeatherTools;
 impl WeatherTools {
     /// Gets the current weather for a city.
     #[ai_function(name = "get_weather")]
-    fn get_weather(&self, #[ai_description("The city to get weather for.")] city: String) -> String {
+    fn get_weather(
+        &self,
+        #[ai_description("The city to get weather for.")] city: String,
+    ) -> String {
         format!("It is sunny in {city}.")
     }
 }
@@ -73,7 +76,10 @@ fn print_event(event: &AgentEvent) {
         AgentEvent::IterationStarted {
             iteration,
             visible_tools,
-        } => println!("\n[request {iteration}] visible tools: {}", visible_tools.join(", ")),
+        } => println!(
+            "\n[request {iteration}] visible tools: {}",
+            visible_tools.join(", ")
+        ),
         AgentEvent::ToolCallStarted {
             name, arguments, ..
         } => println!("  call   {name}({arguments})"),

@@ -57,8 +57,7 @@ macro_rules! with_fixture {
 }
 
 fn scenario_dirs() -> Vec<PathBuf> {
-    let mut dirs =
-        vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/conformance")];
+    let mut dirs = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/conformance")];
     if let Some(extra) = std::env::var_os("HPD_CONFORMANCE_DIR") {
         dirs.push(PathBuf::from(extra));
     }
@@ -92,7 +91,9 @@ fn conformance_scenarios() {
     let files = scenario_files();
     let mut failed = Vec::new();
     for file in &files {
-        let name = file.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        let name = file
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
         let failures = runtime.block_on(run_file(file));
         if failures.is_empty() {
             println!("conformance {name}: ok");
@@ -134,7 +135,13 @@ async fn run_file(path: &Path) -> Failures {
 }
 
 const SCENARIO_KEYS: &[&str] = &["name", "about", "setup", "build_error", "turns"];
-const SETUP_KEYS: &[&str] = &["instructions", "max_iterations", "config", "config_text", "steps"];
+const SETUP_KEYS: &[&str] = &[
+    "instructions",
+    "max_iterations",
+    "config",
+    "config_text",
+    "steps",
+];
 const TURN_KEYS: &[&str] = &[
     "user",
     "run",
@@ -177,7 +184,11 @@ fn check_keys(value: &Value, at: &str, known: &[&str]) -> Result<(), String> {
 fn strings(value: &Value) -> Vec<String> {
     value
         .as_array()
-        .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_owned))
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -189,7 +200,10 @@ fn json<T: DeserializeOwned>(value: &Value, what: &str) -> Result<T, String> {
 fn apply_step(builder: AgentBuilder, step: &Value) -> Result<AgentBuilder, String> {
     let map = step.as_object().ok_or("a step must be an object")?;
     if let Some(name) = map.get("with_tool_harness").and_then(Value::as_str) {
-        let scoped = map.get("scoped_middleware").map(strings).unwrap_or_default();
+        let scoped = map
+            .get("scoped_middleware")
+            .map(strings)
+            .unwrap_or_default();
         let metadata = map.get("metadata").cloned();
         return with_fixture!(name, |T| register::<T>(builder, scoped, metadata)?);
     }
@@ -255,7 +269,9 @@ where
 }
 
 fn apply_collapsing(config: &mut CollapsingConfig, settings: &Value) -> Result<(), String> {
-    let map = settings.as_object().ok_or("configure_collapsing needs an object")?;
+    let map = settings
+        .as_object()
+        .ok_or("configure_collapsing needs an object")?;
     for (key, value) in map {
         let flag = || value.as_bool().ok_or(format!("{key} must be a boolean"));
         match key.as_str() {
@@ -284,7 +300,10 @@ fn check_error(what: &str, expected: &Value, actual: &str, failures: &mut Failur
 
 async fn run_scenario(scenario: &Value, failures: &mut Failures) {
     reset_logs();
-    let setup = scenario.get("setup").cloned().unwrap_or(Value::Object(Map::new()));
+    let setup = scenario
+        .get("setup")
+        .cloned()
+        .unwrap_or(Value::Object(Map::new()));
     if let Err(e) = check_keys(&setup, "setup", SETUP_KEYS) {
         failures.push(e);
         return;
@@ -295,7 +314,9 @@ async fn run_scenario(scenario: &Value, failures: &mut Failures) {
     let built = build_agent(&setup, &client);
     let agent = match (built, build_error) {
         (Ok(_), Some(expected)) => {
-            failures.push(format!("build: expected an error containing {expected}, but it succeeded"));
+            failures.push(format!(
+                "build: expected an error containing {expected}, but it succeeded"
+            ));
             return;
         }
         (Err(e), Some(expected)) => {
@@ -310,7 +331,11 @@ async fn run_scenario(scenario: &Value, failures: &mut Failures) {
     };
 
     let mut session = agent.session();
-    let turns = scenario.get("turns").and_then(Value::as_array).cloned().unwrap_or_default();
+    let turns = scenario
+        .get("turns")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
     for (t, turn) in turns.iter().enumerate() {
         let at = format!("turn {}", t + 1);
         if let Err(e) = check_keys(turn, &at, TURN_KEYS) {
@@ -339,7 +364,12 @@ fn build_agent(setup: &Value, client: &ScriptedChatClient) -> Result<hpd_agent::
     if let Some(n) = setup.get("max_iterations").and_then(Value::as_u64) {
         builder = builder.with_max_iterations(usize::try_from(n).map_err(|e| e.to_string())?);
     }
-    for step in setup.get("steps").and_then(Value::as_array).into_iter().flatten() {
+    for step in setup
+        .get("steps")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
         builder = apply_step(builder, step)?;
     }
     builder
@@ -354,7 +384,12 @@ fn reply_of(iteration: &Value) -> Result<ChatResponse, String> {
         text: reply.get("text").and_then(Value::as_str).map(str::to_owned),
         ..ChatResponse::default()
     };
-    for call in reply.get("tool_calls").and_then(Value::as_array).into_iter().flatten() {
+    for call in reply
+        .get("tool_calls")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
         let id = call.get("id").and_then(Value::as_str).unwrap_or_default();
         let name = call.get("name").and_then(Value::as_str).unwrap_or_default();
         let arguments = match call.get("arguments") {
@@ -374,9 +409,17 @@ async fn run_turn(
     at: &str,
     failures: &mut Failures,
 ) {
-    let iterations = turn.get("iterations").and_then(Value::as_array).cloned().unwrap_or_default();
+    let iterations = turn
+        .get("iterations")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
     for (k, iteration) in iterations.iter().enumerate() {
-        if let Err(e) = check_keys(iteration, &format!("{at}, iteration {}", k + 1), ITERATION_KEYS) {
+        if let Err(e) = check_keys(
+            iteration,
+            &format!("{at}, iteration {}", k + 1),
+            ITERATION_KEYS,
+        ) {
             failures.push(e);
             return;
         }
@@ -393,7 +436,10 @@ async fn run_turn(
 
     let user = turn.get("user").and_then(Value::as_str).unwrap_or_default();
     let result: Result<RunOutput, String> = match run_config(turn) {
-        Ok(config) => session.run_with(user, config).await.map_err(|e| e.to_string()),
+        Ok(config) => session
+            .run_with(user, config)
+            .await
+            .map_err(|e| e.to_string()),
         Err(e) => Err(e),
     };
     let requests = client.take_requests();
@@ -411,20 +457,30 @@ async fn run_turn(
         failures.push(format!("{at}: {unused} scripted replies were left unused"));
     }
     for (k, (iteration, request)) in iterations.iter().zip(&requests).enumerate() {
-        check_iteration(&format!("{at}, iteration {}", k + 1), iteration, request, failures);
+        check_iteration(
+            &format!("{at}, iteration {}", k + 1),
+            iteration,
+            request,
+            failures,
+        );
     }
 
     match (&result, turn.get("final_text"), turn.get("run_error")) {
         (Ok(out), Some(expected), _) => {
             if Some(out.text.as_str()) != expected.as_str() {
-                failures.push(format!("{at}, final_text: expected {expected}, got {:?}", out.text));
+                failures.push(format!(
+                    "{at}, final_text: expected {expected}, got {:?}",
+                    out.text
+                ));
             }
         }
         (Ok(out), None, Some(expected)) => failures.push(format!(
             "{at}, run_error: expected an error containing {expected}, the run finished with {:?}",
             out.text
         )),
-        (Err(e), _, Some(expected)) => check_error(&format!("{at}, run_error"), expected, e, failures),
+        (Err(e), _, Some(expected)) => {
+            check_error(&format!("{at}, run_error"), expected, e, failures)
+        }
         (Err(e), _, None) => failures.push(format!("{at}: the run failed: {e}")),
         (Ok(_), None, None) => {}
     }
@@ -436,7 +492,9 @@ async fn run_turn(
         let mut actual = executions.clone();
         actual.sort();
         if expected != actual {
-            failures.push(format!("{at}, executions: expected {expected:?}, got {actual:?}"));
+            failures.push(format!(
+                "{at}, executions: expected {expected:?}, got {actual:?}"
+            ));
         }
     }
     let log: Vec<String> = middleware_log()[log_before..].to_vec();
@@ -457,7 +515,9 @@ async fn run_turn(
     if let Some(excluded) = turn.get("log_excludes") {
         for needle in strings(excluded) {
             if let Some(line) = log.iter().find(|l| l.contains(&needle)) {
-                failures.push(format!("{at}, log_excludes: line {line:?} contains {needle:?}"));
+                failures.push(format!(
+                    "{at}, log_excludes: line {line:?} contains {needle:?}"
+                ));
             }
         }
     }
@@ -468,7 +528,12 @@ fn run_config(turn: &Value) -> Result<AgentRunConfig, String> {
         return AgentRunConfig::from_json(&json.to_string()).map_err(|e| e.to_string());
     }
     let mut config = AgentRunConfig::new();
-    for step in turn.get("run").and_then(Value::as_array).into_iter().flatten() {
+    for step in turn
+        .get("run")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
         let name = step
             .get("with_tool_harness")
             .and_then(Value::as_str)
@@ -478,12 +543,23 @@ fn run_config(turn: &Value) -> Result<AgentRunConfig, String> {
     Ok(config)
 }
 
-fn check_iteration(at: &str, iteration: &Value, request: &RecordedRequest, failures: &mut Failures) {
+fn check_iteration(
+    at: &str,
+    iteration: &Value,
+    request: &RecordedRequest,
+    failures: &mut Failures,
+) {
     if let Some(expected) = iteration.get("tools") {
         let expected = strings(expected);
-        let actual: Vec<String> = request.tool_names().into_iter().map(str::to_owned).collect();
+        let actual: Vec<String> = request
+            .tool_names()
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
         if expected != actual {
-            failures.push(format!("{at}, tools: expected {expected:?}, got {actual:?}"));
+            failures.push(format!(
+                "{at}, tools: expected {expected:?}, got {actual:?}"
+            ));
         }
     }
     if let Some(expected) = iteration.get("instructions").and_then(Value::as_str) {
@@ -495,7 +571,12 @@ fn check_iteration(at: &str, iteration: &Value, request: &RecordedRequest, failu
         }
     }
     let tool = |name: &str| request.tools.iter().find(|t| t.name == name);
-    for (name, expected) in iteration.get("descriptions").and_then(Value::as_object).into_iter().flatten() {
+    for (name, expected) in iteration
+        .get("descriptions")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
         match tool(name) {
             Some(t) if Some(t.description.as_str()) == expected.as_str() => {}
             Some(t) => failures.push(format!(
@@ -506,53 +587,89 @@ fn check_iteration(at: &str, iteration: &Value, request: &RecordedRequest, failu
         }
     }
     for (field, key) in [("properties", "properties"), ("required", "required")] {
-        for (name, expected) in iteration.get(field).and_then(Value::as_object).into_iter().flatten() {
+        for (name, expected) in iteration
+            .get(field)
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+        {
             let Some(t) = tool(name) else {
                 failures.push(format!("{at}, {field}.{name}: tool not visible"));
                 continue;
             };
             let actual: BTreeSet<String> = match t.parameters.get(key) {
                 Some(Value::Object(props)) => props.keys().cloned().collect(),
-                Some(Value::Array(items)) => {
-                    items.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect()
-                }
+                Some(Value::Array(items)) => items
+                    .iter()
+                    .filter_map(|v| v.as_str().map(str::to_owned))
+                    .collect(),
                 _ => BTreeSet::new(),
             };
             let expected: BTreeSet<String> = strings(expected).into_iter().collect();
             if actual != expected {
-                failures.push(format!("{at}, {field}.{name}: expected {expected:?}, got {actual:?}"));
+                failures.push(format!(
+                    "{at}, {field}.{name}: expected {expected:?}, got {actual:?}"
+                ));
             }
         }
     }
     let result = |id: &str| request.tool_result(id);
-    for (id, expected) in iteration.get("results").and_then(Value::as_object).into_iter().flatten() {
+    for (id, expected) in iteration
+        .get("results")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
         match result(id) {
             Some((text, _)) if Some(text) == expected.as_str() => {}
-            Some((text, _)) => failures.push(format!("{at}, results.{id}: expected {expected}, got {text:?}")),
+            Some((text, _)) => failures.push(format!(
+                "{at}, results.{id}: expected {expected}, got {text:?}"
+            )),
             None => failures.push(format!("{at}, results.{id}: no tool result with that id")),
         }
     }
-    for (id, expected) in iteration.get("results_prefix").and_then(Value::as_object).into_iter().flatten() {
+    for (id, expected) in iteration
+        .get("results_prefix")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
         match result(id) {
             Some((text, _)) if text.starts_with(expected.as_str().unwrap_or_default()) => {}
             Some((text, _)) => failures.push(format!(
                 "{at}, results_prefix.{id}: expected a prefix {expected}, got {text:?}"
             )),
-            None => failures.push(format!("{at}, results_prefix.{id}: no tool result with that id")),
+            None => failures.push(format!(
+                "{at}, results_prefix.{id}: no tool result with that id"
+            )),
         }
     }
-    for (id, excluded) in iteration.get("results_exclude").and_then(Value::as_object).into_iter().flatten() {
+    for (id, excluded) in iteration
+        .get("results_exclude")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
         let Some((text, _)) = result(id) else {
-            failures.push(format!("{at}, results_exclude.{id}: no tool result with that id"));
+            failures.push(format!(
+                "{at}, results_exclude.{id}: no tool result with that id"
+            ));
             continue;
         };
         for needle in strings(excluded) {
             if text.contains(&needle) {
-                failures.push(format!("{at}, results_exclude.{id}: {text:?} contains {needle:?}"));
+                failures.push(format!(
+                    "{at}, results_exclude.{id}: {text:?} contains {needle:?}"
+                ));
             }
         }
     }
-    for (id, expected) in iteration.get("errors").and_then(Value::as_object).into_iter().flatten() {
+    for (id, expected) in iteration
+        .get("errors")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
         match result(id) {
             Some((_, flag)) if Some(flag) == expected.as_bool() => {}
             Some((text, flag)) => failures.push(format!(

@@ -1,7 +1,133 @@
 //! # hpd-agent
 //!
 //! LLM agents whose tools are plain Rust methods.
+//!
+//! Annotate an inherent `impl` block with [`#[tool_harness]`](macro@tool_harness) or
+//! [`#[collapse("...")]`](macro@collapse) and its methods with
+//! [`#[ai_function]`](macro@ai_function). The macros check the harness at compile time, derive a
+//! JSON schema for each function's parameters, and register the harness at link time; an
+//! [`AgentBuilder`] then registers harnesses by type or by name (also from JSON
+//! [`AgentConfig`]), and an [`Agent`] runs the model loop.
+//!
+//! ```
+//! use hpd_agent::prelude::*;
+//! use hpd_agent::{AgentBuilder, ChatResponse, ScriptedChatClient, ToolCall};
+//!
+//! #[derive(Default)]
+//! pub struct MathTools;
+//!
+//! #[collapse("Math operations", system_prompt = "Use exact arithmetic.")]
+//! impl MathTools {
+//!     /// Adds two integers.
+//!     #[ai_function]
+//!     fn add(&self, a: i64, b: i64) -> i64 {
+//!         a + b
+//!     }
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! // A scripted model: open the container, call `add`, answer.
+//! let model = ScriptedChatClient::with_replies([
+//!     ChatResponse::tool_calls(vec![ToolCall::new("c1", "MathTools", "{}")]),
+//!     ChatResponse::tool_calls(vec![ToolCall::new("c2", "add", r#"{"a": 2, "b": 3}"#)]),
+//!     ChatResponse::text("2 + 3 = 5"),
+//! ]);
+//! let agent = AgentBuilder::new()
+//!     .with_instructions("Be brief.")
+//!     .with_tool_harness::<MathTools>()
+//!     .with_chat_client(model.clone())
+//!     .build()?;
+//! let output = agent.run("What is 2 + 3?").await?;
+//! assert_eq!(output.text, "2 + 3 = 5");
+//!
+//! let requests = model.requests();
+//! assert_eq!(requests[0].tool_names(), ["MathTools"]); // collapsed: one container
+//! assert_eq!(requests[1].tool_names(), ["add"]); // expanded after the container call
+//! assert_eq!(requests[2].tool_result("c2"), Some(("5", false)));
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # Writing a harness
+//!
+//! - The impl macro owns the whole block: it reads `#[ai_function]` on methods and
+//!   `#[ai_description("...")]` on parameters, strips them, and registers the harness. Both
+//!   accept `name = "..."` (default: the type's name) and `metadata = Type`; `#[collapse]` also
+//!   takes `function_result`, `system_prompt` and `middlewares = [...]`.
+//! - `#[ai_function]` options: `name`, `description` (default: the doc comment), `condition`,
+//!   `timeout_ms`. Names must match `[A-Za-z0-9_-]{1,64}`.
+//! - Methods are `fn` or `async fn` taking `&self` (the harness is shared by concurrent calls, so
+//!   it must be `Send + Sync + 'static`; keep state behind `Mutex`/atomics). Synchronous bodies
+//!   run on the async executor: long blocking work belongs in `spawn_blocking`.
+//! - Parameters are any `serde::de::DeserializeOwned + schemars::JsonSchema` types; `Option<T>`
+//!   parameters are not required and serde attributes work as usual. A `&FunctionContext` or
+//!   `CancellationToken` parameter is supplied by the runtime and left out of the schema.
+//!   Fields the model sends that match no parameter are ignored (models add them often).
+//! - Return values become the result text: a JSON string without quotes, `()`/`None` as the
+//!   empty string, anything else as compact JSON. A return type written `Result<T, E>` (any
+//!   path ending in `Result`, `E: Display`) sends `Err(e)` as an error result; a type alias
+//!   that hides `Result` is not recognised.
+//! - The registry creates a harness with `fn new(config: C) -> Self` (a *config constructor*;
+//!   the config comes from JSON or code, `{}` when none is given), else `fn new() -> Self`, else
+//!   `Default`. A pre-built instance can always be registered instead.
+//!
+//! # Collapsing
+//!
+//! A collapsed harness is offered to the model as one *container* tool named after the harness,
+//! described as `{description} (functions: f1, f2, ...)`, with an empty parameter object. Its
+//! functions are visible only while the container is expanded. Before every model request the
+//! visible tools are computed, in this order:
+//!
+//! 1. functions of plain harnesses (and of never-collapsed harnesses, or of every harness when
+//!    collapsing is disabled), in registration order;
+//! 2. containers that are not expanded, in registration order;
+//! 3. members of expanded containers, in expansion order.
+//!
+//! Calling a container expands it (from the next request on), activates its `system_prompt`
+//! under `## Active container instructions`, and creates its scoped middleware. Calling a hidden
+//! member, by its name or qualified (`MathTools.add`, `mathtools:add`, `MathTools/add`,
+//! `MathTools-add`, `MathTools__add`), expands its container too (*recovery*): the call is
+//! answered with `MathTools expanded. Available functions: add. Call add again to run it.`, or
+//! run right away with [`CollapsingConfig::execute_recovered_calls`]. At the end of a turn all
+//! containers collapse again, unless [`CollapsingConfig::persist_system_prompt_injections`] is
+//! set. Functions that are not registered for the agent are never run, whatever name the model
+//! uses.
+//!
+//! Collapsing is on by default; turn it off with
+//! [`AgentBuilder::without_harness_collapsing`] or `{"collapsing": {"enabled": false}}`, and tune
+//! it with [`AgentBuilder::configure_harness_collapsing`].
+//!
+//! # What the model sees when things go wrong
+//!
+//! | situation | result text | error flag |
+//! |---|---|---|
+//! | `Err(e)` returned | `Error: {e}` | yes |
+//! | the body panicked | `Error: function '{name}' panicked` (never the payload) | yes |
+//! | the body exceeded `timeout_ms` | `Error: function '{name}' timed out after {ms} ms` | yes |
+//! | arguments not JSON or not matching | `Invalid arguments for '{name}': {serde error with path}` | yes |
+//! | unknown name | `Function '{name}' not found. Available functions: ...` | yes |
+//! | blocked by middleware | the middleware's text, default `Function '{name}' was blocked` | yes |
+//!
+//! Every tool call gets a result, in call order, so the history stays valid even when a run
+//! fails (max iterations, cancellation, provider or middleware errors); the session can run
+//! again.
+//!
+//! # Configuration
+//!
+//! [`AgentConfig::from_json`] reads agents from JSON; keys match whatever their case or
+//! underscores (`ToolHarnesses`, `toolHarnesses`, `tool_harnesses`), unknown keys are errors that
+//! list the known ones, and every error carries the JSON path. [`AgentBuilder::from_config`]
+//! starts a builder from it; builder calls made afterwards merge with the config's entries.
+//!
+//! # Harnesses in library crates
+//!
+//! Harnesses are found through `inventory`, which sees a library's harnesses only when the
+//! library is linked into the final binary. A binary that names harnesses only in JSON config
+//! should write `use my_harness_library as _;` so the linker keeps the crate (see
+//! [`registry`]).
 #![forbid(unsafe_code)]
+#![doc(test(attr(deny(warnings))))]
 
 pub mod agent;
 pub mod chat;
@@ -13,13 +139,14 @@ pub mod middleware;
 pub mod registry;
 pub mod scripted;
 
+// Not public API. Used by generated code.
 #[doc(hidden)]
 #[path = "private.rs"]
 pub mod __private;
 
 pub use agent::{
-    Agent, AgentBuilder, AgentEvent, AgentRunConfig, HarnessOptions, RunOutput, Session,
-    SessionState,
+    Agent, AgentBuilder, AgentEvent, AgentRunConfig, DEFAULT_MAX_ITERATIONS, HarnessOptions,
+    RunOutput, Session, SessionState,
 };
 pub use async_trait::async_trait;
 pub use chat::{
@@ -41,7 +168,11 @@ pub use registry::{HarnessEntry, HarnessInfo, Registry, RegistryError};
 pub use scripted::{RecordedRequest, ScriptedChatClient};
 pub use tokio_util::sync::CancellationToken;
 
-/// What most code needs: the attribute macros and the types they use.
+/// What harness code needs: the attribute macros and the types their functions use.
+///
+/// ```
+/// use hpd_agent::prelude::*;
+/// ```
 pub mod prelude {
     pub use crate::{
         CancellationToken, FunctionContext, ToolHarness, ai_function, async_trait, collapse,
