@@ -418,7 +418,7 @@ fn doc_template(attrs: &[Attribute], errors: &Errors) -> Template {
                         // Placeholder errors point at the line that has one.
                         span = Some(attr.span());
                     }
-                    lines.extend(value.lines().map(|l| l.trim().to_owned()));
+                    lines.extend(value.split('\n').map(|l| l.trim().to_owned()));
                 }
             }
         }
