@@ -88,8 +88,10 @@ pub struct HarnessEntry {
     pub constructor: ConstructorSpec,
     /// The metadata type, if declared.
     pub metadata: Option<MetadataSpec>,
-    /// Attribute-declared scoped middleware, in attribute order.
-    pub scoped_middlewares: &'static [ScopedMiddlewareSpec],
+    /// Attribute-declared scoped middleware, in attribute order, each behind a `fn`: whether a
+    /// type is created from a config or by `Default` is picked by a trait method call, which
+    /// cannot run in a `static` initializer. See [`HarnessEntry::scoped_middleware_specs`].
+    pub scoped_middlewares: &'static [fn() -> ScopedMiddlewareSpec],
     /// Calls a member.
     pub invoke: InvokeFn,
     /// Evaluates the `condition` of member `index` against metadata (true without metadata).
@@ -124,6 +126,11 @@ impl HarnessEntry {
     #[must_use]
     pub fn is_collapsed(&self) -> bool {
         self.collapse.is_some()
+    }
+
+    /// The attribute-declared scoped middleware, in attribute order.
+    pub fn scoped_middleware_specs(&self) -> impl Iterator<Item = ScopedMiddlewareSpec> + '_ {
+        self.scoped_middlewares.iter().map(|spec| spec())
     }
 
     /// Whether `fn new(config: C)` builds it.

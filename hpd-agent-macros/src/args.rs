@@ -1,0 +1,323 @@
+//! Attribute arguments, one struct per attribute: `#[tool_harness(...)]` and `#[collapse(...)]`
+//! ([`HarnessArgs`]), `#[ai_function(...)]` ([`FunctionArgs`]) and the parameter helper
+//! `#[ai_description("...")]`.
+//!
+//! Error policy: every mistake goes to [`Errors`] and parsing goes on after the next top-level
+//! `,`, so one attribute with three mistakes reports three errors.
+
+use proc_macro2::{Span, TokenStream, TokenTree};
+use syn::ext::IdentExt;
+use syn::parse::{ParseStream, Parser};
+use syn::punctuated::Punctuated;
+use syn::{Attribute, Expr, ExprLit, Ident, Lit, LitInt, LitStr, Meta, Path, Token, Type};
+
+use super::valid::Errors;
+
+/// Which impl attribute is being expanded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// `#[tool_harness]`
+    Plain,
+    /// `#[collapse("...")]`
+    Collapse,
+}
+
+impl Kind {
+    /// The attribute's name, for messages.
+    pub fn attr(self) -> &'static str {
+        match self {
+            Kind::Plain => "tool_harness",
+            Kind::Collapse => "collapse",
+        }
+    }
+
+    fn options(self) -> &'static [&'static str] {
+        match self {
+            Kind::Plain => &["name", "metadata"],
+            Kind::Collapse => &[
+                "name",
+                "metadata",
+                "function_result",
+                "system_prompt",
+                "middlewares",
+            ],
+        }
+    }
+}
+
+/// The arguments of `#[tool_harness(...)]` or `#[collapse(...)]`.
+pub struct HarnessArgs {
+    pub kind: Kind,
+    /// The container description, the leading string of `#[collapse("...")]`.
+    pub description: Option<LitStr>,
+    pub name: Option<LitStr>,
+    pub metadata: Option<Type>,
+    pub function_result: Option<LitStr>,
+    pub system_prompt: Option<LitStr>,
+    pub middlewares: Vec<Path>,
+}
+
+/// The arguments of `#[ai_function(...)]`.
+#[derive(Default)]
+pub struct FunctionArgs {
+    pub name: Option<LitStr>,
+    pub description: Option<LitStr>,
+    pub condition: Option<Expr>,
+    pub timeout_ms: Option<(u64, Span)>,
+}
+
+pub const FUNCTION_OPTIONS: &[&str] = &["name", "description", "condition", "timeout_ms"];
+
+/// Parses the impl attribute's arguments.
+pub fn harness_args(kind: Kind, tokens: TokenStream, errors: &Errors) -> HarnessArgs {
+    let mut args = HarnessArgs {
+        kind,
+        description: None,
+        name: None,
+        metadata: None,
+        function_result: None,
+        system_prompt: None,
+        middlewares: Vec::new(),
+    };
+    let parser = |input: ParseStream| {
+        // #[collapse("Math operations", ...)]
+        if input.peek(LitStr) {
+            let description: LitStr = input.parse()?;
+            if kind == Kind::Collapse {
+                args.description = Some(description);
+            } else {
+                errors.error(
+                    description.span(),
+                    "`#[tool_harness]` takes no description; for a collapsed harness write `#[collapse(\"...\")]` instead",
+                );
+            }
+            if !input.is_empty() {
+                input.parse::<Token![,]>()?;
+            }
+        }
+        options(input, kind.attr(), kind.options(), errors, |key, input| {
+            match key {
+                // name = "weather"
+                "name" => args.name = Some(lit_str(key, input)?),
+                // metadata = SearchMetadata
+                "metadata" => args.metadata = Some(input.parse()?),
+                // function_result = "Math tools are active."
+                "function_result" => args.function_result = Some(lit_str(key, input)?),
+                // system_prompt = "Use exact arithmetic."
+                "system_prompt" => args.system_prompt = Some(lit_str(key, input)?),
+                // middlewares = [Audit, crate::mw::Limits]
+                _ => {
+                    if !input.peek(syn::token::Bracket) {
+                        return Err(input.error(
+                            "`middlewares` takes a list of middleware types, like `middlewares = [AuditMiddleware]`",
+                        ));
+                    }
+                    let content;
+                    syn::bracketed!(content in input);
+                    let list = Punctuated::<Path, Token![,]>::parse_terminated(&content)?;
+                    args.middlewares = list.into_iter().collect();
+                }
+            }
+            Ok(())
+        });
+        Ok(())
+    };
+    if let Err(e) = parser.parse2(tokens) {
+        errors.push(e);
+    }
+    if kind == Kind::Collapse && args.description.is_none() {
+        errors.error(
+            Span::call_site(),
+            "`#[collapse]` needs the container description as its first argument, like `#[collapse(\"Math operations\")]`",
+        );
+    }
+    args
+}
+
+/// Parses one `#[ai_function]` or `#[ai_function(...)]` attribute.
+pub fn function_args(attr: &Attribute, errors: &Errors) -> FunctionArgs {
+    let mut args = FunctionArgs::default();
+    let tokens = match &attr.meta {
+        // #[ai_function]
+        Meta::Path(_) => return args,
+        // #[ai_function(name = "search", timeout_ms = 500)]
+        Meta::List(list) => list.tokens.clone(),
+        // #[ai_function = ...]
+        Meta::NameValue(nv) => {
+            errors.error(
+                nv.eq_token.span,
+                "write `#[ai_function]` or `#[ai_function(name = \"...\", ...)]`",
+            );
+            return args;
+        }
+    };
+    let parser = |input: ParseStream| {
+        options(input, "ai_function", FUNCTION_OPTIONS, errors, |key, input| {
+            match key {
+                // name = "search"
+                "name" => args.name = Some(lit_str(key, input)?),
+                // description = "Search the web with {metadata.provider}."
+                "description" => args.description = Some(lit_str(key, input)?),
+                // condition = metadata.has_tavily
+                "condition" => args.condition = Some(input.parse()?),
+                // timeout_ms = 5000
+                _ => {
+                    if !input.peek(LitInt) {
+                        return Err(input.error(
+                            "`timeout_ms` takes a whole number of milliseconds, like `timeout_ms = 5000`",
+                        ));
+                    }
+                    let lit: LitInt = input.parse()?;
+                    match lit.base10_parse::<u64>() {
+                        Ok(0) => errors.error(
+                            lit.span(),
+                            "`timeout_ms` must be at least 1; remove it for no timeout",
+                        ),
+                        Ok(ms) => args.timeout_ms = Some((ms, lit.span())),
+                        Err(_) => errors.error(
+                            lit.span(),
+                            "`timeout_ms` must be a whole number of milliseconds that fits in `u64`",
+                        ),
+                    }
+                }
+            }
+            Ok(())
+        });
+        Ok(())
+    };
+    if let Err(e) = parser.parse2(tokens) {
+        errors.push(e);
+    }
+    args
+}
+
+/// Reads `#[ai_description("...")]` (or `#[ai_description = "..."]`).
+pub fn ai_description(attr: &Attribute, errors: &Errors) -> Option<LitStr> {
+    const USAGE: &str =
+        "`#[ai_description]` takes the parameter's description, like `#[ai_description(\"The city to look up.\")]`";
+    let result = match &attr.meta {
+        Meta::List(list) => list.parse_args_with(|input: ParseStream| {
+            if input.peek(LitStr) {
+                input.parse::<LitStr>()
+            } else {
+                Err(input.error(USAGE))
+            }
+        }),
+        Meta::NameValue(nv) => match &nv.value {
+            Expr::Lit(ExprLit {
+                lit: Lit::Str(s), ..
+            }) => Ok(s.clone()),
+            other => Err(syn::Error::new_spanned(other, USAGE)),
+        },
+        Meta::Path(path) => Err(syn::Error::new_spanned(path, USAGE)),
+    };
+    result.map_err(|e| errors.push(e)).ok()
+}
+
+/// `name = value, name = value, ...` with unknown and duplicate names reported.
+fn options(
+    input: ParseStream,
+    attr: &str,
+    valid: &[&str],
+    errors: &Errors,
+    mut value: impl FnMut(&str, ParseStream) -> syn::Result<()>,
+) {
+    let mut seen: Vec<String> = Vec::new();
+    while !input.is_empty() {
+        let Ok(key) = input.call(Ident::parse_any) else {
+            errors.error(
+                input.span(),
+                format!("expected an option name; expected one of {}", list(valid)),
+            );
+            skip_to_comma(input);
+            continue;
+        };
+        let name = key.unraw().to_string();
+        if let Some(&known) = valid.iter().find(|v| **v == name) {
+            if seen.iter().any(|s| *s == name) {
+                errors.error(
+                    key.span(),
+                    format!("duplicate `{attr}` option `{name}`; remove one of them"),
+                );
+                skip_to_comma(input);
+            } else {
+                seen.push(name);
+                if input.parse::<Token![=]>().is_err() {
+                    errors.error(
+                        key.span(),
+                        format!("expected `=` after `{known}`, like `{}`", example(known)),
+                    );
+                    skip_to_comma(input);
+                } else if let Err(e) = value(known, input) {
+                    errors.push(e);
+                    skip_to_comma(input);
+                }
+            }
+        } else {
+            errors.error(
+                key.span(),
+                format!(
+                    "unknown `{attr}` option `{name}`; expected one of {}",
+                    list(valid)
+                ),
+            );
+            skip_to_comma(input);
+        }
+        if input.is_empty() {
+            break;
+        }
+        if input.parse::<Token![,]>().is_err() {
+            errors.error(input.span(), "expected `,` between options");
+            skip_to_comma(input);
+            let _ = input.parse::<Option<Token![,]>>();
+        }
+    }
+}
+
+fn lit_str(key: &str, input: ParseStream) -> syn::Result<LitStr> {
+    if input.peek(LitStr) {
+        input.parse()
+    } else {
+        Err(input.error(format!(
+            "`{key}` takes a string literal, like `{}`",
+            example(key)
+        )))
+    }
+}
+
+fn example(key: &str) -> &'static str {
+    match key {
+        "name" => "name = \"search\"",
+        "metadata" => "metadata = SearchMetadata",
+        "function_result" => "function_result = \"Math tools are active.\"",
+        "system_prompt" => "system_prompt = \"Use exact arithmetic.\"",
+        "middlewares" => "middlewares = [AuditMiddleware]",
+        "description" => "description = \"Searches the web.\"",
+        "condition" => "condition = metadata.enabled",
+        _ => "timeout_ms = 5000",
+    }
+}
+
+fn list(valid: &[&str]) -> String {
+    valid
+        .iter()
+        .map(|v| format!("`{v}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Skips to the next top-level `,` (not consumed) or the end.
+fn skip_to_comma(input: ParseStream) {
+    let _ = input.step(|cursor| {
+        let mut rest = *cursor;
+        while let Some((tt, next)) = rest.token_tree() {
+            if let TokenTree::Punct(p) = &tt {
+                if p.as_char() == ',' {
+                    return Ok(((), rest));
+                }
+            }
+            rest = next;
+        }
+        Ok(((), rest))
+    });
+}

@@ -1,0 +1,430 @@
+//! A typed view of an annotated impl block that borrows from syn: the harness, its
+//! `#[ai_function]` members with their parameters, descriptions and options, and how the
+//! registry constructs it. Building it reads the helper attributes; shape checks are in `valid`.
+//!
+//! Members are only `#[ai_function]` methods today; `#[sub_agent]` members will join
+//! [`Harness::functions`]' declaration order as another member kind.
+
+use proc_macro2::Span;
+use syn::ext::IdentExt;
+use syn::spanned::Spanned;
+use syn::{
+    Attribute, Expr, ExprLit, FnArg, Ident, ImplItem, ImplItemFn, ItemImpl, Lit, LitStr, Meta,
+    Pat, Path, ReturnType, Type,
+};
+
+use super::args::{self, FunctionArgs, HarnessArgs};
+use super::valid::Errors;
+
+pub struct Harness<'a> {
+    pub item: &'a ItemImpl,
+    pub args: HarnessArgs,
+    pub ty: &'a Type,
+    /// The last path segment of the self type; `None` when it is not a path.
+    pub type_ident: Option<&'a Ident>,
+    pub name: String,
+    pub name_span: Span,
+    pub functions: Vec<Function<'a>>,
+    pub constructor: Constructor<'a>,
+    /// The `#[ai_function]` paths as written, so the user's import of them counts as used.
+    pub helper_paths: Vec<&'a Path>,
+}
+
+pub struct Function<'a> {
+    pub method: &'a ImplItemFn,
+    pub name: String,
+    pub name_span: Span,
+    pub description: Template,
+    pub condition: Option<Expr>,
+    pub timeout_ms: Option<u64>,
+    pub params: Vec<Param<'a>>,
+    pub returns_result: bool,
+}
+
+pub struct Param<'a> {
+    pub pat: &'a Pat,
+    /// The binding of a `name: Type` or `mut name: Type` parameter.
+    pub ident: Option<&'a Ident>,
+    pub ty: &'a Type,
+    pub kind: ParamKind,
+    pub description: Option<LitStr>,
+    /// `#[serde(...)]` and `#[schemars(...)]` attributes, moved to the arguments struct.
+    pub forwarded: Vec<&'a Attribute>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParamKind {
+    /// Deserialized from the model's arguments and part of the schema.
+    Argument,
+    /// `&FunctionContext`
+    ContextRef,
+    /// `FunctionContext`
+    Context,
+    /// `CancellationToken`
+    Cancellation,
+}
+
+pub enum Constructor<'a> {
+    /// `fn new(config: C) -> Self`
+    Config(&'a Type),
+    /// `fn new() -> Self`
+    New,
+    /// `Default`
+    Default,
+}
+
+impl<'a> Harness<'a> {
+    pub fn from_syn(item: &'a ItemImpl, args: HarnessArgs, errors: &Errors) -> Self {
+        let ty = &*item.self_ty;
+        let type_ident = match ty {
+            Type::Path(path) if path.qself.is_none() => {
+                path.path.segments.last().map(|s| &s.ident)
+            }
+            _ => None,
+        };
+        let (name, name_span) = match &args.name {
+            Some(lit) => (lit.value(), lit.span()),
+            None => match type_ident {
+                Some(ident) => (ident.unraw().to_string(), ident.span()),
+                None => (String::from("Harness"), ty.span()),
+            },
+        };
+        let mut functions = Vec::new();
+        let mut helper_paths = Vec::new();
+        for impl_item in &item.items {
+            let ImplItem::Fn(method) = impl_item else {
+                continue;
+            };
+            let mut marker = None;
+            for attr in &method.attrs {
+                if is_helper(attr.path(), "ai_function") {
+                    if marker.is_some() {
+                        errors.error(
+                            attr.span(),
+                            "duplicate `#[ai_function]`; put every option in one attribute",
+                        );
+                    } else {
+                        marker = Some(attr);
+                        if !helper_paths
+                            .iter()
+                            .any(|p: &&Path| same_path(p, attr.path()))
+                        {
+                            helper_paths.push(attr.path());
+                        }
+                    }
+                }
+            }
+            match marker {
+                Some(attr) => {
+                    let options = args::function_args(attr, errors);
+                    functions.push(Function::from_syn(method, options, errors));
+                }
+                None => {
+                    for param in typed_params(method) {
+                        for attr in &param.attrs {
+                            if is_helper(attr.path(), "ai_description") {
+                                errors.error(
+                                    attr.span(),
+                                    "`#[ai_description]` describes a parameter of an `#[ai_function]` method; add `#[ai_function]` to this method or remove it",
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let constructor = constructor(item, type_ident);
+        Harness {
+            item,
+            args,
+            ty,
+            type_ident,
+            name,
+            name_span,
+            functions,
+            constructor,
+            helper_paths,
+        }
+    }
+}
+
+impl<'a> Function<'a> {
+    fn from_syn(method: &'a ImplItemFn, options: FunctionArgs, errors: &Errors) -> Self {
+        let (name, name_span) = match &options.name {
+            Some(lit) => (lit.value(), lit.span()),
+            None => (method.sig.ident.unraw().to_string(), method.sig.ident.span()),
+        };
+        let description = match &options.description {
+            Some(lit) => Template::parse(&lit.value(), lit.span(), true, errors),
+            None => doc_template(&method.attrs, errors),
+        };
+        let params = typed_params(method)
+            .map(|param| Param::from_syn(param, errors))
+            .collect();
+        let returns_result = match &method.sig.output {
+            ReturnType::Type(_, ty) => last_segment(ty).is_some_and(|s| s == "Result"),
+            ReturnType::Default => false,
+        };
+        Function {
+            method,
+            name,
+            name_span,
+            description,
+            condition: options.condition,
+            timeout_ms: options.timeout_ms.map(|(ms, _)| ms),
+            params,
+            returns_result,
+        }
+    }
+
+    pub fn arguments(&self) -> impl Iterator<Item = &Param<'a>> {
+        self.params.iter().filter(|p| p.kind == ParamKind::Argument)
+    }
+}
+
+impl<'a> Param<'a> {
+    fn from_syn(param: &'a syn::PatType, errors: &Errors) -> Self {
+        let ident = match &*param.pat {
+            Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => Some(&pat.ident),
+            _ => None,
+        };
+        let ty = &*param.ty;
+        let kind = match ty {
+            Type::Reference(r) if r.mutability.is_none() => {
+                if last_segment(&r.elem).is_some_and(|s| s == "FunctionContext") {
+                    ParamKind::ContextRef
+                } else {
+                    ParamKind::Argument
+                }
+            }
+            _ => match last_segment(ty).as_deref() {
+                Some("FunctionContext") => ParamKind::Context,
+                Some("CancellationToken") => ParamKind::Cancellation,
+                _ => ParamKind::Argument,
+            },
+        };
+        let mut description = None;
+        let mut forwarded = Vec::new();
+        for attr in &param.attrs {
+            if is_helper(attr.path(), "ai_description") {
+                let text = args::ai_description(attr, errors);
+                if description.is_some() {
+                    errors.error(
+                        attr.span(),
+                        "duplicate `#[ai_description]`; keep one per parameter",
+                    );
+                } else {
+                    description = text;
+                }
+            } else if attr.path().is_ident("serde") || attr.path().is_ident("schemars") {
+                forwarded.push(attr);
+            }
+        }
+        Param {
+            pat: &param.pat,
+            ident,
+            ty,
+            kind,
+            description,
+            forwarded,
+        }
+    }
+}
+
+fn typed_params(method: &ImplItemFn) -> impl Iterator<Item = &syn::PatType> {
+    method.sig.inputs.iter().filter_map(|arg| match arg {
+        FnArg::Typed(param) => Some(param),
+        FnArg::Receiver(_) => None,
+    })
+}
+
+/// `ai_function`, `hpd_agent::ai_function`, ...: matched by the last segment.
+pub fn is_helper(path: &Path, name: &str) -> bool {
+    path.segments.last().is_some_and(|s| s.ident == name)
+}
+
+fn same_path(a: &Path, b: &Path) -> bool {
+    a.leading_colon.is_some() == b.leading_colon.is_some()
+        && a.segments.len() == b.segments.len()
+        && a.segments
+            .iter()
+            .zip(&b.segments)
+            .all(|(x, y)| x.ident == y.ident)
+}
+
+/// The last path segment of a type, seen through references, parentheses and groups.
+pub fn last_segment(ty: &Type) -> Option<String> {
+    match ty {
+        Type::Path(path) => path.path.segments.last().map(|s| s.ident.to_string()),
+        Type::Group(group) => last_segment(&group.elem),
+        Type::Paren(paren) => last_segment(&paren.elem),
+        _ => None,
+    }
+}
+
+/// `fn new(config: C) -> Self`, else `fn new() -> Self`, else `Default`.
+fn constructor<'a>(item: &'a ItemImpl, type_ident: Option<&Ident>) -> Constructor<'a> {
+    for impl_item in &item.items {
+        let ImplItem::Fn(method) = impl_item else {
+            continue;
+        };
+        let sig = &method.sig;
+        let returns_self = match &sig.output {
+            ReturnType::Type(_, ty) => last_segment(ty).is_some_and(|s| {
+                s == "Self" || type_ident.is_some_and(|ident| *ident == s)
+            }),
+            ReturnType::Default => false,
+        };
+        if sig.ident != "new"
+            || !returns_self
+            || sig.asyncness.is_some()
+            || !sig.generics.params.is_empty()
+        {
+            continue;
+        }
+        let mut params = sig.inputs.iter();
+        match (params.next(), params.next()) {
+            (None, _) => return Constructor::New,
+            (Some(FnArg::Typed(param)), None) => return Constructor::Config(&param.ty),
+            _ => {}
+        }
+    }
+    Constructor::Default
+}
+
+/// A description with `{metadata.field}` placeholders.
+pub struct Template {
+    pub segments: Vec<Segment>,
+    pub span: Span,
+}
+
+pub enum Segment {
+    Text(String),
+    Placeholder(Placeholder),
+}
+
+pub struct Placeholder {
+    /// `["provider"]` for `{metadata.provider}`; more for `{metadata.a.b}`.
+    pub field: Vec<String>,
+    pub span: Span,
+}
+
+impl Template {
+    /// Parses `text`. `strict` (a `description = "..."` literal): every brace is either a
+    /// placeholder or doubled. Doc comments are also rustdoc, where `{{` would read oddly, so
+    /// there only `{metadata.…}` is special and other braces are text.
+    pub fn parse(text: &str, span: Span, strict: bool, errors: &Errors) -> Self {
+        let mut segments = Vec::new();
+        let mut current = String::new();
+        let mut rest = text;
+        while let Some(i) = rest.find(['{', '}']) {
+            current.push_str(&rest[..i]);
+            let tail = &rest[i..];
+            if tail.starts_with("{{") || tail.starts_with("}}") {
+                current.push_str(if strict { &tail[..1] } else { &tail[..2] });
+                rest = &tail[2..];
+                continue;
+            }
+            if let Some(body) = tail.strip_prefix('{') {
+                if let Some(end) = body.find('}') {
+                    let inner = &body[..end];
+                    if let Some(field) = placeholder_field(inner) {
+                        if !current.is_empty() {
+                            segments.push(Segment::Text(std::mem::take(&mut current)));
+                        }
+                        segments.push(Segment::Placeholder(Placeholder { field, span }));
+                        rest = &body[end + 1..];
+                        continue;
+                    }
+                    if strict {
+                        errors.error(
+                            span,
+                            format!(
+                                "invalid placeholder `{{{inner}}}` in the description; write `{{metadata.field}}` to insert a metadata field, or `{{{{` and `}}}}` for literal braces"
+                            ),
+                        );
+                    }
+                } else if strict {
+                    errors.error(
+                        span,
+                        "unclosed `{` in the description; write `{metadata.field}` to insert a metadata field, or `{{` for a literal brace",
+                    );
+                }
+            } else if strict {
+                errors.error(
+                    span,
+                    "unmatched `}` in the description; write `}}` for a literal brace",
+                );
+            }
+            current.push_str(&tail[..1]);
+            rest = &tail[1..];
+        }
+        current.push_str(rest);
+        if !current.is_empty() {
+            segments.push(Segment::Text(current));
+        }
+        Template { segments, span }
+    }
+
+    pub fn placeholders(&self) -> impl Iterator<Item = &Placeholder> {
+        self.segments.iter().filter_map(|s| match s {
+            Segment::Placeholder(p) => Some(p),
+            Segment::Text(_) => None,
+        })
+    }
+
+    /// The description with placeholders rendered as empty strings (used without metadata).
+    pub fn static_text(&self) -> String {
+        self.segments
+            .iter()
+            .map(|s| match s {
+                Segment::Text(t) => t.as_str(),
+                Segment::Placeholder(_) => "",
+            })
+            .collect()
+    }
+}
+
+/// `metadata.a.b` gives `["a", "b"]`; anything else is not a placeholder.
+fn placeholder_field(inner: &str) -> Option<Vec<String>> {
+    let path = inner.trim().strip_prefix("metadata.")?;
+    let field: Vec<String> = path.split('.').map(str::to_owned).collect();
+    let valid = field.iter().all(|part| {
+        let mut chars = part.chars();
+        match chars.next() {
+            Some(c) if c.is_ascii_digit() => part.chars().all(|c| c.is_ascii_digit()),
+            Some(c) if c == '_' || c.is_ascii_alphabetic() => {
+                part != "_" && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
+            }
+            _ => false,
+        }
+    });
+    valid.then_some(field)
+}
+
+/// The doc comment: each line trimmed, joined with `\n`, blank lines at both ends removed.
+fn doc_template(attrs: &[Attribute], errors: &Errors) -> Template {
+    let mut lines = Vec::new();
+    let mut span = None;
+    for attr in attrs {
+        if let Meta::NameValue(nv) = &attr.meta {
+            if nv.path.is_ident("doc") {
+                if let Expr::Lit(ExprLit {
+                    lit: Lit::Str(s), ..
+                }) = &nv.value
+                {
+                    let value = s.value();
+                    if span.is_none() || value.contains("{metadata.") {
+                        // Placeholder errors point at the line that has one.
+                        span = Some(attr.span());
+                    }
+                    lines.extend(value.split('\n').map(|l| l.trim().to_owned()));
+                }
+            }
+        }
+    }
+    let start = lines.iter().position(|l| !l.is_empty()).unwrap_or(lines.len());
+    let end = lines.iter().rposition(|l| !l.is_empty()).map_or(start, |i| i + 1);
+    let text = lines[start..end].join("\n");
+    Template::parse(&text, span.unwrap_or_else(Span::call_site), false, errors)
+}

@@ -1,0 +1,483 @@
+//! Code generation for `#[tool_harness]` and `#[collapse]`. Entry point: [`harness`].
+//!
+//! The output is the user's impl block with the helper attributes removed, followed by one
+//! `const _: () = { ... };` holding everything generated: an arguments struct per function, the
+//! `invoke` dispatcher, constructor, metadata, condition and description functions, the
+//! `HarnessEntry` static, the `ToolHarness` impl and the `inventory` submission. All behaviour is
+//! in `::hpd_agent::__private`; this module only writes calls to it.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Ident, ImplItem, ItemImpl, LitStr};
+
+use super::args::{self, Kind};
+use super::ast::{Constructor, Function, Harness, ParamKind, Segment, Template, is_helper};
+use super::fallback;
+use super::valid::{self, Errors};
+
+/// Expands `#[tool_harness(args)]` or `#[collapse(args)]` on `input`.
+pub fn harness(kind: Kind, args: TokenStream, input: TokenStream) -> TokenStream {
+    let item: ItemImpl = match syn::parse2(input.clone()) {
+        Ok(item) => item,
+        Err(_) => return fallback::not_an_impl(kind, input),
+    };
+    let errors = Errors::default();
+    let args = args::harness_args(kind, args, &errors);
+    let harness = Harness::from_syn(&item, args, &errors);
+    valid::harness(&harness, &errors);
+    if !errors.is_empty() {
+        return fallback::invalid_harness(&harness, &errors);
+    }
+    let user_impl = user_impl(&item);
+    let generated = generated(&harness);
+    quote! {
+        #user_impl
+        #generated
+    }
+}
+
+/// The user's impl block without the helper attributes the impl macro consumed.
+pub fn user_impl(item: &ItemImpl) -> ItemImpl {
+    let mut item = item.clone();
+    for impl_item in &mut item.items {
+        let ImplItem::Fn(method) = impl_item else {
+            continue;
+        };
+        let before = method.attrs.len();
+        method
+            .attrs
+            .retain(|attr| !is_helper(attr.path(), "ai_function"));
+        if method.attrs.len() == before {
+            continue;
+        }
+        // The macro requires `&self` and owned parameters, so these pedantic lints would only
+        // tell the user to break the contract.
+        method.attrs.push(syn::parse_quote! {
+            #[allow(clippy::unused_self, clippy::needless_pass_by_value)]
+        });
+        for arg in &mut method.sig.inputs {
+            if let syn::FnArg::Typed(param) = arg {
+                param.attrs.retain(|attr| {
+                    !(is_helper(attr.path(), "ai_description")
+                        || attr.path().is_ident("serde")
+                        || attr.path().is_ident("schemars"))
+                });
+            }
+        }
+    }
+    item
+}
+
+/// `use ai_function as _;` for each path the user wrote, so stripping the attribute does not
+/// leave their `use hpd_agent::ai_function;` unused.
+pub fn helper_uses(harness: &Harness) -> TokenStream {
+    let paths = &harness.helper_paths;
+    quote! {
+        #(
+            #[allow(unused_imports)]
+            use #paths as _;
+        )*
+    }
+}
+
+fn generated(harness: &Harness) -> TokenStream {
+    let ty = harness.ty;
+    let ty_span = ty.span();
+    let name = &harness.name;
+    let helper_uses = helper_uses(harness);
+    let metadata_ty = harness.args.metadata.as_ref();
+
+    let functions = &harness.functions;
+    let arg_structs = functions.iter().enumerate().map(|(i, f)| arg_struct(i, f));
+    let schema_fns = (0..functions.len()).map(|i| {
+        let schema = format_ident!("__hpd_schema{}", i);
+        let args = format_ident!("__HpdArgs{}", i);
+        quote! {
+            fn #schema() -> __hpd::serde_json::Value {
+                __hpd::parameters_schema::<#args>()
+            }
+        }
+    });
+    let invoke_arms = functions
+        .iter()
+        .enumerate()
+        .map(|(i, f)| invoke_arm(harness, i, f));
+    let specs = functions.iter().enumerate().map(|(i, f)| {
+        let name = &f.name;
+        let description = f.description.static_text();
+        let schema = format_ident!("__hpd_schema{}", i);
+        let timeout = match f.timeout_ms {
+            Some(ms) => quote!(__hpd::Some(#ms)),
+            None => quote!(__hpd::None),
+        };
+        quote! {
+            __hpd::FunctionSpec {
+                name: #name,
+                description: #description,
+                timeout_ms: #timeout,
+                schema: #schema,
+            }
+        }
+    });
+
+    let collapse = match harness.args.kind {
+        Kind::Plain => quote!(__hpd::None),
+        Kind::Collapse => {
+            let description = &harness.args.description;
+            let function_result = option_str(harness.args.function_result.as_ref());
+            let system_prompt = option_str(harness.args.system_prompt.as_ref());
+            quote! {
+                __hpd::Some(__hpd::CollapseSpec {
+                    description: #description,
+                    function_result: #function_result,
+                    system_prompt: #system_prompt,
+                })
+            }
+        }
+    };
+
+    let (constructor_fn, constructor, config_ty, from_config) = match harness.constructor {
+        Constructor::Config(config) => {
+            let config_name = short_name(config);
+            (
+                quote! {
+                    fn __hpd_construct(
+                        __hpd_config: &__hpd::serde_json::Value,
+                    ) -> __hpd::Result<__hpd::HarnessObject, __hpd::HydrateError> {
+                        __hpd::construct_with_config::<#ty, #config>(__hpd_config, #config_name, <#ty>::new)
+                    }
+                },
+                quote! {
+                    __hpd::ConstructorSpec::Config {
+                        type_name: #config_name,
+                        construct: __hpd_construct,
+                    }
+                },
+                quote!(#config),
+                quote!(<#ty>::new(config)),
+            )
+        }
+        Constructor::New => (
+            quote! {
+                fn __hpd_construct() -> __hpd::HarnessObject {
+                    __hpd::object(<#ty>::new())
+                }
+            },
+            quote!(__hpd::ConstructorSpec::Plain(__hpd_construct)),
+            quote!(__hpd::Never),
+            quote!(match config {}),
+        ),
+        Constructor::Default => (
+            TokenStream::new(),
+            quote_spanned!(ty_span=> __hpd::ConstructorSpec::Plain(__hpd::construct_default::<#ty>)),
+            quote!(__hpd::Never),
+            quote!(match config {}),
+        ),
+    };
+
+    let any = quote! {
+        __hpd::Option<&(dyn ::core::any::Any + ::core::marker::Send + ::core::marker::Sync)>
+    };
+    let (metadata_fn, metadata, metadata_assoc) = match metadata_ty {
+        Some(m) => {
+            let m_name = short_name(m);
+            (
+                quote! {
+                    fn __hpd_parse_metadata(
+                        __hpd_value: &__hpd::serde_json::Value,
+                    ) -> __hpd::Result<
+                        ::std::sync::Arc<dyn ::core::any::Any + ::core::marker::Send + ::core::marker::Sync>,
+                        __hpd::HydrateError,
+                    > {
+                        __hpd::parse_metadata::<#m>(__hpd_value, #m_name)
+                    }
+                },
+                quote! {
+                    __hpd::Some(__hpd::MetadataSpec {
+                        type_name: #m_name,
+                        parse: __hpd_parse_metadata,
+                    })
+                },
+                quote!(#m),
+            )
+        }
+        None => (TokenStream::new(), quote!(__hpd::None), quote!(__hpd::Never)),
+    };
+
+    let metadata_binding = Ident::new("metadata", Span::call_site());
+    let conditions: Vec<TokenStream> = functions
+        .iter()
+        .enumerate()
+        .filter_map(|(i, f)| {
+            let condition = f.condition.as_ref()?;
+            let span = condition.span();
+            Some(quote_spanned! {span=>
+                #i => {
+                    let __hpd_holds: bool = #condition;
+                    __hpd_holds
+                }
+            })
+        })
+        .collect();
+    let (condition_fn, condition) = match (metadata_ty, conditions.is_empty()) {
+        (Some(m), false) => (
+            quote! {
+                fn __hpd_condition(__hpd_metadata: #any, __hpd_index: usize) -> bool {
+                    let __hpd::Some(#metadata_binding) = __hpd::metadata::<#m>(__hpd_metadata) else {
+                        return true;
+                    };
+                    match __hpd_index {
+                        #(#conditions)*
+                        _ => true,
+                    }
+                }
+            },
+            quote!(__hpd_condition),
+        ),
+        _ => (TokenStream::new(), quote!(__hpd::always)),
+    };
+
+    let describes: Vec<TokenStream> = functions
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.description.placeholders().next().is_some())
+        .map(|(i, f)| {
+            let render = render(&f.description, &metadata_binding);
+            quote!(#i => __hpd::Some(#render),)
+        })
+        .collect();
+    let (describe_fn, describe) = match (metadata_ty, describes.is_empty()) {
+        (Some(m), false) => (
+            quote! {
+                fn __hpd_describe(__hpd_metadata: #any, __hpd_index: usize) -> __hpd::Option<__hpd::String> {
+                    let #metadata_binding = __hpd::metadata::<#m>(__hpd_metadata)?;
+                    match __hpd_index {
+                        #(#describes)*
+                        _ => __hpd::None,
+                    }
+                }
+            },
+            quote!(__hpd_describe),
+        ),
+        _ => (TokenStream::new(), quote!(__hpd::static_description)),
+    };
+
+    let middleware_fns = harness.args.middlewares.iter().enumerate().map(|(i, path)| {
+        let f = format_ident!("__hpd_middleware{}", i);
+        let name = path
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default();
+        let call = quote_spanned! {path.span()=>
+            (&__hpd::Probe::<#path>::new()).scoped_middleware_spec(#name)
+        };
+        quote! {
+            fn #f() -> __hpd::ScopedMiddlewareSpec {
+                #call
+            }
+        }
+    });
+    let middleware_refs = (0..harness.args.middlewares.len()).map(|i| format_ident!("__hpd_middleware{}", i));
+    let probe_traits = if harness.args.middlewares.is_empty() {
+        TokenStream::new()
+    } else {
+        quote!(use __hpd::{ViaConfig as _, ViaDefault as _};)
+    };
+
+    // Spanned at the attribute: a second annotated impl block of the same type makes rustc
+    // report "conflicting implementations of trait `ToolHarness`" at that block's attribute.
+    let tool_harness_impl = quote_spanned! {Span::call_site()=>
+        impl __hpd::ToolHarness for #ty {
+            type Metadata = #metadata_assoc;
+            type Config = #config_ty;
+            fn harness_entry() -> &'static __hpd::HarnessEntry {
+                &__HPD_ENTRY
+            }
+            fn from_config(config: Self::Config) -> Self {
+                #from_config
+            }
+        }
+    };
+    let assert_harness = quote_spanned! {ty_span=>
+        const _: () = __hpd::assert_harness_type::<#ty>();
+    };
+
+    quote! {
+        #[allow(
+            unused_qualifications,
+            unused_variables,
+            non_camel_case_types,
+            non_snake_case,
+            clippy::all,
+            clippy::pedantic,
+            clippy::nursery
+        )]
+        const _: () = {
+            use ::hpd_agent::__private as __hpd;
+            #probe_traits
+            #helper_uses
+
+            #(#arg_structs)*
+            #(#schema_fns)*
+
+            fn __hpd_invoke(
+                __hpd_instance: &__hpd::HarnessObject,
+                __hpd_index: usize,
+                __hpd_arguments: __hpd::serde_json::Value,
+                __hpd_ctx: __hpd::FunctionContext,
+            ) -> __hpd::Result<__hpd::BodyFuture, __hpd::ArgumentsError> {
+                match __hpd_index {
+                    #(#invoke_arms)*
+                    _ => __hpd::Err(__hpd::ArgumentsError(__hpd::String::from("no such function"))),
+                }
+            }
+
+            #constructor_fn
+            #metadata_fn
+            #condition_fn
+            #describe_fn
+            #(#middleware_fns)*
+
+            static __HPD_ENTRY: __hpd::HarnessEntry = __hpd::HarnessEntry {
+                name: #name,
+                rust_type: ::core::concat!(::core::module_path!(), "::", ::core::stringify!(#ty)),
+                functions: &[#(#specs),*],
+                collapse: #collapse,
+                constructor: #constructor,
+                metadata: #metadata,
+                scoped_middlewares: &[#(#middleware_refs),*],
+                invoke: __hpd_invoke,
+                condition: #condition,
+                describe: #describe,
+                type_id: __hpd::type_id::<#ty>,
+            };
+
+            #assert_harness
+
+            #tool_harness_impl
+
+            __hpd::inventory::submit! { __hpd::HarnessRegistration(&__HPD_ENTRY) }
+        };
+    }
+}
+
+fn arg_struct(index: usize, function: &Function) -> TokenStream {
+    let name = format_ident!("__HpdArgs{}", index);
+    let fields = function.arguments().map(|param| {
+        let ident = param.ident;
+        let ty = param.ty;
+        let forwarded = &param.forwarded;
+        let description = param
+            .description
+            .as_ref()
+            .map(|d| quote!(#[schemars(description = #d)]));
+        quote! {
+            #(#forwarded)*
+            #description
+            #ident: #ty,
+        }
+    });
+    quote! {
+        #[derive(::hpd_agent::__private::serde::Deserialize, ::hpd_agent::__private::schemars::JsonSchema)]
+        #[serde(crate = "::hpd_agent::__private::serde")]
+        #[schemars(crate = "::hpd_agent::__private::schemars")]
+        struct #name {
+            #(#fields)*
+        }
+    }
+}
+
+fn invoke_arm(harness: &Harness, index: usize, function: &Function) -> TokenStream {
+    let ty = harness.ty;
+    let args = format_ident!("__HpdArgs{}", index);
+    let method = &function.method.sig.ident;
+    let bindings = function.arguments().map(|p| p.ident);
+    let call_args = function.params.iter().map(|param| match param.kind {
+        ParamKind::Argument => {
+            let ident = param.ident;
+            quote!(#ident)
+        }
+        ParamKind::ContextRef => quote!(&__hpd_ctx),
+        ParamKind::Context => quote!(::core::clone::Clone::clone(&__hpd_ctx)),
+        ParamKind::Cancellation => {
+            quote!(::core::clone::Clone::clone(__hpd_ctx.cancellation_token()))
+        }
+    });
+    let sig = &function.method.sig;
+    let mut call = quote!(<#ty>::#method(&*__hpd_this, #(#call_args),*));
+    if sig.asyncness.is_some() {
+        call = quote!(#call.await);
+    }
+    let output_span = match &sig.output {
+        syn::ReturnType::Type(_, ty) => ty.span(),
+        syn::ReturnType::Default => sig.ident.span(),
+    };
+    let output = if function.returns_result {
+        quote_spanned!(output_span=> __hpd::output_result)
+    } else {
+        quote_spanned!(output_span=> __hpd::output_value)
+    };
+    let body = quote_spanned! {sig.ident.span()=>
+        __hpd::Box::pin(async move { #output(#call) })
+    };
+    quote! {
+        #index => {
+            let #args { #(#bindings),* } = __hpd::parse_arguments::<#args>(__hpd_arguments)?;
+            let __hpd_this = __hpd::downcast::<#ty>(__hpd_instance);
+            __hpd::Ok(#body)
+        }
+    }
+}
+
+/// `format!(...)` of a template, with each field access spanned at the description so rustc
+/// reports a missing field there.
+fn render(template: &Template, metadata: &Ident) -> TokenStream {
+    let mut format = String::new();
+    let mut values = Vec::new();
+    for segment in &template.segments {
+        match segment {
+            Segment::Text(text) => format.push_str(&text.replace('{', "{{").replace('}', "}}")),
+            Segment::Placeholder(placeholder) => {
+                format.push_str("{}");
+                let span = placeholder.span;
+                let fields = placeholder.field.iter().map(|part| {
+                    if part.starts_with(|c: char| c.is_ascii_digit()) {
+                        let index = syn::Index {
+                            index: part.parse().unwrap_or(0),
+                            span,
+                        };
+                        quote!(#index)
+                    } else {
+                        let ident = Ident::new(part, span);
+                        quote!(#ident)
+                    }
+                });
+                values.push(quote_spanned!(span=> #metadata #(.#fields)*));
+            }
+        }
+    }
+    let format = LitStr::new(&format, template.span);
+    quote!(__hpd::format!(#format #(, #values)*))
+}
+
+fn option_str(lit: Option<&LitStr>) -> TokenStream {
+    match lit {
+        Some(lit) => quote!(__hpd::Some(#lit)),
+        None => quote!(__hpd::None),
+    }
+}
+
+/// `crate::config::SearchToolsConfig` gives `"SearchToolsConfig"`.
+fn short_name(ty: &syn::Type) -> String {
+    match ty {
+        syn::Type::Path(path) => path
+            .path
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default(),
+        other => quote!(#other).to_string(),
+    }
+}

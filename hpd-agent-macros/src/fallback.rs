@@ -1,0 +1,69 @@
+//! What is emitted when the input is wrong: the errors, plus the user's item with the helper
+//! attributes removed, so one mistake gives one error and not a cascade of "cannot find
+//! attribute" or "unresolved method" errors.
+
+use proc_macro2::{Span, TokenStream};
+use quote::quote;
+use syn::ItemFn;
+
+use super::args::Kind;
+use super::ast::{Harness, is_helper};
+use super::expand::{helper_uses, user_impl};
+use super::valid::Errors;
+
+/// The impl block is there but something in it or in the attribute is wrong.
+pub fn invalid_harness(harness: &Harness, errors: &Errors) -> TokenStream {
+    let errors = errors.to_compile_errors();
+    let user_impl = user_impl(harness.item);
+    let helper_uses = helper_uses(harness);
+    quote! {
+        #errors
+        #user_impl
+        const _: () = {
+            #helper_uses
+        };
+    }
+}
+
+/// The attribute is not on an impl block.
+pub fn not_an_impl(kind: Kind, input: TokenStream) -> TokenStream {
+    let message = match kind {
+        Kind::Plain => {
+            "`#[tool_harness]` goes on an impl block of the harness type, like `#[tool_harness] impl MyTools { ... }`"
+        }
+        Kind::Collapse => {
+            "`#[collapse(\"...\")]` goes on an impl block of the harness type, like `#[collapse(\"My tools\")] impl MyTools { ... }`"
+        }
+    };
+    let error = syn::Error::new(Span::call_site(), message).to_compile_error();
+    quote! {
+        #error
+        #input
+    }
+}
+
+/// `#[ai_function]` expanded on its own: it is not inside an annotated impl block.
+pub fn ai_function_outside_harness(_args: TokenStream, input: TokenStream) -> TokenStream {
+    let error = syn::Error::new(
+        Span::call_site(),
+        "`#[ai_function]` only works on a method of an impl block annotated with `#[tool_harness]` or `#[collapse(\"...\")]`; add one of them to the impl block",
+    )
+    .to_compile_error();
+    let item = match syn::parse2::<ItemFn>(input.clone()) {
+        Ok(mut item) => {
+            for arg in &mut item.sig.inputs {
+                if let syn::FnArg::Typed(param) = arg {
+                    param
+                        .attrs
+                        .retain(|attr| !is_helper(attr.path(), "ai_description"));
+                }
+            }
+            quote!(#item)
+        }
+        Err(_) => input,
+    };
+    quote! {
+        #error
+        #item
+    }
+}

@@ -1,0 +1,240 @@
+//! Checks on the typed view: shapes rustc would accept but the runtime cannot use (generic or
+//! trait impls, receivers, parameter patterns), names, duplicates, and options that need
+//! `metadata = Type`. Every check reports into [`Errors`]; none stops the others.
+
+use std::cell::RefCell;
+use std::fmt::Display;
+
+use proc_macro2::{Span, TokenStream};
+use syn::spanned::Spanned;
+use syn::{FnArg, GenericParam, ReceiverKind, Type};
+
+use super::ast::{Function, Harness, ParamKind};
+
+/// Collects independent errors so they are reported together (serde_derive's `Ctxt`).
+#[derive(Default)]
+pub struct Errors(RefCell<Vec<syn::Error>>);
+
+impl Errors {
+    pub fn error(&self, span: Span, message: impl Display) {
+        self.push(syn::Error::new(span, message));
+    }
+
+    pub fn push(&self, error: syn::Error) {
+        self.0.borrow_mut().push(error);
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.borrow().is_empty()
+    }
+
+    /// The `compile_error!` invocations of every error, in the order found.
+    pub fn to_compile_errors(&self) -> TokenStream {
+        self.0
+            .borrow()
+            .iter()
+            .map(syn::Error::to_compile_error)
+            .collect()
+    }
+}
+
+const NAME_RULE: &str = "names must match `[A-Za-z0-9_-]{1,64}` because they are tool names on every provider";
+
+pub fn harness(harness: &Harness, errors: &Errors) {
+    let item = harness.item;
+    let attr = harness.args.kind.attr();
+    if let Some((path, _)) = &item.trait_ {
+        errors.error(
+            path.span(),
+            format!(
+                "`#[{attr}]` goes on an inherent impl block like `impl MyTools {{ ... }}`, not on a trait impl; move the functions into an inherent impl of the type"
+            ),
+        );
+    }
+    if let Some(param) = item.generics.params.first() {
+        let what = match param {
+            GenericParam::Lifetime(_) => "lifetime",
+            _ => "generic",
+        };
+        errors.error(
+            item.generics.params.span(),
+            format!(
+                "`#[{attr}]` cannot go on a {what} impl block; annotate an impl of a concrete type, e.g. a wrapper struct without parameters"
+            ),
+        );
+    } else if let Some(where_clause) = &item.generics.where_clause {
+        errors.error(
+            where_clause.span(),
+            format!("`#[{attr}]` impl blocks cannot have a `where` clause; remove it"),
+        );
+    }
+    if harness.type_ident.is_none() {
+        errors.error(
+            item.self_ty.span(),
+            format!("`#[{attr}]` needs an impl of a named type, like `impl MyTools {{ ... }}`"),
+        );
+    }
+    check_name("harness", &harness.name, harness.name_span, errors);
+
+    let mut seen: Vec<&str> = Vec::new();
+    for function in &harness.functions {
+        self::function(harness, function, errors);
+        if seen.contains(&function.name.as_str()) {
+            errors.error(
+                function.name_span,
+                format!(
+                    "duplicate function name `{}` in harness `{}`; give one of them another name with `#[ai_function(name = \"...\")]`",
+                    function.name, harness.name
+                ),
+            );
+        } else {
+            seen.push(&function.name);
+        }
+    }
+}
+
+fn function(harness: &Harness, function: &Function, errors: &Errors) {
+    let sig = &function.method.sig;
+    let fn_name = &sig.ident;
+    check_name("function", &function.name, function.name_span, errors);
+
+    // Receiver: exactly `&self`.
+    match sig.inputs.first() {
+        Some(FnArg::Receiver(receiver)) => {
+            let written = receiver.to_token_stream_string();
+            let problem = match &receiver.kind {
+                ReceiverKind::Reference(_, _, None) => None,
+                ReceiverKind::Reference(_, _, Some(_)) => Some(
+                    "the harness is shared between concurrent calls; keep mutable state in a `Mutex`, `RwLock` or atomic field",
+                ),
+                ReceiverKind::Value => {
+                    Some("the harness is shared between calls and cannot be consumed")
+                }
+                _ => Some("the registry hands methods a shared reference to the harness"),
+            };
+            if let Some(why) = problem {
+                errors.error(
+                    receiver.span(),
+                    format!(
+                        "`#[ai_function]` methods take `&self`, not `{written}`; {why}; write `&self`"
+                    ),
+                );
+            }
+        }
+        _ => errors.error(
+            fn_name.span(),
+            format!(
+                "`#[ai_function]` method `{fn_name}` has no `self` parameter; add `&self` as its first parameter"
+            ),
+        ),
+    }
+
+    if let Some(unsafety) = match &sig.safety {
+        syn::Safety::Unsafe(token) => Some(token.span),
+        _ => None,
+    } {
+        errors.error(
+            unsafety,
+            "`#[ai_function]` methods cannot be `unsafe`; the model calls them with arbitrary arguments",
+        );
+    }
+    if let Some(abi) = &sig.abi {
+        errors.error(
+            abi.span(),
+            "`#[ai_function]` methods use the Rust ABI; remove the `extern`",
+        );
+    }
+    if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
+        errors.error(
+            sig.generics.span(),
+            "`#[ai_function]` methods cannot be generic; the arguments are deserialized into concrete types",
+        );
+    }
+
+    for param in &function.params {
+        match param.ident {
+            None => errors.error(
+                param.pat.span(),
+                "unsupported parameter pattern in an `#[ai_function]`; use a plain name like `city: String` (the name is the JSON argument name)",
+            ),
+            Some(_) if param.kind == ParamKind::Argument => {
+                if let Type::Reference(reference) = param.ty {
+                    errors.error(
+                        reference.span(),
+                        "`#[ai_function]` parameters are deserialized from the model's JSON arguments, so they must be owned; use `String` instead of `&str`, `Vec<T>` instead of `&[T]`",
+                    );
+                }
+            }
+            Some(_) => {}
+        }
+        if param.kind != ParamKind::Argument {
+            if let Some(description) = &param.description {
+                errors.error(
+                    description.span(),
+                    "this parameter is supplied by the runtime and is not in the schema; remove `#[ai_description]`",
+                );
+            }
+        }
+    }
+
+    if harness.args.metadata.is_none() {
+        if let Some(condition) = &function.condition {
+            errors.error(
+                condition.span(),
+                format!(
+                    "`condition` reads the harness metadata, but `{}` declares no metadata type; add `metadata = YourMetadata` to `#[{}(...)]`",
+                    harness.name,
+                    harness.args.kind.attr()
+                ),
+            );
+        }
+        if let Some(placeholder) = function.description.placeholders().next() {
+            errors.error(
+                placeholder.span,
+                format!(
+                    "the description placeholder `{{metadata.{}}}` needs the harness metadata, but `{}` declares no metadata type; add `metadata = YourMetadata` to `#[{}(...)]`, or write `{{{{` and `}}}}` for literal braces",
+                    placeholder.field.join("."),
+                    harness.name,
+                    harness.args.kind.attr()
+                ),
+            );
+        }
+    }
+}
+
+fn check_name(what: &str, name: &str, span: Span, errors: &Errors) {
+    let valid = !name.is_empty()
+        && name.len() <= 64
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    if !valid {
+        let detail = if name.is_empty() {
+            "it is empty".to_owned()
+        } else if name.len() > 64 {
+            format!("it is {} bytes long", name.len())
+        } else {
+            "it has characters other than ASCII letters, digits, `_` and `-`".to_owned()
+        };
+        errors.error(
+            span,
+            format!(
+                "invalid {what} name `{name}`: {detail}; {NAME_RULE}; choose another with `name = \"...\"`"
+            ),
+        );
+    }
+}
+
+trait WrittenAs {
+    fn to_token_stream_string(&self) -> String;
+}
+
+impl WrittenAs for syn::Receiver {
+    fn to_token_stream_string(&self) -> String {
+        let mut text = quote::ToTokens::to_token_stream(self).to_string();
+        for (from, to) in [("& ", "&"), (" :", ":"), ("< ", "<"), (" >", ">"), (" <", "<")] {
+            text = text.replace(from, to);
+        }
+        text
+    }
+}
