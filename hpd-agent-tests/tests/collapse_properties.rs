@@ -13,7 +13,7 @@ use std::collections::BTreeSet;
 
 use hpd_agent::{AgentBuilder, ChatResponse, RecordedRequest, ScriptedChatClient, ToolCall};
 use hpd_agent_tests::{
-    DatabaseTools, FaultTools, FileTools, MathTools, SearchTools, WeatherTools, execution_log,
+    DatabaseTools, FaultTools, FileTools, MathTools, SearchTools, WeatherTools, executions as execution_log,
     reset_logs,
 };
 use proptest::prelude::*;

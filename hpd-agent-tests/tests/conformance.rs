@@ -16,7 +16,7 @@ use hpd_agent::{
 };
 use hpd_agent_tests::{
     DatabaseTools, FaultTools, FileTools, MathTools, RecordingMiddleware, SearchTools,
-    WeatherTools, execution_log, middleware_log, reset_logs,
+    WeatherTools, executions as execution_log, middleware_log, reset_logs,
 };
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
@@ -220,7 +220,7 @@ fn apply_step(builder: AgentBuilder, step: &Value) -> Result<AgentBuilder, Strin
     }
     if let Some(label) = map.get("with_middleware").and_then(Value::as_str) {
         let block = map.get("block").map(strings).unwrap_or_default();
-        return Ok(builder.with_middleware(RecordingMiddleware::blocking(label, block)));
+        return Ok(builder.with_middleware(RecordingMiddleware::new(label).blocking(block)));
     }
     if map.contains_key("without_harness_collapsing") {
         return Ok(builder.without_harness_collapsing());

@@ -259,7 +259,7 @@ pub(crate) struct ResolvedHarness {
     pub(crate) entry: &'static HarnessEntry,
     pub(crate) functions: Vec<Function>,
     /// Attribute-declared scoped middleware with its config.
-    pub(crate) scoped_specs: Vec<(&'static ScopedMiddlewareSpec, Value)>,
+    pub(crate) scoped_specs: Vec<(ScopedMiddlewareSpec, Value)>,
     /// Code-added scoped middleware.
     pub(crate) scoped_instances: Vec<Arc<dyn Middleware>>,
 }
@@ -352,17 +352,17 @@ pub(crate) fn resolve(
         }
     };
 
-    let mut configs: Vec<Option<&Value>> = vec![None; entry.scoped_middlewares.len()];
+    let specs: Vec<ScopedMiddlewareSpec> = entry.scoped_middleware_specs().collect();
+    let mut configs: Vec<Option<&Value>> = vec![None; specs.len()];
     for (key, value) in &registration.middleware_configs {
-        let position = entry
-            .scoped_middlewares
+        let position = specs
             .iter()
             .position(|m| m.config_type.is_some() && m.name.eq_ignore_ascii_case(key))
             .ok_or_else(|| BuildError::UnknownMiddlewareConfig {
                 harness: entry.name.to_owned(),
                 key: key.clone(),
             })?;
-        let spec = &entry.scoped_middlewares[position];
+        let spec = &specs[position];
         (spec.validate)(value).map_err(|source| BuildError::MiddlewareConfig {
             harness: entry.name.to_owned(),
             middleware: spec.name.to_owned(),
@@ -371,8 +371,7 @@ pub(crate) fn resolve(
         configs[position] = Some(value);
     }
     let empty = Value::Object(serde_json::Map::new());
-    let scoped_specs = entry
-        .scoped_middlewares
+    let scoped_specs = specs
         .iter()
         .zip(configs)
         .map(|(spec, config)| {
@@ -385,7 +384,7 @@ pub(crate) fn resolve(
                     source,
                 })?;
             }
-            Ok((spec, config))
+            Ok((*spec, config))
         })
         .collect::<Result<Vec<_>, BuildError>>()?;
 

@@ -32,7 +32,7 @@ pub(crate) struct BuiltHarness {
     pub(crate) container: Option<Arc<ToolDefinition>>,
     /// `f1, f2, ...` of the registered members.
     pub(crate) member_list: String,
-    pub(crate) scoped_specs: Vec<(&'static ScopedMiddlewareSpec, Value)>,
+    pub(crate) scoped_specs: Vec<(ScopedMiddlewareSpec, Value)>,
     pub(crate) scoped_instances: Vec<Arc<dyn Middleware>>,
 }
 
