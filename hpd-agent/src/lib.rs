@@ -4,6 +4,7 @@
 #![forbid(unsafe_code)]
 
 pub mod chat;
+pub mod config;
 mod error;
 pub mod function;
 pub mod harness;
@@ -19,6 +20,10 @@ pub use async_trait::async_trait;
 pub use chat::{
     ChatClient, ChatError, ChatMessage, ChatRequest, ChatResponse, TextSink, ToolCall,
     ToolDefinition, Usage,
+};
+pub use config::{
+    AgentConfig, CollapsingConfig, ConfigError, ConfigErrorKind, ModelConfig, RunConfigData,
+    SubAgentConfig, ToolHarnessReference,
 };
 pub use error::{BuildError, HydrateError, RunError};
 pub use function::{Function, FunctionContext, FunctionFailure, FunctionSpec, ToolResult};
@@ -39,8 +44,3 @@ pub mod prelude {
         tool_harness,
     };
 }
-
-/// A config parse error (placeholder until the config module lands).
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct ConfigError(pub String);
