@@ -1,0 +1,682 @@
+//! Hand-written `Deserialize` impls for the configuration types.
+//!
+//! Every object the project defines is read by a map visitor that normalises each key
+//! ([`normalize_key`]), rejects unknown keys (listing the known ones) and keys that normalise
+//! alike, and reads the value with the type's own rules. Values of the user's types stay raw
+//! [`serde_json::Value`]s. Errors are `de::Error::custom` texts; `serde_path_to_error` (in the
+//! callers) adds the path.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::Deserialize;
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::Value;
+
+use super::{
+    AgentConfig, CollapsingConfig, ModelConfig, RunConfigData, SubAgentConfig, ToolHarnessReference,
+};
+
+/// The key normalisation of SPEC §5.1: ASCII letters lower-cased, `_` removed.
+pub(crate) fn normalize_key(key: &str) -> String {
+    key.chars()
+        .filter(|c| *c != '_')
+        .map(|c| c.to_ascii_lowercase())
+        .collect()
+}
+
+/// Matches the keys of one object against its known keys.
+struct Keys<K: 'static> {
+    object: &'static str,
+    table: &'static [(K, &'static str)],
+    /// The spelling each known key was first given in.
+    seen: Vec<Option<String>>,
+}
+
+impl<K: Copy> Keys<K> {
+    fn new(object: &'static str, table: &'static [(K, &'static str)]) -> Self {
+        Keys {
+            object,
+            table,
+            seen: vec![None; table.len()],
+        }
+    }
+
+    /// Normalises `key` and finds it, or fails naming it.
+    fn identify<E: de::Error>(&mut self, key: String) -> Result<K, E> {
+        let normalized = normalize_key(&key);
+        let Some(index) = self
+            .table
+            .iter()
+            .position(|(_, name)| matches_normalized(name, &normalized))
+        else {
+            return Err(E::custom(unknown_key_message(
+                self.object,
+                &key,
+                &normalized,
+                self.table.iter().map(|(_, name)| *name),
+            )));
+        };
+        let canonical = self.table[index].1;
+        match &self.seen[index] {
+            Some(first) if *first == key => Err(E::custom(format_args!(
+                "duplicate key in {}: '{}' appears twice",
+                self.object, key
+            ))),
+            Some(first) => Err(E::custom(format_args!(
+                "duplicate key in {}: '{}' and '{}' both mean '{}'",
+                self.object, first, key, canonical
+            ))),
+            None => {
+                self.seen[index] = Some(key);
+                Ok(self.table[index].0)
+            }
+        }
+    }
+}
+
+/// Whether a canonical (snake_case) key normalises to `normalized`.
+fn matches_normalized(canonical: &str, normalized: &str) -> bool {
+    canonical
+        .chars()
+        .filter(|c| *c != '_')
+        .eq(normalized.chars())
+}
+
+fn unknown_key_message<'a>(
+    object: &str,
+    key: &str,
+    normalized: &str,
+    known: impl Iterator<Item = &'a str> + Clone,
+) -> String {
+    let suggestion = known
+        .clone()
+        .map(|name| (edit_distance(&name.replace('_', ""), normalized), name))
+        .filter(|(distance, _)| *distance <= 2)
+        .min_by_key(|(distance, _)| *distance);
+    let list = known.collect::<Vec<_>>().join(", ");
+    match suggestion {
+        Some((_, name)) => {
+            format!("unknown key '{key}' in {object} (did you mean '{name}'?); known keys: {list}")
+        }
+        None => format!("unknown key '{key}' in {object}; known keys: {list}"),
+    }
+}
+
+/// Levenshtein distance over chars, for "did you mean".
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    let mut current = vec![0; b.len() + 1];
+    for (i, ca) in a.chars().enumerate() {
+        current[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let substitution = previous[j] + usize::from(ca != *cb);
+            current[j + 1] = substitution.min(previous[j + 1] + 1).min(current[j] + 1);
+        }
+        std::mem::swap(&mut previous, &mut current);
+    }
+    previous[b.len()]
+}
+
+/// A string that must not be empty; `what` names it in the error.
+struct NonEmptyString(&'static str);
+
+impl<'de> DeserializeSeed<'de> for NonEmptyString {
+    type Value = String;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<String, D::Error> {
+        let value = String::deserialize(deserializer)?;
+        if value.is_empty() {
+            return Err(de::Error::custom(format_args!("{} is empty", self.0)));
+        }
+        Ok(value)
+    }
+}
+
+/// `functions`: `null` is "all functions", `[]` is an error.
+struct FunctionList;
+
+impl<'de> DeserializeSeed<'de> for FunctionList {
+    type Value = Option<Vec<String>>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        let functions = Option::<Vec<String>>::deserialize(deserializer)?;
+        if functions.as_ref().is_some_and(Vec::is_empty) {
+            return Err(de::Error::custom(
+                "functions is empty; omit it to expose all functions",
+            ));
+        }
+        Ok(functions)
+    }
+}
+
+/// `middleware_configs`: middleware type names (kept as written) to raw configs.
+struct MiddlewareConfigs;
+
+impl<'de> DeserializeSeed<'de> for MiddlewareConfigs {
+    type Value = BTreeMap<String, Value>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for MiddlewareConfigs {
+    type Value = BTreeMap<String, Value>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object mapping middleware type names to their configs")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut configs = BTreeMap::new();
+        while let Some(key) = map.next_key::<String>()? {
+            // Middleware names are matched case-insensitively at build, so two keys that differ
+            // only in case would be ambiguous.
+            let folded = key.to_lowercase();
+            if let Some(first) = configs
+                .keys()
+                .find(|name: &&String| name.to_lowercase() == folded)
+            {
+                return Err(de::Error::custom(format_args!(
+                    "duplicate key in middleware_configs: '{first}' and '{key}' name the same \
+                     middleware (names match case-insensitively)"
+                )));
+            }
+            let value = map.next_value::<Value>()?;
+            configs.insert(key, value);
+        }
+        Ok(configs)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// AgentConfig
+
+#[derive(Clone, Copy)]
+enum AgentKey {
+    Name,
+    Instructions,
+    Model,
+    MaxIterations,
+    Collapsing,
+    ToolHarnesses,
+    SubAgents,
+}
+
+const AGENT_KEYS: &[(AgentKey, &str)] = &[
+    (AgentKey::Name, "name"),
+    (AgentKey::Instructions, "instructions"),
+    (AgentKey::Model, "model"),
+    (AgentKey::MaxIterations, "max_iterations"),
+    (AgentKey::Collapsing, "collapsing"),
+    (AgentKey::ToolHarnesses, "tool_harnesses"),
+    (AgentKey::SubAgents, "sub_agents"),
+];
+
+impl<'de> Deserialize<'de> for AgentConfig {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(AgentConfigVisitor)
+    }
+}
+
+struct AgentConfigVisitor;
+
+impl<'de> Visitor<'de> for AgentConfigVisitor {
+    type Value = AgentConfig;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an AgentConfig object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<AgentConfig, A::Error> {
+        let mut keys = Keys::new("AgentConfig", AGENT_KEYS);
+        let mut config = AgentConfig::default();
+        while let Some(key) = map.next_key::<String>()? {
+            match keys.identify(key)? {
+                AgentKey::Name => config.name = map.next_value()?,
+                AgentKey::Instructions => config.instructions = map.next_value()?,
+                AgentKey::Model => config.model = map.next_value()?,
+                AgentKey::MaxIterations => config.max_iterations = map.next_value()?,
+                AgentKey::Collapsing => config.collapsing = map.next_value()?,
+                AgentKey::ToolHarnesses => {
+                    config.tool_harnesses = map.next_value_seed(ListOf::<ToolHarnessReference>(
+                        "a list of harness references",
+                        PhantomData,
+                    ))?;
+                }
+                AgentKey::SubAgents => {
+                    config.sub_agents = map.next_value_seed(ListOf::<SubAgentConfig>(
+                        "a list of sub-agent objects",
+                        PhantomData,
+                    ))?;
+                }
+            }
+        }
+        Ok(config)
+    }
+}
+
+/// A list with a readable `expecting` text (serde's `Vec` says only "a sequence").
+struct ListOf<T>(&'static str, PhantomData<T>);
+
+impl<'de, T: Deserialize<'de>> DeserializeSeed<'de> for ListOf<T> {
+    type Value = Vec<T>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Vec<T>, D::Error> {
+        deserializer.deserialize_seq(self)
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Visitor<'de> for ListOf<T> {
+    type Value = Vec<T>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<T>, A::Error> {
+        // Never trust a size hint for a preallocation larger than a small bound.
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
+        while let Some(item) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(items)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// ModelConfig
+
+#[derive(Clone, Copy)]
+enum ModelKey {
+    Provider,
+    Model,
+    BaseUrl,
+}
+
+const MODEL_KEYS: &[(ModelKey, &str)] = &[
+    (ModelKey::Provider, "provider"),
+    (ModelKey::Model, "model"),
+    (ModelKey::BaseUrl, "base_url"),
+];
+
+impl<'de> Deserialize<'de> for ModelConfig {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(ModelConfigVisitor)
+    }
+}
+
+struct ModelConfigVisitor;
+
+impl<'de> Visitor<'de> for ModelConfigVisitor {
+    type Value = ModelConfig;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a model object (provider, model, base_url)")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ModelConfig, A::Error> {
+        let mut keys = Keys::new("ModelConfig", MODEL_KEYS);
+        let mut model = ModelConfig::default();
+        while let Some(key) = map.next_key::<String>()? {
+            match keys.identify(key)? {
+                ModelKey::Provider => model.provider = map.next_value()?,
+                ModelKey::Model => model.model = map.next_value()?,
+                ModelKey::BaseUrl => model.base_url = map.next_value()?,
+            }
+        }
+        Ok(model)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// CollapsingConfig
+
+#[derive(Clone, Copy)]
+enum CollapsingKey {
+    Enabled,
+    NeverCollapse,
+    Recovery,
+    ExecuteRecoveredCalls,
+    PersistSystemPromptInjections,
+}
+
+const COLLAPSING_KEYS: &[(CollapsingKey, &str)] = &[
+    (CollapsingKey::Enabled, "enabled"),
+    (CollapsingKey::NeverCollapse, "never_collapse"),
+    (CollapsingKey::Recovery, "recovery"),
+    (
+        CollapsingKey::ExecuteRecoveredCalls,
+        "execute_recovered_calls",
+    ),
+    (
+        CollapsingKey::PersistSystemPromptInjections,
+        "persist_system_prompt_injections",
+    ),
+];
+
+const COLLAPSING_NULL: &str = "collapsing must be an object; omit it to use the default";
+
+impl<'de> Deserialize<'de> for CollapsingConfig {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        // `deserialize_any` so that `null` reaches `visit_unit` and gets the specified message.
+        deserializer.deserialize_any(CollapsingConfigVisitor)
+    }
+}
+
+struct CollapsingConfigVisitor;
+
+impl<'de> Visitor<'de> for CollapsingConfigVisitor {
+    type Value = CollapsingConfig;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(r#"a collapsing object such as {"enabled": false}"#)
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<CollapsingConfig, E> {
+        Err(E::custom(COLLAPSING_NULL))
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<CollapsingConfig, E> {
+        Err(E::custom(COLLAPSING_NULL))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<CollapsingConfig, A::Error> {
+        let mut keys = Keys::new("CollapsingConfig", COLLAPSING_KEYS);
+        let mut collapsing = CollapsingConfig::default();
+        while let Some(key) = map.next_key::<String>()? {
+            match keys.identify(key)? {
+                CollapsingKey::Enabled => collapsing.enabled = map.next_value()?,
+                CollapsingKey::NeverCollapse => {
+                    collapsing.never_collapse = map.next_value_seed(ListOf::<String>(
+                        "a list of harness names",
+                        PhantomData,
+                    ))?;
+                }
+                CollapsingKey::Recovery => collapsing.recovery = map.next_value()?,
+                CollapsingKey::ExecuteRecoveredCalls => {
+                    collapsing.execute_recovered_calls = map.next_value()?;
+                }
+                CollapsingKey::PersistSystemPromptInjections => {
+                    collapsing.persist_system_prompt_injections = map.next_value()?;
+                }
+            }
+        }
+        Ok(collapsing)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// ToolHarnessReference
+
+#[derive(Clone, Copy)]
+enum ReferenceKey {
+    Name,
+    Functions,
+    Config,
+    Metadata,
+    MiddlewareConfigs,
+}
+
+const REFERENCE_KEYS: &[(ReferenceKey, &str)] = &[
+    (ReferenceKey::Name, "name"),
+    (ReferenceKey::Functions, "functions"),
+    (ReferenceKey::Config, "config"),
+    (ReferenceKey::Metadata, "metadata"),
+    (ReferenceKey::MiddlewareConfigs, "middleware_configs"),
+];
+
+impl<'de> Deserialize<'de> for ToolHarnessReference {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        // A string or an object: only `deserialize_any` can tell.
+        deserializer.deserialize_any(ReferenceVisitor)
+    }
+}
+
+struct ReferenceVisitor;
+
+impl<'de> Visitor<'de> for ReferenceVisitor {
+    type Value = ToolHarnessReference;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a harness name or a harness reference object with a name")
+    }
+
+    fn visit_str<E: de::Error>(self, name: &str) -> Result<ToolHarnessReference, E> {
+        if name.is_empty() {
+            return Err(E::custom("harness name is empty"));
+        }
+        Ok(ToolHarnessReference::new(name))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ToolHarnessReference, A::Error> {
+        let mut keys = Keys::new("ToolHarnessReference", REFERENCE_KEYS);
+        let mut name = None;
+        let mut reference = ToolHarnessReference::new(String::new());
+        while let Some(key) = map.next_key::<String>()? {
+            match keys.identify(key)? {
+                ReferenceKey::Name => {
+                    name = Some(map.next_value_seed(NonEmptyString("harness name"))?);
+                }
+                ReferenceKey::Functions => {
+                    reference.functions = map.next_value_seed(FunctionList)?
+                }
+                ReferenceKey::Config => reference.config = map.next_value()?,
+                ReferenceKey::Metadata => reference.metadata = map.next_value()?,
+                ReferenceKey::MiddlewareConfigs => {
+                    reference.middleware_configs = map.next_value_seed(MiddlewareConfigs)?;
+                }
+            }
+        }
+        let Some(name) = name else {
+            return Err(de::Error::custom(
+                "missing key 'name' in ToolHarnessReference; give the harness name",
+            ));
+        };
+        reference.name = name;
+        Ok(reference)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// SubAgentConfig
+
+#[derive(Clone, Copy)]
+enum SubAgentKey {
+    Name,
+    Description,
+    Config,
+    ParentFunctions,
+}
+
+const SUB_AGENT_KEYS: &[(SubAgentKey, &str)] = &[
+    (SubAgentKey::Name, "name"),
+    (SubAgentKey::Description, "description"),
+    (SubAgentKey::Config, "config"),
+    (SubAgentKey::ParentFunctions, "parent_functions"),
+];
+
+impl<'de> Deserialize<'de> for SubAgentConfig {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(SubAgentVisitor)
+    }
+}
+
+struct SubAgentVisitor;
+
+impl<'de> Visitor<'de> for SubAgentVisitor {
+    type Value = SubAgentConfig;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a sub-agent object (name, description, config, parent_functions)")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<SubAgentConfig, A::Error> {
+        let mut keys = Keys::new("SubAgentConfig", SUB_AGENT_KEYS);
+        let mut name = None;
+        let mut description = None;
+        let mut config = AgentConfig::default();
+        let mut parent_functions = Vec::new();
+        while let Some(key) = map.next_key::<String>()? {
+            match keys.identify(key)? {
+                SubAgentKey::Name => {
+                    name = Some(map.next_value_seed(NonEmptyString("sub-agent name"))?);
+                }
+                SubAgentKey::Description => description = Some(map.next_value::<String>()?),
+                SubAgentKey::Config => config = map.next_value()?,
+                SubAgentKey::ParentFunctions => {
+                    parent_functions = map.next_value_seed(ListOf::<String>(
+                        "a list of 'Harness.function' references",
+                        PhantomData,
+                    ))?;
+                }
+            }
+        }
+        let Some(name) = name else {
+            return Err(de::Error::custom(
+                "missing key 'name' in SubAgentConfig; give the sub-agent's tool name",
+            ));
+        };
+        let Some(description) = description else {
+            return Err(de::Error::custom(
+                "missing key 'description' in SubAgentConfig; describe the sub-agent for the model",
+            ));
+        };
+        Ok(SubAgentConfig {
+            name,
+            description,
+            config: Box::new(config),
+            parent_functions,
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// RunConfigData
+
+#[derive(Clone, Copy)]
+enum RunKey {
+    ToolHarnesses,
+    AdditionalInstructions,
+    MaxIterations,
+}
+
+const RUN_KEYS: &[(RunKey, &str)] = &[
+    (RunKey::ToolHarnesses, "tool_harnesses"),
+    (RunKey::AdditionalInstructions, "additional_instructions"),
+    (RunKey::MaxIterations, "max_iterations"),
+];
+
+impl<'de> Deserialize<'de> for RunConfigData {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(RunConfigVisitor)
+    }
+}
+
+struct RunConfigVisitor;
+
+impl<'de> Visitor<'de> for RunConfigVisitor {
+    type Value = RunConfigData;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an AgentRunConfig object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RunConfigData, A::Error> {
+        let mut keys = Keys::new("AgentRunConfig", RUN_KEYS);
+        let mut run = RunConfigData::default();
+        while let Some(key) = map.next_key::<String>()? {
+            if normalize_key(&key) == "collapsing" {
+                return Err(de::Error::custom(
+                    "collapsing belongs to AgentConfig, not AgentRunConfig",
+                ));
+            }
+            match keys.identify(key)? {
+                RunKey::ToolHarnesses => {
+                    run.tool_harnesses = map.next_value_seed(ListOf::<ToolHarnessReference>(
+                        "a list of harness references",
+                        PhantomData,
+                    ))?;
+                }
+                RunKey::AdditionalInstructions => run.additional_instructions = map.next_value()?,
+                RunKey::MaxIterations => run.max_iterations = map.next_value()?,
+            }
+        }
+        Ok(run)
+    }
+}
+
+/// The names of the keys of one object, in canonical order.
+#[cfg(test)]
+fn known_keys<K>(table: &[(K, &'static str)]) -> Vec<&'static str> {
+    table.iter().map(|(_, name)| *name).collect()
+}
+
+/// The known keys of every object.
+#[cfg(test)]
+fn all_known_keys() -> Vec<(&'static str, Vec<&'static str>)> {
+    vec![
+        ("AgentConfig", known_keys(AGENT_KEYS)),
+        ("ModelConfig", known_keys(MODEL_KEYS)),
+        ("CollapsingConfig", known_keys(COLLAPSING_KEYS)),
+        ("ToolHarnessReference", known_keys(REFERENCE_KEYS)),
+        ("SubAgentConfig", known_keys(SUB_AGENT_KEYS)),
+        ("AgentRunConfig", known_keys(RUN_KEYS)),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalisation_lowercases_ascii_and_drops_underscores() {
+        assert_eq!(normalize_key("ToolHarnesses"), "toolharnesses");
+        assert_eq!(normalize_key("tool_harnesses"), "toolharnesses");
+        assert_eq!(normalize_key("TOOL__HARNESSES_"), "toolharnesses");
+        assert_eq!(normalize_key("tool-harnesses"), "tool-harnesses");
+        // Not ASCII: kept, so the Kelvin sign does not pass for a `k`.
+        assert_eq!(normalize_key("\u{212A}"), "\u{212A}");
+    }
+
+    #[test]
+    fn every_canonical_key_is_snake_case_and_matches_its_normal_form() {
+        for (object, keys) in all_known_keys() {
+            for key in keys {
+                assert!(
+                    key.chars().all(|c| c.is_ascii_lowercase() || c == '_'),
+                    "{object}.{key}"
+                );
+                assert!(
+                    matches_normalized(key, &normalize_key(key)),
+                    "{object}.{key}"
+                );
+                assert!(
+                    !matches_normalized(key, &format!("{}x", normalize_key(key))),
+                    "{object}.{key}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn edit_distance_counts_edits() {
+        assert_eq!(edit_distance("collapsing", "colapsing"), 1);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("same", "same"), 0);
+    }
+
+    #[test]
+    fn suggestion_only_for_near_misses() {
+        let known = ["name", "functions"];
+        let near = unknown_key_message("X", "Fucntions", "fucntions", known.iter().copied());
+        assert!(near.contains("did you mean 'functions'?"), "{near}");
+        let far = unknown_key_message("X", "zzz", "zzz", known.iter().copied());
+        assert!(!far.contains("did you mean"), "{far}");
+        assert!(far.ends_with("known keys: name, functions"), "{far}");
+    }
+}

@@ -1,0 +1,221 @@
+//! [`ConfigError`]: why a JSON configuration did not parse.
+
+use std::fmt;
+
+/// What kind of mistake a [`ConfigError`] reports.
+///
+/// # Examples
+///
+/// ```
+/// use hpd_agent::{AgentConfig, ConfigErrorKind};
+///
+/// let err = AgentConfig::from_json("{").unwrap_err();
+/// assert_eq!(err.kind(), ConfigErrorKind::Syntax);
+/// let err = AgentConfig::from_json(r#"{"colapsing": {}}"#).unwrap_err();
+/// assert_eq!(err.kind(), ConfigErrorKind::Invalid);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ConfigErrorKind {
+    /// The text is not JSON (a syntax error, an unexpected end, trailing characters).
+    Syntax,
+    /// The document is JSON but not a valid configuration: an unknown or duplicate key, a value
+    /// of the wrong type, a missing or empty required value.
+    Invalid,
+}
+
+/// Why an [`AgentConfig`](crate::AgentConfig) or a
+/// [`RunConfigData`](crate::RunConfigData) (the JSON form of `AgentRunConfig`) did not parse.
+///
+/// It carries the JSON path of the offending value (`serde_path_to_error` syntax:
+/// `tool_harnesses[0].functions`, `.` for the document itself). Object keys in the path are
+/// spelled as they are written in the document, so `ToolHarnesses[0].Functions` for a PascalCase
+/// document: the path locates the value in the text the user wrote.
+///
+/// # Display
+///
+/// - Not JSON: `invalid AgentConfig JSON: {serde_json message}`; serde_json's message ends
+///   with `at line {l} column {c}`.
+/// - Invalid at the document level (path `.`): `invalid AgentConfig: {message}`.
+/// - Invalid anywhere else: `invalid AgentConfig at '{path}': {message}`.
+///
+/// `AgentConfig` reads `AgentRunConfig` for a run config. When the document was parsed from
+/// text, `{message}` ends with serde_json's `at line {l} column {c}`; when it came from a
+/// [`serde_json::Value`] there is no position. The specified texts (for example
+/// `collapsing must be an object; omit it to use the default`) appear verbatim in `{message}`.
+///
+/// # Examples
+///
+/// ```
+/// use hpd_agent::AgentConfig;
+///
+/// let err = AgentConfig::from_json(r#"{"tool_harnesses": [{"name": "Math", "functions": []}]}"#)
+///     .unwrap_err();
+/// assert_eq!(err.path(), "tool_harnesses[0].functions");
+/// assert!(err.message().starts_with("functions is empty; omit it to expose all functions"));
+/// assert!(err.to_string().starts_with(
+///     "invalid AgentConfig at 'tool_harnesses[0].functions': functions is empty"
+/// ));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError {
+    kind: ConfigErrorKind,
+    document: &'static str,
+    path: String,
+    message: String,
+    line: usize,
+    column: usize,
+}
+
+impl ConfigError {
+    /// A syntax error found while checking that the text is JSON.
+    pub(crate) fn syntax(document: &'static str, err: &serde_json::Error) -> Self {
+        ConfigError {
+            kind: ConfigErrorKind::Syntax,
+            document,
+            path: ".".to_owned(),
+            message: err.to_string(),
+            line: err.line(),
+            column: err.column(),
+        }
+    }
+
+    /// An error of the deserialization, with the path where it happened.
+    pub(crate) fn from_tracked(
+        document: &'static str,
+        err: serde_path_to_error::Error<serde_json::Error>,
+    ) -> Self {
+        let path = err.path().to_string();
+        let inner = err.into_inner();
+        let kind = match inner.classify() {
+            serde_json::error::Category::Data => ConfigErrorKind::Invalid,
+            serde_json::error::Category::Io
+            | serde_json::error::Category::Syntax
+            | serde_json::error::Category::Eof => ConfigErrorKind::Syntax,
+        };
+        ConfigError {
+            kind,
+            document,
+            path,
+            message: inner.to_string(),
+            line: inner.line(),
+            column: inner.column(),
+        }
+    }
+
+    /// What kind of mistake this is.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hpd_agent::{AgentConfig, ConfigErrorKind};
+    ///
+    /// let err = AgentConfig::from_json(r#"{"name": 1}"#).unwrap_err();
+    /// assert_eq!(err.kind(), ConfigErrorKind::Invalid);
+    /// ```
+    #[must_use]
+    pub fn kind(&self) -> ConfigErrorKind {
+        self.kind
+    }
+
+    /// The kind of document that failed: `AgentConfig` or `AgentRunConfig`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hpd_agent::RunConfigData;
+    ///
+    /// let err = RunConfigData::from_json("[").unwrap_err();
+    /// assert_eq!(err.document(), "AgentRunConfig");
+    /// ```
+    #[must_use]
+    pub fn document(&self) -> &'static str {
+        self.document
+    }
+
+    /// The JSON path of the offending value, e.g. `tool_harnesses[0].functions`; `.` for the
+    /// document itself (also for every syntax error). Keys are spelled as in the document.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hpd_agent::AgentConfig;
+    ///
+    /// let err = AgentConfig::from_json(r#"{"MaxIterations": "many"}"#).unwrap_err();
+    /// assert_eq!(err.path(), "MaxIterations");
+    /// ```
+    #[must_use]
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// The message without the document name and path (serde's message or one of the texts
+    /// this module defines), with serde_json's `at line {l} column {c}` when there is one.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hpd_agent::AgentConfig;
+    ///
+    /// let err = AgentConfig::from_json(r#"{"collapsing": null}"#).unwrap_err();
+    /// assert!(err.message().starts_with("collapsing must be an object; omit it to use the default"));
+    /// ```
+    #[must_use]
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The 1-based line of the error in the text, `None` when the document was not parsed from
+    /// text ([`AgentConfig::from_value`](crate::AgentConfig::from_value)).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hpd_agent::AgentConfig;
+    ///
+    /// let err = AgentConfig::from_json("{\n  \"name\": 1\n}").unwrap_err();
+    /// assert_eq!(err.line(), Some(2));
+    /// let err = AgentConfig::from_value(serde_json::json!({"name": 1})).unwrap_err();
+    /// assert_eq!(err.line(), None);
+    /// ```
+    #[must_use]
+    pub fn line(&self) -> Option<usize> {
+        (self.line != 0).then_some(self.line)
+    }
+
+    /// The 1-based column of the error in the text, `None` when the document was not parsed
+    /// from text.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hpd_agent::AgentConfig;
+    ///
+    /// let err = AgentConfig::from_json(r#"{"name": 1}"#).unwrap_err();
+    /// assert_eq!(err.column(), Some(10));
+    /// ```
+    #[must_use]
+    pub fn column(&self) -> Option<usize> {
+        (self.line != 0).then_some(self.column)
+    }
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.kind {
+            ConfigErrorKind::Syntax => {
+                write!(f, "invalid {} JSON: {}", self.document, self.message)
+            }
+            ConfigErrorKind::Invalid if self.path == "." => {
+                write!(f, "invalid {}: {}", self.document, self.message)
+            }
+            ConfigErrorKind::Invalid => write!(
+                f,
+                "invalid {} at '{}': {}",
+                self.document, self.path, self.message
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}

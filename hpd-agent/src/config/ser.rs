@@ -1,0 +1,176 @@
+//! Hand-written `Serialize` impls: snake_case keys in the documented order, sections equal to
+//! their defaults left out, a name-only harness reference written as a bare string.
+
+use serde::ser::{Serialize, SerializeStruct, Serializer};
+
+use super::{
+    AgentConfig, CollapsingConfig, ModelConfig, RunConfigData, SubAgentConfig, ToolHarnessReference,
+};
+
+/// Writes the fields whose `present` flag is set, in order, as one struct.
+macro_rules! write_struct {
+    ($serializer:expr, $name:literal, [$(($present:expr, $key:literal, $value:expr)),* $(,)?]) => {{
+        let len = 0 $(+ usize::from($present))*;
+        let mut state = $serializer.serialize_struct($name, len)?;
+        $(
+            if $present {
+                state.serialize_field($key, $value)?;
+            }
+        )*
+        state.end()
+    }};
+}
+
+impl Serialize for AgentConfig {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        write_struct!(
+            serializer,
+            "AgentConfig",
+            [
+                (self.name.is_some(), "name", &self.name),
+                (
+                    self.instructions.is_some(),
+                    "instructions",
+                    &self.instructions
+                ),
+                (self.model.is_some(), "model", &self.model),
+                (
+                    self.max_iterations.is_some(),
+                    "max_iterations",
+                    &self.max_iterations
+                ),
+                (
+                    !self.collapsing.is_default(),
+                    "collapsing",
+                    &self.collapsing
+                ),
+                (
+                    !self.tool_harnesses.is_empty(),
+                    "tool_harnesses",
+                    &self.tool_harnesses
+                ),
+                (!self.sub_agents.is_empty(), "sub_agents", &self.sub_agents),
+            ]
+        )
+    }
+}
+
+impl Serialize for ModelConfig {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        write_struct!(
+            serializer,
+            "ModelConfig",
+            [
+                (self.provider.is_some(), "provider", &self.provider),
+                (self.model.is_some(), "model", &self.model),
+                (self.base_url.is_some(), "base_url", &self.base_url),
+            ]
+        )
+    }
+}
+
+impl Serialize for CollapsingConfig {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let default = CollapsingConfig::default();
+        write_struct!(
+            serializer,
+            "CollapsingConfig",
+            [
+                (self.enabled != default.enabled, "enabled", &self.enabled),
+                (
+                    !self.never_collapse.is_empty(),
+                    "never_collapse",
+                    &self.never_collapse
+                ),
+                (
+                    self.recovery != default.recovery,
+                    "recovery",
+                    &self.recovery
+                ),
+                (
+                    self.execute_recovered_calls != default.execute_recovered_calls,
+                    "execute_recovered_calls",
+                    &self.execute_recovered_calls
+                ),
+                (
+                    self.persist_system_prompt_injections
+                        != default.persist_system_prompt_injections,
+                    "persist_system_prompt_injections",
+                    &self.persist_system_prompt_injections
+                ),
+            ]
+        )
+    }
+}
+
+impl Serialize for ToolHarnessReference {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if self.is_name_only() {
+            return serializer.serialize_str(&self.name);
+        }
+        write_struct!(
+            serializer,
+            "ToolHarnessReference",
+            [
+                (true, "name", &self.name),
+                (self.functions.is_some(), "functions", &self.functions),
+                (self.config.is_some(), "config", &self.config),
+                (self.metadata.is_some(), "metadata", &self.metadata),
+                (
+                    !self.middleware_configs.is_empty(),
+                    "middleware_configs",
+                    &self.middleware_configs
+                ),
+            ]
+        )
+    }
+}
+
+impl Serialize for SubAgentConfig {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        write_struct!(
+            serializer,
+            "SubAgentConfig",
+            [
+                (true, "name", &self.name),
+                (true, "description", &self.description),
+                (
+                    *self.config != AgentConfig::default(),
+                    "config",
+                    &*self.config
+                ),
+                (
+                    !self.parent_functions.is_empty(),
+                    "parent_functions",
+                    &self.parent_functions
+                ),
+            ]
+        )
+    }
+}
+
+impl Serialize for RunConfigData {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        write_struct!(
+            serializer,
+            "AgentRunConfig",
+            [
+                (
+                    !self.tool_harnesses.is_empty(),
+                    "tool_harnesses",
+                    &self.tool_harnesses
+                ),
+                (
+                    self.additional_instructions.is_some(),
+                    "additional_instructions",
+                    &self.additional_instructions
+                ),
+                (
+                    self.max_iterations.is_some(),
+                    "max_iterations",
+                    &self.max_iterations
+                ),
+            ]
+        )
+    }
+}
