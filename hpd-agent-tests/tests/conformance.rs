@@ -126,7 +126,7 @@ async fn run_file(path: &Path) -> Failures {
         Err(e) => return vec![format!("not JSON: {e}")],
     };
     let mut failures = Vec::new();
-    if let Err(e) = check_keys(&scenario, "", SCENARIO_KEYS) {
+    if let Err(e) = check_keys(&scenario, "scenario", SCENARIO_KEYS) {
         failures.push(e);
         return failures;
     }
