@@ -166,6 +166,18 @@ fn model(setup: &Setup) -> Vec<(usize, BTreeSet<&'static str>, bool)> {
     out
 }
 
+/// Whether a call name refers to `harness`: its container, a registered member, or
+/// `Harness{sep}anything`.
+fn mentions(name: &str, harness: &str, functions: &BTreeSet<&'static str>) -> bool {
+    let lower = name.to_lowercase();
+    let prefix = harness.to_lowercase();
+    name == harness
+        || functions.contains(name)
+        || ([".", ":", "/", "-", "__"]
+            .iter()
+            .any(|sep| lower.starts_with(&format!("{prefix}{sep}"))))
+}
+
 fn check_request(
     request: &RecordedRequest,
     registered: &[(usize, BTreeSet<&'static str>, bool)],
@@ -201,15 +213,18 @@ fn check_request(
             "{} shown with its members",
             harness
         );
-        // Expanded in this turn: some result of this turn's history announces it.
+        // Expanded in this turn: some call of this turn named the container, one of its
+        // registered members, or a qualified name of the harness.
         let last_user = request
             .messages
             .iter()
             .rposition(|m| matches!(m, hpd_agent::ChatMessage::User { .. }))
             .unwrap_or(0);
-        let expanded = request.messages[last_user..].iter().any(|m| {
-            matches!(m, hpd_agent::ChatMessage::Tool { content, .. }
-                if content.starts_with(&format!("{harness} expanded.")))
+        let expanded = request.messages[last_user..].iter().any(|m| match m {
+            hpd_agent::ChatMessage::Assistant { tool_calls, .. } => tool_calls
+                .iter()
+                .any(|c| mentions(&c.name, harness, functions)),
+            _ => false,
         });
         prop_assert!(expanded, "{} members visible without an expansion", harness);
     }
