@@ -38,7 +38,8 @@ impl Errors {
     }
 }
 
-const NAME_RULE: &str = "names must match `[A-Za-z0-9_-]{1,64}` because they are tool names on every provider";
+const NAME_RULE: &str =
+    "names must match `[A-Za-z0-9_-]{1,64}` because they are tool names on every provider";
 
 pub fn harness(harness: &Harness, errors: &Errors) {
     let item = harness.item;
@@ -232,7 +233,13 @@ trait WrittenAs {
 impl WrittenAs for syn::Receiver {
     fn to_token_stream_string(&self) -> String {
         let mut text = quote::ToTokens::to_token_stream(self).to_string();
-        for (from, to) in [("& ", "&"), (" :", ":"), ("< ", "<"), (" >", ">"), (" <", "<")] {
+        for (from, to) in [
+            ("& ", "&"),
+            (" :", ":"),
+            ("< ", "<"),
+            (" >", ">"),
+            (" <", "<"),
+        ] {
             text = text.replace(from, to);
         }
         text

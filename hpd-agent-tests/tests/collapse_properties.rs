@@ -13,8 +13,8 @@ use std::collections::BTreeSet;
 
 use hpd_agent::{AgentBuilder, ChatResponse, RecordedRequest, ScriptedChatClient, ToolCall};
 use hpd_agent_tests::{
-    DatabaseTools, FaultTools, FileTools, MathTools, SearchTools, WeatherTools, executions as execution_log,
-    reset_logs,
+    DatabaseTools, FaultTools, FileTools, MathTools, SearchTools, WeatherTools,
+    executions as execution_log, reset_logs,
 };
 use proptest::prelude::*;
 
