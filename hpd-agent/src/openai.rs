@@ -3,6 +3,23 @@
 //! It works with api.openai.com and with the servers that speak the same API (Ollama, vLLM,
 //! llama.cpp, LM Studio...): point [`OpenAiClient::with_base_url`] or `OPENAI_BASE_URL` at them.
 //!
+//! ```no_run
+//! use std::time::Duration;
+//! use hpd_agent::{ChatClient, ChatMessage, ChatRequest, OpenAiClient};
+//!
+//! # async fn demo() -> Result<(), hpd_agent::ChatError> {
+//! // A local Ollama server: no key needed.
+//! let client = OpenAiClient::new("llama3.2", "")?
+//!     .with_base_url("http://localhost:11434/v1")?
+//!     .with_timeout(Duration::from_secs(300));
+//! let messages = [ChatMessage::user("Why is the sky blue?")];
+//! let request = ChatRequest { instructions: "", messages: &messages, tools: &[] };
+//! let response = client.complete(request, &|delta: &str| print!("{delta}")).await?;
+//! assert!(response.tool_calls.is_empty());
+//! # Ok(())
+//! # }
+//! ```
+//!
 //! Entry points: [`OpenAiClient::new`], [`OpenAiClient::from_env`], the `with_*` setters, and
 //! [`ChatClient::complete`].
 //!
@@ -40,6 +57,14 @@ use crate::chat::{ChatClient, ChatError, ChatMessage, ChatRequest, ChatResponse,
 use crate::chat::{ToolCall, Usage};
 
 /// The base URL used when none is given: the OpenAI API.
+///
+/// ```
+/// use hpd_agent::OpenAiClient;
+/// use hpd_agent::openai::DEFAULT_BASE_URL;
+///
+/// assert_eq!(OpenAiClient::new("gpt-4o-mini", "sk-...")?.base_url(), DEFAULT_BASE_URL);
+/// # Ok::<(), hpd_agent::ChatError>(())
+/// ```
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
@@ -427,7 +452,7 @@ impl OpenAiClient {
             .saturating_mul(2u32.saturating_pow(attempt))
             .min(self.max_backoff);
         let half = full / 2;
-        half + random_up_to(full - half)
+        half + random_up_to(full.saturating_sub(half))
     }
 
     async fn read_stream(
