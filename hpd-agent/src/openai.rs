@@ -166,6 +166,7 @@ impl OpenAiClient {
         let api_key = api_key.into();
         let authorization = authorization_header(api_key.trim())?;
         let http = reqwest::Client::builder()
+            .user_agent(concat!("hpd-agent/", env!("CARGO_PKG_VERSION")))
             .build()
             .map_err(|e| ChatError::Config(format!("HTTP client: {}", error_chain(&e))))?;
         let (base_url, endpoint) = parse_base_url(DEFAULT_BASE_URL)?;
@@ -409,13 +410,14 @@ impl OpenAiClient {
                 Ok(Ok(response)) => {
                     let status = response.status();
                     let retry_after = retry_after(response.headers());
-                    let text = match timeout_at(deadline, response.text()).await {
-                        Ok(Ok(text)) => text,
-                        Ok(Err(_)) | Err(_) => String::new(),
+                    let message = match timeout_at(deadline, response.text()).await {
+                        Ok(Ok(text)) => provider_message(&text),
+                        Ok(Err(e)) => format!("(the body could not be read: {})", error_chain(&e)),
+                        Err(_) => "(the body did not arrive within the timeout)".into(),
                     };
                     let error = ChatError::Status {
                         status: status.as_u16(),
-                        message: provider_message(&text),
+                        message,
                     };
                     if !(status.as_u16() == 429 || status.is_server_error()) {
                         return Err(error);

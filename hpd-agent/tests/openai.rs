@@ -820,6 +820,12 @@ async fn the_api_key_is_sent_as_a_bearer_token_only_when_set() {
         Some("Bearer sk-test")
     );
     assert_eq!(requests[1].headers.get("authorization"), None);
+    let user_agent = requests[0]
+        .headers
+        .get("user-agent")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
+    assert!(user_agent.starts_with("hpd-agent/"), "{user_agent}");
     assert_eq!(
         requests[0]
             .headers
