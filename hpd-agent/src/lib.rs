@@ -136,6 +136,7 @@ mod error;
 pub mod function;
 pub mod harness;
 pub mod middleware;
+pub mod openai;
 pub mod registry;
 pub mod scripted;
 
@@ -165,6 +166,7 @@ pub use middleware::{
     ConfigurableMiddleware, FunctionCall, HookResult, IterationInfo, Middleware, MiddlewareError,
     Next, TurnInfo, TurnOutcome,
 };
+pub use openai::OpenAiClient;
 pub use registry::{HarnessEntry, HarnessInfo, Registry, RegistryError};
 pub use scripted::{RecordedRequest, ScriptedChatClient};
 pub use tokio_util::sync::CancellationToken;
