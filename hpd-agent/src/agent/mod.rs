@@ -349,8 +349,35 @@ impl AgentRunConfig {
     }
 }
 
-/// Creates a chat client from a model config.
+/// Creates a chat client from a model config: provider `openai` (the default) is the
+/// OpenAI-compatible [`OpenAiClient`](crate::OpenAiClient), configured from the environment
+/// (`OPENAI_API_KEY`, `OPENAI_BASE_URL`) unless the config names a `base_url`.
 pub(crate) fn client_from_model(model: &ModelConfig) -> Result<Arc<dyn ChatClient>, BuildError> {
-    let _ = model;
-    Err(BuildError::NoChatClient)
+    let provider = model.provider.as_deref().unwrap_or("openai");
+    if !provider.eq_ignore_ascii_case("openai") {
+        return Err(BuildError::Client(crate::ChatError::Config(format!(
+            "unknown model provider '{provider}'; expected 'openai' (any OpenAI-compatible server, through base_url)"
+        ))));
+    }
+    let name = model
+        .model
+        .clone()
+        .or_else(|| {
+            std::env::var("OPENAI_MODEL")
+                .ok()
+                .filter(|m| !m.trim().is_empty())
+        })
+        .ok_or_else(|| {
+            BuildError::Client(crate::ChatError::Config(
+                "the model config names no model; set model.model or OPENAI_MODEL".to_owned(),
+            ))
+        })?;
+    let client = match &model.base_url {
+        Some(base_url) => {
+            let key = std::env::var("OPENAI_API_KEY").unwrap_or_default();
+            crate::OpenAiClient::new(name, key.trim())?.with_base_url(base_url)?
+        }
+        None => crate::OpenAiClient::from_env(name)?,
+    };
+    Ok(Arc::new(client))
 }
