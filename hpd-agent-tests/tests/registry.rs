@@ -2,7 +2,6 @@
 //! harness (names, members, collapse data, descriptions, schemas, constructors, metadata,
 //! scoped middleware), and what calling the generated functions does.
 
-use std::sync::Mutex;
 use std::time::Duration;
 
 use harness_library as _;
@@ -41,7 +40,7 @@ async fn call(function: &Function, arguments: &str) -> (String, bool) {
 }
 
 // The fixture logs are process-wide; tests that read them take this lock.
-static LOGS: Mutex<()> = Mutex::new(());
+static LOGS: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 #[test]
 fn registry_holds_every_fixture_harness() {
@@ -235,7 +234,7 @@ async fn search_tools_config_constructor() {
         let functions = search.functions(&instance, None);
         call(&function(&functions, "search"), r#"{"query":"rust"}"#).await
     };
-    let _logs = LOGS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _logs = LOGS.lock().await;
     assert_eq!(run(None).await.0, "5 results for 'rust'");
     assert_eq!(run(Some(json!({}))).await.0, "5 results for 'rust'");
     assert_eq!(
@@ -315,8 +314,7 @@ fn conditions_and_templates_with_metadata() {
     assert_eq!(names(&from_json), ["search", "tavily_search"]);
     assert_eq!(from_json[0].description(), "Search the web with tavily.");
     let error = (spec.parse)(&json!({"DefaultProvider": 1}))
-        .err()
-        .expect("bad metadata")
+        .expect_err("bad metadata")
         .to_string();
     assert!(error.contains("SearchMetadata"), "{error}");
 
@@ -512,7 +510,7 @@ async fn runtime_parameters_are_hidden_from_the_schema() {
 
 #[tokio::test]
 async fn fixtures_write_the_execution_log() {
-    let _logs = LOGS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _logs = LOGS.lock().await;
     hpd_agent_tests::reset_logs();
     let math = Registry::global().instantiate::<MathTools>().unwrap();
     assert_eq!(

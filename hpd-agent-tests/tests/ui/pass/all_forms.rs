@@ -170,6 +170,10 @@ mod with_prelude {
 }
 
 /// Checks the registry sees every harness above.
+///
+/// # Panics
+///
+/// When one is missing.
 pub fn main() {
     let registry = Registry::global();
     for name in ["Plain", "configured", "collapsed", "Prelude"] {
