@@ -239,7 +239,7 @@ fn options(
         };
         let name = key.unraw().to_string();
         if let Some(&known) = valid.iter().find(|v| **v == name) {
-            if seen.iter().any(|s| *s == name) {
+            if seen.contains(&name) {
                 errors.error(
                     key.span(),
                     format!("duplicate `{attr}` option `{name}`; remove one of them"),
@@ -316,10 +316,10 @@ fn skip_to_comma(input: ParseStream) {
     let _ = input.step(|cursor| {
         let mut rest = *cursor;
         while let Some((tt, next)) = rest.token_tree() {
-            if let TokenTree::Punct(p) = &tt {
-                if p.as_char() == ',' {
-                    return Ok(((), rest));
-                }
+            if let TokenTree::Punct(p) = &tt
+                && p.as_char() == ','
+            {
+                return Ok(((), rest));
             }
             rest = next;
         }

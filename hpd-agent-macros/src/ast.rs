@@ -407,20 +407,18 @@ fn doc_template(attrs: &[Attribute], errors: &Errors) -> Template {
     let mut lines = Vec::new();
     let mut span = None;
     for attr in attrs {
-        if let Meta::NameValue(nv) = &attr.meta {
-            if nv.path.is_ident("doc") {
-                if let Expr::Lit(ExprLit {
-                    lit: Lit::Str(s), ..
-                }) = &nv.value
-                {
-                    let value = s.value();
-                    if span.is_none() || value.contains("{metadata.") {
-                        // Placeholder errors point at the line that has one.
-                        span = Some(attr.span());
-                    }
-                    lines.extend(value.split('\n').map(|l| l.trim().to_owned()));
-                }
+        if let Meta::NameValue(nv) = &attr.meta
+            && nv.path.is_ident("doc")
+            && let Expr::Lit(ExprLit {
+                lit: Lit::Str(s), ..
+            }) = &nv.value
+        {
+            let value = s.value();
+            if span.is_none() || value.contains("{metadata.") {
+                // Placeholder errors point at the line that has one.
+                span = Some(attr.span());
             }
+            lines.extend(value.split('\n').map(|l| l.trim().to_owned()));
         }
     }
     let start = lines

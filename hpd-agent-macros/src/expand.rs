@@ -44,6 +44,13 @@ pub fn user_impl(item: &ItemImpl) -> ItemImpl {
         let ImplItem::Fn(method) = impl_item else {
             continue;
         };
+        if is_config_constructor(method) {
+            // `fn new(config: C)` takes `C` by value because the registry calls it as `fn(C) -> Self`.
+            method.attrs.push(syn::parse_quote! {
+                #[allow(clippy::needless_pass_by_value)]
+            });
+            continue;
+        }
         let before = method.attrs.len();
         method
             .attrs
@@ -67,6 +74,12 @@ pub fn user_impl(item: &ItemImpl) -> ItemImpl {
         }
     }
     item
+}
+
+fn is_config_constructor(method: &syn::ImplItemFn) -> bool {
+    method.sig.ident == "new"
+        && method.sig.inputs.len() == 1
+        && matches!(method.sig.inputs.first(), Some(syn::FnArg::Typed(_)))
 }
 
 /// `use ai_function as _;` for each path the user wrote, so stripping the attribute does not

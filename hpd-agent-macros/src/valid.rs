@@ -168,13 +168,13 @@ fn function(harness: &Harness, function: &Function, errors: &Errors) {
             }
             Some(_) => {}
         }
-        if param.kind != ParamKind::Argument {
-            if let Some(description) = &param.description {
-                errors.error(
-                    description.span(),
-                    "this parameter is supplied by the runtime and is not in the schema; remove `#[ai_description]`",
-                );
-            }
+        if param.kind != ParamKind::Argument
+            && let Some(description) = &param.description
+        {
+            errors.error(
+                description.span(),
+                "this parameter is supplied by the runtime and is not in the schema; remove `#[ai_description]`",
+            );
         }
     }
 

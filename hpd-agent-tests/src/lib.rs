@@ -344,9 +344,9 @@ impl RecordingMiddleware {
 }
 
 /// Implements every hook: log on entry, then behave as the default (`wrap_function_call`
-/// calls `next.run()`); `before_function` also calls `$block`.
+/// calls `next.run()`); `before_function` also asks the type's `block` method.
 macro_rules! logging_middleware {
-    ($ty:ty, |$this:ident, $call:ident| $block:expr) => {
+    ($ty:ty) => {
         #[async_trait]
         impl Middleware for $ty {
             async fn before_message_turn(&self, _turn: &TurnInfo) -> HookResult {
@@ -393,9 +393,7 @@ macro_rules! logging_middleware {
 
             async fn before_function(&self, call: &mut FunctionCall) -> HookResult {
                 record_hook(&self.label, "before_function", Some(call.function_name()));
-                let $this = self;
-                let $call = call;
-                $block;
+                self.block(call);
                 Ok(())
             }
 
@@ -433,10 +431,18 @@ macro_rules! logging_middleware {
     };
 }
 
-logging_middleware!(DbAuditMiddleware, |_this, _call| ());
+impl DbAuditMiddleware {
+    #[allow(clippy::unused_self)]
+    fn block(&self, _call: &mut FunctionCall) {}
+}
 
-logging_middleware!(RecordingMiddleware, |this, call| {
-    if this.block.iter().any(|f| f == call.function_name()) {
-        call.block_default();
+impl RecordingMiddleware {
+    fn block(&self, call: &mut FunctionCall) {
+        if self.block.iter().any(|f| f == call.function_name()) {
+            call.block_default();
+        }
     }
-});
+}
+
+logging_middleware!(DbAuditMiddleware);
+logging_middleware!(RecordingMiddleware);

@@ -2,7 +2,6 @@
 //! harness (names, members, collapse data, descriptions, schemas, constructors, metadata,
 //! scoped middleware), and what calling the generated functions does.
 
-use std::sync::Mutex;
 use std::time::Duration;
 
 use harness_library as _;
@@ -41,7 +40,7 @@ async fn call(function: &Function, arguments: &str) -> (String, bool) {
 }
 
 // The fixture logs are process-wide; tests that read them take this lock.
-static LOGS: Mutex<()> = Mutex::new(());
+static LOGS: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 #[test]
 fn registry_holds_every_fixture_harness() {
@@ -56,10 +55,7 @@ fn registry_holds_every_fixture_harness() {
         "SearchTools",
         "WeatherTools",
     ] {
-        assert!(
-            names.contains(&expected),
-            "{expected} missing from {names:?}"
-        );
+        assert!(names.contains(&expected), "{expected} missing from {names:?}");
     }
     let mut sorted = names.clone();
     sorted.sort_unstable();
@@ -111,10 +107,7 @@ fn get_weather_definition_is_exact() {
         .instantiate::<hpd_agent_tests::WeatherTools>()
         .unwrap();
     let weather = function(&functions, "get_weather");
-    assert_eq!(
-        weather.description(),
-        "Gets the current weather for a city."
-    );
+    assert_eq!(weather.description(), "Gets the current weather for a city.");
     assert_eq!(
         weather.schema(),
         &json!({
@@ -241,9 +234,7 @@ async fn search_tools_config_constructor() {
         let functions = search.functions(&instance, None);
         call(&function(&functions, "search"), r#"{"query":"rust"}"#).await
     };
-    let _logs = LOGS
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _logs = LOGS.lock().await;
     assert_eq!(run(None).await.0, "5 results for 'rust'");
     assert_eq!(run(Some(json!({}))).await.0, "5 results for 'rust'");
     assert_eq!(
@@ -260,9 +251,7 @@ async fn search_tools_config_constructor() {
     let built = <SearchTools as ToolHarness>::from_config(SearchToolsConfig { max_results: 7 });
     let functions = search.functions(&hpd_agent::__private::object(built), None);
     assert_eq!(
-        call(&function(&functions, "search"), r#"{"query":"x"}"#)
-            .await
-            .0,
+        call(&function(&functions, "search"), r#"{"query":"x"}"#).await.0,
         "7 results for 'x'"
     );
 }
@@ -325,19 +314,13 @@ fn conditions_and_templates_with_metadata() {
     assert_eq!(names(&from_json), ["search", "tavily_search"]);
     assert_eq!(from_json[0].description(), "Search the web with tavily.");
     let error = (spec.parse)(&json!({"DefaultProvider": 1}))
-        .err()
-        .expect("bad metadata")
+        .expect_err("bad metadata")
         .to_string();
     assert!(error.contains("SearchMetadata"), "{error}");
 
     let files = info("FileTools");
     let instance = files.construct(None).unwrap();
-    let read_only = files.functions(
-        &instance,
-        Some(&FileMetadata {
-            allow_writes: false,
-        }),
-    );
+    let read_only = files.functions(&instance, Some(&FileMetadata { allow_writes: false }));
     assert_eq!(names(&read_only), ["read_file"]);
     let writable = files.functions(&instance, Some(&FileMetadata { allow_writes: true }));
     assert_eq!(names(&writable), ["read_file", "write_file"]);
@@ -349,10 +332,7 @@ fn conditions_and_templates_without_metadata() {
     let functions = search.functions(&search.construct(None).unwrap(), None);
     assert_eq!(names(&functions), ["search", "tavily_search"]);
     assert_eq!(functions[0].description(), "Search the web with .");
-    assert_eq!(
-        search.entry().functions[0].description,
-        "Search the web with ."
-    );
+    assert_eq!(search.entry().functions[0].description, "Search the web with .");
     assert!(info("WeatherTools").entry().metadata.is_none());
 }
 
@@ -491,10 +471,7 @@ async fn calling_generated_functions() {
     assert_eq!(f("sleeps").timeout(), Some(Duration::from_millis(20)));
     assert_eq!(
         call(&f("sleeps"), "{}").await,
-        (
-            "Error: function 'sleeps' timed out after 20 ms".to_owned(),
-            true
-        )
+        ("Error: function 'sleeps' timed out after 20 ms".to_owned(), true)
     );
     let (text, error) = call(&f("sync_value"), r#"{"n":"three"}"#).await;
     assert!(
@@ -506,10 +483,7 @@ async fn calling_generated_functions() {
     assert!(error && text.contains("missing field `n`"), "{text}");
     assert_eq!(call(&f("unit"), "null").await, (String::new(), false));
     assert_eq!(call(&f("maybe"), "{}").await, (String::new(), false));
-    assert_eq!(
-        call(&f("maybe"), r#"{"n":4}"#).await,
-        ("4".to_owned(), false)
-    );
+    assert_eq!(call(&f("maybe"), r#"{"n":4}"#).await, ("4".to_owned(), false));
 }
 
 #[tokio::test]
@@ -536,9 +510,7 @@ async fn runtime_parameters_are_hidden_from_the_schema() {
 
 #[tokio::test]
 async fn fixtures_write_the_execution_log() {
-    let _logs = LOGS
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _logs = LOGS.lock().await;
     hpd_agent_tests::reset_logs();
     let math = Registry::global().instantiate::<MathTools>().unwrap();
     assert_eq!(

@@ -1,0 +1,185 @@
+//! Every form of the harness macros, compiled with warnings, missing docs, unused
+//! qualifications and clippy's pedantic group denied. Built twice: as a trybuild pass case
+//! (`tests/ui.rs`, rustc only) and as a module of `tests/lint.rs`, which
+//! `cargo clippy --all-targets -- -D warnings` checks with clippy.
+#![deny(warnings, missing_docs, unused_qualifications, clippy::pedantic)]
+
+use hpd_agent::{
+    CancellationToken, FunctionContext, Middleware, Registry, ToolHarness, ai_function, collapse,
+    tool_harness,
+};
+use serde::Deserialize;
+
+/// Plain harness, everything defaulted.
+#[derive(Default)]
+pub struct Plain;
+
+#[tool_harness]
+impl Plain {
+    /// Adds two integers.
+    #[ai_function]
+    fn add(&self, a: i64, b: i64) -> i64 {
+        a + b
+    }
+
+    /// Says hello.
+    ///
+    /// Second paragraph.
+    #[ai_function(name = "hello", timeout_ms = 1000)]
+    async fn greet(
+        &self,
+        #[ai_description("Who to greet.")] who: String,
+        ctx: &FunctionContext,
+        token: CancellationToken,
+    ) -> String {
+        tokio::task::yield_now().await;
+        format!("hello {who} from {} ({})", ctx.function_name(), token.is_cancelled())
+    }
+
+    #[ai_function(description = "Fails on zero.")]
+    fn checked(&self, n: u32) -> Result<u32, String> {
+        if n == 0 { Err("zero".to_owned()) } else { Ok(n) }
+    }
+
+    #[hpd_agent::ai_function]
+    fn r#type(&self, r#type: Option<String>) {
+        let _ = r#type;
+    }
+
+    /// Not a tool.
+    fn helper(&self) -> u8 {
+        self.add_one(1)
+    }
+
+    fn add_one(&self, n: u8) -> u8 {
+        let _ = self;
+        n + 1
+    }
+}
+
+/// The config of [`Configured`].
+#[derive(Deserialize)]
+pub struct Settings {
+    /// A limit.
+    #[serde(default)]
+    pub limit: u32,
+}
+
+/// The metadata of [`Configured`].
+#[derive(Deserialize)]
+pub struct Meta {
+    /// A provider name.
+    pub provider: String,
+    /// Whether the optional function exists.
+    pub enabled: bool,
+}
+
+/// Plain harness with a name, metadata, a config constructor, a condition and a template.
+pub struct Configured {
+    limit: u32,
+}
+
+#[tool_harness(name = "configured", metadata = Meta)]
+impl Configured {
+    /// Creates it from its config.
+    #[must_use]
+    pub fn new(config: Settings) -> Self {
+        Configured {
+            limit: config.limit,
+        }
+    }
+
+    #[ai_function(description = "Searches {metadata.provider} ({{at most}} a few).")]
+    fn search(&self, query: String) -> String {
+        format!("{query} {}", self.limit)
+    }
+
+    /// Optional.
+    #[ai_function(condition = metadata.enabled && !metadata.provider.is_empty())]
+    fn optional(&self) -> u32 {
+        self.limit
+    }
+}
+
+/// Scoped middleware created by `Default`.
+#[derive(Default)]
+pub struct Quiet;
+
+impl Middleware for Quiet {}
+
+mod audit {
+    /// Scoped middleware created from a config.
+    pub struct Audit;
+
+    impl hpd_agent::Middleware for Audit {}
+
+    impl hpd_agent::ConfigurableMiddleware for Audit {
+        type Config = serde_json::Value;
+
+        fn from_config(config: serde_json::Value) -> Self {
+            let _ = config;
+            Audit
+        }
+    }
+}
+
+/// Collapsed harness with every option and a plain constructor.
+pub struct Collapsed {
+    base: i64,
+}
+
+#[collapse(
+    "Collapsed operations",
+    name = "collapsed",
+    metadata = Meta,
+    function_result = "Collapsed tools are active.",
+    system_prompt = "Be careful.",
+    middlewares = [Quiet, audit::Audit]
+)]
+impl Collapsed {
+    fn new() -> Self {
+        Collapsed { base: 1 }
+    }
+
+    /// Increments with {metadata.provider}.
+    #[ai_function]
+    async fn increment(&self, by: i64) -> Result<i64, std::io::Error> {
+        tokio::task::yield_now().await;
+        if by == i64::MAX {
+            Err(std::io::Error::other("overflow"))
+        } else {
+            Ok(self.base + by)
+        }
+    }
+}
+
+mod with_prelude {
+    use hpd_agent::prelude::*;
+
+    /// A harness written with the prelude.
+    #[derive(Default)]
+    pub struct Prelude;
+
+    #[collapse("Prelude tools")]
+    impl Prelude {
+        #[ai_function]
+        fn ping(&self) -> &'static str {
+            "pong"
+        }
+    }
+}
+
+/// Checks the registry sees every harness above.
+///
+/// # Panics
+///
+/// When one is missing.
+pub fn main() {
+    let registry = Registry::global();
+    for name in ["Plain", "configured", "collapsed", "Prelude"] {
+        assert!(registry.get(name).is_some(), "{name} missing");
+    }
+    assert_eq!(Plain.helper(), 2);
+    assert_eq!(<Configured as ToolHarness>::harness_entry().name, "configured");
+    let _ = with_prelude::Prelude;
+}
