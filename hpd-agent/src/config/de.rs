@@ -464,8 +464,10 @@ impl<'de> Visitor<'de> for ReferenceVisitor {
                 ReferenceKey::Functions => {
                     reference.functions = map.next_value_seed(FunctionList)?
                 }
-                ReferenceKey::Config => reference.config = map.next_value()?,
-                ReferenceKey::Metadata => reference.metadata = map.next_value()?,
+                // Raw values are kept as written, `null` included: it is the user's type that
+                // decides what `null` means. Omitting the key is "no value".
+                ReferenceKey::Config => reference.config = Some(map.next_value::<Value>()?),
+                ReferenceKey::Metadata => reference.metadata = Some(map.next_value::<Value>()?),
                 ReferenceKey::MiddlewareConfigs => {
                     reference.middleware_configs = map.next_value_seed(MiddlewareConfigs)?;
                 }
