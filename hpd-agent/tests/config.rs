@@ -671,6 +671,108 @@ fn builder_helpers_fill_the_fields() {
     assert_eq!(*sub.config, AgentConfig::default());
 }
 
+#[test]
+fn deserializes_from_other_serde_formats() {
+    use serde::Deserialize;
+    use serde::de::IntoDeserializer;
+    use serde::de::value::{Error as ValueError, MapDeserializer};
+
+    // serde's own value deserializers stand in for another self-describing format. (They
+    // cannot produce `Option`s from plain values, for derived types too, so only lists, maps
+    // and booleans are fed here.)
+    let collapsing = MapDeserializer::<_, ValueError>::new(
+        [("Enabled", false), ("executeRecoveredCalls", true)].into_iter(),
+    );
+    let config = AgentConfig::deserialize(MapDeserializer::<_, ValueError>::new(
+        [("Collapsing", collapsing)].into_iter(),
+    ))
+    .unwrap();
+    assert_eq!(
+        config.collapsing,
+        CollapsingConfig {
+            enabled: false,
+            execute_recovered_calls: true,
+            ..CollapsingConfig::default()
+        }
+    );
+
+    let harnesses = MapDeserializer::<_, ValueError>::new(
+        [("toolHarnesses", vec!["WeatherTools", "MathTools"])].into_iter(),
+    );
+    let config = AgentConfig::deserialize(harnesses).unwrap();
+    assert_eq!(
+        config.tool_harnesses,
+        [
+            ToolHarnessReference::new("WeatherTools"),
+            ToolHarnessReference::new("MathTools")
+        ]
+    );
+
+    let bad_name = MapDeserializer::<_, ValueError>::new(
+        [("Name", vec!["x"]), ("Functions", Vec::new())].into_iter(),
+    );
+    let err = ToolHarnessReference::deserialize(bad_name).unwrap_err();
+    assert_eq!(err.to_string(), "invalid type: sequence, expected a string");
+
+    let duplicate = MapDeserializer::<_, ValueError>::new(
+        [("ToolHarnesses", vec!["A"]), ("tool_harnesses", vec!["B"])].into_iter(),
+    );
+    let err = AgentConfig::deserialize(duplicate).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "duplicate key in AgentConfig: 'ToolHarnesses' and 'tool_harnesses' both mean 'tool_harnesses'"
+    );
+
+    let unknown = MapDeserializer::<_, ValueError>::new([("colapsing", "x")].into_iter());
+    let err = AgentConfig::deserialize(unknown).unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("unknown key 'colapsing' in AgentConfig"),
+        "{err}"
+    );
+
+    let name_only: ToolHarnessReference = Deserialize::deserialize(
+        IntoDeserializer::<ValueError>::into_deserializer("MathTools"),
+    )
+    .unwrap();
+    assert_eq!(name_only, ToolHarnessReference::new("MathTools"));
+}
+
+/// `levels` sub-agents nested in each other's `config`.
+fn nested_sub_agents(levels: usize) -> String {
+    let mut text = String::from(r#"{"name": "leaf"}"#);
+    for _ in 0..levels {
+        text =
+            format!(r#"{{"sub_agents": [{{"name": "a", "description": "d", "config": {text}}}]}}"#);
+    }
+    text
+}
+
+#[test]
+fn deep_nesting_parses_up_to_serde_json_limit_and_fails_cleanly_beyond() {
+    // Each level nests three JSON containers; serde_json allows 128.
+    let deepest = nested_sub_agents(42);
+    let config = AgentConfig::from_json(&deepest).unwrap();
+    let mut depth = 0;
+    let mut current = &config;
+    while let Some(sub) = current.sub_agents.first() {
+        depth += 1;
+        current = &sub.config;
+    }
+    assert_eq!(depth, 42);
+    assert_eq!(current.name.as_deref(), Some("leaf"));
+    assert_eq!(AgentConfig::from_json(&config.to_json()).unwrap(), config);
+    let value: Value = serde_json::from_str(&deepest).unwrap();
+    assert_eq!(AgentConfig::from_value(value).unwrap(), config);
+
+    let err = AgentConfig::from_json(&nested_sub_agents(43)).unwrap_err();
+    assert_eq!(err.kind(), ConfigErrorKind::Syntax);
+    assert!(
+        err.to_string().contains("recursion limit exceeded"),
+        "{err}"
+    );
+}
+
 // ---------------------------------------------------------------------------------------------
 // Run config
 
