@@ -1185,7 +1185,7 @@ fn unknown_keys_are_named_at_every_level_with_the_known_keys() {
 
 #[test]
 fn keys_that_normalise_alike_are_an_error_naming_both() {
-    let cases: [(&str, &str, &str); 7] = [
+    let cases: [(&str, &str, &str); 8] = [
         (
             r#"{"ToolHarnesses": [], "tool_harnesses": []}"#,
             ".",
@@ -1220,6 +1220,11 @@ fn keys_that_normalise_alike_are_an_error_naming_both() {
             r#"{"tool_harnesses": [{"name": "A", "middleware_configs": {"DbAudit": {}, "dbaudit": {}}}]}"#,
             "tool_harnesses[0].middleware_configs",
             "duplicate key in middleware_configs: 'DbAudit' and 'dbaudit' name the same middleware",
+        ),
+        (
+            r#"{"tool_harnesses": [{"name": "A", "middleware_configs": {"DbAudit": {}, "DbAudit": 1}}]}"#,
+            "tool_harnesses[0].middleware_configs",
+            "duplicate key in middleware_configs: 'DbAudit' appears twice",
         ),
     ];
     for (text, path, message) in cases {
