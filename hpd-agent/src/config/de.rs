@@ -19,7 +19,7 @@ use super::{
 };
 
 /// The key normalisation of SPEC §5.1: ASCII letters lower-cased, `_` removed.
-pub(crate) fn normalize_key(key: &str) -> String {
+fn normalize_key(key: &str) -> String {
     key.chars()
         .filter(|c| *c != '_')
         .map(|c| c.to_ascii_lowercase())
@@ -90,8 +90,11 @@ fn unknown_key_message<'a>(
     normalized: &str,
     known: impl Iterator<Item = &'a str> + Clone,
 ) -> String {
+    // No known key is longer than 40 characters, so a longer key is never within 2 edits (and
+    // a huge key would make the distance expensive).
     let suggestion = known
         .clone()
+        .filter(|_| normalized.len() <= 40)
         .map(|name| (edit_distance(&name.replace('_', ""), normalized), name))
         .filter(|(distance, _)| *distance <= 2)
         .min_by_key(|(distance, _)| *distance);
@@ -120,7 +123,7 @@ fn edit_distance(a: &str, b: &str) -> usize {
     previous[b.len()]
 }
 
-/// A string that must not be empty; `what` names it in the error.
+/// A string that must not be empty; the field names it in the error (`{0} is empty`).
 struct NonEmptyString(&'static str);
 
 impl<'de> DeserializeSeed<'de> for NonEmptyString {
@@ -172,20 +175,23 @@ impl<'de> Visitor<'de> for MiddlewareConfigs {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let mut configs = BTreeMap::new();
+        // Middleware names are matched case-insensitively at build, so two keys that differ
+        // only in case would be ambiguous. Folded name -> name as written.
+        let mut folded_names = BTreeMap::new();
         while let Some(key) = map.next_key::<String>()? {
-            // Middleware names are matched case-insensitively at build, so two keys that differ
-            // only in case would be ambiguous.
-            let folded = key.to_lowercase();
-            if let Some(first) = configs
-                .keys()
-                .find(|name: &&String| name.to_lowercase() == folded)
-            {
+            if folded_names.get(&key.to_lowercase()) == Some(&key) {
+                return Err(de::Error::custom(format_args!(
+                    "duplicate key in middleware_configs: '{key}' appears twice"
+                )));
+            }
+            if let Some(first) = folded_names.get(&key.to_lowercase()) {
                 return Err(de::Error::custom(format_args!(
                     "duplicate key in middleware_configs: '{first}' and '{key}' name the same \
                      middleware (names match case-insensitively)"
                 )));
             }
             let value = map.next_value::<Value>()?;
+            folded_names.insert(key.to_lowercase(), key.clone());
             configs.insert(key, value);
         }
         Ok(configs)
@@ -464,8 +470,10 @@ impl<'de> Visitor<'de> for ReferenceVisitor {
                 ReferenceKey::Functions => {
                     reference.functions = map.next_value_seed(FunctionList)?
                 }
-                ReferenceKey::Config => reference.config = map.next_value()?,
-                ReferenceKey::Metadata => reference.metadata = map.next_value()?,
+                // Raw values are kept as written, `null` included: it is the user's type that
+                // decides what `null` means. Omitting the key is "no value".
+                ReferenceKey::Config => reference.config = Some(map.next_value::<Value>()?),
+                ReferenceKey::Metadata => reference.metadata = Some(map.next_value::<Value>()?),
                 ReferenceKey::MiddlewareConfigs => {
                     reference.middleware_configs = map.next_value_seed(MiddlewareConfigs)?;
                 }
@@ -678,5 +686,8 @@ mod tests {
         let far = unknown_key_message("X", "zzz", "zzz", known.iter().copied());
         assert!(!far.contains("did you mean"), "{far}");
         assert!(far.ends_with("known keys: name, functions"), "{far}");
+        let long = "functions".repeat(1000);
+        let huge = unknown_key_message("X", &long, &long, known.iter().copied());
+        assert!(!huge.contains("did you mean"));
     }
 }

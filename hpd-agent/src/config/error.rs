@@ -34,15 +34,17 @@ pub enum ConfigErrorKind {
 ///
 /// # Display
 ///
-/// - Not JSON: `invalid AgentConfig JSON: {serde_json message}`; serde_json's message ends
-///   with `at line {l} column {c}`.
-/// - Invalid at the document level (path `.`): `invalid AgentConfig: {message}`.
-/// - Invalid anywhere else: `invalid AgentConfig at '{path}': {message}`.
+/// - Not JSON: `invalid AgentConfig JSON: {serde_json message}`, serde_json's message as it
+///   is, ending with `at line {l} column {c}`.
+/// - Not a valid configuration: `invalid AgentConfig at '{path}' (line {l}, column {c}):
+///   {message}`. The ` at '{path}'` part is left out for the document itself (path `.`), the
+///   ` (line .., column ..)` part when the document did not come from text
+///   ([`AgentConfig::from_value`](crate::AgentConfig::from_value)).
 ///
-/// `AgentConfig` reads `AgentRunConfig` for a run config. When the document was parsed from
-/// text, `{message}` ends with serde_json's `at line {l} column {c}`; when it came from a
-/// [`serde_json::Value`] there is no position. The specified texts (for example
-/// `collapsing must be an object; omit it to use the default`) appear verbatim in `{message}`.
+/// `AgentConfig` reads `AgentRunConfig` for a run config. `{message}` is serde's message (for
+/// a value of the wrong type) or one of the texts of this module, without a position; the
+/// specified texts (for example `collapsing must be an object; omit it to use the default`)
+/// appear in it verbatim.
 ///
 /// # Examples
 ///
@@ -52,10 +54,12 @@ pub enum ConfigErrorKind {
 /// let err = AgentConfig::from_json(r#"{"tool_harnesses": [{"name": "Math", "functions": []}]}"#)
 ///     .unwrap_err();
 /// assert_eq!(err.path(), "tool_harnesses[0].functions");
-/// assert!(err.message().starts_with("functions is empty; omit it to expose all functions"));
-/// assert!(err.to_string().starts_with(
-///     "invalid AgentConfig at 'tool_harnesses[0].functions': functions is empty"
-/// ));
+/// assert_eq!(err.message(), "functions is empty; omit it to expose all functions");
+/// assert_eq!(
+///     err.to_string(),
+///     "invalid AgentConfig at 'tool_harnesses[0].functions' (line 1, column 53): \
+///      functions is empty; omit it to expose all functions"
+/// );
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConfigError {
@@ -93,13 +97,22 @@ impl ConfigError {
             | serde_json::error::Category::Syntax
             | serde_json::error::Category::Eof => ConfigErrorKind::Syntax,
         };
+        let (line, column) = (inner.line(), inner.column());
+        let mut message = inner.to_string();
+        if kind == ConfigErrorKind::Invalid && line != 0 {
+            // The position is shown apart from the message (see `Display`).
+            let position = format!(" at line {line} column {column}");
+            if message.ends_with(&position) {
+                message.truncate(message.len() - position.len());
+            }
+        }
         ConfigError {
             kind,
             document,
             path,
-            message: inner.to_string(),
-            line: inner.line(),
-            column: inner.column(),
+            message,
+            line,
+            column,
         }
     }
 
@@ -149,8 +162,9 @@ impl ConfigError {
         &self.path
     }
 
-    /// The message without the document name and path (serde's message or one of the texts
-    /// this module defines), with serde_json's `at line {l} column {c}` when there is one.
+    /// The message without the document name, path and position: serde's message or one of the
+    /// texts of this module (for a syntax error, serde_json's message, which ends with
+    /// `at line {l} column {c}`).
     ///
     /// # Examples
     ///
@@ -158,7 +172,7 @@ impl ConfigError {
     /// use hpd_agent::AgentConfig;
     ///
     /// let err = AgentConfig::from_json(r#"{"collapsing": null}"#).unwrap_err();
-    /// assert!(err.message().starts_with("collapsing must be an object; omit it to use the default"));
+    /// assert_eq!(err.message(), "collapsing must be an object; omit it to use the default");
     /// ```
     #[must_use]
     pub fn message(&self) -> &str {
@@ -204,17 +218,17 @@ impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.kind {
             ConfigErrorKind::Syntax => {
-                write!(f, "invalid {} JSON: {}", self.document, self.message)
+                return write!(f, "invalid {} JSON: {}", self.document, self.message);
             }
-            ConfigErrorKind::Invalid if self.path == "." => {
-                write!(f, "invalid {}: {}", self.document, self.message)
-            }
-            ConfigErrorKind::Invalid => write!(
-                f,
-                "invalid {} at '{}': {}",
-                self.document, self.path, self.message
-            ),
+            ConfigErrorKind::Invalid => write!(f, "invalid {}", self.document)?,
         }
+        if self.path != "." {
+            write!(f, " at '{}'", self.path)?;
+        }
+        if self.line != 0 {
+            write!(f, " (line {}, column {})", self.line, self.column)?;
+        }
+        write!(f, ": {}", self.message)
     }
 }
 

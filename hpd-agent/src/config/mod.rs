@@ -45,9 +45,11 @@
 //!
 //! # Values
 //!
-//! - `null` means "absent" for the optional values (`name`, `instructions`, `model`, its
-//!   fields, `max_iterations`, a reference's `functions`, `config` and `metadata`, the run
-//!   config's `additional_instructions` and `max_iterations`).
+//! - `null` means "absent" for the optional values of this crate (`name`, `instructions`,
+//!   `model`, its fields, `max_iterations`, a reference's `functions`, the run config's
+//!   `additional_instructions` and `max_iterations`). A reference's `config` and `metadata` are
+//!   the user's values: `"config": null` is kept as `Some(Value::Null)` and handed to the config
+//!   type as it is; omit the key to give none.
 //! - `"collapsing": null` fails with `collapsing must be an object; omit it to use the default`.
 //!   List and map values (`tool_harnesses`, `never_collapse`, `sub_agents`, `parent_functions`,
 //!   `middleware_configs`) and booleans do not accept `null`: serde's type error.
@@ -364,9 +366,11 @@ pub struct ToolHarnessReference {
     /// The functions to expose; `None` exposes all (JSON `functions`; `[]` is rejected when
     /// parsing).
     pub functions: Option<Vec<String>>,
-    /// The raw config for the harness's config constructor (JSON `config`).
+    /// The raw config for the harness's config constructor (JSON `config`; a JSON `null` is
+    /// `Some(Value::Null)`, only an omitted key is `None`).
     pub config: Option<Value>,
-    /// The raw metadata for the harness's metadata type (JSON `metadata`).
+    /// The raw metadata for the harness's metadata type (JSON `metadata`; a JSON `null` is
+    /// `Some(Value::Null)`, only an omitted key is `None`).
     pub metadata: Option<Value>,
     /// Raw configs of the harness's scoped middleware, keyed by middleware type name as written
     /// (JSON `middleware_configs`).
