@@ -1482,4 +1482,118 @@ mod tests {
             other => panic!("expected Malformed, got {other:?}"),
         }
     }
+
+    mod no_panics {
+        use super::*;
+        use proptest::collection::vec;
+        use proptest::prelude::*;
+        use proptest::sample::select;
+        use serde_json::json;
+
+        const KEYS: &[&str] = &[
+            "choices",
+            "index",
+            "delta",
+            "message",
+            "content",
+            "refusal",
+            "tool_calls",
+            "id",
+            "type",
+            "function",
+            "name",
+            "arguments",
+            "finish_reason",
+            "usage",
+            "prompt_tokens",
+            "completion_tokens",
+            "error",
+            "code",
+        ];
+
+        /// JSON whose keys are mostly the API's, so parsing gets past the first level.
+        fn json() -> impl Strategy<Value = Value> {
+            let leaf = prop_oneof![
+                Just(Value::Null),
+                any::<bool>().prop_map(Value::Bool),
+                any::<i64>().prop_map(Value::from),
+                (0u64..4).prop_map(Value::from),
+                any::<f64>().prop_map(Value::from),
+                "[a-z{}\\[\\]\":,]{0,6}".prop_map(Value::from),
+            ];
+            leaf.prop_recursive(5, 48, 5, |inner| {
+                prop_oneof![
+                    vec(inner.clone(), 0..4).prop_map(Value::Array),
+                    vec((select(KEYS), inner), 0..5).prop_map(|fields| {
+                        Value::Object(fields.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
+                    }),
+                ]
+            })
+        }
+
+        /// Well-shaped tool call deltas with optional parts, to exercise the routing.
+        fn tool_call_chunk() -> impl Strategy<Value = Value> {
+            let call = (
+                proptest::option::of(0u64..3),
+                proptest::option::of(select(&["", "a", "b", "c"][..])),
+                proptest::option::of(select(&["", "f", "g", "fg"][..])),
+                proptest::option::of("[{}\":a-z0-9]{0,5}"),
+            )
+                .prop_map(|(index, id, name, arguments)| {
+                    json!({"index": index, "id": id,
+                           "function": {"name": name, "arguments": arguments}})
+                });
+            (
+                vec(call, 0..3),
+                proptest::option::of(select(&["stop", "tool_calls"][..])),
+            )
+                .prop_map(|(calls, finish)| {
+                    json!({"choices": [{"index": 0,
+                                        "delta": {"content": "x", "tool_calls": calls},
+                                        "finish_reason": finish}]})
+                })
+        }
+
+        fn check(chunks: &[String]) {
+            let chunks: Vec<&str> = chunks.iter().map(String::as_str).collect();
+            let (result, _) = feed_all(&chunks);
+            if let Ok(response) = result {
+                for call in &response.tool_calls {
+                    assert!(!call.id.is_empty() && !call.name.is_empty(), "{call:?}");
+                }
+            }
+            for chunk in chunks {
+                let _ = parse_completion(chunk, 200);
+                let _ = provider_message(chunk);
+            }
+        }
+
+        proptest! {
+            #[test]
+            fn arbitrary_chunks_give_a_response_or_an_error(
+                chunks in vec(
+                    prop_oneof![
+                        json().prop_map(|v| v.to_string()),
+                        any::<String>(),
+                        Just("[DONE]".to_owned()),
+                    ],
+                    0..8,
+                )
+            ) {
+                check(&chunks);
+            }
+
+            #[test]
+            fn arbitrary_tool_call_deltas_give_named_calls_or_an_error(
+                chunks in vec(tool_call_chunk().prop_map(|v| v.to_string()), 0..8),
+                done in any::<bool>(),
+            ) {
+                let mut chunks = chunks;
+                if done {
+                    chunks.push("[DONE]".to_owned());
+                }
+                check(&chunks);
+            }
+        }
+    }
 }
