@@ -211,6 +211,9 @@ pub enum ChatError {
 ///         Ok(ChatResponse::text(last))
 ///     }
 /// }
+///
+/// let client: Box<dyn ChatClient> = Box::new(Echo);
+/// # drop(client);
 /// ```
 #[async_trait]
 pub trait ChatClient: Send + Sync {

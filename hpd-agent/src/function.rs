@@ -240,7 +240,7 @@ impl Function {
     ///
     /// ```
     /// use hpd_agent::prelude::*;
-    /// use hpd_agent::{FunctionContext, Registry};
+    /// use hpd_agent::Registry;
     ///
     /// #[derive(Default)]
     /// struct Calc;

@@ -175,6 +175,20 @@ pub use tokio_util::sync::CancellationToken;
 ///
 /// ```
 /// use hpd_agent::prelude::*;
+///
+/// #[derive(Default)]
+/// struct Clock;
+///
+/// #[tool_harness]
+/// impl Clock {
+///     /// Waits until cancelled.
+///     #[ai_function]
+///     async fn wait(&self, token: CancellationToken) -> String {
+///         token.cancelled().await;
+///         "cancelled".to_owned()
+///     }
+/// }
+/// # fn main() {}
 /// ```
 pub mod prelude {
     pub use crate::{

@@ -42,6 +42,9 @@
 //!         Ok(())
 //!     }
 //! }
+//!
+//! let builder = hpd_agent::AgentBuilder::new().with_middleware(DenyDrops);
+//! # drop(builder);
 //! ```
 
 use std::fmt;
@@ -324,7 +327,6 @@ pub trait Middleware: Send + Sync + 'static {
 /// A type may also derive `Default`; this trait takes precedence.
 ///
 /// ```
-/// use hpd_agent::prelude::*;
 /// use hpd_agent::{ConfigurableMiddleware, Middleware};
 /// use serde::Deserialize;
 ///
@@ -345,6 +347,9 @@ pub trait Middleware: Send + Sync + 'static {
 ///         Audit { verbose: config.verbose }
 ///     }
 /// }
+///
+/// let config: AuditConfig = serde_json::from_str(r#"{"Verbose": true}"#).unwrap();
+/// assert!(Audit::from_config(config).verbose);
 /// ```
 pub trait ConfigurableMiddleware: Middleware + Sized {
     /// The config type.

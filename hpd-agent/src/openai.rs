@@ -7,7 +7,8 @@
 //! use std::time::Duration;
 //! use hpd_agent::{ChatClient, ChatMessage, ChatRequest, OpenAiClient};
 //!
-//! # async fn demo() -> Result<(), hpd_agent::ChatError> {
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), hpd_agent::ChatError> {
 //! // A local Ollama server: no key needed.
 //! let client = OpenAiClient::new("llama3.2", "")?
 //!     .with_base_url("http://localhost:11434/v1")?
@@ -97,7 +98,8 @@ const MAX_EXCERPT: usize = 200;
 /// ```no_run
 /// use hpd_agent::{ChatClient, ChatMessage, ChatRequest, OpenAiClient};
 ///
-/// # async fn demo() -> Result<(), hpd_agent::ChatError> {
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), hpd_agent::ChatError> {
 /// let client = OpenAiClient::from_env("gpt-4o-mini")?;
 /// let messages = [ChatMessage::user("Say hello")];
 /// let request = ChatRequest { instructions: "Be brief.", messages: &messages, tools: &[] };
@@ -198,7 +200,7 @@ impl OpenAiClient {
     /// use hpd_agent::OpenAiClient;
     ///
     /// let model = std::env::var("OPENAI_MODEL").unwrap_or_else(|_| "gpt-4o-mini".into());
-    /// let client = OpenAiClient::from_env(model)?;
+    /// let _client = OpenAiClient::from_env(model)?;
     /// # Ok::<(), hpd_agent::ChatError>(())
     /// ```
     ///
@@ -272,7 +274,7 @@ impl OpenAiClient {
     /// use std::time::Duration;
     /// use hpd_agent::OpenAiClient;
     ///
-    /// let client = OpenAiClient::new("gpt-4o-mini", "sk-...")?.with_timeout(Duration::from_secs(30));
+    /// let _client = OpenAiClient::new("gpt-4o-mini", "sk-...")?.with_timeout(Duration::from_secs(30));
     /// # Ok::<(), hpd_agent::ChatError>(())
     /// ```
     #[must_use]
@@ -287,7 +289,7 @@ impl OpenAiClient {
     /// ```
     /// use hpd_agent::OpenAiClient;
     ///
-    /// let client = OpenAiClient::new("gpt-4o-mini", "sk-...")?.with_max_retries(5);
+    /// let _client = OpenAiClient::new("gpt-4o-mini", "sk-...")?.with_max_retries(5);
     /// # Ok::<(), hpd_agent::ChatError>(())
     /// ```
     #[must_use]
@@ -305,7 +307,7 @@ impl OpenAiClient {
     /// use std::time::Duration;
     /// use hpd_agent::OpenAiClient;
     ///
-    /// let client = OpenAiClient::new("gpt-4o-mini", "sk-...")?.with_backoff(Duration::from_millis(10));
+    /// let _client = OpenAiClient::new("gpt-4o-mini", "sk-...")?.with_backoff(Duration::from_millis(10));
     /// # Ok::<(), hpd_agent::ChatError>(())
     /// ```
     #[must_use]
@@ -321,7 +323,7 @@ impl OpenAiClient {
     /// use std::time::Duration;
     /// use hpd_agent::OpenAiClient;
     ///
-    /// let client = OpenAiClient::new("gpt-4o-mini", "sk-...")?.with_max_backoff(Duration::from_secs(5));
+    /// let _client = OpenAiClient::new("gpt-4o-mini", "sk-...")?.with_max_backoff(Duration::from_secs(5));
     /// # Ok::<(), hpd_agent::ChatError>(())
     /// ```
     #[must_use]
