@@ -646,7 +646,8 @@ fn builder_helpers_fill_the_fields() {
         .with_config(json!(1))
         .with_metadata(json!(2))
         .with_middleware_config("M", json!(3))
-        .with_middleware_config("M", json!(4));
+        .with_middleware_config("m", json!(4))
+        .with_middleware_config("Other", json!(5));
     assert_eq!(
         reference,
         ToolHarnessReference {
@@ -654,7 +655,10 @@ fn builder_helpers_fill_the_fields() {
             functions: Some(vec!["b".into(), "c".into()]),
             config: Some(json!(1)),
             metadata: Some(json!(2)),
-            middleware_configs: BTreeMap::from([("M".to_owned(), json!(4))]),
+            middleware_configs: BTreeMap::from([
+                ("m".to_owned(), json!(4)),
+                ("Other".to_owned(), json!(5))
+            ]),
         }
     );
     assert!(!reference.is_name_only());
@@ -770,6 +774,45 @@ fn deep_nesting_parses_up_to_serde_json_limit_and_fails_cleanly_beyond() {
     assert!(
         err.to_string().contains("recursion limit exceeded"),
         "{err}"
+    );
+}
+
+#[test]
+fn a_reference_parses_on_its_own() {
+    let reference = ToolHarnessReference::from_json(
+        r#"{"Name": "WeatherTools", "Functions": ["get_forecast"]}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        reference,
+        ToolHarnessReference::new("WeatherTools").with_functions(["get_forecast"])
+    );
+    assert_eq!(
+        ToolHarnessReference::from_json(r#""MathTools""#).unwrap(),
+        ToolHarnessReference::new("MathTools")
+    );
+    let err = ToolHarnessReference::from_json(r#"{"name": "A", "functions": []}"#).unwrap_err();
+    assert_eq!(err.document(), "ToolHarnessReference");
+    assert_invalid(
+        &err,
+        "functions",
+        "functions is empty; omit it to expose all functions",
+    );
+    let err = ToolHarnessReference::from_json(r#"{"name": "A""#).unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("invalid ToolHarnessReference JSON: "),
+        "{err}"
+    );
+    let err = ToolHarnessReference::from_value(json!({"Nme": "A"})).unwrap_err();
+    assert_invalid(
+        &err,
+        ".",
+        "unknown key 'Nme' in ToolHarnessReference (did you mean 'name'?)",
+    );
+    assert_eq!(
+        ToolHarnessReference::from_value(json!({"name": "A", "config": {"k": 1}})).unwrap(),
+        ToolHarnessReference::new("A").with_config(json!({"k": 1}))
     );
 }
 
@@ -1412,16 +1455,22 @@ mod properties {
             prop::option::of(prop::collection::vec(names(), 1..4)),
             prop::option::of(raw()),
             prop::option::of(raw()),
-            prop::collection::btree_map(names(), raw(), 0..3),
+            prop::collection::vec((names(), raw()), 0..3),
         )
             .prop_map(|(name, functions, config, metadata, middleware_configs)| {
-                ToolHarnessReference {
-                    name,
-                    functions,
-                    config,
-                    metadata,
-                    middleware_configs,
-                }
+                // Through the helper, which keeps middleware names unique case-insensitively.
+                middleware_configs.into_iter().fold(
+                    ToolHarnessReference {
+                        name,
+                        functions,
+                        config,
+                        metadata,
+                        middleware_configs: BTreeMap::new(),
+                    },
+                    |reference, (middleware, config)| {
+                        reference.with_middleware_config(middleware, config)
+                    },
+                )
             })
     }
 

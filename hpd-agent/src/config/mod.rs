@@ -97,6 +97,7 @@ pub use error::{ConfigError, ConfigErrorKind};
 
 const AGENT_CONFIG: &str = "AgentConfig";
 const AGENT_RUN_CONFIG: &str = "AgentRunConfig";
+const TOOL_HARNESS_REFERENCE: &str = "ToolHarnessReference";
 
 /// An agent described as data: what [`AgentConfig::from_json`] reads and the agent builder
 /// starts from.
@@ -203,8 +204,10 @@ impl AgentConfig {
     /// defaults left out, name-only harness references as bare strings.
     ///
     /// [`from_json`](Self::from_json) reads the result back to an equal config. A
-    /// [`ToolHarnessReference`] built in code with an empty `functions` list or an empty name
-    /// is written as it is and is then rejected by `from_json`.
+    /// [`ToolHarnessReference`] built in code with an empty `functions` list, an empty name or
+    /// two `middleware_configs` keys that differ only in case (the fields are public; the
+    /// helpers do not produce that), or a [`SubAgentConfig`] with an empty name, is written as
+    /// it is and is then rejected by `from_json`.
     ///
     /// # Examples
     ///
@@ -456,8 +459,9 @@ impl ToolHarnessReference {
         self
     }
 
-    /// Sets the raw config of one scoped middleware, keyed by its type name (replacing an
-    /// earlier config under the same key).
+    /// Sets the raw config of one scoped middleware, keyed by its type name. Middleware names
+    /// match case-insensitively (as at build), so this replaces an earlier config whose key
+    /// differs only in case; the new key is kept as written.
     ///
     /// # Examples
     ///
@@ -466,13 +470,69 @@ impl ToolHarnessReference {
     /// use serde_json::json;
     ///
     /// let reference = ToolHarnessReference::new("DatabaseTools")
+    ///     .with_middleware_config("dbauditmiddleware", json!({}))
     ///     .with_middleware_config("DbAuditMiddleware", json!({"AuditLevel": "Detailed"}));
+    /// assert_eq!(reference.middleware_configs.len(), 1);
     /// assert_eq!(reference.middleware_configs["DbAuditMiddleware"], json!({"AuditLevel": "Detailed"}));
     /// ```
     #[must_use]
     pub fn with_middleware_config(mut self, middleware: impl Into<String>, config: Value) -> Self {
-        self.middleware_configs.insert(middleware.into(), config);
+        let middleware = middleware.into();
+        let folded = middleware.to_lowercase();
+        self.middleware_configs
+            .retain(|name, _| name.to_lowercase() != folded);
+        self.middleware_configs.insert(middleware, config);
         self
+    }
+
+    /// Parses one harness reference from JSON text (a string or an object), with the rules of
+    /// a `tool_harnesses` entry; for example the argument of a builder override read from a
+    /// file.
+    ///
+    /// # Errors
+    ///
+    /// A [`ConfigError`] whose document is `ToolHarnessReference`: the text is not JSON
+    /// (`invalid ToolHarnessReference JSON: ...`), or the reference is invalid (no name, an
+    /// empty name, `"functions": []`, an unknown or duplicate key, a wrong value type).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hpd_agent::ToolHarnessReference;
+    ///
+    /// let reference =
+    ///     ToolHarnessReference::from_json(r#"{"Name": "WeatherTools", "Functions": ["get_forecast"]}"#)?;
+    /// assert_eq!(reference, ToolHarnessReference::new("WeatherTools").with_functions(["get_forecast"]));
+    ///
+    /// let err = ToolHarnessReference::from_json(r#"{"Name": "WeatherTools", "Functions": []}"#)
+    ///     .unwrap_err();
+    /// assert_eq!(err.path(), "Functions");
+    /// # Ok::<(), hpd_agent::ConfigError>(())
+    /// ```
+    pub fn from_json(text: &str) -> Result<ToolHarnessReference, ConfigError> {
+        parse_text(TOOL_HARNESS_REFERENCE, text)
+    }
+
+    /// Reads one harness reference from a JSON value, with the rules of
+    /// [`from_json`](Self::from_json).
+    ///
+    /// # Errors
+    ///
+    /// As for [`from_json`](Self::from_json), without line and column.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hpd_agent::ToolHarnessReference;
+    /// use serde_json::json;
+    ///
+    /// let reference = ToolHarnessReference::from_value(json!("MathTools"))?;
+    /// assert_eq!(reference, ToolHarnessReference::new("MathTools"));
+    /// assert!(ToolHarnessReference::from_value(json!({"functions": ["add"]})).is_err());
+    /// # Ok::<(), hpd_agent::ConfigError>(())
+    /// ```
+    pub fn from_value(value: Value) -> Result<ToolHarnessReference, ConfigError> {
+        parse_value(TOOL_HARNESS_REFERENCE, value)
     }
 
     /// Whether the reference has only a name (then it serializes as a bare string).
