@@ -79,10 +79,25 @@
 //! [`serde_json::Value`]. `from_json(&c.to_json()) == Ok(c)` for every config this module can
 //! parse, and a document in canonical form serializes back byte for byte.
 //!
-//! The `Deserialize` and `Serialize` impls are hand-written and only use serde's data model,
-//! so configs can also come from other self-describing formats (TOML, YAML, ...); harness
-//! references and raw values need `deserialize_any`, so non-self-describing formats (bincode)
-//! are not supported.
+//! Raw values keep every number exactly: the crate enables serde_json's `float_roundtrip`, so
+//! a float reads back to the same `f64` that was written.
+//!
+//! # Other formats
+//!
+//! The types implement `Deserialize` and `Serialize` by hand, using only serde's data model,
+//! so configs can also come from other self-describing formats (TOML, YAML, ...) with the same
+//! key rules and messages. Harness references and raw values need `deserialize_any`, so
+//! non-self-describing formats (bincode) are not supported. Calling a format's deserializer
+//! directly gives serde's error without the path; wrap it in `serde_path_to_error` to keep it:
+//!
+//! ```
+//! use hpd_agent::AgentConfig;
+//!
+//! let value = serde_json::json!({"ToolHarnesses": [{"Name": "MathTools", "Functions": []}]});
+//! let err = serde_path_to_error::deserialize::<_, AgentConfig>(value).unwrap_err();
+//! assert_eq!(err.path().to_string(), "ToolHarnesses[0].Functions");
+//! assert_eq!(err.inner().to_string(), "functions is empty; omit it to expose all functions");
+//! ```
 
 mod de;
 mod error;
