@@ -2,7 +2,8 @@
 //! `AgentRunConfig`), the pure data and serde layer (SPEC §5, §3.7, §3.10, §8).
 //!
 //! Entry points: [`AgentConfig::from_json`], [`AgentConfig::from_value`],
-//! [`AgentConfig::to_json`], [`RunConfigData::from_json`]. Nothing here looks at the registry:
+//! [`AgentConfig::to_json`], [`RunConfigData::from_json`], [`ToolHarnessReference::from_json`]
+//! (one reference on its own). Nothing here looks at the registry:
 //! harness and function names are checked when an agent is built from the config.
 //!
 //! # Format
@@ -66,7 +67,26 @@
 //! Parsing fails with a [`ConfigError`] that carries the JSON path of the offending value; its
 //! `Display` layout is documented on the type. A text is first checked to be JSON as a whole,
 //! so a syntax error is reported as `invalid AgentConfig JSON: ...` even when a configuration
-//! mistake comes before it in the text.
+//! mistake comes before it in the text. Keys in the path are spelled as in the document. The
+//! messages of this module (the rest are serde's, e.g. `invalid type: string "x", expected
+//! usize`):
+//!
+//! | mistake | message | path |
+//! |---|---|---|
+//! | unknown key | `unknown key '{key}' in {Object} (did you mean '{known}'?); known keys: {k1}, {k2}, ...` (the hint only for a near miss) | the object |
+//! | two spellings of one key | `duplicate key in {Object}: '{first}' and '{second}' both mean '{key}'` | the object |
+//! | one key twice | `duplicate key in {Object}: '{key}' appears twice` | the object |
+//! | `"collapsing": null` | `collapsing must be an object; omit it to use the default` | `collapsing` |
+//! | `"functions": []` | `functions is empty; omit it to expose all functions` | `...functions` |
+//! | reference without name | `missing key 'name' in ToolHarnessReference; give the harness name` | the reference |
+//! | empty reference name | `harness name is empty` | the name |
+//! | sub-agent without name / description | `missing key 'name' in SubAgentConfig; ...`, `missing key 'description' in SubAgentConfig; ...` | the entry |
+//! | empty sub-agent name | `sub-agent name is empty` | the name |
+//! | middleware keys equal but for case | `duplicate key in middleware_configs: '{first}' and '{second}' name the same middleware (names match case-insensitively)` | `...middleware_configs` |
+//! | `collapsing` in a run config | `collapsing belongs to AgentConfig, not AgentRunConfig` | `.` |
+//!
+//! `{Object}` is one of `AgentConfig`, `ModelConfig`, `CollapsingConfig`,
+//! `ToolHarnessReference`, `SubAgentConfig`, `AgentRunConfig`.
 //!
 //! # Canonical form
 //!
