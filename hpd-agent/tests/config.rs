@@ -337,6 +337,26 @@ fn user_values_are_kept_untouched() {
 }
 
 #[test]
+fn raw_floats_round_trip_exactly() {
+    // Without serde_json's `float_roundtrip` these read back one ulp off.
+    let floats = [
+        1.0715660391465826e-75,
+        -1.81996730402717e-179,
+        0.1,
+        1e300,
+        5e-324,
+    ];
+    let config = AgentConfig {
+        tool_harnesses: vec![ToolHarnessReference::new("H").with_config(json!(floats))],
+        ..AgentConfig::default()
+    };
+    let canonical = config.to_json();
+    let parsed = AgentConfig::from_json(&canonical).unwrap();
+    assert_eq!(parsed, config);
+    assert_eq!(parsed.to_json(), canonical);
+}
+
+#[test]
 fn canonical_form_round_trips_byte_for_byte() {
     let config = AgentConfig::from_json(SPEC_EXAMPLE_CANONICAL).unwrap();
     assert_eq!(config.to_json(), SPEC_EXAMPLE_CANONICAL);
@@ -646,7 +666,8 @@ fn builder_helpers_fill_the_fields() {
         .with_config(json!(1))
         .with_metadata(json!(2))
         .with_middleware_config("M", json!(3))
-        .with_middleware_config("M", json!(4));
+        .with_middleware_config("m", json!(4))
+        .with_middleware_config("Other", json!(5));
     assert_eq!(
         reference,
         ToolHarnessReference {
@@ -654,7 +675,10 @@ fn builder_helpers_fill_the_fields() {
             functions: Some(vec!["b".into(), "c".into()]),
             config: Some(json!(1)),
             metadata: Some(json!(2)),
-            middleware_configs: BTreeMap::from([("M".to_owned(), json!(4))]),
+            middleware_configs: BTreeMap::from([
+                ("m".to_owned(), json!(4)),
+                ("Other".to_owned(), json!(5))
+            ]),
         }
     );
     assert!(!reference.is_name_only());
@@ -770,6 +794,45 @@ fn deep_nesting_parses_up_to_serde_json_limit_and_fails_cleanly_beyond() {
     assert!(
         err.to_string().contains("recursion limit exceeded"),
         "{err}"
+    );
+}
+
+#[test]
+fn a_reference_parses_on_its_own() {
+    let reference = ToolHarnessReference::from_json(
+        r#"{"Name": "WeatherTools", "Functions": ["get_forecast"]}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        reference,
+        ToolHarnessReference::new("WeatherTools").with_functions(["get_forecast"])
+    );
+    assert_eq!(
+        ToolHarnessReference::from_json(r#""MathTools""#).unwrap(),
+        ToolHarnessReference::new("MathTools")
+    );
+    let err = ToolHarnessReference::from_json(r#"{"name": "A", "functions": []}"#).unwrap_err();
+    assert_eq!(err.document(), "ToolHarnessReference");
+    assert_invalid(
+        &err,
+        "functions",
+        "functions is empty; omit it to expose all functions",
+    );
+    let err = ToolHarnessReference::from_json(r#"{"name": "A""#).unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("invalid ToolHarnessReference JSON: "),
+        "{err}"
+    );
+    let err = ToolHarnessReference::from_value(json!({"Nme": "A"})).unwrap_err();
+    assert_invalid(
+        &err,
+        ".",
+        "unknown key 'Nme' in ToolHarnessReference (did you mean 'name'?)",
+    );
+    assert_eq!(
+        ToolHarnessReference::from_value(json!({"name": "A", "config": {"k": 1}})).unwrap(),
+        ToolHarnessReference::new("A").with_config(json!({"k": 1}))
     );
 }
 
@@ -1358,8 +1421,10 @@ mod properties {
             any::<bool>().prop_map(Value::from),
             any::<i64>().prop_map(Value::from),
             any::<u64>().prop_map(Value::from),
-            // Dyadic fractions: exact in binary and in short decimal, so round trips are exact.
             any::<i32>().prop_map(|n| Value::from(f64::from(n) / 8.0)),
+            // Any finite double: needs serde_json's `float_roundtrip` to read back exactly.
+            any::<f64>().prop_filter_map("finite", |f| serde_json::Number::from_f64(f)
+                .map(Value::Number)),
             "[A-Za-z._ ]{0,10}".prop_map(Value::from),
             select(vec!["WeatherTools", "MathTools", "", "X.y"]).prop_map(Value::from),
             any::<String>().prop_map(Value::from),
@@ -1412,16 +1477,22 @@ mod properties {
             prop::option::of(prop::collection::vec(names(), 1..4)),
             prop::option::of(raw()),
             prop::option::of(raw()),
-            prop::collection::btree_map(names(), raw(), 0..3),
+            prop::collection::vec((names(), raw()), 0..3),
         )
             .prop_map(|(name, functions, config, metadata, middleware_configs)| {
-                ToolHarnessReference {
-                    name,
-                    functions,
-                    config,
-                    metadata,
-                    middleware_configs,
-                }
+                // Through the helper, which keeps middleware names unique case-insensitively.
+                middleware_configs.into_iter().fold(
+                    ToolHarnessReference {
+                        name,
+                        functions,
+                        config,
+                        metadata,
+                        middleware_configs: BTreeMap::new(),
+                    },
+                    |reference, (middleware, config)| {
+                        reference.with_middleware_config(middleware, config)
+                    },
+                )
             })
     }
 

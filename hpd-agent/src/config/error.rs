@@ -131,7 +131,8 @@ impl ConfigError {
         self.kind
     }
 
-    /// The kind of document that failed: `AgentConfig` or `AgentRunConfig`.
+    /// The kind of document that failed: `AgentConfig`, `AgentRunConfig` or
+    /// `ToolHarnessReference`.
     ///
     /// # Examples
     ///

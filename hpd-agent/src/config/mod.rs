@@ -2,7 +2,8 @@
 //! `AgentRunConfig`), the pure data and serde layer (SPEC §5, §3.7, §3.10, §8).
 //!
 //! Entry points: [`AgentConfig::from_json`], [`AgentConfig::from_value`],
-//! [`AgentConfig::to_json`], [`RunConfigData::from_json`]. Nothing here looks at the registry:
+//! [`AgentConfig::to_json`], [`RunConfigData::from_json`], [`ToolHarnessReference::from_json`]
+//! (one reference on its own). Nothing here looks at the registry:
 //! harness and function names are checked when an agent is built from the config.
 //!
 //! # Format
@@ -66,7 +67,26 @@
 //! Parsing fails with a [`ConfigError`] that carries the JSON path of the offending value; its
 //! `Display` layout is documented on the type. A text is first checked to be JSON as a whole,
 //! so a syntax error is reported as `invalid AgentConfig JSON: ...` even when a configuration
-//! mistake comes before it in the text.
+//! mistake comes before it in the text. Keys in the path are spelled as in the document. The
+//! messages of this module (the rest are serde's, e.g. `invalid type: string "x", expected
+//! usize`):
+//!
+//! | mistake | message | path |
+//! |---|---|---|
+//! | unknown key | `unknown key '{key}' in {Object} (did you mean '{known}'?); known keys: {k1}, {k2}, ...` (the hint only for a near miss) | the object |
+//! | two spellings of one key | `duplicate key in {Object}: '{first}' and '{second}' both mean '{key}'` | the object |
+//! | one key twice | `duplicate key in {Object}: '{key}' appears twice` | the object |
+//! | `"collapsing": null` | `collapsing must be an object; omit it to use the default` | `collapsing` |
+//! | `"functions": []` | `functions is empty; omit it to expose all functions` | `...functions` |
+//! | reference without name | `missing key 'name' in ToolHarnessReference; give the harness name` | the reference |
+//! | empty reference name | `harness name is empty` | the name |
+//! | sub-agent without name / description | `missing key 'name' in SubAgentConfig; ...`, `missing key 'description' in SubAgentConfig; ...` | the entry |
+//! | empty sub-agent name | `sub-agent name is empty` | the name |
+//! | middleware keys equal but for case | `duplicate key in middleware_configs: '{first}' and '{second}' name the same middleware (names match case-insensitively)` | `...middleware_configs` |
+//! | `collapsing` in a run config | `collapsing belongs to AgentConfig, not AgentRunConfig` | `.` |
+//!
+//! `{Object}` is one of `AgentConfig`, `ModelConfig`, `CollapsingConfig`,
+//! `ToolHarnessReference`, `SubAgentConfig`, `AgentRunConfig`.
 //!
 //! # Canonical form
 //!
@@ -79,10 +99,25 @@
 //! [`serde_json::Value`]. `from_json(&c.to_json()) == Ok(c)` for every config this module can
 //! parse, and a document in canonical form serializes back byte for byte.
 //!
-//! The `Deserialize` and `Serialize` impls are hand-written and only use serde's data model,
-//! so configs can also come from other self-describing formats (TOML, YAML, ...); harness
-//! references and raw values need `deserialize_any`, so non-self-describing formats (bincode)
-//! are not supported.
+//! Raw values keep every number exactly: the crate enables serde_json's `float_roundtrip`, so
+//! a float reads back to the same `f64` that was written.
+//!
+//! # Other formats
+//!
+//! The types implement `Deserialize` and `Serialize` by hand, using only serde's data model,
+//! so configs can also come from other self-describing formats (TOML, YAML, ...) with the same
+//! key rules and messages. Harness references and raw values need `deserialize_any`, so
+//! non-self-describing formats (bincode) are not supported. Calling a format's deserializer
+//! directly gives serde's error without the path; wrap it in `serde_path_to_error` to keep it:
+//!
+//! ```
+//! use hpd_agent::AgentConfig;
+//!
+//! let value = serde_json::json!({"ToolHarnesses": [{"Name": "MathTools", "Functions": []}]});
+//! let err = serde_path_to_error::deserialize::<_, AgentConfig>(value).unwrap_err();
+//! assert_eq!(err.path().to_string(), "ToolHarnesses[0].Functions");
+//! assert_eq!(err.inner().to_string(), "functions is empty; omit it to expose all functions");
+//! ```
 
 mod de;
 mod error;
@@ -97,6 +132,7 @@ pub use error::{ConfigError, ConfigErrorKind};
 
 const AGENT_CONFIG: &str = "AgentConfig";
 const AGENT_RUN_CONFIG: &str = "AgentRunConfig";
+const TOOL_HARNESS_REFERENCE: &str = "ToolHarnessReference";
 
 /// An agent described as data: what [`AgentConfig::from_json`] reads and the agent builder
 /// starts from.
@@ -203,8 +239,10 @@ impl AgentConfig {
     /// defaults left out, name-only harness references as bare strings.
     ///
     /// [`from_json`](Self::from_json) reads the result back to an equal config. A
-    /// [`ToolHarnessReference`] built in code with an empty `functions` list or an empty name
-    /// is written as it is and is then rejected by `from_json`.
+    /// [`ToolHarnessReference`] built in code with an empty `functions` list, an empty name or
+    /// two `middleware_configs` keys that differ only in case (the fields are public; the
+    /// helpers do not produce that), or a [`SubAgentConfig`] with an empty name, is written as
+    /// it is and is then rejected by `from_json`.
     ///
     /// # Examples
     ///
@@ -456,8 +494,9 @@ impl ToolHarnessReference {
         self
     }
 
-    /// Sets the raw config of one scoped middleware, keyed by its type name (replacing an
-    /// earlier config under the same key).
+    /// Sets the raw config of one scoped middleware, keyed by its type name. Middleware names
+    /// match case-insensitively (as at build), so this replaces an earlier config whose key
+    /// differs only in case; the new key is kept as written.
     ///
     /// # Examples
     ///
@@ -466,13 +505,69 @@ impl ToolHarnessReference {
     /// use serde_json::json;
     ///
     /// let reference = ToolHarnessReference::new("DatabaseTools")
+    ///     .with_middleware_config("dbauditmiddleware", json!({}))
     ///     .with_middleware_config("DbAuditMiddleware", json!({"AuditLevel": "Detailed"}));
+    /// assert_eq!(reference.middleware_configs.len(), 1);
     /// assert_eq!(reference.middleware_configs["DbAuditMiddleware"], json!({"AuditLevel": "Detailed"}));
     /// ```
     #[must_use]
     pub fn with_middleware_config(mut self, middleware: impl Into<String>, config: Value) -> Self {
-        self.middleware_configs.insert(middleware.into(), config);
+        let middleware = middleware.into();
+        let folded = middleware.to_lowercase();
+        self.middleware_configs
+            .retain(|name, _| name.to_lowercase() != folded);
+        self.middleware_configs.insert(middleware, config);
         self
+    }
+
+    /// Parses one harness reference from JSON text (a string or an object), with the rules of
+    /// a `tool_harnesses` entry; for example the argument of a builder override read from a
+    /// file.
+    ///
+    /// # Errors
+    ///
+    /// A [`ConfigError`] whose document is `ToolHarnessReference`: the text is not JSON
+    /// (`invalid ToolHarnessReference JSON: ...`), or the reference is invalid (no name, an
+    /// empty name, `"functions": []`, an unknown or duplicate key, a wrong value type).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hpd_agent::ToolHarnessReference;
+    ///
+    /// let reference =
+    ///     ToolHarnessReference::from_json(r#"{"Name": "WeatherTools", "Functions": ["get_forecast"]}"#)?;
+    /// assert_eq!(reference, ToolHarnessReference::new("WeatherTools").with_functions(["get_forecast"]));
+    ///
+    /// let err = ToolHarnessReference::from_json(r#"{"Name": "WeatherTools", "Functions": []}"#)
+    ///     .unwrap_err();
+    /// assert_eq!(err.path(), "Functions");
+    /// # Ok::<(), hpd_agent::ConfigError>(())
+    /// ```
+    pub fn from_json(text: &str) -> Result<ToolHarnessReference, ConfigError> {
+        parse_text(TOOL_HARNESS_REFERENCE, text)
+    }
+
+    /// Reads one harness reference from a JSON value, with the rules of
+    /// [`from_json`](Self::from_json).
+    ///
+    /// # Errors
+    ///
+    /// As for [`from_json`](Self::from_json), without line and column.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hpd_agent::ToolHarnessReference;
+    /// use serde_json::json;
+    ///
+    /// let reference = ToolHarnessReference::from_value(json!("MathTools"))?;
+    /// assert_eq!(reference, ToolHarnessReference::new("MathTools"));
+    /// assert!(ToolHarnessReference::from_value(json!({"functions": ["add"]})).is_err());
+    /// # Ok::<(), hpd_agent::ConfigError>(())
+    /// ```
+    pub fn from_value(value: Value) -> Result<ToolHarnessReference, ConfigError> {
+        parse_value(TOOL_HARNESS_REFERENCE, value)
     }
 
     /// Whether the reference has only a name (then it serializes as a bare string).
