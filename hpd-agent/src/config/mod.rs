@@ -620,7 +620,7 @@ impl From<String> for ToolHarnessReference {
 ///     "Config": {"Instructions": "Be thorough.", "ToolHarnesses": ["SearchTools"]},
 ///     "ParentFunctions": ["DatabaseTools.query"]
 /// }]}"#)?;
-/// let sub_agent = &config.sub_agents[0];
+/// let sub_agent: &SubAgentConfig = &config.sub_agents[0];
 /// assert_eq!(sub_agent.name, "researcher");
 /// assert_eq!(sub_agent.config.instructions.as_deref(), Some("Be thorough."));
 /// assert_eq!(sub_agent.parent_functions, ["DatabaseTools.query"]);
