@@ -11,10 +11,10 @@ use crate::registry::HarnessEntry;
 /// use hpd_agent::ToolHarness;
 ///
 /// #[derive(Default)]
-/// struct Weather;
+/// struct WeatherLookup;
 ///
 /// #[tool_harness]
-/// impl Weather {
+/// impl WeatherLookup {
 ///     /// Gets the current weather for a city.
 ///     #[ai_function]
 ///     fn get_weather(&self, city: String) -> String {
@@ -22,7 +22,7 @@ use crate::registry::HarnessEntry;
 ///     }
 /// }
 ///
-/// assert_eq!(Weather::harness_entry().name, "Weather");
+/// assert_eq!(WeatherLookup::harness_entry().name, "WeatherLookup");
 /// ```
 pub trait ToolHarness: Send + Sync + Sized + 'static {
     /// The metadata type declared with `metadata = Type` (an uninhabited type when none).

@@ -177,10 +177,10 @@ pub use tokio_util::sync::CancellationToken;
 /// use hpd_agent::prelude::*;
 ///
 /// #[derive(Default)]
-/// struct Clock;
+/// struct Waiter;
 ///
 /// #[tool_harness]
-/// impl Clock {
+/// impl Waiter {
 ///     /// Waits until cancelled.
 ///     #[ai_function]
 ///     async fn wait(&self, token: CancellationToken) -> String {
