@@ -24,7 +24,11 @@ fn agent(client: &ScriptedChatClient) -> Agent {
 }
 
 fn script(client: &ScriptedChatClient) {
-    client.push(ChatResponse::tool_calls(vec![ToolCall::new("c1", "MathTools", "{}")]));
+    client.push(ChatResponse::tool_calls(vec![ToolCall::new(
+        "c1",
+        "MathTools",
+        "{}",
+    )]));
     client.push(ChatResponse::tool_calls(vec![
         ToolCall::new("c2", "add", r#"{"a": 2, "b": 3}"#),
         ToolCall::new("c3", "get_weather", r#"{"city": "Oslo"}"#),
@@ -34,7 +38,9 @@ fn script(client: &ScriptedChatClient) {
 
 fn benches(c: &mut Criterion) {
     let client = ScriptedChatClient::new();
-    c.bench_function("build agent (5 harnesses)", |b| b.iter(|| black_box(agent(&client))));
+    c.bench_function("build agent (5 harnesses)", |b| {
+        b.iter(|| black_box(agent(&client)))
+    });
 
     let agent = agent(&client);
     c.bench_function("visible tools of a fresh session", |b| {
