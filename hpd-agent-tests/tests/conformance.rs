@@ -562,13 +562,13 @@ fn check_iteration(
             ));
         }
     }
-    if let Some(expected) = iteration.get("instructions").and_then(Value::as_str) {
-        if request.instructions != expected {
-            failures.push(format!(
-                "{at}, instructions: expected {expected:?}, got {:?}",
-                request.instructions
-            ));
-        }
+    if let Some(expected) = iteration.get("instructions").and_then(Value::as_str)
+        && request.instructions != expected
+    {
+        failures.push(format!(
+            "{at}, instructions: expected {expected:?}, got {:?}",
+            request.instructions
+        ));
     }
     let tool = |name: &str| request.tools.iter().find(|t| t.name == name);
     for (name, expected) in iteration

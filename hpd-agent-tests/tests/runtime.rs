@@ -1,8 +1,8 @@
 //! Behaviour tests of the agent runtime beyond the conformance scenarios: concurrency, session
 //! state, cancellation, timeouts, failing middleware and providers, events, duplicate names.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use hpd_agent::prelude::*;
@@ -12,12 +12,6 @@ use hpd_agent::{
     ScriptedChatClient, SessionState, TextSink, ToolCall, TurnInfo, TurnOutcome,
 };
 use hpd_agent_tests::{DatabaseTools, FaultTools, MathTools, RecordingMiddleware, WeatherTools};
-
-/// Tests that read the process-wide fixture logs take this lock.
-fn logs_lock() -> MutexGuard<'static, ()> {
-    static LOCK: Mutex<()> = Mutex::new(());
-    LOCK.lock().unwrap_or_else(PoisonError::into_inner)
-}
 
 /// Every history must answer each tool call exactly once, right after the assistant message.
 fn assert_history_valid(history: &[ChatMessage]) {
@@ -224,17 +218,6 @@ async fn timeouts_and_context() {
         request.tool_result("c2"),
         Some(("SlowTools/whoami/c2", false))
     );
-}
-
-fn client_schema(agent: &hpd_agent::Agent, _name: &str) -> serde_json::Value {
-    let _ = agent;
-    hpd_agent::Registry::global()
-        .instantiate::<SlowTools>()
-        .unwrap()
-        .iter()
-        .find(|f| f.name() == "wait")
-        .map(|f| f.schema().clone())
-        .unwrap()
 }
 
 #[tokio::test]
@@ -473,7 +456,7 @@ fn duplicate_tool_names_fail_the_build() {
 
 #[tokio::test]
 async fn hook_order_of_a_parallel_batch() {
-    let _guard = logs_lock();
+    // The only test of this binary that writes the middleware log or creates DbAudit instances.
     hpd_agent_tests::reset_logs();
     let client = ScriptedChatClient::with_replies([
         ChatResponse::tool_calls(vec![ToolCall::new("c1", "DatabaseTools", "{}")]),

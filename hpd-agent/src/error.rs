@@ -126,6 +126,20 @@ pub enum BuildError {
         /// What failed, with the config type and JSON path.
         source: crate::HydrateError,
     },
+    /// A sub-agent could not be built.
+    #[error("sub-agent '{name}': {source}")]
+    SubAgent {
+        /// The sub-agent's name.
+        name: String,
+        /// Why its child agent could not be built.
+        source: Box<BuildError>,
+    },
+    /// Sub-agents nest deeper than allowed.
+    #[error("sub-agents nest deeper than max_depth ({max_depth})")]
+    SubAgentDepth {
+        /// The limit.
+        max_depth: usize,
+    },
     /// The linked harnesses conflict.
     #[error(transparent)]
     Registry(#[from] RegistryError),

@@ -277,20 +277,7 @@ impl Function {
     /// The result text of a failure, as the model sees it.
     #[must_use]
     pub fn failure_result(&self, failure: &FunctionFailure) -> ToolResult {
-        let name = self.name();
-        ToolResult::error(match failure {
-            FunctionFailure::InvalidArguments(message) => {
-                format!("Invalid arguments for '{name}': {message}")
-            }
-            FunctionFailure::Returned(message) => format!("Error: {message}"),
-            FunctionFailure::Panicked => format!("Error: function '{name}' panicked"),
-            FunctionFailure::TimedOut(d) => {
-                format!(
-                    "Error: function '{name}' timed out after {} ms",
-                    d.as_millis()
-                )
-            }
-        })
+        failure_result(self.name(), failure)
     }
 
     /// Validates the arguments without running the body.
@@ -335,6 +322,23 @@ impl Function {
             Err(_) => Err(FunctionFailure::Panicked),
         }
     }
+}
+
+/// The result the model sees for a failed call of the tool `name`.
+pub(crate) fn failure_result(name: &str, failure: &FunctionFailure) -> ToolResult {
+    ToolResult::error(match failure {
+        FunctionFailure::InvalidArguments(message) => {
+            format!("Invalid arguments for '{name}': {message}")
+        }
+        FunctionFailure::Returned(message) => format!("Error: {message}"),
+        FunctionFailure::Panicked => format!("Error: function '{name}' panicked"),
+        FunctionFailure::TimedOut(d) => {
+            format!(
+                "Error: function '{name}' timed out after {} ms",
+                d.as_millis()
+            )
+        }
+    })
 }
 
 /// Parses the arguments text the model sent: empty, blank or `null` is `{}`; anything else must

@@ -147,7 +147,7 @@ pub mod __private;
 
 pub use agent::{
     Agent, AgentBuilder, AgentEvent, AgentRunConfig, DEFAULT_MAX_ITERATIONS, HarnessOptions,
-    RunOutput, Session, SessionState,
+    RunOutput, Session, SessionState, SubAgent,
 };
 pub use async_trait::async_trait;
 pub use chat::{

@@ -135,8 +135,8 @@ pub struct IterationInfo {
 #[derive(Debug, Clone)]
 pub struct FunctionCall {
     call_id: String,
-    function: &'static str,
-    harness: &'static str,
+    function: Arc<str>,
+    harness: Arc<str>,
     arguments: String,
     blocked: Option<String>,
 }
@@ -144,14 +144,14 @@ pub struct FunctionCall {
 impl FunctionCall {
     pub(crate) fn new(
         call_id: String,
-        function: &'static str,
-        harness: &'static str,
+        function: impl Into<Arc<str>>,
+        harness: impl Into<Arc<str>>,
         arguments: String,
     ) -> Self {
         FunctionCall {
             call_id,
-            function,
-            harness,
+            function: function.into(),
+            harness: harness.into(),
             arguments,
             blocked: None,
         }
@@ -163,16 +163,16 @@ impl FunctionCall {
         &self.call_id
     }
 
-    /// The canonical function name.
+    /// The canonical function name (for a sub-agent, its tool name).
     #[must_use]
-    pub fn function_name(&self) -> &'static str {
-        self.function
+    pub fn function_name(&self) -> &str {
+        &self.function
     }
 
-    /// The harness the function belongs to.
+    /// The harness the function belongs to (for a sub-agent, its name).
     #[must_use]
-    pub fn harness_name(&self) -> &'static str {
-        self.harness
+    pub fn harness_name(&self) -> &str {
+        &self.harness
     }
 
     /// The arguments text as the model sent it.

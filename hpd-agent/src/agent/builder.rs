@@ -15,7 +15,8 @@ use super::registration::{
     HarnessOptions, InstanceSource, Registration, Registrations, Selection, resolve,
     split_reference,
 };
-use super::tools::ToolSet;
+use super::sub_agent::SubAgent;
+use super::tools::{BuiltHarness, ToolSet};
 use super::{Agent, AgentInner, DEFAULT_MAX_ITERATIONS};
 
 /// Builds an [`Agent`].
@@ -65,6 +66,9 @@ pub struct AgentBuilder {
     middleware: Vec<Arc<dyn Middleware>>,
     client: Option<Arc<dyn ChatClient>>,
     handlers: Vec<EventHandler>,
+    sub_agents: Vec<SubAgent>,
+    /// 0 for a top-level agent; the nesting level of a sub-agent's child.
+    depth: usize,
     errors: Vec<BuildError>,
 }
 
@@ -98,7 +102,23 @@ impl AgentBuilder {
                 .registrations
                 .add(Registration::from_reference(reference));
         }
+        builder.sub_agents = config
+            .sub_agents
+            .iter()
+            .map(SubAgent::from_config)
+            .collect();
         builder
+    }
+
+    pub(crate) fn with_depth(mut self, depth: usize) -> Self {
+        self.depth = depth;
+        self
+    }
+
+    /// Registers a sub-agent tool (see [`SubAgent`]).
+    pub fn with_sub_agent(mut self, sub_agent: SubAgent) -> Self {
+        self.sub_agents.push(sub_agent);
+        self
     }
 
     /// Sets the agent's name (reported to middleware).
@@ -251,6 +271,11 @@ impl AgentBuilder {
     /// metadata or middleware config that does not fit, two tools with one name, conflicting
     /// harness names in the registry, or no chat client.
     pub fn build(self) -> Result<Agent, BuildError> {
+        self.build_with(Vec::new())
+    }
+
+    /// Builds the agent with extra, already built harnesses (a sub-agent's parent functions).
+    pub(crate) fn build_with(self, extra: Vec<BuiltHarness>) -> Result<Agent, BuildError> {
         if let Some(error) = self.errors.into_iter().next() {
             return Err(error);
         }
@@ -261,7 +286,7 @@ impl AgentBuilder {
             .iter()
             .map(|r| resolve(registry, r))
             .collect::<Result<Vec<_>, _>>()?;
-        let tools = ToolSet::build(resolved, &self.collapsing)?;
+        let tools = ToolSet::build(resolved, &self.collapsing)?.with_harnesses(extra)?;
         let client = match self.client {
             Some(client) => client,
             None => match self.model {
@@ -269,6 +294,12 @@ impl AgentBuilder {
                 None => return Err(BuildError::NoChatClient),
             },
         };
+        let sub_agents = self
+            .sub_agents
+            .iter()
+            .map(|s| s.build(&tools, &client, self.depth + 1).map(Arc::new))
+            .collect::<Result<Vec<_>, _>>()?;
+        let tools = tools.with_sub_agents(sub_agents)?;
         Ok(Agent {
             inner: Arc::new(AgentInner {
                 name: self.name,

@@ -56,6 +56,15 @@ pub enum AgentEvent {
         /// Whether a call of a hidden member (recovery) expanded it.
         recovery: bool,
     },
+    /// An event of a sub-agent's run (nested sub-agents nest these).
+    SubAgent {
+        /// The sub-agent's tool name.
+        name: String,
+        /// 1 for a sub-agent of the top-level agent, 2 for one of its sub-agents, ...
+        depth: usize,
+        /// The child's event.
+        event: Box<AgentEvent>,
+    },
     /// The turn ended.
     TurnFinished {
         /// Token usage of the whole turn.
@@ -111,6 +120,7 @@ impl Emitter {
             AgentEvent::ContainerExpanded { harness, recovery } => {
                 tracing::debug!(target: "hpd_agent", harness, recovery, "container expanded");
             }
+            AgentEvent::SubAgent { .. } => {}
             AgentEvent::TurnFinished { usage, failed } => tracing::debug!(
                 target: "hpd_agent",
                 input_tokens = usage.input_tokens,

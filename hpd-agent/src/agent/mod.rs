@@ -10,6 +10,7 @@ mod events;
 mod pipeline;
 mod registration;
 mod run;
+mod sub_agent;
 mod tools;
 
 use std::sync::Arc;
@@ -27,6 +28,7 @@ use crate::middleware::Middleware;
 pub use builder::AgentBuilder;
 pub use events::AgentEvent;
 pub use registration::HarnessOptions;
+pub use sub_agent::{DEFAULT_MAX_DEPTH, SubAgent};
 
 use events::EventHandler;
 use pipeline::ScopedPipeline;

@@ -9,9 +9,10 @@ use futures::future::BoxFuture;
 use tokio_util::sync::CancellationToken;
 
 use crate::error::RunError;
-use crate::function::{Function, FunctionFailure, ToolResult};
+use crate::function::{Function, FunctionFailure, ToolResult, failure_result};
 use crate::middleware::{FunctionCall, HookResult, Middleware, Next};
 
+use super::events::Emitter;
 use super::tools::BuiltHarness;
 
 /// The scoped middleware of one harness, created at expansion (or at turn start when its
@@ -113,20 +114,66 @@ pub(crate) async fn guard<T>(
     }
 }
 
-/// Runs one call of a function through global middleware and its harness's scoped pipeline.
+/// What a run hands to the tools it calls.
+#[derive(Clone)]
+pub(crate) struct CallScope {
+    pub(crate) cancellation: CancellationToken,
+    pub(crate) emitter: Emitter,
+}
+
+/// Something a call can run through the function pipeline: a harness function or a sub-agent.
+pub(crate) trait Callable: Sync {
+    /// The tool name.
+    fn tool_name(&self) -> &str;
+    /// The harness (or sub-agent) it belongs to.
+    fn owner(&self) -> &str;
+    /// Whether the scoped pipeline of its owner guards it (harness functions do; sub-agents
+    /// have none).
+    fn has_scoped_pipeline(&self) -> bool {
+        true
+    }
+    /// Parses the arguments and runs the tool.
+    fn execute<'a>(
+        &'a self,
+        call_id: &'a str,
+        arguments: &'a str,
+        scope: &'a CallScope,
+    ) -> BoxFuture<'a, Result<String, FunctionFailure>>;
+}
+
+impl Callable for Function {
+    fn tool_name(&self) -> &str {
+        self.name()
+    }
+
+    fn owner(&self) -> &str {
+        self.harness_name()
+    }
+
+    fn execute<'a>(
+        &'a self,
+        call_id: &'a str,
+        arguments: &'a str,
+        scope: &'a CallScope,
+    ) -> BoxFuture<'a, Result<String, FunctionFailure>> {
+        Box::pin(self.run(call_id, arguments, scope.cancellation.clone()))
+    }
+}
+
+/// Runs one call through global middleware and the owning harness's scoped pipeline.
 pub(crate) async fn call_function(
     global: &[Arc<dyn Middleware>],
     scoped: Option<&ScopedPipeline>,
-    function: &Function,
+    callable: &dyn Callable,
     call_id: &str,
     arguments: &str,
-    cancellation: CancellationToken,
+    scope: &CallScope,
 ) -> Result<ToolResult, RunError> {
     let scoped: &[Arc<dyn Middleware>] = scoped.map_or(&[], |p| p.members.as_slice());
     let mut call = FunctionCall::new(
         call_id.to_owned(),
-        function.name(),
-        function.harness_name(),
+        callable.tool_name(),
+        callable.owner(),
         arguments.to_owned(),
     );
 
@@ -144,10 +191,10 @@ pub(crate) async fn call_function(
         let wrappers: Vec<Arc<dyn Middleware>> = global.iter().chain(scoped).cloned().collect();
         let core = || -> BoxFuture<'_, ToolResult> {
             Box::pin(async {
-                match function.run(call_id, arguments, cancellation.clone()).await {
+                match callable.execute(call_id, arguments, scope).await {
                     Ok(text) => ToolResult::ok(text),
                     Err(f) => {
-                        let result = function.failure_result(&f);
+                        let result = failure_result(callable.tool_name(), &f);
                         *failure.lock().unwrap_or_else(PoisonError::into_inner) = Some(f);
                         result
                     }

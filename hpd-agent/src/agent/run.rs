@@ -12,7 +12,9 @@ use crate::middleware::{FunctionCall, IterationInfo, TurnInfo, TurnOutcome};
 use crate::registry::Registry;
 
 use super::events::{AgentEvent, Emitter};
-use super::pipeline::{ScopedPipeline, backward, call_function, forward, run_hooks};
+use super::pipeline::{
+    CallScope, Callable, ScopedPipeline, backward, call_function, forward, run_hooks,
+};
 use super::registration::resolve;
 use super::tools::{Resolution, ToolSet};
 use super::{AgentInner, AgentRunConfig, RunOutput, Session};
@@ -318,7 +320,8 @@ impl Turn<'_> {
 
         // Resolution sees the expansion state of the request these calls answer.
         let seen = self.expanded.clone();
-        let mut runs: Vec<(usize, usize, usize)> = Vec::new();
+        let tools = self.tools;
+        let mut runs: Vec<(usize, &dyn Callable)> = Vec::new();
         for (i, call) in calls.iter().enumerate() {
             let started = Instant::now();
             self.emitter.emit(&AgentEvent::ToolCallStarted {
@@ -327,7 +330,10 @@ impl Turn<'_> {
                 arguments: call.arguments.clone(),
             });
             match self.tools.resolve(&call.name, &seen) {
-                Resolution::Run { harness, function } => runs.push((i, harness, function)),
+                Resolution::Run { harness, function } => {
+                    runs.push((i, tools.function(harness, function)));
+                }
+                Resolution::SubAgent { index } => runs.push((i, &*tools.sub_agents[index])),
                 Resolution::Container { harness } => {
                     self.expand(harness, false)?;
                     let text = self.tools.harnesses[harness].expansion_text();
@@ -336,10 +342,10 @@ impl Turn<'_> {
                 Resolution::Recover { harness, function } => {
                     self.expand(harness, true)?;
                     if self.execute_recovered {
-                        runs.push((i, harness, function));
+                        runs.push((i, tools.function(harness, function)));
                     } else {
-                        let name = self.tools.function(harness, function).name();
-                        let text = self.tools.harnesses[harness].recovery_text(name);
+                        let name = tools.function(harness, function).name();
+                        let text = tools.harnesses[harness].recovery_text(name);
                         results[i] = Some(ToolResult::ok(text));
                     }
                 }
@@ -365,12 +371,11 @@ impl Turn<'_> {
         if runs.len() >= 2 {
             let batch: Vec<FunctionCall> = runs
                 .iter()
-                .map(|&(i, h, f)| {
-                    let function = self.tools.function(h, f);
+                .map(|&(i, callable)| {
                     FunctionCall::new(
                         calls[i].id.clone(),
-                        function.name(),
-                        function.harness_name(),
+                        callable.tool_name(),
+                        callable.owner(),
                         calls[i].arguments.clone(),
                     )
                 })
@@ -378,7 +383,10 @@ impl Turn<'_> {
             let owning: Vec<Arc<ScopedPipeline>> = self
                 .pipelines
                 .iter()
-                .filter(|p| batch.iter().any(|c| c.harness_name() == p.harness))
+                .filter(|p| {
+                    runs.iter()
+                        .any(|(_, c)| c.has_scoped_pipeline() && c.owner() == p.harness)
+                })
                 .cloned()
                 .collect();
             run_hooks("before_parallel_batch", forward(global, &owning), |m| {
@@ -387,17 +395,23 @@ impl Turn<'_> {
             .await?;
         }
 
-        let executions = runs.iter().map(|&(i, h, f)| {
-            let function = self.tools.function(h, f);
-            let pipeline = self.pipeline(function.harness_name());
+        let scope = CallScope {
+            cancellation: self.cancellation.clone(),
+            emitter: self.emitter.clone(),
+        };
+        let executions = runs.iter().map(|&(i, callable)| {
+            let pipeline = callable
+                .has_scoped_pipeline()
+                .then(|| self.pipeline(callable.owner()))
+                .flatten();
             let call = &calls[i];
-            let cancellation = self.cancellation.clone();
+            let scope = &scope;
             async move {
                 let started = Instant::now();
                 let result = tokio::select! {
                     biased;
-                    () = cancellation.cancelled() => Err(RunError::Cancelled),
-                    result = call_function(global, pipeline, function, &call.id, &call.arguments, cancellation.clone()) => result,
+                    () = scope.cancellation.cancelled() => Err(RunError::Cancelled),
+                    result = call_function(global, pipeline, callable, &call.id, &call.arguments, scope) => result,
                 };
                 (i, started.elapsed(), result)
             }

@@ -20,8 +20,10 @@ use crate::middleware::Middleware;
 use crate::registry::{HarnessEntry, ScopedMiddlewareSpec};
 
 use super::registration::ResolvedHarness;
+use super::sub_agent::SubAgentTool;
 
 /// A harness as registered for an agent.
+#[derive(Clone)]
 pub(crate) struct BuiltHarness {
     pub(crate) entry: &'static HarnessEntry,
     /// Registered members, in declaration order.
@@ -86,6 +88,8 @@ pub(crate) enum Resolution {
     Container { harness: usize },
     /// A hidden member: expand `harness`, and answer (or run) `function`.
     Recover { harness: usize, function: usize },
+    /// Run sub-agent `index`.
+    SubAgent { index: usize },
     /// No such tool.
     Unknown,
 }
@@ -95,11 +99,14 @@ pub(crate) enum Resolution {
 enum Slot {
     Function { harness: usize, function: usize },
     Container { harness: usize },
+    SubAgent { index: usize },
 }
 
 /// The complete tool registry of an agent or a run.
 pub(crate) struct ToolSet {
     pub(crate) harnesses: Vec<BuiltHarness>,
+    /// Sub-agent tools, always visible after the plain functions.
+    pub(crate) sub_agents: Vec<Arc<SubAgentTool>>,
     /// Definitions visible whatever the expansion state, in registration order.
     always_visible: Vec<Arc<ToolDefinition>>,
     /// Exact tool names.
@@ -152,10 +159,31 @@ impl ToolSet {
                 }
             })
             .collect();
-        Self::index(harnesses, collapsing.recovery)
+        Self::index(harnesses, Vec::new(), collapsing.recovery)
     }
 
-    fn index(harnesses: Vec<BuiltHarness>, recovery: bool) -> Result<ToolSet, BuildError> {
+    /// The same set with sub-agent tools added.
+    pub(crate) fn with_sub_agents(
+        self,
+        sub_agents: Vec<Arc<SubAgentTool>>,
+    ) -> Result<ToolSet, BuildError> {
+        let mut all = self.sub_agents;
+        all.extend(sub_agents);
+        Self::index(self.harnesses, all, self.recovery)
+    }
+
+    /// The same set with more (already built) harnesses after the registered ones.
+    pub(crate) fn with_harnesses(self, extra: Vec<BuiltHarness>) -> Result<ToolSet, BuildError> {
+        let mut harnesses = self.harnesses;
+        harnesses.extend(extra);
+        Self::index(harnesses, self.sub_agents, self.recovery)
+    }
+
+    fn index(
+        harnesses: Vec<BuiltHarness>,
+        sub_agents: Vec<Arc<SubAgentTool>>,
+        recovery: bool,
+    ) -> Result<ToolSet, BuildError> {
         let mut by_name: HashMap<String, Slot> = HashMap::new();
         let mut by_harness = HashMap::new();
         let mut always_visible = Vec::new();
@@ -163,6 +191,7 @@ impl ToolSet {
             Slot::Function { harness, .. } | Slot::Container { harness } => {
                 harnesses[harness].name().to_owned()
             }
+            Slot::SubAgent { index } => format!("sub-agent {}", sub_agents[index].name),
         };
         for (h, harness) in harnesses.iter().enumerate() {
             by_harness.entry(harness.name().to_lowercase()).or_insert(h);
@@ -197,8 +226,20 @@ impl ToolSet {
                 always_visible.extend(harness.functions.iter().map(|f| Arc::clone(f.definition())));
             }
         }
+        for (index, sub_agent) in sub_agents.iter().enumerate() {
+            if let Some(existing) = by_name.get(&sub_agent.name) {
+                return Err(BuildError::DuplicateTool {
+                    name: sub_agent.name.clone(),
+                    first: owner(existing),
+                    second: format!("sub-agent {}", sub_agent.name),
+                });
+            }
+            by_name.insert(sub_agent.name.clone(), Slot::SubAgent { index });
+            always_visible.push(Arc::clone(&sub_agent.definition));
+        }
         Ok(ToolSet {
             harnesses,
+            sub_agents,
             always_visible,
             by_name,
             by_harness,
@@ -218,21 +259,9 @@ impl ToolSet {
             .filter(|r| !base.by_harness.contains_key(&r.entry.name.to_lowercase()))
             .collect();
         let extra = ToolSet::build(added, collapsing)?;
-        let mut harnesses: Vec<BuiltHarness> = base
-            .harnesses
-            .iter()
-            .map(|h| BuiltHarness {
-                entry: h.entry,
-                functions: h.functions.clone(),
-                collapsed: h.collapsed,
-                container: h.container.clone(),
-                member_list: h.member_list.clone(),
-                scoped_specs: h.scoped_specs.clone(),
-                scoped_instances: h.scoped_instances.clone(),
-            })
-            .collect();
+        let mut harnesses = base.harnesses.clone();
         harnesses.extend(extra.harnesses);
-        Self::index(harnesses, base.recovery)
+        Self::index(harnesses, base.sub_agents.clone(), base.recovery)
     }
 
     /// Finds a harness by name, case-insensitively.
@@ -280,6 +309,7 @@ impl ToolSet {
                 };
             }
             Some(&Slot::Container { harness }) => return Resolution::Container { harness },
+            Some(&Slot::SubAgent { index }) => return Resolution::SubAgent { index },
             None => {}
         }
         self.resolve_qualified(name, expanded)
