@@ -202,9 +202,12 @@ async fn timeouts_and_context() {
         .with_chat_client(client.clone())
         .build()
         .unwrap();
-    let schema = &client_schema(&agent, "wait");
+    let functions = hpd_agent::Registry::global()
+        .instantiate::<SlowTools>()
+        .unwrap();
+    let wait = functions.iter().find(|f| f.name() == "wait").unwrap();
     assert_eq!(
-        schema["properties"],
+        wait.schema()["properties"],
         serde_json::json!({}),
         "the token is not a parameter"
     );
