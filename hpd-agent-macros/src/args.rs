@@ -253,6 +253,15 @@ fn options(
                     skip_to_comma(input);
                 }
             }
+        } else if attr == "tool_harness" && Kind::Collapse.options().contains(&name.as_str()) {
+            errors.error(
+                key.span(),
+                format!(
+                    "`{name}` is an option of collapsed harnesses; write `#[collapse(\"description\", {name} = ...)]`, or remove it (`#[tool_harness]` accepts {})",
+                    list(valid)
+                ),
+            );
+            skip_to_comma(input);
         } else {
             errors.error(
                 key.span(),

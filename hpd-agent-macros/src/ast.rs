@@ -343,6 +343,9 @@ impl Template {
                                 "invalid placeholder `{{{inner}}}` in the description; write `{{metadata.field}}` to insert a metadata field, or `{{{{` and `}}}}` for literal braces"
                             ),
                         );
+                        current.push_str(&tail[..end + 2]);
+                        rest = &body[end + 1..];
+                        continue;
                     }
                 } else if strict {
                     errors.error(

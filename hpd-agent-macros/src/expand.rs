@@ -158,7 +158,14 @@ fn generated(harness: &Harness) -> TokenStream {
                     fn __hpd_construct(
                         __hpd_config: &__hpd::serde_json::Value,
                     ) -> __hpd::Result<__hpd::HarnessObject, __hpd::HydrateError> {
-                        __hpd::construct_with_config::<#ty, #config>(__hpd_config, #config_name, <#ty>::new)
+                        fn __hpd_with_config<H: __hpd::ToolHarness, C: __hpd::serde::de::DeserializeOwned>(
+                            __hpd_config: &__hpd::serde_json::Value,
+                            __hpd_name: &'static str,
+                            __hpd_new: fn(C) -> H,
+                        ) -> __hpd::Result<__hpd::HarnessObject, __hpd::HydrateError> {
+                            __hpd::construct_with_config::<H, C>(__hpd_config, __hpd_name, __hpd_new)
+                        }
+                        __hpd_with_config::<#ty, #config>(__hpd_config, #config_name, <#ty>::new)
                     }
                 },
                 quote! {
@@ -174,7 +181,10 @@ fn generated(harness: &Harness) -> TokenStream {
         Constructor::New => (
             quote! {
                 fn __hpd_construct() -> __hpd::HarnessObject {
-                    __hpd::object(<#ty>::new())
+                    fn __hpd_object<H: __hpd::ToolHarness>(__hpd_harness: H) -> __hpd::HarnessObject {
+                        __hpd::object(__hpd_harness)
+                    }
+                    __hpd_object(<#ty>::new())
                 }
             },
             quote!(__hpd::ConstructorSpec::Plain(__hpd_construct)),
@@ -182,8 +192,12 @@ fn generated(harness: &Harness) -> TokenStream {
             quote!(match config {}),
         ),
         Constructor::Default => (
-            TokenStream::new(),
-            quote_spanned!(ty_span=> __hpd::ConstructorSpec::Plain(__hpd::construct_default::<#ty>)),
+            quote! {
+                fn __hpd_construct<H: __hpd::ToolHarness + __hpd::DefaultConstructible>() -> __hpd::HarnessObject {
+                    __hpd::construct_default::<H>()
+                }
+            },
+            quote_spanned!(ty_span=> __hpd::ConstructorSpec::Plain(__hpd_construct::<#ty>)),
             quote!(__hpd::Never),
             quote!(match config {}),
         ),
@@ -313,14 +327,12 @@ fn generated(harness: &Harness) -> TokenStream {
             }
         }
     };
-    let assert_harness = quote_spanned! {ty_span=>
-        const _: () = __hpd::assert_harness_type::<#ty>();
-    };
 
     quote! {
         #[allow(
             unused_qualifications,
             unused_variables,
+            dead_code,
             non_camel_case_types,
             non_snake_case,
             clippy::all,
@@ -334,6 +346,15 @@ fn generated(harness: &Harness) -> TokenStream {
 
             #(#arg_structs)*
             #(#schema_fns)*
+
+            // The generic helpers here and in the constructors only require `ToolHarness`, whose
+            // supertraits are `Send + Sync + 'static`: a harness type that is not thread-safe is
+            // reported once, at the `ToolHarness` impl, instead of at every generated use.
+            fn __hpd_this<H: __hpd::ToolHarness>(
+                __hpd_instance: &__hpd::HarnessObject,
+            ) -> ::std::sync::Arc<H> {
+                __hpd::downcast::<H>(__hpd_instance)
+            }
 
             fn __hpd_invoke(
                 __hpd_instance: &__hpd::HarnessObject,
@@ -366,8 +387,6 @@ fn generated(harness: &Harness) -> TokenStream {
                 describe: #describe,
                 type_id: __hpd::type_id::<#ty>,
             };
-
-            #assert_harness
 
             #tool_harness_impl
 
@@ -438,7 +457,7 @@ fn invoke_arm(harness: &Harness, index: usize, function: &Function) -> TokenStre
     quote! {
         #index => {
             let #args { #(#bindings),* } = __hpd::parse_arguments::<#args>(__hpd_arguments)?;
-            let __hpd_this = __hpd::downcast::<#ty>(__hpd_instance);
+            let __hpd_this = __hpd_this::<#ty>(__hpd_instance);
             __hpd::Ok(#body)
         }
     }
@@ -454,7 +473,9 @@ fn render(template: &Template, metadata: &Ident) -> TokenStream {
             Segment::Text(text) => format.push_str(&text.replace('{', "{{").replace('}', "}}")),
             Segment::Placeholder(placeholder) => {
                 format.push_str("{}");
-                let span = placeholder.span;
+                // At the description, but marked as macro output so rustc does not suggest
+                // replacing the literal with a field name.
+                let span = Span::call_site().located_at(placeholder.span);
                 let fields = placeholder.field.iter().map(|part| {
                     if part.starts_with(|c: char| c.is_ascii_digit()) {
                         let index = syn::Index {
