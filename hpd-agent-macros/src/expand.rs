@@ -315,7 +315,7 @@ fn generated(harness: &Harness) -> TokenStream {
 
     // Spanned at the attribute: a second annotated impl block of the same type makes rustc
     // report "conflicting implementations of trait `ToolHarness`" at that block's attribute.
-    let tool_harness_impl = quote_spanned! {Span::call_site()=>
+    let tool_harness_impl = quote_spanned! {ty_span=>
         impl __hpd::ToolHarness for #ty {
             type Metadata = #metadata_assoc;
             type Config = #config_ty;
@@ -451,13 +451,18 @@ fn invoke_arm(harness: &Harness, index: usize, function: &Function) -> TokenStre
     } else {
         quote_spanned!(output_span=> __hpd::output_value)
     };
+    // The future owns the type-erased instance (always `Send`) and downcasts inside, so the
+    // future of a synchronous method is `Send` whatever the harness type is.
     let body = quote_spanned! {sig.ident.span()=>
-        __hpd::Box::pin(async move { #output(#call) })
+        __hpd::Box::pin(async move {
+            let __hpd_this = __hpd_this::<#ty>(&__hpd_instance);
+            #output(#call)
+        })
     };
     quote! {
         #index => {
             let #args { #(#bindings),* } = __hpd::parse_arguments::<#args>(__hpd_arguments)?;
-            let __hpd_this = __hpd_this::<#ty>(__hpd_instance);
+            let __hpd_instance = ::std::sync::Arc::clone(__hpd_instance);
             __hpd::Ok(#body)
         }
     }

@@ -67,9 +67,10 @@ const _: () = {
                 let __HpdArgs0 { a, b } = __hpd::parse_arguments::<
                     __HpdArgs0,
                 >(__hpd_arguments)?;
-                let __hpd_this = __hpd_this::<MathTools>(__hpd_instance);
+                let __hpd_instance = ::std::sync::Arc::clone(__hpd_instance);
                 __hpd::Ok(
                     __hpd::Box::pin(async move {
+                        let __hpd_this = __hpd_this::<MathTools>(&__hpd_instance);
                         __hpd::output_value(<MathTools>::add(&*__hpd_this, a, b))
                     }),
                 )
@@ -78,9 +79,10 @@ const _: () = {
                 let __HpdArgs1 {} = __hpd::parse_arguments::<
                     __HpdArgs1,
                 >(__hpd_arguments)?;
-                let __hpd_this = __hpd_this::<MathTools>(__hpd_instance);
+                let __hpd_instance = ::std::sync::Arc::clone(__hpd_instance);
                 __hpd::Ok(
                     __hpd::Box::pin(async move {
+                        let __hpd_this = __hpd_this::<MathTools>(&__hpd_instance);
                         __hpd::output_value(
                             <MathTools>::wait(
                                     &*__hpd_this,

@@ -70,9 +70,10 @@ const _: () = {
                 let __HpdArgs0 { query } = __hpd::parse_arguments::<
                     __HpdArgs0,
                 >(__hpd_arguments)?;
-                let __hpd_this = __hpd_this::<SearchTools>(__hpd_instance);
+                let __hpd_instance = ::std::sync::Arc::clone(__hpd_instance);
                 __hpd::Ok(
                     __hpd::Box::pin(async move {
+                        let __hpd_this = __hpd_this::<SearchTools>(&__hpd_instance);
                         __hpd::output_value(<SearchTools>::search(&*__hpd_this, query))
                     }),
                 )
@@ -81,9 +82,10 @@ const _: () = {
                 let __HpdArgs1 { query } = __hpd::parse_arguments::<
                     __HpdArgs1,
                 >(__hpd_arguments)?;
-                let __hpd_this = __hpd_this::<SearchTools>(__hpd_instance);
+                let __hpd_instance = ::std::sync::Arc::clone(__hpd_instance);
                 __hpd::Ok(
                     __hpd::Box::pin(async move {
+                        let __hpd_this = __hpd_this::<SearchTools>(&__hpd_instance);
                         __hpd::output_value(
                             <SearchTools>::tavily_search(&*__hpd_this, query),
                         )

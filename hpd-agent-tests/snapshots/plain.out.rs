@@ -71,9 +71,10 @@ const _: () = {
                 let __HpdArgs0 { city } = __hpd::parse_arguments::<
                     __HpdArgs0,
                 >(__hpd_arguments)?;
-                let __hpd_this = __hpd_this::<WeatherTools>(__hpd_instance);
+                let __hpd_instance = ::std::sync::Arc::clone(__hpd_instance);
                 __hpd::Ok(
                     __hpd::Box::pin(async move {
+                        let __hpd_this = __hpd_this::<WeatherTools>(&__hpd_instance);
                         __hpd::output_value(
                             <WeatherTools>::get_weather(&*__hpd_this, city),
                         )
@@ -84,9 +85,10 @@ const _: () = {
                 let __HpdArgs1 { city, days } = __hpd::parse_arguments::<
                     __HpdArgs1,
                 >(__hpd_arguments)?;
-                let __hpd_this = __hpd_this::<WeatherTools>(__hpd_instance);
+                let __hpd_instance = ::std::sync::Arc::clone(__hpd_instance);
                 __hpd::Ok(
                     __hpd::Box::pin(async move {
+                        let __hpd_this = __hpd_this::<WeatherTools>(&__hpd_instance);
                         __hpd::output_result(
                             <WeatherTools>::get_forecast(
                                     &*__hpd_this,

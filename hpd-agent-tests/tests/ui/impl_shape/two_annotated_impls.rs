@@ -1,3 +1,5 @@
+// One type has at most one annotated impl block: the second one conflicts with the first
+// (rustc E0119 on `ToolHarness`, spanned at each block's type); merge the two blocks.
 use hpd_agent::prelude::*;
 
 #[derive(Default)]
