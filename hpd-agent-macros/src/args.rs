@@ -152,23 +152,28 @@ pub fn function_args(attr: &Attribute, errors: &Errors) -> FunctionArgs {
         }
     };
     let parser = |input: ParseStream| {
-        options(input, "ai_function", FUNCTION_OPTIONS, errors, |key, input| {
-            match key {
-                // name = "search"
-                "name" => args.name = Some(lit_str(key, input)?),
-                // description = "Search the web with {metadata.provider}."
-                "description" => args.description = Some(lit_str(key, input)?),
-                // condition = metadata.has_tavily
-                "condition" => args.condition = Some(input.parse()?),
-                // timeout_ms = 5000
-                _ => {
-                    if !input.peek(LitInt) {
-                        return Err(input.error(
+        options(
+            input,
+            "ai_function",
+            FUNCTION_OPTIONS,
+            errors,
+            |key, input| {
+                match key {
+                    // name = "search"
+                    "name" => args.name = Some(lit_str(key, input)?),
+                    // description = "Search the web with {metadata.provider}."
+                    "description" => args.description = Some(lit_str(key, input)?),
+                    // condition = metadata.has_tavily
+                    "condition" => args.condition = Some(input.parse()?),
+                    // timeout_ms = 5000
+                    _ => {
+                        if !input.peek(LitInt) {
+                            return Err(input.error(
                             "`timeout_ms` takes a whole number of milliseconds, like `timeout_ms = 5000`",
                         ));
-                    }
-                    let lit: LitInt = input.parse()?;
-                    match lit.base10_parse::<u64>() {
+                        }
+                        let lit: LitInt = input.parse()?;
+                        match lit.base10_parse::<u64>() {
                         Ok(0) => errors.error(
                             lit.span(),
                             "`timeout_ms` must be at least 1; remove it for no timeout",
@@ -179,10 +184,11 @@ pub fn function_args(attr: &Attribute, errors: &Errors) -> FunctionArgs {
                             "`timeout_ms` must be a whole number of milliseconds that fits in `u64`",
                         ),
                     }
+                    }
                 }
-            }
-            Ok(())
-        });
+                Ok(())
+            },
+        );
         Ok(())
     };
     if let Err(e) = parser.parse2(tokens) {
@@ -193,8 +199,7 @@ pub fn function_args(attr: &Attribute, errors: &Errors) -> FunctionArgs {
 
 /// Reads `#[ai_description("...")]` (or `#[ai_description = "..."]`).
 pub fn ai_description(attr: &Attribute, errors: &Errors) -> Option<LitStr> {
-    const USAGE: &str =
-        "`#[ai_description]` takes the parameter's description, like `#[ai_description(\"The city to look up.\")]`";
+    const USAGE: &str = "`#[ai_description]` takes the parameter's description, like `#[ai_description(\"The city to look up.\")]`";
     let result = match &attr.meta {
         Meta::List(list) => list.parse_args_with(|input: ParseStream| {
             if input.peek(LitStr) {

@@ -9,8 +9,8 @@ use proc_macro2::Span;
 use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{
-    Attribute, Expr, ExprLit, FnArg, Ident, ImplItem, ImplItemFn, ItemImpl, Lit, LitStr, Meta,
-    Pat, Path, ReturnType, Type,
+    Attribute, Expr, ExprLit, FnArg, Ident, ImplItem, ImplItemFn, ItemImpl, Lit, LitStr, Meta, Pat,
+    Path, ReturnType, Type,
 };
 
 use super::args::{self, FunctionArgs, HarnessArgs};
@@ -77,9 +77,7 @@ impl<'a> Harness<'a> {
     pub fn from_syn(item: &'a ItemImpl, args: HarnessArgs, errors: &Errors) -> Self {
         let ty = &*item.self_ty;
         let type_ident = match ty {
-            Type::Path(path) if path.qself.is_none() => {
-                path.path.segments.last().map(|s| &s.ident)
-            }
+            Type::Path(path) if path.qself.is_none() => path.path.segments.last().map(|s| &s.ident),
             _ => None,
         };
         let (name, name_span) = match &args.name {
@@ -152,7 +150,10 @@ impl<'a> Function<'a> {
     fn from_syn(method: &'a ImplItemFn, options: FunctionArgs, errors: &Errors) -> Self {
         let (name, name_span) = match &options.name {
             Some(lit) => (lit.value(), lit.span()),
-            None => (method.sig.ident.unraw().to_string(), method.sig.ident.span()),
+            None => (
+                method.sig.ident.unraw().to_string(),
+                method.sig.ident.span(),
+            ),
         };
         let description = match &options.description {
             Some(lit) => Template::parse(&lit.value(), lit.span(), true, errors),
@@ -270,9 +271,8 @@ fn constructor<'a>(item: &'a ItemImpl, type_ident: Option<&Ident>) -> Constructo
         };
         let sig = &method.sig;
         let returns_self = match &sig.output {
-            ReturnType::Type(_, ty) => last_segment(ty).is_some_and(|s| {
-                s == "Self" || type_ident.is_some_and(|ident| *ident == s)
-            }),
+            ReturnType::Type(_, ty) => last_segment(ty)
+                .is_some_and(|s| s == "Self" || type_ident.is_some_and(|ident| *ident == s)),
             ReturnType::Default => false,
         };
         if sig.ident != "new"
@@ -424,8 +424,14 @@ fn doc_template(attrs: &[Attribute], errors: &Errors) -> Template {
             lines.extend(value.split('\n').map(|l| l.trim().to_owned()));
         }
     }
-    let start = lines.iter().position(|l| !l.is_empty()).unwrap_or(lines.len());
-    let end = lines.iter().rposition(|l| !l.is_empty()).map_or(start, |i| i + 1);
+    let start = lines
+        .iter()
+        .position(|l| !l.is_empty())
+        .unwrap_or(lines.len());
+    let end = lines
+        .iter()
+        .rposition(|l| !l.is_empty())
+        .map_or(start, |i| i + 1);
     let text = lines[start..end].join("\n");
     Template::parse(&text, span.unwrap_or_else(Span::call_site), false, errors)
 }

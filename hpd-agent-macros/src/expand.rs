@@ -229,7 +229,11 @@ fn generated(harness: &Harness) -> TokenStream {
                 quote!(#m),
             )
         }
-        None => (TokenStream::new(), quote!(__hpd::None), quote!(__hpd::Never)),
+        None => (
+            TokenStream::new(),
+            quote!(__hpd::None),
+            quote!(__hpd::Never),
+        ),
     };
 
     let metadata_binding = Ident::new("metadata", Span::call_site());
@@ -290,27 +294,35 @@ fn generated(harness: &Harness) -> TokenStream {
         _ => (TokenStream::new(), quote!(__hpd::static_description)),
     };
 
-    let middleware_fns = harness.args.middlewares.iter().enumerate().map(|(i, path)| {
-        let f = format_ident!("__hpd_middleware{}", i);
-        let name = path
-            .segments
-            .last()
-            .map(|s| s.ident.to_string())
-            .unwrap_or_default();
-        let call = quote_spanned! {path.span()=>
-            (&__hpd::Probe::<#path>::new()).scoped_middleware_spec(#name)
-        };
-        quote! {
-            fn #f() -> __hpd::ScopedMiddlewareSpec {
-                #call
+    let middleware_fns = harness
+        .args
+        .middlewares
+        .iter()
+        .enumerate()
+        .map(|(i, path)| {
+            let f = format_ident!("__hpd_middleware{}", i);
+            let name = path
+                .segments
+                .last()
+                .map(|s| s.ident.to_string())
+                .unwrap_or_default();
+            let call = quote_spanned! {path.span()=>
+                (&__hpd::Probe::<#path>::new()).scoped_middleware_spec(#name)
+            };
+            quote! {
+                fn #f() -> __hpd::ScopedMiddlewareSpec {
+                    #call
+                }
             }
-        }
-    });
-    let middleware_refs = (0..harness.args.middlewares.len()).map(|i| format_ident!("__hpd_middleware{}", i));
+        });
+    let middleware_refs =
+        (0..harness.args.middlewares.len()).map(|i| format_ident!("__hpd_middleware{}", i));
     let probe_traits = if harness.args.middlewares.is_empty() {
         TokenStream::new()
     } else {
-        quote!(use __hpd::{ViaConfig as _, ViaDefault as _};)
+        quote!(
+            use __hpd::{ViaConfig as _, ViaDefault as _};
+        )
     };
 
     // Spanned at the attribute: a second annotated impl block of the same type makes rustc

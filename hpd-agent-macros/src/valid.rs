@@ -43,7 +43,6 @@ impl Errors {
     }
 }
 
-
 pub fn harness(harness: &Harness, errors: &Errors) {
     let item = harness.item;
     let attr = harness.args.kind.attr();
@@ -234,7 +233,13 @@ trait WrittenAs {
 impl WrittenAs for syn::Receiver {
     fn to_token_stream_string(&self) -> String {
         let mut text = quote::ToTokens::to_token_stream(self).to_string();
-        for (from, to) in [("& ", "&"), (" :", ":"), ("< ", "<"), (" >", ">"), (" <", "<")] {
+        for (from, to) in [
+            ("& ", "&"),
+            (" :", ":"),
+            ("< ", "<"),
+            (" >", ">"),
+            (" <", "<"),
+        ] {
             text = text.replace(from, to);
         }
         text

@@ -402,11 +402,19 @@ macro_rules! logging_middleware {
                 call: &FunctionCall,
                 next: Next<'_>,
             ) -> Result<ToolResult, MiddlewareError> {
-                record_hook(&self.label, "wrap_function_call", Some(call.function_name()));
+                record_hook(
+                    &self.label,
+                    "wrap_function_call",
+                    Some(call.function_name()),
+                );
                 next.run().await
             }
 
-            async fn on_error(&self, _call: &FunctionCall, _failure: &FunctionFailure) -> HookResult {
+            async fn on_error(
+                &self,
+                _call: &FunctionCall,
+                _failure: &FunctionFailure,
+            ) -> HookResult {
                 record_hook(&self.label, "on_error", None);
                 Ok(())
             }

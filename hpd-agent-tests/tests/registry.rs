@@ -55,7 +55,10 @@ fn registry_holds_every_fixture_harness() {
         "SearchTools",
         "WeatherTools",
     ] {
-        assert!(names.contains(&expected), "{expected} missing from {names:?}");
+        assert!(
+            names.contains(&expected),
+            "{expected} missing from {names:?}"
+        );
     }
     let mut sorted = names.clone();
     sorted.sort_unstable();
@@ -107,7 +110,10 @@ fn get_weather_definition_is_exact() {
         .instantiate::<hpd_agent_tests::WeatherTools>()
         .unwrap();
     let weather = function(&functions, "get_weather");
-    assert_eq!(weather.description(), "Gets the current weather for a city.");
+    assert_eq!(
+        weather.description(),
+        "Gets the current weather for a city."
+    );
     assert_eq!(
         weather.schema(),
         &json!({
@@ -251,7 +257,9 @@ async fn search_tools_config_constructor() {
     let built = <SearchTools as ToolHarness>::from_config(SearchToolsConfig { max_results: 7 });
     let functions = search.functions(&hpd_agent::__private::object(built), None);
     assert_eq!(
-        call(&function(&functions, "search"), r#"{"query":"x"}"#).await.0,
+        call(&function(&functions, "search"), r#"{"query":"x"}"#)
+            .await
+            .0,
         "7 results for 'x'"
     );
 }
@@ -320,7 +328,12 @@ fn conditions_and_templates_with_metadata() {
 
     let files = info("FileTools");
     let instance = files.construct(None).unwrap();
-    let read_only = files.functions(&instance, Some(&FileMetadata { allow_writes: false }));
+    let read_only = files.functions(
+        &instance,
+        Some(&FileMetadata {
+            allow_writes: false,
+        }),
+    );
     assert_eq!(names(&read_only), ["read_file"]);
     let writable = files.functions(&instance, Some(&FileMetadata { allow_writes: true }));
     assert_eq!(names(&writable), ["read_file", "write_file"]);
@@ -332,7 +345,10 @@ fn conditions_and_templates_without_metadata() {
     let functions = search.functions(&search.construct(None).unwrap(), None);
     assert_eq!(names(&functions), ["search", "tavily_search"]);
     assert_eq!(functions[0].description(), "Search the web with .");
-    assert_eq!(search.entry().functions[0].description, "Search the web with .");
+    assert_eq!(
+        search.entry().functions[0].description,
+        "Search the web with ."
+    );
     assert!(info("WeatherTools").entry().metadata.is_none());
 }
 
@@ -471,7 +487,10 @@ async fn calling_generated_functions() {
     assert_eq!(f("sleeps").timeout(), Some(Duration::from_millis(20)));
     assert_eq!(
         call(&f("sleeps"), "{}").await,
-        ("Error: function 'sleeps' timed out after 20 ms".to_owned(), true)
+        (
+            "Error: function 'sleeps' timed out after 20 ms".to_owned(),
+            true
+        )
     );
     let (text, error) = call(&f("sync_value"), r#"{"n":"three"}"#).await;
     assert!(
@@ -483,7 +502,10 @@ async fn calling_generated_functions() {
     assert!(error && text.contains("missing field `n`"), "{text}");
     assert_eq!(call(&f("unit"), "null").await, (String::new(), false));
     assert_eq!(call(&f("maybe"), "{}").await, (String::new(), false));
-    assert_eq!(call(&f("maybe"), r#"{"n":4}"#).await, ("4".to_owned(), false));
+    assert_eq!(
+        call(&f("maybe"), r#"{"n":4}"#).await,
+        ("4".to_owned(), false)
+    );
 }
 
 #[tokio::test]

@@ -31,11 +31,18 @@ fn ui() {
 
 #[test]
 fn every_ui_folder_is_run() {
-    let mut folders: Vec<String> = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/ui"))
-        .expect("tests/ui exists")
-        .map(|entry| entry.expect("readable").file_name().to_string_lossy().into_owned())
-        .filter(|name| name != "pass")
-        .collect();
+    let mut folders: Vec<String> =
+        std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/ui"))
+            .expect("tests/ui exists")
+            .map(|entry| {
+                entry
+                    .expect("readable")
+                    .file_name()
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .filter(|name| name != "pass")
+            .collect();
     folders.sort();
     let mut expected: Vec<String> = TOPICS.iter().map(|t| (*t).to_owned()).collect();
     expected.sort();

@@ -33,12 +33,20 @@ impl Plain {
         token: CancellationToken,
     ) -> String {
         tokio::task::yield_now().await;
-        format!("hello {who} from {} ({})", ctx.function_name(), token.is_cancelled())
+        format!(
+            "hello {who} from {} ({})",
+            ctx.function_name(),
+            token.is_cancelled()
+        )
     }
 
     #[ai_function(description = "Fails on zero.")]
     fn checked(&self, n: u32) -> Result<u32, String> {
-        if n == 0 { Err("zero".to_owned()) } else { Ok(n) }
+        if n == 0 {
+            Err("zero".to_owned())
+        } else {
+            Ok(n)
+        }
     }
 
     #[hpd_agent::ai_function]
@@ -180,6 +188,9 @@ pub fn main() {
         assert!(registry.get(name).is_some(), "{name} missing");
     }
     assert_eq!(Plain.helper(), 2);
-    assert_eq!(<Configured as ToolHarness>::harness_entry().name, "configured");
+    assert_eq!(
+        <Configured as ToolHarness>::harness_entry().name,
+        "configured"
+    );
     let _ = with_prelude::Prelude;
 }
