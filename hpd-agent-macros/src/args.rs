@@ -91,8 +91,8 @@ pub fn harness_args(kind: Kind, tokens: TokenStream, errors: &Errors) -> Harness
                     "`#[tool_harness]` takes no description; for a collapsed harness write `#[collapse(\"...\")]` instead",
                 );
             }
-            if !input.is_empty() {
-                input.parse::<Token![,]>()?;
+            if !input.is_empty() && input.parse::<Token![,]>().is_err() {
+                return Err(input.error("expected `,` between the description and the options"));
             }
         }
         options(input, kind.attr(), kind.options(), errors, |key, input| {
@@ -143,9 +143,9 @@ pub fn function_args(attr: &Attribute, errors: &Errors) -> FunctionArgs {
         // #[ai_function(name = "search", timeout_ms = 500)]
         Meta::List(list) => list.tokens.clone(),
         // #[ai_function = ...]
-        Meta::NameValue(nv) => {
-            errors.error(
-                nv.eq_token.span,
+        Meta::NameValue(_) => {
+            errors.spanned(
+                attr,
                 "write `#[ai_function]` or `#[ai_function(name = \"...\", ...)]`",
             );
             return args;

@@ -97,8 +97,8 @@ impl<'a> Harness<'a> {
             for attr in &method.attrs {
                 if is_helper(attr.path(), "ai_function") {
                     if marker.is_some() {
-                        errors.error(
-                            attr.span(),
+                        errors.spanned(
+                            attr,
                             "duplicate `#[ai_function]`; put every option in one attribute",
                         );
                     } else {
@@ -121,8 +121,8 @@ impl<'a> Harness<'a> {
                     for param in typed_params(method) {
                         for attr in &param.attrs {
                             if is_helper(attr.path(), "ai_description") {
-                                errors.error(
-                                    attr.span(),
+                                errors.spanned(
+                                    attr,
                                     "`#[ai_description]` describes a parameter of an `#[ai_function]` method; add `#[ai_function]` to this method or remove it",
                                 );
                             }
@@ -210,8 +210,8 @@ impl<'a> Param<'a> {
             if is_helper(attr.path(), "ai_description") {
                 let text = args::ai_description(attr, errors);
                 if description.is_some() {
-                    errors.error(
-                        attr.span(),
+                    errors.spanned(
+                        attr,
                         "duplicate `#[ai_description]`; keep one per parameter",
                     );
                 } else {

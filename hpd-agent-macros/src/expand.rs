@@ -56,6 +56,15 @@ pub fn user_impl(item: &ItemImpl) -> ItemImpl {
             .attrs
             .retain(|attr| !is_helper(attr.path(), "ai_function"));
         if method.attrs.len() == before {
+            // `#[ai_description]` here is already an error; remove it so rustc adds no
+            // "cannot find attribute" error.
+            for arg in &mut method.sig.inputs {
+                if let syn::FnArg::Typed(param) = arg {
+                    param
+                        .attrs
+                        .retain(|attr| !is_helper(attr.path(), "ai_description"));
+                }
+            }
             continue;
         }
         // The macro requires `&self` and owned parameters, so these pedantic lints would only
@@ -450,14 +459,16 @@ fn invoke_arm(harness: &Harness, index: usize, function: &Function) -> TokenStre
         }
     });
     let sig = &function.method.sig;
-    let mut call = quote!(<#ty>::#method(&*__hpd_this, #(#call_args),*));
-    if sig.asyncness.is_some() {
-        call = quote!(#call.await);
-    }
     let output_span = match &sig.output {
         syn::ReturnType::Type(_, ty) => ty.span(),
         syn::ReturnType::Default => sig.ident.span(),
     };
+    // Spanned at the return type: a return type that cannot be turned into a result text is
+    // reported there.
+    let mut call = quote_spanned!(output_span=> <#ty>::#method(&*__hpd_this, #(#call_args),*));
+    if sig.asyncness.is_some() {
+        call = quote_spanned!(output_span=> #call.await);
+    }
     let output = if function.returns_result {
         quote_spanned!(output_span=> __hpd::output_result)
     } else {

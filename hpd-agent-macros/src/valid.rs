@@ -140,8 +140,8 @@ fn function(harness: &Harness, function: &Function, errors: &Errors) {
         );
     }
     if let Some(abi) = &sig.abi {
-        errors.error(
-            abi.span(),
+        errors.spanned(
+            abi,
             "`#[ai_function]` methods use the Rust ABI; remove the `extern`",
         );
     }
