@@ -1,9 +1,9 @@
 //! Procedural macros of `hpd-agent`. Depend on `hpd-agent`, which re-exports them and documents
 //! them; this crate only turns the annotated impl block into calls to `hpd_agent::__private`.
 //!
-//! Layout: [`args`] parses attribute arguments, [`ast`] is a typed view of the impl block,
-//! [`valid`] checks it, [`expand`] writes the code and [`fallback`] what is emitted when the
-//! input is wrong. Everything below this file works on `proc_macro2` so the expansion snapshot
+//! Layout: `args` parses attribute arguments, `ast` is a typed view of the impl block,
+//! `valid` checks it, `expand` writes the code and `fallback` what is emitted when the input is
+//! wrong. Everything below this file works on `proc_macro2` so the expansion snapshot
 //! tests of `hpd-agent-tests` can include these modules with `#[path]` and call them directly.
 
 use proc_macro::TokenStream;
