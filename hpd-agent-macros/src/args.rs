@@ -335,3 +335,63 @@ fn skip_to_comma(input: ParseStream) {
         Ok(((), rest))
     });
 }
+
+#[cfg(test)]
+mod tests {
+    use quote::quote;
+
+    use super::*;
+
+    fn messages(errors: &Errors) -> Vec<String> {
+        errors
+            .to_compile_errors()
+            .into_iter()
+            .filter_map(|tt| match tt {
+                TokenTree::Group(g) => Some(g.stream().to_string()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn collapse_arguments() {
+        let errors = Errors::default();
+        let args = harness_args(
+            Kind::Collapse,
+            quote!("Math", name = "math", metadata = a::Meta, middlewares = [A, b::B<u8>]),
+            &errors,
+        );
+        assert!(errors.is_empty());
+        assert_eq!(args.description.map(|d| d.value()).as_deref(), Some("Math"));
+        assert_eq!(args.name.map(|n| n.value()).as_deref(), Some("math"));
+        assert!(args.metadata.is_some());
+        assert_eq!(args.middlewares.len(), 2);
+    }
+
+    #[test]
+    fn every_mistake_is_reported() {
+        let errors = Errors::default();
+        let args = harness_args(
+            Kind::Plain,
+            quote!(nmae = "x", name = "a", name = "b", metadata = HashMap<String, u8>, system_prompt = "p"),
+            &errors,
+        );
+        let messages = messages(&errors);
+        assert_eq!(messages.len(), 3, "{messages:?}");
+        assert!(messages[0].contains("unknown `tool_harness` option `nmae`"));
+        assert!(messages[1].contains("duplicate `tool_harness` option `name`"));
+        assert!(messages[2].contains("option of collapsed harnesses"));
+        assert_eq!(args.name.map(|n| n.value()).as_deref(), Some("a"));
+        assert!(
+            args.metadata.is_some(),
+            "generic metadata type parsed past its comma"
+        );
+    }
+
+    #[test]
+    fn missing_collapse_description() {
+        let errors = Errors::default();
+        let _ = harness_args(Kind::Collapse, quote!(name = "x"), &errors);
+        assert!(messages(&errors)[0].contains("needs the container description"));
+    }
+}

@@ -435,3 +435,71 @@ fn doc_template(attrs: &[Attribute], errors: &Errors) -> Template {
     let text = lines[start..end].join("\n");
     Template::parse(&text, span.unwrap_or_else(Span::call_site), false, errors)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn template(text: &str, strict: bool) -> (Template, usize) {
+        let errors = Errors::default();
+        let template = Template::parse(text, Span::call_site(), strict, &errors);
+        (template, errors.len())
+    }
+
+    fn fields(template: &Template) -> Vec<String> {
+        template.placeholders().map(|p| p.field.join(".")).collect()
+    }
+
+    #[test]
+    fn placeholders_and_escapes() {
+        let (t, errors) = template(
+            "Search {metadata.provider} ({{beta}}) {metadata.a.0}.",
+            true,
+        );
+        assert_eq!(errors, 0);
+        assert_eq!(fields(&t), ["provider", "a.0"]);
+        assert_eq!(t.static_text(), "Search  ({beta}) .");
+    }
+
+    #[test]
+    fn strict_templates_reject_other_braces() {
+        for text in [
+            "{count}",
+            "open {",
+            "close }",
+            "{metadata.}",
+            "{metadata.a-b}",
+        ] {
+            let (_, errors) = template(text, true);
+            assert!(errors > 0, "{text} should be an error");
+        }
+        // One mistake, one error: the closing brace of an invalid placeholder is not reported
+        // again.
+        assert_eq!(template("{count}", true).1, 1);
+    }
+
+    #[test]
+    fn doc_comments_keep_other_braces() {
+        let (t, errors) = template("Returns {\"a\": 1} from {metadata.x} and {{y}}", false);
+        assert_eq!(errors, 0);
+        assert_eq!(fields(&t), ["x"]);
+        assert_eq!(t.static_text(), "Returns {\"a\": 1} from  and {{y}}");
+    }
+
+    #[test]
+    fn doc_descriptions_trim_lines_and_blank_ends() {
+        let attrs: Vec<Attribute> = vec![
+            syn::parse_quote!(#[doc = ""]),
+            syn::parse_quote!(#[doc = "  First line.  "]),
+            syn::parse_quote!(#[doc = ""]),
+            syn::parse_quote!(#[doc = " Second.\n   Third."]),
+            syn::parse_quote!(#[doc = "   "]),
+            syn::parse_quote!(#[inline]),
+        ];
+        let errors = Errors::default();
+        let t = doc_template(&attrs, &errors);
+        assert_eq!(t.static_text(), "First line.\n\nSecond.\nThird.");
+        assert!(errors.is_empty());
+        assert_eq!(doc_template(&[], &errors).static_text(), "");
+    }
+}

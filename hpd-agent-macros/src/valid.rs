@@ -29,6 +29,11 @@ impl Errors {
         self.0.borrow_mut().push(error);
     }
 
+    #[cfg(test)]
+    pub fn len(&self) -> usize {
+        self.0.borrow().len()
+    }
+
     pub fn is_empty(&self) -> bool {
         self.0.borrow().is_empty()
     }
