@@ -49,7 +49,6 @@ pub fn user_impl(item: &ItemImpl) -> ItemImpl {
             method.attrs.push(syn::parse_quote! {
                 #[allow(clippy::needless_pass_by_value)]
             });
-            continue;
         }
         let before = method.attrs.len();
         method
@@ -91,17 +90,23 @@ fn is_config_constructor(method: &syn::ImplItemFn) -> bool {
         && matches!(method.sig.inputs.first(), Some(syn::FnArg::Typed(_)))
 }
 
-/// `use ai_function as _;` for each path the user wrote, so stripping the attribute does not
-/// leave their `use hpd_agent::ai_function;` unused.
+/// One `#[ai_function(__hpd_resolve)] const _: () = ();` per path the user wrote. Resolving the
+/// attribute keeps the user's `use hpd_agent::ai_function;` used although the impl macro removed
+/// the attribute from the methods, and a missing import gives rustc's usual "cannot find
+/// attribute" error with its import suggestion. `#[ai_function]` expands that marker to nothing.
 pub fn helper_uses(harness: &Harness) -> TokenStream {
     let paths = &harness.helper_paths;
+    let marker = Ident::new(RESOLVE_MARKER, Span::call_site());
     quote! {
         #(
-            #[allow(unused_imports)]
-            use #paths as _;
+            #[#paths(#marker)]
+            const _: () = ();
         )*
     }
 }
+
+/// The argument of the `#[ai_function]` marker that [`helper_uses`] emits.
+pub const RESOLVE_MARKER: &str = "__hpd_resolve";
 
 fn generated(harness: &Harness) -> TokenStream {
     let ty = harness.ty;

@@ -26,8 +26,8 @@ impl MathTools {
 const _: () = {
     use ::hpd_agent::__private as __hpd;
     use __hpd::{ViaConfig as _, ViaDefault as _};
-    #[allow(unused_imports)]
-    use ai_function as _;
+    #[ai_function(__hpd_resolve)]
+    const _: () = ();
     #[derive(
         ::hpd_agent::__private::serde::Deserialize,
         ::hpd_agent::__private::schemars::JsonSchema

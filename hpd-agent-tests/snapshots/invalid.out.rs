@@ -15,6 +15,6 @@ impl Tools {
     }
 }
 const _: () = {
-    #[allow(unused_imports)]
-    use ai_function as _;
+    #[ai_function(__hpd_resolve)]
+    const _: () = ();
 };

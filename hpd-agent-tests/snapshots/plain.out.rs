@@ -27,8 +27,8 @@ impl WeatherTools {
 )]
 const _: () = {
     use ::hpd_agent::__private as __hpd;
-    #[allow(unused_imports)]
-    use ai_function as _;
+    #[ai_function(__hpd_resolve)]
+    const _: () = ();
     #[derive(
         ::hpd_agent::__private::serde::Deserialize,
         ::hpd_agent::__private::schemars::JsonSchema

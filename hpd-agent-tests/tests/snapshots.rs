@@ -7,7 +7,8 @@
 //!
 //! A proc-macro crate can export nothing but macros, so the macro crate's modules are compiled
 //! into this test with `#[path]`. They only use `proc_macro2`, `syn` and `quote` (dev-dependencies
-//! here), never `proc_macro`, which is what makes this possible.
+//! here), never `proc_macro`, which is what makes this possible. Their `#[cfg(test)]` unit tests
+//! come along and run here too.
 
 use std::path::Path;
 
