@@ -91,8 +91,8 @@ pub fn harness_args(kind: Kind, tokens: TokenStream, errors: &Errors) -> Harness
                     "`#[tool_harness]` takes no description; for a collapsed harness write `#[collapse(\"...\")]` instead",
                 );
             }
-            if !input.is_empty() {
-                input.parse::<Token![,]>()?;
+            if !input.is_empty() && input.parse::<Token![,]>().is_err() {
+                return Err(input.error("expected `,` between the description and the options"));
             }
         }
         options(input, kind.attr(), kind.options(), errors, |key, input| {
@@ -143,9 +143,9 @@ pub fn function_args(attr: &Attribute, errors: &Errors) -> FunctionArgs {
         // #[ai_function(name = "search", timeout_ms = 500)]
         Meta::List(list) => list.tokens.clone(),
         // #[ai_function = ...]
-        Meta::NameValue(nv) => {
-            errors.error(
-                nv.eq_token.span,
+        Meta::NameValue(_) => {
+            errors.spanned(
+                attr,
                 "write `#[ai_function]` or `#[ai_function(name = \"...\", ...)]`",
             );
             return args;
@@ -258,6 +258,15 @@ fn options(
                     skip_to_comma(input);
                 }
             }
+        } else if attr == "tool_harness" && Kind::Collapse.options().contains(&name.as_str()) {
+            errors.error(
+                key.span(),
+                format!(
+                    "`{name}` is an option of collapsed harnesses; write `#[collapse(\"description\", {name} = ...)]`, or remove it (`#[tool_harness]` accepts {})",
+                    list(valid)
+                ),
+            );
+            skip_to_comma(input);
         } else {
             errors.error(
                 key.span(),
@@ -325,4 +334,64 @@ fn skip_to_comma(input: ParseStream) {
         }
         Ok(((), rest))
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use quote::quote;
+
+    use super::*;
+
+    fn messages(errors: &Errors) -> Vec<String> {
+        errors
+            .to_compile_errors()
+            .into_iter()
+            .filter_map(|tt| match tt {
+                TokenTree::Group(g) => Some(g.stream().to_string()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn collapse_arguments() {
+        let errors = Errors::default();
+        let args = harness_args(
+            Kind::Collapse,
+            quote!("Math", name = "math", metadata = a::Meta, middlewares = [A, b::B<u8>]),
+            &errors,
+        );
+        assert!(errors.is_empty());
+        assert_eq!(args.description.map(|d| d.value()).as_deref(), Some("Math"));
+        assert_eq!(args.name.map(|n| n.value()).as_deref(), Some("math"));
+        assert!(args.metadata.is_some());
+        assert_eq!(args.middlewares.len(), 2);
+    }
+
+    #[test]
+    fn every_mistake_is_reported() {
+        let errors = Errors::default();
+        let args = harness_args(
+            Kind::Plain,
+            quote!(nmae = "x", name = "a", name = "b", metadata = HashMap<String, u8>, system_prompt = "p"),
+            &errors,
+        );
+        let messages = messages(&errors);
+        assert_eq!(messages.len(), 3, "{messages:?}");
+        assert!(messages[0].contains("unknown `tool_harness` option `nmae`"));
+        assert!(messages[1].contains("duplicate `tool_harness` option `name`"));
+        assert!(messages[2].contains("option of collapsed harnesses"));
+        assert_eq!(args.name.map(|n| n.value()).as_deref(), Some("a"));
+        assert!(
+            args.metadata.is_some(),
+            "generic metadata type parsed past its comma"
+        );
+    }
+
+    #[test]
+    fn missing_collapse_description() {
+        let errors = Errors::default();
+        let _ = harness_args(Kind::Collapse, quote!(name = "x"), &errors);
+        assert!(messages(&errors)[0].contains("needs the container description"));
+    }
 }

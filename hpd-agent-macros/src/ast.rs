@@ -97,8 +97,8 @@ impl<'a> Harness<'a> {
             for attr in &method.attrs {
                 if is_helper(attr.path(), "ai_function") {
                     if marker.is_some() {
-                        errors.error(
-                            attr.span(),
+                        errors.spanned(
+                            attr,
                             "duplicate `#[ai_function]`; put every option in one attribute",
                         );
                     } else {
@@ -121,8 +121,8 @@ impl<'a> Harness<'a> {
                     for param in typed_params(method) {
                         for attr in &param.attrs {
                             if is_helper(attr.path(), "ai_description") {
-                                errors.error(
-                                    attr.span(),
+                                errors.spanned(
+                                    attr,
                                     "`#[ai_description]` describes a parameter of an `#[ai_function]` method; add `#[ai_function]` to this method or remove it",
                                 );
                             }
@@ -210,8 +210,8 @@ impl<'a> Param<'a> {
             if is_helper(attr.path(), "ai_description") {
                 let text = args::ai_description(attr, errors);
                 if description.is_some() {
-                    errors.error(
-                        attr.span(),
+                    errors.spanned(
+                        attr,
                         "duplicate `#[ai_description]`; keep one per parameter",
                     );
                 } else {
@@ -343,6 +343,9 @@ impl Template {
                                 "invalid placeholder `{{{inner}}}` in the description; write `{{metadata.field}}` to insert a metadata field, or `{{{{` and `}}}}` for literal braces"
                             ),
                         );
+                        current.push_str(&tail[..end + 2]);
+                        rest = &body[end + 1..];
+                        continue;
                     }
                 } else if strict {
                     errors.error(
@@ -431,4 +434,72 @@ fn doc_template(attrs: &[Attribute], errors: &Errors) -> Template {
         .map_or(start, |i| i + 1);
     let text = lines[start..end].join("\n");
     Template::parse(&text, span.unwrap_or_else(Span::call_site), false, errors)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn template(text: &str, strict: bool) -> (Template, usize) {
+        let errors = Errors::default();
+        let template = Template::parse(text, Span::call_site(), strict, &errors);
+        (template, errors.len())
+    }
+
+    fn fields(template: &Template) -> Vec<String> {
+        template.placeholders().map(|p| p.field.join(".")).collect()
+    }
+
+    #[test]
+    fn placeholders_and_escapes() {
+        let (t, errors) = template(
+            "Search {metadata.provider} ({{beta}}) {metadata.a.0}.",
+            true,
+        );
+        assert_eq!(errors, 0);
+        assert_eq!(fields(&t), ["provider", "a.0"]);
+        assert_eq!(t.static_text(), "Search  ({beta}) .");
+    }
+
+    #[test]
+    fn strict_templates_reject_other_braces() {
+        for text in [
+            "{count}",
+            "open {",
+            "close }",
+            "{metadata.}",
+            "{metadata.a-b}",
+        ] {
+            let (_, errors) = template(text, true);
+            assert!(errors > 0, "{text} should be an error");
+        }
+        // One mistake, one error: the closing brace of an invalid placeholder is not reported
+        // again.
+        assert_eq!(template("{count}", true).1, 1);
+    }
+
+    #[test]
+    fn doc_comments_keep_other_braces() {
+        let (t, errors) = template("Returns {\"a\": 1} from {metadata.x} and {{y}}", false);
+        assert_eq!(errors, 0);
+        assert_eq!(fields(&t), ["x"]);
+        assert_eq!(t.static_text(), "Returns {\"a\": 1} from  and {{y}}");
+    }
+
+    #[test]
+    fn doc_descriptions_trim_lines_and_blank_ends() {
+        let attrs: Vec<Attribute> = vec![
+            syn::parse_quote!(#[doc = ""]),
+            syn::parse_quote!(#[doc = "  First line.  "]),
+            syn::parse_quote!(#[doc = ""]),
+            syn::parse_quote!(#[doc = " Second.\n   Third."]),
+            syn::parse_quote!(#[doc = "   "]),
+            syn::parse_quote!(#[inline]),
+        ];
+        let errors = Errors::default();
+        let t = doc_template(&attrs, &errors);
+        assert_eq!(t.static_text(), "First line.\n\nSecond.\nThird.");
+        assert!(errors.is_empty());
+        assert_eq!(doc_template(&[], &errors).static_text(), "");
+    }
 }

@@ -49,13 +49,21 @@ pub fn user_impl(item: &ItemImpl) -> ItemImpl {
             method.attrs.push(syn::parse_quote! {
                 #[allow(clippy::needless_pass_by_value)]
             });
-            continue;
         }
         let before = method.attrs.len();
         method
             .attrs
             .retain(|attr| !is_helper(attr.path(), "ai_function"));
         if method.attrs.len() == before {
+            // `#[ai_description]` here is already an error; remove it so rustc adds no
+            // "cannot find attribute" error.
+            for arg in &mut method.sig.inputs {
+                if let syn::FnArg::Typed(param) = arg {
+                    param
+                        .attrs
+                        .retain(|attr| !is_helper(attr.path(), "ai_description"));
+                }
+            }
             continue;
         }
         // The macro requires `&self` and owned parameters, so these pedantic lints would only
@@ -82,17 +90,23 @@ fn is_config_constructor(method: &syn::ImplItemFn) -> bool {
         && matches!(method.sig.inputs.first(), Some(syn::FnArg::Typed(_)))
 }
 
-/// `use ai_function as _;` for each path the user wrote, so stripping the attribute does not
-/// leave their `use hpd_agent::ai_function;` unused.
+/// One `#[ai_function(__hpd_resolve)] const _: () = ();` per path the user wrote. Resolving the
+/// attribute keeps the user's `use hpd_agent::ai_function;` used although the impl macro removed
+/// the attribute from the methods, and a missing import gives rustc's usual "cannot find
+/// attribute" error with its import suggestion. `#[ai_function]` expands that marker to nothing.
 pub fn helper_uses(harness: &Harness) -> TokenStream {
     let paths = &harness.helper_paths;
+    let marker = Ident::new(RESOLVE_MARKER, Span::call_site());
     quote! {
         #(
-            #[allow(unused_imports)]
-            use #paths as _;
+            #[#paths(#marker)]
+            const _: () = ();
         )*
     }
 }
+
+/// The argument of the `#[ai_function]` marker that [`helper_uses`] emits.
+pub const RESOLVE_MARKER: &str = "__hpd_resolve";
 
 fn generated(harness: &Harness) -> TokenStream {
     let ty = harness.ty;
@@ -158,7 +172,14 @@ fn generated(harness: &Harness) -> TokenStream {
                     fn __hpd_construct(
                         __hpd_config: &__hpd::serde_json::Value,
                     ) -> __hpd::Result<__hpd::HarnessObject, __hpd::HydrateError> {
-                        __hpd::construct_with_config::<#ty, #config>(__hpd_config, #config_name, <#ty>::new)
+                        fn __hpd_with_config<H: __hpd::ToolHarness, C: __hpd::serde::de::DeserializeOwned>(
+                            __hpd_config: &__hpd::serde_json::Value,
+                            __hpd_name: &'static str,
+                            __hpd_new: fn(C) -> H,
+                        ) -> __hpd::Result<__hpd::HarnessObject, __hpd::HydrateError> {
+                            __hpd::construct_with_config::<H, C>(__hpd_config, __hpd_name, __hpd_new)
+                        }
+                        __hpd_with_config::<#ty, #config>(__hpd_config, #config_name, <#ty>::new)
                     }
                 },
                 quote! {
@@ -174,7 +195,10 @@ fn generated(harness: &Harness) -> TokenStream {
         Constructor::New => (
             quote! {
                 fn __hpd_construct() -> __hpd::HarnessObject {
-                    __hpd::object(<#ty>::new())
+                    fn __hpd_object<H: __hpd::ToolHarness>(__hpd_harness: H) -> __hpd::HarnessObject {
+                        __hpd::object(__hpd_harness)
+                    }
+                    __hpd_object(<#ty>::new())
                 }
             },
             quote!(__hpd::ConstructorSpec::Plain(__hpd_construct)),
@@ -182,8 +206,12 @@ fn generated(harness: &Harness) -> TokenStream {
             quote!(match config {}),
         ),
         Constructor::Default => (
-            TokenStream::new(),
-            quote_spanned!(ty_span=> __hpd::ConstructorSpec::Plain(__hpd::construct_default::<#ty>)),
+            quote! {
+                fn __hpd_construct<H: __hpd::ToolHarness + __hpd::DefaultConstructible>() -> __hpd::HarnessObject {
+                    __hpd::construct_default::<H>()
+                }
+            },
+            quote_spanned!(ty_span=> __hpd::ConstructorSpec::Plain(__hpd_construct::<#ty>)),
             quote!(__hpd::Never),
             quote!(match config {}),
         ),
@@ -313,7 +341,7 @@ fn generated(harness: &Harness) -> TokenStream {
 
     // Spanned at the attribute: a second annotated impl block of the same type makes rustc
     // report "conflicting implementations of trait `ToolHarness`" at that block's attribute.
-    let tool_harness_impl = quote_spanned! {Span::call_site()=>
+    let tool_harness_impl = quote_spanned! {ty_span=>
         impl __hpd::ToolHarness for #ty {
             type Metadata = #metadata_assoc;
             type Config = #config_ty;
@@ -325,14 +353,12 @@ fn generated(harness: &Harness) -> TokenStream {
             }
         }
     };
-    let assert_harness = quote_spanned! {ty_span=>
-        const _: () = __hpd::assert_harness_type::<#ty>();
-    };
 
     quote! {
         #[allow(
             unused_qualifications,
             unused_variables,
+            dead_code,
             non_camel_case_types,
             non_snake_case,
             clippy::all,
@@ -346,6 +372,15 @@ fn generated(harness: &Harness) -> TokenStream {
 
             #(#arg_structs)*
             #(#schema_fns)*
+
+            // The generic helpers here and in the constructors only require `ToolHarness`, whose
+            // supertraits are `Send + Sync + 'static`: a harness type that is not thread-safe is
+            // reported once, at the `ToolHarness` impl, instead of at every generated use.
+            fn __hpd_this<H: __hpd::ToolHarness>(
+                __hpd_instance: &__hpd::HarnessObject,
+            ) -> ::std::sync::Arc<H> {
+                __hpd::downcast::<H>(__hpd_instance)
+            }
 
             fn __hpd_invoke(
                 __hpd_instance: &__hpd::HarnessObject,
@@ -378,8 +413,6 @@ fn generated(harness: &Harness) -> TokenStream {
                 describe: #describe,
                 type_id: __hpd::type_id::<#ty>,
             };
-
-            #assert_harness
 
             #tool_harness_impl
 
@@ -431,26 +464,33 @@ fn invoke_arm(harness: &Harness, index: usize, function: &Function) -> TokenStre
         }
     });
     let sig = &function.method.sig;
-    let mut call = quote!(<#ty>::#method(&*__hpd_this, #(#call_args),*));
-    if sig.asyncness.is_some() {
-        call = quote!(#call.await);
-    }
     let output_span = match &sig.output {
         syn::ReturnType::Type(_, ty) => ty.span(),
         syn::ReturnType::Default => sig.ident.span(),
     };
+    // Spanned at the return type: a return type that cannot be turned into a result text is
+    // reported there.
+    let mut call = quote_spanned!(output_span=> <#ty>::#method(&*__hpd_this, #(#call_args),*));
+    if sig.asyncness.is_some() {
+        call = quote_spanned!(output_span=> #call.await);
+    }
     let output = if function.returns_result {
         quote_spanned!(output_span=> __hpd::output_result)
     } else {
         quote_spanned!(output_span=> __hpd::output_value)
     };
+    // The future owns the type-erased instance (always `Send`) and downcasts inside, so the
+    // future of a synchronous method is `Send` whatever the harness type is.
     let body = quote_spanned! {sig.ident.span()=>
-        __hpd::Box::pin(async move { #output(#call) })
+        __hpd::Box::pin(async move {
+            let __hpd_this = __hpd_this::<#ty>(&__hpd_instance);
+            #output(#call)
+        })
     };
     quote! {
         #index => {
             let #args { #(#bindings),* } = __hpd::parse_arguments::<#args>(__hpd_arguments)?;
-            let __hpd_this = __hpd::downcast::<#ty>(__hpd_instance);
+            let __hpd_instance = ::std::sync::Arc::clone(__hpd_instance);
             __hpd::Ok(#body)
         }
     }
@@ -466,7 +506,9 @@ fn render(template: &Template, metadata: &Ident) -> TokenStream {
             Segment::Text(text) => format.push_str(&text.replace('{', "{{").replace('}', "}}")),
             Segment::Placeholder(placeholder) => {
                 format.push_str("{}");
-                let span = placeholder.span;
+                // At the description, but marked as macro output so rustc does not suggest
+                // replacing the literal with a field name.
+                let span = Span::call_site().located_at(placeholder.span);
                 let fields = placeholder.field.iter().map(|part| {
                     if part.starts_with(|c: char| c.is_ascii_digit()) {
                         let index = syn::Index {

@@ -8,7 +8,7 @@ use syn::ItemFn;
 
 use super::args::Kind;
 use super::ast::{Harness, is_helper};
-use super::expand::{helper_uses, user_impl};
+use super::expand::{RESOLVE_MARKER, helper_uses, user_impl};
 use super::valid::Errors;
 
 /// The impl block is there but something in it or in the attribute is wrong.
@@ -42,8 +42,14 @@ pub fn not_an_impl(kind: Kind, input: TokenStream) -> TokenStream {
     }
 }
 
-/// `#[ai_function]` expanded on its own: it is not inside an annotated impl block.
-pub fn ai_function_outside_harness(_args: TokenStream, input: TokenStream) -> TokenStream {
+/// `#[ai_function]` expanded on its own: it is not inside an annotated impl block (or it is the
+/// marker of `expand::helper_uses`, which expands to nothing).
+pub fn ai_function_outside_harness(args: TokenStream, input: TokenStream) -> TokenStream {
+    if let Ok(marker) = syn::parse2::<syn::Ident>(args)
+        && marker == RESOLVE_MARKER
+    {
+        return TokenStream::new();
+    }
     let error = syn::Error::new(
         Span::call_site(),
         "`#[ai_function]` only works on a method of an impl block annotated with `#[tool_harness]` or `#[collapse(\"...\")]`; add one of them to the impl block",

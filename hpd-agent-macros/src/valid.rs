@@ -20,8 +20,18 @@ impl Errors {
         self.push(syn::Error::new(span, message));
     }
 
+    /// An error spanning all of `tokens` (first to last token; `Span::join` is not stable).
+    pub fn spanned(&self, tokens: impl quote::ToTokens, message: impl Display) {
+        self.push(syn::Error::new_spanned(tokens, message));
+    }
+
     pub fn push(&self, error: syn::Error) {
         self.0.borrow_mut().push(error);
+    }
+
+    #[cfg(test)]
+    pub fn len(&self) -> usize {
+        self.0.borrow().len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -37,9 +47,6 @@ impl Errors {
             .collect()
     }
 }
-
-const NAME_RULE: &str =
-    "names must match `[A-Za-z0-9_-]{1,64}` because they are tool names on every provider";
 
 pub fn harness(harness: &Harness, errors: &Errors) {
     let item = harness.item;
@@ -57,21 +64,21 @@ pub fn harness(harness: &Harness, errors: &Errors) {
             GenericParam::Lifetime(_) => "lifetime",
             _ => "generic",
         };
-        errors.error(
-            item.generics.params.span(),
+        errors.spanned(
+            &item.generics,
             format!(
                 "`#[{attr}]` cannot go on a {what} impl block; annotate an impl of a concrete type, e.g. a wrapper struct without parameters"
             ),
         );
     } else if let Some(where_clause) = &item.generics.where_clause {
-        errors.error(
-            where_clause.span(),
+        errors.spanned(
+            where_clause,
             format!("`#[{attr}]` impl blocks cannot have a `where` clause; remove it"),
         );
     }
     if harness.type_ident.is_none() {
-        errors.error(
-            item.self_ty.span(),
+        errors.spanned(
+            &item.self_ty,
             format!("`#[{attr}]` needs an impl of a named type, like `impl MyTools {{ ... }}`"),
         );
     }
@@ -106,19 +113,17 @@ fn function(harness: &Harness, function: &Function, errors: &Errors) {
             let problem = match &receiver.kind {
                 ReceiverKind::Reference(_, _, None) => None,
                 ReceiverKind::Reference(_, _, Some(_)) => Some(
-                    "the harness is shared between concurrent calls; keep mutable state in a `Mutex`, `RwLock` or atomic field",
+                    "calls share the harness and may run concurrently; keep mutable state in a `Mutex`, `RwLock` or atomic field",
                 ),
-                ReceiverKind::Value => {
-                    Some("the harness is shared between calls and cannot be consumed")
-                }
-                _ => Some("the registry hands methods a shared reference to the harness"),
+                ReceiverKind::Value => Some(
+                    "every call borrows the same harness, so it cannot be consumed; write `&self`",
+                ),
+                _ => Some("the registry calls them on a shared reference; write `&self`"),
             };
             if let Some(why) = problem {
-                errors.error(
-                    receiver.span(),
-                    format!(
-                        "`#[ai_function]` methods take `&self`, not `{written}`; {why}; write `&self`"
-                    ),
+                errors.spanned(
+                    receiver,
+                    format!("`#[ai_function]` methods take `&self`, not `{written}`: {why}"),
                 );
             }
         }
@@ -140,28 +145,28 @@ fn function(harness: &Harness, function: &Function, errors: &Errors) {
         );
     }
     if let Some(abi) = &sig.abi {
-        errors.error(
-            abi.span(),
+        errors.spanned(
+            abi,
             "`#[ai_function]` methods use the Rust ABI; remove the `extern`",
         );
     }
     if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
-        errors.error(
-            sig.generics.span(),
+        errors.spanned(
+            &sig.generics,
             "`#[ai_function]` methods cannot be generic; the arguments are deserialized into concrete types",
         );
     }
 
     for param in &function.params {
         match param.ident {
-            None => errors.error(
-                param.pat.span(),
+            None => errors.spanned(
+                param.pat,
                 "unsupported parameter pattern in an `#[ai_function]`; use a plain name like `city: String` (the name is the JSON argument name)",
             ),
             Some(_) if param.kind == ParamKind::Argument => {
                 if let Type::Reference(reference) = param.ty {
-                    errors.error(
-                        reference.span(),
+                    errors.spanned(
+                        reference,
                         "`#[ai_function]` parameters are deserialized from the model's JSON arguments, so they must be owned; use `String` instead of `&str`, `Vec<T>` instead of `&[T]`",
                     );
                 }
@@ -180,8 +185,8 @@ fn function(harness: &Harness, function: &Function, errors: &Errors) {
 
     if harness.args.metadata.is_none() {
         if let Some(condition) = &function.condition {
-            errors.error(
-                condition.span(),
+            errors.spanned(
+                condition,
                 format!(
                     "`condition` reads the harness metadata, but `{}` declares no metadata type; add `metadata = YourMetadata` to `#[{}(...)]`",
                     harness.name,
@@ -213,14 +218,14 @@ fn check_name(what: &str, name: &str, span: Span, errors: &Errors) {
         let detail = if name.is_empty() {
             "it is empty".to_owned()
         } else if name.len() > 64 {
-            format!("it is {} bytes long", name.len())
+            format!("it has {} characters, at most 64 are allowed", name.len())
         } else {
-            "it has characters other than ASCII letters, digits, `_` and `-`".to_owned()
+            "only ASCII letters, digits, `_` and `-` are allowed".to_owned()
         };
         errors.error(
             span,
             format!(
-                "invalid {what} name `{name}`: {detail}; {NAME_RULE}; choose another with `name = \"...\"`"
+                "invalid {what} name `{name}`: {detail} (tool names match `[A-Za-z0-9_-]{{1,64}}` on every provider); choose another with `name = \"...\"`"
             ),
         );
     }

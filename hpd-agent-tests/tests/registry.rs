@@ -567,3 +567,47 @@ fn harness_from_a_library_crate_is_found_by_name() {
         ["celsius_to_fahrenheit", "kilometres_to_miles"]
     );
 }
+
+#[tokio::test]
+async fn fixture_middleware_numbers_instances_and_logs_hooks() {
+    use hpd_agent::{IterationInfo, Middleware, TurnInfo};
+
+    let _logs = LOGS.lock().await;
+    hpd_agent_tests::reset_logs();
+    let spec = info("DatabaseTools")
+        .entry()
+        .scoped_middleware_specs()
+        .next()
+        .expect("DbAuditMiddleware");
+    let first = (spec.create)(&json!({})).unwrap();
+    let second = (spec.create)(&json!({"AuditLevel": "Detailed"})).unwrap();
+    let turn = TurnInfo {
+        agent_name: String::new(),
+        user_message: "hi".to_owned(),
+    };
+    first.before_message_turn(&turn).await.unwrap();
+    second.before_message_turn(&turn).await.unwrap();
+    let iteration = IterationInfo {
+        iteration: 1,
+        visible_tools: Vec::new(),
+    };
+    let global = hpd_agent_tests::RecordingMiddleware::new("G").blocking(["echo"]);
+    global.before_iteration(&iteration).await.unwrap();
+    global.after_iteration(&iteration).await.unwrap();
+    assert_eq!(
+        hpd_agent_tests::take_middleware_log(),
+        [
+            "DbAudit#1[Basic]:before_message_turn",
+            "DbAudit#2[Detailed]:before_message_turn",
+            "G:before_iteration",
+            "G:after_iteration",
+        ]
+    );
+    hpd_agent_tests::reset_logs();
+    let third = (spec.create)(&json!({})).unwrap();
+    third.before_iteration(&iteration).await.unwrap();
+    assert_eq!(
+        hpd_agent_tests::middleware_log(),
+        ["DbAudit#1[Basic]:before_iteration"]
+    );
+}

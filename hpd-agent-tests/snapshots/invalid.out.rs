@@ -1,0 +1,20 @@
+::core::compile_error! {
+    "unknown `tool_harness` option `nmae`; expected one of `name`, `metadata`"
+}
+::core::compile_error! {
+    "unknown `ai_function` option `descripton`; expected one of `name`, `description`, `condition`, `timeout_ms`"
+}
+::core::compile_error! {
+    "`#[ai_function]` methods take `&self`, not `&mut self`: calls share the harness and may run concurrently; keep mutable state in a `Mutex`, `RwLock` or atomic field"
+}
+impl Tools {
+    /// Counts.
+    #[allow(clippy::unused_self, clippy::needless_pass_by_value)]
+    fn count(&mut self, n: u32) -> u32 {
+        n
+    }
+}
+const _: () = {
+    #[ai_function(__hpd_resolve)]
+    const _: () = ();
+};

@@ -1,0 +1,155 @@
+impl WeatherTools {
+    /// Gets the current weather for a city.
+    #[allow(clippy::unused_self, clippy::needless_pass_by_value)]
+    fn get_weather(&self, city: String) -> String {
+        format!("It is sunny in {city}.")
+    }
+    /// Gets a forecast for a city.
+    #[allow(clippy::unused_self, clippy::needless_pass_by_value)]
+    async fn get_forecast(
+        &self,
+        city: String,
+        days: u32,
+        ctx: &FunctionContext,
+    ) -> Result<String, String> {
+        Ok(format!("{days}-day forecast for {city} ({}).", ctx.call_id()))
+    }
+}
+#[allow(
+    unused_qualifications,
+    unused_variables,
+    dead_code,
+    non_camel_case_types,
+    non_snake_case,
+    clippy::all,
+    clippy::pedantic,
+    clippy::nursery
+)]
+const _: () = {
+    use ::hpd_agent::__private as __hpd;
+    #[ai_function(__hpd_resolve)]
+    const _: () = ();
+    #[derive(
+        ::hpd_agent::__private::serde::Deserialize,
+        ::hpd_agent::__private::schemars::JsonSchema
+    )]
+    #[serde(crate = "::hpd_agent::__private::serde")]
+    #[schemars(crate = "::hpd_agent::__private::schemars")]
+    struct __HpdArgs0 {
+        #[schemars(description = "The city to get weather for.")]
+        city: String,
+    }
+    #[derive(
+        ::hpd_agent::__private::serde::Deserialize,
+        ::hpd_agent::__private::schemars::JsonSchema
+    )]
+    #[serde(crate = "::hpd_agent::__private::serde")]
+    #[schemars(crate = "::hpd_agent::__private::schemars")]
+    struct __HpdArgs1 {
+        city: String,
+        days: u32,
+    }
+    fn __hpd_schema0() -> __hpd::serde_json::Value {
+        __hpd::parameters_schema::<__HpdArgs0>()
+    }
+    fn __hpd_schema1() -> __hpd::serde_json::Value {
+        __hpd::parameters_schema::<__HpdArgs1>()
+    }
+    fn __hpd_this<H: __hpd::ToolHarness>(
+        __hpd_instance: &__hpd::HarnessObject,
+    ) -> ::std::sync::Arc<H> {
+        __hpd::downcast::<H>(__hpd_instance)
+    }
+    fn __hpd_invoke(
+        __hpd_instance: &__hpd::HarnessObject,
+        __hpd_index: usize,
+        __hpd_arguments: __hpd::serde_json::Value,
+        __hpd_ctx: __hpd::FunctionContext,
+    ) -> __hpd::Result<__hpd::BodyFuture, __hpd::ArgumentsError> {
+        match __hpd_index {
+            0usize => {
+                let __HpdArgs0 { city } = __hpd::parse_arguments::<
+                    __HpdArgs0,
+                >(__hpd_arguments)?;
+                let __hpd_instance = ::std::sync::Arc::clone(__hpd_instance);
+                __hpd::Ok(
+                    __hpd::Box::pin(async move {
+                        let __hpd_this = __hpd_this::<WeatherTools>(&__hpd_instance);
+                        __hpd::output_value(
+                            <WeatherTools>::get_weather(&*__hpd_this, city),
+                        )
+                    }),
+                )
+            }
+            1usize => {
+                let __HpdArgs1 { city, days } = __hpd::parse_arguments::<
+                    __HpdArgs1,
+                >(__hpd_arguments)?;
+                let __hpd_instance = ::std::sync::Arc::clone(__hpd_instance);
+                __hpd::Ok(
+                    __hpd::Box::pin(async move {
+                        let __hpd_this = __hpd_this::<WeatherTools>(&__hpd_instance);
+                        __hpd::output_result(
+                            <WeatherTools>::get_forecast(
+                                    &*__hpd_this,
+                                    city,
+                                    days,
+                                    &__hpd_ctx,
+                                )
+                                .await,
+                        )
+                    }),
+                )
+            }
+            _ => {
+                __hpd::Err(
+                    __hpd::ArgumentsError(__hpd::String::from("no such function")),
+                )
+            }
+        }
+    }
+    fn __hpd_construct<H: __hpd::ToolHarness + __hpd::DefaultConstructible>() -> __hpd::HarnessObject {
+        __hpd::construct_default::<H>()
+    }
+    static __HPD_ENTRY: __hpd::HarnessEntry = __hpd::HarnessEntry {
+        name: "WeatherTools",
+        rust_type: ::core::concat!(
+            ::core::module_path!(), "::", ::core::stringify!(WeatherTools)
+        ),
+        functions: &[
+            __hpd::FunctionSpec {
+                name: "get_weather",
+                description: "Gets the current weather for a city.",
+                timeout_ms: __hpd::None,
+                schema: __hpd_schema0,
+            },
+            __hpd::FunctionSpec {
+                name: "get_forecast",
+                description: "Gets a forecast for a city.",
+                timeout_ms: __hpd::Some(5000u64),
+                schema: __hpd_schema1,
+            },
+        ],
+        collapse: __hpd::None,
+        constructor: __hpd::ConstructorSpec::Plain(__hpd_construct::<WeatherTools>),
+        metadata: __hpd::None,
+        scoped_middlewares: &[],
+        invoke: __hpd_invoke,
+        condition: __hpd::always,
+        describe: __hpd::static_description,
+        type_id: __hpd::type_id::<WeatherTools>,
+    };
+    impl __hpd::ToolHarness for WeatherTools {
+        type Metadata = __hpd::Never;
+        type Config = __hpd::Never;
+        fn harness_entry() -> &'static __hpd::HarnessEntry {
+            &__HPD_ENTRY
+        }
+        fn from_config(config: Self::Config) -> Self {
+            match config {}
+        }
+    }
+    __hpd::inventory::submit! {
+        __hpd::HarnessRegistration(& __HPD_ENTRY)
+    }
+};

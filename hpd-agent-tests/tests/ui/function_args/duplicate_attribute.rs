@@ -1,0 +1,13 @@
+use hpd_agent::prelude::*;
+
+#[derive(Default)]
+struct Tools;
+
+#[tool_harness]
+impl Tools {
+    #[ai_function(name = "ping")]
+    #[ai_function(timeout_ms = 100)]
+    fn ping(&self) {}
+}
+
+fn main() {}

@@ -1,0 +1,12 @@
+use hpd_agent::prelude::*;
+
+#[derive(Default)]
+struct Tools;
+
+#[tool_harness]
+impl Tools {
+    #[ai_function(timeout_ms = 0)]
+    fn ping(&self) {}
+}
+
+fn main() {}

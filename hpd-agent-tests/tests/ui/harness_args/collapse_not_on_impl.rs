@@ -1,0 +1,6 @@
+use hpd_agent::prelude::*;
+
+#[collapse("Tools")]
+fn tools() {}
+
+fn main() {}

@@ -1,0 +1,6 @@
+use hpd_agent::prelude::*;
+
+#[tool_harness]
+struct Tools;
+
+fn main() {}

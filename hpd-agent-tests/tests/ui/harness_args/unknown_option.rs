@@ -1,0 +1,12 @@
+use hpd_agent::prelude::*;
+
+#[derive(Default)]
+struct Tools;
+
+#[tool_harness(nmae = "tools")]
+impl Tools {
+    #[ai_function]
+    fn ping(&self) {}
+}
+
+fn main() {}
