@@ -120,6 +120,25 @@
 //! list the known ones, and every error carries the JSON path. [`AgentBuilder::from_config`]
 //! starts a builder from it; builder calls made afterwards merge with the config's entries.
 //!
+//! # Sub-agents
+//!
+//! A [`SubAgent`] is a tool (one required `input` string) that runs a child agent built from its
+//! own [`AgentConfig`]; see its docs.
+//!
+//! # Choices where the contract is silent
+//!
+//! - Argument objects may carry fields that match no parameter; they are ignored, since models
+//!   add them often. Arguments that are not a JSON object (after empty, blank or `null` count
+//!   as `{}`) are invalid.
+//! - A harness added for one run ([`AgentRunConfig`]) that the agent already registers keeps the
+//!   agent's registration.
+//! - Sub-agent tools are always visible, after the plain functions and before the containers.
+//! - A cancelled run answers every pending call with `Error: run cancelled` and fails with
+//!   [`RunError::Cancelled`].
+//! - A middleware hook that panics ends the run like one that returns an error.
+//! - Every [`AgentEvent`] is also logged through `tracing` at debug level (target `hpd_agent`),
+//!   inside a `turn` span.
+//!
 //! # Harnesses in library crates
 //!
 //! Harnesses are found through `inventory`, which sees a library's harnesses only when the
