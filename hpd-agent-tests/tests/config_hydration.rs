@@ -125,3 +125,70 @@ fn config_errors_name_the_harness_the_type_and_the_path() {
         build(ToolHarnessReference::new("WeatherTools").with_metadata(json!({}))).unwrap_err();
     assert!(error.to_string().contains("WeatherTools"), "{error}");
 }
+
+const SPEC_EXAMPLE: &str = r#"{
+  "name": "assistant",
+  "instructions": "Be brief.",
+  "collapsing": { "never_collapse": ["WeatherTools"] },
+  "tool_harnesses": [
+    "WeatherTools",
+    { "name": "SearchTools", "config": { "MaxResults": 3 },
+      "metadata": { "DefaultProvider": "brave", "HasTavilyProvider": false } },
+    { "name": "DatabaseTools", "functions": ["query"],
+      "middleware_configs": { "DbAuditMiddleware": { "AuditLevel": "Detailed" } } }
+  ]
+}"#;
+
+const SPEC_EXAMPLE_PASCAL: &str = r#"{
+  "Name": "assistant",
+  "Instructions": "Be brief.",
+  "Collapsing": { "NeverCollapse": ["WeatherTools"] },
+  "ToolHarnesses": [
+    "WeatherTools",
+    { "Name": "SearchTools", "Config": { "MaxResults": 3 },
+      "Metadata": { "DefaultProvider": "brave", "HasTavilyProvider": false } },
+    { "Name": "DatabaseTools", "Functions": ["query"],
+      "MiddlewareConfigs": { "DbAuditMiddleware": { "AuditLevel": "Detailed" } } }
+  ]
+}"#;
+
+#[tokio::test]
+async fn the_spec_example_round_trips_and_builds_a_working_agent() {
+    use hpd_agent::{ChatResponse, ToolCall};
+
+    let config = AgentConfig::from_json(SPEC_EXAMPLE).unwrap();
+    assert_eq!(AgentConfig::from_json(SPEC_EXAMPLE_PASCAL).unwrap(), config);
+    let canonical = config.to_json();
+    assert_eq!(AgentConfig::from_json(&canonical).unwrap(), config);
+    assert_eq!(
+        AgentConfig::from_json(&canonical).unwrap().to_json(),
+        canonical
+    );
+
+    let client = ScriptedChatClient::with_replies([
+        ChatResponse::tool_calls(vec![ToolCall::new("c1", "search", r#"{"query":"rust"}"#)]),
+        ChatResponse::text("ok"),
+    ]);
+    let agent = AgentBuilder::from_config(AgentConfig::from_json(&canonical).unwrap())
+        .with_chat_client(client.clone())
+        .build()
+        .unwrap();
+    assert_eq!(agent.name(), "assistant");
+    agent.run("find rust").await.unwrap();
+    let requests = client.requests();
+    assert_eq!(requests[0].instructions, "Be brief.");
+    assert_eq!(
+        requests[0].tool_names(),
+        ["get_weather", "get_forecast", "search", "DatabaseTools"]
+    );
+    let search = requests[0]
+        .tools
+        .iter()
+        .find(|t| t.name == "search")
+        .unwrap();
+    assert_eq!(search.description, "Search the web with brave.");
+    assert_eq!(
+        requests[1].tool_result("c1"),
+        Some(("3 results for 'rust'", false))
+    );
+}
