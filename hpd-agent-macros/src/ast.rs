@@ -395,7 +395,7 @@ fn placeholder_field(inner: &str) -> Option<Vec<String>> {
     let valid = field.iter().all(|part| {
         let mut chars = part.chars();
         match chars.next() {
-            Some(c) if c.is_ascii_digit() => part.chars().all(|c| c.is_ascii_digit()),
+            Some(c) if c.is_ascii_digit() => part.parse::<u32>().is_ok(),
             Some(c) if c == '_' || c.is_ascii_alphabetic() => {
                 part != "_" && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
             }

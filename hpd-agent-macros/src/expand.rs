@@ -512,7 +512,8 @@ fn render(template: &Template, metadata: &Ident) -> TokenStream {
                 let fields = placeholder.field.iter().map(|part| {
                     if part.starts_with(|c: char| c.is_ascii_digit()) {
                         let index = syn::Index {
-                            index: part.parse().unwrap_or(0),
+                            // Checked when the template was parsed.
+                            index: part.parse().unwrap_or_default(),
                             span,
                         };
                         quote!(#index)

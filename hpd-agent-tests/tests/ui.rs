@@ -3,7 +3,7 @@
 //! `TRYBUILD=overwrite cargo test -p hpd-agent-tests --test ui` and review the diff like code.
 //!
 //! The `.stderr` snapshots hold rustc's exact output, which changes between compiler releases.
-//! They are pinned to the toolchain the machines have (see `rust-toolchain` in the workspace
+//! They are pinned to the toolchain the machines have, rustc 1.95 (the workspace's
 //! `rust-version`); `toolchain_is_the_pinned_one` fails loudly when the compiler changes, so the
 //! snapshots never drift or get skipped silently.
 

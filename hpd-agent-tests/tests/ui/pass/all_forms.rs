@@ -161,6 +161,13 @@ impl Collapsed {
     }
 }
 
+/// A harness without functions.
+#[derive(Default)]
+pub struct Empty;
+
+#[tool_harness]
+impl Empty {}
+
 mod with_prelude {
     use hpd_agent::prelude::*;
 
@@ -184,7 +191,7 @@ mod with_prelude {
 /// When one is missing.
 pub fn main() {
     let registry = Registry::global();
-    for name in ["Plain", "configured", "collapsed", "Prelude"] {
+    for name in ["Plain", "configured", "collapsed", "Prelude", "Empty"] {
         assert!(registry.get(name).is_some(), "{name} missing");
     }
     assert_eq!(Plain.helper(), 2);
