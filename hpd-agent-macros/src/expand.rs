@@ -7,7 +7,7 @@
 //! in `::hpd_agent::__private`; this module only writes calls to it.
 
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote, quote_spanned};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Ident, ImplItem, ItemImpl, LitStr};
 
@@ -257,8 +257,13 @@ fn generated(harness: &Harness) -> TokenStream {
         .filter_map(|(i, f)| {
             let condition = f.condition.as_ref()?;
             let span = condition.span();
+            // Bind `metadata` again with the user's own token, so the condition resolves it
+            // whatever hygiene that token carries (a `macro_rules!` macro gives it its own).
+            let rebind = metadata_ident(condition.to_token_stream())
+                .map(|user| quote!(let #user = #metadata_binding;));
             Some(quote_spanned! {span=>
                 #i => {
+                    #rebind
                     let __hpd_holds: bool = #condition;
                     __hpd_holds
                 }
@@ -341,6 +346,8 @@ fn generated(harness: &Harness) -> TokenStream {
 
     // Spanned at the attribute: a second annotated impl block of the same type makes rustc
     // report "conflicting implementations of trait `ToolHarness`" at that block's attribute.
+    // `config` is named at the call site, like its uses in `#from_config`.
+    let config_param = Ident::new("config", Span::call_site());
     let tool_harness_impl = quote_spanned! {ty_span=>
         impl __hpd::ToolHarness for #ty {
             type Metadata = #metadata_assoc;
@@ -348,7 +355,7 @@ fn generated(harness: &Harness) -> TokenStream {
             fn harness_entry() -> &'static __hpd::HarnessEntry {
                 &__HPD_ENTRY
             }
-            fn from_config(config: Self::Config) -> Self {
+            fn from_config(#config_param: Self::Config) -> Self {
                 #from_config
             }
         }
@@ -470,7 +477,10 @@ fn invoke_arm(harness: &Harness, index: usize, function: &Function) -> TokenStre
     };
     // Spanned at the return type: a return type that cannot be turned into a result text is
     // reported there.
-    let mut call = quote_spanned!(output_span=> <#ty>::#method(&*__hpd_this, #(#call_args),*));
+    // Locals are named at the call site: the user's tokens may come from different
+    // `macro_rules!` contexts (a method name from the invocation, a return type from the body).
+    let this = Ident::new("__hpd_this", Span::call_site());
+    let mut call = quote_spanned!(output_span=> <#ty>::#method(&*#this, #(#call_args),*));
     if sig.asyncness.is_some() {
         call = quote_spanned!(output_span=> #call.await);
     }
@@ -481,9 +491,12 @@ fn invoke_arm(harness: &Harness, index: usize, function: &Function) -> TokenStre
     };
     // The future owns the type-erased instance (always `Send`) and downcasts inside, so the
     // future of a synchronous method is `Send` whatever the harness type is.
+    // The instance is bound by call-site code below; name it at the call site here too, so it
+    // resolves when the user's tokens carry `macro_rules!` hygiene.
+    let instance = Ident::new("__hpd_instance", Span::call_site());
     let body = quote_spanned! {sig.ident.span()=>
         __hpd::Box::pin(async move {
-            let __hpd_this = __hpd_this::<#ty>(&__hpd_instance);
+            let #this = __hpd_this::<#ty>(&#instance);
             #output(#call)
         })
     };
@@ -548,4 +561,13 @@ fn short_name(ty: &syn::Type) -> String {
             .unwrap_or_default(),
         other => quote!(#other).to_string(),
     }
+}
+
+/// The first `metadata` identifier of a condition, as the user wrote it.
+fn metadata_ident(tokens: TokenStream) -> Option<Ident> {
+    tokens.into_iter().find_map(|tree| match tree {
+        proc_macro2::TokenTree::Ident(ident) if ident == "metadata" => Some(ident),
+        proc_macro2::TokenTree::Group(group) => metadata_ident(group.stream()),
+        _ => None,
+    })
 }

@@ -139,6 +139,7 @@ const _: () = {
         };
         match __hpd_index {
             1usize => {
+                let metadata = metadata;
                 let __hpd_holds: bool = metadata.has_tavily_provider;
                 __hpd_holds
             }
