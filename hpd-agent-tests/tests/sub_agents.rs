@@ -273,3 +273,20 @@ async fn sub_agent_runs_can_be_cancelled_with_the_parent() {
         .unwrap_err();
     assert!(matches!(error, hpd_agent::RunError::Cancelled), "{error}");
 }
+
+#[test]
+fn handing_a_function_the_parent_does_not_register_fails() {
+    let error = AgentBuilder::new()
+        .with_tool::<WeatherTools>("get_weather")
+        .with_sub_agent(
+            SubAgent::new("analyst", "Analyses.", AgentConfig::default())
+                .with_parent_functions(["WeatherTools.get_forecast"]),
+        )
+        .with_chat_client(ScriptedChatClient::new())
+        .build()
+        .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "sub-agent 'analyst': function 'get_forecast' of harness 'WeatherTools' is not registered for the parent agent"
+    );
+}

@@ -134,6 +134,25 @@ pub enum BuildError {
         /// Why its child agent could not be built.
         source: Box<BuildError>,
     },
+    /// A sub-agent's config registers a harness that `parent_functions` also hands to it.
+    #[error(
+        "harness '{harness}' is registered by the sub-agent's own config and also handed to it through parent_functions; use one or the other"
+    )]
+    HandedHarnessRegistered {
+        /// The harness.
+        harness: String,
+    },
+    /// A sub-agent is handed a function its parent does not register.
+    #[error("function '{function}' of harness '{harness}' is not registered for the parent agent")]
+    FunctionNotRegistered {
+        /// The function.
+        function: String,
+        /// The harness.
+        harness: String,
+    },
+    /// `max_iterations` is zero.
+    #[error("max_iterations must be at least 1")]
+    ZeroMaxIterations,
     /// Sub-agents nest deeper than allowed.
     #[error("sub-agents nest deeper than max_depth ({max_depth})")]
     SubAgentDepth {

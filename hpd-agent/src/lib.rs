@@ -132,7 +132,14 @@
 //!   as `{}`) are invalid.
 //! - A harness added for one run ([`AgentRunConfig`]) that the agent already registers keeps the
 //!   agent's registration.
-//! - Sub-agent tools are always visible, after the plain functions and before the containers.
+//! - Sub-agent tools are always visible: they take their registration place among the plain
+//!   functions (config `sub_agents` come after the config's `tool_harnesses`).
+//! - A sub-agent config may not register a harness that `parent_functions` hands to it (two
+//!   harnesses of one name); the build says so.
+//! - `max_iterations` must be at least 1.
+//! - Runs need a Tokio runtime with its time driver (`enable_all()` or `#[tokio::main]`):
+//!   `timeout_ms` relies on it.
+//! - A panicking [`AgentEvent`] subscriber is reported through `tracing` and the run goes on.
 //! - A cancelled run answers every pending call with `Error: run cancelled` and fails with
 //!   [`RunError::Cancelled`].
 //! - A middleware hook that panics ends the run like one that returns an error.

@@ -66,7 +66,8 @@ pub struct AgentBuilder {
     middleware: Vec<Arc<dyn Middleware>>,
     client: Option<Arc<dyn ChatClient>>,
     handlers: Vec<EventHandler>,
-    sub_agents: Vec<SubAgent>,
+    /// Sub-agents, each with the number of harnesses registered before it.
+    sub_agents: Vec<(usize, SubAgent)>,
     /// 0 for a top-level agent; the nesting level of a sub-agent's child.
     depth: usize,
     errors: Vec<BuildError>,
@@ -100,12 +101,13 @@ impl AgentBuilder {
         for reference in &config.tool_harnesses {
             builder
                 .registrations
-                .add(Registration::from_reference(reference));
+                .add_config(Registration::from_reference(reference));
         }
+        let position = builder.registrations.len();
         builder.sub_agents = config
             .sub_agents
             .iter()
-            .map(SubAgent::from_config)
+            .map(|s| (position, SubAgent::from_config(s)))
             .collect();
         builder
     }
@@ -117,7 +119,7 @@ impl AgentBuilder {
 
     /// Registers a sub-agent tool (see [`SubAgent`]).
     pub fn with_sub_agent(mut self, sub_agent: SubAgent) -> Self {
-        self.sub_agents.push(sub_agent);
+        self.sub_agents.push((self.registrations.len(), sub_agent));
         self
     }
 
@@ -214,7 +216,7 @@ impl AgentBuilder {
     /// Replaces the registration of the same harness name entirely (adds it when absent).
     pub fn with_tool_harness_override(mut self, reference: ToolHarnessReference) -> Self {
         self.registrations
-            .replace(Registration::from_reference(&reference));
+            .replace_config(Registration::from_reference(&reference));
         self
     }
 
@@ -279,12 +281,15 @@ impl AgentBuilder {
         if let Some(error) = self.errors.into_iter().next() {
             return Err(error);
         }
+        if self.max_iterations == Some(0) {
+            return Err(BuildError::ZeroMaxIterations);
+        }
         let registry = Registry::global();
         registry.validate()?;
         let resolved = self
             .registrations
-            .iter()
-            .map(|r| resolve(registry, r))
+            .merged()
+            .map(|r| resolve(registry, &r))
             .collect::<Result<Vec<_>, _>>()?;
         let tools = ToolSet::build(resolved, &self.collapsing)?.with_harnesses(extra)?;
         let client = match self.client {
@@ -297,7 +302,10 @@ impl AgentBuilder {
         let sub_agents = self
             .sub_agents
             .iter()
-            .map(|s| s.build(&tools, &client, self.depth + 1).map(Arc::new))
+            .map(|(position, s)| {
+                s.build(&tools, &client, self.depth + 1)
+                    .map(|tool| (*position, Arc::new(tool)))
+            })
             .collect::<Result<Vec<_>, _>>()?;
         let tools = tools.with_sub_agents(sub_agents)?;
         Ok(Agent {

@@ -130,7 +130,13 @@ impl Emitter {
             ),
         }
         for handler in &self.handlers {
-            handler(event);
+            // A panicking subscriber must not tear a run apart half-way (the history would lose
+            // tool results); it is reported and the run goes on.
+            let delivered =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| handler(event)));
+            if delivered.is_err() {
+                tracing::error!(target: "hpd_agent", "an event handler panicked; the run goes on");
+            }
         }
     }
 

@@ -82,16 +82,25 @@ pub(crate) fn backward<'a>(
 }
 
 /// Runs one hook on each middleware in order; the first error (or panic) stops and is returned.
+/// With a cancellation token, a cancelled run stops waiting for the hook.
 pub(crate) async fn run_hooks<'a, F>(
     hook: &'static str,
     middleware: Vec<&'a dyn Middleware>,
+    cancellation: Option<&CancellationToken>,
     call: F,
 ) -> Result<(), RunError>
 where
     F: Fn(&'a dyn Middleware) -> BoxFuture<'a, HookResult>,
 {
     for m in middleware {
-        guard(hook, call(m)).await?;
+        match cancellation {
+            Some(token) => tokio::select! {
+                biased;
+                () = token.cancelled() => return Err(RunError::Cancelled),
+                result = guard(hook, call(m)) => result?,
+            },
+            None => guard(hook, call(m)).await?,
+        }
     }
     Ok(())
 }

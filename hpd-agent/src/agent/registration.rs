@@ -124,41 +124,105 @@ impl Registration {
         if !matches!(later.metadata, MetadataSource::None) {
             self.metadata = later.metadata;
         }
-        self.middleware_configs.extend(later.middleware_configs);
+        for (key, value) in later.middleware_configs {
+            insert_middleware_config(&mut self.middleware_configs, key, value);
+        }
         self.scoped.extend(later.scoped);
     }
 }
 
+/// Sets a middleware config, replacing one whose key differs only in case (keys match
+/// middleware type names case-insensitively).
+fn insert_middleware_config(configs: &mut BTreeMap<String, Value>, key: String, value: Value) {
+    configs.retain(|existing, _| !existing.eq_ignore_ascii_case(&key));
+    configs.insert(key, value);
+}
+
+/// The registrations of one harness: the config's entry and what builder calls added.
+#[derive(Clone)]
+struct Slot {
+    key: String,
+    config: Option<Registration>,
+    code: Option<Registration>,
+}
+
+impl Slot {
+    fn merged(&self) -> Registration {
+        match (&self.config, &self.code) {
+            (Some(config), Some(code)) => {
+                let mut merged = config.clone();
+                merged.merge(code.clone());
+                merged
+            }
+            (Some(only), None) | (None, Some(only)) => only.clone(),
+            (None, None) => unreachable!("a slot holds at least one registration"),
+        }
+    }
+}
+
+fn merge_into(part: &mut Option<Registration>, registration: Registration) {
+    match part {
+        Some(existing) => existing.merge(registration),
+        None => *part = Some(registration),
+    }
+}
+
 /// An ordered set of registrations: a harness keeps the position of its first registration.
+///
+/// A config entry and builder calls for the same harness are kept apart, so that
+/// [`replace_config`](Self::replace_config) replaces the config entry only; they merge (builder
+/// calls after the config) when the agent is built.
 #[derive(Clone, Default)]
 pub(crate) struct Registrations {
-    items: Vec<Registration>,
+    items: Vec<Slot>,
 }
 
 impl Registrations {
-    pub(crate) fn add(&mut self, registration: Registration) {
-        let key = registration.key();
-        match self.items.iter_mut().find(|r| r.key() == key) {
-            Some(existing) => existing.merge(registration),
-            None => self.items.push(registration),
-        }
+    fn slot(&mut self, key: String) -> &mut Slot {
+        let index = match self.items.iter().position(|s| s.key == key) {
+            Some(index) => index,
+            None => {
+                self.items.push(Slot {
+                    key,
+                    config: None,
+                    code: None,
+                });
+                self.items.len() - 1
+            }
+        };
+        &mut self.items[index]
     }
 
-    /// Replaces the registration of the same name entirely (or adds it).
-    pub(crate) fn replace(&mut self, registration: Registration) {
+    /// Adds a builder call's registration.
+    pub(crate) fn add(&mut self, registration: Registration) {
         let key = registration.key();
-        match self.items.iter_mut().find(|r| r.key() == key) {
-            Some(existing) => *existing = registration,
-            None => self.items.push(registration),
-        }
+        merge_into(&mut self.slot(key).code, registration);
+    }
+
+    /// Adds a config entry.
+    pub(crate) fn add_config(&mut self, registration: Registration) {
+        let key = registration.key();
+        merge_into(&mut self.slot(key).config, registration);
+    }
+
+    /// Replaces the config entry of the same name entirely (or adds it).
+    pub(crate) fn replace_config(&mut self, registration: Registration) {
+        let key = registration.key();
+        self.slot(key).config = Some(registration);
+    }
+
+    /// How many harnesses are registered.
+    pub(crate) fn len(&self) -> usize {
+        self.items.len()
     }
 
     pub(crate) fn is_empty(&self) -> bool {
         self.items.is_empty()
     }
 
-    pub(crate) fn iter(&self) -> impl Iterator<Item = &Registration> {
-        self.items.iter()
+    /// Each harness's registration, config entry and builder calls merged, in order.
+    pub(crate) fn merged(&self) -> impl Iterator<Item = Registration> + '_ {
+        self.items.iter().map(Slot::merged)
     }
 }
 
@@ -235,9 +299,11 @@ impl<T: ToolHarness> HarnessOptions<T> {
     /// (case-insensitive). It is validated at build.
     #[must_use]
     pub fn middleware_config(mut self, middleware: impl Into<String>, config: Value) -> Self {
-        self.registration
-            .middleware_configs
-            .insert(middleware.into(), config);
+        insert_middleware_config(
+            &mut self.registration.middleware_configs,
+            middleware.into(),
+            config,
+        );
         self
     }
 

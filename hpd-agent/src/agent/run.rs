@@ -51,13 +51,16 @@ pub(super) async fn run_turn(
         let registry = Registry::global();
         let resolved = config
             .registrations
-            .iter()
-            .map(|r| resolve(registry, r))
+            .merged()
+            .map(|r| resolve(registry, &r))
             .collect::<Result<Vec<_>, _>>()?;
         run_tools = ToolSet::extend(&agent.tools, resolved, &agent.collapsing)?;
         &run_tools
     };
     let max_iterations = config.max_iterations.unwrap_or(agent.max_iterations);
+    if max_iterations == 0 {
+        return Err(RunError::Build(crate::BuildError::ZeroMaxIterations));
+    }
     let instructions = match (agent.instructions.as_str(), config.additional_instructions) {
         (base, None) => base.to_owned(),
         ("", Some(extra)) => extra,
@@ -103,6 +106,7 @@ pub(super) async fn run_turn(
         run_hooks(
             "after_message_turn",
             backward(&agent.middleware, &turn.pipelines),
+            None,
             |m| m.after_message_turn(&turn_info, outcome_view),
         )
         .await
@@ -114,10 +118,12 @@ pub(super) async fn run_turn(
     let emitter = turn.emitter.clone();
     drop(turn);
     if persist {
-        session.state.expanded = expanded;
+        // Only the agent's own harnesses persist: those added for this run are gone next run.
+        let own = |name: &str| agent.tools.harness_index(name).is_some();
+        session.state.expanded = expanded.into_iter().filter(|e| own(e)).collect();
         session.pipelines = pipelines
             .into_iter()
-            .filter(|p| session.state.expanded.iter().any(|e| e == p.harness))
+            .filter(|p| own(p.harness) && session.state.expanded.iter().any(|e| e == p.harness))
             .collect();
     }
     emitter.emit(&AgentEvent::TurnFinished {
@@ -139,13 +145,19 @@ impl Turn<'_> {
     /// functions are visible without expansion, and those of persisted expansions that lost
     /// theirs (a resumed session).
     fn start_pipelines(&mut self) -> Result<(), RunError> {
-        for (h, harness) in self.tools.harnesses.iter().enumerate() {
-            let needed = if harness.collapsed {
-                self.expanded.iter().any(|e| e == harness.name())
-            } else {
-                true
-            };
-            if needed && self.tools.members_visible(h, &self.expanded) {
+        // Persisted expansions first, in expansion order (their pipelines were created in that
+        // order), then harnesses whose functions are visible without expansion.
+        let expanded: Vec<usize> = self
+            .expanded
+            .iter()
+            .filter_map(|name| self.tools.harness_index(name))
+            .filter(|&h| self.tools.harnesses[h].collapsed)
+            .collect();
+        for h in expanded {
+            self.ensure_pipeline(h)?;
+        }
+        for h in 0..self.tools.harnesses.len() {
+            if !self.tools.harnesses[h].collapsed {
                 self.ensure_pipeline(h)?;
             }
         }
@@ -208,6 +220,7 @@ impl Turn<'_> {
         run_hooks(
             "before_message_turn",
             forward(global, &self.pipelines),
+            Some(&self.cancellation),
             |m| m.before_message_turn(turn_info),
         )
         .await?;
@@ -223,9 +236,12 @@ impl Turn<'_> {
                 iteration,
                 visible_tools: info.visible_tools.clone(),
             });
-            run_hooks("before_iteration", forward(global, &self.pipelines), |m| {
-                m.before_iteration(&info)
-            })
+            run_hooks(
+                "before_iteration",
+                forward(global, &self.pipelines),
+                Some(&self.cancellation),
+                |m| m.before_iteration(&info),
+            )
             .await?;
 
             let emitter = self.emitter.clone();
@@ -253,17 +269,23 @@ impl Turn<'_> {
             });
 
             if response.tool_calls.is_empty() {
-                run_hooks("after_iteration", backward(global, &self.pipelines), |m| {
-                    m.after_iteration(&info)
-                })
+                run_hooks(
+                    "after_iteration",
+                    backward(global, &self.pipelines),
+                    Some(&self.cancellation),
+                    |m| m.after_iteration(&info),
+                )
                 .await?;
                 return Ok((response.text.unwrap_or_default(), iteration));
             }
 
             self.handle_calls(&info, &response.tool_calls).await?;
-            run_hooks("after_iteration", backward(global, &self.pipelines), |m| {
-                m.after_iteration(&info)
-            })
+            run_hooks(
+                "after_iteration",
+                backward(global, &self.pipelines),
+                Some(&self.cancellation),
+                |m| m.after_iteration(&info),
+            )
             .await?;
         }
         Err(RunError::MaxIterations(max_iterations))
@@ -314,6 +336,7 @@ impl Turn<'_> {
         run_hooks(
             "before_tool_execution",
             forward(global, &self.pipelines),
+            Some(&self.cancellation),
             |m| m.before_tool_execution(info, calls),
         )
         .await?;
@@ -389,9 +412,12 @@ impl Turn<'_> {
                 })
                 .cloned()
                 .collect();
-            run_hooks("before_parallel_batch", forward(global, &owning), |m| {
-                m.before_parallel_batch(info, &batch)
-            })
+            run_hooks(
+                "before_parallel_batch",
+                forward(global, &owning),
+                Some(&self.cancellation),
+                |m| m.before_parallel_batch(info, &batch),
+            )
             .await?;
         }
 
@@ -435,8 +461,9 @@ impl Turn<'_> {
         if self.expanded.iter().any(|e| e == harness.name()) {
             return Ok(());
         }
-        self.expanded.push(harness.name().to_owned());
+        // The pipeline first: if its middleware cannot be created, the container stays collapsed.
         self.ensure_pipeline(h)?;
+        self.expanded.push(harness.name().to_owned());
         self.emitter.emit(&AgentEvent::ContainerExpanded {
             harness: harness.name().to_owned(),
             recovery,

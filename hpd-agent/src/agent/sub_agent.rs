@@ -26,8 +26,8 @@ pub const DEFAULT_MAX_DEPTH: usize = 3;
 /// child's final text, or an error result (`Error: sub-agent '{name}' failed: ...`) when the
 /// child's run fails. The child is built from its own [`AgentConfig`] (instructions, harnesses,
 /// collapsing settings) when the parent is built, and uses the parent's chat client unless its
-/// config names a model. Each call runs in a fresh child session. The tool is always visible:
-/// it comes after the plain functions and before the containers (SPEC 3.2, group 1).
+/// config names a model. Each call runs in a fresh child session. The tool is always visible,
+/// in registration order among the plain functions (SPEC 3.2, group 1).
 ///
 /// [`with_parent_functions`](Self::with_parent_functions) hands functions of the parent's
 /// harnesses to the child as plain tools; they run through a scoped pipeline of their harness
@@ -157,28 +157,33 @@ impl SubAgent {
         let mut handed: Vec<BuiltHarness> = Vec::new();
         for reference in &self.parent_functions {
             let (harness_name, function) = split_reference(reference)?;
-            let h =
-                parent
-                    .harness_index(harness_name)
-                    .ok_or_else(|| BuildError::UnknownHarness {
-                        harness: harness_name.to_owned(),
-                        known: parent
-                            .harnesses
-                            .iter()
-                            .map(BuiltHarness::name)
-                            .collect::<Vec<_>>()
-                            .join(", "),
-                    })?;
+            let h = parent.harness_index(harness_name).ok_or_else(|| {
+                let mut known: Vec<&str> =
+                    parent.harnesses.iter().map(BuiltHarness::name).collect();
+                known.sort_unstable();
+                BuildError::UnknownHarness {
+                    harness: harness_name.to_owned(),
+                    known: known.join(", "),
+                }
+            })?;
             let source = &parent.harnesses[h];
-            let found = source
-                .functions
-                .iter()
-                .find(|f| f.name() == function)
-                .ok_or_else(|| BuildError::UnknownFunction {
-                    function: function.to_owned(),
-                    harness: source.name().to_owned(),
-                    available: source.member_list.clone(),
-                })?;
+            let declared = || source.entry.function_names();
+            let found = match source.functions.iter().find(|f| f.name() == function) {
+                Some(found) => found,
+                None if declared().any(|f| f == function) => {
+                    return Err(BuildError::FunctionNotRegistered {
+                        function: function.to_owned(),
+                        harness: source.name().to_owned(),
+                    });
+                }
+                None => {
+                    return Err(BuildError::UnknownFunction {
+                        function: function.to_owned(),
+                        harness: source.name().to_owned(),
+                        available: declared().collect::<Vec<_>>().join(", "),
+                    });
+                }
+            };
             match handed.iter_mut().find(|b| b.name() == source.name()) {
                 Some(existing) => {
                     if !existing.functions.iter().any(|f| f.name() == found.name()) {

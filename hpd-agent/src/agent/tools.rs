@@ -102,11 +102,20 @@ enum Slot {
     SubAgent { index: usize },
 }
 
+/// One registration, in registration order.
+#[derive(Debug, Clone, Copy)]
+enum Item {
+    Harness(usize),
+    SubAgent(usize),
+}
+
 /// The complete tool registry of an agent or a run.
 pub(crate) struct ToolSet {
     pub(crate) harnesses: Vec<BuiltHarness>,
-    /// Sub-agent tools, always visible after the plain functions.
+    /// Sub-agent tools, always visible.
     pub(crate) sub_agents: Vec<Arc<SubAgentTool>>,
+    /// Harnesses and sub-agents in registration order.
+    layout: Vec<Item>,
     /// Definitions visible whatever the expansion state, in registration order.
     always_visible: Vec<Arc<ToolDefinition>>,
     /// Exact tool names.
@@ -159,29 +168,72 @@ impl ToolSet {
                 }
             })
             .collect();
-        Self::index(harnesses, Vec::new(), collapsing.recovery)
+        let layout = (0..harnesses.len()).map(Item::Harness).collect();
+        Self::index(harnesses, Vec::new(), layout, collapsing.recovery)
     }
 
-    /// The same set with sub-agent tools added.
+    /// The same set with sub-agent tools added; each comes with the number of harness
+    /// registrations made before it, which places it in registration order.
     pub(crate) fn with_sub_agents(
         self,
-        sub_agents: Vec<Arc<SubAgentTool>>,
+        sub_agents: Vec<(usize, Arc<SubAgentTool>)>,
     ) -> Result<ToolSet, BuildError> {
         let mut all = self.sub_agents;
-        all.extend(sub_agents);
-        Self::index(self.harnesses, all, self.recovery)
+        let mut placed: Vec<(usize, usize)> = Vec::with_capacity(sub_agents.len());
+        for (position, sub_agent) in sub_agents {
+            placed.push((position, all.len()));
+            all.push(sub_agent);
+        }
+        let mut layout = Vec::with_capacity(self.layout.len() + placed.len());
+        let mut harnesses_seen = 0;
+        for item in self.layout {
+            if let Item::Harness(_) = item {
+                layout.extend(
+                    placed
+                        .iter()
+                        .filter(|(position, _)| *position == harnesses_seen)
+                        .map(|&(_, index)| Item::SubAgent(index)),
+                );
+                harnesses_seen += 1;
+            }
+            layout.push(item);
+        }
+        layout.extend(
+            placed
+                .iter()
+                .filter(|(position, _)| *position >= harnesses_seen)
+                .map(|&(_, index)| Item::SubAgent(index)),
+        );
+        Self::index(self.harnesses, all, layout, self.recovery)
     }
 
-    /// The same set with more (already built) harnesses after the registered ones.
+    /// The same set with more (already built) harnesses after everything registered.
+    ///
+    /// # Errors
+    ///
+    /// A harness of that name is registered already.
     pub(crate) fn with_harnesses(self, extra: Vec<BuiltHarness>) -> Result<ToolSet, BuildError> {
+        if let Some(clash) = extra
+            .iter()
+            .find(|h| self.harness_index(h.name()).is_some())
+        {
+            return Err(BuildError::HandedHarnessRegistered {
+                harness: clash.name().to_owned(),
+            });
+        }
+        let mut layout = self.layout;
         let mut harnesses = self.harnesses;
-        harnesses.extend(extra);
-        Self::index(harnesses, self.sub_agents, self.recovery)
+        for harness in extra {
+            layout.push(Item::Harness(harnesses.len()));
+            harnesses.push(harness);
+        }
+        Self::index(harnesses, self.sub_agents, layout, self.recovery)
     }
 
     fn index(
         harnesses: Vec<BuiltHarness>,
         sub_agents: Vec<Arc<SubAgentTool>>,
+        layout: Vec<Item>,
         recovery: bool,
     ) -> Result<ToolSet, BuildError> {
         let mut by_name: HashMap<String, Slot> = HashMap::new();
@@ -193,7 +245,24 @@ impl ToolSet {
             }
             Slot::SubAgent { index } => format!("sub-agent {}", sub_agents[index].name),
         };
-        for (h, harness) in harnesses.iter().enumerate() {
+        for &item in &layout {
+            let h = match item {
+                Item::Harness(h) => h,
+                Item::SubAgent(index) => {
+                    let sub_agent = &sub_agents[index];
+                    if let Some(existing) = by_name.get(&sub_agent.name) {
+                        return Err(BuildError::DuplicateTool {
+                            name: sub_agent.name.clone(),
+                            first: owner(existing),
+                            second: format!("sub-agent {}", sub_agent.name),
+                        });
+                    }
+                    by_name.insert(sub_agent.name.clone(), Slot::SubAgent { index });
+                    always_visible.push(Arc::clone(&sub_agent.definition));
+                    continue;
+                }
+            };
+            let harness = &harnesses[h];
             by_harness.entry(harness.name().to_lowercase()).or_insert(h);
             let mut slots: Vec<(String, Slot)> = harness
                 .functions
@@ -226,20 +295,10 @@ impl ToolSet {
                 always_visible.extend(harness.functions.iter().map(|f| Arc::clone(f.definition())));
             }
         }
-        for (index, sub_agent) in sub_agents.iter().enumerate() {
-            if let Some(existing) = by_name.get(&sub_agent.name) {
-                return Err(BuildError::DuplicateTool {
-                    name: sub_agent.name.clone(),
-                    first: owner(existing),
-                    second: format!("sub-agent {}", sub_agent.name),
-                });
-            }
-            by_name.insert(sub_agent.name.clone(), Slot::SubAgent { index });
-            always_visible.push(Arc::clone(&sub_agent.definition));
-        }
         Ok(ToolSet {
             harnesses,
             sub_agents,
+            layout,
             always_visible,
             by_name,
             by_harness,
@@ -260,8 +319,12 @@ impl ToolSet {
             .collect();
         let extra = ToolSet::build(added, collapsing)?;
         let mut harnesses = base.harnesses.clone();
-        harnesses.extend(extra.harnesses);
-        Self::index(harnesses, base.sub_agents.clone(), base.recovery)
+        let mut layout = base.layout.clone();
+        for harness in extra.harnesses {
+            layout.push(Item::Harness(harnesses.len()));
+            harnesses.push(harness);
+        }
+        Self::index(harnesses, base.sub_agents.clone(), layout, base.recovery)
     }
 
     /// Finds a harness by name, case-insensitively.
@@ -317,36 +380,48 @@ impl ToolSet {
 
     fn resolve_qualified(&self, name: &str, expanded: &[String]) -> Resolution {
         const SEPARATORS: [&str; 5] = [".", ":", "/", "-", "__"];
-        for separator in SEPARATORS {
-            for (at, _) in name.match_indices(separator) {
-                let (left, right) = (&name[..at], &name[at + separator.len()..]);
-                if left.is_empty() || right.is_empty() {
-                    continue;
+        // Every split position of every separator (overlapping ones too: `a___b` splits as
+        // `a` + `_b` and `a_` + `b`) that names a registered harness on the left.
+        let candidates = SEPARATORS.iter().flat_map(|separator| {
+            (1..name.len())
+                .filter(move |&at| name.is_char_boundary(at) && name[at..].starts_with(separator))
+                .map(move |at| (&name[..at], &name[at + separator.len()..]))
+        });
+        let mut container = None;
+        for (left, right) in candidates {
+            if right.is_empty() {
+                continue;
+            }
+            let Some(h) = self.harness_index(left) else {
+                continue;
+            };
+            let harness = &self.harnesses[h];
+            let member = harness
+                .functions
+                .iter()
+                .position(|f| f.name().eq_ignore_ascii_case(right));
+            match member {
+                Some(function) if self.members_visible(h, expanded) => {
+                    return Resolution::Run {
+                        harness: h,
+                        function,
+                    };
                 }
-                let Some(h) = self.harness_index(left) else {
-                    continue;
-                };
-                let harness = &self.harnesses[h];
-                let member = harness
-                    .functions
-                    .iter()
-                    .position(|f| f.name().eq_ignore_ascii_case(right));
-                return match member {
-                    Some(function) if self.members_visible(h, expanded) => Resolution::Run {
+                Some(function) if self.recovery => {
+                    return Resolution::Recover {
                         harness: h,
                         function,
-                    },
-                    Some(function) if self.recovery => Resolution::Recover {
-                        harness: h,
-                        function,
-                    },
-                    Some(_) => Resolution::Unknown,
-                    None if harness.container.is_some() => Resolution::Container { harness: h },
-                    None => Resolution::Unknown,
-                };
+                    };
+                }
+                Some(_) => return Resolution::Unknown,
+                None if harness.container.is_some() => {
+                    container.get_or_insert(Resolution::Container { harness: h });
+                }
+                None => {}
             }
         }
-        Resolution::Unknown
+        // No split names a member: the first harness with a container takes the call.
+        container.unwrap_or(Resolution::Unknown)
     }
 
     /// The function at a resolved position.
