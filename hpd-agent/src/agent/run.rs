@@ -4,6 +4,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use futures::future::join_all;
+use tracing::Instrument as _;
 
 use crate::chat::{ChatMessage, ChatRequest, ToolCall, ToolDefinition, Usage};
 use crate::error::RunError;
@@ -260,7 +261,11 @@ impl Turn<'_> {
             let response = tokio::select! {
                 biased;
                 () = self.cancellation.cancelled() => return Err(RunError::Cancelled),
-                response = self.agent.client.complete(request, &sink) => response?,
+                response = self
+                    .agent
+                    .client
+                    .complete(request, &sink)
+                    .instrument(tracing::debug_span!(target: "hpd_agent", "model_request", iteration)) => response?,
             };
             self.usage += response.usage;
             self.history.push(ChatMessage::Assistant {
@@ -437,7 +442,13 @@ impl Turn<'_> {
                 let result = tokio::select! {
                     biased;
                     () = scope.cancellation.cancelled() => Err(RunError::Cancelled),
-                    result = call_function(global, pipeline, callable, &call.id, &call.arguments, scope) => result,
+                    result = call_function(global, pipeline, callable, &call.id, &call.arguments, scope)
+                        .instrument(tracing::debug_span!(
+                            target: "hpd_agent",
+                            "tool_call",
+                            name = callable.tool_name(),
+                            call_id = %call.id,
+                        )) => result,
                 };
                 (i, started.elapsed(), result)
             }
