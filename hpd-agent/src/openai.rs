@@ -26,18 +26,30 @@
 //!
 //! Error policy:
 //!
-//! - HTTP 429, HTTP 5xx and connection failures are retried with exponential backoff (with
+//! - HTTP 429, HTTP 5xx and failures to connect are retried with exponential backoff (with
 //!   jitter), honouring `Retry-After` / `retry-after-ms` capped at the maximum backoff, up to
 //!   [`max_retries`](OpenAiClient::with_max_retries) times. Then the last failure is returned:
 //!   [`ChatError::Status`] with the provider's `error.message`, or [`ChatError::Transport`].
 //! - Other statuses are not retried.
+//! - A connection that breaks after the request was sent (closed or reset before the response
+//!   or during it) is [`ChatError::Transport`] and is not retried: the server may already have
+//!   processed the request, and a retry could run it, and bill it, twice.
 //! - Timeouts ([`ChatError::Timeout`]) are not retried: the request may still be running on the
 //!   provider's side and a retry would pay for it twice.
 //! - A stream is never retried once a response has started: its text already reached the
 //!   [`TextSink`].
+//! - An error the server reports inside a 200 response is [`ChatError::Status`] with the
+//!   server's message (and its numeric `code` as the status when it has one): an `error` object
+//!   in the body or in a stream chunk, an `event: error` event, or the `error:` field llama.cpp
+//!   sends its stream errors in.
 //! - A stream that ends before `[DONE]` and without a `finish_reason` is an error
-//!   ([`ChatError::Transport`]), never a truncated success. A chunk that is not the JSON the API
-//!   defines is [`ChatError::Malformed`], naming the JSON path that was wrong.
+//!   ([`ChatError::Transport`]), never a truncated success; a stream that sends `[DONE]` before
+//!   any chunk is [`ChatError::Malformed`], never an empty success. A chunk that is not the JSON
+//!   the API defines is [`ChatError::Malformed`], naming the JSON path that was wrong.
+//! - A 200 response whose `Content-Type` is neither `text/event-stream` nor JSON (an HTML page
+//!   from a web UI or a captive proxy at the base URL) is read whole as a body: unless it is a
+//!   chat completion after all, it is [`ChatError::Malformed`] naming its content type and
+//!   quoting its start.
 
 use std::collections::hash_map::RandomState;
 use std::fmt;
@@ -46,7 +58,6 @@ use std::pin::pin;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use eventsource_stream::{EventStreamError, Eventsource};
 use futures::StreamExt;
 use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderValue, RETRY_AFTER};
 use serde::de::DeserializeOwned;
@@ -267,8 +278,10 @@ impl OpenAiClient {
 
     /// Sets the timeout (default 120 s): the longest wait for the response headers (including
     /// the error body of a failed attempt) and, when streaming, the longest gap between two
-    /// chunks. A non-streamed answer must arrive whole within it. A long stream that keeps
-    /// sending is never cut. Each retry gets a fresh timeout; a timeout itself is not retried.
+    /// reads from the connection. Any bytes count, keep-alive comments (`: PROCESSING`)
+    /// included, so a long stream that keeps sending anything is never cut. A non-streamed
+    /// answer must arrive whole within it. Each retry gets a fresh timeout; a timeout itself is
+    /// not retried.
     ///
     /// ```
     /// use std::time::Duration;
@@ -459,19 +472,23 @@ impl OpenAiClient {
         half + random_up_to(full.saturating_sub(half))
     }
 
+    /// Reads a `text/event-stream` response. The timeout applies to each read of the raw body,
+    /// before decoding, so keep-alive comments count as traffic.
     async fn read_stream(
         &self,
         response: reqwest::Response,
         text: TextSink<'_>,
     ) -> Result<ChatResponse, ChatError> {
         let mut assembler = StreamAssembler::new(response.status().as_u16());
-        let mut events = pin!(response.bytes_stream().eventsource());
+        let mut decoder = SseDecoder::default();
+        let mut bytes = pin!(response.bytes_stream());
         loop {
-            let event = match timeout(self.timeout, events.next()).await {
+            let chunk = match timeout(self.timeout, bytes.next()).await {
                 Err(_) => return Err(ChatError::Timeout(self.timeout)),
+                // An event left unfinished at the end is dropped, as the format says.
                 Ok(None) => return assembler.finish(false),
-                Ok(Some(Ok(event))) => event,
-                Ok(Some(Err(EventStreamError::Transport(e)))) => {
+                Ok(Some(Ok(chunk))) => chunk,
+                Ok(Some(Err(e))) => {
                     if e.is_timeout() {
                         return Err(ChatError::Timeout(self.timeout));
                     }
@@ -480,18 +497,9 @@ impl OpenAiClient {
                         error_chain(&e)
                     )));
                 }
-                Ok(Some(Err(EventStreamError::Utf8(e)))) => {
-                    return Err(ChatError::Malformed(format!(
-                        "the event stream is not valid UTF-8: {e}"
-                    )));
-                }
-                Ok(Some(Err(EventStreamError::Parser(e)))) => {
-                    return Err(ChatError::Malformed(format!(
-                        "the event stream is not valid server-sent events: {e}"
-                    )));
-                }
             };
-            if assembler.feed(&event.data, text)? == Flow::Done {
+            let flow = decoder.push(&chunk, &mut |event| assembler.feed_event(&event, text))?;
+            if flow == Flow::Done {
                 return assembler.finish(true);
             }
         }
@@ -534,18 +542,23 @@ impl ChatClient for OpenAiClient {
     /// When streaming, `text` receives each text delta as it arrives; otherwise it is called
     /// once with the whole text (not at all when there is none). A response whose
     /// `Content-Type` says JSON or `text/event-stream` is read as such whatever was asked, so a
-    /// server that ignores `stream` still works.
+    /// server that ignores `stream` still works. A response of any other content type is read
+    /// whole as a body (a stream without a `Content-Type` is still read as a stream).
     ///
     /// # Errors
     ///
     /// - [`ChatError::Status`]: a status other than 2xx (after retries for 429 and 5xx), with
-    ///   the provider's `error.message` or the body text; also an `error` object sent inside a
-    ///   200 response or stream (with its numeric `code` when it has one).
-    /// - [`ChatError::Transport`]: the connection failed (after retries), broke mid-stream, or
-    ///   the stream ended before `[DONE]` and without a `finish_reason`.
+    ///   the provider's `error.message` or the body text; also an error sent inside a 200
+    ///   response or stream (with its numeric `code` when it has one): an `error` object, an
+    ///   `event: error` event or an `error:` field.
+    /// - [`ChatError::Transport`]: the connection could not be made (after retries), broke after
+    ///   the request was sent (not retried) or mid-stream, or the stream ended before `[DONE]`
+    ///   and without a `finish_reason`.
     /// - [`ChatError::Timeout`]: see [`with_timeout`](OpenAiClient::with_timeout).
     /// - [`ChatError::Malformed`]: the body or a chunk is not the JSON the API defines (the
-    ///   message names the JSON path), or a tool call has no function name.
+    ///   message names the JSON path), the stream sent `[DONE]` before any chunk, the body is
+    ///   neither an event stream nor JSON (the message names its content type and quotes its
+    ///   start), or a tool call has no function name.
     /// - [`ChatError::Config`]: the request could not be encoded as JSON.
     async fn complete(
         &self,
@@ -561,18 +574,23 @@ impl ChatClient for OpenAiClient {
             .and_then(|v| v.to_str().ok())
             .unwrap_or_default()
             .to_ascii_lowercase();
-        let as_stream = if content_type.starts_with("text/event-stream") {
-            true
-        } else if content_type.contains("json") {
-            false
-        } else {
-            self.streaming
-        };
-        if as_stream {
-            self.read_stream(response, text).await
-        } else {
-            self.read_body(response, deadline, text).await
+        if content_type.starts_with("text/event-stream")
+            || (self.streaming && content_type.is_empty())
+        {
+            return self.read_stream(response, text).await;
         }
+        let result = self.read_body(response, deadline, text).await;
+        if content_type.is_empty() || content_type.contains("json") {
+            return result;
+        }
+        // Not an API response at all, most likely: say what it was.
+        result.map_err(|e| match e {
+            ChatError::Malformed(message) => ChatError::Malformed(format!(
+                "the server answered with `{}`, neither an event stream nor JSON: {message}",
+                shorten(&content_type, MAX_EXCERPT)
+            )),
+            other => other,
+        })
     }
 }
 
@@ -1055,6 +1073,43 @@ impl StreamAssembler {
         }
     }
 
+    /// Feeds one server-sent event: an error it carries (an `error` field or an `error` event)
+    /// ends the stream as the provider's error; otherwise its `data` is a chunk.
+    fn feed_event(&mut self, event: &SseEvent, sink: TextSink<'_>) -> Result<Flow, ChatError> {
+        if let Some(error) = &event.error {
+            return Err(self.stream_error(error));
+        }
+        if event.event == "error" {
+            return Err(self.stream_error(&event.data));
+        }
+        self.feed(&event.data, sink)
+    }
+
+    /// The error carried by an `error:` field or an `error` event: JSON such as llama.cpp's
+    /// `{"code": 400, "message": ...}` or `{"error": {...}}`, or plain text.
+    fn stream_error(&self, text: &str) -> ChatError {
+        let text = text.trim();
+        match serde_json::from_str::<Value>(text) {
+            Ok(Value::Object(object)) => match object.get("error") {
+                Some(error) if !error.is_null() => embedded_error(error, self.http_status),
+                _ => embedded_error(&Value::Object(object), self.http_status),
+            },
+            Ok(Value::String(message)) => ChatError::Status {
+                status: self.http_status,
+                message: shorten(&message, MAX_ERROR_TEXT),
+            },
+            _ => ChatError::Status {
+                status: self.http_status,
+                message: if text.is_empty() {
+                    "(the stream reported an error without a message)".into()
+                } else {
+                    shorten(text, MAX_ERROR_TEXT)
+                },
+            },
+        }
+    }
+
+    /// Feeds the `data` of one event.
     fn feed(&mut self, data: &str, sink: TextSink<'_>) -> Result<Flow, ChatError> {
         let data = data.trim();
         if data.is_empty() {
@@ -1090,8 +1145,10 @@ impl StreamAssembler {
                         self.text.push_str(&part);
                     }
                 }
+                let mut routed = Vec::new();
                 for call in delta.tool_calls.unwrap_or_default() {
-                    self.add_call_delta(call);
+                    let position = self.add_call_delta(call, &routed);
+                    routed.push(position);
                 }
             }
             if choice.finish_reason.is_some() {
@@ -1101,24 +1158,30 @@ impl StreamAssembler {
         Ok(Flow::Continue)
     }
 
-    /// Routes a delta to its call: by `index`, starting a new call when a different `id`
-    /// arrives at an index already used (some servers reuse index 0); without `index`, by `id`,
-    /// else to the last call.
-    fn add_call_delta(&mut self, delta: ToolCallDelta) {
+    /// Routes a delta to its call and returns the call's position. With an `index`: the last
+    /// call at that index, starting a new call when a different `id` arrives at an index already
+    /// used (some servers reuse index 0). Without `index`: the last call with the same `id`
+    /// among all calls so far; else the last call, when the delta has no `id` or that call has
+    /// none yet; else a new call. `routed` holds the calls earlier elements of the same
+    /// `tool_calls` array went to: an element without `index` is not merged into one of them
+    /// except by `id`, since the elements of one array are different calls.
+    fn add_call_delta(&mut self, delta: ToolCallDelta, routed: &[usize]) -> usize {
         let id = delta.id.filter(|id| !id.is_empty());
-        let same_call = |call: &PartialCall| {
-            id.as_deref()
-                .is_none_or(|id| call.id.is_empty() || call.id == id)
-        };
         let position = match delta.index {
-            Some(index) => self
-                .calls
-                .iter()
-                .rposition(|call| call.index == Some(index) && same_call(call)),
-            None => match (self.calls.last(), &id) {
-                (Some(last), _) if same_call(last) => Some(self.calls.len() - 1),
-                _ => None,
-            },
+            Some(index) => self.calls.iter().rposition(|call| {
+                call.index == Some(index)
+                    && id
+                        .as_deref()
+                        .is_none_or(|id| call.id.is_empty() || call.id == id)
+            }),
+            None => id
+                .as_deref()
+                .and_then(|id| self.calls.iter().rposition(|call| call.id == id))
+                .or_else(|| {
+                    let last = self.calls.len().checked_sub(1)?;
+                    let open = id.is_none() || self.calls[last].id.is_empty();
+                    (open && !routed.contains(&last)).then_some(last)
+                }),
         };
         let position = position.unwrap_or_else(|| {
             self.calls.push(PartialCall {
@@ -1146,6 +1209,7 @@ impl StreamAssembler {
             }
             call.arguments.push_str(&arguments_text(function.arguments));
         }
+        position
     }
 
     /// The response, once the stream has ended (`done`: with `[DONE]`).
@@ -1156,6 +1220,11 @@ impl StreamAssembler {
                  the response is incomplete",
                 self.chunks
             )));
+        }
+        if self.chunks == 0 {
+            return Err(ChatError::Malformed(
+                "the stream sent [DONE] before any chunk: the server sent no response".into(),
+            ));
         }
         let mut tool_calls = Vec::with_capacity(self.calls.len());
         for (position, call) in self.calls.into_iter().enumerate() {
@@ -1180,6 +1249,111 @@ impl StreamAssembler {
             tool_calls,
             usage: self.usage,
         })
+    }
+}
+
+/// One server-sent event, with the fields this client reads.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct SseEvent {
+    /// The `event` field; empty when absent.
+    event: String,
+    /// The `data` fields, joined with `\n`.
+    data: String,
+    /// The non-standard `error` fields (llama.cpp's stream errors), joined with `\n`.
+    error: Option<String>,
+}
+
+/// Decodes server-sent events (the WHATWG `text/event-stream` format) from raw byte chunks.
+///
+/// Hand-written because it must keep the non-standard `error:` field that llama.cpp sends its
+/// stream errors in, which standard decoders drop. Comments and the `id` and `retry` fields are
+/// ignored. Lines end with `\r\n`, `\n` or `\r`, and may be split anywhere between chunks.
+#[derive(Debug, Default)]
+struct SseDecoder {
+    /// The bytes of the unfinished line.
+    line: Vec<u8>,
+    /// The last byte was `\r`: a `\n` right after it ends no second line.
+    after_cr: bool,
+    /// The first line was seen (a byte order mark is only skipped there).
+    started: bool,
+    /// The event being built.
+    event: SseEvent,
+    has_data: bool,
+    has_fields: bool,
+}
+
+impl SseDecoder {
+    /// Decodes `bytes`, passing each complete event to `on_event`; stops at the first
+    /// [`Flow::Done`] or error and returns it.
+    fn push(
+        &mut self,
+        mut bytes: &[u8],
+        on_event: &mut dyn FnMut(SseEvent) -> Result<Flow, ChatError>,
+    ) -> Result<Flow, ChatError> {
+        while let Some(&first) = bytes.first() {
+            if std::mem::take(&mut self.after_cr) && first == b'\n' {
+                bytes = &bytes[1..];
+                continue;
+            }
+            let Some(end) = bytes.iter().position(|&b| b == b'\n' || b == b'\r') else {
+                self.line.extend_from_slice(bytes);
+                break;
+            };
+            self.line.extend_from_slice(&bytes[..end]);
+            self.after_cr = bytes[end] == b'\r';
+            bytes = &bytes[end + 1..];
+            let line = std::mem::take(&mut self.line);
+            let event = self.end_line(&line);
+            self.line = line;
+            self.line.clear();
+            if let Some(event) = event?
+                && on_event(event)? == Flow::Done
+            {
+                return Ok(Flow::Done);
+            }
+        }
+        Ok(Flow::Continue)
+    }
+
+    /// Interprets one complete line; returns the event an empty line completes.
+    fn end_line(&mut self, line: &[u8]) -> Result<Option<SseEvent>, ChatError> {
+        let mut line = std::str::from_utf8(line).map_err(|e| {
+            ChatError::Malformed(format!("the event stream is not valid UTF-8: {e}"))
+        })?;
+        if !std::mem::replace(&mut self.started, true) {
+            line = line.strip_prefix('\u{feff}').unwrap_or(line);
+        }
+        if line.is_empty() {
+            let event = std::mem::take(&mut self.event);
+            self.has_data = false;
+            return Ok(std::mem::take(&mut self.has_fields).then_some(event));
+        }
+        if line.starts_with(':') {
+            return Ok(None);
+        }
+        let (field, value) = match line.split_once(':') {
+            Some((field, value)) => (field, value.strip_prefix(' ').unwrap_or(value)),
+            None => (line, ""),
+        };
+        match field {
+            "data" => {
+                if std::mem::replace(&mut self.has_data, true) {
+                    self.event.data.push('\n');
+                }
+                self.event.data.push_str(value);
+            }
+            "event" => value.clone_into(&mut self.event.event),
+            "error" => match &mut self.event.error {
+                Some(error) => {
+                    error.push('\n');
+                    error.push_str(value);
+                }
+                None => self.event.error = Some(value.to_owned()),
+            },
+            _ => return Ok(None),
+        }
+        self.has_fields = true;
+        Ok(None)
     }
 }
 
@@ -1374,6 +1548,166 @@ mod tests {
         assert_eq!(
             response.unwrap().tool_calls,
             vec![ToolCall::new("call_0", "f", "{}")]
+        );
+    }
+
+    #[test]
+    fn index_less_deltas_are_routed_by_id_then_array_position() {
+        let (response, _) = feed_all(&[
+            // By id across all calls, not only the last one.
+            r#"{"choices":[{"delta":{"tool_calls":[{"id":"a","function":{"name":"f","arguments":"{\"x\""}}]}}]}"#,
+            r#"{"choices":[{"delta":{"tool_calls":[{"id":"b","function":{"name":"g","arguments":"{}"}}]}}]}"#,
+            r#"{"choices":[{"delta":{"tool_calls":[{"id":"a","function":{"arguments":":1}"}}]}}]}"#,
+            // Two elements of one array without index or id: two calls; the first one continues
+            // the last call (b), the second starts a new call.
+            r#"{"choices":[{"delta":{"tool_calls":[{"function":{"arguments":""}},{"function":{"name":"h","arguments":"[]"}}]}}]}"#,
+            // An element with a new id never joins a call an earlier element of its array went
+            // to, even one without an id yet...
+            r#"{"choices":[{"delta":{"tool_calls":[{"function":{"arguments":"!"}},{"id":"d","function":{"name":"i"}}]}}]}"#,
+            // ...but an id-less call from an earlier array adopts the id.
+            r#"{"choices":[{"delta":{"tool_calls":[{"function":{"arguments":""}},{"function":{"name":"j"}}]}}]}"#,
+            r#"{"choices":[{"delta":{"tool_calls":[{"id":"e","function":{"arguments":"{}"}}]}}]}"#,
+            // The same id twice in one array: one call.
+            r#"{"choices":[{"delta":{"tool_calls":[{"id":"a","function":{"arguments":"?"}},{"id":"a","function":{"arguments":"?"}}]}}]}"#,
+            "[DONE]",
+        ]);
+        assert_eq!(
+            response.unwrap().tool_calls,
+            vec![
+                ToolCall::new("a", "f", r#"{"x":1}??"#),
+                ToolCall::new("b", "g", "{}"),
+                ToolCall::new("call_2", "h", "[]!"),
+                ToolCall::new("d", "i", ""),
+                ToolCall::new("e", "j", "{}"),
+            ]
+        );
+    }
+
+    #[test]
+    fn done_before_any_chunk_is_malformed() {
+        for chunks in [&["[DONE]"][..], &["", "[DONE]"][..]] {
+            let (response, _) = feed_all(chunks);
+            match response {
+                Err(ChatError::Malformed(message)) => {
+                    assert!(message.contains("before any chunk"), "{message}");
+                }
+                other => panic!("expected Malformed, got {other:?}"),
+            }
+        }
+        let (response, _) = feed_all(&[r#"{"choices":[]}"#, "[DONE]"]);
+        assert_eq!(response.unwrap(), ChatResponse::default());
+    }
+
+    /// Decodes `body` split into pieces of `size` bytes.
+    fn decode(body: &[u8], size: usize) -> (Result<Flow, ChatError>, Vec<SseEvent>) {
+        let mut decoder = SseDecoder::default();
+        let mut events = Vec::new();
+        for piece in body.chunks(size) {
+            let flow = decoder.push(piece, &mut |event| {
+                let done = event.data == "[DONE]";
+                events.push(event);
+                Ok(if done { Flow::Done } else { Flow::Continue })
+            });
+            if !matches!(flow, Ok(Flow::Continue)) {
+                return (flow, events);
+            }
+        }
+        (Ok(Flow::Continue), events)
+    }
+
+    fn event(event: &str, data: &str, error: Option<&str>) -> SseEvent {
+        SseEvent {
+            event: event.into(),
+            data: data.into(),
+            error: error.map(str::to_owned),
+        }
+    }
+
+    #[test]
+    fn sse_decoder_reads_fields_across_any_split() {
+        let body = "\u{feff}: comment\r\ndata: {\"a\":\r\ndata:1}\r\nid: 7\r\nretry: 10\r\n\r\n\
+                    event: error\rdata: é\r\r\
+                    error: {\"message\":\"x\"}\n\n\
+                    unknown: y\n\n\
+                    event: ping\n\n\
+                    data\n\n\
+                    data: [DONE]\n\ndata: after\n\n";
+        for size in 1..=body.len() {
+            let (flow, events) = decode(body.as_bytes(), size);
+            assert_eq!(flow.unwrap(), Flow::Done, "pieces of {size}");
+            assert_eq!(
+                events,
+                [
+                    event("", "{\"a\":\n1}", None),
+                    event("error", "é", None),
+                    event("", "", Some("{\"message\":\"x\"}")),
+                    event("ping", "", None),
+                    event("", "", None),
+                    event("", "[DONE]", None),
+                ],
+                "pieces of {size}"
+            );
+        }
+        // An event without its closing empty line is not dispatched.
+        let (flow, events) = decode(b"data: 1\n\ndata: 2\n", 4);
+        assert_eq!(flow.unwrap(), Flow::Continue);
+        assert_eq!(events, [event("", "1", None)]);
+        // A byte order mark is only skipped at the very start.
+        let (_, events) = decode("data: 1\n\n\u{feff}data: 2\n\n".as_bytes(), 3);
+        assert_eq!(events, [event("", "1", None)]);
+        let (flow, _) = decode(b"data: \xff\n\n", 100);
+        assert!(matches!(flow, Err(ChatError::Malformed(_))), "{flow:?}");
+    }
+
+    #[test]
+    fn error_fields_and_events_are_the_providers_error() {
+        let sink = |_: &str| {};
+        let cases = [
+            (
+                event(
+                    "",
+                    "",
+                    Some(r#"{"code":400,"message":"too long","type":"x"}"#),
+                ),
+                400,
+                "too long",
+            ),
+            (
+                event(
+                    "error",
+                    r#"{"error":{"message":"overloaded","code":"503"}}"#,
+                    None,
+                ),
+                503,
+                "overloaded",
+            ),
+            (event("error", r#"{"error":"gone"}"#, None), 200, "gone"),
+            (event("error", r#""quoted""#, None), 200, "quoted"),
+            (event("error", " plain text ", None), 200, "plain text"),
+            (
+                event("error", "", None),
+                200,
+                "(the stream reported an error without a message)",
+            ),
+            // The error field wins over data.
+            (event("", r#"{"choices":[]}"#, Some("a\nb")), 200, "a\nb"),
+        ];
+        for (event, status, message) in cases {
+            let mut assembler = StreamAssembler::new(200);
+            match assembler.feed_event(&event, &sink) {
+                Err(ChatError::Status {
+                    status: got_status,
+                    message: got,
+                }) => assert_eq!((got_status, got.as_str()), (status, message), "{event:?}"),
+                other => panic!("{event:?}: expected Status, got {other:?}"),
+            }
+        }
+        let mut assembler = StreamAssembler::new(200);
+        assert_eq!(
+            assembler
+                .feed_event(&event("message", "[DONE]", None), &sink)
+                .unwrap(),
+            Flow::Done
         );
     }
 
@@ -1583,6 +1917,21 @@ mod tests {
                 )
             ) {
                 check(&chunks);
+            }
+
+            #[test]
+            fn sse_decoding_does_not_depend_on_how_the_bytes_are_split(
+                tokens in vec(
+                    select(&["data", "event", "error", "id", ":", " ", "x", "é", "[DONE]",
+                             "\n", "\r", "\r\n", "\u{feff}"][..]),
+                    0..40,
+                ),
+                size in 1usize..8,
+            ) {
+                let body = tokens.concat();
+                let whole = decode(body.as_bytes(), body.len().max(1));
+                let split = decode(body.as_bytes(), size);
+                prop_assert_eq!(format!("{whole:?}"), format!("{split:?}"));
             }
 
             #[test]

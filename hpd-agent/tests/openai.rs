@@ -2,7 +2,7 @@
 //! small hand-written server (std threads) for streams that arrive in pieces, stall or break.
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpListener};
+use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -346,6 +346,37 @@ enum Ending {
     Stall(Duration),
 }
 
+/// Reads one HTTP request (head and `content-length` body) from `stream`; false when the
+/// connection ended first.
+fn read_request(stream: &TcpStream) -> bool {
+    let mut reader = BufReader::new(stream);
+    let mut length = 0;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 {
+            return false;
+        }
+        let lower = line.to_ascii_lowercase();
+        if let Some(value) = lower.strip_prefix("content-length:") {
+            length = value.trim().parse().unwrap_or(0);
+        }
+        if line == "\r\n" {
+            break;
+        }
+    }
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body).is_ok()
+}
+
+const STREAM_HEAD: &str = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\
+                           transfer-encoding: chunked\r\n\r\n";
+
+/// Writes `piece` as one chunk of the chunked encoding.
+fn write_chunk(stream: &mut TcpStream, piece: &str) -> bool {
+    let chunk = format!("{:x}\r\n{piece}\r\n", piece.len());
+    stream.write_all(chunk.as_bytes()).is_ok() && stream.flush().is_ok()
+}
+
 /// A one-connection HTTP server that answers with a chunked `text/event-stream` body written in
 /// `pieces`, one write each with a pause in between, then ends as `ending` says.
 fn raw_stream_server(pieces: Vec<&'static str>, ending: Ending) -> SocketAddr {
@@ -354,37 +385,14 @@ fn raw_stream_server(pieces: Vec<&'static str>, ending: Ending) -> SocketAddr {
         .local_addr()
         .unwrap_or_else(|e| panic!("address: {e}"));
     std::thread::spawn(move || {
-        let Ok((stream, _)) = listener.accept() else {
+        let Ok((mut stream, _)) = listener.accept() else {
             return;
         };
-        let mut reader = BufReader::new(stream);
-        let mut length = 0;
-        loop {
-            let mut line = String::new();
-            if reader.read_line(&mut line).unwrap_or(0) == 0 {
-                return;
-            }
-            let lower = line.to_ascii_lowercase();
-            if let Some(value) = lower.strip_prefix("content-length:") {
-                length = value.trim().parse().unwrap_or(0);
-            }
-            if line == "\r\n" {
-                break;
-            }
-        }
-        let mut body = vec![0; length];
-        if reader.read_exact(&mut body).is_err() {
-            return;
-        }
-        let mut stream = reader.into_inner();
-        let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\
-                    transfer-encoding: chunked\r\n\r\n";
-        if stream.write_all(head.as_bytes()).is_err() {
+        if !read_request(&stream) || stream.write_all(STREAM_HEAD.as_bytes()).is_err() {
             return;
         }
         for piece in pieces {
-            let chunk = format!("{:x}\r\n{piece}\r\n", piece.len());
-            if stream.write_all(chunk.as_bytes()).is_err() || stream.flush().is_err() {
+            if !write_chunk(&mut stream, piece) {
                 return;
             }
             std::thread::sleep(Duration::from_millis(15));
@@ -397,6 +405,32 @@ fn raw_stream_server(pieces: Vec<&'static str>, ending: Ending) -> SocketAddr {
             Ending::Cut => {}
             Ending::Stall(pause) => std::thread::sleep(pause),
         }
+    });
+    address
+}
+
+/// A one-connection HTTP server that answers with a chunked `text/event-stream` body, writing
+/// each piece after its pause, then ends the body.
+fn timed_stream_server(pieces: Vec<(Duration, String)>) -> SocketAddr {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("bind: {e}"));
+    let address = listener
+        .local_addr()
+        .unwrap_or_else(|e| panic!("address: {e}"));
+    std::thread::spawn(move || {
+        let Ok((mut stream, _)) = listener.accept() else {
+            return;
+        };
+        if !read_request(&stream) || stream.write_all(STREAM_HEAD.as_bytes()).is_err() {
+            return;
+        }
+        for (pause, piece) in pieces {
+            std::thread::sleep(pause);
+            if !write_chunk(&mut stream, &piece) {
+                return;
+            }
+        }
+        let _ = stream.write_all(b"0\r\n\r\n");
+        let _ = stream.flush();
     });
     address
 }
@@ -832,5 +866,244 @@ async fn the_api_key_is_sent_as_a_bearer_token_only_when_set() {
             .get("content-type")
             .and_then(|v| v.to_str().ok()),
         Some("application/json")
+    );
+}
+
+/// A status error's code and message, or a panic naming what came instead.
+fn status_error(result: Result<ChatResponse, ChatError>) -> (u16, String) {
+    match result {
+        Err(ChatError::Status { status, message }) => (status, message),
+        other => panic!("expected the provider's error, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn llama_cpp_error_fields_are_the_providers_error() {
+    // llama.cpp sends a stream error as an `error:` field, not `data:`, then `[DONE]`.
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path(ENDPOINT))
+        .respond_with(sse_response(
+            "error: {\"code\":400,\"message\":\"the request exceeds the available context size, \
+             try increasing it\",\"type\":\"exceed_context_size_error\"}\n\ndata: [DONE]\n\n"
+                .into(),
+        ))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let (status, message) = status_error(hello(&client(&server)).await);
+    assert_eq!(status, 400);
+    assert_eq!(
+        message,
+        "the request exceeds the available context size, try increasing it"
+    );
+}
+
+#[tokio::test]
+async fn error_events_end_the_stream_with_the_providers_error() {
+    let server = MockServer::start().await;
+    let body = format!(
+        "data: {}\n\n: keep-alive\n\nevent: error\ndata: {}\n\ndata: {}\n\ndata: [DONE]\n\n",
+        delta(json!({"content": "Partial"})),
+        // Not wrapped in `{"error": ...}`: the event type says it is an error.
+        json!({"message": "Upstream overloaded", "code": 502}),
+        finish("stop"),
+    );
+    Mock::given(method("POST"))
+        .and(path(ENDPOINT))
+        .respond_with(sse_response(body))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let deltas = Deltas::default();
+    let result = ask(
+        &client(&server),
+        "",
+        &[ChatMessage::user("hi")],
+        &[],
+        &deltas,
+    )
+    .await;
+    assert_eq!(
+        status_error(result),
+        (502, "Upstream overloaded".to_owned())
+    );
+    assert_eq!(deltas.take(), ["Partial"]);
+}
+
+#[tokio::test]
+async fn done_before_any_chunk_is_malformed() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path(ENDPOINT))
+        .respond_with(sse_response(": hello\n\ndata: [DONE]\n\n".into()))
+        .expect(1)
+        .mount(&server)
+        .await;
+    match hello(&client(&server)).await {
+        Err(ChatError::Malformed(message)) => {
+            assert!(message.contains("[DONE] before any chunk"), "{message}");
+        }
+        other => panic!("expected Malformed, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn index_less_interleaved_calls_are_routed_by_id() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path(ENDPOINT))
+        .respond_with(sse_response(sse(&[
+            delta(json!({"tool_calls": [{"id": "a", "type": "function",
+                                         "function": {"name": "add", "arguments": "{\"a\""}}]})),
+            delta(json!({"tool_calls": [{"id": "b", "type": "function",
+                                         "function": {"name": "multiply", "arguments": "{}"}}]})),
+            delta(json!({"tool_calls": [{"id": "a", "function": {"arguments": ": 1}"}}]})),
+            finish("tool_calls"),
+        ])))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let response = hello(&client(&server))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        response.tool_calls,
+        vec![
+            ToolCall::new("a", "add", r#"{"a": 1}"#),
+            ToolCall::new("b", "multiply", "{}"),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn two_calls_in_one_delta_without_index_or_id_stay_two_calls() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path(ENDPOINT))
+        .respond_with(sse_response(sse(&[
+            delta(json!({"tool_calls": [
+                {"type": "function", "function": {"name": "add", "arguments": "{\"a\":1}"}},
+                {"type": "function", "function": {"name": "multiply", "arguments": "{\"b\":2}"}},
+            ]})),
+            finish("tool_calls"),
+        ])))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let response = hello(&client(&server))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    // Ids synthesized from the position, as for a non-streamed body.
+    assert_eq!(
+        response.tool_calls,
+        vec![
+            ToolCall::new("call_0", "add", r#"{"a":1}"#),
+            ToolCall::new("call_1", "multiply", r#"{"b":2}"#),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn keep_alive_comments_reset_the_stream_timeout() {
+    // Ten comments 100 ms apart: 1.1 s without an event, never 400 ms without bytes.
+    let tick = Duration::from_millis(100);
+    let mut pieces = vec![(
+        Duration::ZERO,
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hel\"}}]}\n\n".to_owned(),
+    )];
+    pieces.extend((0..10).map(|_| (tick, ": PROCESSING\n\n".to_owned())));
+    pieces.push((
+        tick,
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"lo\"},\
+         \"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"
+            .to_owned(),
+    ));
+    let address = timed_stream_server(pieces);
+    let timeout = Duration::from_millis(400);
+    let client = client_for(&format!("http://{address}"), "").with_timeout(timeout);
+    let deltas = Deltas::default();
+    let started = Instant::now();
+    let response = ask(&client, "", &[ChatMessage::user("hi")], &[], &deltas)
+        .await
+        .unwrap_or_else(|e| panic!("after {:?}: {e}", started.elapsed()));
+    assert_eq!(response.text.as_deref(), Some("Hello"));
+    assert_eq!(deltas.take(), ["Hel", "lo"]);
+    assert!(started.elapsed() > timeout * 2, "{:?}", started.elapsed());
+}
+
+#[tokio::test]
+async fn a_200_page_that_is_not_an_api_response_is_malformed() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(200).set_body_raw(
+            "<!doctype html><html><body>Open WebUI</body></html>",
+            "text/html; charset=utf-8",
+        ))
+        .expect(2)
+        .mount(&server)
+        .await;
+    for streaming in [true, false] {
+        match hello(&client(&server).with_streaming(streaming)).await {
+            Err(ChatError::Malformed(message)) => {
+                assert!(message.contains("`text/html; charset=utf-8`"), "{message}");
+                assert!(
+                    message.contains("<!doctype html><html><body>Open WebUI"),
+                    "{message}"
+                );
+            }
+            other => panic!("streaming {streaming}: expected Malformed, got {other:?}"),
+        }
+    }
+
+    // A completion under another content type is still read.
+    let mislabelled = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_raw(
+                json!({"choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"},
+                                "finish_reason": "stop"}]})
+                .to_string(),
+                "text/plain",
+            ),
+        )
+        .expect(1)
+        .mount(&mislabelled)
+        .await;
+    let response = hello(&client(&mislabelled))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(response.text.as_deref(), Some("ok"));
+}
+
+#[tokio::test]
+async fn a_connection_closed_after_the_request_is_not_retried() {
+    // The server may have processed the request: it is not sent again (documented policy).
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("bind: {e}"));
+    let address = listener
+        .local_addr()
+        .unwrap_or_else(|e| panic!("address: {e}"));
+    std::thread::spawn(move || {
+        if let Ok((stream, _)) = listener.accept() {
+            read_request(&stream);
+        }
+        // A retry would get a valid answer.
+        if let Ok((mut stream, _)) = listener.accept() {
+            read_request(&stream);
+            let body = json!({"choices": [{"index": 0, "message": {"role": "assistant",
+                              "content": "ok"}, "finish_reason": "stop"}]})
+            .to_string();
+            let response = format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\
+                 connection: close\r\n\r\n{body}",
+                body.len()
+            );
+            let _ = stream.write_all(response.as_bytes());
+        }
+    });
+    let result = hello(&client_for(&format!("http://{address}"), "")).await;
+    assert!(
+        matches!(&result, Err(ChatError::Transport(_))),
+        "expected a Transport error, got {result:?}"
     );
 }
