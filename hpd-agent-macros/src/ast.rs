@@ -410,19 +410,35 @@ fn doc_template(attrs: &[Attribute], errors: &Errors) -> Template {
     let mut lines = Vec::new();
     let mut span = None;
     for attr in attrs {
-        if let Meta::NameValue(nv) = &attr.meta
-            && nv.path.is_ident("doc")
-            && let Expr::Lit(ExprLit {
-                lit: Lit::Str(s), ..
-            }) = &nv.value
-        {
-            let value = s.value();
-            if span.is_none() || value.contains("{metadata.") {
-                // Placeholder errors point at the line that has one.
-                span = Some(attr.span());
-            }
-            lines.extend(value.split('\n').map(|l| l.trim().to_owned()));
+        let Meta::NameValue(nv) = &attr.meta else {
+            continue;
+        };
+        if !nv.path.is_ident("doc") {
+            continue;
         }
+        // #[doc = "..."] (what `///` and `/** */` become)
+        let Expr::Lit(ExprLit {
+            lit: Lit::Str(s), ..
+        }) = &nv.value
+        else {
+            // #[doc = include_str!("...")] or #[doc = concat!(...)]: unknown until rustc runs it
+            errors.spanned(
+                &nv.value,
+                "a computed doc attribute cannot be the function description; write `description = \"...\"` in `#[ai_function(...)]`",
+            );
+            continue;
+        };
+        let value = s.value();
+        if span.is_none() || value.contains("{metadata.") {
+            // Placeholder errors point at the line that has one.
+            span = Some(attr.span());
+        }
+        let mut attr_lines: Vec<String> = value.split('\n').map(|l| l.trim().to_owned()).collect();
+        if attr_lines.len() > 1 {
+            // Only a `/** ... */` comment gives one attribute of several lines.
+            strip_block_stars(&mut attr_lines);
+        }
+        lines.extend(attr_lines);
     }
     let start = lines
         .iter()
@@ -434,6 +450,19 @@ fn doc_template(attrs: &[Attribute], errors: &Errors) -> Template {
         .map_or(start, |i| i + 1);
     let text = lines[start..end].join("\n");
     Template::parse(&text, span.unwrap_or_else(Span::call_site), false, errors)
+}
+
+/// Drops the ` * ` margin of a `/** ... */` comment, as rustdoc does: when every non-empty
+/// line starts with `*`.
+fn strip_block_stars(lines: &mut [String]) {
+    let mut non_empty = lines.iter().filter(|l| !l.is_empty()).peekable();
+    if non_empty.peek().is_none() || !non_empty.all(|l| l.starts_with('*')) {
+        return;
+    }
+    for line in lines.iter_mut().filter(|l| !l.is_empty()) {
+        let rest = &line[1..];
+        *line = rest.strip_prefix(' ').unwrap_or(rest).to_owned();
+    }
 }
 
 #[cfg(test)]

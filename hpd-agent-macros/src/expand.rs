@@ -110,13 +110,25 @@ pub const RESOLVE_MARKER: &str = "__hpd_resolve";
 
 fn generated(harness: &Harness) -> TokenStream {
     let ty = harness.ty;
+    // `impl crate::inner::Tools` is `Tools` in `rust_type`, after the module path.
+    let type_name = match ty {
+        syn::Type::Path(path) => path
+            .path
+            .segments
+            .last()
+            .map_or_else(|| ty.to_token_stream(), |s| s.ident.to_token_stream()),
+        _ => ty.to_token_stream(),
+    };
     let ty_span = ty.span();
     let name = &harness.name;
     let helper_uses = helper_uses(harness);
     let metadata_ty = harness.args.metadata.as_ref();
 
     let functions = &harness.functions;
-    let arg_structs = functions.iter().enumerate().map(|(i, f)| arg_struct(i, f));
+    let arg_structs = functions
+        .iter()
+        .enumerate()
+        .map(|(i, f)| arg_struct(ty, i, f));
     let schema_fns = (0..functions.len()).map(|i| {
         let schema = format_ident!("__hpd_schema{}", i);
         let args = format_ident!("__HpdArgs{}", i);
@@ -366,6 +378,7 @@ fn generated(harness: &Harness) -> TokenStream {
             unused_qualifications,
             unused_variables,
             dead_code,
+            deprecated,
             non_camel_case_types,
             non_snake_case,
             clippy::all,
@@ -409,7 +422,7 @@ fn generated(harness: &Harness) -> TokenStream {
 
             static __HPD_ENTRY: __hpd::HarnessEntry = __hpd::HarnessEntry {
                 name: #name,
-                rust_type: ::core::concat!(::core::module_path!(), "::", ::core::stringify!(#ty)),
+                rust_type: ::core::concat!(::core::module_path!(), "::", ::core::stringify!(#type_name)),
                 functions: &[#(#specs),*],
                 collapse: #collapse,
                 constructor: #constructor,
@@ -428,11 +441,12 @@ fn generated(harness: &Harness) -> TokenStream {
     }
 }
 
-fn arg_struct(index: usize, function: &Function) -> TokenStream {
+fn arg_struct(harness: &syn::Type, index: usize, function: &Function) -> TokenStream {
     let name = format_ident!("__HpdArgs{}", index);
     let fields = function.arguments().map(|param| {
         let ident = param.ident;
-        let ty = param.ty;
+        // `Self` in a parameter type means the harness, not the generated struct.
+        let ty = replace_self(param.ty.to_token_stream(), harness);
         let forwarded = &param.forwarded;
         let description = param
             .description
@@ -561,6 +575,27 @@ fn short_name(ty: &syn::Type) -> String {
             .unwrap_or_default(),
         other => quote!(#other).to_string(),
     }
+}
+
+/// `tokens` with every `Self` replaced by the harness type.
+fn replace_self(tokens: TokenStream, harness: &syn::Type) -> TokenStream {
+    tokens
+        .into_iter()
+        .flat_map(|tree| match tree {
+            proc_macro2::TokenTree::Ident(ident) if ident == "Self" => {
+                quote_spanned!(ident.span()=> #harness)
+            }
+            proc_macro2::TokenTree::Group(group) => {
+                let mut replaced = proc_macro2::Group::new(
+                    group.delimiter(),
+                    replace_self(group.stream(), harness),
+                );
+                replaced.set_span(group.span());
+                proc_macro2::TokenTree::Group(replaced).into()
+            }
+            other => other.into(),
+        })
+        .collect()
 }
 
 /// The first `metadata` identifier of a condition, as the user wrote it.

@@ -16,11 +16,33 @@ pub fn invalid_harness(harness: &Harness, errors: &Errors) -> TokenStream {
     let errors = errors.to_compile_errors();
     let user_impl = user_impl(harness.item);
     let helper_uses = helper_uses(harness);
+    // A stand-in `ToolHarness` impl keeps `with_tool_harness::<T>()` and friends from adding a
+    // second error far from the mistake (the crate does not build anyway). Only for shapes the
+    // real impl would have had: a named type, no generics, no trait impl.
+    let stand_in = (matches!(harness.ty, syn::Type::Path(_))
+        && harness.item.generics.params.is_empty()
+        && harness.item.trait_.is_none())
+    .then(|| {
+        let ty = harness.ty;
+        quote! {
+            impl ::hpd_agent::__private::ToolHarness for #ty {
+                type Metadata = ::hpd_agent::__private::Never;
+                type Config = ::hpd_agent::__private::Never;
+                fn harness_entry() -> &'static ::hpd_agent::__private::HarnessEntry {
+                    ::core::unreachable!("this harness did not compile")
+                }
+                fn from_config(config: Self::Config) -> Self {
+                    match config {}
+                }
+            }
+        }
+    });
     quote! {
         #errors
         #user_impl
         const _: () = {
             #helper_uses
+            #stand_in
         };
     }
 }

@@ -17,6 +17,7 @@ impl MathTools {
     unused_qualifications,
     unused_variables,
     dead_code,
+    deprecated,
     non_camel_case_types,
     non_snake_case,
     clippy::all,

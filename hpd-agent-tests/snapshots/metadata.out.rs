@@ -19,6 +19,7 @@ impl SearchTools {
     unused_qualifications,
     unused_variables,
     dead_code,
+    deprecated,
     non_camel_case_types,
     non_snake_case,
     clippy::all,

@@ -19,6 +19,7 @@ impl WeatherTools {
     unused_qualifications,
     unused_variables,
     dead_code,
+    deprecated,
     non_camel_case_types,
     non_snake_case,
     clippy::all,

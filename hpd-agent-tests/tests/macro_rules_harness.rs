@@ -81,3 +81,127 @@ async fn a_macro_generated_harness_works() {
     assert_eq!(requests[1].tools[0].description, "Echoes with care.");
     assert_eq!(requests[2].tool_result("c2"), Some(("> hi (echo)", false)));
 }
+
+/// A tree: recursive, so its schema keeps `$defs`.
+#[derive(Deserialize, schemars::JsonSchema)]
+pub struct Tree {
+    /// The value.
+    pub value: i64,
+    /// The subtrees.
+    pub children: Vec<Tree>,
+}
+
+/// A book, with a field called `title`.
+#[derive(Deserialize, serde::Serialize, schemars::JsonSchema)]
+pub struct Book {
+    /// The title.
+    pub title: String,
+}
+
+fn default_book() -> Book {
+    Book {
+        title: "Dune".into(),
+    }
+}
+
+/// A harness of awkward shapes.
+#[derive(Default, Deserialize, schemars::JsonSchema)]
+pub struct Shapes {
+    x: i64,
+}
+
+#[tool_harness]
+impl Shapes {
+    /// Sums a tree.
+    #[ai_function]
+    fn tree(&self, tree: Tree) -> i64 {
+        tree.value + tree.children.iter().map(|c| c.value).sum::<i64>()
+    }
+
+    /// Reads a book.
+    #[ai_function]
+    fn book(&self, #[serde(default = "default_book")] book: Book) -> String {
+        book.title
+    }
+
+    /**
+     * Adds numbers.
+     * Second line.
+     */
+    #[ai_function]
+    fn block(&self) {}
+
+    /// Distance along x to another point.
+    #[ai_function]
+    fn dx(&self, other: Self, more: Vec<Self>) -> i64 {
+        other.x - self.x + i64::try_from(more.len()).unwrap_or_default()
+    }
+
+    /// Still offered to the model.
+    #[ai_function]
+    #[deprecated(note = "kept for old prompts")]
+    fn old(&self) -> u8 {
+        1
+    }
+}
+
+#[tokio::test]
+async fn awkward_shapes_compile_and_describe_themselves() {
+    let functions = hpd_agent::Registry::global()
+        .instantiate::<Shapes>()
+        .unwrap();
+    let find = |name: &str| functions.iter().find(|f| f.name() == name).unwrap();
+
+    let tree = find("tree").schema().to_string();
+    assert!(
+        tree.contains("\"$ref\"") && tree.contains("\"$defs\""),
+        "{tree}"
+    );
+    let r = find("tree")
+        .call(
+            "c1",
+            r#"{"tree": {"value": 1, "children": [{"value": 2, "children": []}]}}"#,
+            Default::default(),
+        )
+        .await;
+    assert_eq!(r.text, "3");
+
+    assert_eq!(
+        find("book").schema()["properties"]["book"]["default"],
+        serde_json::json!({"title": "Dune"})
+    );
+    assert_eq!(find("block").description(), "Adds numbers.\nSecond line.");
+    let r = find("dx")
+        .call(
+            "c2",
+            r#"{"other": {"x": 5}, "more": [{"x": 1}]}"#,
+            Default::default(),
+        )
+        .await;
+    assert_eq!(r.text, "6");
+    assert_eq!(
+        find("old").call("c3", "", Default::default()).await.text,
+        "1"
+    );
+}
+
+mod inner {
+    /// A harness whose impl names the type by path.
+    #[derive(Default)]
+    pub struct PathTools;
+}
+
+#[tool_harness]
+impl crate::inner::PathTools {
+    /// Pings.
+    #[ai_function]
+    fn path_ping(&self) -> String {
+        "pong".to_owned()
+    }
+}
+
+#[test]
+fn rust_type_uses_the_type_name() {
+    let info = hpd_agent::Registry::global().get("PathTools").unwrap();
+    assert_eq!(info.entry().rust_type, "macro_rules_harness::PathTools");
+}

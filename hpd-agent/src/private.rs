@@ -96,10 +96,14 @@ pub fn parameters_schema<T: schemars::JsonSchema>() -> Value {
     let schema = settings.into_generator().root_schema_for::<T>();
     let mut value = schema.to_value();
     strip_titles(&mut value);
+    // Subschemas are inlined; only a recursive type leaves `$ref`s, which need their `$defs`.
+    let recursive = contains_ref(&value);
     if let Value::Object(map) = &mut value {
         map.remove("$schema");
-        map.remove("$defs");
-        map.remove("definitions");
+        if !recursive {
+            map.remove("$defs");
+            map.remove("definitions");
+        }
         map.entry("type").or_insert_with(|| Value::from("object"));
         map.entry("properties")
             .or_insert_with(|| Value::Object(serde_json::Map::new()));
@@ -109,28 +113,39 @@ pub fn parameters_schema<T: schemars::JsonSchema>() -> Value {
     value
 }
 
+/// Removes `title` keywords from a schema and its subschemas. Property names (`properties`,
+/// `$defs` keys) and data (`default`, `examples`, `const`, `enum`) are left alone, so a field
+/// called `title` survives.
 fn strip_titles(value: &mut Value) {
     match value {
         Value::Object(map) => {
-            // `title` is schema metadata only at schema level; a property named `title` lives
-            // inside `properties` and is kept.
             if map.get("title").is_some_and(Value::is_string) {
                 map.remove("title");
             }
             for (key, child) in map.iter_mut() {
-                if key == "properties" {
-                    if let Value::Object(props) = child {
-                        for prop in props.values_mut() {
-                            strip_titles(prop);
+                match key.as_str() {
+                    "default" | "examples" | "const" | "enum" => {}
+                    "properties" | "$defs" | "definitions" | "patternProperties" => {
+                        if let Value::Object(named) = child {
+                            named.values_mut().for_each(strip_titles);
                         }
                     }
-                } else {
-                    strip_titles(child);
+                    _ => strip_titles(child),
                 }
             }
         }
         Value::Array(items) => items.iter_mut().for_each(strip_titles),
         _ => {}
+    }
+}
+
+fn contains_ref(value: &Value) -> bool {
+    match value {
+        Value::Object(map) => map
+            .iter()
+            .any(|(key, child)| key == "$ref" || contains_ref(child)),
+        Value::Array(items) => items.iter().any(contains_ref),
+        _ => false,
     }
 }
 
