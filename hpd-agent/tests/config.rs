@@ -1650,3 +1650,49 @@ mod properties {
         }
     }
 }
+
+#[test]
+fn from_value_has_the_nesting_limit_of_json_text() {
+    for depth in 100..140 {
+        let mut deep = serde_json::json!(1);
+        for _ in 0..depth {
+            deep = serde_json::json!([deep]);
+        }
+        let value = serde_json::json!({"tool_harnesses": [{"name": "H", "config": deep}]});
+        if let Ok(config) = AgentConfig::from_value(value) {
+            assert_eq!(
+                AgentConfig::from_json(&config.to_json()),
+                Ok(config),
+                "depth {depth}"
+            );
+        } else {
+            assert!(depth > 120, "depth {depth} rejected");
+        }
+    }
+    let mut deep = serde_json::json!(1);
+    for _ in 0..200 {
+        deep = serde_json::json!([deep]);
+    }
+    let error = AgentConfig::from_value(
+        serde_json::json!({"tool_harnesses": [{"name": "H", "config": deep}]}),
+    )
+    .unwrap_err();
+    assert!(error.to_string().contains("nested too deeply"), "{error}");
+    assert!(
+        error.path().starts_with("tool_harnesses[0].config[0]"),
+        "{}",
+        error.path()
+    );
+}
+
+#[test]
+fn middleware_config_keys_fold_ascii_like_the_build() {
+    let reference = ToolHarnessReference::from_json(
+        r#"{"name": "H", "middleware_configs": {"Ämw": {}, "ämw": {}}}"#,
+    );
+    assert!(reference.is_ok(), "{reference:?}");
+    let duplicate = ToolHarnessReference::from_json(
+        r#"{"name": "H", "middleware_configs": {"Audit": {}, "AUDIT": {}}}"#,
+    );
+    assert!(duplicate.is_err());
+}

@@ -179,19 +179,19 @@ impl<'de> Visitor<'de> for MiddlewareConfigs {
         // only in case would be ambiguous. Folded name -> name as written.
         let mut folded_names = BTreeMap::new();
         while let Some(key) = map.next_key::<String>()? {
-            if folded_names.get(&key.to_lowercase()) == Some(&key) {
+            if folded_names.get(&key.to_ascii_lowercase()) == Some(&key) {
                 return Err(de::Error::custom(format_args!(
                     "duplicate key in middleware_configs: '{key}' appears twice"
                 )));
             }
-            if let Some(first) = folded_names.get(&key.to_lowercase()) {
+            if let Some(first) = folded_names.get(&key.to_ascii_lowercase()) {
                 return Err(de::Error::custom(format_args!(
                     "duplicate key in middleware_configs: '{first}' and '{key}' name the same \
                      middleware (names match case-insensitively)"
                 )));
             }
             let value = map.next_value::<Value>()?;
-            folded_names.insert(key.to_lowercase(), key.clone());
+            folded_names.insert(key.to_ascii_lowercase(), key.clone());
             configs.insert(key, value);
         }
         Ok(configs)

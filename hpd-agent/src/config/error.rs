@@ -84,6 +84,18 @@ impl ConfigError {
         }
     }
 
+    /// A value nested deeper than JSON text may be.
+    pub(crate) fn too_deep(document: &'static str, path: String) -> Self {
+        ConfigError {
+            kind: ConfigErrorKind::Invalid,
+            document,
+            path: path.trim_start_matches('.').to_owned(),
+            message: "the value is nested too deeply (JSON text allows 128 levels)".to_owned(),
+            line: 0,
+            column: 0,
+        }
+    }
+
     /// An error of the deserialization, with the path where it happened.
     pub(crate) fn from_tracked(
         document: &'static str,

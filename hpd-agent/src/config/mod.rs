@@ -513,9 +513,9 @@ impl ToolHarnessReference {
     #[must_use]
     pub fn with_middleware_config(mut self, middleware: impl Into<String>, config: Value) -> Self {
         let middleware = middleware.into();
-        let folded = middleware.to_lowercase();
+        let folded = middleware.to_ascii_lowercase();
         self.middleware_configs
-            .retain(|name, _| name.to_lowercase() != folded);
+            .retain(|name, _| name.to_ascii_lowercase() != folded);
         self.middleware_configs.insert(middleware, config);
         self
     }
@@ -800,7 +800,35 @@ fn parse_value<T: DeserializeOwned>(
     document: &'static str,
     value: Value,
 ) -> Result<T, ConfigError> {
+    // The same nesting limit as JSON text has, so whatever `from_value` accepts, `to_json`
+    // writes and `from_json` reads back.
+    if let Some(path) = too_deep(&value, 0) {
+        return Err(ConfigError::too_deep(document, path));
+    }
     serde_path_to_error::deserialize(value).map_err(|err| ConfigError::from_tracked(document, err))
+}
+
+/// serde_json's recursion limit for JSON text.
+const MAX_DEPTH: usize = 127;
+
+/// The path of the first value nested deeper than [`MAX_DEPTH`] arrays and objects.
+fn too_deep(value: &Value, depth: usize) -> Option<String> {
+    let children: Box<dyn Iterator<Item = (String, &Value)>> = match value {
+        Value::Array(items) => {
+            Box::new(items.iter().enumerate().map(|(i, v)| (format!("[{i}]"), v)))
+        }
+        Value::Object(map) => Box::new(map.iter().map(|(k, v)| (format!(".{k}"), v))),
+        _ => return None,
+    };
+    if depth >= MAX_DEPTH {
+        return Some(String::new());
+    }
+    for (step, child) in children {
+        if let Some(rest) = too_deep(child, depth + 1) {
+            return Some(format!("{step}{rest}"));
+        }
+    }
+    None
 }
 
 fn to_canonical_json(value: &impl serde::Serialize) -> String {
