@@ -112,6 +112,8 @@ fn function(harness: &Harness, function: &Function, errors: &Errors) {
             let written = receiver.to_token_stream_string();
             let problem = match &receiver.kind {
                 ReceiverKind::Reference(_, _, None) => None,
+                // self: &Self (the same receiver as `&self`, spelled out)
+                ReceiverKind::Typed(_, ty) if is_shared_self_ref(ty) => None,
                 ReceiverKind::Reference(_, _, Some(_)) => Some(
                     "calls share the harness and may run concurrently; keep mutable state in a `Mutex`, `RwLock` or atomic field",
                 ),
@@ -150,10 +152,17 @@ fn function(harness: &Harness, function: &Function, errors: &Errors) {
             "`#[ai_function]` methods use the Rust ABI; remove the `extern`",
         );
     }
-    if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
+    // Lifetime parameters are harmless (they are inferred at the call); type and const
+    // parameters are not, since the arguments are deserialized into concrete types.
+    if sig
+        .generics
+        .params
+        .iter()
+        .any(|p| !matches!(p, GenericParam::Lifetime(_)))
+    {
         errors.spanned(
             &sig.generics,
-            "`#[ai_function]` methods cannot be generic; the arguments are deserialized into concrete types",
+            "`#[ai_function]` methods cannot have type or const parameters; the arguments are deserialized into concrete types",
         );
     }
 
@@ -233,6 +242,17 @@ fn check_name(what: &str, name: &str, span: Span, errors: &Errors) {
 
 trait WrittenAs {
     fn to_token_stream_string(&self) -> String;
+}
+
+/// `&Self` or `&'a Self`.
+fn is_shared_self_ref(ty: &Type) -> bool {
+    match ty {
+        Type::Reference(reference) => {
+            reference.mutability.is_none()
+                && matches!(&*reference.elem, Type::Path(p) if p.qself.is_none() && p.path.is_ident("Self"))
+        }
+        _ => false,
+    }
 }
 
 impl WrittenAs for syn::Receiver {

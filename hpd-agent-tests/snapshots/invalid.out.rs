@@ -17,4 +17,14 @@ impl Tools {
 const _: () = {
     #[ai_function(__hpd_resolve)]
     const _: () = ();
+    impl ::hpd_agent::__private::ToolHarness for Tools {
+        type Metadata = ::hpd_agent::__private::Never;
+        type Config = ::hpd_agent::__private::Never;
+        fn harness_entry() -> &'static ::hpd_agent::__private::HarnessEntry {
+            ::core::unreachable!("this harness did not compile")
+        }
+        fn from_config(config: Self::Config) -> Self {
+            match config {}
+        }
+    }
 };

@@ -205,3 +205,45 @@ fn rust_type_uses_the_type_name() {
     let info = hpd_agent::Registry::global().get("PathTools").unwrap();
     assert_eq!(info.entry().rust_type, "macro_rules_harness::PathTools");
 }
+
+/// Receivers and generics that are harmless.
+#[derive(Default)]
+pub struct Receivers;
+
+#[tool_harness]
+impl Receivers {
+    /// A spelled-out receiver.
+    #[ai_function]
+    #[allow(clippy::needless_arbitrary_self_type)]
+    fn spelled(self: &Self) -> u8 {
+        1
+    }
+
+    /// A lifetime parameter and a where clause.
+    #[ai_function]
+    #[allow(clippy::needless_lifetimes)]
+    fn with_lifetime<'a>(&'a self, n: u8) -> u8
+    where
+        Self: Sized,
+    {
+        n
+    }
+}
+
+#[tokio::test]
+async fn harmless_receivers_and_lifetimes_compile() {
+    let functions = hpd_agent::Registry::global()
+        .instantiate::<Receivers>()
+        .unwrap();
+    assert_eq!(
+        functions[0].call("c1", "", Default::default()).await.text,
+        "1"
+    );
+    assert_eq!(
+        functions[1]
+            .call("c2", r#"{"n": 7}"#, Default::default())
+            .await
+            .text,
+        "7"
+    );
+}
