@@ -174,9 +174,15 @@ fn function(harness: &Harness, function: &Function, errors: &Errors) {
             ),
             Some(_) if param.kind == ParamKind::Argument => {
                 if let Type::Reference(reference) = param.ty {
+                    let token = matches!(&*reference.elem, Type::Path(p)
+                        if p.path.segments.last().is_some_and(|s| s.ident == "CancellationToken"));
                     errors.spanned(
                         reference,
-                        "`#[ai_function]` parameters are deserialized from the model's JSON arguments, so they must be owned; use `String` instead of `&str`, `Vec<T>` instead of `&[T]`",
+                        if token {
+                            "the runtime hands a `CancellationToken` by value (it is a cheap handle); write `token: CancellationToken`"
+                        } else {
+                            "`#[ai_function]` parameters are deserialized from the model's JSON arguments, so they must be owned; use `String` instead of `&str`, `Vec<T>` instead of `&[T]`"
+                        },
                     );
                 }
             }
