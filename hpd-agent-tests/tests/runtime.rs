@@ -533,3 +533,14 @@ async fn hook_order_of_a_parallel_batch() {
             .any(|l| l.starts_with("DbAudit") && l.ends_with(":ping"))
     );
 }
+
+#[test]
+fn agents_are_send_sync_and_cheap_to_clone_and_sessions_are_send() {
+    fn shared<T: Send + Sync + Clone + 'static>() {}
+    fn movable<T: Send + 'static>() {}
+    shared::<hpd_agent::Agent>();
+    movable::<hpd_agent::Session>();
+    movable::<hpd_agent::SessionState>();
+    shared::<ScriptedChatClient>();
+    shared::<hpd_agent::OpenAiClient>();
+}
