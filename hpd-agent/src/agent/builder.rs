@@ -155,8 +155,7 @@ impl AgentBuilder {
 
     /// Registers every function of `T`, created by the registry.
     pub fn with_tool_harness<T: ToolHarness>(mut self) -> Self {
-        self.registrations
-            .add(Registration::for_type::<T>(Selection::All));
+        self.registrations.add_harness::<T>();
         self
     }
 
@@ -174,8 +173,7 @@ impl AgentBuilder {
         mut self,
         options: impl FnOnce(HarnessOptions<T>) -> HarnessOptions<T>,
     ) -> Self {
-        self.registrations
-            .add(options(HarnessOptions::new()).registration);
+        self.registrations.add_with(options);
         self
     }
 
@@ -199,7 +197,7 @@ impl AgentBuilder {
             Ok((harness, function)) => {
                 let mut r = ToolHarnessReference::new(harness);
                 r.functions = Some(vec![function.to_owned()]);
-                self.registrations.add(Registration::from_reference(&r));
+                self.registrations.add_reference(&r);
             }
             Err(e) => self.errors.push(e),
         }
@@ -208,8 +206,7 @@ impl AgentBuilder {
 
     /// Registers harnesses by config reference (as in `tool_harnesses` of an [`AgentConfig`]).
     pub fn with_tool_harness_reference(mut self, reference: &ToolHarnessReference) -> Self {
-        self.registrations
-            .add(Registration::from_reference(reference));
+        self.registrations.add_reference(reference);
         self
     }
 

@@ -32,7 +32,7 @@ pub use sub_agent::{DEFAULT_MAX_DEPTH, SubAgent};
 
 use events::EventHandler;
 use pipeline::ScopedPipeline;
-use registration::{Registration, Registrations, Selection};
+use registration::Registrations;
 use tools::ToolSet;
 
 /// How many model requests a run may make when nothing else is set.
@@ -302,8 +302,7 @@ impl AgentRunConfig {
 
     /// Adds every function of `T` for this run.
     pub fn with_tool_harness<T: ToolHarness>(mut self) -> Self {
-        self.registrations
-            .add(Registration::for_type::<T>(Selection::All));
+        self.registrations.add_harness::<T>();
         self
     }
 
@@ -312,15 +311,13 @@ impl AgentRunConfig {
         mut self,
         options: impl FnOnce(HarnessOptions<T>) -> HarnessOptions<T>,
     ) -> Self {
-        self.registrations
-            .add(options(HarnessOptions::new()).registration);
+        self.registrations.add_with(options);
         self
     }
 
     /// Adds a harness by config reference for this run.
     pub fn with_tool_harness_reference(mut self, reference: &ToolHarnessReference) -> Self {
-        self.registrations
-            .add(Registration::from_reference(reference));
+        self.registrations.add_reference(reference);
         self
     }
 

@@ -211,6 +211,24 @@ impl Registrations {
         self.slot(key).config = Some(registration);
     }
 
+    /// Registers every function of `T`.
+    pub(crate) fn add_harness<T: ToolHarness>(&mut self) {
+        self.add(Registration::for_type::<T>(Selection::All));
+    }
+
+    /// Registers `T` with options.
+    pub(crate) fn add_with<T: ToolHarness>(
+        &mut self,
+        options: impl FnOnce(HarnessOptions<T>) -> HarnessOptions<T>,
+    ) {
+        self.add(options(HarnessOptions::new()).registration);
+    }
+
+    /// Registers a harness by config reference (as a builder call, not as a config entry).
+    pub(crate) fn add_reference(&mut self, reference: &ToolHarnessReference) {
+        self.add(Registration::from_reference(reference));
+    }
+
     /// How many harnesses are registered.
     pub(crate) fn len(&self) -> usize {
         self.items.len()

@@ -36,7 +36,6 @@ struct Turn<'a> {
     pipelines: Vec<Arc<ScopedPipeline>>,
     history: &'a mut Vec<ChatMessage>,
     usage: Usage,
-    execute_recovered: bool,
 }
 
 pub(super) async fn run_turn(
@@ -87,7 +86,6 @@ pub(super) async fn run_turn(
         pipelines: std::mem::take(&mut session.pipelines),
         history: &mut session.state.history,
         usage: Usage::default(),
-        execute_recovered: agent.collapsing.execute_recovered_calls,
     };
 
     let outcome = match turn.start_pipelines() {
@@ -114,17 +112,22 @@ pub(super) async fn run_turn(
     };
 
     // Turn end: containers collapse and scoped pipelines drop, unless they persist.
-    let expanded = std::mem::take(&mut turn.expanded);
-    let pipelines = std::mem::take(&mut turn.pipelines);
-    let emitter = turn.emitter.clone();
-    drop(turn);
+    let Turn {
+        expanded,
+        pipelines,
+        emitter,
+        ..
+    } = turn;
     if persist {
-        // Only the agent's own harnesses persist: those added for this run are gone next run.
-        let own = |name: &str| agent.tools.harness_index(name).is_some();
-        session.state.expanded = expanded.into_iter().filter(|e| own(e)).collect();
+        // Only the agent's own expansions persist: harnesses added for this run are gone next
+        // run. Pipelines of plain harnesses are created afresh each turn.
+        session.state.expanded = expanded
+            .into_iter()
+            .filter(|e| agent.tools.harness_index(e).is_some())
+            .collect();
         session.pipelines = pipelines
             .into_iter()
-            .filter(|p| own(p.harness) && session.state.expanded.iter().any(|e| e == p.harness))
+            .filter(|p| session.state.expanded.iter().any(|e| e == p.harness))
             .collect();
     }
     emitter.emit(&AgentEvent::TurnFinished {
@@ -273,18 +276,10 @@ impl Turn<'_> {
                 tool_calls: response.tool_calls.clone(),
             });
 
-            if response.tool_calls.is_empty() {
-                run_hooks(
-                    "after_iteration",
-                    backward(global, &self.pipelines),
-                    Some(&self.cancellation),
-                    |m| m.after_iteration(&info),
-                )
-                .await?;
-                return Ok((response.text.unwrap_or_default(), iteration));
+            let answered = response.tool_calls.is_empty();
+            if !answered {
+                self.handle_calls(&info, &response.tool_calls).await?;
             }
-
-            self.handle_calls(&info, &response.tool_calls).await?;
             run_hooks(
                 "after_iteration",
                 backward(global, &self.pipelines),
@@ -292,6 +287,9 @@ impl Turn<'_> {
                 |m| m.after_iteration(&info),
             )
             .await?;
+            if answered {
+                return Ok((response.text.unwrap_or_default(), iteration));
+            }
         }
         Err(RunError::MaxIterations(max_iterations))
     }
@@ -369,7 +367,7 @@ impl Turn<'_> {
                 }
                 Resolution::Recover { harness, function } => {
                     self.expand(harness, true)?;
-                    if self.execute_recovered {
+                    if self.agent.collapsing.execute_recovered_calls {
                         runs.push((i, tools.function(harness, function)));
                     } else {
                         let name = tools.function(harness, function).name();

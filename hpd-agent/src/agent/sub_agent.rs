@@ -51,10 +51,8 @@ pub const DEFAULT_MAX_DEPTH: usize = 3;
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct SubAgent {
-    name: String,
-    description: String,
-    config: AgentConfig,
-    parent_functions: Vec<String>,
+    /// Name, description, child config and parent functions: the same data as a config entry.
+    entry: SubAgentConfig,
     max_depth: usize,
 }
 
@@ -67,20 +65,16 @@ impl SubAgent {
         description: impl Into<String>,
         config: AgentConfig,
     ) -> Self {
-        SubAgent {
-            name: name.into(),
-            description: description.into(),
-            config,
-            parent_functions: Vec::new(),
-            max_depth: DEFAULT_MAX_DEPTH,
-        }
+        SubAgent::from_config(&SubAgentConfig::new(name, description, config))
     }
 
     /// The sub-agent of a config entry.
     #[must_use]
     pub fn from_config(config: &SubAgentConfig) -> Self {
-        SubAgent::new(&config.name, &config.description, (*config.config).clone())
-            .with_parent_functions(config.parent_functions.iter().cloned())
+        SubAgent {
+            entry: config.clone(),
+            max_depth: DEFAULT_MAX_DEPTH,
+        }
     }
 
     /// Hands these functions of the parent's harnesses (`Harness.function`) to the child.
@@ -90,7 +84,8 @@ impl SubAgent {
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        self.parent_functions
+        self.entry
+            .parent_functions
             .extend(functions.into_iter().map(Into::into));
         self
     }
@@ -106,7 +101,7 @@ impl SubAgent {
     /// The tool name.
     #[must_use]
     pub fn name(&self) -> &str {
-        &self.name
+        &self.entry.name
     }
 
     /// Builds the child agent at `depth` (1 for a sub-agent of a top-level agent).
@@ -117,7 +112,7 @@ impl SubAgent {
         depth: usize,
     ) -> Result<SubAgentTool, BuildError> {
         let context = |source: BuildError| BuildError::SubAgent {
-            name: self.name.clone(),
+            name: self.entry.name.clone(),
             source: Box::new(source),
         };
         if depth > self.max_depth {
@@ -126,17 +121,17 @@ impl SubAgent {
             }));
         }
         let handed = self.parent_harnesses(parent).map_err(context)?;
-        let mut builder = AgentBuilder::from_config(self.config.clone()).with_depth(depth);
-        if self.config.model.is_none() {
+        let mut builder = AgentBuilder::from_config((*self.entry.config).clone()).with_depth(depth);
+        if self.entry.config.model.is_none() {
             builder = builder.with_shared_chat_client(Arc::clone(parent_client));
         }
         let agent = builder.build_with(handed).map_err(context)?;
         Ok(SubAgentTool {
-            name: self.name.clone(),
+            name: self.entry.name.clone(),
             depth,
             definition: Arc::new(ToolDefinition {
-                name: self.name.clone(),
-                description: self.description.clone(),
+                name: self.entry.name.clone(),
+                description: self.entry.description.clone(),
                 parameters: Arc::new(json!({
                     "type": "object",
                     "properties": {
@@ -155,7 +150,7 @@ impl SubAgent {
     /// The parent's harnesses reduced to the handed functions, uncollapsed, in reference order.
     fn parent_harnesses(&self, parent: &ToolSet) -> Result<Vec<BuiltHarness>, BuildError> {
         let mut handed: Vec<BuiltHarness> = Vec::new();
-        for reference in &self.parent_functions {
+        for reference in &self.entry.parent_functions {
             let (harness_name, function) = split_reference(reference)?;
             let h = parent.harness_index(harness_name).ok_or_else(|| {
                 let mut known: Vec<&str> =
