@@ -1,5 +1,5 @@
 //! Fixtures of the conformance scenarios and behaviour tests: the harnesses and middleware that
-//! `shared/conformance/README.md` ("Fixtures") describes, with exactly its names, descriptions
+//! `hpd-agent-tests/conformance/README.md` ("Fixtures") describes, with exactly its names, descriptions
 //! and return texts, and the process-wide logs they write.
 //!
 //! Every fixture function appends `"{Harness}.{function}"` to the *execution log*; every fixture

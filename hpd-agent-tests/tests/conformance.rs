@@ -1,4 +1,4 @@
-//! The conformance runner: executes every scenario of `../shared/conformance/` (and of
+//! The conformance runner: executes every scenario of `hpd-agent-tests/conformance/` (and of
 //! `$HPD_CONFORMANCE_DIR` when set) against the fixture harnesses, as that folder's README
 //! describes.
 //!
@@ -57,7 +57,7 @@ macro_rules! with_fixture {
 }
 
 fn scenario_dirs() -> Vec<PathBuf> {
-    let mut dirs = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/conformance")];
+    let mut dirs = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("conformance")];
     if let Some(extra) = std::env::var_os("HPD_CONFORMANCE_DIR") {
         dirs.push(PathBuf::from(extra));
     }
