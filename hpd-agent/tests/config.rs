@@ -12,8 +12,8 @@ use serde_json::{Value, json};
 // ---------------------------------------------------------------------------------------------
 // Helpers
 
-/// The SPEC §5.1 example, verbatim.
-const SPEC_EXAMPLE: &str = r#"{
+/// The reference example of an agent config.
+const EXAMPLE: &str = r#"{
   "name": "assistant",
   "instructions": "Be brief.",
   "collapsing": { "never_collapse": ["WeatherTools"] },
@@ -26,8 +26,8 @@ const SPEC_EXAMPLE: &str = r#"{
   ]
 }"#;
 
-/// The SPEC example in PascalCase, as the conformance scenarios write it.
-const SPEC_EXAMPLE_PASCAL: &str = r#"{
+/// The same example in PascalCase, as the conformance scenarios write it.
+const EXAMPLE_PASCAL: &str = r#"{
   "Name": "assistant",
   "Instructions": "Be brief.",
   "Collapsing": { "NeverCollapse": ["WeatherTools"] },
@@ -40,8 +40,8 @@ const SPEC_EXAMPLE_PASCAL: &str = r#"{
   ]
 }"#;
 
-/// What `to_json` writes for the SPEC example.
-const SPEC_EXAMPLE_CANONICAL: &str = r#"{
+/// What `to_json` writes for the example.
+const EXAMPLE_CANONICAL: &str = r#"{
   "name": "assistant",
   "instructions": "Be brief.",
   "collapsing": {
@@ -249,12 +249,12 @@ const SUB_AGENT_KNOWN: &str = "known keys: name, description, config, parent_fun
 const RUN_KNOWN: &str = "known keys: tool_harnesses, additional_instructions, max_iterations";
 
 // ---------------------------------------------------------------------------------------------
-// The SPEC example in every spelling
+// The example in every spelling
 
 #[test]
 fn spec_example_parses() {
     assert_eq!(
-        AgentConfig::from_json(SPEC_EXAMPLE).unwrap(),
+        AgentConfig::from_json(EXAMPLE).unwrap(),
         spec_example_expected()
     );
 }
@@ -262,14 +262,14 @@ fn spec_example_parses() {
 #[test]
 fn spec_example_in_pascal_case_parses_equal() {
     assert_eq!(
-        AgentConfig::from_json(SPEC_EXAMPLE_PASCAL).unwrap(),
+        AgentConfig::from_json(EXAMPLE_PASCAL).unwrap(),
         spec_example_expected()
     );
 }
 
 #[test]
 fn spec_example_in_every_spelling_parses_equal_and_serializes_canonically() {
-    let snake: Value = serde_json::from_str(SPEC_EXAMPLE).unwrap();
+    let snake: Value = serde_json::from_str(EXAMPLE).unwrap();
     for style in STYLES {
         let respelled = respell(&snake, Object::Agent, &mut |key| spell(key, style));
         let text = serde_json::to_string_pretty(&respelled).unwrap();
@@ -284,7 +284,7 @@ fn spec_example_in_every_spelling_parses_equal_and_serializes_canonically() {
             "{style:?}"
         );
         let canonical = parsed.to_json();
-        assert_eq!(canonical, SPEC_EXAMPLE_CANONICAL, "{style:?}");
+        assert_eq!(canonical, EXAMPLE_CANONICAL, "{style:?}");
         assert_eq!(
             AgentConfig::from_json(&canonical).unwrap(),
             parsed,
@@ -358,8 +358,8 @@ fn raw_floats_round_trip_exactly() {
 
 #[test]
 fn canonical_form_round_trips_byte_for_byte() {
-    let config = AgentConfig::from_json(SPEC_EXAMPLE_CANONICAL).unwrap();
-    assert_eq!(config.to_json(), SPEC_EXAMPLE_CANONICAL);
+    let config = AgentConfig::from_json(EXAMPLE_CANONICAL).unwrap();
+    assert_eq!(config.to_json(), EXAMPLE_CANONICAL);
     let full = full_config();
     let canonical = full.to_json();
     let parsed = AgentConfig::from_json(&canonical).unwrap();
@@ -653,7 +653,7 @@ fn sub_agents_with_nested_config_and_parent_functions() {
 
 #[test]
 fn from_str_is_from_json() {
-    let parsed: AgentConfig = SPEC_EXAMPLE.parse().unwrap();
+    let parsed: AgentConfig = EXAMPLE.parse().unwrap();
     assert_eq!(parsed, spec_example_expected());
     assert!("{".parse::<AgentConfig>().is_err());
 }

@@ -18,7 +18,8 @@ use super::{
     AgentConfig, CollapsingConfig, ModelConfig, RunConfigData, SubAgentConfig, ToolHarnessReference,
 };
 
-/// The key normalisation of SPEC §5.1: ASCII letters lower-cased, `_` removed.
+/// How config keys are compared: ASCII letters lower-cased, `_` removed, so `ToolHarnesses`,
+/// `toolHarnesses` and `tool_harnesses` are one key.
 fn normalize_key(key: &str) -> String {
     key.chars()
         .filter(|c| *c != '_')

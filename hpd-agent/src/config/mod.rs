@@ -1,5 +1,5 @@
 //! JSON configuration: [`AgentConfig`] and [`RunConfigData`] (the JSON form of
-//! `AgentRunConfig`), the pure data and serde layer (SPEC §5, §3.7, §3.10, §8).
+//! `AgentRunConfig`), the pure data and serde layer.
 //!
 //! Entry points: [`AgentConfig::from_json`], [`AgentConfig::from_value`],
 //! [`AgentConfig::to_json`], [`RunConfigData::from_json`], [`ToolHarnessReference::from_json`]
@@ -172,11 +172,11 @@ pub struct AgentConfig {
     /// The most model requests of one run (JSON `max_iterations`); `None` is the builder's
     /// default.
     pub max_iterations: Option<usize>,
-    /// Collapsing settings (JSON `collapsing`, SPEC §3.7).
+    /// Collapsing settings (JSON `collapsing`).
     pub collapsing: CollapsingConfig,
     /// The harnesses to register, in order (JSON `tool_harnesses`).
     pub tool_harnesses: Vec<ToolHarnessReference>,
-    /// Sub-agent tools (JSON `sub_agents`, SPEC §8).
+    /// Sub-agent tools (JSON `sub_agents`).
     pub sub_agents: Vec<SubAgentConfig>,
 }
 
@@ -306,7 +306,7 @@ pub struct ModelConfig {
     pub base_url: Option<String>,
 }
 
-/// How harnesses collapse behind containers (SPEC §3.7; JSON `collapsing`).
+/// How harnesses collapse behind containers (JSON `collapsing`).
 ///
 /// The default has collapsing and recovery on, recovered calls not executed, expansions
 /// cleared at turn end, and no never-collapsed harness.
@@ -372,7 +372,7 @@ impl CollapsingConfig {
     }
 }
 
-/// One harness to register, by name (SPEC §5.2; an entry of JSON `tool_harnesses`).
+/// One harness to register, by name (an entry of JSON `tool_harnesses`).
 ///
 /// In JSON it is either a string (the harness name, all functions) or an object with `name`,
 /// `functions`, `config`, `metadata` and `middleware_configs`. The raw values are handed to the
@@ -603,7 +603,7 @@ impl From<String> for ToolHarnessReference {
     }
 }
 
-/// A sub-agent tool described as data (SPEC §8; an entry of JSON `sub_agents`).
+/// A sub-agent tool described as data (an entry of JSON `sub_agents`).
 ///
 /// JSON: `{"name", "description", "config": {AgentConfig}, "parent_functions": [...]}`; `name`
 /// (non-empty) and `description` are required, `config` defaults to the empty config and
@@ -687,7 +687,7 @@ impl SubAgentConfig {
     }
 }
 
-/// The JSON form of `AgentRunConfig` (SPEC §3.10): harnesses, instructions and an iteration
+/// The JSON form of `AgentRunConfig`: harnesses, instructions and an iteration
 /// limit for one run.
 ///
 /// Keys: `tool_harnesses` (harness references as in [`AgentConfig`]), `additional_instructions`
