@@ -172,7 +172,7 @@ impl HarnessBuilder {
     }
 
     /// Runs `hook` at the start of every turn, before the turn's tool list is taken (see the
-    /// [module docs](self)). A source that lost its connection can reconnect here and replace
+    /// [crate docs](crate#harnesses-built-at-run-time)). A source that lost its connection can reconnect here and replace
     /// the tool list through a [`ToolListUpdater`]; the hook cannot fail a turn.
     pub fn before_turn<F, Fut>(mut self, hook: F) -> Self
     where

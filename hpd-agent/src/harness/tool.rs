@@ -18,7 +18,7 @@ use crate::tool::{
 pub(crate) type Handler =
     dyn Fn(Value, FunctionContext) -> BoxFuture<'static, ToolResult> + Send + Sync;
 
-/// One tool of a [`DynamicHarness`]: a name, a description, a JSON schema of its parameters and
+/// One tool of a [`DynamicHarness`](crate::DynamicHarness): a name, a description, a JSON schema of its parameters and
 /// the async handler that runs it.
 ///
 /// The handler gets the call's arguments (always a JSON object: empty, blank or `null`
@@ -64,7 +64,7 @@ impl fmt::Debug for Tool {
 impl Tool {
     /// A tool named `name` (`[A-Za-z0-9_-]{1,64}`), described to the model by `description`,
     /// whose parameters `schema` describes (a JSON object schema: `{"type": "object", ...}`),
-    /// run by `handler`. Names and schema are checked by [`HarnessBuilder::build`].
+    /// run by `handler`. Names and schema are checked by [`HarnessBuilder::build`](crate::HarnessBuilder::build).
     pub fn new<F, Fut>(
         name: impl Into<String>,
         description: impl Into<String>,

@@ -25,7 +25,7 @@ impl ToolList {
     }
 }
 
-/// Replaces the tool list of a [`DynamicHarness`]; agents use the new list from their next
+/// Replaces the tool list of a [`DynamicHarness`](crate::DynamicHarness); agents use the new list from their next
 /// turn on. Holding an updater does not keep the harness alive.
 ///
 /// ```
@@ -54,11 +54,11 @@ impl fmt::Debug for ToolListUpdater {
 }
 
 impl ToolListUpdater {
-    /// Replaces the tool list, checked as [`HarnessBuilder::build`] checks it.
+    /// Replaces the tool list, checked as [`HarnessBuilder::build`](crate::HarnessBuilder::build) checks it.
     ///
     /// # Errors
     ///
-    /// As [`HarnessBuilder::build`] for the tools; the list is left unchanged then.
+    /// As [`HarnessBuilder::build`](crate::HarnessBuilder::build) for the tools; the list is left unchanged then.
     pub fn replace(&self, tools: Vec<Tool>) -> Result<(), BuildError> {
         let tools = checked(&self.list.harness, tools)?;
         let mut state = self
