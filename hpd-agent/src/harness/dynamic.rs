@@ -15,8 +15,8 @@
 //!
 //! - [`DynamicHarness::updater`] gives a [`ToolListUpdater`] that replaces the tool list. An
 //!   agent takes each turn's tool list when the turn starts, so a replacement applies from the
-//!   next turn on and a turn always sees one stable list. The updater does not keep the harness
-//!   alive, so a notification handler may hold it.
+//!   next turn on and a turn always sees one stable list. The updater holds the list weakly,
+//!   so a notification handler may hold it without keeping the harness alive.
 //! - [`HarnessBuilder::before_turn`] registers an async hook that runs at the start of every
 //!   turn of every agent the harness is registered with (and when a
 //!   [`ToolSession`](crate::ToolSession) refreshes), before the turn's tool list is taken: a
@@ -222,7 +222,6 @@ impl HarnessBuilder {
             }
         };
         let list = ToolList {
-            harness: self.name.clone(),
             state: Mutex::new(ListState {
                 generation: 0,
                 tools: checked(&self.name, self.tools)?,
@@ -359,7 +358,8 @@ impl DynamicHarness {
     #[must_use]
     pub fn updater(&self) -> ToolListUpdater {
         ToolListUpdater {
-            list: Arc::clone(&self.core.list),
+            list: Arc::downgrade(&self.core.list),
+            harness: Arc::clone(&self.core.name),
         }
     }
 
