@@ -296,7 +296,9 @@ pub use config::{
     SubAgentConfig, ToolHarnessReference,
 };
 pub use error::{BuildError, ConstructError, HydrateError, RegistryError, RunError};
-pub use harness::{DynamicHarness, HarnessBuilder, Tool, ToolHarness, ToolListUpdater};
+pub use harness::{
+    DynamicHarness, HarnessBuilder, IntoToolSchema, Tool, ToolHarness, ToolListUpdater,
+};
 pub use hpd_agent_macros::{ai_function, collapse, sub_agent, tool_harness};
 pub use middleware::{
     ConfigurableMiddleware, FunctionCall, HookResult, IterationInfo, Middleware, MiddlewareError,
