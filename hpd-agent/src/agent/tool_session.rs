@@ -17,6 +17,7 @@ use super::events::{AgentEvent, Emitter};
 
 /// What one [`ToolSession::call`] did.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ToolCallOutcome {
     /// The result the caller gets.
     pub result: ToolResult,
@@ -155,6 +156,12 @@ impl ToolSession {
     pub fn with_cancellation(mut self, token: CancellationToken) -> Self {
         self.cancellation = token;
         self
+    }
+
+    /// The agent whose tools this session drives.
+    #[must_use]
+    pub fn agent(&self) -> &Agent {
+        &self.agent
     }
 
     /// Whether every function is listed (no containers).
