@@ -57,7 +57,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         ChatResponse::tool_calls(vec![ToolCall::new(
             "c2",
             "create_ticket",
-            &json!({"title": "Printer on fire"}).to_string(),
+            json!({"title": "Printer on fire"}).to_string(),
         )]),
         ChatResponse::text("Ticket opened."),
     ]);
