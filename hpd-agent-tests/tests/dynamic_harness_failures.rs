@@ -220,3 +220,26 @@ impl Middleware for FailureLog {
         Ok(())
     }
 }
+
+/// A `before_turn` hook that panics is contained: the turn runs with the tools as they are.
+#[tokio::test]
+async fn a_panicking_before_turn_hook_does_not_stop_the_turn() {
+    let calls = Arc::new(AtomicUsize::new(0));
+    let harness = HarnessBuilder::new("Flaky")
+        .tool(counted("forecast", &calls))
+        .before_turn(|| async { panic!("cannot reconnect") })
+        .build()
+        .unwrap();
+    let model = ScriptedChatClient::with_replies([
+        ChatResponse::tool_calls(vec![ToolCall::new("c1", "forecast", r#"{"city": "Oslo"}"#)]),
+        ChatResponse::text("done"),
+    ]);
+    let agent = AgentBuilder::new()
+        .with_harness(harness)
+        .with_chat_client(model.clone())
+        .build()
+        .unwrap();
+    assert_eq!(agent.run("go").await.unwrap().text, "done");
+    assert_eq!(calls.load(Ordering::SeqCst), 1);
+    assert!(!agent.tool_session().refresh().await);
+}

@@ -261,7 +261,8 @@ impl HarnessBuilder {
 
     /// Runs `hook` at the start of every turn, before the turn's tool list is taken (see the
     /// [crate docs](crate#harnesses-built-at-run-time)). A source that lost its connection can reconnect here and replace
-    /// the tool list through a [`ToolListUpdater`]; the hook cannot fail a turn.
+    /// the tool list through a [`ToolListUpdater`]; the hook cannot fail a turn (a panic in it
+    /// is reported through `tracing`).
     pub fn before_turn<F, Fut>(mut self, hook: F) -> Self
     where
         F: Fn() -> Fut + Send + Sync + 'static,
@@ -478,10 +479,24 @@ impl DynamicHarness {
         &self.core.scoped
     }
 
-    /// Runs the `before_turn` hook, if any.
+    /// Runs the `before_turn` hook, if any. A hook that panics is reported through `tracing`
+    /// and the turn goes on.
     pub(crate) async fn before_turn(&self) {
-        if let Some(hook) = &self.core.before_turn {
-            hook().await;
+        use futures::FutureExt as _;
+        use std::panic::AssertUnwindSafe;
+        let Some(hook) = &self.core.before_turn else {
+            return;
+        };
+        let ran = match std::panic::catch_unwind(AssertUnwindSafe(|| hook())) {
+            Ok(future) => AssertUnwindSafe(future).catch_unwind().await,
+            Err(payload) => Err(payload),
+        };
+        if ran.is_err() {
+            tracing::error!(
+                target: "hpd_agent",
+                harness = %self.core.name,
+                "the before_turn hook panicked; the turn goes on"
+            );
         }
     }
 
