@@ -349,7 +349,6 @@ impl AgentBuilder {
                 name: self.name,
                 instructions: self.instructions,
                 max_iterations: self.max_iterations.unwrap_or(DEFAULT_MAX_ITERATIONS),
-                collapsing: self.collapsing,
                 client,
                 middleware: self.middleware,
                 tools: LiveToolset::new(tools),

@@ -42,7 +42,6 @@ pub(crate) struct AgentInner {
     pub(crate) name: String,
     pub(crate) instructions: String,
     pub(crate) max_iterations: usize,
-    pub(crate) collapsing: crate::config::CollapsingConfig,
     pub(crate) client: Arc<dyn ChatClient>,
     pub(crate) middleware: Vec<Arc<dyn Middleware>>,
     pub(crate) tools: LiveToolset,

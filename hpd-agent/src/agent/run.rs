@@ -84,7 +84,6 @@ pub(super) async fn run_turn(
     };
     let mut handlers = agent.handlers.clone();
     handlers.extend(config.handlers);
-    let persist = agent.collapsing.persist_system_prompt_injections;
 
     let turn_info = TurnInfo {
         agent_name: agent.name.clone(),
@@ -129,15 +128,12 @@ pub(super) async fn run_turn(
         .await
     };
 
-    // Turn end: containers collapse and scoped pipelines drop, unless they persist.
     let Turn {
         expansion, emitter, ..
     } = turn;
-    if persist {
-        let kept = expansion.persisting(&base);
-        session.state.expanded = kept.expanded;
-        session.pipelines = kept.pipelines;
-    }
+    let kept = expansion.end_turn(&base);
+    session.state.expanded = kept.expanded;
+    session.pipelines = kept.pipelines;
     emitter.emit(&AgentEvent::TurnFinished {
         usage,
         failed: outcome.is_err() || after.is_err(),

@@ -171,6 +171,17 @@ impl Expansion {
         text
     }
 
+    /// What a session keeps when a turn ends: nothing (every container collapses, active
+    /// instructions clear, scoped pipelines drop), unless the agent's collapsing settings
+    /// persist expansions; then [`persisting`](Self::persisting).
+    pub(crate) fn end_turn(self, agent: &Toolset) -> Expansion {
+        if agent.settings.persist_system_prompt_injections {
+            self.persisting(agent)
+        } else {
+            Expansion::default()
+        }
+    }
+
     /// What a session keeps when a turn ends with expansions persisting: the expansions of
     /// harnesses `kept` still registers (harnesses added for one run are gone next run), and
     /// their pipelines. Pipelines of harnesses visible without expansion are created afresh
