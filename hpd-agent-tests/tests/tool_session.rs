@@ -97,14 +97,25 @@ async fn calls_go_as_a_model_turn_would_go() {
             "divide"
         ]
     );
+    let names = |outcome: &hpd_agent::ToolCallOutcome| -> Vec<String> {
+        outcome.revealed.iter().map(|t| t.name.clone()).collect()
+    };
+    assert_eq!(names(&opened), ["add", "multiply", "divide"]);
+    assert_eq!(opened.revealed[0].parameters["required"], json!(["a", "b"]));
     let again = tools.call("MathTools", "", "c2").await.unwrap();
     assert!(!again.expanded);
+    assert_eq!(
+        names(&again),
+        ["add", "multiply", "divide"],
+        "also when expanded already"
+    );
 
     // A member runs through global middleware; a blocked one is blocked.
     let sum = tools
         .call("add", r#"{"a": 2, "b": 3}"#, "c3")
         .await
         .unwrap();
+    assert!(sum.revealed.is_empty());
     assert_eq!((sum.result, sum.expanded), (ToolResult::ok("5"), false));
     let blocked = tools
         .call("multiply", r#"{"a": 2, "b": 3}"#, "c4")
@@ -127,6 +138,7 @@ async fn calls_go_as_a_model_turn_would_go() {
             "DatabaseTools expanded. Available functions: query. Call query again to run it."
         )
     );
+    assert_eq!(names(&recovered), ["query"]);
     assert_eq!(tools.expanded(), ["MathTools", "DatabaseTools"]);
     // Now it runs through its scoped pipeline, innermost.
     let ran = tools

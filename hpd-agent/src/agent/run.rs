@@ -308,6 +308,7 @@ impl Turn<'_> {
             match self
                 .expansion
                 .route(tools, &call.name, &seen, &mut expanded)?
+                .0
             {
                 Routed::Run(target) => runs.push((i, target)),
                 Routed::Answer(result) => results[i] = Some(result),

@@ -16,7 +16,7 @@ use super::Agent;
 use super::events::{AgentEvent, Emitter};
 
 /// What one [`ToolSession::call`] did.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct ToolCallOutcome {
     /// The result the caller gets.
@@ -24,6 +24,10 @@ pub struct ToolCallOutcome {
     /// Whether the call expanded a container, so the visible tools changed (an MCP server
     /// sends `notifications/tools/list_changed` then).
     pub expanded: bool,
+    /// For a call of a container, or of a hidden member it recovered: the definitions of that
+    /// harness's members (also when it was expanded already), for callers that show them
+    /// right away instead of waiting for the client to list the tools again. Empty otherwise.
+    pub revealed: Vec<Arc<ToolDefinition>>,
 }
 
 struct State {
@@ -268,7 +272,7 @@ impl ToolSession {
         emitter: &Emitter,
     ) -> Result<ToolCallOutcome, RunError> {
         // Route under the lock; run without it, so calls may overlap.
-        let (tools, function, pipeline, expanded) = {
+        let (tools, function, pipeline, expanded, revealed) = {
             let mut state = self.lock();
             let State {
                 tools,
@@ -289,8 +293,24 @@ impl ToolSession {
                     recovery,
                 });
             };
-            match expansion.route(tools, name, &seen, &mut on_expand)? {
-                Routed::Answer(result) => return Ok(ToolCallOutcome { result, expanded }),
+            let (routed, container) = expansion.route(tools, name, &seen, &mut on_expand)?;
+            let revealed: Vec<Arc<ToolDefinition>> = container
+                .map(|h| {
+                    tools.groups()[h]
+                        .members
+                        .iter()
+                        .map(|f| Arc::clone(f.definition()))
+                        .collect()
+                })
+                .unwrap_or_default();
+            match routed {
+                Routed::Answer(result) => {
+                    return Ok(ToolCallOutcome {
+                        result,
+                        expanded,
+                        revealed,
+                    });
+                }
                 Routed::Unknown => {
                     let visible: Vec<String> = tools
                         .visible(&seen)
@@ -298,7 +318,11 @@ impl ToolSession {
                         .map(|t| t.name.clone())
                         .collect();
                     let result = ToolResult::error(unknown_text(name, &visible));
-                    return Ok(ToolCallOutcome { result, expanded });
+                    return Ok(ToolCallOutcome {
+                        result,
+                        expanded,
+                        revealed,
+                    });
                 }
                 Routed::Run(target) => {
                     let pipeline: Option<Arc<ScopedPipeline>> = tools
@@ -308,7 +332,7 @@ impl ToolSession {
                             expansion.pipelines.iter().find(|p| p.harness == *harness)
                         })
                         .cloned();
-                    (Arc::clone(tools), target, pipeline, expanded)
+                    (Arc::clone(tools), target, pipeline, expanded, revealed)
                 }
             }
         };
@@ -329,6 +353,10 @@ impl ToolSession {
                 &scope,
             ) => result?,
         };
-        Ok(ToolCallOutcome { result, expanded })
+        Ok(ToolCallOutcome {
+            result,
+            expanded,
+            revealed,
+        })
     }
 }

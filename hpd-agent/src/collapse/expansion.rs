@@ -111,33 +111,40 @@ impl Expansion {
     /// # Errors
     ///
     /// A scoped middleware could not be created.
+    ///
+    /// Also returns the harness whose container the call named or whose hidden member it
+    /// recovered, if any.
     pub(crate) fn route(
         &mut self,
         tools: &Toolset,
         name: &str,
         seen: &[String],
         expanded: &mut dyn FnMut(&str, bool),
-    ) -> Result<Routed, RunError> {
+    ) -> Result<(Routed, Option<usize>), RunError> {
         Ok(match tools.resolve(name, seen) {
-            Resolution::Run(target) => Routed::Run(target),
+            Resolution::Run(target) => (Routed::Run(target), None),
             Resolution::Container(h) => {
                 if self.expand(tools, h)? {
                     expanded(&tools.groups()[h].name, false);
                 }
-                Routed::Answer(ToolResult::ok(tools.expansion_text(h)))
+                (
+                    Routed::Answer(ToolResult::ok(tools.expansion_text(h))),
+                    Some(h),
+                )
             }
             Resolution::Recover(h, f) => {
                 if self.expand(tools, h)? {
                     expanded(&tools.groups()[h].name, true);
                 }
-                if tools.settings.execute_recovered_calls {
+                let routed = if tools.settings.execute_recovered_calls {
                     Routed::Run(Target::Member(h, f))
                 } else {
                     let function = tools.function(Target::Member(h, f)).name();
                     Routed::Answer(ToolResult::ok(tools.recovery_text(h, function)))
-                }
+                };
+                (routed, Some(h))
             }
-            Resolution::Unknown => Routed::Unknown,
+            Resolution::Unknown => (Routed::Unknown, None),
         })
     }
 
