@@ -162,9 +162,10 @@ mod error;
 pub mod function;
 pub mod harness;
 pub mod middleware;
-pub mod openai;
+pub mod providers;
 pub mod registry;
-pub mod scripted;
+
+pub use providers::{openai, scripted};
 
 // Not public API. Used by generated code.
 #[doc(hidden)]
