@@ -178,8 +178,8 @@ pub use agent::{
 };
 pub use async_trait::async_trait;
 pub use chat::{
-    ChatClient, ChatError, ChatMessage, ChatRequest, ChatResponse, TextSink, ToolCall,
-    ToolDefinition, Usage,
+    ChatClient, ChatError, ChatMessage, ChatRequest, ChatResponse, FinishReason, ModelOptions,
+    Reasoning, TextSink, ToolCall, ToolChoice, ToolDefinition, Usage,
 };
 pub use config::{
     AgentConfig, CollapsingConfig, ConfigError, ConfigErrorKind, ModelConfig, RunConfigData,

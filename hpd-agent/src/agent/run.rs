@@ -256,11 +256,7 @@ impl Turn<'_> {
                     });
                 }
             };
-            let request = ChatRequest {
-                instructions: &instructions,
-                messages: self.history,
-                tools: &visible,
-            };
+            let request = ChatRequest::new(&instructions, self.history, &visible);
             let response = tokio::select! {
                 biased;
                 () = self.cancellation.cancelled() => return Err(RunError::Cancelled),
@@ -271,10 +267,7 @@ impl Turn<'_> {
                     .instrument(tracing::debug_span!(target: "hpd_agent", "model_request", iteration)) => response?,
             };
             self.usage += response.usage;
-            self.history.push(ChatMessage::Assistant {
-                content: response.text.clone(),
-                tool_calls: response.tool_calls.clone(),
-            });
+            self.history.push(ChatMessage::assistant(&response));
 
             let answered = response.tool_calls.is_empty();
             if !answered {

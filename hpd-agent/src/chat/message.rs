@@ -5,7 +5,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::Usage;
+use super::{FinishReason, ModelOptions, Usage};
 
 /// One message of a conversation.
 ///
@@ -33,6 +33,11 @@ pub enum ChatMessage {
         /// The tool calls the model made, in order.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         tool_calls: Vec<ToolCall>,
+        /// The model's reasoning before this reply, kept so providers that need it back
+        /// (Anthropic thinking blocks with their signatures, `reasoning_content` of
+        /// OpenAI-compatible servers during tool loops) get it.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        reasoning: Vec<Reasoning>,
     },
     /// The result of one tool call, answering the call with the same id.
     Tool {
@@ -53,6 +58,68 @@ impl ChatMessage {
     pub fn user(content: impl Into<String>) -> Self {
         ChatMessage::User {
             content: content.into(),
+        }
+    }
+
+    /// The assistant message that records `response` in the history: its text, tool calls
+    /// and reasoning.
+    ///
+    /// ```
+    /// use hpd_agent::{ChatMessage, ChatResponse};
+    ///
+    /// let message = ChatMessage::assistant(&ChatResponse::text("hi"));
+    /// assert_eq!(
+    ///     message,
+    ///     ChatMessage::Assistant { content: Some("hi".into()), tool_calls: vec![], reasoning: vec![] }
+    /// );
+    /// ```
+    #[must_use]
+    pub fn assistant(response: &ChatResponse) -> Self {
+        ChatMessage::Assistant {
+            content: response.text.clone(),
+            tool_calls: response.tool_calls.clone(),
+            reasoning: response.reasoning.clone(),
+        }
+    }
+}
+
+/// Reasoning the model produced before its reply.
+///
+/// Which fields are set depends on the provider: OpenAI-compatible servers send `text` only
+/// (`reasoning_content`); Anthropic sends `text` with a `signature` (a `thinking` block), or
+/// only `redacted` data (a `redacted_thinking` block); the OpenAI Responses API sends a summary
+/// as `text`, its item `id`, and its `encrypted_content` as `signature` when asked for it.
+/// Signatures and redacted data are opaque: they are sent back exactly as they came.
+///
+/// ```
+/// use hpd_agent::Reasoning;
+///
+/// let thought = Reasoning::text("The user wants the sum.");
+/// assert_eq!(thought.signature, None);
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reasoning {
+    /// The reasoning text (or its summary); may be empty.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub text: String,
+    /// The provider's signature or encrypted form of the reasoning.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature: Option<String>,
+    /// Reasoning the provider only returns encrypted (Anthropic `redacted_thinking` data).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub redacted: Option<String>,
+    /// The provider's id of the reasoning item (OpenAI Responses).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+}
+
+impl Reasoning {
+    /// Reasoning with only text.
+    #[must_use]
+    pub fn text(text: impl Into<String>) -> Self {
+        Reasoning {
+            text: text.into(),
+            ..Reasoning::default()
         }
     }
 }
@@ -99,6 +166,15 @@ pub struct ToolDefinition {
 }
 
 /// One request to a model.
+///
+/// ```
+/// use hpd_agent::{ChatMessage, ChatRequest, ModelOptions};
+///
+/// let messages = [ChatMessage::user("hi")];
+/// let options = ModelOptions::new().with_temperature(0.0);
+/// let request = ChatRequest::new("Be brief.", &messages, &[]).with_options(&options);
+/// assert_eq!(request.options.temperature, Some(0.0));
+/// ```
 #[derive(Debug, Clone, Copy)]
 pub struct ChatRequest<'a> {
     /// The system instructions (may be empty).
@@ -107,6 +183,32 @@ pub struct ChatRequest<'a> {
     pub messages: &'a [ChatMessage],
     /// The tools visible for this request, in the order the model should see them.
     pub tools: &'a [Arc<ToolDefinition>],
+    /// Generation settings; [`ModelOptions::none`] when none are set.
+    pub options: &'a ModelOptions,
+}
+
+impl<'a> ChatRequest<'a> {
+    /// A request without options.
+    #[must_use]
+    pub fn new(
+        instructions: &'a str,
+        messages: &'a [ChatMessage],
+        tools: &'a [Arc<ToolDefinition>],
+    ) -> Self {
+        ChatRequest {
+            instructions,
+            messages,
+            tools,
+            options: ModelOptions::none(),
+        }
+    }
+
+    /// The request with these options.
+    #[must_use]
+    pub fn with_options(mut self, options: &'a ModelOptions) -> Self {
+        self.options = options;
+        self
+    }
 }
 
 /// The model's answer to one request.
@@ -118,6 +220,10 @@ pub struct ChatResponse {
     pub tool_calls: Vec<ToolCall>,
     /// Token usage of this request.
     pub usage: Usage,
+    /// Why the model stopped. [`FinishReason::Length`] means the reply is cut off.
+    pub finish_reason: FinishReason,
+    /// The model's reasoning, in order, where the provider sends it.
+    pub reasoning: Vec<Reasoning>,
 }
 
 impl ChatResponse {
@@ -130,12 +236,34 @@ impl ChatResponse {
         }
     }
 
-    /// A response with only tool calls.
+    /// A response with only tool calls (finish reason [`FinishReason::ToolCalls`]).
     #[must_use]
     pub fn tool_calls(calls: Vec<ToolCall>) -> Self {
         ChatResponse {
             tool_calls: calls,
+            finish_reason: FinishReason::ToolCalls,
             ..ChatResponse::default()
         }
+    }
+
+    /// The response with this finish reason.
+    ///
+    /// ```
+    /// use hpd_agent::{ChatResponse, FinishReason};
+    ///
+    /// let cut = ChatResponse::text("Once upon a").with_finish_reason(FinishReason::Length);
+    /// assert!(cut.finish_reason.is_truncated());
+    /// ```
+    #[must_use]
+    pub fn with_finish_reason(mut self, finish_reason: FinishReason) -> Self {
+        self.finish_reason = finish_reason;
+        self
+    }
+
+    /// The response with this usage.
+    #[must_use]
+    pub fn with_usage(mut self, usage: Usage) -> Self {
+        self.usage = usage;
+        self
     }
 }

@@ -7,10 +7,12 @@
 //!
 //! - [`ChatMessage`], [`ToolCall`], [`ToolDefinition`]: the conversation (module `message`).
 //! - [`ChatRequest`], [`ChatResponse`]: one exchange with the model.
-//! - [`Usage`]: token counts.
+//! - [`ModelOptions`], [`ToolChoice`]: generation settings of a request.
+//! - [`Usage`], [`FinishReason`], [`Reasoning`]: what comes back besides text and tool calls.
 //! - [`ChatClient`], [`ChatError`], [`TextSink`]: the provider contract.
 
 mod message;
+mod options;
 mod usage;
 
 use std::fmt;
@@ -18,8 +20,9 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 
-pub use message::{ChatMessage, ChatRequest, ChatResponse, ToolCall, ToolDefinition};
-pub use usage::Usage;
+pub use message::{ChatMessage, ChatRequest, ChatResponse, Reasoning, ToolCall, ToolDefinition};
+pub use options::{ModelOptions, ToolChoice};
+pub use usage::{FinishReason, Usage};
 
 /// Receives text as a provider streams it. Providers that do not stream call it once with the
 /// whole text, or not at all.

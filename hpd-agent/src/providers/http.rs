@@ -433,6 +433,26 @@ pub(crate) fn arguments_text(arguments: Option<Value>) -> String {
     }
 }
 
+/// Encodes a request body: `body` as JSON with the fields of `extra` merged into its top level
+/// (replacing fields of the same name).
+pub(crate) fn encode_body(
+    body: &impl serde::Serialize,
+    extra: &serde_json::Map<String, Value>,
+) -> Result<Vec<u8>, ChatError> {
+    let encode_error =
+        |e: serde_json::Error| ChatError::Config(format!("the request cannot be encoded: {e}"));
+    if extra.is_empty() {
+        return serde_json::to_vec(body).map_err(encode_error);
+    }
+    let mut value = serde_json::to_value(body).map_err(encode_error)?;
+    if let Value::Object(object) = &mut value {
+        for (key, field) in extra {
+            object.insert(key.clone(), field.clone());
+        }
+    }
+    serde_json::to_vec(&value).map_err(encode_error)
+}
+
 /// Reads `name` from `lookup`, trimmed; empty counts as unset.
 pub(crate) fn env_var(lookup: &dyn Fn(&str) -> Option<String>, name: &str) -> Option<String> {
     lookup(name)

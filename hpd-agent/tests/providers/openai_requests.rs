@@ -58,8 +58,11 @@ async fn multi_turn_tool_calling_conversation() {
             ],
             usage: Usage {
                 input_tokens: 50,
-                output_tokens: 20
+                output_tokens: 20,
+                ..Usage::default()
             },
+            finish_reason: FinishReason::ToolCalls,
+            reasoning: vec![],
         }
     );
     assert!(deltas.take().is_empty(), "tool calls are not text");
@@ -67,6 +70,7 @@ async fn multi_turn_tool_calling_conversation() {
     history.push(ChatMessage::Assistant {
         content: None,
         tool_calls: first.tool_calls.clone(),
+        reasoning: vec![],
     });
     history.push(ChatMessage::Tool {
         call_id: "call_add".into(),
@@ -138,6 +142,7 @@ async fn streamed_text_reaches_the_sink_in_order() {
         ChatMessage::Assistant {
             content: Some("Earlier answer".into()),
             tool_calls: vec![],
+            reasoning: vec![],
         },
         ChatMessage::user("Again"),
     ];
@@ -152,8 +157,11 @@ async fn streamed_text_reaches_the_sink_in_order() {
             tool_calls: vec![],
             usage: Usage {
                 input_tokens: 12,
-                output_tokens: 4
+                output_tokens: 4,
+                ..Usage::default()
             },
+            finish_reason: FinishReason::Stop,
+            reasoning: vec![],
         }
     );
     // Empty instructions: no system message; no tools: no `tools` key.
@@ -215,8 +223,11 @@ async fn non_streaming_mode_reads_one_json_body() {
             tool_calls: vec![ToolCall::new("call_1", "add", r#"{"a":1,"b":2}"#)],
             usage: Usage {
                 input_tokens: 30,
-                output_tokens: 9
+                output_tokens: 9,
+                ..Usage::default()
             },
+            finish_reason: FinishReason::ToolCalls,
+            reasoning: vec![],
         }
     );
     assert_eq!(

@@ -7,8 +7,8 @@ pub use std::sync::{Arc, Mutex};
 pub use std::time::{Duration, Instant};
 
 pub use hpd_agent::{
-    ChatClient, ChatError, ChatMessage, ChatRequest, ChatResponse, OpenAiClient, ToolCall,
-    ToolDefinition, Usage,
+    ChatClient, ChatError, ChatMessage, ChatRequest, ChatResponse, FinishReason, OpenAiClient,
+    ToolCall, ToolDefinition, Usage,
 };
 pub use serde_json::{Value, json};
 pub use wiremock::matchers::{method, path};
@@ -122,11 +122,7 @@ pub async fn ask(
     tools: &[Arc<ToolDefinition>],
     deltas: &Deltas,
 ) -> Result<ChatResponse, ChatError> {
-    let request = ChatRequest {
-        instructions,
-        messages,
-        tools,
-    };
+    let request = ChatRequest::new(instructions, messages, tools);
     client.complete(request, &deltas.sink()).await
 }
 

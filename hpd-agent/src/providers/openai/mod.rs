@@ -14,7 +14,7 @@
 //!     .with_base_url("http://localhost:11434/v1")?
 //!     .with_timeout(Duration::from_secs(300));
 //! let messages = [ChatMessage::user("Why is the sky blue?")];
-//! let request = ChatRequest { instructions: "", messages: &messages, tools: &[] };
+//! let request = ChatRequest::new("", &messages, &[]);
 //! let response = client.complete(request, &|delta: &str| print!("{delta}")).await?;
 //! assert!(response.tool_calls.is_empty());
 //! # Ok(())
@@ -58,7 +58,7 @@ use async_trait::async_trait;
 use reqwest::header::AUTHORIZATION;
 
 use crate::chat::{ChatClient, ChatError, ChatRequest, ChatResponse, TextSink};
-use crate::providers::http::{Transport, env_var, parse_base_url};
+use crate::providers::http::{Transport, encode_body, env_var, parse_base_url};
 
 use stream::StreamAssembler;
 use wire::{WireRequest, parse_completion};
@@ -99,7 +99,7 @@ pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 /// # async fn main() -> Result<(), hpd_agent::ChatError> {
 /// let client = OpenAiClient::from_env("gpt-4o-mini")?;
 /// let messages = [ChatMessage::user("Say hello")];
-/// let request = ChatRequest { instructions: "Be brief.", messages: &messages, tools: &[] };
+/// let request = ChatRequest::new("Be brief.", &messages, &[]);
 /// let response = client.complete(request, &|delta: &str| print!("{delta}")).await?;
 /// println!("\n{:?}", response.usage);
 /// # Ok(())
@@ -284,8 +284,10 @@ impl ChatClient for OpenAiClient {
         request: ChatRequest<'_>,
         text: TextSink<'_>,
     ) -> Result<ChatResponse, ChatError> {
-        let body = serde_json::to_vec(&WireRequest::new(&self.model, request, self.streaming))
-            .map_err(|e| ChatError::Config(format!("the request cannot be encoded: {e}")))?;
+        let body = encode_body(
+            &WireRequest::new(&self.model, request, self.streaming),
+            &request.options.extra,
+        )?;
         self.transport
             .exchange(
                 &body,

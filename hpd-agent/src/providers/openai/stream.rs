@@ -3,13 +3,13 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::chat::{ChatError, ChatResponse, TextSink, ToolCall, Usage};
+use crate::chat::{ChatError, ChatResponse, FinishReason, Reasoning, TextSink, ToolCall, Usage};
 use crate::providers::http::{
     MAX_EXCERPT, StreamParser, arguments_text, embedded_error, parse_json, shorten, stream_error,
 };
 use crate::providers::sse::{Flow, SseEvent};
 
-use super::wire::{FunctionPart, WireUsage};
+use super::wire::{FunctionPart, WireUsage, finish_reason};
 
 #[derive(Deserialize)]
 struct Chunk {
@@ -37,6 +37,9 @@ struct Delta {
     content: Option<String>,
     #[serde(default)]
     refusal: Option<String>,
+    /// Reasoning text (llama.cpp, vLLM, DeepSeek).
+    #[serde(default)]
+    reasoning_content: Option<String>,
     #[serde(default)]
     tool_calls: Option<Vec<ToolCallDelta>>,
 }
@@ -68,7 +71,8 @@ pub(super) struct StreamAssembler {
     text: String,
     calls: Vec<PartialCall>,
     usage: Usage,
-    finish_reason_seen: bool,
+    reasoning: String,
+    finish_reason: Option<String>,
 }
 
 impl StreamAssembler {
@@ -79,7 +83,8 @@ impl StreamAssembler {
             text: String::new(),
             calls: Vec::new(),
             usage: Usage::default(),
-            finish_reason_seen: false,
+            reasoning: String::new(),
+            finish_reason: None,
         }
     }
 
@@ -119,14 +124,17 @@ impl StreamAssembler {
                         self.text.push_str(&part);
                     }
                 }
+                if let Some(reasoning) = delta.reasoning_content {
+                    self.reasoning.push_str(&reasoning);
+                }
                 let mut routed = Vec::new();
                 for call in delta.tool_calls.unwrap_or_default() {
                     let position = self.add_call_delta(call, &routed);
                     routed.push(position);
                 }
             }
-            if choice.finish_reason.is_some() {
-                self.finish_reason_seen = true;
+            if let Some(reason) = choice.finish_reason {
+                self.finish_reason = Some(reason);
             }
         }
         Ok(Flow::Continue)
@@ -188,7 +196,7 @@ impl StreamAssembler {
 
     /// The response, once the stream has ended (`done`: with `[DONE]`).
     pub(super) fn finish_stream(self, done: bool) -> Result<ChatResponse, ChatError> {
-        if !done && !self.finish_reason_seen {
+        if !done && self.finish_reason.is_none() {
             return Err(ChatError::Transport(format!(
                 "the stream ended before [DONE] and without a finish_reason after {} chunk(s); \
                  the response is incomplete",
@@ -218,10 +226,21 @@ impl StreamAssembler {
                 arguments: call.arguments,
             });
         }
+        let finish_reason = match self.finish_reason.as_deref() {
+            Some(reason) => finish_reason(reason),
+            None if tool_calls.is_empty() => FinishReason::Stop,
+            None => FinishReason::ToolCalls,
+        };
         Ok(ChatResponse {
             text: (!self.text.is_empty()).then_some(self.text),
             tool_calls,
             usage: self.usage,
+            finish_reason,
+            reasoning: if self.reasoning.is_empty() {
+                Vec::new()
+            } else {
+                vec![Reasoning::text(self.reasoning)]
+            },
         })
     }
 }

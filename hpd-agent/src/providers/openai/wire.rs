@@ -1,30 +1,48 @@
 //! The Chat Completions wire format: the request body, and the body of a non-streamed answer.
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Value, json};
 
-use crate::chat::{ChatError, ChatMessage, ChatRequest, ChatResponse, ToolCall, Usage};
+use crate::chat::{
+    ChatError, ChatMessage, ChatRequest, ChatResponse, FinishReason, Reasoning, ToolCall,
+    ToolChoice, Usage,
+};
 use crate::providers::http::{MAX_EXCERPT, arguments_text, embedded_error, parse_json, shorten};
 
+/// The request body. `None` fields are left out, so the server's defaults apply.
 #[derive(Serialize)]
 pub(super) struct WireRequest<'a> {
-    pub(super) model: &'a str,
-    pub(super) messages: Vec<WireMessage<'a>>,
+    model: &'a str,
+    messages: Vec<WireMessage<'a>>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub(super) tools: Vec<WireTool<'a>>,
-    pub(super) stream: bool,
+    tools: Vec<WireTool<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(super) stream_options: Option<StreamOptions>,
+    tool_choice: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    parallel_tool_calls: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    temperature: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    top_p: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_completion_tokens: Option<u32>,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    stop: &'a [String],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    seed: Option<i64>,
+    stream: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stream_options: Option<StreamOptions>,
 }
 
 #[derive(Serialize)]
-pub(super) struct StreamOptions {
-    pub(super) include_usage: bool,
+struct StreamOptions {
+    include_usage: bool,
 }
 
 #[derive(Serialize)]
 #[serde(tag = "role", rename_all = "lowercase")]
-pub(super) enum WireMessage<'a> {
+enum WireMessage<'a> {
     System {
         content: &'a str,
     },
@@ -33,6 +51,8 @@ pub(super) enum WireMessage<'a> {
     },
     Assistant {
         content: Option<&'a str>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        reasoning_content: Option<String>,
         #[serde(skip_serializing_if = "Vec::is_empty")]
         tool_calls: Vec<WireToolCall<'a>>,
     },
@@ -43,35 +63,46 @@ pub(super) enum WireMessage<'a> {
 }
 
 #[derive(Serialize)]
-pub(super) struct WireToolCall<'a> {
-    pub(super) id: &'a str,
+struct WireToolCall<'a> {
+    id: &'a str,
     #[serde(rename = "type")]
-    pub(super) kind: &'static str,
-    pub(super) function: WireFunctionCall<'a>,
+    kind: &'static str,
+    function: WireFunctionCall<'a>,
 }
 
 #[derive(Serialize)]
-pub(super) struct WireFunctionCall<'a> {
-    pub(super) name: &'a str,
-    pub(super) arguments: &'a str,
+struct WireFunctionCall<'a> {
+    name: &'a str,
+    arguments: &'a str,
 }
 
 #[derive(Serialize)]
-pub(super) struct WireTool<'a> {
+struct WireTool<'a> {
     #[serde(rename = "type")]
-    pub(super) kind: &'static str,
-    pub(super) function: WireFunctionDefinition<'a>,
+    kind: &'static str,
+    function: WireFunctionDefinition<'a>,
 }
 
 #[derive(Serialize)]
-pub(super) struct WireFunctionDefinition<'a> {
-    pub(super) name: &'a str,
-    pub(super) description: &'a str,
-    pub(super) parameters: &'a Value,
+struct WireFunctionDefinition<'a> {
+    name: &'a str,
+    description: &'a str,
+    parameters: &'a Value,
+}
+
+/// The wire form of a tool choice.
+fn tool_choice(choice: &ToolChoice) -> Value {
+    match choice {
+        ToolChoice::Auto => json!("auto"),
+        ToolChoice::None => json!("none"),
+        ToolChoice::Required => json!("required"),
+        ToolChoice::Tool(name) => json!({"type": "function", "function": {"name": name}}),
+    }
 }
 
 impl<'a> WireRequest<'a> {
     pub(super) fn new(model: &'a str, request: ChatRequest<'a>, streaming: bool) -> Self {
+        let options = request.options;
         let mut messages = Vec::with_capacity(request.messages.len() + 1);
         if !request.instructions.is_empty() {
             messages.push(WireMessage::System {
@@ -84,6 +115,7 @@ impl<'a> WireRequest<'a> {
                 ChatMessage::Assistant {
                     content,
                     tool_calls,
+                    reasoning,
                 } => WireMessage::Assistant {
                     // The API rejects an assistant message with neither content nor tool calls.
                     content: match content {
@@ -91,6 +123,11 @@ impl<'a> WireRequest<'a> {
                         None if tool_calls.is_empty() => Some(""),
                         None => None,
                     },
+                    // Reasoning goes back only inside a tool loop, where servers that think
+                    // (DeepSeek, llama.cpp with thinking models) need it; others ignore it.
+                    reasoning_content: (!tool_calls.is_empty())
+                        .then(|| reasoning_text(reasoning))
+                        .flatten(),
                     tool_calls: tool_calls
                         .iter()
                         .map(|call| WireToolCall {
@@ -117,6 +154,7 @@ impl<'a> WireRequest<'a> {
                 },
             }
         }));
+        let has_tools = !request.tools.is_empty();
         WireRequest {
             model,
             messages,
@@ -132,11 +170,44 @@ impl<'a> WireRequest<'a> {
                     },
                 })
                 .collect(),
+            // The API rejects both without tools.
+            tool_choice: options
+                .tool_choice
+                .as_ref()
+                .filter(|_| has_tools)
+                .map(tool_choice),
+            parallel_tool_calls: options.parallel_tool_calls.filter(|_| has_tools),
+            temperature: options.temperature,
+            top_p: options.top_p,
+            max_completion_tokens: options.max_output_tokens,
+            stop: &options.stop,
+            seed: options.seed,
             stream: streaming,
             stream_options: streaming.then_some(StreamOptions {
                 include_usage: true,
             }),
         }
+    }
+}
+
+/// The reasoning texts of one message, joined; `None` when there is none.
+fn reasoning_text(reasoning: &[Reasoning]) -> Option<String> {
+    let texts: Vec<&str> = reasoning
+        .iter()
+        .map(|r| r.text.as_str())
+        .filter(|t| !t.is_empty())
+        .collect();
+    (!texts.is_empty()).then(|| texts.concat())
+}
+
+/// The finish reason of the API's vocabulary.
+pub(super) fn finish_reason(reason: &str) -> FinishReason {
+    match reason {
+        "stop" => FinishReason::Stop,
+        "tool_calls" | "function_call" => FinishReason::ToolCalls,
+        "length" => FinishReason::Length,
+        "content_filter" => FinishReason::ContentFilter,
+        other => FinishReason::Other(other.to_owned()),
     }
 }
 
@@ -146,6 +217,22 @@ pub(super) struct WireUsage {
     pub(super) prompt_tokens: Option<u64>,
     #[serde(default)]
     pub(super) completion_tokens: Option<u64>,
+    #[serde(default)]
+    pub(super) prompt_tokens_details: Option<PromptDetails>,
+    #[serde(default)]
+    pub(super) completion_tokens_details: Option<CompletionDetails>,
+}
+
+#[derive(Deserialize)]
+pub(super) struct PromptDetails {
+    #[serde(default)]
+    pub(super) cached_tokens: Option<u64>,
+}
+
+#[derive(Deserialize)]
+pub(super) struct CompletionDetails {
+    #[serde(default)]
+    pub(super) reasoning_tokens: Option<u64>,
 }
 
 impl From<WireUsage> for Usage {
@@ -153,6 +240,14 @@ impl From<WireUsage> for Usage {
         Usage {
             input_tokens: usage.prompt_tokens.unwrap_or(0),
             output_tokens: usage.completion_tokens.unwrap_or(0),
+            cached_input_tokens: usage
+                .prompt_tokens_details
+                .and_then(|d| d.cached_tokens)
+                .unwrap_or(0),
+            reasoning_tokens: usage
+                .completion_tokens_details
+                .and_then(|d| d.reasoning_tokens)
+                .unwrap_or(0),
         }
     }
 }
@@ -173,6 +268,8 @@ pub(super) struct CompletionChoice {
     pub(super) index: Option<u64>,
     #[serde(default)]
     pub(super) message: Option<CompletionMessage>,
+    #[serde(default)]
+    pub(super) finish_reason: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -181,6 +278,8 @@ pub(super) struct CompletionMessage {
     pub(super) content: Option<String>,
     #[serde(default)]
     pub(super) refusal: Option<String>,
+    #[serde(default)]
+    pub(super) reasoning_content: Option<String>,
     #[serde(default)]
     pub(super) tool_calls: Option<Vec<CompletionToolCall>>,
 }
@@ -252,10 +351,22 @@ pub(super) fn parse_completion(body: &str, http_status: u16) -> Result<ChatRespo
         .content
         .filter(|t| !t.is_empty())
         .or_else(|| message.refusal.filter(|t| !t.is_empty()));
+    let finish_reason = match choice.finish_reason.as_deref() {
+        Some(reason) => finish_reason(reason),
+        None if tool_calls.is_empty() => FinishReason::Stop,
+        None => FinishReason::ToolCalls,
+    };
     Ok(ChatResponse {
         text,
         tool_calls,
         usage: completion.usage.map(Usage::from).unwrap_or_default(),
+        finish_reason,
+        reasoning: message
+            .reasoning_content
+            .filter(|t| !t.is_empty())
+            .map(Reasoning::text)
+            .into_iter()
+            .collect(),
     })
 }
 
@@ -284,8 +395,11 @@ mod tests {
                 ],
                 usage: Usage {
                     input_tokens: 7,
-                    output_tokens: 3
+                    output_tokens: 3,
+                    ..Usage::default()
                 },
+                finish_reason: FinishReason::ToolCalls,
+                reasoning: vec![],
             }
         );
         assert!(matches!(
