@@ -193,7 +193,9 @@ pub use middleware::{
     ConfigurableMiddleware, FunctionCall, HookResult, IterationInfo, Middleware, MiddlewareError,
     Next, TurnInfo, TurnOutcome,
 };
-pub use openai::OpenAiClient;
+pub use providers::anthropic::AnthropicClient;
+pub use providers::openai::OpenAiClient;
+pub use providers::openai_responses::OpenAiResponsesClient;
 pub use registry::{HarnessEntry, HarnessInfo, Registry, RegistryError};
 pub use scripted::{RecordedRequest, ScriptedChatClient};
 pub use tokio_util::sync::CancellationToken;

@@ -87,6 +87,11 @@ impl Transport {
         Ok(())
     }
 
+    /// Adds a plain header.
+    pub(crate) fn set_header(&mut self, name: HeaderName, value: HeaderValue) {
+        self.headers.insert(name, value);
+    }
+
     pub(crate) fn has_header(&self, name: &str) -> bool {
         self.headers.contains_key(name)
     }

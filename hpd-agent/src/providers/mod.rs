@@ -4,6 +4,8 @@
 //! | client | API | module |
 //! |---|---|---|
 //! | [`OpenAiClient`](openai::OpenAiClient) | OpenAI Chat Completions (`/chat/completions`) and compatible servers (Ollama, vLLM, llama.cpp, LM Studio) | [`openai`] |
+//! | [`OpenAiResponsesClient`](openai_responses::OpenAiResponsesClient) | OpenAI Responses (`/responses`) | [`openai_responses`] |
+//! | [`AnthropicClient`](anthropic::AnthropicClient) | Anthropic Messages (`/v1/messages`) | [`anthropic`] |
 //! | [`ScriptedChatClient`](scripted::ScriptedChatClient) | none: replays queued responses, records requests | [`scripted`] |
 //!
 //! Shared pieces: [`sse`] decodes server-sent events from raw bytes, [`retry`] decides when and
@@ -11,11 +13,65 @@
 //! retries HTTP 429, 5xx and connection failures, never retries once a response has started,
 //! and never shows its API key in an error, in `Debug` output or in a trace.
 
+pub mod anthropic;
 mod http;
 pub mod openai;
+pub mod openai_responses;
 pub mod retry;
 pub mod scripted;
 pub mod sse;
+
+/// The client a model config names (see `AgentBuilder::from_config`): `provider` (`openai` by
+/// default, `openai_responses`, `anthropic`; ASCII case ignored), the model (else the
+/// provider's model variable) and the base URL (else the provider's base URL variable).
+pub(crate) fn client_from_config(
+    provider: Option<&str>,
+    model: Option<&str>,
+    base_url: Option<&str>,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> Result<std::sync::Arc<dyn crate::ChatClient>, crate::ChatError> {
+    use std::sync::Arc;
+
+    let provider = provider.unwrap_or("openai").to_ascii_lowercase();
+    let model_var = match provider.as_str() {
+        "openai" | "openai_responses" => "OPENAI_MODEL",
+        "anthropic" => "ANTHROPIC_MODEL",
+        _ => {
+            return Err(crate::ChatError::Config(format!(
+                "unknown model provider '{provider}'; expected 'openai' (any OpenAI-compatible \
+                 server, through base_url), 'openai_responses' or 'anthropic'"
+            )));
+        }
+    };
+    let model = model
+        .map(str::to_owned)
+        .or_else(|| http::env_var(lookup, model_var))
+        .ok_or_else(|| {
+            crate::ChatError::Config(format!(
+                "the model config names no model; set model.model or {model_var}"
+            ))
+        })?;
+    let base_var = if provider == "anthropic" {
+        "ANTHROPIC_BASE_URL"
+    } else {
+        "OPENAI_BASE_URL"
+    };
+    // The config's base URL stands in for the variable.
+    let lookup = |var: &str| {
+        if var == base_var {
+            base_url.map(str::to_owned).or_else(|| lookup(var))
+        } else {
+            lookup(var)
+        }
+    };
+    Ok(match provider.as_str() {
+        "anthropic" => Arc::new(anthropic::AnthropicClient::from_lookup(model, &lookup)?),
+        "openai_responses" => Arc::new(openai_responses::OpenAiResponsesClient::from_lookup(
+            model, &lookup,
+        )?),
+        _ => Arc::new(openai::OpenAiClient::from_lookup(model, &lookup)?),
+    })
+}
 
 /// The setters every HTTP client has: timeout, retries, backoff.
 macro_rules! http_setters {

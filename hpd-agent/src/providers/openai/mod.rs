@@ -199,7 +199,7 @@ impl OpenAiClient {
         Self::from_lookup(model.into(), &|name| std::env::var(name).ok())
     }
 
-    fn from_lookup(
+    pub(crate) fn from_lookup(
         model: String,
         lookup: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Self, ChatError> {
