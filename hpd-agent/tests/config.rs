@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use hpd_agent::{
     AgentConfig, BuildError, CollapsingConfig, ConfigError, ConfigErrorKind, ModelConfig,
-    RunConfigData, SubAgentConfig, ToolHarnessReference,
+    ModelOptions, RunConfigData, SubAgentConfig, ToolChoice, ToolHarnessReference,
 };
 use serde_json::{Value, json};
 
@@ -427,6 +427,7 @@ fn full_config() -> AgentConfig {
             provider: Some("openai".into()),
             model: Some("gpt-4o-mini".into()),
             base_url: Some("http://localhost:11434/v1".into()),
+            options: None,
         }),
         max_iterations: Some(7),
         collapsing: CollapsingConfig {
@@ -1496,6 +1497,46 @@ mod properties {
             })
     }
 
+    fn model_options() -> impl Strategy<Value = ModelOptions> {
+        let choice = prop_oneof![
+            Just(ToolChoice::Auto),
+            Just(ToolChoice::None),
+            Just(ToolChoice::Required),
+            names().prop_map(ToolChoice::Tool),
+        ];
+        (
+            (
+                prop::option::of(0.0f64..2.0),
+                prop::option::of(0.0f64..=1.0),
+                prop::option::of(1u32..),
+                prop::collection::vec(any::<String>(), 0..3),
+            ),
+            (
+                prop::option::of(any::<i64>()),
+                prop::option::of(choice),
+                prop::option::of(any::<bool>()),
+                prop::collection::btree_map(any::<String>(), raw(), 0..3),
+            ),
+        )
+            .prop_map(
+                |(
+                    (temperature, top_p, max_output_tokens, stop),
+                    (seed, tool_choice, parallel, extra),
+                )| {
+                    ModelOptions {
+                        temperature,
+                        top_p,
+                        max_output_tokens,
+                        stop,
+                        seed,
+                        tool_choice,
+                        parallel_tool_calls: parallel,
+                        extra: extra.into_iter().collect(),
+                    }
+                },
+            )
+    }
+
     fn collapsing() -> impl Strategy<Value = CollapsingConfig> {
         (
             any::<bool>(),
@@ -1524,11 +1565,13 @@ mod properties {
                     prop::option::of(names()),
                     prop::option::of(names()),
                     prop::option::of(any::<String>()),
+                    prop::option::of(model_options()),
                 )
-                    .prop_map(|(provider, model, base_url)| ModelConfig {
+                    .prop_map(|(provider, model, base_url, options)| ModelConfig {
                         provider,
                         model,
                         base_url,
+                        options,
                     }),
             ),
             prop::option::of(any::<usize>()),
