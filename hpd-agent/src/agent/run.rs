@@ -6,7 +6,9 @@ use std::time::Instant;
 use futures::future::join_all;
 use tracing::Instrument as _;
 
-use crate::chat::{ChatMessage, ChatRequest, ToolCall, ToolDefinition, Usage};
+use crate::chat::{
+    ChatMessage, ChatRequest, FinishReason, ModelOptions, ToolCall, ToolDefinition, Usage,
+};
 use crate::error::RunError;
 use crate::function::ToolResult;
 use crate::middleware::{FunctionCall, IterationInfo, TurnInfo, TurnOutcome};
@@ -17,6 +19,7 @@ use super::pipeline::{
     CallScope, Callable, ScopedPipeline, backward, call_function, forward, run_hooks,
 };
 use super::registration::resolve;
+use super::tool_choice;
 use super::tools::{Resolution, ToolSet};
 use super::{AgentInner, AgentRunConfig, RunOutput, Session};
 
@@ -36,6 +39,12 @@ struct Turn<'a> {
     pipelines: Vec<Arc<ScopedPipeline>>,
     history: &'a mut Vec<ChatMessage>,
     usage: Usage,
+    /// The agent's model options with the run's merged over them.
+    options: ModelOptions,
+    /// Whether the model called a tool in this turn (forcing tool choices then stop).
+    tool_called: bool,
+    /// Why the model stopped its latest reply.
+    finish_reason: FinishReason,
 }
 
 pub(super) async fn run_turn(
@@ -69,6 +78,10 @@ pub(super) async fn run_turn(
     let mut handlers = agent.handlers.clone();
     handlers.extend(config.handlers);
     let persist = agent.collapsing.persist_system_prompt_injections;
+    let options = match &config.model_options {
+        Some(run) => agent.model_options.merged_with(run),
+        None => agent.model_options.clone(),
+    };
 
     let turn_info = TurnInfo {
         agent_name: agent.name.clone(),
@@ -86,6 +99,9 @@ pub(super) async fn run_turn(
         pipelines: std::mem::take(&mut session.pipelines),
         history: &mut session.state.history,
         usage: Usage::default(),
+        options,
+        tool_called: false,
+        finish_reason: FinishReason::default(),
     };
 
     let outcome = match turn.start_pipelines() {
@@ -94,6 +110,7 @@ pub(super) async fn run_turn(
     };
 
     let usage = turn.usage;
+    let finish_reason = turn.finish_reason.clone();
     let after = {
         let outcome_view = match &outcome {
             Ok((text, _)) => TurnOutcome::Finished {
@@ -141,6 +158,7 @@ pub(super) async fn run_turn(
         text,
         usage,
         iterations,
+        finish_reason,
     })
 }
 
@@ -230,6 +248,7 @@ impl Turn<'_> {
         .await?;
 
         for iteration in 1..=max_iterations {
+            let changed_options = self.request_options()?;
             let visible: Vec<Arc<ToolDefinition>> = self.tools.visible(&self.expanded);
             let info = IterationInfo {
                 iteration,
@@ -256,7 +275,9 @@ impl Turn<'_> {
                     });
                 }
             };
-            let request = ChatRequest::new(&instructions, self.history, &visible);
+            let options = changed_options.as_ref().unwrap_or(&self.options);
+            let request =
+                ChatRequest::new(&instructions, self.history, &visible).with_options(options);
             let response = tokio::select! {
                 biased;
                 () = self.cancellation.cancelled() => return Err(RunError::Cancelled),
@@ -268,6 +289,18 @@ impl Turn<'_> {
             };
             self.usage += response.usage;
             self.history.push(ChatMessage::assistant(&response));
+            self.finish_reason = response.finish_reason.clone();
+            if !matches!(
+                response.finish_reason,
+                FinishReason::Stop | FinishReason::ToolCalls
+            ) {
+                self.emitter.emit(&AgentEvent::ResponseIncomplete {
+                    iteration,
+                    finish_reason: response.finish_reason.clone(),
+                    has_tool_calls: !response.tool_calls.is_empty(),
+                });
+            }
+            self.tool_called |= !response.tool_calls.is_empty();
 
             let answered = response.tool_calls.is_empty();
             if !answered {
@@ -285,6 +318,27 @@ impl Turn<'_> {
             }
         }
         Err(RunError::MaxIterations(max_iterations))
+    }
+
+    /// The options of the next request: the turn's, with the tool choice resolved against the
+    /// tools (which may expand a container first, as recovery would).
+    /// `None` when they are the turn's options unchanged.
+    fn request_options(&mut self) -> Result<Option<ModelOptions>, RunError> {
+        let resolved = tool_choice::resolve(
+            self.tools,
+            &self.expanded,
+            self.options.tool_choice.as_ref(),
+            self.tool_called,
+        )?;
+        if let Some(harness) = resolved.expand {
+            self.expand(harness, true)?;
+        }
+        if resolved.choice == self.options.tool_choice {
+            return Ok(None);
+        }
+        let mut options = self.options.clone();
+        options.tool_choice = resolved.choice;
+        Ok(Some(options))
     }
 
     /// Resolves and runs the calls of one response and appends a result for every call, in

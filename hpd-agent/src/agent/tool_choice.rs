@@ -1,0 +1,71 @@
+//! Resolving a [`ToolChoice`] against the tools of a turn before each model request.
+//!
+//! Forcing choices (`Required`, `Tool`) hold until the model has called a tool in the turn;
+//! then `Auto`, or the loop could never end. `Tool(name)` is resolved like a call of that name:
+//! a visible tool by its own name, a collapsed harness by its container (any tool once the
+//! container is expanded), a hidden member by expanding its container first, as recovery would.
+
+use crate::chat::{ChatError, ToolChoice};
+use crate::error::RunError;
+
+use super::pipeline::Callable;
+use super::tools::{Resolution, ToolSet};
+
+/// What to do before a request: the choice to send, and a container to expand first.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) struct ResolvedChoice {
+    /// The choice to send; `None` sends none.
+    pub(super) choice: Option<ToolChoice>,
+    /// A harness whose container must be expanded (as a recovery) before the request.
+    pub(super) expand: Option<usize>,
+}
+
+/// Resolves `choice` for the next request. `tool_called`: the model already called a tool in
+/// this turn.
+pub(super) fn resolve(
+    tools: &ToolSet,
+    expanded: &[String],
+    choice: Option<&ToolChoice>,
+    tool_called: bool,
+) -> Result<ResolvedChoice, RunError> {
+    let plain = |choice: Option<ToolChoice>| {
+        Ok(ResolvedChoice {
+            choice,
+            expand: None,
+        })
+    };
+    let Some(choice) = choice else {
+        return plain(None);
+    };
+    if tool_called && choice.forces_a_call() {
+        return plain(Some(ToolChoice::Auto));
+    }
+    let ToolChoice::Tool(name) = choice else {
+        return plain(Some(choice.clone()));
+    };
+    match tools.resolve(name, expanded) {
+        Resolution::Run { harness, function } => plain(Some(ToolChoice::Tool(
+            tools.function(harness, function).tool_name().to_owned(),
+        ))),
+        Resolution::SubAgent { index } => plain(Some(ToolChoice::Tool(
+            tools.sub_agents[index].tool_name().to_owned(),
+        ))),
+        Resolution::Container { harness } => {
+            let harness = &tools.harnesses[harness];
+            if expanded.iter().any(|e| e == harness.name()) {
+                plain(Some(ToolChoice::Required))
+            } else {
+                plain(Some(ToolChoice::Tool(harness.name().to_owned())))
+            }
+        }
+        Resolution::Recover { harness, function } => Ok(ResolvedChoice {
+            choice: Some(ToolChoice::Tool(
+                tools.function(harness, function).tool_name().to_owned(),
+            )),
+            expand: Some(harness),
+        }),
+        Resolution::Unknown => Err(RunError::Chat(ChatError::Config(format!(
+            "tool_choice names '{name}', which is not a tool of this agent"
+        )))),
+    }
+}
