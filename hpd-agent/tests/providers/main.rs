@@ -2,6 +2,7 @@
 //! and a small hand-written server (std threads) for streams that arrive in pieces, stall or
 //! break.
 
+mod anthropic;
 mod openai_errors;
 mod openai_requests;
 mod openai_streams;

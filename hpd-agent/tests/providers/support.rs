@@ -268,3 +268,46 @@ pub fn status_error(result: Result<ChatResponse, ChatError>) -> (u16, String) {
         other => panic!("expected the provider's error, got {other:?}"),
     }
 }
+
+/// An SSE body of named events: `event: {name}` and `data: {json}` each.
+pub fn named_sse(events: &[(&str, Value)]) -> String {
+    events
+        .iter()
+        .map(|(name, data)| format!("event: {name}\ndata: {data}\n\n"))
+        .collect()
+}
+
+/// A tool loop so far: a question, a response with two calls, their results (the second an
+/// error).
+pub fn tool_loop_history() -> Vec<ChatMessage> {
+    vec![
+        ChatMessage::user("What is 2+3 and 4*5?"),
+        ChatMessage::Assistant {
+            content: Some("Let me compute.".into()),
+            tool_calls: vec![
+                ToolCall::new("call_add", "add", r#"{"a": 2, "b": 3}"#),
+                ToolCall::new("call_mul", "multiply", "not json"),
+            ],
+            reasoning: vec![],
+        },
+        ChatMessage::Tool {
+            call_id: "call_add".into(),
+            content: "5".into(),
+            is_error: false,
+        },
+        ChatMessage::Tool {
+            call_id: "call_mul".into(),
+            content: "Invalid arguments for 'multiply'".into(),
+            is_error: true,
+        },
+    ]
+}
+
+/// Sends one request through any client.
+pub async fn send(
+    client: &dyn ChatClient,
+    request: ChatRequest<'_>,
+    deltas: &Deltas,
+) -> Result<ChatResponse, ChatError> {
+    client.complete(request, &deltas.sink()).await
+}
