@@ -4,6 +4,8 @@
 
 mod anthropic;
 mod openai_errors;
+mod openai_options;
 mod openai_requests;
+mod openai_responses;
 mod openai_streams;
 mod support;
