@@ -267,3 +267,135 @@ impl StreamParser for StreamAssembler {
         self.finish_stream(done)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::collection::vec;
+    use proptest::prelude::*;
+    use proptest::sample::select;
+    use serde_json::json;
+
+    use crate::providers::anthropic::wire::parse_message;
+
+    fn feed_all(events: &[String]) -> Result<ChatResponse, ChatError> {
+        let sink = |_: &str| {};
+        let mut assembler = StreamAssembler::new(200);
+        for data in events {
+            let event = SseEvent {
+                data: data.clone(),
+                ..SseEvent::default()
+            };
+            if assembler.feed_event(&event, &sink)? == Flow::Done {
+                return assembler.finish(true);
+            }
+        }
+        assembler.finish(false)
+    }
+
+    #[test]
+    fn deltas_for_blocks_never_started_are_malformed() {
+        let events = [
+            json!({"type": "message_start", "message": {"usage": {"input_tokens": 1}}}),
+            json!({"type": "content_block_delta", "index": 3,
+                   "delta": {"type": "text_delta", "text": "x"}}),
+        ]
+        .map(|e| e.to_string());
+        match feed_all(&events) {
+            Err(ChatError::Malformed(message)) => {
+                assert!(message.contains("never started"), "{message}");
+            }
+            other => panic!("expected Malformed, got {other:?}"),
+        }
+        match feed_all(&[json!({"type": "message_stop"}).to_string()]) {
+            Err(ChatError::Malformed(message)) => {
+                assert!(message.contains("message_start"), "{message}");
+            }
+            other => panic!("expected Malformed, got {other:?}"),
+        }
+    }
+
+    const KEYS: &[&str] = &[
+        "type", "index", "message", "content_block", "delta", "usage", "error", "text",
+        "partial_json", "thinking", "signature", "stop_reason", "id", "name", "input",
+        "input_tokens", "output_tokens", "cache_read_input_tokens", "content", "data",
+    ];
+    const TYPES: &[&str] = &[
+        "message_start", "content_block_start", "content_block_delta", "content_block_stop",
+        "message_delta", "message_stop", "ping", "error", "text", "tool_use", "thinking",
+        "redacted_thinking", "text_delta", "input_json_delta", "thinking_delta",
+        "signature_delta", "message",
+    ];
+
+    fn json() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            (0u64..4).prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            select(TYPES).prop_map(Value::from),
+            "[a-z{}\\[\\]\":,]{0,6}".prop_map(Value::from),
+        ];
+        leaf.prop_recursive(4, 40, 5, |inner| {
+            prop_oneof![
+                vec(inner.clone(), 0..3).prop_map(Value::Array),
+                vec((select(KEYS), inner), 0..5).prop_map(|fields| {
+                    Value::Object(fields.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
+                }),
+            ]
+        })
+    }
+
+    /// Well-shaped events with random parts, so the block bookkeeping is exercised.
+    fn event() -> impl Strategy<Value = Value> {
+        let block = prop_oneof![
+            Just(json!({"type": "text", "text": ""})),
+            (select(&["", "a", "b"][..]), select(&["", "f", "g"][..]))
+                .prop_map(|(id, name)| json!({"type": "tool_use", "id": id, "name": name, "input": {}})),
+            Just(json!({"type": "thinking", "thinking": ""})),
+            Just(json!({"type": "redacted_thinking", "data": "x"})),
+        ];
+        let delta = prop_oneof![
+            "[a-z ]{0,4}".prop_map(|t| json!({"type": "text_delta", "text": t})),
+            "[{}\":a-z0-9]{0,5}".prop_map(|j| json!({"type": "input_json_delta", "partial_json": j})),
+            "[a-z]{0,4}".prop_map(|t| json!({"type": "thinking_delta", "thinking": t})),
+            "[a-z]{0,4}".prop_map(|s| json!({"type": "signature_delta", "signature": s})),
+        ];
+        prop_oneof![
+            Just(json!({"type": "message_start", "message": {"usage": {"input_tokens": 3}}})),
+            (0u64..3, block).prop_map(|(i, b)| json!({"type": "content_block_start", "index": i, "content_block": b})),
+            (0u64..3, delta).prop_map(|(i, d)| json!({"type": "content_block_delta", "index": i, "delta": d})),
+            (0u64..3).prop_map(|i| json!({"type": "content_block_stop", "index": i})),
+            select(&["end_turn", "tool_use", "max_tokens"][..]).prop_map(|r| json!({"type": "message_delta", "delta": {"stop_reason": r}, "usage": {"output_tokens": 2}})),
+            Just(json!({"type": "ping"})),
+            Just(json!({"type": "message_stop"})),
+        ]
+    }
+
+    fn check(events: &[String]) {
+        if let Ok(response) = feed_all(events) {
+            for call in &response.tool_calls {
+                assert!(!call.id.is_empty() && !call.name.is_empty(), "{call:?}");
+            }
+        }
+        for data in events {
+            let _ = parse_message(data, 200);
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn arbitrary_events_give_a_response_or_an_error(
+            events in vec(prop_oneof![json().prop_map(|v| v.to_string()), any::<String>()], 0..8)
+        ) {
+            check(&events);
+        }
+
+        #[test]
+        fn shaped_events_give_named_calls_or_an_error(
+            events in vec(event().prop_map(|v| v.to_string()), 0..12)
+        ) {
+            check(&events);
+        }
+    }
+}

@@ -259,3 +259,111 @@ impl StreamParser for StreamAssembler {
         self.finish_stream(done)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::collection::vec;
+    use proptest::prelude::*;
+    use proptest::sample::select;
+    use serde_json::json;
+
+    use crate::providers::openai_responses::wire::parse_response;
+
+    fn feed_all(events: &[String]) -> Result<ChatResponse, ChatError> {
+        let sink = |_: &str| {};
+        let mut assembler = StreamAssembler::new(200);
+        for data in events {
+            let event = SseEvent {
+                data: data.clone(),
+                ..SseEvent::default()
+            };
+            if assembler.feed_event(&event, &sink)? == Flow::Done {
+                return assembler.finish(true);
+            }
+        }
+        assembler.finish(false)
+    }
+
+    #[test]
+    fn a_server_that_sends_only_the_final_event_is_read_from_its_output() {
+        let events = [json!({"type": "response.completed", "response": {"status": "completed",
+            "output": [{"type": "function_call", "call_id": "c", "name": "f", "arguments": "{}"}]}})
+        .to_string()];
+        let response = feed_all(&events).unwrap();
+        assert_eq!(response.tool_calls, [crate::ToolCall::new("c", "f", "{}")]);
+        assert_eq!(response.finish_reason, crate::FinishReason::ToolCalls);
+    }
+
+    const KEYS: &[&str] = &[
+        "type", "item_id", "output_index", "item", "delta", "arguments", "response", "error",
+        "message", "code", "id", "call_id", "name", "content", "summary", "text", "status",
+        "output", "usage", "incomplete_details", "reason", "encrypted_content",
+    ];
+    const TYPES: &[&str] = &[
+        "response.output_item.added", "response.output_text.delta",
+        "response.function_call_arguments.delta", "response.function_call_arguments.done",
+        "response.output_item.done", "response.completed", "response.incomplete",
+        "response.failed", "error", "message", "function_call", "reasoning", "completed",
+        "incomplete", "failed",
+    ];
+
+    fn json() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            (0u64..4).prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            select(TYPES).prop_map(Value::from),
+            "[a-z{}\\[\\]\":,]{0,6}".prop_map(Value::from),
+        ];
+        leaf.prop_recursive(4, 40, 5, |inner| {
+            prop_oneof![
+                vec(inner.clone(), 0..3).prop_map(Value::Array),
+                vec((select(KEYS), inner), 0..5).prop_map(|fields| {
+                    Value::Object(fields.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
+                }),
+            ]
+        })
+    }
+
+    fn event() -> impl Strategy<Value = Value> {
+        let id = select(&["fc_1", "fc_2", "msg_1"][..]);
+        prop_oneof![
+            (id.clone(), select(&["function_call", "message", "reasoning"][..]), select(&["", "f"][..]))
+                .prop_map(|(id, kind, name)| json!({"type": "response.output_item.added",
+                    "item": {"id": id, "type": kind, "call_id": id, "name": name}})),
+            (id.clone(), "[a-z ]{0,4}").prop_map(|(id, d)| json!({"type": "response.output_text.delta", "item_id": id, "delta": d})),
+            (id.clone(), "[{}\":a-z0-9]{0,5}").prop_map(|(id, d)| json!({"type": "response.function_call_arguments.delta", "item_id": id, "delta": d})),
+            id.prop_map(|id| json!({"type": "response.output_item.done", "item": {"id": id, "type": "function_call", "name": "g", "arguments": "{}"}})),
+            select(&["completed", "incomplete"][..]).prop_map(|s| json!({"type": format!("response.{s}"), "response": {"status": s}})),
+        ]
+    }
+
+    fn check(events: &[String]) {
+        if let Ok(response) = feed_all(events) {
+            for call in &response.tool_calls {
+                assert!(!call.id.is_empty() && !call.name.is_empty(), "{call:?}");
+            }
+        }
+        for data in events {
+            let _ = parse_response(data, 200);
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn arbitrary_events_give_a_response_or_an_error(
+            events in vec(prop_oneof![json().prop_map(|v| v.to_string()), any::<String>()], 0..8)
+        ) {
+            check(&events);
+        }
+
+        #[test]
+        fn shaped_events_give_named_calls_or_an_error(
+            events in vec(event().prop_map(|v| v.to_string()), 0..12)
+        ) {
+            check(&events);
+        }
+    }
+}
