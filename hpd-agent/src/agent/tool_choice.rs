@@ -2,8 +2,9 @@
 //!
 //! Forcing choices (`Required`, `Tool`) hold until the model has called a tool in the turn;
 //! then `Auto`, or the loop could never end. `Tool(name)` is resolved like a call of that name:
-//! a visible tool by its own name, a collapsed harness by its container (any tool once the
-//! container is expanded), a hidden member by expanding its container first, as recovery would.
+//! a visible tool by its own name, a collapsed harness (its name in any case) by its container
+//! (any tool once the container is expanded), a hidden member by expanding its container
+//! first, as recovery would.
 
 use crate::chat::{ChatError, ToolChoice};
 use crate::error::RunError;
@@ -43,7 +44,15 @@ pub(super) fn resolve(
     let ToolChoice::Tool(name) = choice else {
         return plain(Some(choice.clone()));
     };
-    match tools.resolve(name, expanded) {
+    let mut resolution = tools.resolve(name, expanded);
+    // Harness names match whatever their case, as everywhere else in the crate.
+    if resolution == Resolution::Unknown
+        && let Some(harness) = tools.harness_index(name)
+        && tools.harnesses[harness].container.is_some()
+    {
+        resolution = Resolution::Container { harness };
+    }
+    match resolution {
         Resolution::Run { harness, function } => plain(Some(ToolChoice::Tool(
             tools.function(harness, function).tool_name().to_owned(),
         ))),

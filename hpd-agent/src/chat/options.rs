@@ -185,7 +185,7 @@ impl ModelOptions {
 /// to call a tool on every request could never give its answer. A
 /// [`Tool`](ToolChoice::Tool) name is resolved against the agent's tools before each request:
 /// a visible tool is forced as it is (a qualified name such as `MathTools.add` by its own
-/// name); a collapsed harness's name forces its container, or, when the container is already
+/// name); a collapsed harness's name (in any case) forces its container, or, when the container is already
 /// expanded (kept from an earlier turn), a call of any tool; a function hidden in a collapsed
 /// container (bare or qualified) expands that container first, as recovery would (the
 /// expansion is reported as a recovery), and then forces the function itself; a name the agent

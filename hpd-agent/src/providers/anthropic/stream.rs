@@ -316,15 +316,45 @@ mod tests {
     }
 
     const KEYS: &[&str] = &[
-        "type", "index", "message", "content_block", "delta", "usage", "error", "text",
-        "partial_json", "thinking", "signature", "stop_reason", "id", "name", "input",
-        "input_tokens", "output_tokens", "cache_read_input_tokens", "content", "data",
+        "type",
+        "index",
+        "message",
+        "content_block",
+        "delta",
+        "usage",
+        "error",
+        "text",
+        "partial_json",
+        "thinking",
+        "signature",
+        "stop_reason",
+        "id",
+        "name",
+        "input",
+        "input_tokens",
+        "output_tokens",
+        "cache_read_input_tokens",
+        "content",
+        "data",
     ];
     const TYPES: &[&str] = &[
-        "message_start", "content_block_start", "content_block_delta", "content_block_stop",
-        "message_delta", "message_stop", "ping", "error", "text", "tool_use", "thinking",
-        "redacted_thinking", "text_delta", "input_json_delta", "thinking_delta",
-        "signature_delta", "message",
+        "message_start",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+        "message_delta",
+        "message_stop",
+        "ping",
+        "error",
+        "text",
+        "tool_use",
+        "thinking",
+        "redacted_thinking",
+        "text_delta",
+        "input_json_delta",
+        "thinking_delta",
+        "signature_delta",
+        "message",
     ];
 
     fn json() -> impl Strategy<Value = Value> {
@@ -350,14 +380,16 @@ mod tests {
     fn event() -> impl Strategy<Value = Value> {
         let block = prop_oneof![
             Just(json!({"type": "text", "text": ""})),
-            (select(&["", "a", "b"][..]), select(&["", "f", "g"][..]))
-                .prop_map(|(id, name)| json!({"type": "tool_use", "id": id, "name": name, "input": {}})),
+            (select(&["", "a", "b"][..]), select(&["", "f", "g"][..])).prop_map(
+                |(id, name)| json!({"type": "tool_use", "id": id, "name": name, "input": {}})
+            ),
             Just(json!({"type": "thinking", "thinking": ""})),
             Just(json!({"type": "redacted_thinking", "data": "x"})),
         ];
         let delta = prop_oneof![
             "[a-z ]{0,4}".prop_map(|t| json!({"type": "text_delta", "text": t})),
-            "[{}\":a-z0-9]{0,5}".prop_map(|j| json!({"type": "input_json_delta", "partial_json": j})),
+            "[{}\":a-z0-9]{0,5}"
+                .prop_map(|j| json!({"type": "input_json_delta", "partial_json": j})),
             "[a-z]{0,4}".prop_map(|t| json!({"type": "thinking_delta", "thinking": t})),
             "[a-z]{0,4}".prop_map(|s| json!({"type": "signature_delta", "signature": s})),
         ];

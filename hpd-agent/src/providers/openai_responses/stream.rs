@@ -287,25 +287,56 @@ mod tests {
 
     #[test]
     fn a_server_that_sends_only_the_final_event_is_read_from_its_output() {
-        let events = [json!({"type": "response.completed", "response": {"status": "completed",
+        let events = [
+            json!({"type": "response.completed", "response": {"status": "completed",
             "output": [{"type": "function_call", "call_id": "c", "name": "f", "arguments": "{}"}]}})
-        .to_string()];
+            .to_string(),
+        ];
         let response = feed_all(&events).unwrap();
         assert_eq!(response.tool_calls, [crate::ToolCall::new("c", "f", "{}")]);
         assert_eq!(response.finish_reason, crate::FinishReason::ToolCalls);
     }
 
     const KEYS: &[&str] = &[
-        "type", "item_id", "output_index", "item", "delta", "arguments", "response", "error",
-        "message", "code", "id", "call_id", "name", "content", "summary", "text", "status",
-        "output", "usage", "incomplete_details", "reason", "encrypted_content",
+        "type",
+        "item_id",
+        "output_index",
+        "item",
+        "delta",
+        "arguments",
+        "response",
+        "error",
+        "message",
+        "code",
+        "id",
+        "call_id",
+        "name",
+        "content",
+        "summary",
+        "text",
+        "status",
+        "output",
+        "usage",
+        "incomplete_details",
+        "reason",
+        "encrypted_content",
     ];
     const TYPES: &[&str] = &[
-        "response.output_item.added", "response.output_text.delta",
-        "response.function_call_arguments.delta", "response.function_call_arguments.done",
-        "response.output_item.done", "response.completed", "response.incomplete",
-        "response.failed", "error", "message", "function_call", "reasoning", "completed",
-        "incomplete", "failed",
+        "response.output_item.added",
+        "response.output_text.delta",
+        "response.function_call_arguments.delta",
+        "response.function_call_arguments.done",
+        "response.output_item.done",
+        "response.completed",
+        "response.incomplete",
+        "response.failed",
+        "error",
+        "message",
+        "function_call",
+        "reasoning",
+        "completed",
+        "incomplete",
+        "failed",
     ];
 
     fn json() -> impl Strategy<Value = Value> {
