@@ -389,22 +389,19 @@ impl<'de> Visitor<'de> for ModelOptionsVisitor {
         while let Some(key) = map.next_key::<String>()? {
             match keys.identify(key)? {
                 OptionsKey::Temperature => {
-                    options.temperature = map.next_value::<Option<f64>>()?;
-                    if options.temperature.is_some_and(|t| t < 0.0) {
-                        return Err(de::Error::custom("temperature must not be negative"));
-                    }
+                    options.temperature = map.next_value_seed(Checked(|t: &f64| {
+                        (*t < 0.0).then_some("temperature must not be negative")
+                    }))?;
                 }
                 OptionsKey::TopP => {
-                    options.top_p = map.next_value::<Option<f64>>()?;
-                    if options.top_p.is_some_and(|p| !(0.0..=1.0).contains(&p)) {
-                        return Err(de::Error::custom("top_p must be between 0 and 1"));
-                    }
+                    options.top_p = map.next_value_seed(Checked(|p: &f64| {
+                        (!(0.0..=1.0).contains(p)).then_some("top_p must be between 0 and 1")
+                    }))?;
                 }
                 OptionsKey::MaxOutputTokens => {
-                    options.max_output_tokens = map.next_value::<Option<u32>>()?;
-                    if options.max_output_tokens == Some(0) {
-                        return Err(de::Error::custom("max_output_tokens must be at least 1"));
-                    }
+                    options.max_output_tokens = map.next_value_seed(Checked(|n: &u32| {
+                        (*n == 0).then_some("max_output_tokens must be at least 1")
+                    }))?;
                 }
                 OptionsKey::Stop => options.stop = map.next_value_seed(StopSequences)?,
                 OptionsKey::Seed => options.seed = map.next_value()?,
@@ -412,18 +409,42 @@ impl<'de> Visitor<'de> for ModelOptionsVisitor {
                     options.tool_choice = map.next_value::<Option<ToolChoiceValue>>()?.map(|c| c.0);
                 }
                 OptionsKey::ParallelToolCalls => options.parallel_tool_calls = map.next_value()?,
-                OptionsKey::Extra => match map.next_value::<Value>()? {
-                    Value::Object(extra) => options.extra = extra,
-                    Value::Null => {}
-                    _ => {
-                        return Err(de::Error::custom(
-                            "extra must be an object of request body fields",
-                        ));
-                    }
-                },
+                OptionsKey::Extra => options.extra = map.next_value_seed(ExtraFields)?,
             }
         }
         Ok(options)
+    }
+}
+
+/// An optional value that must pass a check; the check returns the error message.
+struct Checked<T>(fn(&T) -> Option<&'static str>);
+
+impl<'de, T: Deserialize<'de>> DeserializeSeed<'de> for Checked<T> {
+    type Value = Option<T>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        let value = Option::<T>::deserialize(deserializer)?;
+        if let Some(message) = value.as_ref().and_then(self.0) {
+            return Err(de::Error::custom(message));
+        }
+        Ok(value)
+    }
+}
+
+/// `extra`: an object of request body fields, kept raw; `null` is none.
+struct ExtraFields;
+
+impl<'de> DeserializeSeed<'de> for ExtraFields {
+    type Value = serde_json::Map<String, Value>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        match Value::deserialize(deserializer)? {
+            Value::Object(extra) => Ok(extra),
+            Value::Null => Ok(serde_json::Map::new()),
+            _ => Err(de::Error::custom(
+                "extra must be an object of request body fields",
+            )),
+        }
     }
 }
 
