@@ -31,7 +31,6 @@ pub struct Usage {
     pub reasoning_tokens: u64,
 }
 
-#[allow(clippy::trivially_copy_pass_by_ref)] // serde's `skip_serializing_if` passes a reference
 fn is_zero(n: &u64) -> bool {
     *n == 0
 }

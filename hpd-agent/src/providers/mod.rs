@@ -217,3 +217,87 @@ macro_rules! http_setters {
     };
 }
 pub(crate) use http_setters;
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::*;
+
+    fn build(
+        provider: Option<&str>,
+        model: Option<&str>,
+        base_url: Option<&str>,
+        vars: &[(&str, &str)],
+    ) -> Result<String, crate::ChatError> {
+        let vars: HashMap<String, String> = vars
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
+        client_from_config(provider, model, base_url, &|name| vars.get(name).cloned())
+            .map(|client| format!("{client:?}"))
+    }
+
+    fn config_error(result: Result<String, crate::ChatError>) -> String {
+        match result {
+            Err(crate::ChatError::Config(message)) => message,
+            other => panic!("expected a Config error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn model_configs_name_their_provider() {
+        let openai = build(None, Some("m"), None, &[("OPENAI_API_KEY", "sk-123456")]).unwrap();
+        assert!(openai.starts_with("dyn ChatClient"), "{openai}");
+        for (provider, key) in [
+            ("openai", "OPENAI_API_KEY"),
+            ("OpenAI_Responses", "OPENAI_API_KEY"),
+            ("ANTHROPIC", "ANTHROPIC_API_KEY"),
+        ] {
+            assert!(build(Some(provider), Some("m"), None, &[(key, "k-123456")]).is_ok());
+            // Without a key only a local server works; the config's base_url stands in for the
+            // variable.
+            let message = config_error(build(Some(provider), Some("m"), None, &[]));
+            assert!(message.contains(key), "{message}");
+            assert!(
+                build(
+                    Some(provider),
+                    Some("m"),
+                    Some("http://127.0.0.1:8080"),
+                    &[]
+                )
+                .is_ok()
+            );
+        }
+        let message = config_error(build(Some("gemini"), Some("m"), None, &[]));
+        assert!(
+            message.starts_with("unknown model provider 'gemini'")
+                && message.contains("'openai_responses' or 'anthropic'"),
+            "{message}"
+        );
+        let message = config_error(build(Some("anthropic"), None, None, &[]));
+        assert_eq!(
+            message,
+            "the model config names no model; set model.model or ANTHROPIC_MODEL"
+        );
+        assert!(
+            build(
+                Some("anthropic"),
+                None,
+                Some("http://127.0.0.1:8080"),
+                &[("ANTHROPIC_MODEL", "claude")]
+            )
+            .is_ok()
+        );
+        let message = config_error(build(
+            Some("anthropic"),
+            Some("m"),
+            None,
+            &[("ANTHROPIC_BASE_URL", "localhost:8080")],
+        ));
+        assert!(
+            message.starts_with("ANTHROPIC_BASE_URL: invalid base URL"),
+            "{message}"
+        );
+    }
+}
