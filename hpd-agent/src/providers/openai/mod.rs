@@ -27,7 +27,8 @@
 //! Error policy:
 //!
 //! - HTTP 429, HTTP 5xx and failures to connect are retried with exponential backoff (with
-//!   jitter), honouring `Retry-After` / `retry-after-ms` capped at the maximum backoff, up to
+//!   jitter), honouring `retry-after-ms` or `Retry-After` (seconds or an HTTP date) capped at
+//!   the maximum backoff, up to
 //!   [`max_retries`](OpenAiClient::with_max_retries) times. Then the last failure is returned:
 //!   [`ChatError::Status`] with the provider's `error.message`, or [`ChatError::Transport`].
 //! - Other statuses are not retried.
@@ -90,7 +91,23 @@ pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 /// | [`ChatMessage::Tool`](crate::ChatMessage::Tool) | `{"role": "tool", "tool_call_id", "content"}`; the `is_error` flag has no field in this API and is dropped (the result text already says `Error: ...`) |
 /// | `tools` | `[{"type": "function", "function": {"name", "description", "parameters"}}]`, omitted when empty |
 ///
-/// Cloning is cheap: clones share one connection pool. The API key is never printed by `Debug`.
+/// [`ModelOptions`](crate::ModelOptions): `temperature`, `top_p`, `max_output_tokens` as
+/// `max_completion_tokens`, `stop`, `seed`, `tool_choice` (`"auto"`, `"none"`, `"required"`,
+/// `{"type": "function", "function": {"name"}}`) and `parallel_tool_calls` (both sent only with
+/// tools, since the API rejects them without); nothing is ignored. `extra` is merged into the
+/// body last (`{"max_tokens": 256}` for an older server that does not know
+/// `max_completion_tokens`, `{"reasoning_effort": "low"}`...).
+///
+/// What comes back: `finish_reason` `stop`, `tool_calls` (or the older `function_call`),
+/// `length` and `content_filter` map to their [`FinishReason`](crate::FinishReason), anything
+/// else to `Other`; usage reads `prompt_tokens_details.cached_tokens` and
+/// `completion_tokens_details.reasoning_tokens`; `reasoning_content` (llama.cpp, vLLM,
+/// DeepSeek) becomes [`Reasoning`](crate::Reasoning) text, not answer text, and is sent back
+/// on assistant messages with tool calls (servers that think need it inside a tool loop).
+///
+/// Cloning is cheap: clones share one connection pool. The API key is never printed by `Debug`
+/// nor shown in an error (a key the server echoes in its message is replaced by
+/// `<redacted>`).
 ///
 /// ```no_run
 /// use hpd_agent::{ChatClient, ChatMessage, ChatRequest, OpenAiClient};
