@@ -495,3 +495,41 @@ async fn the_key_never_shows_in_errors_or_debug() {
     assert_eq!(status, 401);
     assert_eq!(message, "invalid x-api-key <redacted>");
 }
+
+#[tokio::test]
+async fn events_split_across_network_writes_are_reassembled() {
+    let mut events = vec![
+        message_start(3, 0),
+        block_start(0, json!({"type": "text", "text": ""})),
+        block_delta(0, json!({"type": "text_delta", "text": "Hé"})),
+        block_stop(0),
+        block_start(
+            1,
+            json!({"type": "tool_use", "id": "toolu_1", "name": "add", "input": {}}),
+        ),
+        block_delta(
+            1,
+            json!({"type": "input_json_delta", "partial_json": "{\"a\": 1, "}),
+        ),
+        block_delta(
+            1,
+            json!({"type": "input_json_delta", "partial_json": "\"b\": 2}"}),
+        ),
+        block_stop(1),
+    ];
+    events.extend(message_end("tool_use", 5));
+    let address = timed_stream_server(in_pieces(&named_sse(&events), 7));
+    let deltas = Deltas::default();
+    let response = send(
+        &anthropic(&format!("http://{address}"), ""),
+        ChatRequest::new("", &[ChatMessage::user("1+2")], &tools()),
+        &deltas,
+    )
+    .await
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(deltas.take(), ["Hé"]);
+    assert_eq!(
+        response.tool_calls,
+        [ToolCall::new("toolu_1", "add", r#"{"a": 1, "b": 2}"#)]
+    );
+}

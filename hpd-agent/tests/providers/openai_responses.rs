@@ -387,3 +387,35 @@ async fn server_errors_are_retried_and_a_cut_stream_is_an_error() {
         "{result:?}"
     );
 }
+
+#[tokio::test]
+async fn events_split_across_network_writes_are_reassembled() {
+    let mut events = text_events("Hé");
+    events.push((
+        "response.output_item.added",
+        json!({"type": "response.output_item.added", "output_index": 1,
+               "item": {"id": "fc_1", "type": "function_call", "call_id": "call_1", "name": "add"}}),
+    ));
+    for delta in ["{\"a\": 1, ", "\"b\": 2}"] {
+        events.push((
+            "response.function_call_arguments.delta",
+            json!({"type": "response.function_call_arguments.delta", "item_id": "fc_1", "delta": delta}),
+        ));
+    }
+    events.push(completed(json!([]), usage(3, 1, 5)));
+    let address = timed_stream_server(in_pieces(&named_sse(&events), 7));
+    let deltas = Deltas::default();
+    let response = send(
+        &responses(&format!("http://{address}"), ""),
+        ChatRequest::new("", &[ChatMessage::user("1+2")], &tools()),
+        &deltas,
+    )
+    .await
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(deltas.take(), ["Hé"]);
+    assert_eq!(
+        response.tool_calls,
+        [ToolCall::new("call_1", "add", r#"{"a": 1, "b": 2}"#)]
+    );
+    assert_eq!(response.usage.cached_input_tokens, 1);
+}

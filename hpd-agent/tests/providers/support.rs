@@ -311,3 +311,18 @@ pub async fn send(
 ) -> Result<ChatResponse, ChatError> {
     client.complete(request, &deltas.sink()).await
 }
+
+/// `body` in pieces of `size` bytes (on char boundaries), each written after a short pause.
+pub fn in_pieces(body: &str, size: usize) -> Vec<(Duration, String)> {
+    let mut pieces = Vec::new();
+    let mut rest = body;
+    while !rest.is_empty() {
+        let mut end = size.min(rest.len());
+        while !rest.is_char_boundary(end) {
+            end += 1;
+        }
+        pieces.push((Duration::from_millis(1), rest[..end].to_owned()));
+        rest = &rest[end..];
+    }
+    pieces
+}
