@@ -2,19 +2,26 @@
 //! harness. For every model request it prints the visible tools, then each tool call with its
 //! result, then the final answer.
 //!
-//! Offline (no `OPENAI_API_KEY`) a scripted model plays the conversation. With
-//! `OPENAI_API_KEY` set it talks to the OpenAI Chat Completions API, or to any compatible
-//! server named by `OPENAI_BASE_URL` (Ollama, vLLM, llama.cpp), with the model `OPENAI_MODEL`
-//! (default `gpt-4o-mini`).
+//! The provider comes from the environment, and the demo prints which one it uses:
+//!
+//! - `HPD_PROVIDER=openai` (OpenAI Chat Completions or any compatible server),
+//!   `HPD_PROVIDER=openai_responses` (OpenAI Responses) or `HPD_PROVIDER=anthropic` (Anthropic
+//!   Messages) picks one; each reads its own variables (`OPENAI_API_KEY`, `OPENAI_BASE_URL`,
+//!   `OPENAI_MODEL`, default `gpt-4o-mini`; `ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`,
+//!   `ANTHROPIC_MODEL`, default `claude-sonnet-4-5`). A local server needs no key.
+//! - Without `HPD_PROVIDER`: Anthropic when `ANTHROPIC_API_KEY` is set, else OpenAI Chat
+//!   Completions when `OPENAI_API_KEY` is set.
+//! - Otherwise a scripted model plays the conversation offline.
 //!
 //! ```text
 //! cargo run -p hpd-agent-examples --example demo
+//! HPD_PROVIDER=anthropic ANTHROPIC_BASE_URL=http://127.0.0.1:8080 cargo run -p hpd-agent-examples --example demo
 //! ```
 
 use hpd_agent::prelude::*;
 use hpd_agent::{
-    AgentBuilder, AgentEvent, AgentRunConfig, ChatClient, ChatResponse, OpenAiClient,
-    ScriptedChatClient, ToolCall,
+    AgentBuilder, AgentEvent, AgentRunConfig, AnthropicClient, ChatClient, ChatResponse,
+    ModelOptions, OpenAiClient, OpenAiResponsesClient, ScriptedChatClient, ToolCall,
 };
 
 /// Arithmetic, collapsed behind one `MathTools` container.
@@ -100,21 +107,79 @@ fn print_event(event: &AgentEvent) {
     }
 }
 
+/// A variable's value, `None` when unset or empty.
+fn var(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+/// The provider the environment asks for (see the file's docs), and a line saying which.
+fn chat_client() -> Result<(Box<dyn ChatClient>, String), Box<dyn std::error::Error>> {
+    let provider = match var("HPD_PROVIDER") {
+        Some(provider) => provider.to_ascii_lowercase(),
+        None if var("ANTHROPIC_API_KEY").is_some() => "anthropic".to_owned(),
+        None if var("OPENAI_API_KEY").is_some() => "openai".to_owned(),
+        None => {
+            return Ok((
+                Box::new(scripted_model()),
+                "offline: no HPD_PROVIDER, ANTHROPIC_API_KEY or OPENAI_API_KEY, so a scripted \
+                 model plays the conversation"
+                    .to_owned(),
+            ));
+        }
+    };
+    let openai_model = || var("OPENAI_MODEL").unwrap_or_else(|| "gpt-4o-mini".to_owned());
+    Ok(match provider.as_str() {
+        "openai" => {
+            let client = OpenAiClient::from_env(openai_model())?;
+            let line = format!(
+                "provider openai (Chat Completions) at {}, model {}",
+                client.base_url(),
+                client.model()
+            );
+            (Box::new(client), line)
+        }
+        "openai_responses" => {
+            let client = OpenAiResponsesClient::from_env(openai_model())?;
+            let line = format!(
+                "provider openai_responses (Responses API) at {}, model {}",
+                client.base_url(),
+                client.model()
+            );
+            (Box::new(client), line)
+        }
+        "anthropic" => {
+            let model = var("ANTHROPIC_MODEL").unwrap_or_else(|| "claude-sonnet-4-5".to_owned());
+            let client = AnthropicClient::from_env(model)?;
+            let line = format!(
+                "provider anthropic (Messages API) at {}, model {}",
+                client.base_url(),
+                client.model()
+            );
+            (Box::new(client), line)
+        }
+        other => {
+            return Err(format!(
+                "HPD_PROVIDER is '{other}'; expected openai, openai_responses or anthropic"
+            )
+            .into());
+        }
+    })
+}
+
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let client: Box<dyn ChatClient> = if std::env::var_os("OPENAI_API_KEY").is_some() {
-        let model = std::env::var("OPENAI_MODEL").unwrap_or_else(|_| "gpt-4o-mini".to_owned());
-        println!("online: using model {model} through the OpenAI-compatible API");
-        Box::new(OpenAiClient::from_env(model)?)
-    } else {
-        println!("offline: OPENAI_API_KEY is not set, so a scripted model plays the conversation");
-        Box::new(scripted_model())
-    };
+    let (client, which) = chat_client()?;
+    println!("{which}");
 
     let agent = AgentBuilder::new()
         .with_instructions("You are a helpful assistant. Use the tools to answer.")
         .with_tool_harness::<MathTools>()
         .with_tool_harness::<WeatherTools>()
+        .with_model_options(
+            ModelOptions::new()
+                .with_temperature(0.0)
+                .with_max_output_tokens(1024),
+        )
         .with_chat_client(client)
         .build()?;
 
@@ -124,8 +189,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .run_with(QUESTION, AgentRunConfig::new().on_event(print_event))
         .await?;
     println!(
-        "\nanswer: {}\n({} requests, {} input and {} output tokens)",
-        output.text, output.iterations, output.usage.input_tokens, output.usage.output_tokens
+        "\nanswer: {}\n({} requests, {} input tokens ({} from the prompt cache), {} output tokens, finished: {})",
+        output.text,
+        output.iterations,
+        output.usage.input_tokens,
+        output.usage.cached_input_tokens,
+        output.usage.output_tokens,
+        output.finish_reason
     );
     Ok(())
 }

@@ -195,6 +195,32 @@
 //! list the known ones, and every error carries the JSON path. [`AgentBuilder::from_config`]
 //! starts a builder from it; builder calls made afterwards merge with the config's entries.
 //!
+//! # Providers and model options
+//!
+//! An agent talks to its model through a [`ChatClient`]: [`OpenAiClient`] (OpenAI Chat
+//! Completions and the servers that speak it), [`OpenAiResponsesClient`] (the Responses API),
+//! [`AnthropicClient`] (the Messages API), or [`ScriptedChatClient`] for tests; see
+//! [`providers`]. [`AgentBuilder::with_openai`], [`AgentBuilder::with_openai_responses`] and
+//! [`AgentBuilder::with_anthropic`] configure one from the environment, as does a config's
+//! `"model": {"provider": ...}`.
+//!
+//! [`ModelOptions`] (temperature, token limit, stop sequences, seed, [`ToolChoice`],
+//! `parallel_tool_calls`, and `extra` request fields) go with every request: set them with
+//! [`AgentBuilder::with_model_options`], per run with [`AgentRunConfig::with_model_options`]
+//! (merged field by field over the agent's), or in config under `model.options`. A forcing
+//! tool choice holds until the model has called a tool in the turn, then the turn goes on
+//! with `Auto`; a [`ToolChoice::Tool`] name is resolved like a call of that name (a collapsed
+//! harness forces its container, a hidden function expands its container first, as recovery
+//! would, and is then forced).
+//!
+//! Every reply carries a [`FinishReason`]; a reply cut off at the token limit
+//! ([`FinishReason::Length`]) still ends the run, with [`RunOutput::finish_reason`] saying so
+//! and an [`AgentEvent::ResponseIncomplete`] for each such reply. [`Usage`] counts the whole
+//! prompt in `input_tokens` and its part read from the provider's prompt cache in
+//! `cached_input_tokens`. Reasoning a provider returns ([`Reasoning`], with Anthropic's
+//! signatures) is kept in the history and sent back where the provider needs it. API keys never
+//! appear in errors, `Debug` output, events or traces.
+//!
 //! # Sub-agents
 //!
 //! A [`SubAgent`] is a tool (one required `input` string) that runs a child agent built from its
@@ -251,7 +277,8 @@
 //! - [`agent`]: [`Agent`], [`Session`], the builder, registration, one turn, events,
 //!   sub-agents, [`ToolSession`].
 //! - [`config`]: [`AgentConfig`] and friends, key folding, config errors.
-//! - [`chat`], [`openai`], [`scripted`]: the model side.
+//! - [`chat`], [`providers`] ([`openai`], [`providers::anthropic`],
+//!   [`providers::openai_responses`], [`scripted`]): the model side.
 //!
 //! A tool call goes down from the turn (`agent`) through `collapse` (resolution, expansion) and
 //! `middleware` (the pipeline) to the catalog entry (`tool`) and its body, and back.
@@ -272,9 +299,10 @@ pub mod config;
 mod error;
 pub mod harness;
 pub mod middleware;
-pub mod openai;
-pub mod scripted;
+pub mod providers;
 pub mod tool;
+
+pub use providers::{openai, scripted};
 
 // Not public API. Used by generated code.
 #[doc(hidden)]
@@ -288,8 +316,8 @@ pub use agent::{
 };
 pub use async_trait::async_trait;
 pub use chat::{
-    ChatClient, ChatError, ChatMessage, ChatRequest, ChatResponse, TextSink, ToolCall,
-    ToolDefinition, Usage,
+    ChatClient, ChatError, ChatMessage, ChatRequest, ChatResponse, FinishReason, ModelOptions,
+    Reasoning, TextSink, ToolCall, ToolChoice, ToolDefinition, Usage,
 };
 pub use config::{
     AgentConfig, CollapsingConfig, ConfigError, ConfigErrorKind, ModelConfig, RunConfigData,
@@ -304,7 +332,9 @@ pub use middleware::{
     ConfigurableMiddleware, FunctionCall, HookResult, IterationInfo, Middleware, MiddlewareError,
     Next, TurnInfo, TurnOutcome,
 };
-pub use openai::OpenAiClient;
+pub use providers::anthropic::AnthropicClient;
+pub use providers::openai::OpenAiClient;
+pub use providers::openai_responses::OpenAiResponsesClient;
 pub use registry::{FunctionSpec, HarnessEntry, HarnessInfo, Registry};
 pub use scripted::{RecordedRequest, ScriptedChatClient};
 pub use tokio_util::sync::CancellationToken;

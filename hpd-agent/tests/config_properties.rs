@@ -3,8 +3,8 @@
 use std::collections::BTreeMap;
 
 use hpd_agent::{
-    AgentConfig, CollapsingConfig, ConfigErrorKind, ModelConfig, RunConfigData, SubAgentConfig,
-    ToolHarnessReference,
+    AgentConfig, CollapsingConfig, ConfigErrorKind, ModelConfig, ModelOptions, RunConfigData,
+    SubAgentConfig, ToolChoice, ToolHarnessReference,
 };
 use serde_json::Value;
 
@@ -197,6 +197,46 @@ mod properties {
             })
     }
 
+    fn model_options() -> impl Strategy<Value = ModelOptions> {
+        let choice = prop_oneof![
+            Just(ToolChoice::Auto),
+            Just(ToolChoice::None),
+            Just(ToolChoice::Required),
+            names().prop_map(ToolChoice::Tool),
+        ];
+        (
+            (
+                prop::option::of(0.0f64..2.0),
+                prop::option::of(0.0f64..=1.0),
+                prop::option::of(1u32..),
+                prop::collection::vec(any::<String>(), 0..3),
+            ),
+            (
+                prop::option::of(any::<i64>()),
+                prop::option::of(choice),
+                prop::option::of(any::<bool>()),
+                prop::collection::btree_map(any::<String>(), raw(), 0..3),
+            ),
+        )
+            .prop_map(
+                |(
+                    (temperature, top_p, max_output_tokens, stop),
+                    (seed, tool_choice, parallel, extra),
+                )| {
+                    ModelOptions {
+                        temperature,
+                        top_p,
+                        max_output_tokens,
+                        stop,
+                        seed,
+                        tool_choice,
+                        parallel_tool_calls: parallel,
+                        extra: extra.into_iter().collect(),
+                    }
+                },
+            )
+    }
+
     fn collapsing() -> impl Strategy<Value = CollapsingConfig> {
         (
             any::<bool>(),
@@ -225,11 +265,13 @@ mod properties {
                     prop::option::of(names()),
                     prop::option::of(names()),
                     prop::option::of(any::<String>()),
+                    prop::option::of(model_options()),
                 )
-                    .prop_map(|(provider, model, base_url)| ModelConfig {
+                    .prop_map(|(provider, model, base_url, options)| ModelConfig {
                         provider,
                         model,
                         base_url,
+                        options,
                     }),
             ),
             prop::option::of(any::<usize>()),

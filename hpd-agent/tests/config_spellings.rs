@@ -186,6 +186,7 @@ fn full_config() -> AgentConfig {
             provider: Some("openai".into()),
             model: Some("gpt-4o-mini".into()),
             base_url: Some("http://localhost:11434/v1".into()),
+            options: None,
         }),
         max_iterations: Some(7),
         collapsing: CollapsingConfig {

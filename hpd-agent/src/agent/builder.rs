@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use crate::chat::ChatClient;
+use crate::chat::{ChatClient, ModelOptions};
 use crate::collapse::{LiveToolset, Part, Toolset};
 use crate::config::{AgentConfig, CollapsingConfig, ModelConfig, ToolHarnessReference};
 use crate::error::BuildError;
@@ -63,6 +63,7 @@ pub struct AgentBuilder {
     max_iterations: Option<usize>,
     collapsing: CollapsingConfig,
     model: Option<ModelConfig>,
+    model_options: ModelOptions,
     registrations: Registrations,
     middleware: Vec<Arc<dyn Middleware>>,
     client: Option<Arc<dyn ChatClient>>,
@@ -90,7 +91,7 @@ impl AgentBuilder {
         Self::default()
     }
 
-    /// A builder that starts from a config: name, instructions, model, `max_iterations`,
+    /// A builder that starts from a config: name, instructions, model (and its `options`), `max_iterations`,
     /// collapsing settings and harness references. Builder calls made afterwards merge with it.
     pub fn from_config(config: AgentConfig) -> Self {
         let mut builder = AgentBuilder::new();
@@ -98,6 +99,9 @@ impl AgentBuilder {
         builder.instructions = config.instructions.unwrap_or_default();
         builder.max_iterations = config.max_iterations;
         builder.collapsing = config.collapsing;
+        if let Some(options) = config.model.as_ref().and_then(|m| m.options.clone()) {
+            builder.model_options = options;
+        }
         builder.model = config.model;
         for reference in &config.tool_harnesses {
             builder
@@ -276,13 +280,55 @@ impl AgentBuilder {
         self
     }
 
+    /// Sets the model options sent with every request (see [`ModelOptions`]). Fields set here
+    /// replace those of a config's `model.options` and of earlier calls; `extra` objects are
+    /// merged key by key. A run can override them with
+    /// [`AgentRunConfig::with_model_options`](crate::AgentRunConfig::with_model_options).
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, ChatResponse, ModelOptions, ScriptedChatClient};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let model = ScriptedChatClient::with_replies([ChatResponse::text("hi")]);
+    /// let agent = AgentBuilder::new()
+    ///     .with_model_options(ModelOptions::new().with_temperature(0.0).with_max_output_tokens(256))
+    ///     .with_chat_client(model.clone())
+    ///     .build()?;
+    /// agent.run("hello").await?;
+    /// assert_eq!(model.requests()[0].options.max_output_tokens, Some(256));
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn with_model_options(mut self, options: ModelOptions) -> Self {
+        self.model_options = self.model_options.merged_with(&options);
+        self
+    }
+
     /// Uses the OpenAI-compatible provider with this model, configured from the environment
     /// (`OPENAI_API_KEY`, `OPENAI_BASE_URL`).
-    pub fn with_openai(mut self, model: impl Into<String>) -> Self {
+    pub fn with_openai(self, model: impl Into<String>) -> Self {
+        self.with_provider("openai", model.into())
+    }
+
+    /// Uses the OpenAI Responses API ([`OpenAiResponsesClient`](crate::OpenAiResponsesClient))
+    /// with this model, configured from the environment (`OPENAI_API_KEY`, `OPENAI_BASE_URL`).
+    pub fn with_openai_responses(self, model: impl Into<String>) -> Self {
+        self.with_provider("openai_responses", model.into())
+    }
+
+    /// Uses the Anthropic Messages API ([`AnthropicClient`](crate::AnthropicClient)) with this
+    /// model, configured from the environment (`ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`).
+    pub fn with_anthropic(self, model: impl Into<String>) -> Self {
+        self.with_provider("anthropic", model.into())
+    }
+
+    fn with_provider(mut self, provider: &str, model: String) -> Self {
         self.model = Some(ModelConfig {
-            provider: Some("openai".to_owned()),
-            model: Some(model.into()),
+            provider: Some(provider.to_owned()),
+            model: Some(model),
             base_url: None,
+            options: None,
         });
         self.client = None;
         self
@@ -350,6 +396,7 @@ impl AgentBuilder {
                 instructions: self.instructions,
                 max_iterations: self.max_iterations.unwrap_or(DEFAULT_MAX_ITERATIONS),
                 client,
+                model_options: self.model_options,
                 middleware: self.middleware,
                 tools: LiveToolset::new(tools),
                 handlers: self.handlers,

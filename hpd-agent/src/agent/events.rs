@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::chat::Usage;
+use crate::chat::{FinishReason, Usage};
 
 /// Something that happened during a run.
 ///
@@ -26,6 +26,19 @@ pub enum AgentEvent {
     TextDelta {
         /// The new text.
         text: String,
+    },
+    /// A model reply ended before it was complete: cut off at the output token limit
+    /// ([`FinishReason::Length`]), stopped by the provider's content filter, or for a reason this
+    /// crate does not map. Replies that end normally (`Stop`, `ToolCalls`) send no event. A
+    /// final reply that was cut off still ends the run; [`RunOutput::finish_reason`](crate::RunOutput::finish_reason)
+    /// says so too.
+    ResponseIncomplete {
+        /// The request the reply answers (1 for the first of the turn).
+        iteration: usize,
+        /// Why the reply ended.
+        finish_reason: FinishReason,
+        /// Whether the reply carries tool calls (whose arguments may be cut off as well).
+        has_tool_calls: bool,
     },
     /// A tool call is about to be handled.
     ToolCallStarted {
@@ -100,6 +113,17 @@ impl Emitter {
                 "iteration started"
             ),
             AgentEvent::TextDelta { .. } => {}
+            AgentEvent::ResponseIncomplete {
+                iteration,
+                finish_reason,
+                has_tool_calls,
+            } => tracing::warn!(
+                target: "hpd_agent",
+                iteration,
+                %finish_reason,
+                has_tool_calls,
+                "the model's reply is incomplete"
+            ),
             AgentEvent::ToolCallStarted { call_id, name, .. } => {
                 tracing::debug!(target: "hpd_agent", call_id, name, "tool call started");
             }
@@ -124,6 +148,7 @@ impl Emitter {
             AgentEvent::TurnFinished { usage, failed } => tracing::debug!(
                 target: "hpd_agent",
                 input_tokens = usage.input_tokens,
+                cached_input_tokens = usage.cached_input_tokens,
                 output_tokens = usage.output_tokens,
                 failed,
                 "turn finished"

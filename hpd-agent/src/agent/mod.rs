@@ -18,7 +18,7 @@ use futures::Stream;
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
-use crate::chat::{ChatClient, ChatMessage, Usage};
+use crate::chat::{ChatClient, ChatMessage, FinishReason, ModelOptions, Usage};
 use crate::collapse::LiveToolset;
 use crate::config::{ModelConfig, RunConfigData, ToolHarnessReference};
 use crate::error::{BuildError, RunError};
@@ -43,6 +43,7 @@ pub(crate) struct AgentInner {
     pub(crate) instructions: String,
     pub(crate) max_iterations: usize,
     pub(crate) client: Arc<dyn ChatClient>,
+    pub(crate) model_options: ModelOptions,
     pub(crate) middleware: Vec<Arc<dyn Middleware>>,
     pub(crate) tools: LiveToolset,
     pub(crate) handlers: Vec<EventHandler>,
@@ -173,6 +174,11 @@ pub struct RunOutput {
     pub usage: Usage,
     /// How many model requests the turn made.
     pub iterations: usize,
+    /// Why the model stopped its final reply. [`FinishReason::Length`] means `text` was cut
+    /// off at the output token limit
+    /// ([`ModelOptions::max_output_tokens`](crate::ModelOptions::max_output_tokens)); the run
+    /// also reports it as [`AgentEvent::ResponseIncomplete`].
+    pub finish_reason: FinishReason,
 }
 
 impl Session {
@@ -268,6 +274,7 @@ pub struct AgentRunConfig {
     registrations: Registrations,
     additional_instructions: Option<String>,
     max_iterations: Option<usize>,
+    model_options: Option<ModelOptions>,
     cancellation: Option<CancellationToken>,
     handlers: Vec<EventHandler>,
 }
@@ -277,6 +284,7 @@ impl std::fmt::Debug for AgentRunConfig {
         f.debug_struct("AgentRunConfig")
             .field("additional_instructions", &self.additional_instructions)
             .field("max_iterations", &self.max_iterations)
+            .field("model_options", &self.model_options)
             .finish_non_exhaustive()
     }
 }
@@ -358,6 +366,25 @@ impl AgentRunConfig {
         self
     }
 
+    /// Overrides model options for this run: every field `options` sets replaces the agent's,
+    /// `extra` is merged key by key (see [`ModelOptions::merged_with`]). Calling it again merges
+    /// over the earlier call.
+    ///
+    /// ```
+    /// use hpd_agent::{AgentRunConfig, ModelOptions, ToolChoice};
+    ///
+    /// let run = AgentRunConfig::new()
+    ///     .with_model_options(ModelOptions::new().with_temperature(0.0).with_tool_choice(ToolChoice::Required));
+    /// # drop(run);
+    /// ```
+    pub fn with_model_options(mut self, options: ModelOptions) -> Self {
+        self.model_options = Some(match self.model_options.take() {
+            Some(earlier) => earlier.merged_with(&options),
+            None => options,
+        });
+        self
+    }
+
     /// Cancels the run when `token` is cancelled: the model request or the running functions
     /// are abandoned, every pending call gets `Error: run cancelled`, and the run fails with
     /// [`RunError::Cancelled`].
@@ -373,35 +400,22 @@ impl AgentRunConfig {
     }
 }
 
-/// Creates a chat client from a model config: provider `openai` (the default) is the
-/// OpenAI-compatible [`OpenAiClient`](crate::OpenAiClient), configured from the environment
-/// (`OPENAI_API_KEY`, `OPENAI_BASE_URL`) unless the config names a `base_url`.
+/// Creates a chat client from a model config. Providers (names match ASCII case-insensitively):
+///
+/// - `openai` (the default): [`OpenAiClient`](crate::OpenAiClient), OpenAI Chat Completions or
+///   any compatible server; `OPENAI_API_KEY`, `OPENAI_BASE_URL`, model default `OPENAI_MODEL`.
+/// - `openai_responses`: [`OpenAiResponsesClient`](crate::OpenAiResponsesClient), the same
+///   variables.
+/// - `anthropic`: [`AnthropicClient`](crate::AnthropicClient); `ANTHROPIC_API_KEY`,
+///   `ANTHROPIC_BASE_URL`, model default `ANTHROPIC_MODEL`.
+///
+/// A `base_url` in the config replaces the base URL variable.
 pub(crate) fn client_from_model(model: &ModelConfig) -> Result<Arc<dyn ChatClient>, BuildError> {
-    let provider = model.provider.as_deref().unwrap_or("openai");
-    if !provider.eq_ignore_ascii_case("openai") {
-        return Err(BuildError::Client(crate::ChatError::Config(format!(
-            "unknown model provider '{provider}'; expected 'openai' (any OpenAI-compatible server, through base_url)"
-        ))));
-    }
-    let name = model
-        .model
-        .clone()
-        .or_else(|| {
-            std::env::var("OPENAI_MODEL")
-                .ok()
-                .filter(|m| !m.trim().is_empty())
-        })
-        .ok_or_else(|| {
-            BuildError::Client(crate::ChatError::Config(
-                "the model config names no model; set model.model or OPENAI_MODEL".to_owned(),
-            ))
-        })?;
-    let client = match &model.base_url {
-        Some(base_url) => {
-            let key = std::env::var("OPENAI_API_KEY").unwrap_or_default();
-            crate::OpenAiClient::new(name, key.trim())?.with_base_url(base_url)?
-        }
-        None => crate::OpenAiClient::from_env(name)?,
-    };
-    Ok(Arc::new(client))
+    crate::providers::client_from_config(
+        model.provider.as_deref(),
+        model.model.as_deref(),
+        model.base_url.as_deref(),
+        &|name| std::env::var(name).ok(),
+    )
+    .map_err(BuildError::Client)
 }

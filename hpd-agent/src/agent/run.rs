@@ -6,8 +6,10 @@ use std::time::Instant;
 use futures::future::join_all;
 use tracing::Instrument as _;
 
-use crate::chat::{ChatMessage, ChatRequest, ToolCall, ToolDefinition, Usage};
-use crate::collapse::{Expansion, Routed, Target, Toolset, unknown_text};
+use crate::chat::{
+    ChatMessage, ChatRequest, FinishReason, ModelOptions, ToolCall, ToolDefinition, Usage,
+};
+use crate::collapse::{Expansion, Routed, Target, Toolset, tool_choice, unknown_text};
 use crate::error::RunError;
 use crate::harness::registry::Registry;
 use crate::middleware::pipeline::{
@@ -36,6 +38,12 @@ struct Turn<'a> {
     expansion: Expansion,
     history: &'a mut Vec<ChatMessage>,
     usage: Usage,
+    /// The agent's model options with the run's merged over them.
+    options: ModelOptions,
+    /// Whether the model called a tool in this turn (forcing tool choices then stop).
+    tool_called: bool,
+    /// Why the model stopped its latest reply.
+    finish_reason: FinishReason,
 }
 
 /// The agent's toolset for this turn (hooks run, current tool lists), with the harnesses the
@@ -84,6 +92,10 @@ pub(super) async fn run_turn(
     };
     let mut handlers = agent.handlers.clone();
     handlers.extend(config.handlers);
+    let options = match &config.model_options {
+        Some(run) => agent.model_options.merged_with(run),
+        None => agent.model_options.clone(),
+    };
 
     let turn_info = TurnInfo {
         agent_name: agent.name.clone(),
@@ -103,6 +115,9 @@ pub(super) async fn run_turn(
         ),
         history: &mut session.state.history,
         usage: Usage::default(),
+        options,
+        tool_called: false,
+        finish_reason: FinishReason::default(),
     };
 
     let outcome = match turn.expansion.start(tools) {
@@ -111,6 +126,7 @@ pub(super) async fn run_turn(
     };
 
     let usage = turn.usage;
+    let finish_reason = turn.finish_reason.clone();
     let after = {
         let outcome_view = match &outcome {
             Ok((text, _)) => TurnOutcome::Finished {
@@ -145,20 +161,8 @@ pub(super) async fn run_turn(
         text,
         usage,
         iterations,
+        finish_reason,
     })
-}
-
-/// The request of one iteration.
-fn request<'a>(
-    instructions: &'a str,
-    messages: &'a [ChatMessage],
-    tools: &'a [Arc<ToolDefinition>],
-) -> ChatRequest<'a> {
-    ChatRequest {
-        instructions,
-        messages,
-        tools,
-    }
 }
 
 impl Turn<'_> {
@@ -177,6 +181,7 @@ impl Turn<'_> {
         .await?;
 
         for iteration in 1..=max_iterations {
+            let changed_options = self.request_options()?;
             let visible: Vec<Arc<ToolDefinition>> = self.tools.visible(&self.expansion.expanded);
             let info = IterationInfo {
                 iteration,
@@ -203,7 +208,9 @@ impl Turn<'_> {
                     });
                 }
             };
-            let request = request(&instructions, self.history, &visible);
+            let options = changed_options.as_ref().unwrap_or(&self.options);
+            let request =
+                ChatRequest::new(&instructions, self.history, &visible).with_options(options);
             let response = tokio::select! {
                 biased;
                 () = self.cancellation.cancelled() => return Err(RunError::Cancelled),
@@ -214,10 +221,19 @@ impl Turn<'_> {
                     .instrument(tracing::debug_span!(target: "hpd_agent", "model_request", iteration)) => response?,
             };
             self.usage += response.usage;
-            self.history.push(ChatMessage::Assistant {
-                content: response.text.clone(),
-                tool_calls: response.tool_calls.clone(),
-            });
+            self.history.push(ChatMessage::assistant(&response));
+            self.finish_reason = response.finish_reason.clone();
+            if !matches!(
+                response.finish_reason,
+                FinishReason::Stop | FinishReason::ToolCalls
+            ) {
+                self.emitter.emit(&AgentEvent::ResponseIncomplete {
+                    iteration,
+                    finish_reason: response.finish_reason.clone(),
+                    has_tool_calls: !response.tool_calls.is_empty(),
+                });
+            }
+            self.tool_called |= !response.tool_calls.is_empty();
 
             let answered = response.tool_calls.is_empty();
             if !answered {
@@ -235,6 +251,32 @@ impl Turn<'_> {
             }
         }
         Err(RunError::MaxIterations(max_iterations))
+    }
+
+    /// The options of the next request: the turn's, with the tool choice resolved against the
+    /// tools (which may expand a container first, as recovery would).
+    /// `None` when they are the turn's options unchanged.
+    fn request_options(&mut self) -> Result<Option<ModelOptions>, RunError> {
+        let resolved = tool_choice::resolve(
+            self.tools,
+            &self.expansion.expanded,
+            self.options.tool_choice.as_ref(),
+            self.tool_called,
+        )?;
+        if let Some(h) = resolved.expand
+            && self.expansion.expand(self.tools, h)?
+        {
+            self.emitter.emit(&AgentEvent::ContainerExpanded {
+                harness: self.tools.groups()[h].name.to_string(),
+                recovery: true,
+            });
+        }
+        if resolved.choice == self.options.tool_choice {
+            return Ok(None);
+        }
+        let mut options = self.options.clone();
+        options.tool_choice = resolved.choice;
+        Ok(Some(options))
     }
 
     /// Resolves and runs the calls of one response and appends a result for every call, in

@@ -19,6 +19,7 @@
 
 mod expansion;
 mod refresh;
+pub(crate) mod tool_choice;
 
 use std::collections::HashMap;
 use std::sync::Arc;

@@ -12,7 +12,9 @@
 //! {
 //!   "name": "assistant",
 //!   "instructions": "Be brief.",
-//!   "model": { "provider": "openai", "model": "gpt-4o-mini" },
+//!   "model": { "provider": "openai", "model": "gpt-4o-mini",
+//!              "options": { "temperature": 0, "max_output_tokens": 1024,
+//!                           "tool_choice": "auto", "extra": { "user": "docs" } } },
 //!   "max_iterations": 8,
 //!   "collapsing": { "never_collapse": ["WeatherTools"] },
 //!   "tool_harnesses": [
@@ -31,15 +33,16 @@
 //!
 //! # Keys
 //!
-//! The keys of every object this crate defines (the agent config, `model`, `collapsing`,
-//! harness references, sub-agent entries, the run config) are normalised before matching:
+//! The keys of every object this crate defines (the agent config, `model`, `model.options`
+//! and its `tool_choice` object, `collapsing`, harness references, sub-agent entries, the run config) are normalised before matching:
 //! ASCII letters are lower-cased and `_` is removed, so `ToolHarnesses`, `toolHarnesses`,
 //! `toolharnesses` and `tool_harnesses` are one key (`-` is not removed: `tool-harnesses` is
 //! unknown). Two keys of one object that normalise alike are an error naming both; an unknown
 //! key is an error naming it and listing the known keys in snake_case.
 //!
-//! Values that belong to the user's types — a reference's `config` and `metadata`, and the
-//! values of its `middleware_configs` — are kept as raw [`serde_json::Value`]s, untouched (their
+//! Values that belong to the user's types — a reference's `config` and `metadata`, the values
+//! of its `middleware_configs`, and `model.options.extra` (request body fields of the provider)
+//! — are kept as raw [`serde_json::Value`]s, untouched (their
 //! keys are not normalised); the keys of `middleware_configs` are middleware type names, kept as
 //! written (two that differ only in case are an error, since the build matches them
 //! case-insensitively).
@@ -47,7 +50,7 @@
 //! # Values
 //!
 //! - `null` means "absent" for the optional values of this crate (`name`, `instructions`,
-//!   `model`, its fields, `max_iterations`, a reference's `functions`, the run config's
+//!   `model`, its fields, the fields of `model.options`, `max_iterations`, a reference's `functions`, the run config's
 //!   `additional_instructions` and `max_iterations`). A reference's `config` and `metadata` are
 //!   the user's values: `"config": null` is kept as `Some(Value::Null)` and handed to the config
 //!   type as it is; omit the key to give none.
@@ -84,8 +87,14 @@
 //! | empty sub-agent name | `sub-agent name is empty` | the name |
 //! | middleware keys equal but for case | `duplicate key in middleware_configs: '{first}' and '{second}' name the same middleware (names match case-insensitively)` | `...middleware_configs` |
 //! | `collapsing` in a run config | `collapsing belongs to AgentConfig, not AgentRunConfig` | `.` |
+//! | negative `temperature` | `temperature must not be negative` | `model.options.temperature` |
+//! | `top_p` outside 0..=1 | `top_p must be between 0 and 1` | `model.options.top_p` |
+//! | `"max_output_tokens": 0` | `max_output_tokens must be at least 1` | `model.options.max_output_tokens` |
+//! | unknown `tool_choice` string | `unknown tool_choice '{value}'; expected "auto", "none", "required" or {"tool": "name"}` | `model.options.tool_choice` |
+//! | `tool_choice` object without `tool` | `missing key 'tool' in ToolChoice; name the tool the model must call` | `model.options.tool_choice` |
+//! | `extra` not an object | `extra must be an object of request body fields` | `model.options.extra` |
 //!
-//! `{Object}` is one of `AgentConfig`, `ModelConfig`, `CollapsingConfig`,
+//! `{Object}` is one of `AgentConfig`, `ModelConfig`, `ModelOptions`, `ToolChoice`, `CollapsingConfig`,
 //! `ToolHarnessReference`, `SubAgentConfig`, `AgentRunConfig`.
 //!
 //! # Canonical form
@@ -281,7 +290,7 @@ impl std::str::FromStr for AgentConfig {
     }
 }
 
-/// Which model an agent talks to (JSON `model`: `provider`, `model`, `base_url`).
+/// Which model an agent talks to (JSON `model`: `provider`, `model`, `base_url`, `options`).
 ///
 /// Every field is optional; what a missing one means is up to the agent builder.
 ///
@@ -299,6 +308,7 @@ impl std::str::FromStr for AgentConfig {
 ///         provider: Some("openai".into()),
 ///         model: Some("gpt-4o-mini".into()),
 ///         base_url: Some("http://localhost:11434/v1".into()),
+///         options: None,
 ///     })
 /// );
 /// # Ok::<(), hpd_agent::ConfigError>(())
@@ -311,4 +321,10 @@ pub struct ModelConfig {
     pub model: Option<String>,
     /// The provider's base URL, for OpenAI-compatible servers (JSON `base_url`).
     pub base_url: Option<String>,
+    /// Generation settings sent with every request (JSON `options`: `temperature`, `top_p`,
+    /// `max_output_tokens`, `stop` (a string or a list), `seed`, `tool_choice` (`"auto"`,
+    /// `"none"`, `"required"` or `{"tool": "name"}`), `parallel_tool_calls`, and `extra`, an
+    /// object merged into the request body). Its keys follow the rules of the rest of the
+    /// config; `extra` is the user's and kept as written.
+    pub options: Option<crate::chat::ModelOptions>,
 }

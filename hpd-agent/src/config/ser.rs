@@ -6,6 +6,7 @@ use serde::ser::{Serialize, SerializeStruct, Serializer};
 use super::{
     AgentConfig, CollapsingConfig, ModelConfig, RunConfigData, SubAgentConfig, ToolHarnessReference,
 };
+use crate::chat::{ModelOptions, ToolChoice};
 
 /// Writes the fields whose `present` flag is set, in order, as one struct.
 macro_rules! write_struct {
@@ -64,8 +65,56 @@ impl Serialize for ModelConfig {
                 (self.provider.is_some(), "provider", &self.provider),
                 (self.model.is_some(), "model", &self.model),
                 (self.base_url.is_some(), "base_url", &self.base_url),
+                (self.options.is_some(), "options", &self.options),
             ]
         )
+    }
+}
+
+impl Serialize for ModelOptions {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        write_struct!(
+            serializer,
+            "ModelOptions",
+            [
+                (self.temperature.is_some(), "temperature", &self.temperature),
+                (self.top_p.is_some(), "top_p", &self.top_p),
+                (
+                    self.max_output_tokens.is_some(),
+                    "max_output_tokens",
+                    &self.max_output_tokens
+                ),
+                (!self.stop.is_empty(), "stop", &self.stop),
+                (self.seed.is_some(), "seed", &self.seed),
+                (
+                    self.tool_choice.is_some(),
+                    "tool_choice",
+                    &self.tool_choice.as_ref().map(ToolChoiceForm)
+                ),
+                (
+                    self.parallel_tool_calls.is_some(),
+                    "parallel_tool_calls",
+                    &self.parallel_tool_calls
+                ),
+                (!self.extra.is_empty(), "extra", &self.extra),
+            ]
+        )
+    }
+}
+
+/// A tool choice as config writes it: a string, or `{"tool": name}`.
+struct ToolChoiceForm<'a>(&'a ToolChoice);
+
+impl Serialize for ToolChoiceForm<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            ToolChoice::Auto => serializer.serialize_str("auto"),
+            ToolChoice::None => serializer.serialize_str("none"),
+            ToolChoice::Required => serializer.serialize_str("required"),
+            ToolChoice::Tool(name) => {
+                write_struct!(serializer, "ToolChoice", [(true, "tool", name)])
+            }
+        }
     }
 }
 

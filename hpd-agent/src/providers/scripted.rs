@@ -6,7 +6,8 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use async_trait::async_trait;
 
 use crate::chat::{
-    ChatClient, ChatError, ChatMessage, ChatRequest, ChatResponse, TextSink, ToolDefinition,
+    ChatClient, ChatError, ChatMessage, ChatRequest, ChatResponse, ModelOptions, TextSink,
+    ToolDefinition,
 };
 
 /// A copy of one request a [`ScriptedChatClient`] received.
@@ -18,6 +19,8 @@ pub struct RecordedRequest {
     pub messages: Vec<ChatMessage>,
     /// The visible tool definitions, in order.
     pub tools: Vec<Arc<ToolDefinition>>,
+    /// The model options sent with the request.
+    pub options: ModelOptions,
 }
 
 impl RecordedRequest {
@@ -128,6 +131,7 @@ impl ChatClient for ScriptedChatClient {
                 instructions: request.instructions.to_owned(),
                 messages: request.messages.to_vec(),
                 tools: request.tools.to_vec(),
+                options: request.options.clone(),
             });
             let n = script.requests.len();
             script

@@ -1,0 +1,269 @@
+//! The conversation: messages, tool calls, tool definitions, requests and responses.
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::{FinishReason, ModelOptions, Usage};
+
+/// One message of a conversation.
+///
+/// The history of a [`Session`](crate::Session) is a `Vec<ChatMessage>`; it serializes with serde
+/// so a session can be stored and resumed elsewhere.
+///
+/// ```
+/// use hpd_agent::ChatMessage;
+/// let m = ChatMessage::user("hello");
+/// assert_eq!(m, ChatMessage::User { content: "hello".into() });
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "role", rename_all = "snake_case")]
+pub enum ChatMessage {
+    /// A message from the user.
+    User {
+        /// The text.
+        content: String,
+    },
+    /// A reply of the model: text, tool calls, or both.
+    Assistant {
+        /// The text part, if any.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        content: Option<String>,
+        /// The tool calls the model made, in order.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        tool_calls: Vec<ToolCall>,
+        /// The model's reasoning before this reply, kept so providers that need it back
+        /// (Anthropic thinking blocks with their signatures, `reasoning_content` of
+        /// OpenAI-compatible servers during tool loops) get it.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        reasoning: Vec<Reasoning>,
+    },
+    /// The result of one tool call, answering the call with the same id.
+    Tool {
+        /// The id of the call this answers.
+        call_id: String,
+        /// The result text the model sees.
+        content: String,
+        /// Whether the result reports an error. Providers whose wire format has no such field
+        /// drop it.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        is_error: bool,
+    },
+}
+
+impl ChatMessage {
+    /// A user message.
+    #[must_use]
+    pub fn user(content: impl Into<String>) -> Self {
+        ChatMessage::User {
+            content: content.into(),
+        }
+    }
+
+    /// The assistant message that records `response` in the history: its text, tool calls
+    /// and reasoning.
+    ///
+    /// ```
+    /// use hpd_agent::{ChatMessage, ChatResponse};
+    ///
+    /// let message = ChatMessage::assistant(&ChatResponse::text("hi"));
+    /// assert_eq!(
+    ///     message,
+    ///     ChatMessage::Assistant { content: Some("hi".into()), tool_calls: vec![], reasoning: vec![] }
+    /// );
+    /// ```
+    #[must_use]
+    pub fn assistant(response: &ChatResponse) -> Self {
+        ChatMessage::Assistant {
+            content: response.text.clone(),
+            tool_calls: response.tool_calls.clone(),
+            reasoning: response.reasoning.clone(),
+        }
+    }
+}
+
+/// Reasoning the model produced before its reply.
+///
+/// Which fields are set depends on the provider: OpenAI-compatible servers send `text` only
+/// (`reasoning_content`); Anthropic sends `text` with a `signature` (a `thinking` block), or
+/// only `redacted` data (a `redacted_thinking` block); the OpenAI Responses API sends a summary
+/// as `text`, its item `id`, and its `encrypted_content` as `signature` when asked for it.
+/// Signatures and redacted data are opaque: they are sent back exactly as they came.
+///
+/// ```
+/// use hpd_agent::Reasoning;
+///
+/// let thought = Reasoning::text("The user wants the sum.");
+/// assert_eq!(thought.signature, None);
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reasoning {
+    /// The reasoning text (or its summary); may be empty.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub text: String,
+    /// The provider's signature or encrypted form of the reasoning.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature: Option<String>,
+    /// Reasoning the provider only returns encrypted (Anthropic `redacted_thinking` data).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub redacted: Option<String>,
+    /// The provider's id of the reasoning item (OpenAI Responses).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+}
+
+impl Reasoning {
+    /// Reasoning with only text.
+    #[must_use]
+    pub fn text(text: impl Into<String>) -> Self {
+        Reasoning {
+            text: text.into(),
+            ..Reasoning::default()
+        }
+    }
+}
+
+/// A tool call made by the model.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolCall {
+    /// The provider's id for the call; the result message carries it back.
+    pub id: String,
+    /// The tool name as the model sent it (it may name no visible tool).
+    pub name: String,
+    /// The arguments as the model sent them: JSON text, possibly malformed or empty.
+    pub arguments: String,
+}
+
+impl ToolCall {
+    /// A tool call with arguments given as JSON text.
+    #[must_use]
+    pub fn new(
+        id: impl Into<String>,
+        name: impl Into<String>,
+        arguments: impl Into<String>,
+    ) -> Self {
+        ToolCall {
+            id: id.into(),
+            name: name.into(),
+            arguments: arguments.into(),
+        }
+    }
+}
+
+/// A tool as offered to the model: name, description and JSON schema of its parameters.
+///
+/// Definitions are built once (at agent build, or once per harness for schemas) and shared by
+/// reference between requests.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolDefinition {
+    /// The tool name.
+    pub name: String,
+    /// The description the model reads.
+    pub description: String,
+    /// The JSON schema of the parameters object.
+    pub parameters: Arc<Value>,
+}
+
+/// One request to a model.
+///
+/// ```
+/// use hpd_agent::{ChatMessage, ChatRequest, ModelOptions};
+///
+/// let messages = [ChatMessage::user("hi")];
+/// let options = ModelOptions::new().with_temperature(0.0);
+/// let request = ChatRequest::new("Be brief.", &messages, &[]).with_options(&options);
+/// assert_eq!(request.options.temperature, Some(0.0));
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct ChatRequest<'a> {
+    /// The system instructions (may be empty).
+    pub instructions: &'a str,
+    /// The conversation so far, oldest first.
+    pub messages: &'a [ChatMessage],
+    /// The tools visible for this request, in the order the model should see them.
+    pub tools: &'a [Arc<ToolDefinition>],
+    /// Generation settings; [`ModelOptions::none`] when none are set.
+    pub options: &'a ModelOptions,
+}
+
+impl<'a> ChatRequest<'a> {
+    /// A request without options.
+    #[must_use]
+    pub fn new(
+        instructions: &'a str,
+        messages: &'a [ChatMessage],
+        tools: &'a [Arc<ToolDefinition>],
+    ) -> Self {
+        ChatRequest {
+            instructions,
+            messages,
+            tools,
+            options: ModelOptions::none(),
+        }
+    }
+
+    /// The request with these options.
+    #[must_use]
+    pub fn with_options(mut self, options: &'a ModelOptions) -> Self {
+        self.options = options;
+        self
+    }
+}
+
+/// The model's answer to one request.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ChatResponse {
+    /// The text part, if any.
+    pub text: Option<String>,
+    /// The tool calls, in order. Empty when the model is done.
+    pub tool_calls: Vec<ToolCall>,
+    /// Token usage of this request.
+    pub usage: Usage,
+    /// Why the model stopped. [`FinishReason::Length`] means the reply is cut off.
+    pub finish_reason: FinishReason,
+    /// The model's reasoning, in order, where the provider sends it.
+    pub reasoning: Vec<Reasoning>,
+}
+
+impl ChatResponse {
+    /// A response with only text.
+    #[must_use]
+    pub fn text(text: impl Into<String>) -> Self {
+        ChatResponse {
+            text: Some(text.into()),
+            ..ChatResponse::default()
+        }
+    }
+
+    /// A response with only tool calls (finish reason [`FinishReason::ToolCalls`]).
+    #[must_use]
+    pub fn tool_calls(calls: Vec<ToolCall>) -> Self {
+        ChatResponse {
+            tool_calls: calls,
+            finish_reason: FinishReason::ToolCalls,
+            ..ChatResponse::default()
+        }
+    }
+
+    /// The response with this finish reason.
+    ///
+    /// ```
+    /// use hpd_agent::{ChatResponse, FinishReason};
+    ///
+    /// let cut = ChatResponse::text("Once upon a").with_finish_reason(FinishReason::Length);
+    /// assert!(cut.finish_reason.is_truncated());
+    /// ```
+    #[must_use]
+    pub fn with_finish_reason(mut self, finish_reason: FinishReason) -> Self {
+        self.finish_reason = finish_reason;
+        self
+    }
+
+    /// The response with this usage.
+    #[must_use]
+    pub fn with_usage(mut self, usage: Usage) -> Self {
+        self.usage = usage;
+        self
+    }
+}

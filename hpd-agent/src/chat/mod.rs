@@ -1,0 +1,124 @@
+//! The conversation model and the [`ChatClient`] trait that providers implement.
+//!
+//! A provider turns one [`ChatRequest`] (system instructions, the conversation so far, the tool
+//! definitions visible for this request) into one [`ChatResponse`] (text and/or tool calls, token
+//! usage). The agent loop in [`crate::agent`] owns everything else: which tools are visible,
+//! running calls, appending results.
+//!
+//! - [`ChatMessage`], [`ToolCall`], [`ToolDefinition`]: the conversation (module `message`).
+//! - [`ChatRequest`], [`ChatResponse`]: one exchange with the model.
+//! - [`ModelOptions`], [`ToolChoice`]: generation settings of a request.
+//! - [`Usage`], [`FinishReason`], [`Reasoning`]: what comes back besides text and tool calls.
+//! - [`ChatClient`], [`ChatError`], [`TextSink`]: the provider contract.
+
+mod message;
+mod options;
+mod usage;
+
+use std::fmt;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+
+pub use message::{ChatMessage, ChatRequest, ChatResponse, Reasoning, ToolCall, ToolDefinition};
+pub use options::{ModelOptions, ToolChoice};
+pub use usage::{FinishReason, Usage};
+
+/// Receives text as a provider streams it. Providers that do not stream call it once with the
+/// whole text, or not at all.
+pub type TextSink<'a> = &'a (dyn Fn(&str) + Send + Sync);
+
+/// An error of a chat provider.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ChatError {
+    /// The provider answered with an error status.
+    #[error("provider returned HTTP {status}: {message}")]
+    Status {
+        /// The HTTP status code.
+        status: u16,
+        /// The provider's error message, or the body when it has none.
+        message: String,
+    },
+    /// The request could not be sent or the connection failed.
+    #[error("provider request failed: {0}")]
+    Transport(String),
+    /// The request took longer than the configured timeout.
+    #[error("provider request timed out after {0:?}")]
+    Timeout(std::time::Duration),
+    /// The provider's answer could not be understood.
+    #[error("malformed provider response: {0}")]
+    Malformed(String),
+    /// The client is not set up correctly (missing key, bad URL...).
+    #[error("provider configuration error: {0}")]
+    Config(String),
+    /// A scripted client ran out of replies.
+    #[error("scripted chat client has no reply left for request {0}")]
+    ScriptExhausted(usize),
+}
+
+/// A chat model provider: one request in, one response out.
+///
+/// Implementations must be `Send + Sync`; an [`Agent`](crate::Agent) shares one client between
+/// all its sessions.
+///
+/// ```
+/// use hpd_agent::{async_trait, ChatClient, ChatError, ChatRequest, ChatResponse, TextSink};
+///
+/// struct Echo;
+///
+/// #[async_trait]
+/// impl ChatClient for Echo {
+///     async fn complete(&self, request: ChatRequest<'_>, _text: TextSink<'_>) -> Result<ChatResponse, ChatError> {
+///         let last = format!("{:?}", request.messages.last());
+///         Ok(ChatResponse::text(last))
+///     }
+/// }
+///
+/// let client: Box<dyn ChatClient> = Box::new(Echo);
+/// # drop(client);
+/// ```
+#[async_trait]
+pub trait ChatClient: Send + Sync {
+    /// Sends one request and returns the model's response.
+    ///
+    /// `text` receives text deltas as they arrive, for streaming providers.
+    ///
+    /// # Errors
+    ///
+    /// A [`ChatError`] when the provider fails; the run ends with it and the session keeps its
+    /// history.
+    async fn complete(
+        &self,
+        request: ChatRequest<'_>,
+        text: TextSink<'_>,
+    ) -> Result<ChatResponse, ChatError>;
+}
+
+impl fmt::Debug for dyn ChatClient {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("dyn ChatClient")
+    }
+}
+
+#[async_trait]
+impl<C: ChatClient + ?Sized> ChatClient for Box<C> {
+    async fn complete(
+        &self,
+        request: ChatRequest<'_>,
+        text: TextSink<'_>,
+    ) -> Result<ChatResponse, ChatError> {
+        (**self).complete(request, text).await
+    }
+}
+
+#[async_trait]
+impl<C: ChatClient + ?Sized> ChatClient for Arc<C> {
+    async fn complete(
+        &self,
+        request: ChatRequest<'_>,
+        text: TextSink<'_>,
+    ) -> Result<ChatResponse, ChatError> {
+        (**self).complete(request, text).await
+    }
+}

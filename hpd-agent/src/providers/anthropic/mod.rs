@@ -1,0 +1,323 @@
+//! [`AnthropicClient`]: a [`ChatClient`] for the Anthropic Messages API, with tools, prompt
+//! caching and extended thinking.
+//!
+//! It works with api.anthropic.com and with servers that speak the same API (llama.cpp's
+//! `/v1/messages`): point [`AnthropicClient::with_base_url`] or `ANTHROPIC_BASE_URL` at them.
+//!
+//! ```no_run
+//! use hpd_agent::{AnthropicClient, ChatClient, ChatMessage, ChatRequest};
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), hpd_agent::ChatError> {
+//! let client = AnthropicClient::from_env("claude-sonnet-4-5")?;
+//! let messages = [ChatMessage::user("Why is the sky blue?")];
+//! let response = client
+//!     .complete(ChatRequest::new("Be brief.", &messages, &[]), &|delta: &str| print!("{delta}"))
+//!     .await?;
+//! println!("\n{:?}", response.usage);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Error policy: as for [`OpenAiClient`](crate::OpenAiClient) (see [`crate::openai`]): HTTP
+//! 429, 529 (overloaded), other 5xx and failures to connect are retried with backoff and
+//! jitter, honouring `retry-after`; a stream that has started is never retried; an `error`
+//! event inside a stream is [`ChatError::Status`] with the status its error type stands for
+//! (`overloaded_error` 529, `rate_limit_error` 429, `api_error` 500, ...); a stream that ends
+//! before `message_stop` and without a stop reason is [`ChatError::Transport`].
+
+mod stream;
+mod wire;
+
+use std::fmt;
+
+use async_trait::async_trait;
+use reqwest::header::{HeaderName, HeaderValue};
+
+use crate::chat::{ChatClient, ChatError, ChatRequest, ChatResponse, TextSink};
+use crate::providers::http::{Transport, encode_body, env_var, parse_base_url};
+
+use stream::StreamAssembler;
+use wire::{Settings, parse_message, request_body};
+
+/// The base URL used when none is given: the Anthropic API (requests go to
+/// `{base_url}/v1/messages`).
+///
+/// ```
+/// use hpd_agent::AnthropicClient;
+/// use hpd_agent::providers::anthropic::DEFAULT_BASE_URL;
+///
+/// assert_eq!(AnthropicClient::new("claude-sonnet-4-5", "sk-ant-...")?.base_url(), DEFAULT_BASE_URL);
+/// # Ok::<(), hpd_agent::ChatError>(())
+/// ```
+pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
+
+/// The `anthropic-version` header every request carries.
+pub const API_VERSION: &str = "2023-06-01";
+
+/// `max_tokens` when [`ModelOptions::max_output_tokens`](crate::ModelOptions::max_output_tokens)
+/// is not set (the API requires one).
+pub const DEFAULT_MAX_TOKENS: u32 = 4096;
+
+/// A [`ChatClient`] for the Anthropic Messages API (`POST {base_url}/v1/messages`).
+///
+/// It streams by default; text deltas reach the [`TextSink`] as they arrive and tool inputs
+/// are assembled from their `input_json_delta` pieces. Requests carry `x-api-key` and
+/// `anthropic-version` headers.
+///
+/// Mapping of the conversation:
+///
+/// | [`ChatRequest`] | Messages API |
+/// |---|---|
+/// | `instructions` | top-level `system` (one text block), omitted when empty |
+/// | [`ChatMessage::User`](crate::ChatMessage::User) | a `user` message with one text block |
+/// | [`ChatMessage::Assistant`](crate::ChatMessage::Assistant) | an `assistant` message: its signed `thinking` (and `redacted_thinking`) blocks first, then the text, then one `tool_use` block per call with the arguments parsed as `input` (`{}` when they are not a JSON object) |
+/// | [`ChatMessage::Tool`](crate::ChatMessage::Tool) | a `tool_result` block with `is_error` when set; the results of one response go in one `user` message (consecutive messages of one role are merged) |
+/// | `tools` | `[{"name", "description", "input_schema"}]` |
+///
+/// Prompt caching (on by default, [`with_prompt_caching`](Self::with_prompt_caching)): a
+/// `cache_control` breakpoint goes on the last tool, on the system text and on the last block
+/// of the last message, so each request of a tool loop re-reads the prefix the previous one
+/// wrote. [`Usage::input_tokens`](crate::Usage::input_tokens) counts the whole prompt (the
+/// API's `input_tokens` plus `cache_read_input_tokens` and `cache_creation_input_tokens`);
+/// `cached_input_tokens` is `cache_read_input_tokens`.
+///
+/// [`ModelOptions`](crate::ModelOptions): `max_output_tokens` is `max_tokens` (default
+/// [`DEFAULT_MAX_TOKENS`]), `temperature`, `top_p`, `stop` as `stop_sequences`, `tool_choice`
+/// as `auto` / `none` / `any` / `{"type": "tool", "name"}`, `parallel_tool_calls: false` as
+/// `disable_parallel_tool_use` (sent only with tools); `seed` has no counterpart and is
+/// ignored. `extra` is merged last: extended thinking is
+/// `extra: {"thinking": {"type": "enabled", "budget_tokens": 2048}}`; its blocks come back as
+/// [`Reasoning`](crate::Reasoning) with their signatures and are sent back with the assistant
+/// message, as the API requires during tool loops.
+///
+/// Stop reasons: `end_turn` and `stop_sequence` are `Stop`, `tool_use` is `ToolCalls`,
+/// `max_tokens` and `model_context_window_exceeded` are `Length`, `refusal` is
+/// `ContentFilter`, anything else `Other`.
+///
+/// Cloning is cheap; the API key is never printed by `Debug` nor shown in an error.
+#[derive(Clone)]
+pub struct AnthropicClient {
+    model: String,
+    base_url: String,
+    transport: Transport,
+    streaming: bool,
+    prompt_caching: bool,
+    default_max_tokens: u32,
+}
+
+impl fmt::Debug for AnthropicClient {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AnthropicClient")
+            .field("model", &self.model)
+            .field("base_url", &self.base_url)
+            .field(
+                "api_key",
+                &self
+                    .transport
+                    .has_header("x-api-key")
+                    .then_some("<redacted>"),
+            )
+            .field("timeout", &self.transport.timeout)
+            .field("retry", &self.transport.retry)
+            .field("streaming", &self.streaming)
+            .field("prompt_caching", &self.prompt_caching)
+            .field("default_max_tokens", &self.default_max_tokens)
+            .finish_non_exhaustive()
+    }
+}
+
+impl AnthropicClient {
+    /// A client for `model` at the Anthropic API ([`DEFAULT_BASE_URL`]) authenticating with
+    /// `api_key`.
+    ///
+    /// An empty `api_key` sends no `x-api-key` header, for local servers that need none.
+    /// Defaults: streaming and prompt caching on, timeout 120 s, 3 retries, backoff from
+    /// 500 ms doubling up to 30 s.
+    ///
+    /// ```
+    /// use hpd_agent::AnthropicClient;
+    ///
+    /// let client = AnthropicClient::new("claude-sonnet-4-5", "sk-ant-...")?;
+    /// assert_eq!(client.model(), "claude-sonnet-4-5");
+    /// # Ok::<(), hpd_agent::ChatError>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`ChatError::Config`] when `model` is empty, when the key cannot be sent in an HTTP
+    /// header, or when the HTTP client cannot be initialised.
+    pub fn new(model: impl Into<String>, api_key: impl Into<String>) -> Result<Self, ChatError> {
+        let model = model.into();
+        if model.trim().is_empty() {
+            return Err(ChatError::Config("the model name is empty".into()));
+        }
+        let api_key = api_key.into();
+        let (base_url, endpoint) =
+            parse_base_url(DEFAULT_BASE_URL, "/v1/messages", DEFAULT_BASE_URL)?;
+        let mut transport = Transport::new("Anthropic messages", endpoint)?;
+        transport.set_header(
+            HeaderName::from_static("anthropic-version"),
+            HeaderValue::from_static(API_VERSION),
+        );
+        if !api_key.trim().is_empty() {
+            transport.set_secret_header(
+                HeaderName::from_static("x-api-key"),
+                "",
+                api_key.trim(),
+            )?;
+        }
+        Ok(AnthropicClient {
+            model,
+            base_url,
+            transport,
+            streaming: true,
+            prompt_caching: true,
+            default_max_tokens: DEFAULT_MAX_TOKENS,
+        })
+    }
+
+    /// A client for `model` configured from the environment.
+    ///
+    /// - `ANTHROPIC_BASE_URL`: the API's base URL, default [`DEFAULT_BASE_URL`] (without
+    ///   `/v1`; a llama.cpp server is `http://localhost:8080`).
+    /// - `ANTHROPIC_API_KEY`: the key. Required for api.anthropic.com; optional for any other
+    ///   base URL.
+    ///
+    /// Empty variables count as unset.
+    ///
+    /// ```no_run
+    /// use hpd_agent::AnthropicClient;
+    ///
+    /// let _client = AnthropicClient::from_env("claude-sonnet-4-5")?;
+    /// # Ok::<(), hpd_agent::ChatError>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`ChatError::Config`] when `ANTHROPIC_API_KEY` is missing and the base URL is the
+    /// Anthropic API, when `ANTHROPIC_BASE_URL` is not an `http(s)` URL, or for the reasons of
+    /// [`new`](Self::new).
+    pub fn from_env(model: impl Into<String>) -> Result<Self, ChatError> {
+        Self::from_lookup(model.into(), &|name| std::env::var(name).ok())
+    }
+
+    pub(crate) fn from_lookup(
+        model: String,
+        lookup: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Self, ChatError> {
+        let key = env_var(lookup, "ANTHROPIC_API_KEY");
+        let base = env_var(lookup, "ANTHROPIC_BASE_URL");
+        let client = Self::new(model, key.clone().unwrap_or_default())?;
+        let client = match base {
+            Some(base) => client.with_base_url(&base).map_err(|e| match e {
+                ChatError::Config(m) => ChatError::Config(format!("ANTHROPIC_BASE_URL: {m}")),
+                other => other,
+            })?,
+            None => client,
+        };
+        if key.is_none() && client.transport.endpoint.host_str() == Some("api.anthropic.com") {
+            return Err(ChatError::Config(
+                "ANTHROPIC_API_KEY is not set; set it, or set ANTHROPIC_BASE_URL to a server \
+                 that needs no key"
+                    .into(),
+            ));
+        }
+        Ok(client)
+    }
+
+    /// Sends requests to `{base_url}/v1/messages` instead (a trailing `/` is ignored).
+    ///
+    /// ```
+    /// use hpd_agent::AnthropicClient;
+    ///
+    /// let client = AnthropicClient::new("local", "")?.with_base_url("http://localhost:8080/")?;
+    /// assert_eq!(client.base_url(), "http://localhost:8080");
+    /// # Ok::<(), hpd_agent::ChatError>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`ChatError::Config`] when `base_url` is not an absolute `http` or `https` URL, or has a
+    /// query or fragment.
+    pub fn with_base_url(mut self, base_url: impl AsRef<str>) -> Result<Self, ChatError> {
+        let (base_url, endpoint) =
+            parse_base_url(base_url.as_ref(), "/v1/messages", DEFAULT_BASE_URL)?;
+        self.base_url = base_url;
+        self.transport.endpoint = endpoint;
+        Ok(self)
+    }
+
+    /// Turns the `cache_control` breakpoints on or off (default on).
+    ///
+    /// ```
+    /// use hpd_agent::AnthropicClient;
+    ///
+    /// let _client = AnthropicClient::new("claude-sonnet-4-5", "sk-ant-...")?.with_prompt_caching(false);
+    /// # Ok::<(), hpd_agent::ChatError>(())
+    /// ```
+    #[must_use]
+    pub fn with_prompt_caching(mut self, prompt_caching: bool) -> Self {
+        self.prompt_caching = prompt_caching;
+        self
+    }
+
+    /// Sets the `max_tokens` sent when the request's options set none (default
+    /// [`DEFAULT_MAX_TOKENS`]).
+    ///
+    /// ```
+    /// use hpd_agent::AnthropicClient;
+    ///
+    /// let _client = AnthropicClient::new("claude-sonnet-4-5", "sk-ant-...")?.with_default_max_tokens(1024);
+    /// # Ok::<(), hpd_agent::ChatError>(())
+    /// ```
+    #[must_use]
+    pub fn with_default_max_tokens(mut self, max_tokens: u32) -> Self {
+        self.default_max_tokens = max_tokens;
+        self
+    }
+
+    super::http_setters!(
+        AnthropicClient,
+        "AnthropicClient::new(\"claude-sonnet-4-5\", \"sk-ant-...\")"
+    );
+}
+
+#[async_trait]
+impl ChatClient for AnthropicClient {
+    /// Sends one Messages request (see [`AnthropicClient`] for the mapping) and returns the
+    /// text, tool calls, thinking, usage and stop reason.
+    ///
+    /// # Errors
+    ///
+    /// - [`ChatError::Status`]: a status other than 2xx (after retries for 429, 529 and 5xx)
+    ///   with the API's `error.message`; an `error` event or error body inside a 200 answer.
+    /// - [`ChatError::Transport`]: the connection failed (after retries), broke, or the stream
+    ///   ended before `message_stop` without a stop reason.
+    /// - [`ChatError::Timeout`]: see [`with_timeout`](AnthropicClient::with_timeout).
+    /// - [`ChatError::Malformed`]: an event or body that is not the JSON the API defines, a
+    ///   stream without `message_start`, a delta for a block never started, a `tool_use`
+    ///   without a name.
+    async fn complete(
+        &self,
+        request: ChatRequest<'_>,
+        text: TextSink<'_>,
+    ) -> Result<ChatResponse, ChatError> {
+        let settings = Settings {
+            model: &self.model,
+            streaming: self.streaming,
+            prompt_caching: self.prompt_caching,
+            default_max_tokens: self.default_max_tokens,
+        };
+        let body = encode_body(&request_body(request, &settings), &request.options.extra)?;
+        self.transport
+            .exchange(
+                &body,
+                self.streaming,
+                StreamAssembler::new,
+                parse_message,
+                text,
+            )
+            .await
+    }
+}

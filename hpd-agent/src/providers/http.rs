@@ -1,0 +1,524 @@
+//! What the HTTP providers share: the [`Transport`] (sending with retries, reading a stream or
+//! a body within the timeout), base URLs, error texts of provider bodies, and the redaction of
+//! secrets.
+
+use std::pin::pin;
+use std::time::Duration;
+
+use futures::StreamExt;
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use tokio::time::{Instant, timeout, timeout_at};
+
+use crate::chat::{ChatError, ChatResponse, TextSink};
+
+use super::retry::{RetryPolicy, retry_after};
+use super::sse::{Flow, SseDecoder, SseEvent};
+
+/// Longest body text kept in an error message.
+pub(crate) const MAX_ERROR_TEXT: usize = 2000;
+/// Longest excerpt of a bad chunk quoted in a [`ChatError::Malformed`].
+pub(crate) const MAX_EXCERPT: usize = 200;
+/// Secrets shorter than this are not redacted from error texts.
+const MIN_SECRET_LEN: usize = 6;
+/// The default timeout of every HTTP provider.
+pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// Builds a [`ChatResponse`] from the events of one stream.
+pub(crate) trait StreamParser {
+    /// Feeds one event.
+    fn feed_event(&mut self, event: &SseEvent, sink: TextSink<'_>) -> Result<Flow, ChatError>;
+    /// The response once the stream ended (`done`: the parser said [`Flow::Done`]).
+    fn finish(self, done: bool) -> Result<ChatResponse, ChatError>;
+}
+
+/// Sends requests to one endpoint, retrying as the [`RetryPolicy`] says, and reads answers
+/// within the timeout.
+#[derive(Clone)]
+pub(crate) struct Transport {
+    http: reqwest::Client,
+    pub(crate) endpoint: reqwest::Url,
+    headers: HeaderMap,
+    /// Texts that never appear in an error (the API key).
+    secrets: Vec<String>,
+    pub(crate) timeout: Duration,
+    pub(crate) retry: RetryPolicy,
+    /// What a request is, for the retry trace ("OpenAI chat completion").
+    what: &'static str,
+}
+
+impl Transport {
+    pub(crate) fn new(what: &'static str, endpoint: reqwest::Url) -> Result<Self, ChatError> {
+        let http = reqwest::Client::builder()
+            .user_agent(concat!("hpd-agent/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|e| ChatError::Config(format!("HTTP client: {}", error_chain(&e))))?;
+        Ok(Transport {
+            http,
+            endpoint,
+            headers: HeaderMap::new(),
+            secrets: Vec::new(),
+            timeout: DEFAULT_TIMEOUT,
+            retry: RetryPolicy::default(),
+            what,
+        })
+    }
+
+    /// Adds a header holding a secret (`value` is `prefix` + `secret`): marked sensitive, and
+    /// `secret` is redacted from every error.
+    pub(crate) fn set_secret_header(
+        &mut self,
+        name: HeaderName,
+        prefix: &str,
+        secret: &str,
+    ) -> Result<(), ChatError> {
+        let mut value = HeaderValue::from_str(&format!("{prefix}{secret}")).map_err(|_| {
+            ChatError::Config(
+                "the API key contains characters not allowed in an HTTP header".into(),
+            )
+        })?;
+        value.set_sensitive(true);
+        self.headers.insert(name, value);
+        // Shorter texts are no real secret, and replacing them would garble messages.
+        if secret.chars().count() >= MIN_SECRET_LEN {
+            self.secrets.push(secret.to_owned());
+        }
+        Ok(())
+    }
+
+    /// Adds a plain header.
+    pub(crate) fn set_header(&mut self, name: HeaderName, value: HeaderValue) {
+        self.headers.insert(name, value);
+    }
+
+    pub(crate) fn has_header(&self, name: &str) -> bool {
+        self.headers.contains_key(name)
+    }
+
+    #[cfg(test)]
+    pub(crate) fn header(&self, name: &str) -> Option<&HeaderValue> {
+        self.headers.get(name)
+    }
+
+    /// Sends `body` and reads the answer: a `text/event-stream` through `parser`, a body
+    /// through `parse_body`. A response whose `Content-Type` says JSON or event stream is read
+    /// as such whatever was asked; one of any other type is read whole as a body (a stream
+    /// without a `Content-Type` is still read as a stream). Secrets are redacted from errors.
+    pub(crate) async fn exchange<P: StreamParser + Send>(
+        &self,
+        body: &[u8],
+        streaming: bool,
+        parser: impl FnOnce(u16) -> P,
+        parse_body: impl FnOnce(&str, u16) -> Result<ChatResponse, ChatError>,
+        text: TextSink<'_>,
+    ) -> Result<ChatResponse, ChatError> {
+        let result = self
+            .exchange_inner(body, streaming, parser, parse_body, text)
+            .await;
+        result.map_err(|e| self.redact(e))
+    }
+
+    async fn exchange_inner<P: StreamParser + Send>(
+        &self,
+        body: &[u8],
+        streaming: bool,
+        parser: impl FnOnce(u16) -> P,
+        parse_body: impl FnOnce(&str, u16) -> Result<ChatResponse, ChatError>,
+        text: TextSink<'_>,
+    ) -> Result<ChatResponse, ChatError> {
+        let (response, deadline) = self.send(body, streaming).await?;
+        let content_type = response
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        let status = response.status().as_u16();
+        if content_type.starts_with("text/event-stream") || (streaming && content_type.is_empty()) {
+            let mut parser = parser(status);
+            let done = self
+                .read_stream(response, &mut |event| parser.feed_event(&event, text))
+                .await?;
+            return parser.finish(done);
+        }
+        let result = self
+            .read_body(response, deadline)
+            .await
+            .and_then(|body| parse_body(&body, status));
+        if let Ok(response) = &result
+            && let Some(whole) = &response.text
+        {
+            text(whole);
+        }
+        if content_type.is_empty() || content_type.contains("json") {
+            return result;
+        }
+        // Not an API response at all, most likely: say what it was.
+        result.map_err(|e| match e {
+            ChatError::Malformed(message) => ChatError::Malformed(format!(
+                "the server answered with `{}`, neither an event stream nor JSON: {message}",
+                shorten(&content_type, MAX_EXCERPT)
+            )),
+            other => other,
+        })
+    }
+
+    /// Replaces every secret in the error's text by `<redacted>`.
+    pub(crate) fn redact(&self, error: ChatError) -> ChatError {
+        let clean = |text: String| {
+            self.secrets.iter().fold(text, |text, secret| {
+                text.replace(secret.as_str(), "<redacted>")
+            })
+        };
+        match error {
+            ChatError::Status { status, message } => ChatError::Status {
+                status,
+                message: clean(message),
+            },
+            ChatError::Transport(m) => ChatError::Transport(clean(m)),
+            ChatError::Malformed(m) => ChatError::Malformed(clean(m)),
+            ChatError::Config(m) => ChatError::Config(clean(m)),
+            other => other,
+        }
+    }
+
+    /// Sends `body`, retrying on 429, 5xx and connection failures. Returns a successful
+    /// response and the deadline of the attempt that produced it.
+    async fn send(
+        &self,
+        body: &[u8],
+        streaming: bool,
+    ) -> Result<(reqwest::Response, Instant), ChatError> {
+        let mut attempt: u32 = 0;
+        loop {
+            let deadline = Instant::now() + self.timeout;
+            let mut request = self
+                .http
+                .post(self.endpoint.clone())
+                .headers(self.headers.clone())
+                .header(CONTENT_TYPE, "application/json")
+                .body(body.to_vec());
+            if streaming {
+                request = request.header(ACCEPT, "text/event-stream");
+            }
+            let (error, server_wait) = match timeout_at(deadline, request.send()).await {
+                Err(_) => return Err(ChatError::Timeout(self.timeout)),
+                Ok(Ok(response)) if response.status().is_success() => {
+                    return Ok((response, deadline));
+                }
+                Ok(Ok(response)) => {
+                    let status = response.status().as_u16();
+                    let server_wait = retry_after(response.headers());
+                    let message = match timeout_at(deadline, response.text()).await {
+                        Ok(Ok(text)) => provider_message(&text),
+                        Ok(Err(e)) => format!("(the body could not be read: {})", error_chain(&e)),
+                        Err(_) => "(the body did not arrive within the timeout)".into(),
+                    };
+                    let error = self.redact(ChatError::Status { status, message });
+                    if !self.retry.is_retryable_status(status) {
+                        return Err(error);
+                    }
+                    (error, server_wait)
+                }
+                Ok(Err(e)) if e.is_timeout() => return Err(ChatError::Timeout(self.timeout)),
+                Ok(Err(e)) if e.is_connect() => (ChatError::Transport(error_chain(&e)), None),
+                Ok(Err(e)) => return Err(ChatError::Transport(error_chain(&e))),
+            };
+            if attempt >= self.retry.max_retries {
+                return Err(error);
+            }
+            let delay = self.retry.delay(attempt, server_wait);
+            attempt += 1;
+            tracing::warn!(
+                attempt,
+                max_retries = self.retry.max_retries,
+                ?delay,
+                %error,
+                "retrying {} request",
+                self.what
+            );
+            tokio::time::sleep(delay).await;
+        }
+    }
+
+    /// Reads a `text/event-stream` response, passing each event to `on_event`. The timeout
+    /// applies to each read of the raw body, before decoding, so keep-alive comments count as
+    /// traffic. Returns whether `on_event` ended the stream ([`Flow::Done`]) rather than the
+    /// connection.
+    async fn read_stream(
+        &self,
+        response: reqwest::Response,
+        on_event: &mut (dyn FnMut(SseEvent) -> Result<Flow, ChatError> + Send),
+    ) -> Result<bool, ChatError> {
+        let mut decoder = SseDecoder::default();
+        let mut bytes = pin!(response.bytes_stream());
+        loop {
+            let chunk = match timeout(self.timeout, bytes.next()).await {
+                Err(_) => return Err(ChatError::Timeout(self.timeout)),
+                // An event left unfinished at the end is dropped, as the format says.
+                Ok(None) => return Ok(false),
+                Ok(Some(Ok(chunk))) => chunk,
+                Ok(Some(Err(e))) => {
+                    if e.is_timeout() {
+                        return Err(ChatError::Timeout(self.timeout));
+                    }
+                    return Err(ChatError::Transport(format!(
+                        "the stream was interrupted: {}",
+                        error_chain(&e)
+                    )));
+                }
+            };
+            if decoder.push(&chunk, on_event)? == Flow::Done {
+                return Ok(true);
+            }
+        }
+    }
+
+    /// Reads a whole body as UTF-8 text within the attempt's deadline.
+    async fn read_body(
+        &self,
+        response: reqwest::Response,
+        deadline: Instant,
+    ) -> Result<String, ChatError> {
+        let bytes = match timeout_at(deadline, response.bytes()).await {
+            Err(_) => return Err(ChatError::Timeout(self.timeout)),
+            Ok(Err(e)) if e.is_timeout() => return Err(ChatError::Timeout(self.timeout)),
+            Ok(Err(e)) => {
+                return Err(ChatError::Transport(format!(
+                    "reading the response body failed: {}",
+                    error_chain(&e)
+                )));
+            }
+            Ok(Ok(bytes)) => bytes,
+        };
+        String::from_utf8(bytes.to_vec())
+            .map_err(|e| ChatError::Malformed(format!("the response body is not valid UTF-8: {e}")))
+    }
+}
+
+/// Checks a base URL and returns it without a trailing `/`, with the endpoint `{base}{path}`.
+/// `example` is named in the error.
+pub(crate) fn parse_base_url(
+    base_url: &str,
+    path: &str,
+    example: &str,
+) -> Result<(String, reqwest::Url), ChatError> {
+    let trimmed = base_url.trim().trim_end_matches('/');
+    let url = reqwest::Url::parse(trimmed)
+        .map_err(|e| ChatError::Config(format!("invalid base URL '{base_url}': {e}")))?;
+    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
+        return Err(ChatError::Config(format!(
+            "invalid base URL '{base_url}': expected an http or https URL such as {example}"
+        )));
+    }
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err(ChatError::Config(format!(
+            "invalid base URL '{base_url}': it must not have a query or fragment"
+        )));
+    }
+    let endpoint = reqwest::Url::parse(&format!("{trimmed}{path}"))
+        .map_err(|e| ChatError::Config(format!("invalid base URL '{base_url}': {e}")))?;
+    Ok((trimmed.to_owned(), endpoint))
+}
+
+/// An error and its sources, `outer: inner: innermost`, skipping repeats.
+pub(crate) fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.contains(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    text
+}
+
+/// The message of an error body: `error.message`, `error` as a string, or a top-level `message`;
+/// else the body text (shortened).
+pub(crate) fn provider_message(body: &str) -> String {
+    if let Ok(json) = serde_json::from_str::<Value>(body)
+        && let Some(message) = json_error_message(&json)
+    {
+        return message;
+    }
+    let body = body.trim();
+    if body.is_empty() {
+        "(empty response body)".into()
+    } else {
+        shorten(body, MAX_ERROR_TEXT)
+    }
+}
+
+pub(crate) fn json_error_message(json: &Value) -> Option<String> {
+    match json.get("error") {
+        Some(Value::String(message)) => Some(message.clone()),
+        Some(Value::Object(error)) => Some(match error.get("message") {
+            Some(Value::String(message)) => message.clone(),
+            _ => Value::Object(error.clone()).to_string(),
+        }),
+        _ => json
+            .get("message")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+    }
+}
+
+/// An `error` object found inside a 200 response: [`ChatError::Status`] with its numeric `code`
+/// when it has one, else the HTTP status.
+pub(crate) fn embedded_error(error: &Value, http_status: u16) -> ChatError {
+    let code = error
+        .get("code")
+        .and_then(|c| c.as_u64().or_else(|| c.as_str()?.parse().ok()))
+        .and_then(|c| u16::try_from(c).ok())
+        .filter(|c| (100..=599).contains(c));
+    let wrapped = serde_json::json!({ "error": error });
+    ChatError::Status {
+        status: code.unwrap_or(http_status),
+        message: json_error_message(&wrapped).unwrap_or_default(),
+    }
+}
+
+/// The error carried by an `error:` field or an `error` event: JSON such as llama.cpp's
+/// `{"code": 400, "message": ...}` or `{"error": {...}}`, or plain text.
+pub(crate) fn stream_error(text: &str, http_status: u16) -> ChatError {
+    let text = text.trim();
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(object)) => match object.get("error") {
+            Some(error) if !error.is_null() => embedded_error(error, http_status),
+            _ => embedded_error(&Value::Object(object), http_status),
+        },
+        Ok(Value::String(message)) => ChatError::Status {
+            status: http_status,
+            message: shorten(&message, MAX_ERROR_TEXT),
+        },
+        _ => ChatError::Status {
+            status: http_status,
+            message: if text.is_empty() {
+                "(the stream reported an error without a message)".into()
+            } else {
+                shorten(text, MAX_ERROR_TEXT)
+            },
+        },
+    }
+}
+
+pub(crate) fn shorten(text: &str, max_chars: usize) -> String {
+    match text.char_indices().nth(max_chars) {
+        Some((end, _)) => format!("{}...", &text[..end]),
+        None => text.to_owned(),
+    }
+}
+
+/// Deserializes `text`, naming the JSON path of the first problem.
+pub(crate) fn parse_json<T: DeserializeOwned>(text: &str) -> Result<T, String> {
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    let value = serde_path_to_error::deserialize(&mut deserializer).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        if path == "." || path.is_empty() {
+            inner.to_string()
+        } else {
+            format!("at `{path}`: {inner}")
+        }
+    })?;
+    deserializer.end().map_err(|e| e.to_string())?;
+    Ok(value)
+}
+
+/// Tool arguments as the model sent them. Some servers send an object instead of JSON text.
+pub(crate) fn arguments_text(arguments: Option<Value>) -> String {
+    match arguments {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(text)) => text,
+        Some(other) => other.to_string(),
+    }
+}
+
+/// Encodes a request body: `body` as JSON with the fields of `extra` merged into its top level
+/// (replacing fields of the same name).
+pub(crate) fn encode_body(
+    body: &impl serde::Serialize,
+    extra: &serde_json::Map<String, Value>,
+) -> Result<Vec<u8>, ChatError> {
+    let encode_error =
+        |e: serde_json::Error| ChatError::Config(format!("the request cannot be encoded: {e}"));
+    if extra.is_empty() {
+        return serde_json::to_vec(body).map_err(encode_error);
+    }
+    let mut value = serde_json::to_value(body).map_err(encode_error)?;
+    if let Value::Object(object) = &mut value {
+        for (key, field) in extra {
+            object.insert(key.clone(), field.clone());
+        }
+    }
+    serde_json::to_vec(&value).map_err(encode_error)
+}
+
+/// Reads `name` from `lookup`, trimmed; empty counts as unset.
+pub(crate) fn env_var(lookup: &dyn Fn(&str) -> Option<String>, name: &str) -> Option<String> {
+    lookup(name)
+        .map(|v| v.trim().to_owned())
+        .filter(|v| !v.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn provider_messages() {
+        assert_eq!(
+            provider_message(r#"{"error":{"message":"Rate limit reached","type":"x"}}"#),
+            "Rate limit reached"
+        );
+        assert_eq!(
+            provider_message(r#"{"error":"model not found"}"#),
+            "model not found"
+        );
+        assert_eq!(
+            provider_message(r#"{"object":"error","message":"bad"}"#),
+            "bad"
+        );
+        assert_eq!(
+            provider_message(
+                r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#
+            ),
+            "Overloaded"
+        );
+        assert_eq!(
+            provider_message("  <html>oops</html>\n"),
+            "<html>oops</html>"
+        );
+        assert_eq!(provider_message(""), "(empty response body)");
+        let long = "x".repeat(5000);
+        assert_eq!(provider_message(&long).chars().count(), MAX_ERROR_TEXT + 3);
+        assert_eq!(shorten("héllo", 2), "hé...");
+    }
+
+    #[test]
+    fn secrets_are_redacted_from_every_error_text() {
+        let endpoint = reqwest::Url::parse("http://127.0.0.1:1/x").unwrap();
+        let mut transport = Transport::new("test", endpoint).unwrap();
+        transport
+            .set_secret_header(reqwest::header::AUTHORIZATION, "Bearer ", "sk-secret")
+            .unwrap();
+        let cases = [
+            ChatError::Status {
+                status: 401,
+                message: "Incorrect API key provided: sk-secret.".into(),
+            },
+            ChatError::Transport("sk-secret".into()),
+            ChatError::Malformed("x sk-secret y".into()),
+            ChatError::Config("sk-secretsk-secret".into()),
+        ];
+        for error in cases {
+            let text = transport.redact(error).to_string();
+            assert!(!text.contains("sk-secret"), "{text}");
+            assert!(text.contains("<redacted>"), "{text}");
+        }
+    }
+}

@@ -1,0 +1,303 @@
+//! Chat providers: the HTTP clients of three wire protocols, a scripted client for tests, and
+//! the pieces the HTTP clients share.
+//!
+//! | client | API | module |
+//! |---|---|---|
+//! | [`OpenAiClient`](openai::OpenAiClient) | OpenAI Chat Completions (`/chat/completions`) and compatible servers (Ollama, vLLM, llama.cpp, LM Studio) | [`openai`] |
+//! | [`OpenAiResponsesClient`](openai_responses::OpenAiResponsesClient) | OpenAI Responses (`/responses`) | [`openai_responses`] |
+//! | [`AnthropicClient`](anthropic::AnthropicClient) | Anthropic Messages (`/v1/messages`) | [`anthropic`] |
+//! | [`ScriptedChatClient`](scripted::ScriptedChatClient) | none: replays queued responses, records requests | [`scripted`] |
+//!
+//! Shared pieces: [`sse`] decodes server-sent events from raw bytes, [`retry`] decides when and
+//! how long to wait before a request is sent again. Every HTTP client streams by default,
+//! retries HTTP 429, 5xx and connection failures, never retries once a response has started,
+//! and never shows its API key in an error, in `Debug` output or in a trace.
+
+pub mod anthropic;
+mod http;
+pub mod openai;
+pub mod openai_responses;
+pub mod retry;
+pub mod scripted;
+pub mod sse;
+
+/// The client a model config names (see `AgentBuilder::from_config`): `provider` (`openai` by
+/// default, `openai_responses`, `anthropic`; ASCII case ignored), the model (else the
+/// provider's model variable) and the base URL (else the provider's base URL variable).
+pub(crate) fn client_from_config(
+    provider: Option<&str>,
+    model: Option<&str>,
+    base_url: Option<&str>,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> Result<std::sync::Arc<dyn crate::ChatClient>, crate::ChatError> {
+    use std::sync::Arc;
+
+    let provider = provider.unwrap_or("openai").to_ascii_lowercase();
+    let model_var = match provider.as_str() {
+        "openai" | "openai_responses" => "OPENAI_MODEL",
+        "anthropic" => "ANTHROPIC_MODEL",
+        _ => {
+            return Err(crate::ChatError::Config(format!(
+                "unknown model provider '{provider}'; expected 'openai' (any OpenAI-compatible \
+                 server, through base_url), 'openai_responses' or 'anthropic'"
+            )));
+        }
+    };
+    let model = model
+        .map(str::to_owned)
+        .or_else(|| http::env_var(lookup, model_var))
+        .ok_or_else(|| {
+            crate::ChatError::Config(format!(
+                "the model config names no model; set model.model or {model_var}"
+            ))
+        })?;
+    let base_var = if provider == "anthropic" {
+        "ANTHROPIC_BASE_URL"
+    } else {
+        "OPENAI_BASE_URL"
+    };
+    // The config's base URL stands in for the variable.
+    let lookup = |var: &str| {
+        if var == base_var {
+            base_url.map(str::to_owned).or_else(|| lookup(var))
+        } else {
+            lookup(var)
+        }
+    };
+    Ok(match provider.as_str() {
+        "anthropic" => Arc::new(anthropic::AnthropicClient::from_lookup(model, &lookup)?),
+        "openai_responses" => Arc::new(openai_responses::OpenAiResponsesClient::from_lookup(
+            model, &lookup,
+        )?),
+        _ => Arc::new(openai::OpenAiClient::from_lookup(model, &lookup)?),
+    })
+}
+
+/// The setters every HTTP client has: timeout, retries, backoff.
+macro_rules! http_setters {
+    ($client:ident, $new:literal) => {
+        /// Sets the timeout (default 120 s): the longest wait for the response headers
+        /// (including the error body of a failed attempt) and, when streaming, the longest gap
+        /// between two reads from the connection. Any bytes count, keep-alive comments
+        /// included, so a long stream that keeps sending anything is never cut. A non-streamed
+        /// answer must arrive whole within it. Each retry gets a fresh timeout; a timeout
+        /// itself is not retried.
+        ///
+        /// ```
+        /// use std::time::Duration;
+        #[doc = concat!("use hpd_agent::", stringify!($client), ";")]
+        ///
+        #[doc = concat!("let _client = ", $new, "?.with_timeout(Duration::from_secs(30));")]
+        /// # Ok::<(), hpd_agent::ChatError>(())
+        /// ```
+        #[must_use]
+        pub fn with_timeout(mut self, timeout: std::time::Duration) -> Self {
+            self.transport.timeout = timeout;
+            self
+        }
+
+        /// Sets how many times a request is retried after HTTP 429, HTTP 5xx or a connection
+        /// failure (default 3; 0 never retries).
+        ///
+        /// ```
+        #[doc = concat!("use hpd_agent::", stringify!($client), ";")]
+        ///
+        #[doc = concat!("let _client = ", $new, "?.with_max_retries(5);")]
+        /// # Ok::<(), hpd_agent::ChatError>(())
+        /// ```
+        #[must_use]
+        pub fn with_max_retries(mut self, max_retries: u32) -> Self {
+            self.transport.retry.max_retries = max_retries;
+            self
+        }
+
+        /// Sets the first retry's delay (default 500 ms). Retry `n` waits about
+        /// `backoff * 2^n` (between half and all of it, at random), at most the [maximum
+        /// backoff](Self::with_max_backoff). A `Retry-After` or `retry-after-ms` header
+        /// replaces the computed delay.
+        ///
+        /// ```
+        /// use std::time::Duration;
+        #[doc = concat!("use hpd_agent::", stringify!($client), ";")]
+        ///
+        #[doc = concat!("let _client = ", $new, "?.with_backoff(Duration::from_millis(10));")]
+        /// # Ok::<(), hpd_agent::ChatError>(())
+        /// ```
+        #[must_use]
+        pub fn with_backoff(mut self, backoff: std::time::Duration) -> Self {
+            self.transport.retry.backoff = backoff;
+            self
+        }
+
+        /// Sets the longest wait between two attempts (default 30 s), for the computed
+        /// backoff and for the provider's `Retry-After` alike.
+        ///
+        /// ```
+        /// use std::time::Duration;
+        #[doc = concat!("use hpd_agent::", stringify!($client), ";")]
+        ///
+        #[doc = concat!("let _client = ", $new, "?.with_max_backoff(Duration::from_secs(5));")]
+        /// # Ok::<(), hpd_agent::ChatError>(())
+        /// ```
+        #[must_use]
+        pub fn with_max_backoff(mut self, max_backoff: std::time::Duration) -> Self {
+            self.transport.retry.max_backoff = max_backoff;
+            self
+        }
+
+        /// Replaces the whole [`RetryPolicy`](crate::providers::retry::RetryPolicy).
+        ///
+        /// ```
+        #[doc = concat!("use hpd_agent::", stringify!($client), ";")]
+        /// use hpd_agent::providers::retry::RetryPolicy;
+        ///
+        #[doc = concat!("let _client = ", $new, "?.with_retry_policy(RetryPolicy { max_retries: 0, ..RetryPolicy::default() });")]
+        /// # Ok::<(), hpd_agent::ChatError>(())
+        /// ```
+        #[must_use]
+        pub fn with_retry_policy(mut self, policy: crate::providers::retry::RetryPolicy) -> Self {
+            self.transport.retry = policy;
+            self
+        }
+
+        /// Turns streaming on or off (default on). Off, the client reads one JSON body and
+        /// calls the [`TextSink`](crate::TextSink) once with the whole text.
+        ///
+        /// ```
+        #[doc = concat!("use hpd_agent::", stringify!($client), ";")]
+        ///
+        #[doc = concat!("let client = ", $new, "?.with_streaming(false);")]
+        /// assert!(!client.is_streaming());
+        /// # Ok::<(), hpd_agent::ChatError>(())
+        /// ```
+        #[must_use]
+        pub fn with_streaming(mut self, streaming: bool) -> Self {
+            self.streaming = streaming;
+            self
+        }
+
+        /// The model name sent with each request.
+        ///
+        /// ```
+        #[doc = concat!("use hpd_agent::", stringify!($client), ";")]
+        ///
+        #[doc = concat!("assert!(!", $new, "?.model().is_empty());")]
+        /// # Ok::<(), hpd_agent::ChatError>(())
+        /// ```
+        #[must_use]
+        pub fn model(&self) -> &str {
+            &self.model
+        }
+
+        /// The base URL, without a trailing `/`.
+        ///
+        /// ```
+        #[doc = concat!("use hpd_agent::", stringify!($client), ";")]
+        ///
+        #[doc = concat!("assert!(", $new, "?.base_url().starts_with(\"https://\"));")]
+        /// # Ok::<(), hpd_agent::ChatError>(())
+        /// ```
+        #[must_use]
+        pub fn base_url(&self) -> &str {
+            &self.base_url
+        }
+
+        /// Whether responses are streamed.
+        ///
+        /// ```
+        #[doc = concat!("use hpd_agent::", stringify!($client), ";")]
+        ///
+        #[doc = concat!("assert!(", $new, "?.is_streaming());")]
+        /// # Ok::<(), hpd_agent::ChatError>(())
+        /// ```
+        #[must_use]
+        pub fn is_streaming(&self) -> bool {
+            self.streaming
+        }
+    };
+}
+pub(crate) use http_setters;
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::*;
+
+    fn build(
+        provider: Option<&str>,
+        model: Option<&str>,
+        base_url: Option<&str>,
+        vars: &[(&str, &str)],
+    ) -> Result<String, crate::ChatError> {
+        let vars: HashMap<String, String> = vars
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
+        client_from_config(provider, model, base_url, &|name| vars.get(name).cloned())
+            .map(|client| format!("{client:?}"))
+    }
+
+    fn config_error(result: Result<String, crate::ChatError>) -> String {
+        match result {
+            Err(crate::ChatError::Config(message)) => message,
+            other => panic!("expected a Config error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn model_configs_name_their_provider() {
+        let openai = build(None, Some("m"), None, &[("OPENAI_API_KEY", "sk-123456")]).unwrap();
+        assert!(openai.starts_with("dyn ChatClient"), "{openai}");
+        for (provider, key) in [
+            ("openai", "OPENAI_API_KEY"),
+            ("OpenAI_Responses", "OPENAI_API_KEY"),
+            ("ANTHROPIC", "ANTHROPIC_API_KEY"),
+        ] {
+            assert!(build(Some(provider), Some("m"), None, &[(key, "k-123456")]).is_ok());
+            // Without a key only a local server works; the config's base_url stands in for the
+            // variable.
+            let message = config_error(build(Some(provider), Some("m"), None, &[]));
+            assert!(message.contains(key), "{message}");
+            assert!(
+                build(
+                    Some(provider),
+                    Some("m"),
+                    Some("http://127.0.0.1:8080"),
+                    &[]
+                )
+                .is_ok()
+            );
+        }
+        let message = config_error(build(Some("gemini"), Some("m"), None, &[]));
+        assert!(
+            message.starts_with("unknown model provider 'gemini'")
+                && message.contains("'openai_responses' or 'anthropic'"),
+            "{message}"
+        );
+        let message = config_error(build(Some("anthropic"), None, None, &[]));
+        assert_eq!(
+            message,
+            "the model config names no model; set model.model or ANTHROPIC_MODEL"
+        );
+        assert!(
+            build(
+                Some("anthropic"),
+                None,
+                Some("http://127.0.0.1:8080"),
+                &[("ANTHROPIC_MODEL", "claude")]
+            )
+            .is_ok()
+        );
+        let message = config_error(build(
+            Some("anthropic"),
+            Some("m"),
+            None,
+            &[("ANTHROPIC_BASE_URL", "localhost:8080")],
+        ));
+        assert!(
+            message.starts_with("ANTHROPIC_BASE_URL: invalid base URL"),
+            "{message}"
+        );
+    }
+}

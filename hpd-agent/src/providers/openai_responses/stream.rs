@@ -1,0 +1,400 @@
+//! Assembling a [`ChatResponse`] from the events of a Responses API stream.
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::chat::{ChatError, ChatResponse, TextSink, Usage};
+use crate::providers::http::{
+    MAX_EXCERPT, StreamParser, arguments_text, embedded_error, parse_json, shorten, stream_error,
+};
+use crate::providers::sse::{Flow, SseEvent};
+
+use super::wire::{WireItem, WireResponse, add_item};
+
+/// The `data` of one stream event; which fields are set depends on `type`.
+#[derive(Deserialize)]
+struct Event {
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(default)]
+    item_id: Option<String>,
+    #[serde(default)]
+    output_index: Option<u64>,
+    #[serde(default)]
+    item: Option<WireItem>,
+    #[serde(default)]
+    delta: Option<String>,
+    #[serde(default)]
+    arguments: Option<Value>,
+    #[serde(default)]
+    response: Option<WireResponse>,
+    #[serde(default)]
+    error: Option<Value>,
+    #[serde(default)]
+    message: Option<String>,
+    #[serde(default)]
+    code: Option<Value>,
+}
+
+/// An output item being assembled.
+#[derive(Debug)]
+struct Partial {
+    output_index: Option<u64>,
+    item: WireItem,
+    /// Streamed text (message items) or reasoning text (reasoning items).
+    text: String,
+    /// Streamed arguments (function calls); `None` when no delta came.
+    arguments: Option<String>,
+}
+
+/// Builds a [`ChatResponse`] from the events of a stream.
+#[derive(Debug)]
+pub(super) struct StreamAssembler {
+    http_status: u16,
+    events: usize,
+    items: Vec<Partial>,
+    /// The response of the final `response.completed` or `response.incomplete` event.
+    last: Option<WireResponseBox>,
+}
+
+/// The final response, boxed so the assembler stays small.
+struct WireResponseBox(Box<WireResponse>);
+
+impl std::fmt::Debug for WireResponseBox {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("WireResponse")
+    }
+}
+
+impl StreamAssembler {
+    pub(super) fn new(http_status: u16) -> Self {
+        StreamAssembler {
+            http_status,
+            events: 0,
+            items: Vec::new(),
+            last: None,
+        }
+    }
+
+    /// The item an event names by `item_id` (else `output_index`), started as `kind` when it
+    /// is not known yet (servers may skip `output_item.added`).
+    fn item(&mut self, id: Option<&str>, output_index: Option<u64>, kind: &str) -> &mut Partial {
+        let found = self.items.iter().rposition(|p| match id {
+            Some(id) => p.item.id.as_deref() == Some(id),
+            None => output_index.is_some() && p.output_index == output_index,
+        });
+        let position = found.unwrap_or_else(|| {
+            self.items.push(Partial {
+                output_index,
+                item: WireItem {
+                    kind: kind.to_owned(),
+                    id: id.map(str::to_owned),
+                    ..WireItem::default()
+                },
+                text: String::new(),
+                arguments: None,
+            });
+            self.items.len() - 1
+        });
+        &mut self.items[position]
+    }
+
+    /// Feeds the `data` of one event.
+    pub(super) fn feed(&mut self, data: &str, sink: TextSink<'_>) -> Result<Flow, ChatError> {
+        let data = data.trim();
+        if data.is_empty() {
+            return Ok(Flow::Continue);
+        }
+        if data == "[DONE]" {
+            return Ok(if self.last.is_some() {
+                Flow::Done
+            } else {
+                Flow::Continue
+            });
+        }
+        self.events += 1;
+        let event: Event = parse_json(data).map_err(|e| {
+            ChatError::Malformed(format!(
+                "stream event {} is not a Responses API event ({e}): {}",
+                self.events,
+                shorten(data, MAX_EXCERPT)
+            ))
+        })?;
+        let id = event.item_id.as_deref();
+        match event.kind.as_str() {
+            "response.output_item.added" => {
+                let item = event.item.unwrap_or_default();
+                let partial = self.item(item.id.as_deref(), event.output_index, &item.kind);
+                partial.item = item;
+            }
+            "response.output_text.delta" | "response.refusal.delta" => {
+                let delta = event.delta.unwrap_or_default();
+                if !delta.is_empty() {
+                    sink(&delta);
+                    self.item(id, event.output_index, "message")
+                        .text
+                        .push_str(&delta);
+                }
+            }
+            "response.function_call_arguments.delta" => {
+                let delta = event.delta.unwrap_or_default();
+                self.item(id, event.output_index, "function_call")
+                    .arguments
+                    .get_or_insert_with(String::new)
+                    .push_str(&delta);
+            }
+            "response.function_call_arguments.done" => {
+                if let Some(arguments) = event.arguments {
+                    self.item(id, event.output_index, "function_call").arguments =
+                        Some(arguments_text(Some(arguments)));
+                }
+            }
+            "response.reasoning_summary_text.delta" | "response.reasoning_text.delta" => {
+                let delta = event.delta.unwrap_or_default();
+                self.item(id, event.output_index, "reasoning")
+                    .text
+                    .push_str(&delta);
+            }
+            "response.output_item.done" => {
+                let item = event.item.unwrap_or_default();
+                let partial = self.item(item.id.as_deref(), event.output_index, &item.kind);
+                partial.item = item;
+            }
+            "response.completed" | "response.incomplete" => {
+                self.last = Some(WireResponseBox(Box::new(
+                    event.response.unwrap_or_default(),
+                )));
+                return Ok(Flow::Done);
+            }
+            "response.failed" => {
+                let response = event.response.unwrap_or_default();
+                return Err(response.failure(self.http_status).unwrap_or_else(|| {
+                    ChatError::Status {
+                        status: self.http_status,
+                        message: "the response failed without an error message".into(),
+                    }
+                }));
+            }
+            "error" => {
+                let error = match event.error.filter(|e| !e.is_null()) {
+                    Some(error) => error,
+                    None => serde_json::json!({"message": event.message, "code": event.code}),
+                };
+                return Err(embedded_error(&error, self.http_status));
+            }
+            // `response.created`, `response.in_progress`, content part events and event types
+            // added later.
+            _ => {}
+        }
+        Ok(Flow::Continue)
+    }
+
+    /// The response once the stream has ended (`done`: with a final response event).
+    pub(super) fn finish_stream(self, done: bool) -> Result<ChatResponse, ChatError> {
+        let Some(WireResponseBox(last)) = self.last.filter(|_| done) else {
+            return Err(ChatError::Transport(format!(
+                "the stream ended before response.completed after {} event(s); the response is \
+                 incomplete",
+                self.events
+            )));
+        };
+        let mut last = *last;
+        let mut text = String::new();
+        let mut tool_calls = Vec::new();
+        let mut reasoning = Vec::new();
+        if self.items.is_empty() {
+            // A server that sent only the final event: its output is the answer.
+            for item in last.output.take().unwrap_or_default() {
+                add_item(item, &mut text, &mut tool_calls, &mut reasoning)?;
+            }
+        }
+        for partial in self.items {
+            let mut item = partial.item;
+            match item.kind.as_str() {
+                "message" if !partial.text.is_empty() => text.push_str(&partial.text),
+                "function_call" => {
+                    let complete = item
+                        .arguments
+                        .as_ref()
+                        .is_some_and(|a| a.as_str() != Some(""));
+                    if !complete && let Some(streamed) = partial.arguments {
+                        item.arguments = Some(Value::String(streamed));
+                    }
+                    add_item(item, &mut text, &mut tool_calls, &mut reasoning)?;
+                }
+                "reasoning" if !partial.text.is_empty() => {
+                    item.summary = None;
+                    item.content = None;
+                    add_item(item, &mut text, &mut tool_calls, &mut reasoning)?;
+                    if let Some(thought) = reasoning.last_mut() {
+                        thought.text = partial.text;
+                    }
+                }
+                _ => add_item(item, &mut text, &mut tool_calls, &mut reasoning)?,
+            }
+        }
+        Ok(ChatResponse {
+            text: (!text.is_empty()).then_some(text),
+            finish_reason: last.finish_reason(!tool_calls.is_empty()),
+            tool_calls,
+            usage: last.usage.take().map(Usage::from).unwrap_or_default(),
+            reasoning,
+        })
+    }
+}
+
+impl StreamParser for StreamAssembler {
+    /// Feeds one server-sent event; an `error:` field (llama.cpp) is the provider's error too.
+    fn feed_event(&mut self, event: &SseEvent, sink: TextSink<'_>) -> Result<Flow, ChatError> {
+        if let Some(error) = &event.error {
+            return Err(stream_error(error, self.http_status));
+        }
+        if event.event == "error" && serde_json::from_str::<Event>(&event.data).is_err() {
+            return Err(stream_error(&event.data, self.http_status));
+        }
+        self.feed(&event.data, sink)
+    }
+
+    fn finish(self, done: bool) -> Result<ChatResponse, ChatError> {
+        self.finish_stream(done)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::collection::vec;
+    use proptest::prelude::*;
+    use proptest::sample::select;
+    use serde_json::json;
+
+    use crate::providers::openai_responses::wire::parse_response;
+
+    fn feed_all(events: &[String]) -> Result<ChatResponse, ChatError> {
+        let sink = |_: &str| {};
+        let mut assembler = StreamAssembler::new(200);
+        for data in events {
+            let event = SseEvent {
+                data: data.clone(),
+                ..SseEvent::default()
+            };
+            if assembler.feed_event(&event, &sink)? == Flow::Done {
+                return assembler.finish(true);
+            }
+        }
+        assembler.finish(false)
+    }
+
+    #[test]
+    fn a_server_that_sends_only_the_final_event_is_read_from_its_output() {
+        let events = [
+            json!({"type": "response.completed", "response": {"status": "completed",
+            "output": [{"type": "function_call", "call_id": "c", "name": "f", "arguments": "{}"}]}})
+            .to_string(),
+        ];
+        let response = feed_all(&events).unwrap();
+        assert_eq!(response.tool_calls, [crate::ToolCall::new("c", "f", "{}")]);
+        assert_eq!(response.finish_reason, crate::FinishReason::ToolCalls);
+    }
+
+    const KEYS: &[&str] = &[
+        "type",
+        "item_id",
+        "output_index",
+        "item",
+        "delta",
+        "arguments",
+        "response",
+        "error",
+        "message",
+        "code",
+        "id",
+        "call_id",
+        "name",
+        "content",
+        "summary",
+        "text",
+        "status",
+        "output",
+        "usage",
+        "incomplete_details",
+        "reason",
+        "encrypted_content",
+    ];
+    const TYPES: &[&str] = &[
+        "response.output_item.added",
+        "response.output_text.delta",
+        "response.function_call_arguments.delta",
+        "response.function_call_arguments.done",
+        "response.output_item.done",
+        "response.completed",
+        "response.incomplete",
+        "response.failed",
+        "error",
+        "message",
+        "function_call",
+        "reasoning",
+        "completed",
+        "incomplete",
+        "failed",
+    ];
+
+    fn json() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            (0u64..4).prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            select(TYPES).prop_map(Value::from),
+            "[a-z{}\\[\\]\":,]{0,6}".prop_map(Value::from),
+        ];
+        leaf.prop_recursive(4, 40, 5, |inner| {
+            prop_oneof![
+                vec(inner.clone(), 0..3).prop_map(Value::Array),
+                vec((select(KEYS), inner), 0..5).prop_map(|fields| {
+                    Value::Object(fields.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
+                }),
+            ]
+        })
+    }
+
+    fn event() -> impl Strategy<Value = Value> {
+        let id = select(&["fc_1", "fc_2", "msg_1"][..]);
+        prop_oneof![
+            (id.clone(), select(&["function_call", "message", "reasoning"][..]), select(&["", "f"][..]))
+                .prop_map(|(id, kind, name)| json!({"type": "response.output_item.added",
+                    "item": {"id": id, "type": kind, "call_id": id, "name": name}})),
+            (id.clone(), "[a-z ]{0,4}").prop_map(|(id, d)| json!({"type": "response.output_text.delta", "item_id": id, "delta": d})),
+            (id.clone(), "[{}\":a-z0-9]{0,5}").prop_map(|(id, d)| json!({"type": "response.function_call_arguments.delta", "item_id": id, "delta": d})),
+            id.prop_map(|id| json!({"type": "response.output_item.done", "item": {"id": id, "type": "function_call", "name": "g", "arguments": "{}"}})),
+            select(&["completed", "incomplete"][..]).prop_map(|s| json!({"type": format!("response.{s}"), "response": {"status": s}})),
+        ]
+    }
+
+    fn check(events: &[String]) {
+        if let Ok(response) = feed_all(events) {
+            for call in &response.tool_calls {
+                assert!(!call.id.is_empty() && !call.name.is_empty(), "{call:?}");
+            }
+        }
+        for data in events {
+            let _ = parse_response(data, 200);
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn arbitrary_events_give_a_response_or_an_error(
+            events in vec(prop_oneof![json().prop_map(|v| v.to_string()), any::<String>()], 0..8)
+        ) {
+            check(&events);
+        }
+
+        #[test]
+        fn shaped_events_give_named_calls_or_an_error(
+            events in vec(event().prop_map(|v| v.to_string()), 0..12)
+        ) {
+            check(&events);
+        }
+    }
+}

@@ -1,0 +1,338 @@
+//! The Responses API wire format: the request body, and the response object (a non-streamed
+//! body, or the `response` of a stream's final event).
+
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use crate::chat::{
+    ChatError, ChatMessage, ChatRequest, ChatResponse, FinishReason, Reasoning, ToolCall,
+    ToolChoice, Usage,
+};
+use crate::providers::http::{MAX_EXCERPT, arguments_text, embedded_error, parse_json, shorten};
+
+/// Builds the request body (before `extra` is merged).
+pub(super) fn request_body(
+    model: &str,
+    request: ChatRequest<'_>,
+    streaming: bool,
+    store: bool,
+) -> Value {
+    let options = request.options;
+    let mut body = Map::new();
+    body.insert("model".into(), json!(model));
+    if !request.instructions.is_empty() {
+        body.insert("instructions".into(), json!(request.instructions));
+    }
+    body.insert("input".into(), Value::Array(input_items(request.messages)));
+    if !request.tools.is_empty() {
+        let tools: Vec<Value> = request
+            .tools
+            .iter()
+            .map(|tool| {
+                json!({"type": "function", "name": tool.name, "description": tool.description,
+                       "parameters": *tool.parameters})
+            })
+            .collect();
+        body.insert("tools".into(), Value::Array(tools));
+        if let Some(choice) = &options.tool_choice {
+            let choice = match choice {
+                ToolChoice::Auto => json!("auto"),
+                ToolChoice::None => json!("none"),
+                ToolChoice::Required => json!("required"),
+                ToolChoice::Tool(name) => json!({"type": "function", "name": name}),
+            };
+            body.insert("tool_choice".into(), choice);
+        }
+        if let Some(parallel) = options.parallel_tool_calls {
+            body.insert("parallel_tool_calls".into(), json!(parallel));
+        }
+    }
+    if let Some(temperature) = options.temperature {
+        body.insert("temperature".into(), json!(temperature));
+    }
+    if let Some(top_p) = options.top_p {
+        body.insert("top_p".into(), json!(top_p));
+    }
+    if let Some(max) = options.max_output_tokens {
+        body.insert("max_output_tokens".into(), json!(max));
+    }
+    body.insert("store".into(), json!(store));
+    body.insert("stream".into(), json!(streaming));
+    Value::Object(body)
+}
+
+/// The conversation as input items. Message items carry an explicit `"type": "message"`
+/// (llama.cpp rejects them without).
+fn input_items(history: &[ChatMessage]) -> Vec<Value> {
+    let mut items = Vec::with_capacity(history.len());
+    for message in history {
+        match message {
+            ChatMessage::User { content } => {
+                items.push(json!({"type": "message", "role": "user", "content": content}));
+            }
+            ChatMessage::Assistant {
+                content,
+                tool_calls,
+                reasoning,
+            } => {
+                // Reasoning can only go back in its encrypted form: with `store: false` the
+                // server keeps no item an id could refer to.
+                for thought in reasoning {
+                    if let Some(encrypted) = &thought.signature {
+                        let mut item = json!({"type": "reasoning", "encrypted_content": encrypted,
+                                              "summary": []});
+                        if !thought.text.is_empty() {
+                            item["summary"] =
+                                json!([{"type": "summary_text", "text": thought.text}]);
+                        }
+                        if let Some(id) = &thought.id {
+                            item["id"] = json!(id);
+                        }
+                        items.push(item);
+                    }
+                }
+                if let Some(text) = content.as_deref().filter(|t| !t.is_empty()) {
+                    items.push(json!({"type": "message", "role": "assistant", "content": text}));
+                }
+                for call in tool_calls {
+                    let arguments = if call.arguments.trim().is_empty() {
+                        "{}"
+                    } else {
+                        &call.arguments
+                    };
+                    items.push(json!({"type": "function_call", "call_id": call.id,
+                                      "name": call.name, "arguments": arguments}));
+                }
+            }
+            // `is_error` has no field in this API: the result text carries it.
+            ChatMessage::Tool {
+                call_id, content, ..
+            } => {
+                items.push(json!({"type": "function_call_output", "call_id": call_id,
+                                  "output": content}));
+            }
+        }
+    }
+    items
+}
+
+#[derive(Deserialize, Default)]
+pub(super) struct WireUsage {
+    #[serde(default)]
+    input_tokens: Option<u64>,
+    #[serde(default)]
+    output_tokens: Option<u64>,
+    #[serde(default)]
+    input_tokens_details: Option<InputDetails>,
+    #[serde(default)]
+    output_tokens_details: Option<OutputDetails>,
+}
+
+#[derive(Deserialize)]
+struct InputDetails {
+    #[serde(default)]
+    cached_tokens: Option<u64>,
+}
+
+#[derive(Deserialize)]
+struct OutputDetails {
+    #[serde(default)]
+    reasoning_tokens: Option<u64>,
+}
+
+impl From<WireUsage> for Usage {
+    fn from(usage: WireUsage) -> Self {
+        Usage {
+            input_tokens: usage.input_tokens.unwrap_or(0),
+            output_tokens: usage.output_tokens.unwrap_or(0),
+            cached_input_tokens: usage
+                .input_tokens_details
+                .and_then(|d| d.cached_tokens)
+                .unwrap_or(0),
+            reasoning_tokens: usage
+                .output_tokens_details
+                .and_then(|d| d.reasoning_tokens)
+                .unwrap_or(0),
+        }
+    }
+}
+
+/// One output item.
+#[derive(Deserialize, Debug, Clone, Default)]
+pub(super) struct WireItem {
+    #[serde(default, rename = "type")]
+    pub(super) kind: String,
+    #[serde(default)]
+    pub(super) id: Option<String>,
+    #[serde(default)]
+    pub(super) call_id: Option<String>,
+    #[serde(default)]
+    pub(super) name: Option<String>,
+    #[serde(default)]
+    pub(super) arguments: Option<Value>,
+    #[serde(default)]
+    pub(super) content: Option<Vec<WireContent>>,
+    #[serde(default)]
+    pub(super) summary: Option<Vec<WireContent>>,
+    #[serde(default)]
+    pub(super) encrypted_content: Option<String>,
+}
+
+/// A part of a message item (`output_text`, `refusal`) or of a reasoning summary.
+#[derive(Deserialize, Debug, Clone, Default)]
+pub(super) struct WireContent {
+    #[serde(default)]
+    pub(super) text: Option<String>,
+    #[serde(default)]
+    pub(super) refusal: Option<String>,
+}
+
+/// The response object.
+#[derive(Deserialize, Default)]
+pub(super) struct WireResponse {
+    #[serde(default)]
+    pub(super) status: Option<String>,
+    #[serde(default)]
+    pub(super) output: Option<Vec<WireItem>>,
+    #[serde(default)]
+    pub(super) usage: Option<WireUsage>,
+    #[serde(default)]
+    pub(super) incomplete_details: Option<IncompleteDetails>,
+    #[serde(default)]
+    pub(super) error: Option<Value>,
+}
+
+#[derive(Deserialize)]
+pub(super) struct IncompleteDetails {
+    #[serde(default)]
+    pub(super) reason: Option<String>,
+}
+
+impl WireResponse {
+    /// Why the model stopped, given whether it called tools.
+    pub(super) fn finish_reason(&self, has_calls: bool) -> FinishReason {
+        match self.status.as_deref() {
+            Some("incomplete") => match self
+                .incomplete_details
+                .as_ref()
+                .and_then(|d| d.reason.as_deref())
+            {
+                Some("max_output_tokens") => FinishReason::Length,
+                Some("content_filter") => FinishReason::ContentFilter,
+                Some(other) => FinishReason::Other(other.to_owned()),
+                None => FinishReason::Other("incomplete".to_owned()),
+            },
+            _ if has_calls => FinishReason::ToolCalls,
+            _ => FinishReason::Stop,
+        }
+    }
+
+    /// The error of a `failed` response as [`ChatError::Status`].
+    pub(super) fn failure(&self, http_status: u16) -> Option<ChatError> {
+        let error = self.error.as_ref().filter(|e| !e.is_null());
+        if self.status.as_deref() != Some("failed") && error.is_none() {
+            return None;
+        }
+        Some(match error {
+            Some(error) => embedded_error(error, http_status),
+            None => ChatError::Status {
+                status: http_status,
+                message: "the response failed without an error message".into(),
+            },
+        })
+    }
+}
+
+/// What one item contributes to a response.
+pub(super) fn add_item(
+    item: WireItem,
+    text: &mut String,
+    calls: &mut Vec<ToolCall>,
+    reasoning: &mut Vec<Reasoning>,
+) -> Result<(), ChatError> {
+    match item.kind.as_str() {
+        "message" => {
+            for part in item.content.unwrap_or_default() {
+                text.push_str(&part.text.or(part.refusal).unwrap_or_default());
+            }
+        }
+        "function_call" => {
+            let name = item.name.unwrap_or_default();
+            if name.is_empty() {
+                return Err(ChatError::Malformed(format!(
+                    "function_call item {} of the response has no name",
+                    calls.len()
+                )));
+            }
+            let id = item
+                .call_id
+                .filter(|id| !id.is_empty())
+                .or(item.id)
+                .unwrap_or_else(|| format!("call_{}", calls.len()));
+            calls.push(ToolCall {
+                id,
+                name,
+                arguments: arguments_text(item.arguments),
+            });
+        }
+        "reasoning" => {
+            let summary: String = item
+                .summary
+                .unwrap_or_default()
+                .into_iter()
+                .chain(item.content.unwrap_or_default())
+                .filter_map(|part| part.text)
+                .collect();
+            reasoning.push(Reasoning {
+                text: summary,
+                signature: item.encrypted_content,
+                id: item.id,
+                ..Reasoning::default()
+            });
+        }
+        // Items this client does not use (built-in tools...).
+        _ => {}
+    }
+    Ok(())
+}
+
+/// Builds the response from a response object's output.
+pub(super) fn response_from(
+    response: WireResponse,
+    http_status: u16,
+) -> Result<ChatResponse, ChatError> {
+    if let Some(error) = response.failure(http_status) {
+        return Err(error);
+    }
+    let mut text = String::new();
+    let mut tool_calls = Vec::new();
+    let mut reasoning = Vec::new();
+    let mut response = response;
+    for item in response.output.take().unwrap_or_default() {
+        add_item(item, &mut text, &mut tool_calls, &mut reasoning)?;
+    }
+    Ok(ChatResponse {
+        text: (!text.is_empty()).then_some(text),
+        finish_reason: response.finish_reason(!tool_calls.is_empty()),
+        tool_calls,
+        usage: response.usage.take().map(Usage::from).unwrap_or_default(),
+        reasoning,
+    })
+}
+
+/// Parses a non-streamed body.
+pub(super) fn parse_response(body: &str, http_status: u16) -> Result<ChatResponse, ChatError> {
+    let response: WireResponse = parse_json(body).map_err(|e| {
+        ChatError::Malformed(format!(
+            "the response body is not a Responses API response ({e}): {}",
+            shorten(body.trim(), MAX_EXCERPT)
+        ))
+    })?;
+    if response.output.is_none() && response.error.is_none() {
+        return Err(ChatError::Malformed(format!(
+            "the response body has no output: {}",
+            shorten(body.trim(), MAX_EXCERPT)
+        )));
+    }
+    response_from(response, http_status)
+}

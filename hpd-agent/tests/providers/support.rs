@@ -1,0 +1,328 @@
+//! What the provider tests share: client setup, SSE bodies, and a small hand-written HTTP
+//! server (std threads) for streams that arrive in pieces, stall or break.
+
+pub use std::io::{BufRead, BufReader, Read, Write};
+pub use std::net::{SocketAddr, TcpListener, TcpStream};
+pub use std::sync::{Arc, Mutex};
+pub use std::time::{Duration, Instant};
+
+pub use hpd_agent::{
+    ChatClient, ChatError, ChatMessage, ChatRequest, ChatResponse, FinishReason, OpenAiClient,
+    ToolCall, ToolDefinition, Usage,
+};
+pub use serde_json::{Value, json};
+pub use wiremock::matchers::{method, path};
+pub use wiremock::{Mock, MockServer, Request, ResponseTemplate};
+
+pub const ENDPOINT: &str = "/v1/chat/completions";
+
+/// A client for `base` with a short backoff and timeout so failures are fast.
+pub fn client_for(base: &str, key: &str) -> OpenAiClient {
+    OpenAiClient::new("test-model", key)
+        .and_then(|c| c.with_base_url(format!("{base}/v1")))
+        .map(|c| {
+            c.with_backoff(Duration::from_millis(1))
+                .with_max_backoff(Duration::from_millis(20))
+                .with_timeout(Duration::from_secs(5))
+        })
+        .unwrap_or_else(|e| panic!("client setup failed: {e}"))
+}
+
+pub fn client(server: &MockServer) -> OpenAiClient {
+    client_for(&server.uri(), "sk-test")
+}
+
+/// Records what the client passes to the text sink.
+#[derive(Default)]
+pub struct Deltas(Mutex<Vec<String>>);
+
+impl Deltas {
+    pub fn sink(&self) -> impl Fn(&str) + Send + Sync + '_ {
+        |delta| self.0.lock().unwrap().push(delta.to_owned())
+    }
+
+    pub fn take(&self) -> Vec<String> {
+        std::mem::take(&mut self.0.lock().unwrap())
+    }
+}
+
+/// An SSE body: one `data:` event per chunk, then `[DONE]`.
+pub fn sse(chunks: &[Value]) -> String {
+    let mut body = String::new();
+    for chunk in chunks {
+        body.push_str(&format!("data: {chunk}\n\n"));
+    }
+    body.push_str("data: [DONE]\n\n");
+    body
+}
+
+pub fn sse_response(body: String) -> ResponseTemplate {
+    ResponseTemplate::new(200).set_body_raw(body, "text/event-stream")
+}
+
+pub fn delta(delta: Value) -> Value {
+    json!({"id": "chatcmpl-1", "object": "chat.completion.chunk", "model": "test-model",
+           "choices": [{"index": 0, "delta": delta, "finish_reason": null}]})
+}
+
+pub fn finish(reason: &str) -> Value {
+    json!({"id": "chatcmpl-1", "object": "chat.completion.chunk",
+           "choices": [{"index": 0, "delta": {}, "finish_reason": reason}]})
+}
+
+pub fn usage(prompt: u64, completion: u64) -> Value {
+    json!({"id": "chatcmpl-1", "object": "chat.completion.chunk", "choices": [],
+           "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
+                     "total_tokens": prompt + completion}})
+}
+
+pub fn text_stream(parts: &[&str]) -> String {
+    let mut chunks = vec![delta(json!({"role": "assistant", "content": ""}))];
+    chunks.extend(parts.iter().map(|p| delta(json!({"content": p}))));
+    chunks.push(finish("stop"));
+    chunks.push(usage(12, 4));
+    sse(&chunks)
+}
+
+pub fn tools() -> Vec<Arc<ToolDefinition>> {
+    let numbers = json!({"type": "object",
+                         "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+                         "required": ["a", "b"]});
+    vec![
+        Arc::new(ToolDefinition {
+            name: "add".into(),
+            description: "Adds two integers".into(),
+            parameters: Arc::new(numbers.clone()),
+        }),
+        Arc::new(ToolDefinition {
+            name: "multiply".into(),
+            description: "Multiplies two integers".into(),
+            parameters: Arc::new(numbers),
+        }),
+    ]
+}
+
+pub fn tools_json() -> Value {
+    let numbers = json!({"type": "object",
+                         "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+                         "required": ["a", "b"]});
+    json!([
+        {"type": "function", "function": {"name": "add", "description": "Adds two integers",
+                                          "parameters": numbers}},
+        {"type": "function", "function": {"name": "multiply",
+                                          "description": "Multiplies two integers",
+                                          "parameters": numbers}},
+    ])
+}
+
+pub async fn ask(
+    client: &OpenAiClient,
+    instructions: &str,
+    messages: &[ChatMessage],
+    tools: &[Arc<ToolDefinition>],
+    deltas: &Deltas,
+) -> Result<ChatResponse, ChatError> {
+    let request = ChatRequest::new(instructions, messages, tools);
+    client.complete(request, &deltas.sink()).await
+}
+
+pub async fn hello(client: &OpenAiClient) -> Result<ChatResponse, ChatError> {
+    ask(
+        client,
+        "",
+        &[ChatMessage::user("hi")],
+        &[],
+        &Deltas::default(),
+    )
+    .await
+}
+
+pub async fn bodies(server: &MockServer) -> Vec<Value> {
+    server
+        .received_requests()
+        .await
+        .unwrap_or_default()
+        .iter()
+        .map(|r| {
+            r.body_json::<Value>()
+                .unwrap_or_else(|e| panic!("request body: {e}"))
+        })
+        .collect()
+}
+
+pub fn has_tool_results(request: &Request) -> bool {
+    request
+        .body_json::<Value>()
+        .ok()
+        .and_then(|body| {
+            body["messages"]
+                .as_array()
+                .map(|m| m.iter().any(|m| m["role"] == "tool"))
+        })
+        .unwrap_or(false)
+}
+
+/// What the raw server does after the response headers.
+pub enum Ending {
+    /// Sends the last chunk of the chunked encoding.
+    Complete,
+    /// Closes the connection mid-body.
+    Cut,
+    /// Stops sending but keeps the connection open this long.
+    Stall(Duration),
+}
+
+/// Reads one HTTP request (head and `content-length` body) from `stream`; false when the
+/// connection ended first.
+pub fn read_request(stream: &TcpStream) -> bool {
+    let mut reader = BufReader::new(stream);
+    let mut length = 0;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 {
+            return false;
+        }
+        let lower = line.to_ascii_lowercase();
+        if let Some(value) = lower.strip_prefix("content-length:") {
+            length = value.trim().parse().unwrap_or(0);
+        }
+        if line == "\r\n" {
+            break;
+        }
+    }
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body).is_ok()
+}
+
+pub const STREAM_HEAD: &str = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\
+                           transfer-encoding: chunked\r\n\r\n";
+
+/// Writes `piece` as one chunk of the chunked encoding.
+pub fn write_chunk(stream: &mut TcpStream, piece: &str) -> bool {
+    let chunk = format!("{:x}\r\n{piece}\r\n", piece.len());
+    stream.write_all(chunk.as_bytes()).is_ok() && stream.flush().is_ok()
+}
+
+/// A one-connection HTTP server that answers with a chunked `text/event-stream` body written in
+/// `pieces`, one write each with a pause in between, then ends as `ending` says.
+pub fn raw_stream_server(pieces: Vec<&'static str>, ending: Ending) -> SocketAddr {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("bind: {e}"));
+    let address = listener
+        .local_addr()
+        .unwrap_or_else(|e| panic!("address: {e}"));
+    std::thread::spawn(move || {
+        let Ok((mut stream, _)) = listener.accept() else {
+            return;
+        };
+        if !read_request(&stream) || stream.write_all(STREAM_HEAD.as_bytes()).is_err() {
+            return;
+        }
+        for piece in pieces {
+            if !write_chunk(&mut stream, piece) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(15));
+        }
+        match ending {
+            Ending::Complete => {
+                let _ = stream.write_all(b"0\r\n\r\n");
+                let _ = stream.flush();
+            }
+            Ending::Cut => {}
+            Ending::Stall(pause) => std::thread::sleep(pause),
+        }
+    });
+    address
+}
+
+/// A one-connection HTTP server that answers with a chunked `text/event-stream` body, writing
+/// each piece after its pause, then ends the body.
+pub fn timed_stream_server(pieces: Vec<(Duration, String)>) -> SocketAddr {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("bind: {e}"));
+    let address = listener
+        .local_addr()
+        .unwrap_or_else(|e| panic!("address: {e}"));
+    std::thread::spawn(move || {
+        let Ok((mut stream, _)) = listener.accept() else {
+            return;
+        };
+        if !read_request(&stream) || stream.write_all(STREAM_HEAD.as_bytes()).is_err() {
+            return;
+        }
+        for (pause, piece) in pieces {
+            std::thread::sleep(pause);
+            if !write_chunk(&mut stream, &piece) {
+                return;
+            }
+        }
+        let _ = stream.write_all(b"0\r\n\r\n");
+        let _ = stream.flush();
+    });
+    address
+}
+
+/// A status error's code and message, or a panic naming what came instead.
+pub fn status_error(result: Result<ChatResponse, ChatError>) -> (u16, String) {
+    match result {
+        Err(ChatError::Status { status, message }) => (status, message),
+        other => panic!("expected the provider's error, got {other:?}"),
+    }
+}
+
+/// An SSE body of named events: `event: {name}` and `data: {json}` each.
+pub fn named_sse(events: &[(&str, Value)]) -> String {
+    events
+        .iter()
+        .map(|(name, data)| format!("event: {name}\ndata: {data}\n\n"))
+        .collect()
+}
+
+/// A tool loop so far: a question, a response with two calls, their results (the second an
+/// error).
+pub fn tool_loop_history() -> Vec<ChatMessage> {
+    vec![
+        ChatMessage::user("What is 2+3 and 4*5?"),
+        ChatMessage::Assistant {
+            content: Some("Let me compute.".into()),
+            tool_calls: vec![
+                ToolCall::new("call_add", "add", r#"{"a": 2, "b": 3}"#),
+                ToolCall::new("call_mul", "multiply", "not json"),
+            ],
+            reasoning: vec![],
+        },
+        ChatMessage::Tool {
+            call_id: "call_add".into(),
+            content: "5".into(),
+            is_error: false,
+        },
+        ChatMessage::Tool {
+            call_id: "call_mul".into(),
+            content: "Invalid arguments for 'multiply'".into(),
+            is_error: true,
+        },
+    ]
+}
+
+/// Sends one request through any client.
+pub async fn send(
+    client: &dyn ChatClient,
+    request: ChatRequest<'_>,
+    deltas: &Deltas,
+) -> Result<ChatResponse, ChatError> {
+    client.complete(request, &deltas.sink()).await
+}
+
+/// `body` in pieces of `size` bytes (on char boundaries), each written after a short pause.
+pub fn in_pieces(body: &str, size: usize) -> Vec<(Duration, String)> {
+    let mut pieces = Vec::new();
+    let mut rest = body;
+    while !rest.is_empty() {
+        let mut end = size.min(rest.len());
+        while !rest.is_char_boundary(end) {
+            end += 1;
+        }
+        pieces.push((Duration::from_millis(1), rest[..end].to_owned()));
+        rest = &rest[end..];
+    }
+    pieces
+}
