@@ -165,6 +165,7 @@ pub mod middleware;
 pub mod openai;
 pub mod registry;
 pub mod scripted;
+pub mod store;
 
 // Not public API. Used by generated code.
 #[doc(hidden)]
@@ -195,6 +196,7 @@ pub use middleware::{
 pub use openai::OpenAiClient;
 pub use registry::{HarnessEntry, HarnessInfo, Registry, RegistryError};
 pub use scripted::{RecordedRequest, ScriptedChatClient};
+pub use store::{SessionStore, StoreError};
 pub use tokio_util::sync::CancellationToken;
 
 /// What harness code needs: the attribute macros and the types their functions use.
