@@ -392,10 +392,20 @@ fn redact_key_values(text: &str) -> String {
         .join(" ")
 }
 
-/// Removes `secret` from a message (drivers may echo parts of a URL).
+/// The message of `error` with its sources (drivers often keep the cause, e.g. "connection
+/// refused", in a source), with `secret` removed (drivers may echo parts of a URL).
 #[cfg_attr(not(any(feature = "postgres", feature = "redis")), allow(dead_code))]
-pub(crate) fn scrub(message: impl fmt::Display, secret: Option<&str>) -> String {
-    let message = message.to_string();
+pub(crate) fn scrub(error: &dyn std::error::Error, secret: Option<&str>) -> String {
+    let mut message = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        if !message.contains(&text) {
+            message.push_str(": ");
+            message.push_str(&text);
+        }
+        source = cause.source();
+    }
     match secret {
         Some(secret) if !secret.is_empty() => message.replace(secret, "***"),
         _ => message,

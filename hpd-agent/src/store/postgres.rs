@@ -103,7 +103,7 @@ impl PostgresSessionStore {
             StoreError::Config(format!(
                 "invalid PostgreSQL URL '{}': {}",
                 redact_url(url),
-                scrub(e, url_password(url))
+                scrub(&e, url_password(url))
             ))
         })?;
         if config.get_connect_timeout().is_none() {

@@ -98,7 +98,7 @@ impl RedisSessionStore {
             StoreError::Config(format!(
                 "invalid Redis URL '{}': {}",
                 redact_url(url),
-                scrub(e, url_password(url))
+                scrub(&e, url_password(url))
             ))
         })?;
         let password = client
