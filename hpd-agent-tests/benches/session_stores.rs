@@ -15,8 +15,8 @@ use std::time::{Duration, Instant};
 
 use futures::StreamExt as _;
 use hpd_agent::store::{
-    MemorySessionStore, PostgresSessionStore, RedisSessionStore, SessionStore,
-    SqliteSessionStore, StoreError, StoredSession,
+    MemorySessionStore, PostgresSessionStore, RedisSessionStore, SessionStore, SqliteSessionStore,
+    StoreError, StoredSession,
 };
 use hpd_agent::{
     Agent, AgentBuilder, ChatClient, ChatError, ChatMessage, ChatRequest, ChatResponse,
@@ -61,12 +61,7 @@ impl SessionStore for Timed {
     async fn load(&self, id: &str) -> Result<Option<StoredSession>, StoreError> {
         self.inner.load(id).await
     }
-    async fn save(
-        &self,
-        id: &str,
-        state: &SessionState,
-        expected: u64,
-    ) -> Result<u64, StoreError> {
+    async fn save(&self, id: &str, state: &SessionState, expected: u64) -> Result<u64, StoreError> {
         let started = Instant::now();
         let result = self.inner.save(id, state, expected).await;
         self.saves

@@ -194,6 +194,7 @@ macro_rules! suite {
                 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
                 async fn $case() {
                     let Some(backend) = super::$backend().await else { return };
+                    println!("{}: {}", backend.name, stringify!($case));
                     super::store_suite::$case(&backend).await;
                     backend.cleanup().await;
                 }

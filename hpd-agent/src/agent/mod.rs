@@ -152,7 +152,7 @@ impl Agent {
     ///
     /// # Errors
     ///
-    /// [`StoreError`](crate::StoreError): the store is unavailable, the stored record is
+    /// [`StoreError`]: the store is unavailable, the stored record is
     /// corrupt (nothing is overwritten), or the id is invalid.
     pub async fn open_session(
         &self,
