@@ -146,6 +146,13 @@
 //! - Every [`AgentEvent`] is also logged through `tracing` at debug level (target `hpd_agent`),
 //!   inside a `turn` span.
 //!
+//! # Sessions that outlive the process
+//!
+//! [`Agent::open_session`] loads a conversation from a [`SessionStore`] (or starts it empty) and
+//! saves it at the end of every turn, refusing to overwrite a turn another worker saved first;
+//! see [`store`] for the backends (memory, SQLite by default, PostgreSQL and Redis behind
+//! features) and what happens when a store is down.
+//!
 //! # Harnesses in library crates
 //!
 //! Harnesses are found through `inventory`, which sees a library's harnesses only when the

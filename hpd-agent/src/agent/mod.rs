@@ -190,7 +190,8 @@ impl Agent {
 
 /// The serializable state of a [`Session`]: the conversation and the expansion state.
 ///
-/// Store it (e.g. as JSON) and [`Agent::resume`] it later, on any machine with the same agent.
+/// Store it (e.g. as JSON) and [`Agent::resume`] it later, on any machine with the same agent,
+/// or let a [`SessionStore`] do it ([`Agent::open_session`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SessionState {
     /// The conversation, oldest first.
