@@ -1,5 +1,6 @@
 //! The server of a store goes down in the middle of a turn: the turn returns `Unavailable`, the
-//! session in memory keeps the turn, and once the server is back a retry saves it.
+//! session in memory keeps the turn, and once the server is back a retry saves it. A restart
+//! between two turns goes unnoticed.
 //!
 //! Needs the server's URL and a command that stops and starts it: `HPD_POSTGRES_URL` with
 //! `HPD_POSTGRES_CTL`, `HPD_REDIS_URL` with `HPD_REDIS_CTL` (each CTL is run as `$CTL stop` and
@@ -94,6 +95,7 @@ where
         model: ScriptedChatClient::with_replies([
             ChatResponse::text("first answer"),
             ChatResponse::text("second answer"),
+            ChatResponse::text("third answer"),
         ]),
         ctl: ctl.clone(),
         armed: AtomicBool::new(false),
@@ -142,10 +144,22 @@ where
     assert!(session.is_saved());
     assert_eq!(session.stored_version(), Some(2));
 
+    // A restart between two turns goes unnoticed: the store's connection was lost, and the
+    // save opens a new one.
+    control(&ctl, "stop").await;
+    let restart = Restart(Some(ctl.clone()));
+    control(&ctl, "start").await;
+    drop(restart);
+    session
+        .run("third")
+        .await
+        .expect("the turn after a restart is saved");
+    assert_eq!(session.stored_version(), Some(3));
+
     // A fresh connection sees the whole conversation.
     let fresh = connect(url).await.expect("reconnect");
     let stored = fresh.load(&id).await.expect("load").expect("stored");
-    assert_eq!(stored.version, 2);
+    assert_eq!(stored.version, 3);
     assert_eq!(stored.state.history, session.history());
     assert!(fresh.delete(&id).await.expect("delete"));
 }

@@ -122,18 +122,44 @@ impl PostgresSessionStore {
         Ok(store)
     }
 
-    /// The live connection, opening a new one when there is none or it was lost.
-    async fn connection(&self) -> Result<Arc<Connection>, StoreError> {
+    /// The live connection, opening a new one when there is none or it was lost, and whether
+    /// it was open before this call.
+    async fn connection(&self) -> Result<(Arc<Connection>, bool), StoreError> {
         let mut slot = self.connection.lock().await;
         if let Some(connection) = slot.as_ref()
             && !connection.client.is_closed()
         {
-            return Ok(Arc::clone(connection));
+            return Ok((Arc::clone(connection), true));
         }
         *slot = None;
         let connection = Arc::new(self.open().await?);
         *slot = Some(Arc::clone(&connection));
-        Ok(connection)
+        Ok((connection, false))
+    }
+
+    /// Runs `work` on the live connection. When a connection that was open before turns out
+    /// to be lost (the server restarted since the last call), `work` runs once more on a new
+    /// connection; the second value tells whether it did.
+    async fn run<T, F>(
+        &self,
+        work: impl Fn(Arc<Connection>) -> F + Send + Sync,
+    ) -> Result<(T, bool), StoreError>
+    where
+        F: Future<Output = Result<T, tokio_postgres::Error>> + Send,
+    {
+        let (connection, reused) = self.connection().await?;
+        let error = match work(connection).await {
+            Ok(value) => return Ok((value, false)),
+            Err(e) => self.map_error(&e),
+        };
+        if !reused || !matches!(error, StoreError::Unavailable { .. }) {
+            return Err(error);
+        }
+        let (connection, _) = self.connection().await?;
+        match work(connection).await {
+            Ok(value) => Ok((value, true)),
+            Err(e) => Err(self.map_error(&e)),
+        }
     }
 
     async fn open(&self) -> Result<Connection, StoreError> {
@@ -235,67 +261,92 @@ fn to_i64(version: u64) -> i64 {
 impl SessionStore for PostgresSessionStore {
     async fn load(&self, id: &str) -> Result<Option<StoredSession>, StoreError> {
         validate_id(id)?;
-        let c = self.connection().await?;
-        let Some(row) = c
-            .client
-            .query_opt(&c.load, &[&id])
-            .await
-            .map_err(|e| self.map_error(&e))?
-        else {
+        let id = id.to_owned();
+        let (row, _) = self.run(|c| load_row(c, id.clone())).await?;
+        let Some((version, text)) = row else {
             return Ok(None);
         };
-        let version: i64 = row.try_get(0).map_err(|e| self.map_error(&e))?;
-        let text: String = row.try_get(1).map_err(|e| self.map_error(&e))?;
         let version = u64::try_from(version).map_err(|_| StoreError::Corrupt {
-            session: id.to_owned(),
+            session: id.clone(),
             reason: format!("negative version {version}"),
         })?;
-        let state = decode_record(id, &text)?;
+        let state = decode_record(&id, &text)?;
         Ok(Some(StoredSession { state, version }))
     }
 
     async fn save(&self, id: &str, state: &SessionState, expected: u64) -> Result<u64, StoreError> {
         validate_id(id)?;
         let text = encode_record(state);
-        let c = self.connection().await?;
-        let written = if expected == 0 {
-            c.client.execute(&c.insert, &[&id, &text]).await
-        } else {
-            c.client
-                .execute(&c.update, &[&id, &to_i64(expected), &text])
-                .await
-        }
-        .map_err(|e| self.map_error(&e))?;
-        if written == 1 {
-            Ok(expected + 1)
-        } else {
-            Err(StoreError::Conflict {
-                session: id.to_owned(),
-                expected,
+        let key = id.to_owned();
+        let (written, retried) = self
+            .run(|c| {
+                let (id, text) = (key.clone(), text.clone());
+                async move {
+                    if expected == 0 {
+                        c.client.execute(&c.insert, &[&id, &text]).await
+                    } else {
+                        c.client
+                            .execute(&c.update, &[&id, &to_i64(expected), &text])
+                            .await
+                    }
+                }
             })
+            .await?;
+        if written == 1 {
+            return Ok(expected + 1);
         }
+        if retried {
+            // The first attempt may have run before the connection was lost: then the stored
+            // record is this very write.
+            let (stored, _) = self.run(|c| load_row(c, key.clone())).await?;
+            if stored == Some((to_i64(expected + 1), text)) {
+                return Ok(expected + 1);
+            }
+        }
+        Err(StoreError::Conflict {
+            session: key,
+            expected,
+        })
     }
 
     async fn delete(&self, id: &str) -> Result<bool, StoreError> {
         validate_id(id)?;
-        let c = self.connection().await?;
-        let deleted = c
-            .client
-            .execute(&c.delete, &[&id])
-            .await
-            .map_err(|e| self.map_error(&e))?;
+        let key = id.to_owned();
+        let (deleted, _) = self
+            .run(|c| {
+                let id = key.clone();
+                async move { c.client.execute(&c.delete, &[&id]).await }
+            })
+            .await?;
         Ok(deleted > 0)
     }
 
     async fn list(&self, prefix: &str) -> Result<Vec<String>, StoreError> {
-        let c = self.connection().await?;
-        let rows = c
-            .client
-            .query(&c.list, &[&prefix])
-            .await
-            .map_err(|e| self.map_error(&e))?;
-        rows.iter()
-            .map(|row| row.try_get(0).map_err(|e| self.map_error(&e)))
-            .collect()
+        let prefix = prefix.to_owned();
+        let (ids, _) = self
+            .run(|c| {
+                let prefix = prefix.clone();
+                async move {
+                    c.client
+                        .query(&c.list, &[&prefix])
+                        .await?
+                        .iter()
+                        .map(|row| row.try_get(0))
+                        .collect::<Result<Vec<String>, _>>()
+                }
+            })
+            .await?;
+        Ok(ids)
     }
+}
+
+/// The version and record text of `id`.
+async fn load_row(
+    c: Arc<Connection>,
+    id: String,
+) -> Result<Option<(i64, String)>, tokio_postgres::Error> {
+    let Some(row) = c.client.query_opt(&c.load, &[&id]).await? else {
+        return Ok(None);
+    };
+    Ok(Some((row.try_get(0)?, row.try_get(1)?)))
 }

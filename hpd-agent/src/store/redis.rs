@@ -70,7 +70,8 @@ pub struct RedisSessionStore {
     label: String,
     password: Option<String>,
     ttl: Option<Duration>,
-    connection: tokio::sync::Mutex<Option<MultiplexedConnection>>,
+    /// The live connection and its number (connections are numbered as they are opened).
+    connection: tokio::sync::Mutex<(u64, Option<MultiplexedConnection>)>,
 }
 
 impl fmt::Debug for RedisSessionStore {
@@ -111,7 +112,7 @@ impl RedisSessionStore {
             label,
             password,
             ttl: None,
-            connection: tokio::sync::Mutex::new(None),
+            connection: tokio::sync::Mutex::new((0, None)),
         };
         store.connection().await?;
         Ok(store)
@@ -130,10 +131,12 @@ impl RedisSessionStore {
         self.ttl
     }
 
-    async fn connection(&self) -> Result<MultiplexedConnection, StoreError> {
+    /// The live connection, its number, and whether it was open before this call (a reused
+    /// connection may have been lost without anyone noticing yet).
+    async fn connection(&self) -> Result<(MultiplexedConnection, u64, bool), StoreError> {
         let mut slot = self.connection.lock().await;
-        if let Some(connection) = slot.as_ref() {
-            return Ok(connection.clone());
+        if let Some(connection) = slot.1.as_ref() {
+            return Ok((connection.clone(), slot.0, true));
         }
         let config = AsyncConnectionConfig::new()
             .set_connection_timeout(Some(TIMEOUT))
@@ -163,23 +166,39 @@ impl RedisSessionStore {
                 supported: SCHEMA_VERSION,
             });
         }
-        *slot = Some(connection.clone());
-        Ok(connection)
+        slot.0 += 1;
+        slot.1 = Some(connection.clone());
+        Ok((connection, slot.0, false))
     }
 
-    /// Runs one command; a connection-level failure drops the connection so the next call
-    /// opens a new one.
-    async fn query<T: redis::FromRedisValue>(&self, command: &redis::Cmd) -> Result<T, StoreError> {
-        let mut connection = self.connection().await?;
-        match command.query_async(&mut connection).await {
-            Ok(value) => Ok(value),
-            Err(e) => {
-                let error = self.map_error(&e);
-                if matches!(error, StoreError::Unavailable { .. }) {
-                    *self.connection.lock().await = None;
-                }
-                Err(error)
+    /// Runs one command. When a connection that was open before turns out to be lost (the
+    /// server restarted since the last call), the command runs once more on a new connection;
+    /// the second value tells whether it did. A connection-level failure drops the connection
+    /// so the next call opens a new one.
+    async fn query<T: redis::FromRedisValue>(
+        &self,
+        command: &redis::Cmd,
+    ) -> Result<(T, bool), StoreError> {
+        let mut retried = false;
+        loop {
+            let (mut connection, number, reused) = self.connection().await?;
+            let error = match command.query_async(&mut connection).await {
+                Ok(value) => return Ok((value, retried)),
+                Err(e) => self.map_error(&e),
+            };
+            if !matches!(error, StoreError::Unavailable { .. }) {
+                return Err(error);
             }
+            {
+                let mut slot = self.connection.lock().await;
+                if slot.0 == number {
+                    slot.1 = None;
+                }
+            }
+            if !reused || retried {
+                return Err(error);
+            }
+            retried = true;
         }
     }
 
@@ -227,7 +246,7 @@ fn glob_prefix(prefix: &str) -> String {
 impl SessionStore for RedisSessionStore {
     async fn load(&self, id: &str) -> Result<Option<StoredSession>, StoreError> {
         validate_id(id)?;
-        let (version, text): (Option<String>, Option<String>) = self
+        let ((version, text), _): ((Option<String>, Option<String>), bool) = self
             .query(
                 redis::cmd("HMGET")
                     .arg(format!("{SESSION_PREFIX}{id}"))
@@ -255,17 +274,28 @@ impl SessionStore for RedisSessionStore {
     async fn save(&self, id: &str, state: &SessionState, expected: u64) -> Result<u64, StoreError> {
         validate_id(id)?;
         let text = encode_record(state);
-        let written: i64 = self
+        let key = format!("{SESSION_PREFIX}{id}");
+        let (written, retried): (i64, bool) = self
             .query(
                 redis::cmd("EVAL")
                     .arg(SAVE_SCRIPT)
                     .arg(1)
-                    .arg(format!("{SESSION_PREFIX}{id}"))
+                    .arg(&key)
                     .arg(expected)
-                    .arg(text)
+                    .arg(&text)
                     .arg(self.ttl_millis()),
             )
             .await?;
+        if written == -1 && retried {
+            // The first attempt may have run before the connection was lost: then the stored
+            // record is this very write.
+            let ((version, data), _): ((Option<u64>, Option<String>), bool) = self
+                .query(redis::cmd("HMGET").arg(&key).arg("version").arg("data"))
+                .await?;
+            if version == Some(expected + 1) && data.as_deref() == Some(text.as_str()) {
+                return Ok(expected + 1);
+            }
+        }
         match written {
             -1 => Err(StoreError::Conflict {
                 session: id.to_owned(),
@@ -284,7 +314,7 @@ impl SessionStore for RedisSessionStore {
 
     async fn delete(&self, id: &str) -> Result<bool, StoreError> {
         validate_id(id)?;
-        let deleted: i64 = self
+        let (deleted, _): (i64, bool) = self
             .query(redis::cmd("DEL").arg(format!("{SESSION_PREFIX}{id}")))
             .await?;
         Ok(deleted > 0)
@@ -295,7 +325,7 @@ impl SessionStore for RedisSessionStore {
         let mut ids = BTreeSet::new();
         let mut cursor: u64 = 0;
         loop {
-            let (next, keys): (u64, Vec<String>) = self
+            let ((next, keys), _): ((u64, Vec<String>), bool) = self
                 .query(
                     redis::cmd("SCAN")
                         .arg(cursor)
