@@ -452,3 +452,50 @@ fn url_password(url: &str) -> String {
     let password = authority.and_then(|a| a.split_once(':')).map(|(_, p)| p);
     password.expect("the URL has a password").to_owned()
 }
+
+// ---- a failed save at the end of a turn
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_locked_by_another_process_fails_the_save_and_a_later_run_saves_it() {
+    use hpd_agent::{AgentBuilder, ChatResponse, RunError, ScriptedChatClient};
+
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("sessions.db");
+    let store = Arc::new(SqliteSessionStore::open(&path).await.expect("open"));
+    let model = ScriptedChatClient::with_replies(["one", "two", "three"].map(ChatResponse::text));
+    let agent = AgentBuilder::new()
+        .with_chat_client(model)
+        .build()
+        .expect("agent builds");
+    let mut session = agent
+        .open_session(store.clone(), "locked")
+        .await
+        .expect("open");
+    session.run("first").await.expect("saved");
+
+    // Another process holds the write lock for longer than the store waits (5 s).
+    let other = ::rusqlite::Connection::open(&path).expect("open");
+    other.execute_batch("BEGIN EXCLUSIVE").expect("lock");
+    let err = session.run("second").await.expect_err("the save fails");
+    assert!(
+        matches!(err, RunError::Store(StoreError::Unavailable { .. })),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("locked"), "{err}");
+    assert_eq!(session.history().len(), 4, "the turn is kept in memory");
+    assert!(!session.is_saved());
+    other.execute_batch("ROLLBACK").expect("unlock");
+
+    // The next turn saves both.
+    session.run("third").await.expect("saved");
+    assert!(session.is_saved());
+    assert_eq!(session.stored_version(), Some(2));
+    let stored = store.load("locked").await.expect("load").expect("stored");
+    assert_eq!(stored.state.history, session.history());
+    assert_eq!(stored.state.history.len(), 6);
+
+    // Nothing to save: `save` is a no-op; an unbound session says it has no store.
+    session.save().await.expect("nothing due");
+    let err = agent.session().save().await.expect_err("unbound");
+    assert!(matches!(err, StoreError::Unbound), "{err:?}");
+}

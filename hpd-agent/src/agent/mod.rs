@@ -269,20 +269,9 @@ impl Session {
             .instrument(span)
             .await;
         let changed = before != (self.state.history.len(), self.state.expanded.clone());
-        let Some(binding) = self.store.as_mut() else {
-            return outcome;
-        };
-        if !changed && !binding.pending {
-            return outcome;
-        }
-        match (outcome, binding.save(&self.state).await) {
-            (Ok(output), Ok(())) => Ok(output),
-            (Ok(_), Err(error)) => Err(RunError::Store(error)),
-            (Err(error), Ok(())) => Err(error),
-            (Err(error), Err(store_error)) => {
-                tracing::warn!(target: "hpd_agent", error = %store_error, "session not saved after a failed turn");
-                Err(error)
-            }
+        match self.store.as_mut() {
+            Some(binding) => binding.after_turn(&self.state, changed, outcome).await,
+            None => outcome,
         }
     }
 

@@ -82,7 +82,8 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 
-use crate::agent::SessionState;
+use crate::agent::{RunOutput, SessionState};
+use crate::error::RunError;
 
 pub use memory::MemorySessionStore;
 #[cfg(feature = "postgres")]
@@ -430,6 +431,30 @@ impl Binding {
         self.version = version;
         self.pending = false;
         Ok(())
+    }
+}
+
+impl Binding {
+    /// Saves the session at the end of a turn when the turn changed it (or an earlier save is
+    /// still due) and combines the outcomes: a failed turn's error wins over a failed save's.
+    pub(crate) async fn after_turn(
+        &mut self,
+        state: &SessionState,
+        changed: bool,
+        outcome: Result<RunOutput, RunError>,
+    ) -> Result<RunOutput, RunError> {
+        if !changed && !self.pending {
+            return outcome;
+        }
+        match (outcome, self.save(state).await) {
+            (Ok(output), Ok(())) => Ok(output),
+            (Ok(_), Err(error)) => Err(RunError::Store(error)),
+            (Err(error), Ok(())) => Err(error),
+            (Err(error), Err(store_error)) => {
+                tracing::warn!(target: "hpd_agent", error = %store_error, "session not saved after a failed turn");
+                Err(error)
+            }
+        }
     }
 }
 
