@@ -47,8 +47,9 @@ return current + 1
 /// long without saves. The store keeps one multiplexed connection and opens a new one when it
 /// is lost: while the server is down calls fail with [`StoreError::Unavailable`]. Sessions
 /// survive a server restart only when the server persists its data (append-only file or
-/// snapshots). The connection is not encrypted (no TLS): use it on loopback or a private
-/// network.
+/// snapshots). [`list`](SessionStore::list) walks the database's keys with `SCAN`, so it costs
+/// time in proportion to all keys of the database, not only the sessions. The connection is not
+/// encrypted (no TLS): use it on loopback or a private network.
 ///
 /// ```no_run
 /// use std::sync::Arc;
