@@ -312,4 +312,8 @@ pub enum RunError {
     /// Tools added for the run could not be registered.
     #[error(transparent)]
     Build(#[from] BuildError),
+    /// The turn ran but saving the session to its store failed. The turn is kept in memory;
+    /// the next run or [`Session::save`](crate::Session::save) saves it again.
+    #[error("the turn ran but the session was not saved: {0}")]
+    Store(#[from] crate::store::StoreError),
 }

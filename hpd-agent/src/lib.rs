@@ -283,6 +283,13 @@
 //! A tool call goes down from the turn (`agent`) through `collapse` (resolution, expansion) and
 //! `middleware` (the pipeline) to the catalog entry (`tool`) and its body, and back.
 //!
+//! # Sessions that outlive the process
+//!
+//! [`Agent::open_session`] loads a conversation from a [`SessionStore`] (or starts it empty) and
+//! saves it at the end of every turn, refusing to overwrite a turn another worker saved first;
+//! see [`store`] for the backends (memory, SQLite by default, PostgreSQL and Redis behind
+//! features) and what happens when a store is down.
+//!
 //! # Harnesses in library crates
 //!
 //! Harnesses are found through `inventory`, which sees a library's harnesses only when the
@@ -300,6 +307,7 @@ mod error;
 pub mod harness;
 pub mod middleware;
 pub mod providers;
+pub mod store;
 pub mod tool;
 
 pub use providers::{openai, scripted};
@@ -337,6 +345,7 @@ pub use providers::openai::OpenAiClient;
 pub use providers::openai_responses::OpenAiResponsesClient;
 pub use registry::{FunctionSpec, HarnessEntry, HarnessInfo, Registry};
 pub use scripted::{RecordedRequest, ScriptedChatClient};
+pub use store::{SessionStore, StoreError};
 pub use tokio_util::sync::CancellationToken;
 pub use tool::{Function, FunctionContext, FunctionFailure, SubAgent, ToolResult};
 

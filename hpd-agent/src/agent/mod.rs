@@ -25,6 +25,7 @@ use crate::error::{BuildError, RunError};
 use crate::harness::{DynamicHarness, ToolHarness};
 use crate::middleware::Middleware;
 use crate::middleware::pipeline::ScopedPipeline;
+use crate::store::{Binding, SessionStore, StoreError};
 
 pub use crate::tool::{DEFAULT_MAX_DEPTH, SubAgent};
 pub use builder::AgentBuilder;
@@ -113,6 +114,7 @@ impl Agent {
             agent: self.clone(),
             state: SessionState::default(),
             pipelines: Vec::new(),
+            store: None,
         }
     }
 
@@ -123,7 +125,62 @@ impl Agent {
             agent: self.clone(),
             state,
             pipelines: Vec::new(),
+            store: None,
         }
+    }
+
+    /// Opens session `id` of `store`: loads it, or starts it empty when it is not stored, and
+    /// binds it to the store, so every [`run`](Session::run) saves it at the end of the turn.
+    /// See [`store`](crate::store) for the backends and what happens when two workers answer
+    /// one conversation at once.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use hpd_agent::store::MemorySessionStore;
+    /// use hpd_agent::{AgentBuilder, ChatResponse, ScriptedChatClient};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let store = Arc::new(MemorySessionStore::new());
+    /// let agent = AgentBuilder::new()
+    ///     .with_chat_client(ScriptedChatClient::with_replies([ChatResponse::text("Hello!")]))
+    ///     .build()?;
+    /// let mut session = agent.open_session(store.clone(), "user-42").await?;
+    /// assert!(session.history().is_empty());
+    /// session.run("Hi").await?;
+    /// assert_eq!(session.stored_version(), Some(1));
+    /// let reopened = agent.open_session(store, "user-42").await?;
+    /// assert_eq!(reopened.history(), session.history());
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError`]: the store is unavailable, the stored record is
+    /// corrupt (nothing is overwritten), or the id is invalid.
+    pub async fn open_session(
+        &self,
+        store: Arc<dyn SessionStore>,
+        id: impl Into<String>,
+    ) -> Result<Session, StoreError> {
+        let id = id.into();
+        crate::store::validate_id(&id)?;
+        let (state, version) = match store.load(&id).await? {
+            Some(stored) => (stored.state, stored.version),
+            None => (SessionState::default(), 0),
+        };
+        Ok(Session {
+            agent: self.clone(),
+            state,
+            pipelines: Vec::new(),
+            store: Some(Binding {
+                store,
+                id,
+                version,
+                pending: false,
+            }),
+        })
     }
 
     /// Runs one turn in a fresh session.
@@ -138,7 +195,8 @@ impl Agent {
 
 /// The serializable state of a [`Session`]: the conversation and the expansion state.
 ///
-/// Store it (e.g. as JSON) and [`Agent::resume`] it later, on any machine with the same agent.
+/// Store it (e.g. as JSON) and [`Agent::resume`] it later, on any machine with the same agent,
+/// or let a [`SessionStore`] do it ([`Agent::open_session`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SessionState {
     /// The conversation, oldest first.
@@ -155,12 +213,15 @@ pub struct Session {
     state: SessionState,
     /// Scoped pipelines kept across turns (only with `persist_system_prompt_injections`).
     pipelines: Vec<Arc<ScopedPipeline>>,
+    /// Where the session is saved after each turn ([`Agent::open_session`]).
+    store: Option<Binding>,
 }
 
 impl std::fmt::Debug for Session {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Session")
             .field("state", &self.state)
+            .field("store", &self.store)
             .finish_non_exhaustive()
     }
 }
@@ -195,9 +256,16 @@ impl Session {
 
     /// Runs one turn with extra settings for this run only.
     ///
+    /// A session opened with [`Agent::open_session`] is saved at the end of the turn, also
+    /// when the turn failed after changing the history.
+    ///
     /// # Errors
     ///
-    /// As [`run`](Self::run); also when the run's harnesses cannot be registered.
+    /// As [`run`](Self::run); also when the run's harnesses cannot be registered, and
+    /// [`RunError::Store`] when the turn ran but could not be saved: the turn stays in memory
+    /// (its answer is the last message of [`history`](Self::history)) and the next run or
+    /// [`save`](Self::save) saves it. When both the turn and the save fail, the turn's error
+    /// is returned and [`is_saved`](Self::is_saved) tells that the save is still due.
     pub async fn run_with(
         &mut self,
         message: impl Into<String>,
@@ -206,9 +274,52 @@ impl Session {
         use tracing::Instrument as _;
         let agent = Arc::clone(&self.agent.inner);
         let span = tracing::debug_span!(target: "hpd_agent", "turn", agent = %agent.name);
-        run::run_turn(&agent, self, message.into(), config)
+        let before = (self.state.history.len(), self.state.expanded.clone());
+        let outcome = run::run_turn(&agent, self, message.into(), config)
             .instrument(span)
-            .await
+            .await;
+        let changed = before != (self.state.history.len(), self.state.expanded.clone());
+        match self.store.as_mut() {
+            Some(binding) => binding.after_turn(&self.state, changed, outcome).await,
+            None => outcome,
+        }
+    }
+
+    /// Saves the session to its store now: retries a save that failed at the end of a turn.
+    /// Does nothing when everything is saved.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Unbound`] when the session was not opened with
+    /// [`Agent::open_session`]; [`StoreError::Conflict`] when another writer saved the session
+    /// since it was loaded (reopen it to continue from theirs); [`StoreError::Unavailable`]
+    /// when the store cannot be reached (the session stays as it is; try again later).
+    pub async fn save(&mut self) -> Result<(), StoreError> {
+        let binding = self.store.as_mut().ok_or(StoreError::Unbound)?;
+        if !binding.pending {
+            return Ok(());
+        }
+        binding.save(&self.state).await
+    }
+
+    /// Whether the in-memory session is saved: `true` for sessions without a store, `false`
+    /// after a save that failed and has not been retried successfully.
+    #[must_use]
+    pub fn is_saved(&self) -> bool {
+        self.store.as_ref().is_none_or(|b| !b.pending)
+    }
+
+    /// The id the session is stored under, for sessions opened with [`Agent::open_session`].
+    #[must_use]
+    pub fn id(&self) -> Option<&str> {
+        self.store.as_ref().map(|b| b.id.as_str())
+    }
+
+    /// The version of the stored session this one last loaded or saved (0: not stored yet),
+    /// for sessions opened with [`Agent::open_session`].
+    #[must_use]
+    pub fn stored_version(&self) -> Option<u64> {
+        self.store.as_ref().map(|b| b.version)
     }
 
     /// Runs one turn and streams its [`AgentEvent`]s. Poll the stream and the returned future

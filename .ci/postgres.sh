@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# A throwaway PostgreSQL server for the session-store tests.
+#
+#   .ci/postgres.sh start    install PostgreSQL from Debian's packages when missing, create a
+#                            cluster in a temporary folder and start it on 127.0.0.1 on a free
+#                            port (a second start after stop restarts the same cluster, same
+#                            port, same data); prints the connection URL
+#   .ci/postgres.sh stop     stop the server, keep its data
+#   .ci/postgres.sh url      print the connection URL
+#   .ci/postgres.sh destroy  stop the server and delete its data
+#
+# PostgreSQL refuses to run as root: as root, initdb and pg_ctl run as the `postgres` user.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+state_dir="$(ci_state_dir)"
+state="$state_dir/postgres.env"
+
+pg_bin() {
+    local dir
+    for dir in $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V -r); do
+        if [ -x "$dir/initdb" ] && [ -x "$dir/pg_ctl" ]; then
+            printf '%s\n' "$dir"
+            return 0
+        fi
+    done
+    return 1
+}
+
+# Runs a PostgreSQL program as the cluster's owner.
+as_owner() {
+    if [ "$(id -u)" -eq 0 ]; then
+        runuser -u postgres -- "$@"
+    else
+        "$@"
+    fi
+}
+
+ensure_installed() {
+    if pg_bin >/dev/null; then
+        return 0
+    fi
+    # Debian's package would create and start a default cluster on port 5432: not wanted.
+    mkdir -p /etc/postgresql-common
+    if [ ! -e /etc/postgresql-common/createcluster.conf ]; then
+        echo "create_main_cluster = false" > /etc/postgresql-common/createcluster.conf
+    fi
+    ci_apt_install postgresql
+    pg_bin >/dev/null || { echo "PostgreSQL was installed but initdb is not found" >&2; exit 1; }
+}
+
+url() {
+    # shellcheck disable=SC1090
+    source "$state"
+    printf 'postgres://postgres:%s@127.0.0.1:%s/postgres\n' "$PASSWORD" "$PORT"
+}
+
+start_server() {
+    # shellcheck disable=SC1090
+    source "$state"
+    local bin
+    bin="$(pg_bin)"
+    if as_owner "$bin/pg_ctl" -D "$DATA" status >/dev/null 2>&1; then
+        return 0
+    fi
+    as_owner "$bin/pg_ctl" -D "$DATA" -l "$DATA/server.log" -w -t 60 \
+        -o "-c listen_addresses=127.0.0.1 -c port=$PORT -c unix_socket_directories=$DATA -c fsync=off" \
+        start >&2
+    ci_wait_port "$PORT" 30 || { echo "PostgreSQL did not open port $PORT" >&2; exit 1; }
+}
+
+case "${1:-}" in
+    start)
+        ensure_installed
+        if [ ! -f "$state" ] || [ ! -d "$(source "$state"; printf '%s' "$DATA")" ]; then
+            mkdir -p "$state_dir"
+            chmod 755 "$state_dir"
+            data="$(mktemp -d "$state_dir/postgres.XXXXXX")"
+            password="$(ci_password)"
+            pwfile="$(mktemp)"
+            printf '%s\n' "$password" > "$pwfile"
+            if [ "$(id -u)" -eq 0 ]; then
+                chown postgres "$data" "$pwfile"
+            fi
+            chmod 700 "$data"
+            as_owner "$(pg_bin)/initdb" -D "$data" -U postgres --pwfile="$pwfile" \
+                --auth-host=scram-sha-256 --auth-local=trust -E UTF8 >&2
+            rm -f "$pwfile"
+            printf 'DATA=%s\nPORT=%s\nPASSWORD=%s\n' "$data" "$(ci_free_port)" "$password" > "$state"
+        fi
+        start_server
+        url
+        ;;
+    stop)
+        if [ -f "$state" ]; then
+            # shellcheck disable=SC1090
+            source "$state"
+            as_owner "$(pg_bin)/pg_ctl" -D "$DATA" -m fast -w stop >&2 || true
+        fi
+        ;;
+    url)
+        [ -f "$state" ] || { echo "no PostgreSQL server was started; run: $0 start" >&2; exit 1; }
+        url
+        ;;
+    destroy)
+        if [ -f "$state" ]; then
+            # shellcheck disable=SC1090
+            source "$state"
+            as_owner "$(pg_bin)/pg_ctl" -D "$DATA" -m immediate -w stop >/dev/null 2>&1 || true
+            rm -rf "$DATA" "$state"
+        fi
+        ;;
+    *)
+        echo "usage: $0 start|stop|url|destroy" >&2
+        exit 2
+        ;;
+esac

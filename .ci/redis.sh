@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# A throwaway Redis server for the session-store tests.
+#
+#   .ci/redis.sh start    install Redis from Debian's packages when missing and start a server
+#                         on 127.0.0.1 on a free port, with a password and its data in a
+#                         temporary folder (a second start after stop restarts it with the same
+#                         port and data); prints the connection URL
+#   .ci/redis.sh stop     stop the server (it writes its append-only file first), keep its data
+#   .ci/redis.sh url      print the connection URL
+#   .ci/redis.sh destroy  stop the server and delete its data
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+state_dir="$(ci_state_dir)"
+state="$state_dir/redis.env"
+
+url() {
+    # shellcheck disable=SC1090
+    source "$state"
+    printf 'redis://:%s@127.0.0.1:%s/0\n' "$PASSWORD" "$PORT"
+}
+
+running() {
+    # shellcheck disable=SC1090
+    source "$state"
+    [ -f "$DATA/redis.pid" ] && kill -0 "$(cat "$DATA/redis.pid")" 2>/dev/null
+}
+
+stop_server() {
+    # shellcheck disable=SC1090
+    source "$state"
+    if running; then
+        local pid i
+        pid="$(cat "$DATA/redis.pid")"
+        kill -TERM "$pid"
+        for i in $(seq 1 100); do
+            kill -0 "$pid" 2>/dev/null || break
+            sleep 0.1
+        done
+    fi
+}
+
+case "${1:-}" in
+    start)
+        command -v redis-server >/dev/null || ci_apt_install redis-server
+        if [ ! -f "$state" ] || [ ! -d "$(source "$state"; printf '%s' "$DATA")" ]; then
+            mkdir -p "$state_dir"
+            data="$(mktemp -d "$state_dir/redis.XXXXXX")"
+            printf 'DATA=%s\nPORT=%s\nPASSWORD=%s\n' "$data" "$(ci_free_port)" "$(ci_password)" > "$state"
+        fi
+        # shellcheck disable=SC1090
+        source "$state"
+        if ! running; then
+            # The password goes in a config file, not on the command line.
+            printf 'requirepass %s\n' "$PASSWORD" > "$DATA/redis.conf"
+            chmod 600 "$DATA/redis.conf"
+            redis-server "$DATA/redis.conf" --bind 127.0.0.1 --port "$PORT" --dir "$DATA" \
+                --daemonize yes --pidfile "$DATA/redis.pid" --logfile "$DATA/redis.log" \
+                --save "" --appendonly yes --appendfsync everysec >&2
+            ci_wait_port "$PORT" 30 || { echo "Redis did not open port $PORT" >&2; exit 1; }
+        fi
+        url
+        ;;
+    stop)
+        [ -f "$state" ] && stop_server
+        ;;
+    url)
+        [ -f "$state" ] || { echo "no Redis server was started; run: $0 start" >&2; exit 1; }
+        url
+        ;;
+    destroy)
+        if [ -f "$state" ]; then
+            stop_server
+            # shellcheck disable=SC1090
+            source "$state"
+            rm -rf "$DATA" "$state"
+        fi
+        ;;
+    *)
+        echo "usage: $0 start|stop|url|destroy" >&2
+        exit 2
+        ;;
+esac

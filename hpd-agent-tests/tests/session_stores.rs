@@ -1,0 +1,501 @@
+//! The session-store suite against every backend: memory and SQLite always; PostgreSQL when
+//! `HPD_POSTGRES_URL` is set and Redis when `HPD_REDIS_URL` is set (`.ci/run` starts both;
+//! without them those tests print why they were skipped and pass).
+//!
+//! Also: schema versions a build does not know are refused, and store URLs never show their
+//! password in errors or `Debug` output.
+
+mod store_suite;
+
+use std::sync::Arc;
+
+use hpd_agent::async_trait;
+use hpd_agent::store::{
+    MemorySessionStore, PostgresSessionStore, RedisSessionStore, SessionStore, SqliteSessionStore,
+    StoreError,
+};
+use store_suite::{Backend, GARBAGE, RawAccess};
+
+// ---- memory
+
+struct MemoryRaw(Arc<MemorySessionStore>);
+
+#[async_trait]
+impl RawAccess for MemoryRaw {
+    async fn corrupt(&self, id: &str) {
+        let (version, _) = self.0.raw(id).expect("stored");
+        self.0.insert_raw(id, version, GARBAGE);
+    }
+    async fn read(&self, id: &str) -> Option<String> {
+        self.0.raw(id).map(|(_, text)| text)
+    }
+}
+
+async fn memory() -> Option<Backend> {
+    let store = Arc::new(MemorySessionStore::new());
+    Some(Backend::new(
+        "memory",
+        store.clone(),
+        Box::new(MemoryRaw(store)),
+    ))
+}
+
+// ---- SQLite
+
+struct SqliteRaw {
+    path: std::path::PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl SqliteRaw {
+    fn connection(&self) -> ::rusqlite::Connection {
+        let connection = ::rusqlite::Connection::open(&self.path).expect("open the file");
+        connection
+            .busy_timeout(std::time::Duration::from_secs(5))
+            .expect("busy timeout");
+        connection
+    }
+}
+
+#[async_trait]
+impl RawAccess for SqliteRaw {
+    async fn corrupt(&self, id: &str) {
+        let changed = self
+            .connection()
+            .execute(
+                "UPDATE hpd_sessions SET data = ?1 WHERE id = ?2",
+                ::rusqlite::params![GARBAGE, id],
+            )
+            .expect("update");
+        assert_eq!(changed, 1);
+    }
+    async fn read(&self, id: &str) -> Option<String> {
+        use ::rusqlite::OptionalExtension as _;
+        self.connection()
+            .query_row("SELECT data FROM hpd_sessions WHERE id = ?1", [id], |row| {
+                row.get(0)
+            })
+            .optional()
+            .expect("select")
+    }
+}
+
+async fn sqlite() -> Option<Backend> {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("sessions.db");
+    let store = SqliteSessionStore::open(&path).await.expect("open");
+    Some(Backend::new(
+        "sqlite",
+        Arc::new(store),
+        Box::new(SqliteRaw { path, _dir: dir }),
+    ))
+}
+
+// ---- PostgreSQL
+
+fn env_url(var: &str, what: &str) -> Option<String> {
+    match std::env::var(var) {
+        Ok(url) if !url.trim().is_empty() => Some(url),
+        _ => {
+            println!(
+                "skipped: {var} is not set, so there is no {what} server to test against (.ci/run starts one)"
+            );
+            None
+        }
+    }
+}
+
+async fn postgres_client(url: &str) -> ::tokio_postgres::Client {
+    let (client, driver) = ::tokio_postgres::connect(url, ::tokio_postgres::NoTls)
+        .await
+        .expect("raw PostgreSQL connection");
+    tokio::spawn(driver);
+    client
+}
+
+struct PostgresRaw(::tokio_postgres::Client);
+
+#[async_trait]
+impl RawAccess for PostgresRaw {
+    async fn corrupt(&self, id: &str) {
+        let changed = self
+            .0
+            .execute(
+                "UPDATE hpd_sessions SET data = $1 WHERE id = $2",
+                &[&GARBAGE, &id],
+            )
+            .await
+            .expect("update");
+        assert_eq!(changed, 1);
+    }
+    async fn read(&self, id: &str) -> Option<String> {
+        self.0
+            .query_opt("SELECT data FROM hpd_sessions WHERE id = $1", &[&id])
+            .await
+            .expect("select")
+            .map(|row| row.get(0))
+    }
+}
+
+async fn postgres() -> Option<Backend> {
+    let url = env_url("HPD_POSTGRES_URL", "PostgreSQL")?;
+    let store = PostgresSessionStore::connect(&url).await.expect("connect");
+    let raw = PostgresRaw(postgres_client(&url).await);
+    Some(Backend::new("postgres", Arc::new(store), Box::new(raw)))
+}
+
+// ---- Redis
+
+struct RedisRaw(::redis::aio::MultiplexedConnection);
+
+#[async_trait]
+impl RawAccess for RedisRaw {
+    async fn corrupt(&self, id: &str) {
+        let mut connection = self.0.clone();
+        let _: i64 = ::redis::cmd("HSET")
+            .arg(format!("hpd:session:{id}"))
+            .arg("data")
+            .arg(GARBAGE)
+            .query_async(&mut connection)
+            .await
+            .expect("HSET");
+    }
+    async fn read(&self, id: &str) -> Option<String> {
+        let mut connection = self.0.clone();
+        ::redis::cmd("HGET")
+            .arg(format!("hpd:session:{id}"))
+            .arg("data")
+            .query_async(&mut connection)
+            .await
+            .expect("HGET")
+    }
+}
+
+async fn redis_connection(url: &str) -> ::redis::aio::MultiplexedConnection {
+    ::redis::Client::open(url)
+        .expect("URL")
+        .get_multiplexed_async_connection()
+        .await
+        .expect("raw Redis connection")
+}
+
+async fn redis() -> Option<Backend> {
+    let url = env_url("HPD_REDIS_URL", "Redis")?;
+    let store = RedisSessionStore::connect(&url).await.expect("connect");
+    let raw = RedisRaw(redis_connection(&url).await);
+    Some(Backend::new("redis", Arc::new(store), Box::new(raw)))
+}
+
+/// One test per case and backend.
+macro_rules! suite {
+    ($backend:ident: $($case:ident),* $(,)?) => {
+        mod $backend {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $case() {
+                    let Some(backend) = super::$backend().await else { return };
+                    println!("{}: {}", backend.name, stringify!($case));
+                    super::store_suite::$case(&backend).await;
+                    backend.cleanup().await;
+                }
+            )*
+        }
+    };
+}
+
+macro_rules! all_backends {
+    ($($backend:ident),*) => {
+        $(
+            suite!($backend:
+                round_trip_with_tool_calls,
+                containers_persist,
+                workers_take_turns,
+                two_writers_at_once,
+                corrupt_row,
+                list_by_prefix,
+                delete,
+                invalid_ids,
+            );
+        )*
+    };
+}
+
+all_backends!(memory, sqlite, postgres, redis);
+
+// ---- schema versions
+
+fn assert_unknown_schema(result: Result<impl std::fmt::Debug, StoreError>) {
+    let err = result.expect_err("unknown schema version");
+    assert!(
+        matches!(&err, StoreError::UnknownSchema { found, supported: 1, .. } if found == "99"),
+        "{err:?}"
+    );
+    assert!(
+        err.to_string()
+            .contains("schema version 99; this build knows only version 1"),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn sqlite_refuses_an_unknown_schema_version() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("sessions.db");
+    drop(SqliteSessionStore::open(&path).await.expect("create"));
+    ::rusqlite::Connection::open(&path)
+        .expect("open")
+        .execute(
+            "UPDATE hpd_store_meta SET value = '99' WHERE key = 'schema_version'",
+            [],
+        )
+        .expect("update");
+    assert_unknown_schema(SqliteSessionStore::open(&path).await);
+}
+
+#[tokio::test]
+async fn sqlite_uses_wal_mode_and_reports_a_file_it_cannot_open() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("sessions.db");
+    drop(SqliteSessionStore::open(&path).await.expect("create"));
+    let mode: String = ::rusqlite::Connection::open(&path)
+        .expect("open")
+        .query_row("PRAGMA journal_mode", [], |row| row.get(0))
+        .expect("pragma");
+    assert_eq!(mode, "wal");
+
+    let err = SqliteSessionStore::open(dir.path().join("missing-folder/sessions.db"))
+        .await
+        .expect_err("no such folder");
+    assert!(matches!(err, StoreError::Unavailable { .. }), "{err:?}");
+    assert!(err.to_string().contains("missing-folder"), "{err}");
+}
+
+#[tokio::test]
+async fn postgres_refuses_an_unknown_schema_version() {
+    let Some(url) = env_url("HPD_POSTGRES_URL", "PostgreSQL") else {
+        return;
+    };
+    // A schema of its own, so the shared tables are untouched.
+    let schema = format!("hpd_schema_test_{}", std::process::id());
+    let client = postgres_client(&url).await;
+    client
+        .batch_execute(&format!(
+            "DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}"
+        ))
+        .await
+        .expect("create schema");
+    let separator = if url.contains('?') { '&' } else { '?' };
+    let scoped = format!("{url}{separator}options=-csearch_path%3D{schema}");
+    drop(
+        PostgresSessionStore::connect(&scoped)
+            .await
+            .expect("create tables"),
+    );
+    client
+        .execute(
+            &format!(
+                "UPDATE {schema}.hpd_store_meta SET value = '99' WHERE key = 'schema_version'"
+            ),
+            &[],
+        )
+        .await
+        .expect("update");
+    let result = PostgresSessionStore::connect(&scoped).await;
+    client
+        .batch_execute(&format!("DROP SCHEMA {schema} CASCADE"))
+        .await
+        .expect("drop schema");
+    assert_unknown_schema(result);
+}
+
+#[tokio::test]
+async fn redis_refuses_an_unknown_schema_version_and_applies_the_ttl() {
+    let Some(url) = env_url("HPD_REDIS_URL", "Redis") else {
+        return;
+    };
+    // Database 15, so the shared database keeps its schema key.
+    let base = match url.rsplit_once('/') {
+        Some((base, db))
+            if db.chars().all(|c| c.is_ascii_digit())
+                && base.contains("://")
+                && !base.ends_with('/') =>
+        {
+            base.to_owned()
+        }
+        _ => url.trim_end_matches('/').to_owned(),
+    };
+    let scoped = format!("{base}/15");
+    let mut raw = redis_connection(&scoped).await;
+    let _: i64 = ::redis::cmd("DEL")
+        .arg("hpd:store:schema")
+        .query_async(&mut raw)
+        .await
+        .expect("DEL");
+
+    let store = RedisSessionStore::connect(&scoped)
+        .await
+        .expect("create")
+        .with_ttl(std::time::Duration::from_secs(60));
+    let id = format!("ttl-{}", std::process::id());
+    store
+        .save(&id, &hpd_agent::SessionState::default(), 0)
+        .await
+        .expect("save");
+    let ttl: i64 = ::redis::cmd("PTTL")
+        .arg(format!("hpd:session:{id}"))
+        .query_async(&mut raw)
+        .await
+        .expect("PTTL");
+    assert!((1..=60_000).contains(&ttl), "ttl {ttl}");
+    assert!(store.delete(&id).await.expect("delete"));
+
+    let _: () = ::redis::cmd("SET")
+        .arg("hpd:store:schema")
+        .arg("99")
+        .query_async(&mut raw)
+        .await
+        .expect("SET");
+    let result = RedisSessionStore::connect(&scoped).await;
+    let _: i64 = ::redis::cmd("DEL")
+        .arg("hpd:store:schema")
+        .query_async(&mut raw)
+        .await
+        .expect("DEL");
+    assert_unknown_schema(result);
+}
+
+// ---- secrets
+
+const SECRET: &str = "hunter2-not-shown";
+
+fn assert_hidden(text: &str) {
+    assert!(!text.contains(SECRET), "the password shows in: {text}");
+}
+
+#[tokio::test]
+async fn postgres_urls_never_show_their_password() {
+    // Nothing listens on port 1: the connection is refused.
+    let err = PostgresSessionStore::connect(&format!("postgres://app:{SECRET}@127.0.0.1:1/db"))
+        .await
+        .expect_err("refused");
+    assert!(matches!(err, StoreError::Unavailable { .. }), "{err:?}");
+    assert!(
+        err.to_string()
+            .contains("postgres://app:***@127.0.0.1:1/db"),
+        "{err}"
+    );
+    assert_hidden(&err.to_string());
+    assert_hidden(&format!("{err:?}"));
+    let err = PostgresSessionStore::connect(&format!("host=127.0.0.1 port=1 password={SECRET}"))
+        .await
+        .expect_err("refused");
+    assert_hidden(&err.to_string());
+    let err =
+        PostgresSessionStore::connect(&format!("postgres://app:{SECRET}@127.0.0.1:notaport/db"))
+            .await
+            .expect_err("bad URL");
+    assert!(matches!(err, StoreError::Config(_)), "{err:?}");
+    assert_hidden(&format!("{err} {err:?}"));
+
+    let Some(url) = env_url("HPD_POSTGRES_URL", "PostgreSQL") else {
+        return;
+    };
+    // A real server: the store's Debug output, and a login with a wrong password.
+    let store = PostgresSessionStore::connect(&url).await.expect("connect");
+    let real = url_password(&url);
+    let shown = format!("{store:?}");
+    assert!(shown.contains("***") && !shown.contains(&real), "{shown}");
+    let wrong = url.replace(&real, SECRET);
+    let err = PostgresSessionStore::connect(&wrong)
+        .await
+        .expect_err("wrong password");
+    assert!(matches!(err, StoreError::Backend { .. }), "{err:?}");
+    assert_hidden(&format!("{err} {err:?}"));
+}
+
+#[tokio::test]
+async fn redis_urls_never_show_their_password() {
+    let err = RedisSessionStore::connect(&format!("redis://:{SECRET}@127.0.0.1:1/0"))
+        .await
+        .expect_err("refused");
+    assert!(matches!(err, StoreError::Unavailable { .. }), "{err:?}");
+    assert!(
+        err.to_string().contains("redis://:***@127.0.0.1:1/0"),
+        "{err}"
+    );
+    assert_hidden(&format!("{err} {err:?}"));
+    let err = RedisSessionStore::connect(&format!("rediss://:{SECRET}@127.0.0.1:1/x"))
+        .await
+        .expect_err("bad URL");
+    assert_hidden(&format!("{err} {err:?}"));
+
+    let Some(url) = env_url("HPD_REDIS_URL", "Redis") else {
+        return;
+    };
+    let store = RedisSessionStore::connect(&url).await.expect("connect");
+    let real = url_password(&url);
+    let shown = format!("{store:?}");
+    assert!(shown.contains("***") && !shown.contains(&real), "{shown}");
+    let wrong = url.replace(&real, SECRET);
+    let err = RedisSessionStore::connect(&wrong)
+        .await
+        .expect_err("wrong password");
+    assert_hidden(&format!("{err} {err:?}"));
+}
+
+/// The password of a `scheme://user:password@host` URL.
+fn url_password(url: &str) -> String {
+    let authority = url
+        .split("://")
+        .nth(1)
+        .and_then(|rest| rest.split('@').next());
+    let password = authority.and_then(|a| a.split_once(':')).map(|(_, p)| p);
+    password.expect("the URL has a password").to_owned()
+}
+
+// ---- a failed save at the end of a turn
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_locked_by_another_process_fails_the_save_and_a_later_run_saves_it() {
+    use hpd_agent::{AgentBuilder, ChatResponse, RunError, ScriptedChatClient};
+
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("sessions.db");
+    let store = Arc::new(SqliteSessionStore::open(&path).await.expect("open"));
+    let model = ScriptedChatClient::with_replies(["one", "two", "three"].map(ChatResponse::text));
+    let agent = AgentBuilder::new()
+        .with_chat_client(model)
+        .build()
+        .expect("agent builds");
+    let mut session = agent
+        .open_session(store.clone(), "locked")
+        .await
+        .expect("open");
+    session.run("first").await.expect("saved");
+
+    // Another process holds the write lock for longer than the store waits (5 s).
+    let other = ::rusqlite::Connection::open(&path).expect("open");
+    other.execute_batch("BEGIN EXCLUSIVE").expect("lock");
+    let err = session.run("second").await.expect_err("the save fails");
+    assert!(
+        matches!(err, RunError::Store(StoreError::Unavailable { .. })),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("locked"), "{err}");
+    assert_eq!(session.history().len(), 4, "the turn is kept in memory");
+    assert!(!session.is_saved());
+    other.execute_batch("ROLLBACK").expect("unlock");
+
+    // The next turn saves both.
+    session.run("third").await.expect("saved");
+    assert!(session.is_saved());
+    assert_eq!(session.stored_version(), Some(2));
+    let stored = store.load("locked").await.expect("load").expect("stored");
+    assert_eq!(stored.state.history, session.history());
+    assert_eq!(stored.state.history.len(), 6);
+
+    // Nothing to save: `save` is a no-op; an unbound session says it has no store.
+    session.save().await.expect("nothing due");
+    let err = agent.session().save().await.expect_err("unbound");
+    assert!(matches!(err, StoreError::Unbound), "{err:?}");
+}

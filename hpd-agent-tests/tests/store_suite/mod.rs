@@ -1,0 +1,426 @@
+//! The session-store suite: one set of async cases every backend must pass. A backend provides
+//! the store under test and raw access to its records (to corrupt one and to read it back as it
+//! is stored); `session_stores.rs` runs every case against every backend.
+
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use hpd_agent::async_trait;
+use hpd_agent::store::{SessionStore, StoreError};
+use hpd_agent::{
+    Agent, AgentBuilder, ChatMessage, ChatResponse, RunError, ScriptedChatClient, SessionState,
+    ToolCall,
+};
+use hpd_agent_tests::{MathTools, WeatherTools};
+
+/// What the raw record of a session is replaced with by [`RawAccess::corrupt`].
+pub const GARBAGE: &str = r#"{"format":1,"state":{"history":[{"role":"alien"}]}}"#;
+
+/// Access to a backend's records that bypasses the store.
+#[async_trait]
+pub trait RawAccess: Send + Sync {
+    /// Replaces the stored record text of `id` with [`GARBAGE`], keeping its version.
+    async fn corrupt(&self, id: &str);
+    /// The stored record text of `id`.
+    async fn read(&self, id: &str) -> Option<String>;
+}
+
+/// A backend under test.
+pub struct Backend {
+    pub name: &'static str,
+    pub store: Arc<dyn SessionStore>,
+    pub raw: Box<dyn RawAccess>,
+    prefix: String,
+}
+
+impl Backend {
+    pub fn new(name: &'static str, store: Arc<dyn SessionStore>, raw: Box<dyn RawAccess>) -> Self {
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        Backend {
+            name,
+            store,
+            raw,
+            prefix: format!("suite-{name}-{}-{nanos}/", std::process::id()),
+        }
+    }
+
+    /// A session id unique to this backend instance.
+    pub fn id(&self, name: &str) -> String {
+        format!("{}{name}", self.prefix)
+    }
+
+    /// Deletes every session this instance created (servers are shared between runs).
+    pub async fn cleanup(&self) {
+        for id in self.store.list(&self.prefix).await.unwrap_or_default() {
+            let _ = self.store.delete(&id).await;
+        }
+    }
+}
+
+fn text_agent(replies: &[&str]) -> (Agent, ScriptedChatClient) {
+    let model = ScriptedChatClient::with_replies(replies.iter().map(|r| ChatResponse::text(*r)));
+    let agent = AgentBuilder::new()
+        .with_instructions("Be brief.")
+        .with_chat_client(model.clone())
+        .build()
+        .expect("agent builds");
+    (agent, model)
+}
+
+fn math_agent(model: &ScriptedChatClient) -> Agent {
+    AgentBuilder::new()
+        .with_tool_harness::<MathTools>()
+        .configure_harness_collapsing(|c| c.persist_system_prompt_injections = true)
+        .with_chat_client(model.clone())
+        .build()
+        .expect("agent builds")
+}
+
+fn user_texts(history: &[ChatMessage]) -> Vec<&str> {
+    history
+        .iter()
+        .filter_map(|m| match m {
+            ChatMessage::User { content } => Some(content.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn answers(history: &[ChatMessage]) -> Vec<&str> {
+    history
+        .iter()
+        .filter_map(|m| match m {
+            ChatMessage::Assistant {
+                content: Some(text),
+                tool_calls,
+                ..
+            } if tool_calls.is_empty() => Some(text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A turn with tool calls is saved whole, and another worker resumes it with the same history.
+pub async fn round_trip_with_tool_calls(b: &Backend) {
+    let id = b.id("round-trip");
+    let model = ScriptedChatClient::with_replies([
+        ChatResponse::tool_calls(vec![
+            ToolCall::new("c1", "get_weather", r#"{"city":"Paris"}"#),
+            ToolCall::new("c2", "get_forecast", r#"{"city":"Paris","days":"x"}"#),
+        ]),
+        ChatResponse::text("Sunny in Paris."),
+    ]);
+    let agent = AgentBuilder::new()
+        .with_tool_harness::<WeatherTools>()
+        .with_chat_client(model)
+        .build()
+        .expect("agent builds");
+    let mut session = agent
+        .open_session(b.store.clone(), id.clone())
+        .await
+        .expect("open");
+    assert_eq!(session.stored_version(), Some(0));
+    assert_eq!(session.id(), Some(id.as_str()));
+    session.run("Weather in Paris?").await.expect("turn");
+    assert_eq!(session.stored_version(), Some(1));
+    assert!(session.is_saved());
+    assert_eq!(session.history().len(), 5, "{:#?}", session.history());
+    assert!(matches!(
+        &session.history()[3],
+        ChatMessage::Tool { call_id, is_error: true, .. } if call_id == "c2"
+    ));
+
+    let stored = b.store.load(&id).await.expect("load").expect("stored");
+    assert_eq!(stored.version, 1);
+    assert_eq!(&stored.state, session.state());
+
+    // Another worker (another agent, another model) continues the conversation.
+    let (other, other_model) = text_agent(&["Tomorrow too."]);
+    let mut resumed = other
+        .open_session(b.store.clone(), id.clone())
+        .await
+        .expect("reopen");
+    assert_eq!(resumed.history(), session.history());
+    resumed.run("And tomorrow?").await.expect("turn");
+    let sent = &other_model.requests()[0].messages;
+    assert_eq!(&sent[..5], session.history());
+    let stored = b.store.load(&id).await.expect("load").expect("stored");
+    assert_eq!(stored.version, 2);
+    assert_eq!(stored.state.history.len(), 7);
+    assert_eq!(
+        answers(&stored.state.history),
+        ["Sunny in Paris.", "Tomorrow too."]
+    );
+}
+
+/// With `persist_system_prompt_injections`, an expanded container is stored and a worker that
+/// reopens the session sees its functions and its instructions from the first request.
+pub async fn containers_persist(b: &Backend) {
+    let id = b.id("containers");
+    let first = ScriptedChatClient::with_replies([
+        ChatResponse::tool_calls(vec![ToolCall::new("c1", "MathTools", "{}")]),
+        ChatResponse::text("Math is ready."),
+    ]);
+    let mut session = math_agent(&first)
+        .open_session(b.store.clone(), id.clone())
+        .await
+        .expect("open");
+    session.run("Get ready for math").await.expect("turn");
+    let stored = b.store.load(&id).await.expect("load").expect("stored");
+    assert_eq!(stored.state.expanded, ["MathTools"]);
+
+    let second = ScriptedChatClient::with_replies([
+        ChatResponse::tool_calls(vec![ToolCall::new("c2", "add", r#"{"a":2,"b":3}"#)]),
+        ChatResponse::text("5"),
+    ]);
+    let mut resumed = math_agent(&second)
+        .open_session(b.store.clone(), id.clone())
+        .await
+        .expect("reopen");
+    resumed.run("2 + 3?").await.expect("turn");
+    let requests = second.requests();
+    assert_eq!(requests[0].tool_names(), ["add", "multiply", "divide"]);
+    assert!(
+        requests[0]
+            .instructions
+            .contains("## Active container instructions\n\n### MathTools\nUse exact arithmetic"),
+        "{}",
+        requests[0].instructions
+    );
+    assert_eq!(requests[1].tool_result("c2"), Some(("5", false)));
+    let stored = b.store.load(&id).await.expect("load").expect("stored");
+    assert_eq!(stored.state.expanded, ["MathTools"]);
+    assert_eq!(stored.version, 2);
+}
+
+/// Two workers take turns on one conversation, each reopening it for its turn; the stored
+/// history ends complete and in order.
+pub async fn workers_take_turns(b: &Backend) {
+    let id = b.id("workers");
+    let (worker_a, _) = text_agent(&["a0", "a2", "a4"]);
+    let (worker_b, _) = text_agent(&["b1", "b3", "b5"]);
+    for turn in 0..6 {
+        let worker = if turn % 2 == 0 { &worker_a } else { &worker_b };
+        let mut session = worker
+            .open_session(b.store.clone(), id.clone())
+            .await
+            .expect("open");
+        assert_eq!(session.history().len(), turn * 2);
+        session.run(format!("message {turn}")).await.expect("turn");
+    }
+    let stored = b.store.load(&id).await.expect("load").expect("stored");
+    assert_eq!(stored.version, 6);
+    let history = &stored.state.history;
+    assert_eq!(
+        user_texts(history),
+        (0..6).map(|t| format!("message {t}")).collect::<Vec<_>>()
+    );
+    assert_eq!(answers(history), ["a0", "b1", "a2", "b3", "a4", "b5"]);
+}
+
+/// Two writers answer the same conversation at once: one save wins, the other gets `Conflict`
+/// and keeps its turn in memory; the store holds the winner's history, whole.
+pub async fn two_writers_at_once(b: &Backend) {
+    let id = b.id("two-writers");
+    let (first, _) = text_agent(&["hello"]);
+    first
+        .open_session(b.store.clone(), id.clone())
+        .await
+        .expect("open")
+        .run("hi")
+        .await
+        .expect("turn");
+
+    let (worker_a, _) = text_agent(&["from a"]);
+    let (worker_b, _) = text_agent(&["from b"]);
+    let mut session_a = worker_a
+        .open_session(b.store.clone(), id.clone())
+        .await
+        .expect("open a");
+    let mut session_b = worker_b
+        .open_session(b.store.clone(), id.clone())
+        .await
+        .expect("open b");
+    let (result_a, result_b) = tokio::join!(session_a.run("to a"), session_b.run("to b"));
+    let (winner, loser, loser_result) = match (&result_a, &result_b) {
+        (Ok(_), Err(_)) => (&session_a, &mut session_b, result_b),
+        (Err(_), Ok(_)) => (&session_b, &mut session_a, result_a),
+        other => panic!("exactly one writer must win, got {other:?}"),
+    };
+    assert!(
+        matches!(
+            loser_result,
+            Err(RunError::Store(StoreError::Conflict { ref session, expected: 1 })) if *session == id
+        ),
+        "{loser_result:?}"
+    );
+    assert_eq!(
+        loser.history().len(),
+        4,
+        "the loser keeps its turn in memory"
+    );
+    assert!(!loser.is_saved());
+    assert!(matches!(
+        loser.save().await,
+        Err(StoreError::Conflict { .. })
+    ));
+
+    let stored = b.store.load(&id).await.expect("load").expect("stored");
+    assert_eq!(stored.version, 2);
+    assert_eq!(stored.state.history, winner.history());
+    assert_eq!(stored.state.history.len(), 4);
+
+    // Two first saves of a new session: one creates it, the other conflicts.
+    let fresh = b.id("two-creators");
+    let one = SessionState {
+        history: vec![ChatMessage::user("one")],
+        expanded: Vec::new(),
+    };
+    let two = SessionState {
+        history: vec![ChatMessage::user("two")],
+        expanded: Vec::new(),
+    };
+    let (r1, r2) = tokio::join!(b.store.save(&fresh, &one, 0), b.store.save(&fresh, &two, 0));
+    let winner = match (&r1, &r2) {
+        (Ok(1), Err(StoreError::Conflict { .. })) => &one,
+        (Err(StoreError::Conflict { .. }), Ok(1)) => &two,
+        other => panic!("exactly one creator must win, got {other:?}"),
+    };
+    let stored = b.store.load(&fresh).await.expect("load").expect("stored");
+    assert_eq!(&stored.state, winner);
+}
+
+/// A record that does not decode is reported as `Corrupt` naming the session, and is left as
+/// it is.
+pub async fn corrupt_row(b: &Backend) {
+    let id = b.id("corrupt");
+    let healthy = b.id("healthy");
+    let state = SessionState {
+        history: vec![ChatMessage::user("hello")],
+        expanded: Vec::new(),
+    };
+    b.store.save(&id, &state, 0).await.expect("save");
+    b.store.save(&healthy, &state, 0).await.expect("save");
+    b.raw.corrupt(&id).await;
+
+    let err = b.store.load(&id).await.expect_err("corrupt");
+    assert!(
+        matches!(&err, StoreError::Corrupt { session, .. } if *session == id),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains(&id), "{err}");
+    assert!(err.to_string().contains("history[0]"), "{err}");
+
+    let (agent, _) = text_agent(&["unused"]);
+    let err = agent
+        .open_session(b.store.clone(), id.clone())
+        .await
+        .expect_err("corrupt");
+    assert!(
+        matches!(&err, StoreError::Corrupt { session, .. } if *session == id),
+        "{err:?}"
+    );
+    assert_eq!(b.raw.read(&id).await.as_deref(), Some(GARBAGE));
+    // Nothing else is affected.
+    assert_eq!(
+        b.store
+            .load(&healthy)
+            .await
+            .expect("load")
+            .expect("stored")
+            .state,
+        state
+    );
+    let listed = b.store.list(&b.id("")).await.expect("list");
+    assert!(
+        listed.contains(&id) && listed.contains(&healthy),
+        "{listed:?}"
+    );
+}
+
+/// `list` returns the ids with a prefix, sorted, taking the prefix literally.
+pub async fn list_by_prefix(b: &Backend) {
+    let names = [
+        "users/1",
+        "users/2",
+        "users/10",
+        "userspace",
+        "teams/1",
+        "us%er_*?[x]\\y",
+        "ünï/1",
+    ];
+    let state = SessionState::default();
+    for name in names {
+        b.store.save(&b.id(name), &state, 0).await.expect("save");
+    }
+    let list = |prefix: String| async move { b.store.list(&prefix).await.expect("list") };
+    let ids = |names: &[&str]| names.iter().map(|n| b.id(n)).collect::<Vec<_>>();
+    assert_eq!(
+        list(b.id("users/")).await,
+        ids(&["users/1", "users/10", "users/2"])
+    );
+    assert_eq!(
+        list(b.id("users")).await,
+        ids(&["users/1", "users/10", "users/2", "userspace"])
+    );
+    assert_eq!(list(b.id("us%")).await, ids(&["us%er_*?[x]\\y"]));
+    assert_eq!(list(b.id("us%er_*?[")).await, ids(&["us%er_*?[x]\\y"]));
+    assert_eq!(list(b.id("us_")).await, Vec::<String>::new());
+    assert_eq!(list(b.id("u*")).await, Vec::<String>::new());
+    assert_eq!(list(b.id("ünï")).await, ids(&["ünï/1"]));
+    assert_eq!(list(b.id("nothing")).await, Vec::<String>::new());
+    let mut all = ids(&names);
+    all.sort();
+    assert_eq!(list(b.id("")).await, all);
+}
+
+/// `delete` removes a session; a worker still holding it cannot save over the deletion.
+pub async fn delete(b: &Backend) {
+    let id = b.id("delete");
+    let (agent, _) = text_agent(&["one", "two"]);
+    let mut session = agent
+        .open_session(b.store.clone(), id.clone())
+        .await
+        .expect("open");
+    session.run("first").await.expect("turn");
+    assert!(b.store.delete(&id).await.expect("delete"));
+    assert!(b.store.load(&id).await.expect("load").is_none());
+    assert!(!b.store.delete(&id).await.expect("delete again"));
+    assert!(!b.store.list(&id).await.expect("list").contains(&id));
+
+    let err = session.run("second").await.expect_err("deleted under it");
+    assert!(
+        matches!(err, RunError::Store(StoreError::Conflict { .. })),
+        "{err:?}"
+    );
+    let reopened = agent
+        .open_session(b.store.clone(), id.clone())
+        .await
+        .expect("reopen");
+    assert!(reopened.history().is_empty());
+    assert_eq!(reopened.stored_version(), Some(0));
+}
+
+/// Ids no backend can store are refused up front with the reason.
+pub async fn invalid_ids(b: &Backend) {
+    let (agent, _) = text_agent(&[]);
+    for (id, reason) in [
+        (String::new(), "empty"),
+        ("a\nb".to_owned(), "control character"),
+        ("x".repeat(513), "longer than 512 bytes"),
+    ] {
+        let err = agent
+            .open_session(b.store.clone(), id.clone())
+            .await
+            .expect_err("invalid id");
+        assert!(err.to_string().contains(reason), "{err}");
+        let err = b
+            .store
+            .save(&id, &SessionState::default(), 0)
+            .await
+            .expect_err("invalid id");
+        assert!(matches!(err, StoreError::InvalidId { .. }), "{err:?}");
+    }
+}

@@ -1,0 +1,522 @@
+//! Sessions that outlive the process: the [`SessionStore`] trait and its backends.
+//!
+//! [`Agent::open_session`](crate::Agent::open_session) loads a session from a store (or starts it
+//! empty) and binds it to the store: at the end of every [`run`](crate::Session::run) the
+//! session's whole state (history and expansion state) is written in one atomic write. Many
+//! workers can serve one conversation: each write names the version it read
+//! (optimistic concurrency), so when two workers answer the same conversation at once, one write
+//! wins and the other gets [`StoreError::Conflict`] instead of silently dropping a turn.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use hpd_agent::store::{MemorySessionStore, SessionStore};
+//! use hpd_agent::{AgentBuilder, ChatResponse, ScriptedChatClient};
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let store: Arc<dyn SessionStore> = Arc::new(MemorySessionStore::new());
+//! let model = ScriptedChatClient::with_replies([ChatResponse::text("Hi!"), ChatResponse::text("Still here.")]);
+//! let agent = AgentBuilder::new().with_chat_client(model).build()?;
+//!
+//! let mut session = agent.open_session(store.clone(), "user-42").await?;
+//! session.run("Hello").await?; // saved at the end of the turn
+//! drop(session);
+//!
+//! // Another worker (here: the same agent) picks the conversation up.
+//! let mut session = agent.open_session(store.clone(), "user-42").await?;
+//! assert_eq!(session.history().len(), 2);
+//! session.run("Are you there?").await?;
+//! assert_eq!(store.load("user-42").await?.unwrap().state.history.len(), 4);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # Backends
+//!
+//! | type | feature | what |
+//! |---|---|---|
+//! | [`MemorySessionStore`] | always | a map in the process; tests, single-process tools |
+//! | `SqliteSessionStore` | `sqlite` (default) | the embedded default: one SQLite file, WAL mode, no server |
+//! | `PostgresSessionStore` | `postgres` | a PostgreSQL table, for many workers on many machines |
+//! | `RedisSessionStore` | `redis` | a Redis hash per session, optional time to live |
+//!
+//! The PostgreSQL backend is built on `tokio-postgres` rather than `sqlx`: with only its
+//! PostgreSQL driver and Tokio runtime enabled, `sqlx` still brings about 110 crates (its
+//! connection pool, URL parsing with Unicode normalisation, its own query machinery) against
+//! about 60 for `tokio-postgres`, and the store needs nothing more than five fixed statements on
+//! one pipelined connection, which `tokio-postgres` does directly.
+//!
+//! # What is stored
+//!
+//! Each session is one record: its id, a version (1 after the first save, +1 for each save), and
+//! the state as JSON in an envelope with a format number:
+//! `{"format":1,"state":{"history":[...],"expanded":[...]}}`. A record whose format this build
+//! does not know, or that does not decode, is reported as [`StoreError::Corrupt`] naming the
+//! session; nothing is overwritten. The state holds the conversation and the names of expanded
+//! containers only: never the agent's configuration, API keys or store URLs.
+//!
+//! Every backend creates its tables (or keys) on first use and records a schema version; a store
+//! whose schema version this build does not know is refused with
+//! [`StoreError::UnknownSchema`], never migrated silently.
+//!
+//! # Failures
+//!
+//! A save that fails (the store is down, another writer saved first) makes
+//! [`Session::run`](crate::Session::run) return [`RunError::Store`]; the
+//! turn itself is kept in memory. The next `run`, or
+//! [`Session::save`](crate::Session::save), writes it again. After a
+//! [`Conflict`](StoreError::Conflict) a retry cannot succeed: reopen the session to continue from
+//! the other writer's history. Errors and `Debug` output never show a password from a store URL.
+
+mod memory;
+#[cfg(feature = "postgres")]
+mod postgres;
+#[cfg(feature = "redis")]
+mod redis;
+#[cfg(feature = "sqlite")]
+mod sqlite;
+
+use std::fmt;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+
+use crate::agent::{RunOutput, SessionState};
+use crate::error::RunError;
+
+pub use memory::MemorySessionStore;
+#[cfg(feature = "postgres")]
+pub use postgres::PostgresSessionStore;
+#[cfg(feature = "redis")]
+pub use redis::RedisSessionStore;
+#[cfg(feature = "sqlite")]
+pub use sqlite::SqliteSessionStore;
+
+/// The format number of stored records this build writes and reads.
+pub const RECORD_FORMAT: u32 = 1;
+
+/// The schema version of the tables and keys the backends create.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// The longest session id, in bytes.
+pub const MAX_ID_LEN: usize = 512;
+
+/// A session as stored: its state and the version it was stored at.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredSession {
+    /// The session's state.
+    pub state: SessionState,
+    /// The version: 1 after the first save, one more after each save.
+    pub version: u64,
+}
+
+/// Storage for session state, shared by many workers.
+///
+/// Implementations are `Send + Sync` and used through `Arc<dyn SessionStore>`. A save is one
+/// atomic write that succeeds only when the stored version is the one the writer read.
+///
+/// ```
+/// use hpd_agent::SessionState;
+/// use hpd_agent::store::{MemorySessionStore, SessionStore, StoreError};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), StoreError> {
+/// let store = MemorySessionStore::new();
+/// let state = SessionState::default();
+/// assert_eq!(store.save("a", &state, 0).await?, 1); // 0: not stored yet
+/// assert_eq!(store.save("a", &state, 1).await?, 2);
+/// assert!(matches!(store.save("a", &state, 1).await, Err(StoreError::Conflict { .. })));
+/// assert_eq!(store.load("a").await?.unwrap().version, 2);
+/// assert_eq!(store.list("").await?, ["a"]);
+/// assert!(store.delete("a").await?);
+/// # Ok(())
+/// # }
+/// ```
+#[async_trait]
+pub trait SessionStore: Send + Sync + fmt::Debug {
+    /// Loads a session, `None` when it is not stored.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Corrupt`] when the record does not decode, [`StoreError::Unavailable`]
+    /// when the store cannot be reached, [`StoreError::InvalidId`] for an id that no backend
+    /// accepts.
+    async fn load(&self, id: &str) -> Result<Option<StoredSession>, StoreError>;
+
+    /// Stores `state` if the stored version is `expected` (0: the session must not be stored
+    /// yet) and returns the new version, `expected + 1`.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Conflict`] when the stored version is not `expected` (another writer saved
+    /// or deleted the session); nothing is written. [`StoreError::Unavailable`] when the store
+    /// cannot be reached.
+    async fn save(&self, id: &str, state: &SessionState, expected: u64) -> Result<u64, StoreError>;
+
+    /// Deletes a session; `true` when it was stored.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Unavailable`] when the store cannot be reached.
+    async fn delete(&self, id: &str) -> Result<bool, StoreError>;
+
+    /// The ids of the stored sessions that start with `prefix`, sorted.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Unavailable`] when the store cannot be reached.
+    async fn list(&self, prefix: &str) -> Result<Vec<String>, StoreError>;
+}
+
+/// Why a store operation failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// Another writer saved (or deleted) the session after it was loaded; nothing was written.
+    #[error(
+        "session '{session}' was changed by another writer since version {expected} was loaded; reopen it to continue"
+    )]
+    Conflict {
+        /// The session id.
+        session: String,
+        /// The version the write expected.
+        expected: u64,
+    },
+    /// The store cannot be reached (connection refused or lost, server shutting down, timeout).
+    #[error("session store {store} is unavailable: {message}")]
+    Unavailable {
+        /// The store, with any password removed.
+        store: String,
+        /// What failed.
+        message: String,
+    },
+    /// A stored record does not decode; it was left as it is.
+    #[error("stored session '{session}' is corrupt: {reason}")]
+    Corrupt {
+        /// The session id.
+        session: String,
+        /// Why it does not decode.
+        reason: String,
+    },
+    /// The store was set up by a version of this crate with another schema.
+    #[error(
+        "session store {store} has schema version {found}; this build knows only version {supported}"
+    )]
+    UnknownSchema {
+        /// The store, with any password removed.
+        store: String,
+        /// The schema version found.
+        found: String,
+        /// The schema version this build knows.
+        supported: u32,
+    },
+    /// The session id cannot be stored.
+    #[error("invalid session id '{id}': {reason}")]
+    InvalidId {
+        /// The id, shortened when long.
+        id: String,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+    /// The store URL or option is invalid.
+    #[error("invalid session store configuration: {0}")]
+    Config(String),
+    /// The store answered with an error that is neither a conflict nor an outage.
+    #[error("session store {store} failed: {message}")]
+    Backend {
+        /// The store, with any password removed.
+        store: String,
+        /// The backend's message.
+        message: String,
+    },
+    /// [`Session::save`](crate::Session::save) was called on a session that is not bound to a
+    /// store.
+    #[error("this session is not bound to a store; open it with Agent::open_session to persist it")]
+    Unbound,
+}
+
+/// Checks a session id: non-empty, at most [`MAX_ID_LEN`] bytes, no control characters.
+///
+/// # Errors
+///
+/// [`StoreError::InvalidId`] saying what is wrong.
+pub fn validate_id(id: &str) -> Result<(), StoreError> {
+    let reason = if id.is_empty() {
+        "it is empty"
+    } else if id.len() > MAX_ID_LEN {
+        "it is longer than 512 bytes"
+    } else if id.chars().any(char::is_control) {
+        "it contains a control character"
+    } else {
+        return Ok(());
+    };
+    let mut shown: String = id.chars().take(64).collect();
+    if shown.len() < id.len() {
+        shown.push_str("...");
+    }
+    Err(StoreError::InvalidId {
+        id: shown.escape_debug().to_string(),
+        reason,
+    })
+}
+
+#[derive(Serialize)]
+struct RecordOut<'a> {
+    format: u32,
+    state: &'a SessionState,
+}
+
+#[derive(Deserialize)]
+struct RecordIn {
+    format: u32,
+    state: serde_json::Value,
+}
+
+/// Encodes a state as a stored record (JSON with the format number).
+///
+/// ```
+/// use hpd_agent::{ChatMessage, SessionState};
+/// use hpd_agent::store::{decode_record, encode_record};
+///
+/// let state = SessionState { history: vec![ChatMessage::user("hi")], expanded: vec![] };
+/// let text = encode_record(&state);
+/// assert_eq!(text, r#"{"format":1,"state":{"history":[{"role":"user","content":"hi"}]}}"#);
+/// assert_eq!(decode_record("s", &text).unwrap(), state);
+/// ```
+#[must_use]
+pub fn encode_record(state: &SessionState) -> String {
+    let record = RecordOut {
+        format: RECORD_FORMAT,
+        state,
+    };
+    // Strings, vectors and derived enums only: serializing cannot fail.
+    serde_json::to_string(&record).unwrap_or_else(|e| unreachable!("session state: {e}"))
+}
+
+/// Decodes a stored record of session `id`.
+///
+/// # Errors
+///
+/// [`StoreError::Corrupt`] naming the session when the text is not a record, has a format this
+/// build does not know, or holds a state that does not decode (with the JSON path).
+pub fn decode_record(id: &str, text: &str) -> Result<SessionState, StoreError> {
+    let corrupt = |reason: String| StoreError::Corrupt {
+        session: id.to_owned(),
+        reason,
+    };
+    let record: RecordIn =
+        serde_json::from_str(text).map_err(|e| corrupt(format!("not a session record: {e}")))?;
+    if record.format != RECORD_FORMAT {
+        return Err(corrupt(format!(
+            "record format {} is not known to this build (it knows format {RECORD_FORMAT})",
+            record.format
+        )));
+    }
+    serde_path_to_error::deserialize(record.state)
+        .map_err(|e| corrupt(format!("invalid state at '{}': {}", e.path(), e.inner())))
+}
+
+/// A store address safe to show: the password of a URL (`scheme://user:password@host`) or of a
+/// `password=...` setting is replaced by `***`.
+///
+/// ```
+/// use hpd_agent::store::redact_url;
+/// assert_eq!(redact_url("postgres://app:s3cret@db:5432/x"), "postgres://app:***@db:5432/x");
+/// assert_eq!(redact_url("redis://:s3cret@cache/0"), "redis://:***@cache/0");
+/// assert_eq!(redact_url("host=db password=s3cret user=app"), "host=db password=*** user=app");
+/// ```
+#[must_use]
+pub fn redact_url(url: &str) -> String {
+    if let Some(scheme_end) = url.find("://") {
+        let rest = &url[scheme_end + 3..];
+        let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+        let authority = &rest[..authority_end];
+        let mut out = url.to_owned();
+        if let Some(at) = authority.rfind('@')
+            && let Some(colon) = authority[..at].find(':')
+        {
+            let start = scheme_end + 3 + colon + 1;
+            let end = scheme_end + 3 + at;
+            out.replace_range(start..end, "***");
+        }
+        return redact_query_password(&out);
+    }
+    redact_key_values(url)
+}
+
+/// The password of a URL or `password=` setting, as written (to scrub it from driver messages).
+#[cfg_attr(not(any(feature = "postgres", feature = "redis")), allow(dead_code))]
+pub(crate) fn url_password(url: &str) -> Option<&str> {
+    let redacted = redact_url(url);
+    // The password is what `redact_url` replaced: the text between the common prefix and the
+    // common suffix of the two strings.
+    let prefix = url
+        .bytes()
+        .zip(redacted.bytes())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let suffix = url
+        .bytes()
+        .rev()
+        .zip(redacted.bytes().rev())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let end = url.len().checked_sub(suffix)?;
+    (prefix < end).then(|| url.get(prefix..end)).flatten()
+}
+
+/// `?password=x` query parameters.
+fn redact_query_password(url: &str) -> String {
+    let Some(query_start) = url.find('?') else {
+        return url.to_owned();
+    };
+    let (head, query) = url.split_at(query_start + 1);
+    let parts: Vec<String> = query
+        .split('&')
+        .map(|part| match part.split_once('=') {
+            Some((key, _)) if key.eq_ignore_ascii_case("password") => format!("{key}=***"),
+            _ => part.to_owned(),
+        })
+        .collect();
+    format!("{head}{}", parts.join("&"))
+}
+
+/// `key=value` settings separated by spaces (libpq's form).
+fn redact_key_values(text: &str) -> String {
+    text.split(' ')
+        .map(|part| match part.split_once('=') {
+            Some((key, _)) if key.trim().eq_ignore_ascii_case("password") => format!("{key}=***"),
+            _ => part.to_owned(),
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The message of `error` with its sources (drivers often keep the cause, e.g. "connection
+/// refused", in a source), with `secret` removed (drivers may echo parts of a URL).
+#[cfg_attr(not(any(feature = "postgres", feature = "redis")), allow(dead_code))]
+pub(crate) fn scrub(error: &dyn std::error::Error, secret: Option<&str>) -> String {
+    let mut message = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        if !message.contains(&text) {
+            message.push_str(": ");
+            message.push_str(&text);
+        }
+        source = cause.source();
+    }
+    match secret {
+        Some(secret) if !secret.is_empty() => message.replace(secret, "***"),
+        _ => message,
+    }
+}
+
+/// The binding of a [`Session`](crate::Session) to a store: where it is saved, the version it
+/// was last read or written at, and whether the in-memory state has changes not yet saved.
+pub(crate) struct Binding {
+    pub(crate) store: Arc<dyn SessionStore>,
+    pub(crate) id: String,
+    pub(crate) version: u64,
+    pub(crate) pending: bool,
+}
+
+impl Binding {
+    /// Saves `state` with the expected version; on success the binding moves to the new
+    /// version, on failure it keeps the old one and stays pending.
+    pub(crate) async fn save(&mut self, state: &SessionState) -> Result<(), StoreError> {
+        self.pending = true;
+        let version = self.store.save(&self.id, state, self.version).await?;
+        self.version = version;
+        self.pending = false;
+        Ok(())
+    }
+}
+
+impl Binding {
+    /// Saves the session at the end of a turn when the turn changed it (or an earlier save is
+    /// still due) and combines the outcomes: a failed turn's error wins over a failed save's.
+    pub(crate) async fn after_turn(
+        &mut self,
+        state: &SessionState,
+        changed: bool,
+        outcome: Result<RunOutput, RunError>,
+    ) -> Result<RunOutput, RunError> {
+        if !changed && !self.pending {
+            return outcome;
+        }
+        match (outcome, self.save(state).await) {
+            (Ok(output), Ok(())) => Ok(output),
+            (Ok(_), Err(error)) => Err(RunError::Store(error)),
+            (Err(error), Ok(())) => Err(error),
+            (Err(error), Err(store_error)) => {
+                tracing::warn!(target: "hpd_agent", error = %store_error, "session not saved after a failed turn");
+                Err(error)
+            }
+        }
+    }
+}
+
+impl fmt::Debug for Binding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Binding")
+            .field("store", &self.store)
+            .field("id", &self.id)
+            .field("version", &self.version)
+            .field("pending", &self.pending)
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn redacts_passwords_in_every_form() {
+        assert_eq!(
+            redact_url("postgresql://u:p%40ss@h/db?sslmode=disable"),
+            "postgresql://u:***@h/db?sslmode=disable"
+        );
+        assert_eq!(redact_url("redis://h:6379/0"), "redis://h:6379/0");
+        assert_eq!(redact_url("redis://user@h"), "redis://user@h");
+        assert_eq!(
+            redact_url("postgres://h/db?user=u&password=pw"),
+            "postgres://h/db?user=u&password=***"
+        );
+        assert_eq!(redact_url("host=h PASSWORD=pw"), "host=h PASSWORD=***");
+        // An `@` inside the password: the last `@` of the authority ends it.
+        assert_eq!(redact_url("redis://:a@b@h/0"), "redis://:***@h/0");
+    }
+
+    #[test]
+    fn passwords_are_found_for_scrubbing() {
+        assert_eq!(url_password("postgres://u:pw@h/db"), Some("pw"));
+        assert_eq!(url_password("redis://h/0"), None);
+        assert_eq!(url_password("host=h password=pw"), Some("pw"));
+    }
+
+    #[test]
+    fn ids_are_checked() {
+        assert!(validate_id("user-42").is_ok());
+        assert!(validate_id("").is_err());
+        assert!(
+            validate_id("a\nb")
+                .unwrap_err()
+                .to_string()
+                .contains("control")
+        );
+        assert!(validate_id(&"x".repeat(513)).is_err());
+    }
+
+    #[test]
+    fn unknown_formats_are_corrupt() {
+        let err = decode_record("s1", r#"{"format":2,"state":{}}"#).unwrap_err();
+        assert!(err.to_string().contains("'s1'"), "{err}");
+        assert!(err.to_string().contains("format 2"), "{err}");
+        let err =
+            decode_record("s1", r#"{"format":1,"state":{"history":[{"role":"x"}]}}"#).unwrap_err();
+        assert!(err.to_string().contains("history[0]"), "{err}");
+    }
+}

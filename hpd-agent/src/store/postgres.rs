@@ -1,0 +1,352 @@
+//! [`PostgresSessionStore`]: sessions in a PostgreSQL table, for many workers.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use tokio_postgres::error::SqlState;
+use tokio_postgres::{Client, NoTls, Statement};
+
+use super::{
+    SCHEMA_VERSION, SessionStore, StoreError, StoredSession, decode_record, encode_record,
+    redact_url, scrub, url_password, validate_id,
+};
+use crate::agent::SessionState;
+
+/// How long a connection attempt may take when the URL sets no `connect_timeout`.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The advisory lock that serialises schema creation between workers connecting at once.
+const SCHEMA_LOCK: i64 = 0x6870_645f_7374_6f72; // "hpd_stor"
+
+/// Creates the tables when missing (`{lock}` and `{version}` are filled in).
+const SCHEMA: &str = "
+BEGIN;
+SELECT pg_advisory_xact_lock({lock});
+CREATE TABLE IF NOT EXISTS hpd_store_meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS hpd_sessions (
+    id TEXT PRIMARY KEY,
+    version BIGINT NOT NULL,
+    data TEXT NOT NULL,
+    updated_at TIMESTAMPTZ NOT NULL DEFAULT now()
+);
+INSERT INTO hpd_store_meta (key, value) VALUES ('schema_version', '{version}') ON CONFLICT (key) DO NOTHING;
+COMMIT;
+";
+
+/// Sessions in a PostgreSQL table (feature `postgres`), for many stateless workers sharing
+/// conversations.
+///
+/// The store keeps one connection (queries from many tasks are pipelined on it) and opens a new
+/// one when it is lost: while the server is down every call fails with
+/// [`StoreError::Unavailable`], and the first call after it is back succeeds. Tables
+/// `hpd_sessions` and `hpd_store_meta` are created in the first schema of the connection's
+/// `search_path` on first use. Saves are single statements guarded by the expected version.
+/// The connection is not encrypted (no TLS): use it on loopback or a private network.
+///
+/// ```no_run
+/// use std::sync::Arc;
+/// use hpd_agent::store::{PostgresSessionStore, SessionStore};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let store: Arc<dyn SessionStore> =
+///     Arc::new(PostgresSessionStore::connect("postgres://app:secret@127.0.0.1:5432/app").await?);
+/// // The password never shows.
+/// assert!(!format!("{store:?}").contains("secret"));
+/// # Ok(())
+/// # }
+/// ```
+pub struct PostgresSessionStore {
+    config: tokio_postgres::Config,
+    label: String,
+    password: Option<String>,
+    connection: tokio::sync::Mutex<Option<Arc<Connection>>>,
+}
+
+impl fmt::Debug for PostgresSessionStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PostgresSessionStore")
+            .field("url", &self.label)
+            .finish_non_exhaustive()
+    }
+}
+
+/// One connection and its prepared statements.
+struct Connection {
+    client: Client,
+    load: Statement,
+    insert: Statement,
+    update: Statement,
+    delete: Statement,
+    list: Statement,
+}
+
+impl PostgresSessionStore {
+    /// Connects to the server at `url` (`postgres://user:password@host:port/database`, or
+    /// libpq's `key=value` form), creates the tables on first use and checks their schema
+    /// version.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Config`] for a URL that does not parse, [`StoreError::Unavailable`] when
+    /// the server cannot be reached, [`StoreError::UnknownSchema`] when the tables were set up
+    /// with a schema version this build does not know, [`StoreError::Backend`] when the server
+    /// refuses the login or the statements.
+    pub async fn connect(url: &str) -> Result<Self, StoreError> {
+        let label = format!("postgres:{}", redact_url(url));
+        let mut config: tokio_postgres::Config = url.parse().map_err(|e| {
+            StoreError::Config(format!(
+                "invalid PostgreSQL URL '{}': {}",
+                redact_url(url),
+                scrub(&e, url_password(url))
+            ))
+        })?;
+        if config.get_connect_timeout().is_none() {
+            config.connect_timeout(CONNECT_TIMEOUT);
+        }
+        let password = config
+            .get_password()
+            .map(|p| String::from_utf8_lossy(p).into_owned());
+        let store = PostgresSessionStore {
+            config,
+            label,
+            password,
+            connection: tokio::sync::Mutex::new(None),
+        };
+        store.connection().await?;
+        Ok(store)
+    }
+
+    /// The live connection, opening a new one when there is none or it was lost, and whether
+    /// it was open before this call.
+    async fn connection(&self) -> Result<(Arc<Connection>, bool), StoreError> {
+        let mut slot = self.connection.lock().await;
+        if let Some(connection) = slot.as_ref()
+            && !connection.client.is_closed()
+        {
+            return Ok((Arc::clone(connection), true));
+        }
+        *slot = None;
+        let connection = Arc::new(self.open().await?);
+        *slot = Some(Arc::clone(&connection));
+        Ok((connection, false))
+    }
+
+    /// Runs `work` on the live connection. When a connection that was open before turns out
+    /// to be lost (the server restarted since the last call), `work` runs once more on a new
+    /// connection; the second value tells whether it did.
+    async fn run<T, F>(
+        &self,
+        work: impl Fn(Arc<Connection>) -> F + Send + Sync,
+    ) -> Result<(T, bool), StoreError>
+    where
+        F: Future<Output = Result<T, tokio_postgres::Error>> + Send,
+    {
+        let (connection, reused) = self.connection().await?;
+        let error = match work(connection).await {
+            Ok(value) => return Ok((value, false)),
+            Err(e) => self.map_error(&e),
+        };
+        if !reused || !matches!(error, StoreError::Unavailable { .. }) {
+            return Err(error);
+        }
+        let (connection, _) = self.connection().await?;
+        match work(connection).await {
+            Ok(value) => Ok((value, true)),
+            Err(e) => Err(self.map_error(&e)),
+        }
+    }
+
+    async fn open(&self) -> Result<Connection, StoreError> {
+        let (client, driver) = self
+            .config
+            .connect(NoTls)
+            .await
+            .map_err(|e| self.map_error(&e))?;
+        tokio::spawn(async move {
+            if let Err(e) = driver.await {
+                tracing::debug!(target: "hpd_agent", error = %e, "PostgreSQL connection ended");
+            }
+        });
+        let schema = SCHEMA
+            .replace("{lock}", &SCHEMA_LOCK.to_string())
+            .replace("{version}", &SCHEMA_VERSION.to_string());
+        client
+            .batch_execute(&schema)
+            .await
+            .map_err(|e| self.map_error(&e))?;
+        let found: String = client
+            .query_one(
+                "SELECT value FROM hpd_store_meta WHERE key = 'schema_version'",
+                &[],
+            )
+            .await
+            .map_err(|e| self.map_error(&e))?
+            .try_get(0)
+            .map_err(|e| self.map_error(&e))?;
+        if found != SCHEMA_VERSION.to_string() {
+            return Err(StoreError::UnknownSchema {
+                store: self.label.clone(),
+                found,
+                supported: SCHEMA_VERSION,
+            });
+        }
+        let prepare = async |sql: &str| client.prepare(sql).await.map_err(|e| self.map_error(&e));
+        let load = prepare("SELECT version, data FROM hpd_sessions WHERE id = $1").await?;
+        let insert = prepare(
+            "INSERT INTO hpd_sessions (id, version, data) VALUES ($1, 1, $2) \
+             ON CONFLICT (id) DO NOTHING",
+        )
+        .await?;
+        let update = prepare(
+            "UPDATE hpd_sessions SET version = version + 1, data = $3, updated_at = now() \
+             WHERE id = $1 AND version = $2",
+        )
+        .await?;
+        let delete = prepare("DELETE FROM hpd_sessions WHERE id = $1").await?;
+        let list = prepare(
+            "SELECT id FROM hpd_sessions WHERE starts_with(id, $1) ORDER BY id COLLATE \"C\"",
+        )
+        .await?;
+        Ok(Connection {
+            client,
+            load,
+            insert,
+            update,
+            delete,
+            list,
+        })
+    }
+
+    fn map_error(&self, error: &tokio_postgres::Error) -> StoreError {
+        let message = scrub(error, self.password.as_deref());
+        let unavailable = match error.code() {
+            None => true, // I/O, closed connection, timeout
+            Some(code) => [
+                SqlState::ADMIN_SHUTDOWN,
+                SqlState::CRASH_SHUTDOWN,
+                SqlState::CANNOT_CONNECT_NOW,
+                SqlState::TOO_MANY_CONNECTIONS,
+                SqlState::CONNECTION_EXCEPTION,
+                SqlState::CONNECTION_FAILURE,
+                SqlState::SQLCLIENT_UNABLE_TO_ESTABLISH_SQLCONNECTION,
+            ]
+            .contains(code),
+        };
+        if unavailable {
+            StoreError::Unavailable {
+                store: self.label.clone(),
+                message,
+            }
+        } else {
+            StoreError::Backend {
+                store: self.label.clone(),
+                message,
+            }
+        }
+    }
+}
+
+fn to_i64(version: u64) -> i64 {
+    // Versions count saves; they never come near i64::MAX.
+    i64::try_from(version).unwrap_or(i64::MAX)
+}
+
+#[async_trait]
+impl SessionStore for PostgresSessionStore {
+    async fn load(&self, id: &str) -> Result<Option<StoredSession>, StoreError> {
+        validate_id(id)?;
+        let id = id.to_owned();
+        let (row, _) = self.run(|c| load_row(c, id.clone())).await?;
+        let Some((version, text)) = row else {
+            return Ok(None);
+        };
+        let version = u64::try_from(version).map_err(|_| StoreError::Corrupt {
+            session: id.clone(),
+            reason: format!("negative version {version}"),
+        })?;
+        let state = decode_record(&id, &text)?;
+        Ok(Some(StoredSession { state, version }))
+    }
+
+    async fn save(&self, id: &str, state: &SessionState, expected: u64) -> Result<u64, StoreError> {
+        validate_id(id)?;
+        let text = encode_record(state);
+        let key = id.to_owned();
+        let (written, retried) = self
+            .run(|c| {
+                let (id, text) = (key.clone(), text.clone());
+                async move {
+                    if expected == 0 {
+                        c.client.execute(&c.insert, &[&id, &text]).await
+                    } else {
+                        c.client
+                            .execute(&c.update, &[&id, &to_i64(expected), &text])
+                            .await
+                    }
+                }
+            })
+            .await?;
+        if written == 1 {
+            return Ok(expected + 1);
+        }
+        if retried {
+            // The first attempt may have run before the connection was lost: then the stored
+            // record is this very write.
+            let (stored, _) = self.run(|c| load_row(c, key.clone())).await?;
+            if stored == Some((to_i64(expected + 1), text)) {
+                return Ok(expected + 1);
+            }
+        }
+        Err(StoreError::Conflict {
+            session: key,
+            expected,
+        })
+    }
+
+    async fn delete(&self, id: &str) -> Result<bool, StoreError> {
+        validate_id(id)?;
+        let key = id.to_owned();
+        let (deleted, _) = self
+            .run(|c| {
+                let id = key.clone();
+                async move { c.client.execute(&c.delete, &[&id]).await }
+            })
+            .await?;
+        Ok(deleted > 0)
+    }
+
+    async fn list(&self, prefix: &str) -> Result<Vec<String>, StoreError> {
+        let prefix = prefix.to_owned();
+        let (ids, _) = self
+            .run(|c| {
+                let prefix = prefix.clone();
+                async move {
+                    c.client
+                        .query(&c.list, &[&prefix])
+                        .await?
+                        .iter()
+                        .map(|row| row.try_get(0))
+                        .collect::<Result<Vec<String>, _>>()
+                }
+            })
+            .await?;
+        Ok(ids)
+    }
+}
+
+/// The version and record text of `id`.
+async fn load_row(
+    c: Arc<Connection>,
+    id: String,
+) -> Result<Option<(i64, String)>, tokio_postgres::Error> {
+    let Some(row) = c.client.query_opt(&c.load, &[&id]).await? else {
+        return Ok(None);
+    };
+    Ok(Some((row.try_get(0)?, row.try_get(1)?)))
+}
