@@ -161,6 +161,9 @@ pub mod config;
 mod error;
 pub mod function;
 pub mod harness;
+#[cfg(feature = "mcp")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
+pub mod mcp;
 pub mod middleware;
 pub mod openai;
 pub mod registry;

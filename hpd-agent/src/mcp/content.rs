@@ -1,0 +1,119 @@
+//! How an MCP `tools/call` result becomes the text the model reads.
+
+use rmcp::model::{CallToolResult, ContentBlock, ResourceContents};
+use serde_json::Value;
+
+/// The text of a call result and whether it reports an error.
+///
+/// Text blocks are joined with newlines. `structuredContent` is sent as compact JSON: alone
+/// when there is no text, after the text when the text is not already that same JSON value
+/// (servers often repeat it as text). Images, audio, resource links and embedded resources
+/// become a short placeholder in square brackets. `isError: true` makes an error result.
+pub(crate) fn result_text(result: &CallToolResult) -> (String, bool) {
+    let mut parts: Vec<String> = result.content.iter().map(block_text).collect();
+    if let Some(structured) = &result.structured_content {
+        let repeated = result.content.len() == 1
+            && matches!(&result.content[0], ContentBlock::Text(t)
+                if serde_json::from_str::<Value>(&t.text).ok().as_ref() == Some(structured));
+        if !repeated {
+            parts.push(structured.to_string());
+        }
+    }
+    (parts.join("\n"), result.is_error == Some(true))
+}
+
+fn block_text(block: &ContentBlock) -> String {
+    match block {
+        ContentBlock::Text(text) => text.text.clone(),
+        ContentBlock::Image(image) => {
+            format!(
+                "[image: {}, {} bytes]",
+                image.mime_type,
+                decoded_len(&image.data)
+            )
+        }
+        ContentBlock::Audio(audio) => {
+            format!(
+                "[audio: {}, {} bytes]",
+                audio.mime_type,
+                decoded_len(&audio.data)
+            )
+        }
+        ContentBlock::ResourceLink(link) => match &link.mime_type {
+            Some(mime) => format!("[resource link: {} ({mime})]", link.uri),
+            None => format!("[resource link: {}]", link.uri),
+        },
+        ContentBlock::Resource(embedded) => match &embedded.resource {
+            ResourceContents::TextResourceContents { uri, text, .. } => {
+                format!(
+                    "[embedded resource: {uri}, {} characters of text]",
+                    text.chars().count()
+                )
+            }
+            ResourceContents::BlobResourceContents { uri, blob, .. } => {
+                format!("[embedded resource: {uri}, {} bytes]", decoded_len(blob))
+            }
+            _ => "[embedded resource]".to_owned(),
+        },
+        _ => "[content of a kind this client does not know]".to_owned(),
+    }
+}
+
+/// The decoded size of base64 `data` (padding excluded), without decoding it.
+fn decoded_len(data: &str) -> usize {
+    let trimmed = data.trim_end_matches('=');
+    trimmed.len() * 3 / 4
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rmcp::model::{ImageContent, TextContent};
+    use serde_json::json;
+
+    fn text(t: &str) -> ContentBlock {
+        ContentBlock::Text(TextContent::new(t))
+    }
+
+    #[test]
+    fn text_blocks_are_joined() {
+        let result = CallToolResult::success(vec![text("one"), text("two")]);
+        assert_eq!(result_text(&result), ("one\ntwo".to_owned(), false));
+    }
+
+    #[test]
+    fn is_error_makes_an_error_result() {
+        let result = CallToolResult::error(vec![text("no such file")]);
+        assert_eq!(result_text(&result), ("no such file".to_owned(), true));
+    }
+
+    #[test]
+    fn structured_content_is_sent_as_json() {
+        let mut result = CallToolResult::success(vec![]);
+        result.structured_content = Some(json!({"temperature": 21.5, "unit": "C"}));
+        assert_eq!(result_text(&result).0, r#"{"temperature":21.5,"unit":"C"}"#);
+
+        // The same value repeated as text is not sent twice ...
+        let mut repeated = CallToolResult::success(vec![text("{\"a\": 1}")]);
+        repeated.structured_content = Some(json!({"a": 1}));
+        assert_eq!(result_text(&repeated).0, "{\"a\": 1}");
+
+        // ... a different text is kept before the JSON.
+        let mut both = CallToolResult::success(vec![text("Result:")]);
+        both.structured_content = Some(json!([1, 2]));
+        assert_eq!(result_text(&both).0, "Result:\n[1,2]");
+    }
+
+    #[test]
+    fn other_content_becomes_a_placeholder() {
+        let image = ContentBlock::Image(ImageContent::new("aGVsbG8=", "image/png"));
+        let result = CallToolResult::success(vec![text("Here:"), image]);
+        assert_eq!(result_text(&result).0, "Here:\n[image: image/png, 5 bytes]");
+    }
+
+    #[test]
+    fn empty_results_are_empty_text() {
+        let result = CallToolResult::success(vec![]);
+        assert_eq!(result_text(&result), (String::new(), false));
+    }
+}

@@ -1,0 +1,8 @@
+//! MCP servers as harnesses, and agents served over MCP (cargo feature `mcp`).
+
+mod connection;
+mod content;
+mod error;
+mod names;
+
+pub use error::McpError;
