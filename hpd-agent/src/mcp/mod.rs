@@ -3,6 +3,7 @@
 mod connection;
 mod content;
 mod error;
+mod http_server;
 mod names;
 
 pub use error::McpError;
