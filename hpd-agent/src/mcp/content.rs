@@ -5,16 +5,23 @@ use serde_json::Value;
 
 /// The text of a call result and whether it reports an error.
 ///
-/// Text blocks are joined with newlines. `structuredContent` is sent as compact JSON: alone
-/// when there is no text, after the text when the text is not already that same JSON value
-/// (servers often repeat it as text). Images, audio, resource links and embedded resources
-/// become a short placeholder in square brackets. `isError: true` makes an error result.
+/// Text blocks are joined with newlines. `structuredContent` is sent as compact JSON after
+/// them, unless a text block already carries the same value (servers are asked to repeat it
+/// as text; some SDKs wrap a plain value as `{"result": value}`, which counts as the same).
+/// Images, audio, resource links and embedded resources become a short placeholder in square
+/// brackets. `isError: true` makes an error result.
 pub(crate) fn result_text(result: &CallToolResult) -> (String, bool) {
     let mut parts: Vec<String> = result.content.iter().map(block_text).collect();
     if let Some(structured) = &result.structured_content {
-        let repeated = result.content.len() == 1
-            && matches!(&result.content[0], ContentBlock::Text(t)
-                if serde_json::from_str::<Value>(&t.text).ok().as_ref() == Some(structured));
+        let unwrapped = match structured {
+            Value::Object(map) if map.len() == 1 => map.get("result"),
+            _ => None,
+        };
+        let repeated = result.content.iter().any(|block| match block {
+            ContentBlock::Text(t) => serde_json::from_str::<Value>(&t.text)
+                .is_ok_and(|v| &v == structured || Some(&v) == unwrapped),
+            _ => false,
+        });
         if !repeated {
             parts.push(structured.to_string());
         }
@@ -97,6 +104,11 @@ mod tests {
         let mut repeated = CallToolResult::success(vec![text("{\"a\": 1}")]);
         repeated.structured_content = Some(json!({"a": 1}));
         assert_eq!(result_text(&repeated).0, "{\"a\": 1}");
+
+        // ... nor is a plain value some SDKs wrap as {"result": value} ...
+        let mut wrapped = CallToolResult::success(vec![text("5")]);
+        wrapped.structured_content = Some(json!({"result": 5}));
+        assert_eq!(result_text(&wrapped).0, "5");
 
         // ... a different text is kept before the JSON.
         let mut both = CallToolResult::success(vec![text("Result:")]);
