@@ -5,5 +5,6 @@ mod content;
 mod error;
 mod http_server;
 mod names;
+mod serve;
 
 pub use error::McpError;
