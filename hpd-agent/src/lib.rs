@@ -184,8 +184,8 @@ pub use chat::{
     ToolDefinition, Usage,
 };
 pub use config::{
-    AgentConfig, CollapsingConfig, ConfigError, ConfigErrorKind, ModelConfig, RunConfigData,
-    SubAgentConfig, ToolHarnessReference,
+    AgentConfig, CollapsingConfig, ConfigError, ConfigErrorKind, McpServerConfig,
+    McpTransportConfig, ModelConfig, RunConfigData, SubAgentConfig, ToolHarnessReference,
 };
 pub use error::{BuildError, HydrateError, RunError};
 pub use function::{Function, FunctionContext, FunctionFailure, FunctionSpec, ToolResult};

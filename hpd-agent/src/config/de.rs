@@ -15,7 +15,8 @@ use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visit
 use serde_json::Value;
 
 use super::{
-    AgentConfig, CollapsingConfig, ModelConfig, RunConfigData, SubAgentConfig, ToolHarnessReference,
+    AgentConfig, CollapsingConfig, McpServerConfig, ModelConfig, RunConfigData, SubAgentConfig,
+    ToolHarnessReference,
 };
 
 /// The key normalisation of SPEC §5.1: ASCII letters lower-cased, `_` removed.
@@ -27,7 +28,7 @@ fn normalize_key(key: &str) -> String {
 }
 
 /// Matches the keys of one object against its known keys.
-struct Keys<K: 'static> {
+pub(super) struct Keys<K: 'static> {
     object: &'static str,
     table: &'static [(K, &'static str)],
     /// The spelling each known key was first given in.
@@ -35,7 +36,7 @@ struct Keys<K: 'static> {
 }
 
 impl<K: Copy> Keys<K> {
-    fn new(object: &'static str, table: &'static [(K, &'static str)]) -> Self {
+    pub(super) fn new(object: &'static str, table: &'static [(K, &'static str)]) -> Self {
         Keys {
             object,
             table,
@@ -44,7 +45,7 @@ impl<K: Copy> Keys<K> {
     }
 
     /// Normalises `key` and finds it, or fails naming it.
-    fn identify<E: de::Error>(&mut self, key: String) -> Result<K, E> {
+    pub(super) fn identify<E: de::Error>(&mut self, key: String) -> Result<K, E> {
         let normalized = normalize_key(&key);
         let Some(index) = self
             .table
@@ -124,7 +125,7 @@ fn edit_distance(a: &str, b: &str) -> usize {
 }
 
 /// A string that must not be empty; the field names it in the error (`{0} is empty`).
-struct NonEmptyString(&'static str);
+pub(super) struct NonEmptyString(pub(super) &'static str);
 
 impl<'de> DeserializeSeed<'de> for NonEmptyString {
     type Value = String;
@@ -139,7 +140,7 @@ impl<'de> DeserializeSeed<'de> for NonEmptyString {
 }
 
 /// `functions`: `null` is "all functions", `[]` is an error.
-struct FunctionList;
+pub(super) struct FunctionList;
 
 impl<'de> DeserializeSeed<'de> for FunctionList {
     type Value = Option<Vec<String>>;
@@ -210,6 +211,7 @@ enum AgentKey {
     Collapsing,
     ToolHarnesses,
     SubAgents,
+    McpServers,
 }
 
 const AGENT_KEYS: &[(AgentKey, &str)] = &[
@@ -220,6 +222,7 @@ const AGENT_KEYS: &[(AgentKey, &str)] = &[
     (AgentKey::Collapsing, "collapsing"),
     (AgentKey::ToolHarnesses, "tool_harnesses"),
     (AgentKey::SubAgents, "sub_agents"),
+    (AgentKey::McpServers, "mcp_servers"),
 ];
 
 impl<'de> Deserialize<'de> for AgentConfig {
@@ -259,6 +262,12 @@ impl<'de> Visitor<'de> for AgentConfigVisitor {
                         PhantomData,
                     ))?;
                 }
+                AgentKey::McpServers => {
+                    config.mcp_servers = map.next_value_seed(ListOf::<McpServerConfig>(
+                        "a list of MCP server objects",
+                        PhantomData,
+                    ))?;
+                }
             }
         }
         Ok(config)
@@ -266,7 +275,7 @@ impl<'de> Visitor<'de> for AgentConfigVisitor {
 }
 
 /// A list with a readable `expecting` text (serde's `Vec` says only "a sequence").
-struct ListOf<T>(&'static str, PhantomData<T>);
+pub(super) struct ListOf<T>(pub(super) &'static str, pub(super) PhantomData<T>);
 
 impl<'de, T: Deserialize<'de>> DeserializeSeed<'de> for ListOf<T> {
     type Value = Vec<T>;
@@ -633,6 +642,7 @@ fn all_known_keys() -> Vec<(&'static str, Vec<&'static str>)> {
         ("ToolHarnessReference", known_keys(REFERENCE_KEYS)),
         ("SubAgentConfig", known_keys(SUB_AGENT_KEYS)),
         ("AgentRunConfig", known_keys(RUN_KEYS)),
+        ("McpServerConfig", known_keys(super::mcp::SERVER_KEYS)),
     ]
 }
 

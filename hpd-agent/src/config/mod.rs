@@ -25,6 +25,13 @@
 //!     { "name": "researcher", "description": "Looks things up.",
 //!       "config": { "instructions": "Be thorough.", "tool_harnesses": ["SearchTools"] },
 //!       "parent_functions": ["DatabaseTools.query"] }
+//!   ],
+//!   "mcp_servers": [
+//!     { "name": "Files", "command": "npx",
+//!       "args": ["-y", "@modelcontextprotocol/server-filesystem", "/data"],
+//!       "functions": ["read_text_file"], "timeout_ms": 30000 },
+//!     { "name": "Search", "url": "http://127.0.0.1:3000/mcp",
+//!       "headers": { "Authorization": "Bearer token" }, "collapse": false }
 //!   ]
 //! }
 //! ```
@@ -32,7 +39,8 @@
 //! # Keys
 //!
 //! The keys of every object this crate defines (the agent config, `model`, `collapsing`,
-//! harness references, sub-agent entries, the run config) are normalised before matching:
+//! harness references, sub-agent entries, MCP server entries, the run config) are normalised
+//! before matching:
 //! ASCII letters are lower-cased and `_` is removed, so `ToolHarnesses`, `toolHarnesses`,
 //! `toolharnesses` and `tool_harnesses` are one key (`-` is not removed: `tool-harnesses` is
 //! unknown). Two keys of one object that normalise alike are an error naming both; an unknown
@@ -42,7 +50,7 @@
 //! values of its `middleware_configs` — are kept as raw [`serde_json::Value`]s, untouched (their
 //! keys are not normalised); the keys of `middleware_configs` are middleware type names, kept as
 //! written (two that differ only in case are an error, since the build matches them
-//! case-insensitively).
+//! case-insensitively). The keys of an MCP server's `env` and `headers` are kept as written too.
 //!
 //! # Values
 //!
@@ -59,6 +67,11 @@
 //!   `[]` fails with `functions is empty; omit it to expose all functions`.
 //! - A sub-agent entry needs a non-empty `name` and a `description`; `config` (an agent config)
 //!   defaults to the empty config and `parent_functions` to `[]`.
+//! - An MCP server entry needs a non-empty `name` and exactly one of `command` (a stdio server,
+//!   with optional `args` and `env`) and `url` (a streamable HTTP server, with optional
+//!   `headers`). `collapse` defaults to `true`; `functions` follows the rules of a reference's
+//!   `functions`; `timeout_ms` (`null` is absent) must be at least 1. Connecting the servers
+//!   needs `AgentBuilder::build_async` and the `mcp` cargo feature.
 //! - A run config with a `collapsing` key fails with
 //!   `collapsing belongs to AgentConfig, not AgentRunConfig`.
 //!
@@ -84,9 +97,14 @@
 //! | empty sub-agent name | `sub-agent name is empty` | the name |
 //! | middleware keys equal but for case | `duplicate key in middleware_configs: '{first}' and '{second}' name the same middleware (names match case-insensitively)` | `...middleware_configs` |
 //! | `collapsing` in a run config | `collapsing belongs to AgentConfig, not AgentRunConfig` | `.` |
+//! | MCP server without name | `missing key 'name' in McpServerConfig; give the harness name` | the entry |
+//! | MCP server without command and url | `missing key 'command' or 'url' in McpServerConfig; give 'command' for a stdio server or 'url' for an HTTP server` | the entry |
+//! | MCP server with both | `McpServerConfig has both 'command' and 'url'; give 'command' for a stdio server or 'url' for an HTTP server` | the entry |
+//! | `headers` with `command`, `args`/`env` with `url` | `'headers' belongs to an HTTP server ('url'), not to a stdio server ('command')` (and the converse) | the entry |
+//! | `"timeout_ms": 0` | `timeout_ms must be at least 1` | `...timeout_ms` |
 //!
 //! `{Object}` is one of `AgentConfig`, `ModelConfig`, `CollapsingConfig`,
-//! `ToolHarnessReference`, `SubAgentConfig`, `AgentRunConfig`.
+//! `ToolHarnessReference`, `SubAgentConfig`, `McpServerConfig`, `AgentRunConfig`.
 //!
 //! # Canonical form
 //!
@@ -121,6 +139,7 @@
 
 mod de;
 mod error;
+mod mcp;
 mod ser;
 
 use std::collections::BTreeMap;
@@ -129,6 +148,7 @@ use serde::de::{DeserializeOwned, IgnoredAny};
 use serde_json::Value;
 
 pub use error::{ConfigError, ConfigErrorKind};
+pub use mcp::{McpServerConfig, McpTransportConfig};
 
 const AGENT_CONFIG: &str = "AgentConfig";
 const AGENT_RUN_CONFIG: &str = "AgentRunConfig";
@@ -178,6 +198,9 @@ pub struct AgentConfig {
     pub tool_harnesses: Vec<ToolHarnessReference>,
     /// Sub-agent tools (JSON `sub_agents`, SPEC §8).
     pub sub_agents: Vec<SubAgentConfig>,
+    /// MCP servers whose tools become harnesses (JSON `mcp_servers`); connecting them needs
+    /// `AgentBuilder::build_async` and the `mcp` cargo feature.
+    pub mcp_servers: Vec<McpServerConfig>,
 }
 
 impl AgentConfig {
