@@ -18,7 +18,8 @@ exact. Usage: ``python3 fault_server.py MODE``. Every mode offers ``echo`` (retu
                  ``notifications/tools/list_changed``.
 
 If the environment variable ``FAULT_SERVER_LOG`` names a file, the server appends one line
-``start MODE`` to it when it starts, so a test can count restarts.
+``start MODE PID`` to it when it starts, so a test can count restarts and check that the
+process ended.
 """
 
 import json
@@ -137,7 +138,7 @@ def main():
     log = os.environ.get("FAULT_SERVER_LOG")
     if log:
         with open(log, "a", encoding="utf-8") as f:
-            f.write(f"start {MODE}\n")
+            f.write(f"start {MODE} {os.getpid()}\n")
     for line in sys.stdin:
         line = line.strip()
         if not line:
