@@ -156,6 +156,7 @@ fn generated(harness: &Harness) -> TokenStream {
                 description: #description,
                 timeout_ms: #timeout,
                 schema: #schema,
+                sub_agent: __hpd::None,
             }
         }
     });

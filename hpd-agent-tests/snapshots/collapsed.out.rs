@@ -128,12 +128,14 @@ const _: () = {
                 description: "Adds two integers.",
                 timeout_ms: __hpd::None,
                 schema: __hpd_schema0,
+                sub_agent: __hpd::None,
             },
             __hpd::FunctionSpec {
                 name: "wait",
                 description: "Waits, then answers.",
                 timeout_ms: __hpd::None,
                 schema: __hpd_schema1,
+                sub_agent: __hpd::None,
             },
         ],
         collapse: __hpd::Some(__hpd::CollapseSpec {

@@ -20,7 +20,7 @@ fn info(name: &str) -> &'static HarnessInfo {
         .unwrap_or_else(|| panic!("harness {name} is not registered"))
 }
 
-fn names(functions: &[Function]) -> Vec<&'static str> {
+fn names(functions: &[Function]) -> Vec<&str> {
     functions.iter().map(Function::name).collect()
 }
 

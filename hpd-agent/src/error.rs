@@ -1,10 +1,30 @@
-//! Error types: building an agent ([`BuildError`]), running it ([`RunError`]), and turning JSON
-//! into user types ([`HydrateError`]).
+//! Error types: building an agent ([`BuildError`]), running it ([`RunError`]), turning JSON
+//! into user types ([`HydrateError`]), and conflicts between linked harnesses
+//! ([`RegistryError`]).
 
 use std::fmt;
 
 use crate::chat::ChatError;
-use crate::registry::RegistryError;
+
+/// A problem with the harnesses linked into the program.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RegistryError {
+    /// Two harnesses have names that differ only in case (or are equal).
+    #[error(
+        "harness names '{first_name}' ({first_type}) and '{second_name}' ({second_type}) differ only in case; harness names must be unique case-insensitively"
+    )]
+    DuplicateName {
+        /// The first harness name.
+        first_name: &'static str,
+        /// Its Rust type.
+        first_type: &'static str,
+        /// The second harness name.
+        second_name: &'static str,
+        /// Its Rust type.
+        second_type: &'static str,
+    },
+}
 
 /// A JSON value that did not deserialize into a user type (a harness config, metadata, a
 /// middleware config). Carries the type's name and the JSON path of the offending value.
@@ -29,6 +49,52 @@ impl fmt::Display for HydrateError {
 }
 
 impl std::error::Error for HydrateError {}
+
+/// Why the registry could not create a harness instance.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConstructError {
+    /// A config was given to a harness that has no config constructor.
+    #[error("harness '{harness}' takes no config (it has no config constructor)")]
+    ConfigNotAccepted {
+        /// The harness.
+        harness: &'static str,
+    },
+    /// The config did not deserialize.
+    #[error("config of harness '{harness}' is invalid: {source}")]
+    Config {
+        /// The harness.
+        harness: &'static str,
+        /// What failed, with the config type and JSON path.
+        source: HydrateError,
+    },
+    /// The harness of a Rust type is not in the registry (its name is taken by another type).
+    #[error("harness '{harness}' not found; known harnesses: {known}")]
+    NotRegistered {
+        /// The harness name.
+        harness: &'static str,
+        /// Every registered harness name, sorted, comma-separated.
+        known: String,
+    },
+}
+
+impl From<ConstructError> for BuildError {
+    fn from(error: ConstructError) -> Self {
+        match error {
+            ConstructError::ConfigNotAccepted { harness } => BuildError::ConfigNotAccepted {
+                harness: harness.to_owned(),
+            },
+            ConstructError::Config { harness, source } => BuildError::Config {
+                harness: harness.to_owned(),
+                source,
+            },
+            ConstructError::NotRegistered { harness, known } => BuildError::UnknownHarness {
+                harness: harness.to_owned(),
+                known,
+            },
+        }
+    }
+}
 
 /// Why [`AgentBuilder::build`](crate::AgentBuilder::build) (or config parsing) failed.
 #[derive(Debug, thiserror::Error)]
@@ -76,6 +142,42 @@ pub enum BuildError {
         /// Who registered it first.
         first: String,
         /// Who registered it again.
+        second: String,
+    },
+    /// A harness or tool name is not a valid tool name (`[A-Za-z0-9_-]{1,64}`).
+    #[error("invalid {what} name '{name}': names must match [A-Za-z0-9_-]{{1,64}}")]
+    InvalidName {
+        /// `harness` or `tool`.
+        what: &'static str,
+        /// The name as given.
+        name: String,
+    },
+    /// The parameter schema of a tool built at run time is not a JSON object schema.
+    #[error("the parameter schema of tool '{tool}' is not a JSON object schema: {reason}")]
+    InvalidSchema {
+        /// The tool.
+        tool: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A harness built at run time sets an option that only collapsed harnesses have.
+    #[error(
+        "harness '{harness}' sets {option} but is not collapsed; call collapse(\"...\") or drop {option}"
+    )]
+    NotCollapsed {
+        /// The harness.
+        harness: String,
+        /// The option (`system_prompt` or `function_result`).
+        option: &'static str,
+    },
+    /// Two different harnesses of one name (case-insensitively) are registered.
+    #[error("harness name '{name}' is registered twice: by {first} and by {second}")]
+    DuplicateHarness {
+        /// The harness name.
+        name: String,
+        /// What registered it first.
+        first: String,
+        /// What registered it again.
         second: String,
     },
     /// A config was given to a harness that has no config constructor.

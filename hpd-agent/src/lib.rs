@@ -157,26 +157,27 @@
 
 pub mod agent;
 pub mod chat;
+mod collapse;
 pub mod config;
 mod error;
-pub mod function;
 pub mod harness;
 #[cfg(feature = "mcp")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
 pub mod mcp;
 pub mod middleware;
 pub mod openai;
-pub mod registry;
 pub mod scripted;
+pub mod tool;
 
 // Not public API. Used by generated code.
 #[doc(hidden)]
-#[path = "private.rs"]
 pub mod __private;
+
+pub use harness::registry;
 
 pub use agent::{
     Agent, AgentBuilder, AgentEvent, AgentRunConfig, DEFAULT_MAX_ITERATIONS, HarnessOptions,
-    RunOutput, Session, SessionState, SubAgent,
+    RunOutput, Session, SessionState, ToolCallOutcome, ToolSession,
 };
 pub use async_trait::async_trait;
 pub use chat::{
@@ -187,18 +188,18 @@ pub use config::{
     AgentConfig, CollapsingConfig, ConfigError, ConfigErrorKind, McpServerConfig,
     McpTransportConfig, ModelConfig, RunConfigData, SubAgentConfig, ToolHarnessReference,
 };
-pub use error::{BuildError, HydrateError, RunError};
-pub use function::{Function, FunctionContext, FunctionFailure, FunctionSpec, ToolResult};
-pub use harness::ToolHarness;
+pub use error::{BuildError, ConstructError, HydrateError, RegistryError, RunError};
+pub use harness::{DynamicHarness, HarnessBuilder, Tool, ToolHarness, ToolListUpdater};
 pub use hpd_agent_macros::{ai_function, collapse, tool_harness};
 pub use middleware::{
     ConfigurableMiddleware, FunctionCall, HookResult, IterationInfo, Middleware, MiddlewareError,
     Next, TurnInfo, TurnOutcome,
 };
 pub use openai::OpenAiClient;
-pub use registry::{HarnessEntry, HarnessInfo, Registry, RegistryError};
+pub use registry::{FunctionSpec, HarnessEntry, HarnessInfo, Registry};
 pub use scripted::{RecordedRequest, ScriptedChatClient};
 pub use tokio_util::sync::CancellationToken;
+pub use tool::{Function, FunctionContext, FunctionFailure, SubAgent, ToolResult};
 
 /// What harness code needs: the attribute macros and the types their functions use.
 ///

@@ -4,19 +4,20 @@
 use std::sync::Arc;
 
 use crate::chat::ChatClient;
+use crate::collapse::{LiveToolset, Part, Toolset};
 use crate::config::{AgentConfig, CollapsingConfig, ModelConfig, ToolHarnessReference};
 use crate::error::BuildError;
-use crate::harness::ToolHarness;
+use crate::harness::registry::Registry;
+use crate::harness::{DynamicHarness, ToolHarness};
 use crate::middleware::Middleware;
-use crate::registry::Registry;
+use crate::tool::SubAgent;
+use crate::tool::catalog::Single;
 
 use super::events::{AgentEvent, EventHandler};
 use super::registration::{
-    HarnessOptions, InstanceSource, Registration, Registrations, Selection, resolve,
-    split_reference,
+    HarnessOptions, InstanceSource, Registration, Registrations, ResolvedHarness, Selection,
+    resolve, split_reference,
 };
-use super::sub_agent::SubAgent;
-use super::tools::{BuiltHarness, ToolSet};
 use super::{Agent, AgentInner, DEFAULT_MAX_ITERATIONS};
 
 /// Builds an [`Agent`].
@@ -177,6 +178,31 @@ impl AgentBuilder {
         self
     }
 
+    /// Registers a harness built at run time (see [`HarnessBuilder`](crate::HarnessBuilder)),
+    /// whole or as selected with [`DynamicHarness::select`]. It follows every rule a Rust
+    /// harness follows: registration order, collapsing, recovery, selection merging,
+    /// `never_collapse`, duplicate names, scoped middleware.
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, HarnessBuilder, ScriptedChatClient, Tool, ToolResult};
+    /// use serde_json::json;
+    ///
+    /// let ping = Tool::new("ping", "Answers pong", json!({"type": "object"}), |_, _| async {
+    ///     ToolResult::ok("pong")
+    /// });
+    /// let net = HarnessBuilder::new("Net").collapse("Network checks").tool(ping).build()?;
+    /// let agent = AgentBuilder::new()
+    ///     .with_harness(net)
+    ///     .with_chat_client(ScriptedChatClient::new())
+    ///     .build()?;
+    /// assert_eq!(agent.initial_tool_names(), ["Net"]);
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
+    pub fn with_harness(mut self, harness: DynamicHarness) -> Self {
+        self.registrations.add_dynamic(harness);
+        self
+    }
+
     /// Registers one function of `T`, by name or as `Harness.function`.
     ///
     /// Several calls for one harness merge; the selected functions keep declaration order.
@@ -274,7 +300,7 @@ impl AgentBuilder {
     }
 
     /// Builds the agent with extra, already built harnesses (a sub-agent's parent functions).
-    pub(crate) fn build_with(self, extra: Vec<BuiltHarness>) -> Result<Agent, BuildError> {
+    pub(crate) fn build_with(self, extra: Vec<Part>) -> Result<Agent, BuildError> {
         if let Some(error) = self.errors.into_iter().next() {
             return Err(error);
         }
@@ -288,7 +314,17 @@ impl AgentBuilder {
             .merged()
             .map(|r| resolve(registry, &r))
             .collect::<Result<Vec<_>, _>>()?;
-        let tools = ToolSet::build(resolved, &self.collapsing)?.with_harnesses(extra)?;
+        let (parts, pending) = split_pending(resolved);
+        let tools = Toolset::new(parts, &self.collapsing)?;
+        if let Some(clash) = extra
+            .iter()
+            .find(|p| tools.harness_index(&p.group.name).is_some())
+        {
+            return Err(BuildError::HandedHarnessRegistered {
+                harness: clash.group.name.to_string(),
+            });
+        }
+        let tools = tools.with_parts(extra)?;
         let client = match self.client {
             Some(client) => client,
             None => match self.model {
@@ -296,15 +332,18 @@ impl AgentBuilder {
                 None => return Err(BuildError::NoChatClient),
             },
         };
-        let sub_agents = self
+        let depth = self.depth + 1;
+        let tools = with_sub_agent_members(tools, pending, &client, depth)?;
+        let singles = self
             .sub_agents
             .iter()
             .map(|(position, s)| {
-                s.build(&tools, &client, self.depth + 1)
-                    .map(|tool| (*position, Arc::new(tool)))
+                let function = super::sub_agent::build(s, s.name(), &tools, &client, depth)?;
+                let label = format!("sub-agent {}", s.name());
+                Ok((*position, Single { function, label }))
             })
-            .collect::<Result<Vec<_>, _>>()?;
-        let tools = tools.with_sub_agents(sub_agents)?;
+            .collect::<Result<Vec<_>, BuildError>>()?;
+        let tools = tools.with_singles(singles)?;
         Ok(Agent {
             inner: Arc::new(AgentInner {
                 name: self.name,
@@ -313,9 +352,50 @@ impl AgentBuilder {
                 collapsing: self.collapsing,
                 client,
                 middleware: self.middleware,
-                tools: Arc::new(tools),
+                tools: LiveToolset::new(tools),
                 handlers: self.handlers,
+                depth: self.depth,
             }),
         })
     }
+}
+
+/// Sub-agent members of resolved harnesses, by harness name, waiting for the toolset their
+/// parent functions come from.
+pub(crate) type Pending = Vec<(Arc<str>, Vec<(usize, SubAgent)>)>;
+
+/// Splits resolved harnesses into their parts and their pending sub-agent members.
+pub(crate) fn split_pending(resolved: Vec<ResolvedHarness>) -> (Vec<Part>, Pending) {
+    let mut pending = Vec::new();
+    let parts = resolved
+        .into_iter()
+        .map(|r| {
+            if !r.sub_agents.is_empty() {
+                pending.push((Arc::clone(&r.part.group.name), r.sub_agents));
+            }
+            r.part
+        })
+        .collect();
+    (parts, pending)
+}
+
+/// Builds the `#[sub_agent]` members of harnesses against the toolset without them and adds
+/// them in their declaration places.
+pub(crate) fn with_sub_agent_members(
+    tools: Toolset,
+    pending: Pending,
+    client: &Arc<dyn ChatClient>,
+    depth: usize,
+) -> Result<Toolset, BuildError> {
+    let mut additions = Vec::new();
+    for (harness, members) in pending {
+        let Some(h) = tools.harness_index(&harness) else {
+            continue;
+        };
+        for (position, sub_agent) in members {
+            let function = super::sub_agent::build(&sub_agent, &harness, &tools, client, depth)?;
+            additions.push((h, position, function));
+        }
+    }
+    tools.with_members(additions)
 }

@@ -7,11 +7,10 @@
 
 mod builder;
 mod events;
-mod pipeline;
 mod registration;
 mod run;
 mod sub_agent;
-mod tools;
+mod tool_session;
 
 use std::sync::Arc;
 
@@ -20,20 +19,21 @@ use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
 use crate::chat::{ChatClient, ChatMessage, Usage};
+use crate::collapse::LiveToolset;
 use crate::config::{ModelConfig, RunConfigData, ToolHarnessReference};
 use crate::error::{BuildError, RunError};
-use crate::harness::ToolHarness;
+use crate::harness::{DynamicHarness, ToolHarness};
 use crate::middleware::Middleware;
+use crate::middleware::pipeline::ScopedPipeline;
 
+pub use crate::tool::{DEFAULT_MAX_DEPTH, SubAgent};
 pub use builder::AgentBuilder;
 pub use events::AgentEvent;
 pub use registration::HarnessOptions;
-pub use sub_agent::{DEFAULT_MAX_DEPTH, SubAgent};
+pub use tool_session::{ToolCallOutcome, ToolSession};
 
 use events::EventHandler;
-use pipeline::ScopedPipeline;
 use registration::Registrations;
-use tools::ToolSet;
 
 /// How many model requests a run may make when nothing else is set.
 pub const DEFAULT_MAX_ITERATIONS: usize = 16;
@@ -45,8 +45,10 @@ pub(crate) struct AgentInner {
     pub(crate) collapsing: crate::config::CollapsingConfig,
     pub(crate) client: Arc<dyn ChatClient>,
     pub(crate) middleware: Vec<Arc<dyn Middleware>>,
-    pub(crate) tools: Arc<ToolSet>,
+    pub(crate) tools: LiveToolset,
     pub(crate) handlers: Vec<EventHandler>,
+    /// 0 for a top-level agent; the nesting level of a sub-agent's child.
+    pub(crate) depth: usize,
 }
 
 /// An agent: instructions, registered tools, middleware and a chat client.
@@ -81,20 +83,23 @@ impl Agent {
 
     /// The registered harness names, in registration order.
     #[must_use]
-    pub fn harness_names(&self) -> Vec<&'static str> {
+    pub fn harness_names(&self) -> Vec<String> {
         self.inner
             .tools
-            .harnesses
+            .current()
+            .groups()
             .iter()
-            .map(|h| h.name())
+            .map(|g| g.name.to_string())
             .collect()
     }
 
-    /// The names of the tools the first request of a fresh session would carry.
+    /// The names of the tools the first request of a fresh session would carry (with the tool
+    /// lists as they are now).
     #[must_use]
     pub fn initial_tool_names(&self) -> Vec<String> {
         self.inner
             .tools
+            .current()
             .visible(&[])
             .iter()
             .map(|t| t.name.clone())
@@ -303,6 +308,12 @@ impl AgentRunConfig {
     /// Adds every function of `T` for this run.
     pub fn with_tool_harness<T: ToolHarness>(mut self) -> Self {
         self.registrations.add_harness::<T>();
+        self
+    }
+
+    /// Adds a harness built at run time for this run.
+    pub fn with_harness(mut self, harness: DynamicHarness) -> Self {
+        self.registrations.add_dynamic(harness);
         self
     }
 

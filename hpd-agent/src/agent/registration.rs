@@ -8,12 +8,16 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::collapse::{DynamicSource, GroupExtras, Part};
 use crate::config::ToolHarnessReference;
 use crate::error::BuildError;
-use crate::function::{Function, HarnessObject};
-use crate::harness::ToolHarness;
+use crate::harness::names::{fold, same};
+use crate::harness::registry::{HarnessEntry, HarnessObject, Member, Registry};
+use crate::harness::{DynamicHarness, ToolHarness};
 use crate::middleware::Middleware;
-use crate::registry::{HarnessEntry, Registry, ScopedMiddlewareSpec};
+use crate::middleware::pipeline::{MakeMiddleware, ScopedSource};
+use crate::tool::SubAgent;
+use crate::tool::catalog::{CollapseText, Group};
 
 /// Which functions of a harness are registered.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -64,6 +68,8 @@ pub(crate) struct Registration {
     pub(crate) name: String,
     /// Set when the registration came from a Rust type.
     pub(crate) entry: Option<&'static HarnessEntry>,
+    /// Set for a harness built at run time.
+    pub(crate) dynamic: Option<DynamicHarness>,
     pub(crate) selection: Selection,
     pub(crate) instance: InstanceSource,
     pub(crate) metadata: MetadataSource,
@@ -77,6 +83,7 @@ impl Registration {
         Registration {
             name: entry.name.to_owned(),
             entry: Some(entry),
+            dynamic: None,
             selection,
             instance: InstanceSource::Registry,
             metadata: MetadataSource::None,
@@ -89,6 +96,7 @@ impl Registration {
         Registration {
             name: reference.name.clone(),
             entry: None,
+            dynamic: None,
             selection: reference
                 .functions
                 .clone()
@@ -106,10 +114,34 @@ impl Registration {
         }
     }
 
+    /// A harness built at run time, with its selection.
+    pub(crate) fn for_dynamic(harness: DynamicHarness) -> Self {
+        Registration {
+            name: harness.name().to_owned(),
+            entry: None,
+            selection: harness
+                .selection()
+                .map_or(Selection::All, |names| Selection::Functions(names.to_vec())),
+            dynamic: Some(harness),
+            instance: InstanceSource::Registry,
+            metadata: MetadataSource::None,
+            middleware_configs: BTreeMap::new(),
+            scoped: Vec::new(),
+        }
+    }
+
+    /// Registrations of one key merge. A harness built at run time has a key of its own (its
+    /// clones share it), so that a Rust harness or another run-time harness of the same name
+    /// is reported as a duplicate instead of being merged with it.
     fn key(&self) -> String {
-        self.entry
-            .map_or(self.name.as_str(), |e| e.name)
-            .to_lowercase()
+        match &self.dynamic {
+            Some(harness) => format!(
+                "{}\u{0}{:p}",
+                fold(harness.name()),
+                std::sync::Arc::as_ptr(harness.shared_name())
+            ),
+            None => fold(self.entry.map_or(self.name.as_str(), |e| e.name)),
+        }
     }
 
     /// Merges a later registration of the same harness into this one.
@@ -134,7 +166,7 @@ impl Registration {
 /// Sets a middleware config, replacing one whose key differs only in case (keys match
 /// middleware type names case-insensitively).
 fn insert_middleware_config(configs: &mut BTreeMap<String, Value>, key: String, value: Value) {
-    configs.retain(|existing, _| !existing.eq_ignore_ascii_case(&key));
+    configs.retain(|existing, _| !same(existing, &key));
     configs.insert(key, value);
 }
 
@@ -227,6 +259,11 @@ impl Registrations {
     /// Registers a harness by config reference (as a builder call, not as a config entry).
     pub(crate) fn add_reference(&mut self, reference: &ToolHarnessReference) {
         self.add(Registration::from_reference(reference));
+    }
+
+    /// Registers a harness built at run time.
+    pub(crate) fn add_dynamic(&mut self, harness: DynamicHarness) {
+        self.add(Registration::for_dynamic(harness));
     }
 
     /// How many harnesses are registered.
@@ -338,14 +375,12 @@ impl<T: ToolHarness> HarnessOptions<T> {
     }
 }
 
-/// A registration resolved against the registry: instance created, functions selected.
+/// A registration resolved against the registry: instance created, members selected.
 pub(crate) struct ResolvedHarness {
-    pub(crate) entry: &'static HarnessEntry,
-    pub(crate) functions: Vec<Function>,
-    /// Attribute-declared scoped middleware with its config.
-    pub(crate) scoped_specs: Vec<(ScopedMiddlewareSpec, Value)>,
-    /// Code-added scoped middleware.
-    pub(crate) scoped_instances: Vec<Arc<dyn Middleware>>,
+    /// The harness with its functions (sub-agent members are not among them yet).
+    pub(crate) part: Part,
+    /// Sub-agent members, each with its position among all registered members.
+    pub(crate) sub_agents: Vec<(usize, SubAgent)>,
 }
 
 /// Splits a `Harness.function` reference.
@@ -367,11 +402,14 @@ fn unknown_harness(registry: &Registry, name: &str) -> BuildError {
 }
 
 /// Resolves one registration: finds the harness, checks the selection, creates the instance,
-/// parses metadata, validates middleware configs and builds the functions.
+/// parses metadata, validates middleware configs and builds the members.
 pub(crate) fn resolve(
     registry: &Registry,
     registration: &Registration,
 ) -> Result<ResolvedHarness, BuildError> {
+    if let Some(harness) = &registration.dynamic {
+        return Ok(resolve_dynamic(harness, &registration.selection));
+    }
     let info = match registration.entry {
         Some(entry) => registry
             .get_entry(entry)
@@ -390,7 +428,7 @@ pub(crate) fn resolve(
                 let function = match name.split_once('.') {
                     Some(_) => {
                         let (harness, function) = split_reference(name)?;
-                        if !harness.eq_ignore_ascii_case(entry.name) {
+                        if !same(harness, entry.name) {
                             return Err(BuildError::WrongHarness {
                                 reference: name.clone(),
                                 named: harness.to_owned(),
@@ -436,12 +474,12 @@ pub(crate) fn resolve(
         }
     };
 
-    let specs: Vec<ScopedMiddlewareSpec> = entry.scoped_middleware_specs().collect();
+    let specs: Vec<_> = entry.scoped_middleware_specs().collect();
     let mut configs: Vec<Option<&Value>> = vec![None; specs.len()];
     for (key, value) in &registration.middleware_configs {
         let position = specs
             .iter()
-            .position(|m| m.config_type.is_some() && m.name.eq_ignore_ascii_case(key))
+            .position(|m| m.config_type.is_some() && same(m.name, key))
             .ok_or_else(|| BuildError::UnknownMiddlewareConfig {
                 harness: entry.name.to_owned(),
                 key: key.clone(),
@@ -455,32 +493,106 @@ pub(crate) fn resolve(
         configs[position] = Some(value);
     }
     let empty = Value::Object(serde_json::Map::new());
-    let scoped_specs = specs
-        .iter()
-        .zip(configs)
-        .map(|(spec, config)| {
-            let config = config.unwrap_or(&empty).clone();
-            if spec.config_type.is_some() {
-                // Validate the default config too, so a missing required field fails the build.
-                (spec.validate)(&config).map_err(|source| BuildError::MiddlewareConfig {
-                    harness: entry.name.to_owned(),
-                    middleware: spec.name.to_owned(),
-                    source,
-                })?;
-            }
-            Ok((*spec, config))
-        })
-        .collect::<Result<Vec<_>, BuildError>>()?;
+    let mut scoped = Vec::with_capacity(specs.len() + registration.scoped.len());
+    for (spec, config) in specs.into_iter().zip(configs) {
+        let config = config.unwrap_or(&empty).clone();
+        if spec.config_type.is_some() {
+            // Validate the default config too, so a missing required field fails the build.
+            (spec.validate)(&config).map_err(|source| BuildError::MiddlewareConfig {
+                harness: entry.name.to_owned(),
+                middleware: spec.name.to_owned(),
+                source,
+            })?;
+        }
+        let make: MakeMiddleware =
+            Arc::new(move || (spec.create)(&config).map_err(|e| e.to_string()));
+        scoped.push(ScopedSource::Fresh {
+            name: Arc::from(spec.name),
+            make,
+        });
+    }
+    scoped.extend(
+        registration
+            .scoped
+            .iter()
+            .cloned()
+            .map(ScopedSource::Shared),
+    );
 
-    let mut functions = info.functions(&instance, metadata.as_deref());
-    if let Some(selected) = selected {
-        functions.retain(|f| selected.contains(&f.name()));
+    let mut functions = Vec::new();
+    let mut sub_agents = Vec::new();
+    for member in info.members(&instance, metadata.as_deref()) {
+        let name = match &member {
+            Member::Function(f) => f.name().to_owned(),
+            Member::SubAgent(s) => s.name().to_owned(),
+        };
+        if selected
+            .as_ref()
+            .is_some_and(|s| !s.contains(&name.as_str()))
+        {
+            continue;
+        }
+        match member {
+            Member::Function(f) => functions.push(f),
+            Member::SubAgent(s) => sub_agents.push((functions.len() + sub_agents.len(), s)),
+        }
     }
 
+    let collapse = entry.collapse.map(|c| {
+        Arc::new(CollapseText {
+            description: c.description.to_owned(),
+            function_result: c.function_result.map(str::to_owned),
+            system_prompt: c.system_prompt.map(str::to_owned),
+        })
+    });
     Ok(ResolvedHarness {
-        entry,
-        functions,
-        scoped_specs,
-        scoped_instances: registration.scoped.clone(),
+        part: Part {
+            group: Group {
+                name: Arc::from(entry.name),
+                collapse,
+                members: functions,
+                declared: entry.function_names().map(str::to_owned).collect(),
+            },
+            extras: GroupExtras {
+                scoped,
+                source: None,
+            },
+        },
+        sub_agents,
     })
+}
+
+/// Resolves a harness built at run time with the selection of its registrations.
+fn resolve_dynamic(harness: &DynamicHarness, selection: &Selection) -> ResolvedHarness {
+    let selection = match selection {
+        Selection::All => None,
+        Selection::Functions(names) => Some(names.clone()),
+    };
+    let (generation, members, declared) = harness.functions(selection.as_deref());
+    let collapse = harness.collapse_data().map(|c| {
+        Arc::new(CollapseText {
+            description: c.description.clone(),
+            function_result: c.function_result.clone(),
+            system_prompt: c.system_prompt.clone(),
+        })
+    });
+    ResolvedHarness {
+        part: Part {
+            group: Group {
+                name: Arc::clone(harness.shared_name()),
+                collapse,
+                members,
+                declared: declared.into(),
+            },
+            extras: GroupExtras {
+                scoped: harness.scoped_sources().to_vec(),
+                source: Some(DynamicSource {
+                    harness: harness.clone(),
+                    selection,
+                    generation,
+                }),
+            },
+        },
+        sub_agents: Vec::new(),
+    }
 }

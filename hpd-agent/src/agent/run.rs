@@ -7,17 +7,18 @@ use futures::future::join_all;
 use tracing::Instrument as _;
 
 use crate::chat::{ChatMessage, ChatRequest, ToolCall, ToolDefinition, Usage};
+use crate::collapse::{Expansion, Routed, Target, Toolset, unknown_text};
 use crate::error::RunError;
-use crate::function::ToolResult;
-use crate::middleware::{FunctionCall, IterationInfo, TurnInfo, TurnOutcome};
-use crate::registry::Registry;
-
-use super::events::{AgentEvent, Emitter};
-use super::pipeline::{
-    CallScope, Callable, ScopedPipeline, backward, call_function, forward, run_hooks,
+use crate::harness::registry::Registry;
+use crate::middleware::pipeline::{
+    CallScope, ScopedPipeline, backward, call_function, forward, run_hooks,
 };
+use crate::middleware::{FunctionCall, IterationInfo, TurnInfo, TurnOutcome};
+use crate::tool::ToolResult;
+
+use super::builder::{split_pending, with_sub_agent_members};
+use super::events::{AgentEvent, Emitter};
 use super::registration::resolve;
-use super::tools::{Resolution, ToolSet};
 use super::{AgentInner, AgentRunConfig, RunOutput, Session};
 
 /// The text of calls left unanswered when middleware ends the run.
@@ -28,14 +29,40 @@ const CANCELLED: &str = "Error: run cancelled";
 /// Mutable state of one turn.
 struct Turn<'a> {
     agent: &'a AgentInner,
-    tools: &'a ToolSet,
+    tools: &'a Toolset,
     emitter: Emitter,
     cancellation: tokio_util::sync::CancellationToken,
     instructions: String,
-    expanded: Vec<String>,
-    pipelines: Vec<Arc<ScopedPipeline>>,
+    expansion: Expansion,
     history: &'a mut Vec<ChatMessage>,
     usage: Usage,
+}
+
+/// The agent's toolset for this turn (hooks run, current tool lists), with the harnesses the
+/// run config adds.
+async fn turn_tools(
+    agent: &AgentInner,
+    config: &AgentRunConfig,
+) -> Result<(Arc<Toolset>, Option<Toolset>), RunError> {
+    let base = agent.tools.for_turn().await;
+    if config.registrations.is_empty() {
+        return Ok((base, None));
+    }
+    let registry = Registry::global();
+    let mut resolved = Vec::new();
+    for registration in config.registrations.merged() {
+        if let Some(harness) = &registration.dynamic {
+            harness.before_turn().await;
+        }
+        let harness = resolve(registry, &registration)?;
+        if base.admits(&harness.part)? {
+            resolved.push(harness);
+        }
+    }
+    let (parts, pending) = split_pending(resolved);
+    let run_tools = base.as_ref().clone().with_parts(parts)?;
+    let run_tools = with_sub_agent_members(run_tools, pending, &agent.client, agent.depth + 1)?;
+    Ok((base, Some(run_tools)))
 }
 
 pub(super) async fn run_turn(
@@ -44,19 +71,8 @@ pub(super) async fn run_turn(
     message: String,
     config: AgentRunConfig,
 ) -> Result<RunOutput, RunError> {
-    let run_tools;
-    let tools: &ToolSet = if config.registrations.is_empty() {
-        &agent.tools
-    } else {
-        let registry = Registry::global();
-        let resolved = config
-            .registrations
-            .merged()
-            .map(|r| resolve(registry, &r))
-            .collect::<Result<Vec<_>, _>>()?;
-        run_tools = ToolSet::extend(&agent.tools, resolved, &agent.collapsing)?;
-        &run_tools
-    };
+    let (base, run_tools) = turn_tools(agent, &config).await?;
+    let tools: &Toolset = run_tools.as_ref().unwrap_or(&base);
     let max_iterations = config.max_iterations.unwrap_or(agent.max_iterations);
     if max_iterations == 0 {
         return Err(RunError::Build(crate::BuildError::ZeroMaxIterations));
@@ -82,13 +98,15 @@ pub(super) async fn run_turn(
         emitter: Emitter::new(handlers),
         cancellation: config.cancellation.unwrap_or_default(),
         instructions,
-        expanded: std::mem::take(&mut session.state.expanded),
-        pipelines: std::mem::take(&mut session.pipelines),
+        expansion: Expansion::new(
+            std::mem::take(&mut session.state.expanded),
+            std::mem::take(&mut session.pipelines),
+        ),
         history: &mut session.state.history,
         usage: Usage::default(),
     };
 
-    let outcome = match turn.start_pipelines() {
+    let outcome = match turn.expansion.start(tools) {
         Ok(()) => turn.iterate(&turn_info, max_iterations).await,
         Err(e) => Err(e),
     };
@@ -104,7 +122,7 @@ pub(super) async fn run_turn(
         };
         run_hooks(
             "after_message_turn",
-            backward(&agent.middleware, &turn.pipelines),
+            backward(&agent.middleware, &turn.expansion.pipelines),
             None,
             |m| m.after_message_turn(&turn_info, outcome_view),
         )
@@ -113,22 +131,12 @@ pub(super) async fn run_turn(
 
     // Turn end: containers collapse and scoped pipelines drop, unless they persist.
     let Turn {
-        expanded,
-        pipelines,
-        emitter,
-        ..
+        expansion, emitter, ..
     } = turn;
     if persist {
-        // Only the agent's own expansions persist: harnesses added for this run are gone next
-        // run. Pipelines of plain harnesses are created afresh each turn.
-        session.state.expanded = expanded
-            .into_iter()
-            .filter(|e| agent.tools.harness_index(e).is_some())
-            .collect();
-        session.pipelines = pipelines
-            .into_iter()
-            .filter(|p| session.state.expanded.iter().any(|e| e == p.harness))
-            .collect();
+        let kept = expansion.persisting(&base);
+        session.state.expanded = kept.expanded;
+        session.pipelines = kept.pipelines;
     }
     emitter.emit(&AgentEvent::TurnFinished {
         usage,
@@ -144,77 +152,20 @@ pub(super) async fn run_turn(
     })
 }
 
+/// The request of one iteration.
+fn request<'a>(
+    instructions: &'a str,
+    messages: &'a [ChatMessage],
+    tools: &'a [Arc<ToolDefinition>],
+) -> ChatRequest<'a> {
+    ChatRequest {
+        instructions,
+        messages,
+        tools,
+    }
+}
+
 impl Turn<'_> {
-    /// Creates the pipelines that exist from the start of the turn: those of harnesses whose
-    /// functions are visible without expansion, and those of persisted expansions that lost
-    /// theirs (a resumed session).
-    fn start_pipelines(&mut self) -> Result<(), RunError> {
-        // Persisted expansions first, in expansion order (their pipelines were created in that
-        // order), then harnesses whose functions are visible without expansion.
-        let expanded: Vec<usize> = self
-            .expanded
-            .iter()
-            .filter_map(|name| self.tools.harness_index(name))
-            .filter(|&h| self.tools.harnesses[h].collapsed)
-            .collect();
-        for h in expanded {
-            self.ensure_pipeline(h)?;
-        }
-        for h in 0..self.tools.harnesses.len() {
-            if !self.tools.harnesses[h].collapsed {
-                self.ensure_pipeline(h)?;
-            }
-        }
-        Ok(())
-    }
-
-    fn ensure_pipeline(&mut self, h: usize) -> Result<(), RunError> {
-        let harness = &self.tools.harnesses[h];
-        if self.pipelines.iter().any(|p| p.harness == harness.name()) {
-            return Ok(());
-        }
-        if let Some(pipeline) = ScopedPipeline::create(harness)? {
-            self.pipelines.push(pipeline);
-        }
-        Ok(())
-    }
-
-    fn pipeline(&self, harness: &str) -> Option<&ScopedPipeline> {
-        self.pipelines
-            .iter()
-            .find(|p| p.harness == harness)
-            .map(|p| &**p)
-    }
-
-    /// The system instructions for the next request (SPEC 3.8).
-    fn system_instructions(&self) -> String {
-        let sections: Vec<String> = self
-            .expanded
-            .iter()
-            .filter_map(|name| {
-                let h = self.tools.harness_index(name)?;
-                let harness = &self.tools.harnesses[h];
-                if !harness.collapsed {
-                    return None;
-                }
-                harness
-                    .system_prompt()
-                    .map(|prompt| format!("### {}\n{prompt}", harness.name()))
-            })
-            .collect();
-        if sections.is_empty() {
-            return self.instructions.clone();
-        }
-        let mut text = String::new();
-        if !self.instructions.is_empty() {
-            text.push_str(&self.instructions);
-            text.push_str("\n\n");
-        }
-        text.push_str("## Active container instructions\n\n");
-        text.push_str(&sections.join("\n\n"));
-        text
-    }
-
     async fn iterate(
         &mut self,
         turn_info: &TurnInfo,
@@ -223,26 +174,26 @@ impl Turn<'_> {
         let global = &self.agent.middleware;
         run_hooks(
             "before_message_turn",
-            forward(global, &self.pipelines),
+            forward(global, &self.expansion.pipelines),
             Some(&self.cancellation),
             |m| m.before_message_turn(turn_info),
         )
         .await?;
 
         for iteration in 1..=max_iterations {
-            let visible: Vec<Arc<ToolDefinition>> = self.tools.visible(&self.expanded);
+            let visible: Vec<Arc<ToolDefinition>> = self.tools.visible(&self.expansion.expanded);
             let info = IterationInfo {
                 iteration,
                 visible_tools: visible.iter().map(|t| t.name.clone()).collect(),
             };
-            let instructions = self.system_instructions();
+            let instructions = self.expansion.instructions(self.tools, &self.instructions);
             self.emitter.emit(&AgentEvent::IterationStarted {
                 iteration,
                 visible_tools: info.visible_tools.clone(),
             });
             run_hooks(
                 "before_iteration",
-                forward(global, &self.pipelines),
+                forward(global, &self.expansion.pipelines),
                 Some(&self.cancellation),
                 |m| m.before_iteration(&info),
             )
@@ -256,11 +207,7 @@ impl Turn<'_> {
                     });
                 }
             };
-            let request = ChatRequest {
-                instructions: &instructions,
-                messages: self.history,
-                tools: &visible,
-            };
+            let request = request(&instructions, self.history, &visible);
             let response = tokio::select! {
                 biased;
                 () = self.cancellation.cancelled() => return Err(RunError::Cancelled),
@@ -282,7 +229,7 @@ impl Turn<'_> {
             }
             run_hooks(
                 "after_iteration",
-                backward(global, &self.pipelines),
+                backward(global, &self.expansion.pipelines),
                 Some(&self.cancellation),
                 |m| m.after_iteration(&info),
             )
@@ -338,16 +285,16 @@ impl Turn<'_> {
         let global = &self.agent.middleware;
         run_hooks(
             "before_tool_execution",
-            forward(global, &self.pipelines),
+            forward(global, &self.expansion.pipelines),
             Some(&self.cancellation),
             |m| m.before_tool_execution(info, calls),
         )
         .await?;
 
         // Resolution sees the expansion state of the request these calls answer.
-        let seen = self.expanded.clone();
+        let seen = self.expansion.expanded.clone();
         let tools = self.tools;
-        let mut runs: Vec<(usize, &dyn Callable)> = Vec::new();
+        let mut runs: Vec<(usize, Target)> = Vec::new();
         for (i, call) in calls.iter().enumerate() {
             let started = Instant::now();
             self.emitter.emit(&AgentEvent::ToolCallStarted {
@@ -355,40 +302,24 @@ impl Turn<'_> {
                 name: call.name.clone(),
                 arguments: call.arguments.clone(),
             });
-            match self.tools.resolve(&call.name, &seen) {
-                Resolution::Run { harness, function } => {
-                    runs.push((i, tools.function(harness, function)));
-                }
-                Resolution::SubAgent { index } => runs.push((i, &*tools.sub_agents[index])),
-                Resolution::Container { harness } => {
-                    self.expand(harness, false)?;
-                    let text = self.tools.harnesses[harness].expansion_text();
-                    results[i] = Some(ToolResult::ok(text));
-                }
-                Resolution::Recover { harness, function } => {
-                    self.expand(harness, true)?;
-                    if self.agent.collapsing.execute_recovered_calls {
-                        runs.push((i, tools.function(harness, function)));
-                    } else {
-                        let name = tools.function(harness, function).name();
-                        let text = tools.harnesses[harness].recovery_text(name);
-                        results[i] = Some(ToolResult::ok(text));
-                    }
-                }
-                Resolution::Unknown => {
-                    let text = if info.visible_tools.is_empty() {
-                        format!(
-                            "Function '{}' not found. No functions are available.",
-                            call.name
-                        )
-                    } else {
-                        format!(
-                            "Function '{}' not found. Available functions: {}",
-                            call.name,
-                            info.visible_tools.join(", ")
-                        )
-                    };
-                    results[i] = Some(ToolResult::error(text));
+            let emitter = &self.emitter;
+            let mut expanded = |harness: &str, recovery: bool| {
+                emitter.emit(&AgentEvent::ContainerExpanded {
+                    harness: harness.to_owned(),
+                    recovery,
+                });
+            };
+            match self
+                .expansion
+                .route(tools, &call.name, &seen, &mut expanded)?
+            {
+                Routed::Run(target) => runs.push((i, target)),
+                Routed::Answer(result) => results[i] = Some(result),
+                Routed::Unknown => {
+                    results[i] = Some(ToolResult::error(unknown_text(
+                        &call.name,
+                        &info.visible_tools,
+                    )));
                 }
             }
             durations[i] = started.elapsed();
@@ -397,21 +328,26 @@ impl Turn<'_> {
         if runs.len() >= 2 {
             let batch: Vec<FunctionCall> = runs
                 .iter()
-                .map(|&(i, callable)| {
+                .map(|&(i, target)| {
+                    let function = tools.function(target);
                     FunctionCall::new(
                         calls[i].id.clone(),
-                        callable.tool_name(),
-                        callable.owner(),
+                        function.name(),
+                        function.harness_name(),
                         calls[i].arguments.clone(),
                     )
                 })
                 .collect();
             let owning: Vec<Arc<ScopedPipeline>> = self
+                .expansion
                 .pipelines
                 .iter()
                 .filter(|p| {
-                    runs.iter()
-                        .any(|(_, c)| c.has_scoped_pipeline() && c.owner() == p.harness)
+                    runs.iter().any(|&(_, target)| {
+                        tools
+                            .owner(target)
+                            .is_some_and(|h| tools.groups()[h].name == p.harness)
+                    })
                 })
                 .cloned()
                 .collect();
@@ -426,13 +362,12 @@ impl Turn<'_> {
 
         let scope = CallScope {
             cancellation: self.cancellation.clone(),
-            emitter: self.emitter.clone(),
+            run: Some(Arc::new(self.emitter.clone())),
         };
-        let executions = runs.iter().map(|&(i, callable)| {
-            let pipeline = callable
-                .has_scoped_pipeline()
-                .then(|| self.pipeline(callable.owner()))
-                .flatten();
+        let expansion = &self.expansion;
+        let executions = runs.iter().map(|&(i, target)| {
+            let pipeline = expansion.pipeline(tools, target);
+            let callable = tools.function(target);
             let call = &calls[i];
             let scope = &scope;
             async move {
@@ -444,7 +379,7 @@ impl Turn<'_> {
                         .instrument(tracing::debug_span!(
                             target: "hpd_agent",
                             "tool_call",
-                            name = callable.tool_name(),
+                            name = callable.name(),
                             call_id = %call.id,
                         )) => result,
                 };
@@ -462,21 +397,5 @@ impl Turn<'_> {
             }
         }
         first_error.map_or(Ok(()), Err)
-    }
-
-    /// Expands the container of harness `h` if it is not expanded yet.
-    fn expand(&mut self, h: usize, recovery: bool) -> Result<(), RunError> {
-        let harness = &self.tools.harnesses[h];
-        if self.expanded.iter().any(|e| e == harness.name()) {
-            return Ok(());
-        }
-        // The pipeline first: if its middleware cannot be created, the container stays collapsed.
-        self.ensure_pipeline(h)?;
-        self.expanded.push(harness.name().to_owned());
-        self.emitter.emit(&AgentEvent::ContainerExpanded {
-            harness: harness.name().to_owned(),
-            recovery,
-        });
-        Ok(())
     }
 }

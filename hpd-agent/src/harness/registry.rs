@@ -20,10 +20,40 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 
+use super::names::fold;
 use crate::chat::ToolDefinition;
-use crate::error::HydrateError;
-use crate::function::{Function, FunctionSpec, HarnessObject, InvokeFn};
+use crate::error::{ConstructError, HydrateError, RegistryError};
 use crate::middleware::Middleware;
+use crate::tool::{
+    ArgumentsError, BodyFuture, CallFuture, Function, FunctionContext, FunctionFailure, Invoke,
+    SubAgent,
+};
+
+/// A harness instance, type-erased. The generated code downcasts it back to the harness type.
+pub type HarnessObject = Arc<dyn Any + Send + Sync>;
+
+/// Calls member `index` of a harness instance with JSON arguments.
+///
+/// Returns the body's future, or an [`ArgumentsError`] when the arguments do not match the
+/// parameters (the body does not run then).
+pub type InvokeFn =
+    fn(&HarnessObject, usize, Value, FunctionContext) -> Result<BodyFuture, ArgumentsError>;
+
+/// The static description of one member of a macro harness (an `#[ai_function]` or a
+/// `#[sub_agent]` method), emitted by the macros.
+#[derive(Debug)]
+pub struct FunctionSpec {
+    /// The tool name.
+    pub name: &'static str,
+    /// The description with metadata placeholders rendered empty (used without metadata).
+    pub description: &'static str,
+    /// Timeout of the body in milliseconds, if any.
+    pub timeout_ms: Option<u64>,
+    /// Builds the parameter schema. Called once per harness per process.
+    pub schema: fn() -> Value,
+    /// For a `#[sub_agent]` method: calls it on an instance.
+    pub sub_agent: Option<fn(&HarnessObject) -> SubAgent>,
+}
 
 /// Collapse data of a `#[collapse]` harness.
 #[derive(Debug, Clone, Copy)]
@@ -117,7 +147,7 @@ impl fmt::Debug for HarnessEntry {
 }
 
 impl HarnessEntry {
-    /// The member names, in declaration order.
+    /// The member names (functions and sub-agents), in declaration order.
     pub fn function_names(&self) -> impl Iterator<Item = &'static str> + '_ {
         self.functions.iter().map(|f| f.name)
     }
@@ -177,14 +207,30 @@ impl HarnessInfo {
         })
     }
 
-    /// Builds the functions of an instance: members whose condition holds for `metadata`, in
-    /// declaration order, with rendered descriptions.
+    /// Builds the functions of an instance: `#[ai_function]` members whose condition holds for
+    /// `metadata`, in declaration order, with rendered descriptions. (`#[sub_agent]` members
+    /// become tools when an agent is built, since they need the agent's chat client.)
     #[must_use]
     pub fn functions(
         &self,
         instance: &HarnessObject,
         metadata: Option<&(dyn Any + Send + Sync)>,
     ) -> Vec<Function> {
+        self.members(instance, metadata)
+            .into_iter()
+            .filter_map(|member| match member {
+                Member::Function(function) => Some(function),
+                Member::SubAgent(_) => None,
+            })
+            .collect()
+    }
+
+    /// Every member of an instance whose condition holds, in declaration order.
+    pub(crate) fn members(
+        &self,
+        instance: &HarnessObject,
+        metadata: Option<&(dyn Any + Send + Sync)>,
+    ) -> Vec<Member> {
         let schemas = self.schemas();
         self.entry
             .functions
@@ -192,20 +238,26 @@ impl HarnessInfo {
             .enumerate()
             .filter(|(index, _)| (self.entry.condition)(metadata, *index))
             .map(|(index, spec)| {
+                if let Some(make) = spec.sub_agent {
+                    return Member::SubAgent(make(instance).renamed(spec.name));
+                }
                 let description = (self.entry.describe)(metadata, index)
                     .unwrap_or_else(|| spec.description.to_owned());
-                Function {
-                    spec,
-                    harness: self.entry.name,
-                    index,
+                let body = MacroBody {
                     instance: Arc::clone(instance),
+                    index,
                     invoke: self.entry.invoke,
-                    definition: Arc::new(ToolDefinition {
+                };
+                Member::Function(Function::new(
+                    self.entry.name,
+                    ToolDefinition {
                         name: spec.name.to_owned(),
                         description,
                         parameters: Arc::clone(&schemas[index]),
-                    }),
-                }
+                    },
+                    spec.timeout_ms.map(std::time::Duration::from_millis),
+                    Arc::new(body),
+                ))
             })
             .collect()
     }
@@ -217,20 +269,44 @@ impl HarnessInfo {
     ///
     /// The config does not deserialize, or a config was given to a harness without a config
     /// constructor.
-    pub fn construct(&self, config: Option<&Value>) -> Result<HarnessObject, crate::BuildError> {
+    pub fn construct(&self, config: Option<&Value>) -> Result<HarnessObject, ConstructError> {
         match (self.entry.constructor, config) {
-            (ConstructorSpec::Plain(_), Some(_)) => Err(crate::BuildError::ConfigNotAccepted {
-                harness: self.entry.name.to_owned(),
+            (ConstructorSpec::Plain(_), Some(_)) => Err(ConstructError::ConfigNotAccepted {
+                harness: self.entry.name,
             }),
             (ConstructorSpec::Plain(make), None) => Ok(make()),
             (ConstructorSpec::Config { construct, .. }, config) => {
                 let empty = Value::Object(serde_json::Map::new());
-                construct(config.unwrap_or(&empty)).map_err(|source| crate::BuildError::Config {
-                    harness: self.entry.name.to_owned(),
+                construct(config.unwrap_or(&empty)).map_err(|source| ConstructError::Config {
+                    harness: self.entry.name,
                     source,
                 })
             }
         }
+    }
+}
+
+/// A member of a macro harness instance.
+pub(crate) enum Member {
+    /// An `#[ai_function]`, ready to call.
+    Function(Function),
+    /// What a `#[sub_agent]` method returned, named after the member.
+    SubAgent(SubAgent),
+}
+
+/// The body of an `#[ai_function]`: the generated dispatcher called with the member's index.
+struct MacroBody {
+    instance: HarnessObject,
+    index: usize,
+    invoke: InvokeFn,
+}
+
+impl Invoke for MacroBody {
+    fn invoke(&self, arguments: Value, ctx: FunctionContext) -> Result<CallFuture, ArgumentsError> {
+        let body = (self.invoke)(&self.instance, self.index, arguments, ctx)?;
+        Ok(Box::pin(async move {
+            body.await.map_err(FunctionFailure::Returned)
+        }))
     }
 }
 
@@ -240,26 +316,6 @@ pub struct Registry {
     harnesses: Vec<HarnessInfo>,
     by_name: HashMap<String, usize>,
     conflicts: Vec<RegistryError>,
-}
-
-/// A problem with the linked harnesses.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum RegistryError {
-    /// Two harnesses have names that differ only in case (or are equal).
-    #[error(
-        "harness names '{first_name}' ({first_type}) and '{second_name}' ({second_type}) differ only in case; harness names must be unique case-insensitively"
-    )]
-    DuplicateName {
-        /// The first harness name.
-        first_name: &'static str,
-        /// Its Rust type.
-        first_type: &'static str,
-        /// The second harness name.
-        second_name: &'static str,
-        /// Its Rust type.
-        second_type: &'static str,
-    },
 }
 
 impl Registry {
@@ -284,7 +340,7 @@ impl Registry {
         let mut by_name = HashMap::with_capacity(entries.len());
         let mut conflicts = Vec::new();
         for entry in entries {
-            let key = entry.name.to_lowercase();
+            let key = fold(entry.name);
             if let Some(&existing) = by_name.get(&key) {
                 let first: &HarnessInfo = &harnesses[existing];
                 conflicts.push(RegistryError::DuplicateName {
@@ -326,9 +382,7 @@ impl Registry {
     /// Finds a harness by name, case-insensitively.
     #[must_use]
     pub fn get(&self, name: &str) -> Option<&HarnessInfo> {
-        self.by_name
-            .get(&name.to_lowercase())
-            .map(|&i| &self.harnesses[i])
+        self.by_name.get(&fold(name)).map(|&i| &self.harnesses[i])
     }
 
     /// Finds the harness of a Rust type.
@@ -357,12 +411,12 @@ impl Registry {
     ///
     /// `T` is not in the registry (its harness name is taken by another type), or its config
     /// does not parse from `{}`.
-    pub fn instantiate<T: crate::ToolHarness>(&self) -> Result<Vec<Function>, crate::BuildError> {
+    pub fn instantiate<T: super::ToolHarness>(&self) -> Result<Vec<Function>, ConstructError> {
         let entry = T::harness_entry();
         let info = self
             .get_entry(entry)
-            .ok_or_else(|| crate::BuildError::UnknownHarness {
-                harness: entry.name.to_owned(),
+            .ok_or_else(|| ConstructError::NotRegistered {
+                harness: entry.name,
                 known: self.names().join(", "),
             })?;
         let instance = info.construct(None)?;

@@ -56,7 +56,9 @@ use serde::de::DeserializeOwned;
 
 use crate::chat::{ToolCall, Usage};
 use crate::error::RunError;
-use crate::function::{FunctionFailure, ToolResult};
+use crate::tool::{FunctionFailure, ToolResult};
+
+pub(crate) mod pipeline;
 
 /// An error returned by a middleware hook. It ends the run.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,6 +1,9 @@
-//! Running middleware hooks in the order of SPEC 4.1, and one function call through its
-//! pipeline (`before_function`, wrappers around the body, `on_error`, `after_function`).
+//! Running middleware hooks in their order (global middleware first on the way in, scoped
+//! pipelines innermost), scoped pipelines and where their members come from, and one function
+//! call through its pipeline (`before_function`, wrappers around the body, `on_error`,
+//! `after_function`).
 
+use std::any::Any;
 use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -8,47 +11,71 @@ use futures::FutureExt;
 use futures::future::BoxFuture;
 use tokio_util::sync::CancellationToken;
 
+use super::{FunctionCall, HookResult, Middleware, Next};
 use crate::error::RunError;
-use crate::function::{Function, FunctionFailure, ToolResult, failure_result};
-use crate::middleware::{FunctionCall, HookResult, Middleware, Next};
+use crate::tool::{Function, FunctionFailure, ToolResult};
 
-use super::events::Emitter;
-use super::tools::BuiltHarness;
+/// Creates one scoped middleware instance, or says why it cannot.
+pub(crate) type MakeMiddleware = Arc<dyn Fn() -> Result<Arc<dyn Middleware>, String> + Send + Sync>;
+
+/// Where one member of a harness's scoped pipeline comes from.
+#[derive(Clone)]
+pub(crate) enum ScopedSource {
+    /// Created afresh at each expansion (attribute-declared types, factories).
+    Fresh {
+        /// The middleware's name, for error messages.
+        name: Arc<str>,
+        /// Creates an instance.
+        make: MakeMiddleware,
+    },
+    /// One instance shared by every expansion.
+    Shared(Arc<dyn Middleware>),
+}
 
 /// The scoped middleware of one harness, created at expansion (or at turn start when its
 /// functions are visible without expansion).
 pub(crate) struct ScopedPipeline {
-    pub(crate) harness: &'static str,
+    pub(crate) harness: Arc<str>,
     pub(crate) members: Vec<Arc<dyn Middleware>>,
 }
 
 impl ScopedPipeline {
-    /// Creates fresh attribute-declared instances (attribute order), then the shared code
-    /// instances. `None` when the harness has no scoped middleware.
-    pub(crate) fn create(harness: &BuiltHarness) -> Result<Option<Arc<ScopedPipeline>>, RunError> {
-        if !harness.has_scoped_middleware() {
+    /// Creates the members in order (fresh instances made now, shared ones cloned). `None` when
+    /// there are no sources.
+    ///
+    /// # Errors
+    ///
+    /// A factory failed or panicked.
+    pub(crate) fn create(
+        harness: &Arc<str>,
+        sources: &[ScopedSource],
+    ) -> Result<Option<Arc<ScopedPipeline>>, RunError> {
+        if sources.is_empty() {
             return Ok(None);
         }
-        let mut members =
-            Vec::with_capacity(harness.scoped_specs.len() + harness.scoped_instances.len());
-        for (spec, config) in &harness.scoped_specs {
-            let created = std::panic::catch_unwind(|| (spec.create)(config)).map_err(|_| {
-                RunError::Middleware {
-                    hook: "create",
-                    message: format!(
-                        "scoped middleware '{}' panicked while being created",
-                        spec.name
-                    ),
+        let mut members = Vec::with_capacity(sources.len());
+        for source in sources {
+            match source {
+                ScopedSource::Shared(shared) => members.push(Arc::clone(shared)),
+                ScopedSource::Fresh { name, make } => {
+                    let created =
+                        std::panic::catch_unwind(AssertUnwindSafe(|| make())).map_err(|_| {
+                            RunError::Middleware {
+                                hook: "create",
+                                message: format!(
+                                    "scoped middleware '{name}' panicked while being created"
+                                ),
+                            }
+                        })?;
+                    members.push(created.map_err(|e| RunError::Middleware {
+                        hook: "create",
+                        message: format!("scoped middleware '{name}': {e}"),
+                    })?);
                 }
-            })?;
-            members.push(created.map_err(|e| RunError::Middleware {
-                hook: "create",
-                message: format!("scoped middleware '{}': {e}", spec.name),
-            })?);
+            }
         }
-        members.extend(harness.scoped_instances.iter().cloned());
         Ok(Some(Arc::new(ScopedPipeline {
-            harness: harness.name(),
+            harness: Arc::clone(harness),
             members,
         })))
     }
@@ -127,53 +154,19 @@ pub(crate) async fn guard<T>(
 #[derive(Clone)]
 pub(crate) struct CallScope {
     pub(crate) cancellation: CancellationToken,
-    pub(crate) emitter: Emitter,
-}
-
-/// Something a call can run through the function pipeline: a harness function or a sub-agent.
-pub(crate) trait Callable: Sync {
-    /// The tool name.
-    fn tool_name(&self) -> &str;
-    /// The harness (or sub-agent) it belongs to.
-    fn owner(&self) -> &str;
-    /// Whether the scoped pipeline of its owner guards it (harness functions do; sub-agents
-    /// have none).
-    fn has_scoped_pipeline(&self) -> bool {
-        true
-    }
-    /// Parses the arguments and runs the tool.
-    fn execute<'a>(
-        &'a self,
-        call_id: &'a str,
-        arguments: &'a str,
-        scope: &'a CallScope,
-    ) -> BoxFuture<'a, Result<String, FunctionFailure>>;
-}
-
-impl Callable for Function {
-    fn tool_name(&self) -> &str {
-        self.name()
-    }
-
-    fn owner(&self) -> &str {
-        self.harness_name()
-    }
-
-    fn execute<'a>(
-        &'a self,
-        call_id: &'a str,
-        arguments: &'a str,
-        scope: &'a CallScope,
-    ) -> BoxFuture<'a, Result<String, FunctionFailure>> {
-        Box::pin(self.run(call_id, arguments, scope.cancellation.clone()))
-    }
+    /// Run state for the runtime's own tools (see `FunctionContext`).
+    pub(crate) run: Option<Arc<dyn Any + Send + Sync>>,
 }
 
 /// Runs one call through global middleware and the owning harness's scoped pipeline.
+///
+/// # Errors
+///
+/// A hook returned an error or panicked.
 pub(crate) async fn call_function(
     global: &[Arc<dyn Middleware>],
     scoped: Option<&ScopedPipeline>,
-    callable: &dyn Callable,
+    function: &Function,
     call_id: &str,
     arguments: &str,
     scope: &CallScope,
@@ -181,8 +174,8 @@ pub(crate) async fn call_function(
     let scoped: &[Arc<dyn Middleware>] = scoped.map_or(&[], |p| p.members.as_slice());
     let mut call = FunctionCall::new(
         call_id.to_owned(),
-        callable.tool_name(),
-        callable.owner(),
+        function.name(),
+        function.harness_name(),
         arguments.to_owned(),
     );
 
@@ -200,10 +193,18 @@ pub(crate) async fn call_function(
         let wrappers: Vec<Arc<dyn Middleware>> = global.iter().chain(scoped).cloned().collect();
         let core = || -> BoxFuture<'_, ToolResult> {
             Box::pin(async {
-                match callable.execute(call_id, arguments, scope).await {
+                let run = function
+                    .run_in(
+                        call_id,
+                        arguments,
+                        scope.cancellation.clone(),
+                        scope.run.clone(),
+                    )
+                    .await;
+                match run {
                     Ok(text) => ToolResult::ok(text),
                     Err(f) => {
-                        let result = failure_result(callable.tool_name(), &f);
+                        let result = function.failure_result(&f);
                         *failure.lock().unwrap_or_else(PoisonError::into_inner) = Some(f);
                         result
                     }

@@ -12,15 +12,14 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-pub use crate::function::{
-    ArgumentsError, BodyFuture, FunctionContext, FunctionSpec, HarnessObject,
+pub use crate::HydrateError;
+pub use crate::harness::ToolHarness;
+pub use crate::harness::registry::{
+    CollapseSpec, ConstructorSpec, FunctionSpec, HarnessEntry, HarnessObject, HarnessRegistration,
+    MetadataSpec, ScopedMiddlewareSpec,
 };
 pub use crate::middleware::{ConfigurableMiddleware, Middleware};
-pub use crate::registry::{
-    CollapseSpec, ConstructorSpec, HarnessEntry, HarnessRegistration, MetadataSpec,
-    ScopedMiddlewareSpec,
-};
-pub use crate::{HydrateError, ToolHarness};
+pub use crate::tool::{ArgumentsError, BodyFuture, FunctionContext, SubAgent};
 pub use inventory;
 pub use schemars;
 pub use serde;
@@ -46,15 +45,7 @@ pub enum Never {}
 ///
 /// serde's message, prefixed with the JSON path of the offending value when there is one.
 pub fn parse_arguments<T: DeserializeOwned>(arguments: Value) -> Result<T, ArgumentsError> {
-    serde_path_to_error::deserialize(arguments).map_err(|e| {
-        let path = e.path().to_string();
-        let inner = e.into_inner();
-        if path == "." || path.is_empty() {
-            ArgumentsError(inner.to_string())
-        } else {
-            ArgumentsError(format!("{path}: {inner}"))
-        }
-    })
+    crate::tool::deserialize_arguments(arguments)
 }
 
 /// The result text of a returned value: a JSON string without quotes, `null` as the empty
@@ -349,11 +340,4 @@ fn create_default_middleware<T: ParameterlessMiddleware>(
     Ok(Arc::new(T::default()))
 }
 
-/// The last path segment of a type's name, generics kept: `my::mod::Config` gives `Config`.
-#[must_use]
-pub fn short_type_name<T: ?Sized>() -> &'static str {
-    let full = std::any::type_name::<T>();
-    let base = full.split('<').next().unwrap_or(full);
-    let start = base.rfind("::").map_or(0, |i| i + 2);
-    &full[start..]
-}
+pub use crate::harness::names::short_type_name;

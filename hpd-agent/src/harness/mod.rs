@@ -1,6 +1,14 @@
-//! The [`ToolHarness`] trait that `#[tool_harness]` and `#[collapse]` implement.
+//! Harnesses: groups of tools an agent registers as a unit, declared in Rust with the macros
+//! ([`ToolHarness`], found through the link-time [`registry`]) or built at run time
+//! ([`HarnessBuilder`] gives a [`DynamicHarness`]).
 
-use crate::registry::HarnessEntry;
+mod dynamic;
+pub(crate) mod names;
+pub mod registry;
+
+pub use dynamic::{DynamicHarness, HarnessBuilder, Tool, ToolListUpdater};
+
+use registry::HarnessEntry;
 
 /// A type whose annotated impl block declares model-callable functions.
 ///

@@ -1,0 +1,315 @@
+//! [`ToolSession`]: an agent's tools driven without a model, with collapsing, e.g. to serve
+//! them over MCP.
+
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Instant;
+
+use tokio_util::sync::CancellationToken;
+
+use crate::chat::ToolDefinition;
+use crate::collapse::{Expansion, Routed, Toolset, unknown_text};
+use crate::error::RunError;
+use crate::middleware::pipeline::{CallScope, ScopedPipeline, call_function};
+use crate::tool::ToolResult;
+
+use super::Agent;
+use super::events::{AgentEvent, Emitter};
+
+/// What one [`ToolSession::call`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolCallOutcome {
+    /// The result the caller gets.
+    pub result: ToolResult,
+    /// Whether the call expanded a container, so the visible tools changed (an MCP server
+    /// sends `notifications/tools/list_changed` then).
+    pub expanded: bool,
+}
+
+struct State {
+    tools: Arc<Toolset>,
+    expansion: Expansion,
+    /// Whether the pipelines of harnesses visible without expansion exist.
+    started: bool,
+}
+
+/// An agent's tools, driven without a model: list what a model would see, call tools by name.
+///
+/// A tool session keeps its own expansion state, as a [`Session`](crate::Session) does during
+/// a turn, and calls go exactly the way a model's calls go: a container call expands the
+/// container and answers with its member list, a hidden member's name (bare or qualified) is
+/// recovered, unknown names get the not-found result, and functions run through the agent's
+/// global middleware and their harness's scoped pipeline (`before_function`,
+/// `wrap_function_call`, `on_error`, `after_function`). There are no turns, so the turn,
+/// iteration and batch hooks do not run and expansions last until
+/// [`collapse_all`](Self::collapse_all). Calls emit the agent's tool-call and expansion
+/// [`AgentEvent`]s.
+///
+/// A *flat* session ([`Agent::flat_tool_session`]) lists every function as if collapsing were
+/// off.
+///
+/// `call` takes `&self`: one session may run calls concurrently. The session takes the
+/// agent's tool lists when it is created; [`refresh`](Self::refresh) picks up changed lists.
+///
+/// ```
+/// use hpd_agent::prelude::*;
+/// use hpd_agent::{AgentBuilder, ScriptedChatClient};
+///
+/// #[derive(Default)]
+/// struct MathTools;
+///
+/// #[collapse("Math operations")]
+/// impl MathTools {
+///     /// Adds two integers.
+///     #[ai_function]
+///     fn add(&self, a: i64, b: i64) -> i64 { a + b }
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let agent = AgentBuilder::new()
+///     .with_tool_harness::<MathTools>()
+///     .with_chat_client(ScriptedChatClient::new())
+///     .build()?;
+/// let tools = agent.tool_session();
+/// assert_eq!(tools.visible_tool_names(), ["MathTools"]);
+///
+/// let opened = tools.call("MathTools", "{}", "c1").await?;
+/// assert!(opened.expanded);
+/// assert_eq!(opened.result.text, "MathTools expanded. Available functions: add");
+/// assert_eq!(tools.visible_tool_names(), ["add"]);
+///
+/// let sum = tools.call("add", r#"{"a": 2, "b": 3}"#, "c2").await?;
+/// assert_eq!((sum.result.text.as_str(), sum.expanded), ("5", false));
+///
+/// let flat = agent.flat_tool_session();
+/// assert_eq!(flat.visible_tool_names(), ["add"]);
+/// # Ok(())
+/// # }
+/// ```
+pub struct ToolSession {
+    agent: Agent,
+    flat: bool,
+    cancellation: CancellationToken,
+    state: Mutex<State>,
+}
+
+impl std::fmt::Debug for ToolSession {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolSession")
+            .field("flat", &self.flat)
+            .field("expanded", &self.expanded())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Agent {
+    /// A [`ToolSession`] over this agent's tools, with collapsing as the agent has it.
+    #[must_use]
+    pub fn tool_session(&self) -> ToolSession {
+        ToolSession::new(self.clone(), false)
+    }
+
+    /// A [`ToolSession`] that lists every registered function, with no containers.
+    #[must_use]
+    pub fn flat_tool_session(&self) -> ToolSession {
+        ToolSession::new(self.clone(), true)
+    }
+}
+
+impl ToolSession {
+    fn new(agent: Agent, flat: bool) -> Self {
+        let tools = Self::prepare(agent.inner.tools.current(), flat);
+        ToolSession {
+            agent,
+            flat,
+            cancellation: CancellationToken::new(),
+            state: Mutex::new(State {
+                tools,
+                expansion: Expansion::default(),
+                started: false,
+            }),
+        }
+    }
+
+    fn prepare(tools: Arc<Toolset>, flat: bool) -> Arc<Toolset> {
+        if flat { Arc::new(tools.flat()) } else { tools }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Cancels running calls when `token` is cancelled (their bodies see it through
+    /// [`FunctionContext`](crate::FunctionContext)); such calls fail with
+    /// [`RunError::Cancelled`].
+    #[must_use]
+    pub fn with_cancellation(mut self, token: CancellationToken) -> Self {
+        self.cancellation = token;
+        self
+    }
+
+    /// Whether every function is listed (no containers).
+    #[must_use]
+    pub fn is_flat(&self) -> bool {
+        self.flat
+    }
+
+    /// The tool definitions a model would see now, in the order it would see them.
+    #[must_use]
+    pub fn visible_tools(&self) -> Vec<Arc<ToolDefinition>> {
+        let state = self.lock();
+        state.tools.visible(&state.expansion.expanded)
+    }
+
+    /// The names of [`visible_tools`](Self::visible_tools).
+    #[must_use]
+    pub fn visible_tool_names(&self) -> Vec<String> {
+        self.visible_tools()
+            .iter()
+            .map(|t| t.name.clone())
+            .collect()
+    }
+
+    /// The expanded containers, in expansion order.
+    #[must_use]
+    pub fn expanded(&self) -> Vec<String> {
+        self.lock().expansion.expanded.clone()
+    }
+
+    /// Collapses every container and drops the scoped pipelines, as a turn end does.
+    pub fn collapse_all(&self) {
+        let mut state = self.lock();
+        state.expansion = Expansion::default();
+        state.started = false;
+    }
+
+    /// Runs the `before_turn` hooks of harnesses built at run time and takes the agent's
+    /// current tool lists. Expansions of harnesses that are still registered stay. Returns
+    /// whether the visible tools changed.
+    pub async fn refresh(&self) -> bool {
+        let fresh = Self::prepare(self.agent.inner.tools.for_turn().await, self.flat);
+        let mut state = self.lock();
+        if Arc::ptr_eq(&fresh, &state.tools) {
+            return false;
+        }
+        let before = state.tools.visible(&state.expansion.expanded);
+        let expansion = std::mem::take(&mut state.expansion);
+        state.expansion = expansion.persisting(&fresh);
+        // Pipelines of harnesses visible without expansion are created again for the new set.
+        state.expansion.pipelines.clear();
+        state.started = false;
+        state.tools = fresh;
+        let after = state.tools.visible(&state.expansion.expanded);
+        before.len() != after.len()
+            || before
+                .iter()
+                .zip(&after)
+                .any(|(a, b)| a.name != b.name || a.description != b.description)
+    }
+
+    /// Calls a tool by the name a model would use, with the arguments text a model would send.
+    ///
+    /// # Errors
+    ///
+    /// A middleware hook (or creating a scoped middleware) failed, or the session was
+    /// cancelled. Everything the model could cause (unknown names, bad arguments, failing or
+    /// panicking bodies) is a result, not an error.
+    pub async fn call(
+        &self,
+        name: &str,
+        arguments: &str,
+        call_id: &str,
+    ) -> Result<ToolCallOutcome, RunError> {
+        let emitter = Emitter::new(self.agent.inner.handlers.clone());
+        let started = Instant::now();
+        emitter.emit(&AgentEvent::ToolCallStarted {
+            call_id: call_id.to_owned(),
+            name: name.to_owned(),
+            arguments: arguments.to_owned(),
+        });
+        let outcome = self.dispatch(name, arguments, call_id, &emitter).await;
+        let (text, is_error) = match &outcome {
+            Ok(outcome) => (outcome.result.text.clone(), outcome.result.is_error),
+            Err(e) => (e.to_string(), true),
+        };
+        emitter.emit(&AgentEvent::ToolCallFinished {
+            call_id: call_id.to_owned(),
+            name: name.to_owned(),
+            result: text,
+            duration: started.elapsed(),
+            is_error,
+        });
+        outcome
+    }
+
+    async fn dispatch(
+        &self,
+        name: &str,
+        arguments: &str,
+        call_id: &str,
+        emitter: &Emitter,
+    ) -> Result<ToolCallOutcome, RunError> {
+        // Route under the lock; run without it, so calls may overlap.
+        let (tools, function, pipeline, expanded) = {
+            let mut state = self.lock();
+            let State {
+                tools,
+                expansion,
+                started,
+            } = &mut *state;
+            if !*started {
+                expansion.start(tools)?;
+                *started = true;
+            }
+            let seen = expansion.expanded.clone();
+            let mut expanded = false;
+            let mut on_expand = |harness: &str, recovery: bool| {
+                expanded = true;
+                emitter.emit(&AgentEvent::ContainerExpanded {
+                    harness: harness.to_owned(),
+                    recovery,
+                });
+            };
+            match expansion.route(tools, name, &seen, &mut on_expand)? {
+                Routed::Answer(result) => return Ok(ToolCallOutcome { result, expanded }),
+                Routed::Unknown => {
+                    let visible: Vec<String> = tools
+                        .visible(&seen)
+                        .iter()
+                        .map(|t| t.name.clone())
+                        .collect();
+                    let result = ToolResult::error(unknown_text(name, &visible));
+                    return Ok(ToolCallOutcome { result, expanded });
+                }
+                Routed::Run(target) => {
+                    let pipeline: Option<Arc<ScopedPipeline>> = tools
+                        .owner(target)
+                        .and_then(|h| {
+                            let harness = &tools.groups()[h].name;
+                            expansion.pipelines.iter().find(|p| p.harness == *harness)
+                        })
+                        .cloned();
+                    (Arc::clone(tools), target, pipeline, expanded)
+                }
+            }
+        };
+        let scope = CallScope {
+            cancellation: self.cancellation.clone(),
+            run: Some(Arc::new(emitter.clone())),
+        };
+        let function = tools.function(function);
+        let result = tokio::select! {
+            biased;
+            () = self.cancellation.cancelled() => return Err(RunError::Cancelled),
+            result = call_function(
+                &self.agent.inner.middleware,
+                pipeline.as_deref(),
+                function,
+                call_id,
+                arguments,
+                &scope,
+            ) => result?,
+        };
+        Ok(ToolCallOutcome { result, expanded })
+    }
+}

@@ -1,0 +1,206 @@
+//! The expansion state of a session: which containers are expanded (in expansion order), the
+//! scoped pipelines that exist, the active container instructions, what a call does to them,
+//! and what survives the end of a turn.
+
+use std::sync::Arc;
+
+use super::{Resolution, Target, Toolset};
+use crate::error::RunError;
+use crate::middleware::pipeline::ScopedPipeline;
+use crate::tool::ToolResult;
+
+/// Which containers are expanded and which scoped pipelines exist.
+#[derive(Default)]
+pub(crate) struct Expansion {
+    /// Expanded harness names, in expansion order.
+    pub(crate) expanded: Vec<String>,
+    /// Scoped pipelines in creation order.
+    pub(crate) pipelines: Vec<Arc<ScopedPipeline>>,
+}
+
+/// What a call does, once resolved.
+#[derive(Debug)]
+pub(crate) enum Routed {
+    /// Run this tool through the function pipeline.
+    Run(Target),
+    /// Answer with this result (a container call, a recovered call that is not executed).
+    Answer(ToolResult),
+    /// No such tool.
+    Unknown,
+}
+
+impl Expansion {
+    /// A state resumed from stored expanded names and kept pipelines.
+    pub(crate) fn new(expanded: Vec<String>, pipelines: Vec<Arc<ScopedPipeline>>) -> Self {
+        Expansion {
+            expanded,
+            pipelines,
+        }
+    }
+
+    /// Creates the pipelines that exist from the start of a turn: those of persisted expansions
+    /// that lost theirs (a resumed session), in expansion order, then those of harnesses whose
+    /// functions are visible without expansion.
+    ///
+    /// # Errors
+    ///
+    /// A scoped middleware could not be created.
+    pub(crate) fn start(&mut self, tools: &Toolset) -> Result<(), RunError> {
+        let expanded: Vec<usize> = self
+            .expanded
+            .iter()
+            .filter_map(|name| tools.harness_index(name))
+            .filter(|&h| tools.is_collapsed(h))
+            .collect();
+        for h in expanded {
+            self.ensure_pipeline(tools, h)?;
+        }
+        for h in 0..tools.groups().len() {
+            if !tools.is_collapsed(h) {
+                self.ensure_pipeline(tools, h)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn ensure_pipeline(&mut self, tools: &Toolset, h: usize) -> Result<(), RunError> {
+        let name = &tools.groups()[h].name;
+        if self.pipelines.iter().any(|p| p.harness == *name) {
+            return Ok(());
+        }
+        if let Some(pipeline) = ScopedPipeline::create(name, &tools.extras[h].scoped)? {
+            self.pipelines.push(pipeline);
+        }
+        Ok(())
+    }
+
+    /// The scoped pipeline that guards a tool, if any.
+    pub(crate) fn pipeline(&self, tools: &Toolset, target: Target) -> Option<&ScopedPipeline> {
+        let h = tools.owner(target)?;
+        let name = &tools.groups()[h].name;
+        self.pipelines
+            .iter()
+            .find(|p| p.harness == *name)
+            .map(|p| &**p)
+    }
+
+    /// Whether harness `h` is expanded.
+    pub(crate) fn is_expanded(&self, tools: &Toolset, h: usize) -> bool {
+        let name = &tools.groups()[h].name;
+        self.expanded.iter().any(|e| **e == **name)
+    }
+
+    /// Expands the container of harness `h` if it is not expanded yet; `true` when it was not.
+    ///
+    /// # Errors
+    ///
+    /// Its scoped middleware could not be created; the container stays collapsed then.
+    pub(crate) fn expand(&mut self, tools: &Toolset, h: usize) -> Result<bool, RunError> {
+        if self.is_expanded(tools, h) {
+            return Ok(false);
+        }
+        self.ensure_pipeline(tools, h)?;
+        self.expanded.push(tools.groups()[h].name.to_string());
+        Ok(true)
+    }
+
+    /// Resolves a call name against `seen` (the expansion state of the request the call
+    /// answers) and applies what it does to the expansion state: a container call or a recovered
+    /// call expands (calling `expanded(harness, recovery)` when a container expands).
+    ///
+    /// # Errors
+    ///
+    /// A scoped middleware could not be created.
+    pub(crate) fn route(
+        &mut self,
+        tools: &Toolset,
+        name: &str,
+        seen: &[String],
+        expanded: &mut dyn FnMut(&str, bool),
+    ) -> Result<Routed, RunError> {
+        Ok(match tools.resolve(name, seen) {
+            Resolution::Run(target) => Routed::Run(target),
+            Resolution::Container(h) => {
+                if self.expand(tools, h)? {
+                    expanded(&tools.groups()[h].name, false);
+                }
+                Routed::Answer(ToolResult::ok(tools.expansion_text(h)))
+            }
+            Resolution::Recover(h, f) => {
+                if self.expand(tools, h)? {
+                    expanded(&tools.groups()[h].name, true);
+                }
+                if tools.settings.execute_recovered_calls {
+                    Routed::Run(Target::Member(h, f))
+                } else {
+                    let function = tools.function(Target::Member(h, f)).name();
+                    Routed::Answer(ToolResult::ok(tools.recovery_text(h, function)))
+                }
+            }
+            Resolution::Unknown => Routed::Unknown,
+        })
+    }
+
+    /// The system instructions for the next request: `base`, then one section per expanded
+    /// container with a system prompt, in expansion order, under
+    /// `## Active container instructions`.
+    pub(crate) fn instructions(&self, tools: &Toolset, base: &str) -> String {
+        let sections: Vec<String> = self
+            .expanded
+            .iter()
+            .filter_map(|name| {
+                let h = tools.harness_index(name)?;
+                if !tools.is_collapsed(h) {
+                    return None;
+                }
+                tools
+                    .system_prompt(h)
+                    .map(|prompt| format!("### {}\n{prompt}", tools.groups()[h].name))
+            })
+            .collect();
+        if sections.is_empty() {
+            return base.to_owned();
+        }
+        let mut text = String::new();
+        if !base.is_empty() {
+            text.push_str(base);
+            text.push_str("\n\n");
+        }
+        text.push_str("## Active container instructions\n\n");
+        text.push_str(&sections.join("\n\n"));
+        text
+    }
+
+    /// What a session keeps when a turn ends with expansions persisting: the expansions of
+    /// harnesses `kept` still registers (harnesses added for one run are gone next run), and
+    /// their pipelines. Pipelines of harnesses visible without expansion are created afresh
+    /// each turn.
+    pub(crate) fn persisting(self, kept: &Toolset) -> Expansion {
+        let expanded: Vec<String> = self
+            .expanded
+            .into_iter()
+            .filter(|e| kept.harness_index(e).is_some())
+            .collect();
+        let pipelines = self
+            .pipelines
+            .into_iter()
+            .filter(|p| expanded.iter().any(|e| **e == *p.harness))
+            .collect();
+        Expansion {
+            expanded,
+            pipelines,
+        }
+    }
+}
+
+/// The result text of an unknown call name, given the names visible in the request.
+pub(crate) fn unknown_text(name: &str, visible: &[String]) -> String {
+    if visible.is_empty() {
+        format!("Function '{name}' not found. No functions are available.")
+    } else {
+        format!(
+            "Function '{name}' not found. Available functions: {}",
+            visible.join(", ")
+        )
+    }
+}

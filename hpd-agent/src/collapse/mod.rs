@@ -1,0 +1,531 @@
+//! Collapsing: which tools a request carries, and what a call name resolves to.
+//!
+//! A [`Toolset`] is the agent's (or one run's) catalog with the collapsing settings applied,
+//! prepared once: the ordered definitions of always-visible tools, the container definitions,
+//! the member definitions of each collapsed harness and the name lookup tables. Computing the
+//! visible list for a request then costs one pass over what is visible. The per-session side,
+//! which containers are expanded and which scoped pipelines exist, is an [`Expansion`].
+//!
+//! The order of the visible tools is:
+//! 1. tools visible without expansion (functions of plain, never-collapsed or, with collapsing
+//!    off, all harnesses, and tools registered on their own), in registration order;
+//! 2. containers that are not expanded, in registration order;
+//! 3. members of expanded containers, in expansion order.
+//!
+//! A call name resolves, in this order, to a visible tool, a container, a hidden member (exact
+//! name: recovery), or a qualified name `Harness{sep}tool` (`.` `:` `/` `-` `__`, every split
+//! tried, harness names case-insensitive, member names case-insensitive); anything else is
+//! unknown. Nothing that is not registered is ever reached.
+
+mod expansion;
+mod refresh;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::chat::ToolDefinition;
+use crate::config::CollapsingConfig;
+use crate::error::BuildError;
+use crate::harness::DynamicHarness;
+use crate::harness::names::{fold, same};
+use crate::middleware::pipeline::ScopedSource;
+use crate::tool::Function;
+use crate::tool::catalog::{Catalog, Group, Slot};
+
+pub(crate) use expansion::{Expansion, Routed, unknown_text};
+pub(crate) use refresh::LiveToolset;
+
+/// Where a harness built at run time came from, to pick up a changed tool list.
+#[derive(Clone)]
+pub(crate) struct DynamicSource {
+    pub(crate) harness: DynamicHarness,
+    /// The selected tool names (merged over registrations), `None` for all.
+    pub(crate) selection: Option<Vec<String>>,
+    /// The generation of the tool list the group's members come from.
+    pub(crate) generation: u64,
+}
+
+/// What the runtime attaches to a harness of the catalog.
+#[derive(Clone, Default)]
+pub(crate) struct GroupExtras {
+    /// The members of its scoped pipeline, in order.
+    pub(crate) scoped: Vec<ScopedSource>,
+    /// Set for a harness built at run time.
+    pub(crate) source: Option<DynamicSource>,
+}
+
+/// A harness ready to enter a catalog: its group and what is attached to it.
+#[derive(Clone)]
+pub(crate) struct Part {
+    pub(crate) group: Group,
+    pub(crate) extras: GroupExtras,
+}
+
+/// What one call name resolves to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Resolution {
+    /// Run this tool.
+    Run(Target),
+    /// A call of the container of harness `h`.
+    Container(usize),
+    /// A hidden member: expand harness `h`, and answer (or run) member `f`.
+    Recover(usize, usize),
+    /// No such tool.
+    Unknown,
+}
+
+/// A tool of the catalog.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Target {
+    /// Member `f` of harness `h`.
+    Member(usize, usize),
+    /// Tool `i` registered on its own.
+    Single(usize),
+}
+
+/// Where an exact tool name points.
+#[derive(Debug, Clone, Copy)]
+enum NameSlot {
+    Tool(Target),
+    Container(usize),
+}
+
+/// The complete tool registry of an agent or a run, with collapsing applied.
+#[derive(Clone)]
+pub(crate) struct Toolset {
+    pub(crate) catalog: Catalog,
+    /// Parallel to `catalog.groups`.
+    pub(crate) extras: Vec<GroupExtras>,
+    pub(crate) settings: CollapsingConfig,
+    /// Parallel to `catalog.groups`: collapsed behind a container for this agent.
+    collapsed: Vec<bool>,
+    /// Parallel to `catalog.groups`: the container, when collapsed with at least one member.
+    containers: Vec<Option<Arc<ToolDefinition>>>,
+    /// Parallel to `catalog.groups`: `f1, f2, ...` of the registered members.
+    member_lists: Vec<String>,
+    always_visible: Vec<Arc<ToolDefinition>>,
+    by_name: HashMap<String, NameSlot>,
+    /// Folded harness names.
+    by_harness: HashMap<String, usize>,
+}
+
+impl Toolset {
+    /// Builds the set from harnesses in registration order.
+    ///
+    /// # Errors
+    ///
+    /// Two tools of one name, or two harnesses of one name.
+    pub(crate) fn new(
+        parts: Vec<Part>,
+        settings: &CollapsingConfig,
+    ) -> Result<Toolset, BuildError> {
+        let mut catalog = Catalog::default();
+        let mut extras = Vec::with_capacity(parts.len());
+        for part in parts {
+            catalog.layout.push(Slot::Group(catalog.groups.len()));
+            catalog.groups.push(part.group);
+            extras.push(part.extras);
+        }
+        Self::index(catalog, extras, settings.clone())
+    }
+
+    /// The same set with more harnesses after everything registered.
+    ///
+    /// # Errors
+    ///
+    /// As [`new`](Self::new).
+    pub(crate) fn with_parts(self, parts: Vec<Part>) -> Result<Toolset, BuildError> {
+        let Toolset {
+            mut catalog,
+            mut extras,
+            settings,
+            ..
+        } = self;
+        for part in parts {
+            catalog.layout.push(Slot::Group(catalog.groups.len()));
+            catalog.groups.push(part.group);
+            extras.push(part.extras);
+        }
+        Self::index(catalog, extras, settings)
+    }
+
+    /// The same set with tools registered on their own; each comes with the number of harness
+    /// registrations made before it, which places it in registration order.
+    ///
+    /// # Errors
+    ///
+    /// As [`new`](Self::new).
+    pub(crate) fn with_singles(
+        self,
+        singles: Vec<(usize, crate::tool::catalog::Single)>,
+    ) -> Result<Toolset, BuildError> {
+        let Toolset {
+            mut catalog,
+            extras,
+            settings,
+            ..
+        } = self;
+        let mut placed: Vec<(usize, usize)> = Vec::with_capacity(singles.len());
+        for (position, single) in singles {
+            placed.push((position, catalog.singles.len()));
+            catalog.singles.push(single);
+        }
+        let mut layout = Vec::with_capacity(catalog.layout.len() + placed.len());
+        let mut groups_seen = 0;
+        for slot in std::mem::take(&mut catalog.layout) {
+            if let Slot::Group(_) = slot {
+                layout.extend(
+                    placed
+                        .iter()
+                        .filter(|(position, _)| *position == groups_seen)
+                        .map(|&(_, index)| Slot::Single(index)),
+                );
+                groups_seen += 1;
+            }
+            layout.push(slot);
+        }
+        layout.extend(
+            placed
+                .iter()
+                .filter(|(position, _)| *position >= groups_seen)
+                .map(|&(_, index)| Slot::Single(index)),
+        );
+        catalog.layout = layout;
+        Self::index(catalog, extras, settings)
+    }
+
+    /// Whether a harness added for one run enters the run's set: not when the agent registers
+    /// it already (the agent's registration is kept).
+    ///
+    /// # Errors
+    ///
+    /// A run-time harness that is not the agent's own has the name of one of the agent's
+    /// harnesses.
+    pub(crate) fn admits(&self, part: &Part) -> Result<bool, BuildError> {
+        let Some(h) = self.harness_index(&part.group.name) else {
+            return Ok(true);
+        };
+        let mine = self.extras[h].source.as_ref().map(|s| &s.harness);
+        let theirs = part.extras.source.as_ref().map(|s| &s.harness);
+        match (mine, theirs) {
+            (None, None) => Ok(false),
+            (Some(a), Some(b)) if a.same_harness(b) => Ok(false),
+            _ => Err(BuildError::DuplicateHarness {
+                name: part.group.name.to_string(),
+                first: describe(mine, &self.catalog.groups[h].name),
+                second: describe(theirs, &part.group.name),
+            }),
+        }
+    }
+
+    /// The same set with more members: each `(harness, position, function)` is inserted at
+    /// `position` among the harness's members (additions of one harness in ascending order).
+    ///
+    /// # Errors
+    ///
+    /// A new member's name is taken.
+    pub(crate) fn with_members(
+        self,
+        additions: Vec<(usize, usize, Function)>,
+    ) -> Result<Toolset, BuildError> {
+        if additions.is_empty() {
+            return Ok(self);
+        }
+        let Toolset {
+            mut catalog,
+            extras,
+            settings,
+            ..
+        } = self;
+        for (h, position, function) in additions {
+            let members = &mut catalog.groups[h].members;
+            members.insert(position.min(members.len()), function);
+        }
+        Self::index(catalog, extras, settings)
+    }
+
+    /// The same catalog with collapsing off: every registered member is a plain tool.
+    pub(crate) fn flat(&self) -> Toolset {
+        let mut settings = self.settings.clone();
+        settings.enabled = false;
+        Self::index(self.catalog.clone(), self.extras.clone(), settings)
+            .unwrap_or_else(|_| self.clone())
+    }
+
+    fn index(
+        catalog: Catalog,
+        extras: Vec<GroupExtras>,
+        settings: CollapsingConfig,
+    ) -> Result<Toolset, BuildError> {
+        let mut by_name: HashMap<String, NameSlot> = HashMap::new();
+        let mut by_harness: HashMap<String, usize> = HashMap::new();
+        let mut always_visible = Vec::new();
+        let groups = &catalog.groups;
+        let collapsed: Vec<bool> = groups
+            .iter()
+            .map(|g| {
+                settings.enabled
+                    && g.collapse.is_some()
+                    && !settings.never_collapse.iter().any(|n| same(n, &g.name))
+            })
+            .collect();
+        let member_lists: Vec<String> = groups
+            .iter()
+            .map(|g| {
+                g.members
+                    .iter()
+                    .map(Function::name)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            })
+            .collect();
+        let containers: Vec<Option<Arc<ToolDefinition>>> = groups
+            .iter()
+            .zip(&collapsed)
+            .zip(&member_lists)
+            .map(|((g, &collapsed), list)| match &g.collapse {
+                Some(text) if collapsed && !g.members.is_empty() => {
+                    Some(Arc::new(ToolDefinition {
+                        name: g.name.to_string(),
+                        description: format!("{} (functions: {list})", text.description),
+                        parameters: Arc::new(
+                            serde_json::json!({"type": "object", "properties": {}}),
+                        ),
+                    }))
+                }
+                _ => None,
+            })
+            .collect();
+        let owner = |slot: &NameSlot| match *slot {
+            NameSlot::Tool(Target::Member(h, _)) | NameSlot::Container(h) => {
+                groups[h].name.to_string()
+            }
+            NameSlot::Tool(Target::Single(i)) => catalog.singles[i].label.clone(),
+        };
+        for &slot in &catalog.layout {
+            let h = match slot {
+                Slot::Group(h) => h,
+                Slot::Single(i) => {
+                    let single = &catalog.singles[i];
+                    let name = single.function.name();
+                    if let Some(existing) = by_name.get(name) {
+                        return Err(BuildError::DuplicateTool {
+                            name: name.to_owned(),
+                            first: owner(existing),
+                            second: single.label.clone(),
+                        });
+                    }
+                    by_name.insert(name.to_owned(), NameSlot::Tool(Target::Single(i)));
+                    always_visible.push(Arc::clone(single.function.definition()));
+                    continue;
+                }
+            };
+            let group = &groups[h];
+            if let Some(&first) = by_harness.get(&fold(&group.name)) {
+                return Err(BuildError::DuplicateHarness {
+                    name: group.name.to_string(),
+                    first: describe(
+                        extras[first].source.as_ref().map(|s| &s.harness),
+                        &groups[first].name,
+                    ),
+                    second: describe(extras[h].source.as_ref().map(|s| &s.harness), &group.name),
+                });
+            }
+            by_harness.insert(fold(&group.name), h);
+            let mut slots: Vec<(String, NameSlot)> = group
+                .members
+                .iter()
+                .enumerate()
+                .map(|(f, function)| {
+                    (
+                        function.name().to_owned(),
+                        NameSlot::Tool(Target::Member(h, f)),
+                    )
+                })
+                .collect();
+            if let Some(container) = &containers[h] {
+                slots.push((container.name.clone(), NameSlot::Container(h)));
+            }
+            for (name, slot) in slots {
+                if let Some(existing) = by_name.get(&name) {
+                    return Err(BuildError::DuplicateTool {
+                        name,
+                        first: owner(existing),
+                        second: group.name.to_string(),
+                    });
+                }
+                by_name.insert(name, slot);
+            }
+            if !collapsed[h] {
+                always_visible.extend(group.members.iter().map(|f| Arc::clone(f.definition())));
+            }
+        }
+        Ok(Toolset {
+            catalog,
+            extras,
+            settings,
+            collapsed,
+            containers,
+            member_lists,
+            always_visible,
+            by_name,
+            by_harness,
+        })
+    }
+
+    /// The harnesses, in registration order.
+    pub(crate) fn groups(&self) -> &[Group] {
+        &self.catalog.groups
+    }
+
+    /// Finds a harness by name, case-insensitively.
+    pub(crate) fn harness_index(&self, name: &str) -> Option<usize> {
+        self.by_harness.get(&fold(name)).copied()
+    }
+
+    /// Whether harness `h` is collapsed behind a container for this agent.
+    pub(crate) fn is_collapsed(&self, h: usize) -> bool {
+        self.collapsed[h]
+    }
+
+    /// Whether the members of `h` are visible given the expanded harness names.
+    fn members_visible(&self, h: usize, expanded: &[String]) -> bool {
+        !self.collapsed[h] || expanded.iter().any(|e| **e == *self.catalog.groups[h].name)
+    }
+
+    /// The visible tool definitions, in order.
+    pub(crate) fn visible(&self, expanded: &[String]) -> Vec<Arc<ToolDefinition>> {
+        let mut tools = self.always_visible.clone();
+        for (group, container) in self.catalog.groups.iter().zip(&self.containers) {
+            if let Some(container) = container
+                && !expanded.iter().any(|e| **e == *group.name)
+            {
+                tools.push(Arc::clone(container));
+            }
+        }
+        for name in expanded {
+            if let Some(h) = self.harness_index(name) {
+                let group = &self.catalog.groups[h];
+                if self.collapsed[h] && *group.name == **name {
+                    tools.extend(group.members.iter().map(|f| Arc::clone(f.definition())));
+                }
+            }
+        }
+        tools
+    }
+
+    /// The tool at a target.
+    pub(crate) fn function(&self, target: Target) -> &Function {
+        match target {
+            Target::Member(h, f) => &self.catalog.groups[h].members[f],
+            Target::Single(i) => &self.catalog.singles[i].function,
+        }
+    }
+
+    /// The harness whose scoped pipeline guards a target.
+    pub(crate) fn owner(&self, target: Target) -> Option<usize> {
+        match target {
+            Target::Member(h, _) => Some(h),
+            Target::Single(_) => None,
+        }
+    }
+
+    /// Resolves one call name against the expansion state of the request it answers.
+    pub(crate) fn resolve(&self, name: &str, expanded: &[String]) -> Resolution {
+        match self.by_name.get(name) {
+            Some(&NameSlot::Tool(Target::Member(h, f))) => {
+                return if self.members_visible(h, expanded) {
+                    Resolution::Run(Target::Member(h, f))
+                } else if self.settings.recovery {
+                    Resolution::Recover(h, f)
+                } else {
+                    Resolution::Unknown
+                };
+            }
+            Some(&NameSlot::Tool(target)) => return Resolution::Run(target),
+            Some(&NameSlot::Container(h)) => return Resolution::Container(h),
+            None => {}
+        }
+        self.resolve_qualified(name, expanded)
+    }
+
+    fn resolve_qualified(&self, name: &str, expanded: &[String]) -> Resolution {
+        const SEPARATORS: [&str; 5] = [".", ":", "/", "-", "__"];
+        // Every split position of every separator (overlapping ones too: `a___b` splits as
+        // `a` + `_b` and `a_` + `b`) that names a registered harness on the left.
+        let candidates = SEPARATORS.iter().flat_map(|separator| {
+            (1..name.len())
+                .filter(move |&at| name.is_char_boundary(at) && name[at..].starts_with(separator))
+                .map(move |at| (&name[..at], &name[at + separator.len()..]))
+        });
+        let mut container = None;
+        for (left, right) in candidates {
+            if right.is_empty() {
+                continue;
+            }
+            let Some(h) = self.harness_index(left) else {
+                continue;
+            };
+            let member = self.catalog.groups[h]
+                .members
+                .iter()
+                .position(|f| same(f.name(), right));
+            match member {
+                Some(f) if self.members_visible(h, expanded) => {
+                    return Resolution::Run(Target::Member(h, f));
+                }
+                Some(f) if self.settings.recovery => return Resolution::Recover(h, f),
+                Some(_) => return Resolution::Unknown,
+                None if self.containers[h].is_some() => {
+                    container.get_or_insert(Resolution::Container(h));
+                }
+                None => {}
+            }
+        }
+        // No split names a member: the first harness with a container takes the call.
+        container.unwrap_or(Resolution::Unknown)
+    }
+
+    /// The text of a container call of harness `h`.
+    pub(crate) fn expansion_text(&self, h: usize) -> String {
+        let group = &self.catalog.groups[h];
+        let mut text = format!(
+            "{} expanded. Available functions: {}",
+            group.name, self.member_lists[h]
+        );
+        if let Some(result) = group
+            .collapse
+            .as_ref()
+            .and_then(|c| c.function_result.as_deref())
+        {
+            text.push_str("\n\n");
+            text.push_str(result);
+        }
+        text
+    }
+
+    /// The text of a recovered call of member `function` of harness `h`.
+    pub(crate) fn recovery_text(&self, h: usize, function: &str) -> String {
+        format!(
+            "{} expanded. Available functions: {}. Call {function} again to run it.",
+            self.catalog.groups[h].name, self.member_lists[h]
+        )
+    }
+
+    /// The system prompt of harness `h`, when set and not blank.
+    pub(crate) fn system_prompt(&self, h: usize) -> Option<&str> {
+        self.catalog.groups[h]
+            .collapse
+            .as_ref()
+            .and_then(|c| c.system_prompt.as_deref())
+            .filter(|p| !p.trim().is_empty())
+    }
+}
+
+/// How a duplicate-harness error names one side.
+fn describe(source: Option<&DynamicHarness>, name: &str) -> String {
+    match source {
+        Some(_) => format!("the harness '{name}' built at run time"),
+        None => format!("the Rust harness '{name}'"),
+    }
+}

@@ -1,0 +1,98 @@
+//! Harnesses whose tool list changes at run time: their `before_turn` hooks, and a toolset
+//! rebuilt with the current lists.
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use super::Toolset;
+use crate::error::BuildError;
+
+/// An agent's toolset, replaced when the tool list of a harness built at run time changes.
+/// Each turn takes one snapshot, so a turn sees one stable list.
+pub(crate) struct LiveToolset {
+    current: Mutex<Arc<Toolset>>,
+}
+
+impl LiveToolset {
+    pub(crate) fn new(tools: Toolset) -> Self {
+        LiveToolset {
+            current: Mutex::new(Arc::new(tools)),
+        }
+    }
+
+    /// The toolset as it is now, without running hooks.
+    pub(crate) fn current(&self) -> Arc<Toolset> {
+        Arc::clone(&self.current.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    /// Runs the `before_turn` hooks, then returns the toolset with the current tool lists
+    /// (rebuilt when one changed). A changed list whose names clash with other tools is not
+    /// applied: the previous toolset stays and the clash is reported through `tracing`.
+    pub(crate) async fn for_turn(&self) -> Arc<Toolset> {
+        let tools = self.current();
+        tools.before_turn().await;
+        if !tools.is_stale() {
+            return tools;
+        }
+        let mut current = self.current.lock().unwrap_or_else(PoisonError::into_inner);
+        if !current.is_stale() {
+            return Arc::clone(&current);
+        }
+        match current.refreshed() {
+            Ok(fresh) => {
+                *current = Arc::new(fresh);
+            }
+            Err(error) => {
+                tracing::warn!(
+                    target: "hpd_agent",
+                    %error,
+                    "a changed tool list was not applied; the previous tools stay"
+                );
+            }
+        }
+        Arc::clone(&current)
+    }
+}
+
+impl Toolset {
+    /// Runs the `before_turn` hooks of the harnesses built at run time, in registration order.
+    pub(crate) async fn before_turn(&self) {
+        for extras in &self.extras {
+            if let Some(source) = &extras.source
+                && source.harness.has_before_turn()
+            {
+                source.harness.before_turn().await;
+            }
+        }
+    }
+
+    /// Whether the tool list of a harness built at run time changed since this set was built.
+    pub(crate) fn is_stale(&self) -> bool {
+        self.extras.iter().any(|extras| {
+            extras
+                .source
+                .as_ref()
+                .is_some_and(|s| s.harness.generation() != s.generation)
+        })
+    }
+
+    /// The same set with the current tool lists of the harnesses built at run time.
+    ///
+    /// # Errors
+    ///
+    /// A new tool name clashes with another registered tool.
+    pub(crate) fn refreshed(&self) -> Result<Toolset, BuildError> {
+        let mut catalog = self.catalog.clone();
+        let mut extras = self.extras.clone();
+        for (group, extras) in catalog.groups.iter_mut().zip(&mut extras) {
+            let Some(source) = &mut extras.source else {
+                continue;
+            };
+            let (generation, members, declared) =
+                source.harness.functions(source.selection.as_deref());
+            group.members = members;
+            group.declared = declared.into();
+            source.generation = generation;
+        }
+        Toolset::index(catalog, extras, self.settings.clone())
+    }
+}

@@ -1,0 +1,681 @@
+//! Harnesses built at run time: [`HarnessBuilder`] gives a [`DynamicHarness`] made of
+//! [`Tool`]s, each a name, a description, a JSON parameter schema and an async handler.
+//!
+//! A dynamic harness behaves like a macro harness in every respect: it is registered with
+//! [`AgentBuilder::with_harness`](crate::AgentBuilder::with_harness) (or for one run with
+//! [`AgentRunConfig::with_harness`](crate::AgentRunConfig::with_harness)), collapses behind a
+//! container, is recovered by bare and qualified names, can be selected, never-collapsed or
+//! uncollapsed, carries scoped middleware, and its tool names take part in the duplicate-name
+//! rules.
+//!
+//! # Tool lists that change
+//!
+//! Some harnesses get their tools from elsewhere (an MCP server, a plugin host) and the list can
+//! change while an agent lives. Two hooks serve them:
+//!
+//! - [`DynamicHarness::updater`] gives a [`ToolListUpdater`] that replaces the tool list. An
+//!   agent takes each turn's tool list when the turn starts, so a replacement applies from the
+//!   next turn on and a turn always sees one stable list. The updater does not keep the harness
+//!   alive, so a notification handler may hold it.
+//! - [`HarnessBuilder::before_turn`] registers an async hook that runs at the start of every
+//!   turn of every agent the harness is registered with (and when a
+//!   [`ToolSession`](crate::ToolSession) refreshes), before the turn's tool list is taken: a
+//!   source can reconnect there and replace its list.
+
+use std::fmt;
+use std::future::Future;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use serde_json::Value;
+
+use super::names::{is_valid, same};
+use crate::chat::ToolDefinition;
+use crate::error::BuildError;
+use crate::middleware::Middleware;
+use crate::middleware::pipeline::{MakeMiddleware, ScopedSource};
+use crate::tool::{
+    ArgumentsError, CallFuture, Function, FunctionContext, FunctionFailure, Invoke, ToolResult,
+};
+
+type Handler = dyn Fn(Value, FunctionContext) -> BoxFuture<'static, ToolResult> + Send + Sync;
+type BeforeTurn = Arc<dyn Fn() -> BoxFuture<'static, ()> + Send + Sync>;
+
+/// One tool of a [`DynamicHarness`]: a name, a description, a JSON schema of its parameters and
+/// the async handler that runs it.
+///
+/// The handler gets the call's arguments (always a JSON object: empty, blank or `null`
+/// arguments count as `{}`, anything else that is not an object is answered with the
+/// invalid-arguments result without calling it) and a [`FunctionContext`]. Its [`ToolResult`]
+/// reaches the model as it is; an error result is reported to `on_error` middleware hooks as
+/// [`FunctionFailure::Reported`]. A handler that panics gives
+/// `Error: function '{name}' panicked`, one that exceeds its timeout
+/// `Error: function '{name}' timed out after {ms} ms`.
+///
+/// ```
+/// use hpd_agent::{Tool, ToolResult};
+/// use serde_json::json;
+///
+/// let echo = Tool::new(
+///     "echo",
+///     "Repeats a text",
+///     json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}),
+///     |args, _ctx| async move { ToolResult::ok(args["text"].as_str().unwrap_or_default()) },
+/// )
+/// .with_timeout(std::time::Duration::from_secs(5));
+/// assert_eq!(echo.name(), "echo");
+/// ```
+#[derive(Clone)]
+pub struct Tool {
+    name: String,
+    description: String,
+    schema: Value,
+    timeout: Option<Duration>,
+    handler: Arc<Handler>,
+}
+
+impl fmt::Debug for Tool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Tool")
+            .field("name", &self.name)
+            .field("description", &self.description)
+            .field("timeout", &self.timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Tool {
+    /// A tool named `name` (`[A-Za-z0-9_-]{1,64}`), described to the model by `description`,
+    /// whose parameters `schema` describes (a JSON object schema: `{"type": "object", ...}`),
+    /// run by `handler`. Names and schema are checked by [`HarnessBuilder::build`].
+    pub fn new<F, Fut>(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        schema: Value,
+        handler: F,
+    ) -> Self
+    where
+        F: Fn(Value, FunctionContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = ToolResult> + Send + 'static,
+    {
+        Tool {
+            name: name.into(),
+            description: description.into(),
+            schema,
+            timeout: None,
+            handler: Arc::new(move |arguments, ctx| Box::pin(handler(arguments, ctx))),
+        }
+    }
+
+    /// Abandons the handler's future after `timeout`; the model gets
+    /// `Error: function '{name}' timed out after {ms} ms`.
+    #[must_use]
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// The tool name.
+    #[must_use]
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The description.
+    #[must_use]
+    pub fn description(&self) -> &str {
+        &self.description
+    }
+
+    /// The parameter schema.
+    #[must_use]
+    pub fn schema(&self) -> &Value {
+        &self.schema
+    }
+
+    /// The timeout, if set.
+    #[must_use]
+    pub fn timeout(&self) -> Option<Duration> {
+        self.timeout
+    }
+}
+
+/// Collapse data of a harness built at run time.
+#[derive(Debug, Clone)]
+pub(crate) struct DynamicCollapse {
+    pub(crate) description: String,
+    pub(crate) function_result: Option<String>,
+    pub(crate) system_prompt: Option<String>,
+}
+
+/// Builds a [`DynamicHarness`].
+///
+/// ```
+/// use hpd_agent::{HarnessBuilder, Middleware, Tool, ToolResult};
+/// use serde_json::json;
+///
+/// #[derive(Default)]
+/// struct Audit;
+/// impl Middleware for Audit {}
+///
+/// let forecast = Tool::new(
+///     "forecast",
+///     "Forecast for a city",
+///     json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+///     |args, _ctx| async move { ToolResult::ok(format!("sunny in {}", args["city"])) },
+/// );
+/// let weather = HarnessBuilder::new("Weather")
+///     .collapse("Weather lookups")
+///     .system_prompt("Report temperatures in °C.")
+///     .tool(forecast)
+///     .scoped_middleware_factory(Audit::default)
+///     .build()
+///     .unwrap();
+/// assert_eq!(weather.tool_names(), ["forecast"]);
+///
+/// let error = HarnessBuilder::new("bad name").build().unwrap_err();
+/// assert_eq!(error.to_string(), "invalid harness name 'bad name': names must match [A-Za-z0-9_-]{1,64}");
+/// ```
+#[must_use]
+pub struct HarnessBuilder {
+    name: String,
+    collapse: Option<String>,
+    function_result: Option<String>,
+    system_prompt: Option<String>,
+    tools: Vec<Tool>,
+    scoped: Vec<ScopedSource>,
+    before_turn: Option<BeforeTurn>,
+}
+
+impl fmt::Debug for HarnessBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HarnessBuilder")
+            .field("name", &self.name)
+            .field("collapse", &self.collapse)
+            .field("tools", &self.tools)
+            .finish_non_exhaustive()
+    }
+}
+
+impl HarnessBuilder {
+    /// A plain harness named `name` without tools.
+    pub fn new(name: impl Into<String>) -> Self {
+        HarnessBuilder {
+            name: name.into(),
+            collapse: None,
+            function_result: None,
+            system_prompt: None,
+            tools: Vec::new(),
+            scoped: Vec::new(),
+            before_turn: None,
+        }
+    }
+
+    /// Collapses the harness behind a container described by `description`.
+    pub fn collapse(mut self, description: impl Into<String>) -> Self {
+        self.collapse = Some(description.into());
+        self
+    }
+
+    /// Text appended to the container call's result (collapsed harnesses only).
+    pub fn function_result(mut self, text: impl Into<String>) -> Self {
+        self.function_result = Some(text.into());
+        self
+    }
+
+    /// Instructions active while the container is expanded (collapsed harnesses only).
+    pub fn system_prompt(mut self, text: impl Into<String>) -> Self {
+        self.system_prompt = Some(text.into());
+        self
+    }
+
+    /// Adds a tool.
+    pub fn tool(mut self, tool: Tool) -> Self {
+        self.tools.push(tool);
+        self
+    }
+
+    /// Adds tools.
+    pub fn tools(mut self, tools: impl IntoIterator<Item = Tool>) -> Self {
+        self.tools.extend(tools);
+        self
+    }
+
+    /// Adds a scoped middleware instance, shared by every expansion (and every agent the harness
+    /// is registered with). Scoped middleware sees only this harness's calls, plus the turn,
+    /// iteration and batch hooks while the harness is expanded (all turn when its tools are
+    /// visible without expansion).
+    pub fn scoped_middleware(mut self, middleware: impl Middleware) -> Self {
+        self.scoped.push(ScopedSource::Shared(Arc::new(middleware)));
+        self
+    }
+
+    /// Adds a shared scoped middleware instance.
+    pub fn shared_scoped_middleware(mut self, middleware: Arc<dyn Middleware>) -> Self {
+        self.scoped.push(ScopedSource::Shared(middleware));
+        self
+    }
+
+    /// Adds a scoped middleware created afresh by `make` at each expansion (and at each turn
+    /// start when the tools are visible without expansion), like a type declared in
+    /// `#[collapse(middlewares = [...])]`.
+    pub fn scoped_middleware_factory<M, F>(mut self, make: F) -> Self
+    where
+        M: Middleware,
+        F: Fn() -> M + Send + Sync + 'static,
+    {
+        let make: MakeMiddleware = Arc::new(move || Ok(Arc::new(make()) as Arc<dyn Middleware>));
+        self.scoped.push(ScopedSource::Fresh {
+            name: Arc::from(super::names::short_type_name::<M>()),
+            make,
+        });
+        self
+    }
+
+    /// Runs `hook` at the start of every turn, before the turn's tool list is taken (see the
+    /// [module docs](self)). A source that lost its connection can reconnect here and replace
+    /// the tool list through a [`ToolListUpdater`]; the hook cannot fail a turn.
+    pub fn before_turn<F, Fut>(mut self, hook: F) -> Self
+    where
+        F: Fn() -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = ()> + Send + 'static,
+    {
+        self.before_turn = Some(Arc::new(move || Box::pin(hook())));
+        self
+    }
+
+    /// Checks the harness and builds it.
+    ///
+    /// # Errors
+    ///
+    /// [`BuildError::InvalidName`] for a harness or tool name outside `[A-Za-z0-9_-]{1,64}`,
+    /// [`BuildError::DuplicateTool`] for two tools of one name, [`BuildError::InvalidSchema`]
+    /// for a schema that is not a JSON object schema, [`BuildError::NotCollapsed`] for
+    /// `system_prompt` or `function_result` on a plain harness.
+    pub fn build(self) -> Result<DynamicHarness, BuildError> {
+        if !is_valid(&self.name) {
+            return Err(BuildError::InvalidName {
+                what: "harness",
+                name: self.name,
+            });
+        }
+        let collapse = match self.collapse {
+            Some(description) => Some(DynamicCollapse {
+                description,
+                function_result: self.function_result,
+                system_prompt: self.system_prompt,
+            }),
+            None => {
+                let option = if self.system_prompt.is_some() {
+                    Some("system_prompt")
+                } else if self.function_result.is_some() {
+                    Some("function_result")
+                } else {
+                    None
+                };
+                if let Some(option) = option {
+                    return Err(BuildError::NotCollapsed {
+                        harness: self.name,
+                        option,
+                    });
+                }
+                None
+            }
+        };
+        let list = ToolList {
+            harness: self.name.clone(),
+            state: Mutex::new(ListState {
+                generation: 0,
+                tools: checked(&self.name, self.tools)?,
+            }),
+        };
+        Ok(DynamicHarness {
+            core: Arc::new(Core {
+                name: Arc::from(self.name.as_str()),
+                collapse,
+                scoped: self.scoped,
+                list: Arc::new(list),
+                before_turn: self.before_turn,
+            }),
+            selection: None,
+        })
+    }
+}
+
+/// Checks names and schemas of a tool list and normalises the schemas.
+fn checked(harness: &str, tools: Vec<Tool>) -> Result<Arc<[Tool]>, BuildError> {
+    let mut seen: Vec<&str> = Vec::with_capacity(tools.len());
+    for tool in &tools {
+        if !is_valid(&tool.name) {
+            return Err(BuildError::InvalidName {
+                what: "tool",
+                name: tool.name.clone(),
+            });
+        }
+        if seen.contains(&tool.name.as_str()) {
+            return Err(BuildError::DuplicateTool {
+                name: tool.name.clone(),
+                first: harness.to_owned(),
+                second: harness.to_owned(),
+            });
+        }
+        seen.push(&tool.name);
+    }
+    tools
+        .into_iter()
+        .map(|mut tool| {
+            normalise_schema(&mut tool.schema).map_err(|reason| BuildError::InvalidSchema {
+                tool: tool.name.clone(),
+                reason,
+            })?;
+            Ok(tool)
+        })
+        .collect()
+}
+
+/// A parameter schema must be an object with `"type": "object"`; `properties` (added when
+/// missing) must be an object and `required`, when present, an array of strings.
+fn normalise_schema(schema: &mut Value) -> Result<(), String> {
+    let Value::Object(map) = schema else {
+        return Err("expected a JSON object".to_owned());
+    };
+    match map.get("type") {
+        Some(Value::String(kind)) if kind == "object" => {}
+        Some(other) => return Err(format!("\"type\" must be \"object\", found {other}")),
+        None => return Err("\"type\": \"object\" is missing".to_owned()),
+    }
+    match map.get("properties") {
+        Some(Value::Object(_)) => {}
+        Some(_) => return Err("\"properties\" must be an object".to_owned()),
+        None => {
+            map.insert(
+                "properties".to_owned(),
+                Value::Object(serde_json::Map::new()),
+            );
+        }
+    }
+    match map.get("required") {
+        None => {}
+        Some(Value::Array(items)) if items.iter().all(Value::is_string) => {}
+        Some(_) => return Err("\"required\" must be an array of strings".to_owned()),
+    }
+    Ok(())
+}
+
+struct ListState {
+    generation: u64,
+    tools: Arc<[Tool]>,
+}
+
+/// The current tool list of a dynamic harness, shared by the harness and its updaters.
+struct ToolList {
+    harness: String,
+    state: Mutex<ListState>,
+}
+
+impl ToolList {
+    fn snapshot(&self) -> (u64, Arc<[Tool]>) {
+        let state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        (state.generation, Arc::clone(&state.tools))
+    }
+}
+
+struct Core {
+    name: Arc<str>,
+    collapse: Option<DynamicCollapse>,
+    scoped: Vec<ScopedSource>,
+    list: Arc<ToolList>,
+    before_turn: Option<BeforeTurn>,
+}
+
+/// A harness built at run time by [`HarnessBuilder`].
+///
+/// Cheap to clone (one `Arc`): clones share the tools, the scoped middleware and the tool list.
+/// Register it with [`AgentBuilder::with_harness`](crate::AgentBuilder::with_harness) or, for
+/// one run, [`AgentRunConfig::with_harness`](crate::AgentRunConfig::with_harness).
+/// Registering the same harness (or clones of it) twice merges the registrations like
+/// registering a macro harness twice; registering two different harnesses of one name fails the
+/// build.
+#[derive(Clone)]
+pub struct DynamicHarness {
+    core: Arc<Core>,
+    /// The selected tool names, `None` for every tool.
+    selection: Option<Arc<[String]>>,
+}
+
+impl fmt::Debug for DynamicHarness {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DynamicHarness")
+            .field("name", &self.core.name)
+            .field("collapsed", &self.core.collapse.is_some())
+            .field("tools", &self.tool_names())
+            .field("selection", &self.selection)
+            .finish_non_exhaustive()
+    }
+}
+
+impl DynamicHarness {
+    /// The harness name.
+    #[must_use]
+    pub fn name(&self) -> &str {
+        &self.core.name
+    }
+
+    /// Whether it is collapsed behind a container.
+    #[must_use]
+    pub fn is_collapsed(&self) -> bool {
+        self.core.collapse.is_some()
+    }
+
+    /// The names of its current tools, in order (all of them, whatever the selection).
+    #[must_use]
+    pub fn tool_names(&self) -> Vec<String> {
+        let (_, tools) = self.core.list.snapshot();
+        tools.iter().map(|t| t.name.clone()).collect()
+    }
+
+    /// The same harness registering only these tools (by name or as `Harness.tool`). Selecting
+    /// tools of a collapsed harness keeps it collapsed behind a container that lists only
+    /// them. When the tool list changes later, selected names that are gone are left out.
+    ///
+    /// ```
+    /// use hpd_agent::{HarnessBuilder, Tool, ToolResult};
+    /// use serde_json::json;
+    ///
+    /// let tool = |name: &str| Tool::new(name, "", json!({"type": "object"}), |_, _| async { ToolResult::ok("") });
+    /// let h = HarnessBuilder::new("Weather").tool(tool("forecast")).tool(tool("alerts")).build().unwrap();
+    /// assert!(h.select(["forecast"]).is_ok());
+    /// assert_eq!(
+    ///     h.select(["radar"]).unwrap_err().to_string(),
+    ///     "function 'radar' not found in harness 'Weather'; available: forecast, alerts"
+    /// );
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`BuildError::UnknownFunction`] for a name the harness does not have,
+    /// [`BuildError::WrongHarness`] for a qualified name of another harness.
+    pub fn select<I, S>(&self, names: I) -> Result<DynamicHarness, BuildError>
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let available = self.tool_names();
+        let mut selected: Vec<String> = Vec::new();
+        for name in names {
+            let name: String = name.into();
+            let function = match name.split_once('.') {
+                Some((harness, function)) => {
+                    if !same(harness, self.name()) {
+                        return Err(BuildError::WrongHarness {
+                            reference: name.clone(),
+                            named: harness.to_owned(),
+                            harness: self.name().to_owned(),
+                        });
+                    }
+                    function.to_owned()
+                }
+                None => name,
+            };
+            if !available.contains(&function) {
+                return Err(BuildError::UnknownFunction {
+                    function,
+                    harness: self.name().to_owned(),
+                    available: available.join(", "),
+                });
+            }
+            if !selected.contains(&function) {
+                selected.push(function);
+            }
+        }
+        Ok(DynamicHarness {
+            core: Arc::clone(&self.core),
+            selection: Some(selected.into()),
+        })
+    }
+
+    /// A handle that replaces the tool list (see [`ToolListUpdater`]).
+    #[must_use]
+    pub fn updater(&self) -> ToolListUpdater {
+        ToolListUpdater {
+            list: Arc::clone(&self.core.list),
+        }
+    }
+
+    /// How many times the tool list was replaced.
+    #[must_use]
+    pub fn generation(&self) -> u64 {
+        self.core.list.snapshot().0
+    }
+
+    /// Whether `other` is this harness or a clone of it (whatever the selections).
+    pub(crate) fn same_harness(&self, other: &DynamicHarness) -> bool {
+        Arc::ptr_eq(&self.core, &other.core)
+    }
+
+    pub(crate) fn selection(&self) -> Option<&[String]> {
+        self.selection.as_deref()
+    }
+
+    pub(crate) fn shared_name(&self) -> &Arc<str> {
+        &self.core.name
+    }
+
+    pub(crate) fn collapse_data(&self) -> Option<&DynamicCollapse> {
+        self.core.collapse.as_ref()
+    }
+
+    pub(crate) fn scoped_sources(&self) -> &[ScopedSource] {
+        &self.core.scoped
+    }
+
+    /// Runs the `before_turn` hook, if any.
+    pub(crate) async fn before_turn(&self) {
+        if let Some(hook) = &self.core.before_turn {
+            hook().await;
+        }
+    }
+
+    /// Whether the harness has a `before_turn` hook.
+    pub(crate) fn has_before_turn(&self) -> bool {
+        self.core.before_turn.is_some()
+    }
+
+    /// The current tools as catalog entries (only `selection` when given, in tool-list order),
+    /// with the generation of the list they come from, and every current tool name.
+    pub(crate) fn functions(
+        &self,
+        selection: Option<&[String]>,
+    ) -> (u64, Vec<Function>, Vec<String>) {
+        let (generation, tools) = self.core.list.snapshot();
+        let functions = tools
+            .iter()
+            .filter(|t| selection.is_none_or(|s| s.contains(&t.name)))
+            .map(|tool| {
+                Function::new(
+                    Arc::clone(&self.core.name),
+                    ToolDefinition {
+                        name: tool.name.clone(),
+                        description: tool.description.clone(),
+                        parameters: Arc::new(tool.schema.clone()),
+                    },
+                    tool.timeout,
+                    Arc::new(HandlerBody(Arc::clone(&tool.handler))),
+                )
+            })
+            .collect();
+        let names = tools.iter().map(|t| t.name.clone()).collect();
+        (generation, functions, names)
+    }
+}
+
+/// Replaces the tool list of a [`DynamicHarness`]; agents use the new list from their next
+/// turn on. Holding an updater does not keep the harness alive.
+///
+/// ```
+/// use hpd_agent::{HarnessBuilder, Tool, ToolResult};
+/// use serde_json::json;
+///
+/// let tool = |name: &str| Tool::new(name, "", json!({"type": "object"}), |_, _| async { ToolResult::ok("") });
+/// let harness = HarnessBuilder::new("Remote").tool(tool("a")).build().unwrap();
+/// let updater = harness.updater();
+/// updater.replace(vec![tool("a"), tool("b")]).unwrap();
+/// assert_eq!(harness.tool_names(), ["a", "b"]);
+/// assert_eq!(harness.generation(), 1);
+/// assert!(updater.replace(vec![tool("a"), tool("a")]).is_err());
+/// ```
+#[derive(Clone)]
+pub struct ToolListUpdater {
+    list: Arc<ToolList>,
+}
+
+impl fmt::Debug for ToolListUpdater {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolListUpdater")
+            .field("harness", &self.list.harness)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ToolListUpdater {
+    /// Replaces the tool list, checked as [`HarnessBuilder::build`] checks it.
+    ///
+    /// # Errors
+    ///
+    /// As [`HarnessBuilder::build`] for the tools; the list is left unchanged then.
+    pub fn replace(&self, tools: Vec<Tool>) -> Result<(), BuildError> {
+        let tools = checked(&self.list.harness, tools)?;
+        let mut state = self
+            .list
+            .state
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        state.generation += 1;
+        state.tools = tools;
+        Ok(())
+    }
+
+    /// How many times the tool list was replaced.
+    #[must_use]
+    pub fn generation(&self) -> u64 {
+        self.list.snapshot().0
+    }
+}
+
+/// The body of a run-time tool: its handler.
+struct HandlerBody(Arc<Handler>);
+
+impl Invoke for HandlerBody {
+    fn invoke(&self, arguments: Value, ctx: FunctionContext) -> Result<CallFuture, ArgumentsError> {
+        let future = (self.0)(arguments, ctx);
+        Ok(Box::pin(async move {
+            let result = future.await;
+            if result.is_error {
+                Err(FunctionFailure::Reported(result.text))
+            } else {
+                Ok(result.text)
+            }
+        }))
+    }
+}

@@ -1,0 +1,21 @@
+//! Tools: the one entry type of an agent's catalog ([`Function`]), what a call returns
+//! ([`ToolResult`]), why it failed ([`FunctionFailure`]), what a body may learn about its call
+//! ([`FunctionContext`]), and the declaration of a sub-agent tool ([`SubAgent`]).
+//!
+//! Every tool an agent offers, whatever declared it (a `#[tool_harness]` method, a
+//! [`Tool`](crate::Tool) given at run time, a `#[sub_agent]` method, a
+//! [`with_sub_agent`](crate::AgentBuilder::with_sub_agent) registration), is a [`Function`] and
+//! is called through [`Function::run`].
+
+pub(crate) mod catalog;
+mod context;
+mod function;
+mod result;
+mod sub_agent;
+
+pub use context::FunctionContext;
+pub use function::{ArgumentsError, BodyFuture, Function};
+pub use result::{FunctionFailure, ToolResult};
+pub use sub_agent::{DEFAULT_MAX_DEPTH, SubAgent};
+
+pub(crate) use function::{CallFuture, Invoke, deserialize_arguments};

@@ -1,0 +1,111 @@
+//! [`SubAgent`]: the declaration of a tool that runs a child agent.
+
+use crate::config::{AgentConfig, SubAgentConfig};
+
+/// How deep sub-agents may nest when nothing else is set.
+pub const DEFAULT_MAX_DEPTH: usize = 3;
+
+/// A tool that runs a child agent.
+///
+/// The parent sees one tool with a single required `input` string parameter; the result is the
+/// child's final text, or an error result (`Error: sub-agent '{name}' failed: ...`) when the
+/// child's run fails. The child is built from its own [`AgentConfig`] (instructions, harnesses,
+/// collapsing settings) when the parent is built, and uses the parent's chat client unless its
+/// config names a model. Each call runs in a fresh child session.
+///
+/// Registered with [`AgentBuilder::with_sub_agent`](crate::AgentBuilder::with_sub_agent), the
+/// tool is always visible, in registration order among the plain functions. Returned by a
+/// `#[sub_agent]` method of a harness, it is a member of that harness like a function: listed
+/// by its container when the harness is collapsed, visible once it expands, guarded by the
+/// harness's scoped middleware. Its tool name is then the attribute's `name` or the method's
+/// name (the name given to [`SubAgent::new`] is not used).
+///
+/// [`with_parent_functions`](Self::with_parent_functions) hands functions of the parent's
+/// harnesses to the child as plain tools; they run through a scoped pipeline of their harness
+/// created for the child's run. Child events reach the parent's subscribers as
+/// [`AgentEvent::SubAgent`](crate::AgentEvent::SubAgent), tagged with the sub-agent's name and
+/// depth.
+///
+/// ```
+/// use hpd_agent::{AgentBuilder, AgentConfig, ScriptedChatClient, SubAgent};
+///
+/// let researcher = SubAgent::new(
+///     "researcher",
+///     "Researches a question and answers it.",
+///     AgentConfig::from_json(r#"{"instructions": "Be thorough."}"#).unwrap(),
+/// );
+/// let agent = AgentBuilder::new()
+///     .with_sub_agent(researcher)
+///     .with_chat_client(ScriptedChatClient::new())
+///     .build()
+///     .unwrap();
+/// assert_eq!(agent.initial_tool_names(), ["researcher"]);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct SubAgent {
+    /// Name, description, child config and parent functions: the same data as a config entry.
+    pub(crate) entry: SubAgentConfig,
+    pub(crate) max_depth: usize,
+}
+
+impl SubAgent {
+    /// A sub-agent tool named `name`, described to the parent model by `description`, running
+    /// a child agent built from `config`.
+    #[must_use]
+    pub fn new(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        config: AgentConfig,
+    ) -> Self {
+        SubAgent::from_config(&SubAgentConfig::new(name, description, config))
+    }
+
+    /// The sub-agent of a config entry.
+    #[must_use]
+    pub fn from_config(config: &SubAgentConfig) -> Self {
+        SubAgent {
+            entry: config.clone(),
+            max_depth: DEFAULT_MAX_DEPTH,
+        }
+    }
+
+    /// Hands these functions of the parent's harnesses (`Harness.function`) to the child.
+    #[must_use]
+    pub fn with_parent_functions<I, S>(mut self, functions: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.entry
+            .parent_functions
+            .extend(functions.into_iter().map(Into::into));
+        self
+    }
+
+    /// How deep sub-agents may nest below this one's parent (default 3): building a chain of
+    /// nested sub-agents deeper than this fails.
+    #[must_use]
+    pub fn with_max_depth(mut self, max_depth: usize) -> Self {
+        self.max_depth = max_depth;
+        self
+    }
+
+    /// The tool name.
+    #[must_use]
+    pub fn name(&self) -> &str {
+        &self.entry.name
+    }
+
+    /// The description the parent model reads.
+    #[must_use]
+    pub fn description(&self) -> &str {
+        &self.entry.description
+    }
+
+    /// The same sub-agent under another tool name.
+    #[must_use]
+    pub(crate) fn renamed(mut self, name: &str) -> Self {
+        name.clone_into(&mut self.entry.name);
+        self
+    }
+}
