@@ -18,12 +18,17 @@ fn stdio(name: &str, command: &[String]) -> McpHarness {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn everything_server_is_a_collapsed_container_whose_echo_runs() {
-    let Some(command) = command_from_env("HPD_MCP_EVERYTHING") else { return };
+    let Some(command) = command_from_env("HPD_MCP_EVERYTHING") else {
+        return;
+    };
     let harness = stdio("Everything", &command).connect().await.unwrap();
     assert!(harness.is_collapsed());
     let names = harness.tool_names();
     for expected in ["echo", "get-sum", "get-tiny-image"] {
-        assert!(names.iter().any(|n| n == expected), "{expected} missing from {names:?}");
+        assert!(
+            names.iter().any(|n| n == expected),
+            "{expected} missing from {names:?}"
+        );
     }
 
     let model = ScriptedChatClient::with_replies([
@@ -47,7 +52,10 @@ async fn everything_server_is_a_collapsed_container_whose_echo_runs() {
     assert_eq!(requests[0].tool_names(), ["Everything"]);
     assert!(requests[1].tool_names().contains(&"echo"));
     assert!(!requests[1].tool_names().contains(&"Everything"));
-    assert_eq!(requests[2].tool_result("c2"), Some(("Echo: hello from hpd-agent", false)));
+    assert_eq!(
+        requests[2].tool_result("c2"),
+        Some(("Echo: hello from hpd-agent", false))
+    );
     let (sum, is_error) = requests[2].tool_result("c3").unwrap();
     assert!(!is_error);
     assert!(sum.contains("42"), "{sum}");
@@ -58,7 +66,9 @@ async fn everything_server_is_a_collapsed_container_whose_echo_runs() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn filesystem_server_reads_a_file_the_test_wrote() {
-    let Some(mut command) = command_from_env("HPD_MCP_FILESYSTEM") else { return };
+    let Some(mut command) = command_from_env("HPD_MCP_FILESYSTEM") else {
+        return;
+    };
     let dir = temp_dir("fs");
     let file = dir.join("note.txt");
     std::fs::write(&file, "The answer is 42.\nSecond line.").unwrap();
@@ -95,7 +105,10 @@ async fn filesystem_server_reads_a_file_the_test_wrote() {
     agent.run("Read the note").await.unwrap();
     let requests = model.requests();
     assert_eq!(requests[0].tool_names(), ["Files"]);
-    assert_eq!(requests[1].tool_names(), ["read_text_file", "list_directory"]);
+    assert_eq!(
+        requests[1].tool_names(),
+        ["read_text_file", "list_directory"]
+    );
     assert_eq!(
         requests[2].tool_result("c2"),
         Some(("The answer is 42.\nSecond line.", false))
@@ -109,7 +122,9 @@ async fn filesystem_server_reads_a_file_the_test_wrote() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_allowlisted_function_the_server_lacks_fails_connect() {
-    let Some(mut command) = command_from_env("HPD_MCP_FILESYSTEM") else { return };
+    let Some(mut command) = command_from_env("HPD_MCP_FILESYSTEM") else {
+        return;
+    };
     let dir = temp_dir("fs-allow");
     command.push(dir.to_string_lossy().into_owned());
     let error = stdio("Files", &command)
@@ -128,8 +143,14 @@ async fn an_allowlisted_function_the_server_lacks_fails_connect() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn time_server_as_a_plain_harness_tells_the_time() {
-    let Some(command) = command_from_env("HPD_MCP_TIME") else { return };
-    let harness = stdio("Time", &command).collapse(false).connect().await.unwrap();
+    let Some(command) = command_from_env("HPD_MCP_TIME") else {
+        return;
+    };
+    let harness = stdio("Time", &command)
+        .collapse(false)
+        .connect()
+        .await
+        .unwrap();
     assert!(!harness.is_collapsed());
 
     let model = ScriptedChatClient::with_replies([
@@ -147,12 +168,20 @@ async fn time_server_as_a_plain_harness_tells_the_time() {
         .unwrap();
     agent.run("What time is it in Oslo?").await.unwrap();
     let requests = model.requests();
-    assert_eq!(requests[0].tool_names(), ["get_current_time", "convert_time"]);
+    assert_eq!(
+        requests[0].tool_names(),
+        ["get_current_time", "convert_time"]
+    );
     let (text, is_error) = requests[1].tool_result("c1").unwrap();
     assert!(!is_error, "{text}");
     let time: serde_json::Value = serde_json::from_str(text).unwrap();
     assert_eq!(time["timezone"], "Europe/Oslo");
-    assert!(time["datetime"].as_str().is_some_and(|d| d.starts_with("20")), "{time}");
+    assert!(
+        time["datetime"]
+            .as_str()
+            .is_some_and(|d| d.starts_with("20")),
+        "{time}"
+    );
 }
 
 /// Runs the Python SDK's HTTP fixture server on a free loopback port until dropped.
@@ -180,7 +209,9 @@ fn start_python_http_server(python: &str) -> PythonHttpServer {
         .expect("start the Python HTTP server");
     let stdout = child.stdout.take().expect("piped stdout");
     let mut first = String::new();
-    std::io::BufReader::new(stdout).read_line(&mut first).unwrap();
+    std::io::BufReader::new(stdout)
+        .read_line(&mut first)
+        .unwrap();
     assert_eq!(first.trim(), "ready", "the Python server did not start");
     PythonHttpServer {
         child,

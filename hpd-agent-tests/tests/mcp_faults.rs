@@ -20,9 +20,13 @@ use mcp_common::{fixture, process_alive, python, temp_dir};
 fn fault(mode: &str) -> Option<(McpHarness, PathBuf)> {
     let python = python(false)?;
     let log = temp_dir(mode).join("starts.log");
-    let harness = McpHarness::stdio("Fault", python, [fixture("fault_server.py"), mode.to_owned()])
-        .env("FAULT_SERVER_LOG", log.to_string_lossy())
-        .timeout(Duration::from_secs(20));
+    let harness = McpHarness::stdio(
+        "Fault",
+        python,
+        [fixture("fault_server.py"), mode.to_owned()],
+    )
+    .env("FAULT_SERVER_LOG", log.to_string_lossy())
+    .timeout(Duration::from_secs(20));
     Some((harness, log))
 }
 
@@ -48,7 +52,9 @@ fn call(id: &str, name: &str, arguments: &str) -> ChatResponse {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_that_exits_mid_turn_gets_error_results_and_is_restarted_next_turn() {
-    let Some((harness, log)) = fault("crash") else { return };
+    let Some((harness, log)) = fault("crash") else {
+        return;
+    };
     let harness = harness.collapse(false).connect().await.unwrap();
     let model = ScriptedChatClient::with_replies([
         ChatResponse::tool_calls(vec![ToolCall::new("c1", "crash", "{}")]),
@@ -69,10 +75,16 @@ async fn a_server_that_exits_mid_turn_gets_error_results_and_is_restarted_next_t
         crashed.starts_with("Error: MCP server 'Fault' stopped during 'crash'"),
         "{crashed}"
     );
-    assert!(crashed.contains("crashing on purpose"), "the server's stderr is quoted: {crashed}");
+    assert!(
+        crashed.contains("crashing on purpose"),
+        "the server's stderr is quoted: {crashed}"
+    );
     let (after, is_error) = requests[2].tool_result("c2").unwrap();
     assert!(is_error);
-    assert!(after.starts_with("Error: MCP server 'Fault' is unavailable"), "{after}");
+    assert!(
+        after.starts_with("Error: MCP server 'Fault' is unavailable"),
+        "{after}"
+    );
     assert_eq!(starts(&log).len(), 1);
 
     let second = session.run("again").await.unwrap();
@@ -84,7 +96,9 @@ async fn a_server_that_exits_mid_turn_gets_error_results_and_is_restarted_next_t
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_that_stops_answering_times_out_and_is_restarted_next_turn() {
-    let Some((harness, log)) = fault("hang") else { return };
+    let Some((harness, log)) = fault("hang") else {
+        return;
+    };
     let harness = harness
         .timeout(Duration::from_millis(1500))
         .collapse(false)
@@ -110,11 +124,17 @@ async fn a_server_that_stops_answering_times_out_and_is_restarted_next_turn() {
         ))
     );
     let (after, is_error) = requests[2].tool_result("c2").unwrap();
-    assert!(is_error && after.contains("is unavailable (it stopped answering)"), "{after}");
+    assert!(
+        is_error && after.contains("is unavailable (it stopped answering)"),
+        "{after}"
+    );
 
     session.run("again").await.unwrap();
     let requests = model.take_requests();
-    assert_eq!(requests[1].tool_result("c3"), Some(("answering again", false)));
+    assert_eq!(
+        requests[1].tool_result("c3"),
+        Some(("answering again", false))
+    );
     let started = starts(&log);
     assert_eq!(started.len(), 2);
     // The hung process was ended when its connection was replaced.
@@ -132,18 +152,24 @@ async fn a_server_that_stops_answering_times_out_and_is_restarted_next_turn() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_malformed_tool_list_fails_connect_clearly() {
-    let Some((harness, _)) = fault("malformed") else { return };
+    let Some((harness, _)) = fault("malformed") else {
+        return;
+    };
     let error = harness.connect().await.unwrap_err();
     assert!(matches!(error, McpError::ListTools { .. }), "{error}");
     assert!(
-        error.to_string().starts_with("MCP server 'Fault': listing its tools failed"),
+        error
+            .to_string()
+            .starts_with("MCP server 'Fault': listing its tools failed"),
         "{error}"
     );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_tool_list_that_turns_malformed_gives_error_results_and_the_run_goes_on() {
-    let Some((harness, _)) = fault("malformed-later") else { return };
+    let Some((harness, _)) = fault("malformed-later") else {
+        return;
+    };
     let harness = harness.collapse(false).connect().await.unwrap();
     let model = ScriptedChatClient::with_replies([
         call("c1", "break_list", "{}"),
@@ -155,7 +181,10 @@ async fn a_tool_list_that_turns_malformed_gives_error_results_and_the_run_goes_o
     let mut session = agent.session();
     session.run("break it").await.unwrap();
     let requests = model.take_requests();
-    assert_eq!(requests[1].tool_result("c1"), Some(("tool list broken", false)));
+    assert_eq!(
+        requests[1].tool_result("c1"),
+        Some(("tool list broken", false))
+    );
 
     let output = session.run("and now?").await.unwrap();
     assert_eq!(output.text, "still running");
@@ -165,14 +194,18 @@ async fn a_tool_list_that_turns_malformed_gives_error_results_and_the_run_goes_o
     let (text, is_error) = requests[1].tool_result("c2").unwrap();
     assert!(is_error);
     assert!(
-        text.starts_with("Error: MCP server 'Fault' is unavailable (MCP server 'Fault': listing its tools failed"),
+        text.starts_with(
+            "Error: MCP server 'Fault' is unavailable (MCP server 'Fault': listing its tools failed"
+        ),
         "{text}"
     );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_huge_result_is_an_error_result() {
-    let Some((harness, _)) = fault("huge") else { return };
+    let Some((harness, _)) = fault("huge") else {
+        return;
+    };
     let harness = harness.collapse(false).connect().await.unwrap();
     let model = ScriptedChatClient::with_replies([
         ChatResponse::tool_calls(vec![
@@ -196,7 +229,9 @@ async fn a_huge_result_is_an_error_result() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn list_changed_applies_from_the_next_turn() {
-    let Some((harness, _)) = fault("list-changed") else { return };
+    let Some((harness, _)) = fault("list-changed") else {
+        return;
+    };
     let harness = harness.connect().await.unwrap();
     let model = ScriptedChatClient::with_replies([
         call("c1", "Fault", "{}"),
@@ -223,7 +258,9 @@ async fn list_changed_applies_from_the_next_turn() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn invalid_tool_names_are_exposed_as_harness_underscore_tool() {
-    let Some((harness, _)) = fault("names") else { return };
+    let Some((harness, _)) = fault("names") else {
+        return;
+    };
     let harness = harness.collapse(false).connect().await.unwrap();
     let long = format!("Fault_{}", "n".repeat(58));
     assert_eq!(long.len(), 64);
@@ -233,7 +270,11 @@ async fn invalid_tool_names_are_exposed_as_harness_underscore_tool() {
     );
     let model = ScriptedChatClient::with_replies([
         ChatResponse::tool_calls(vec![
-            ToolCall::new("c1", "Fault_two_words", r#"{"text": "sent as 'two words'"}"#),
+            ToolCall::new(
+                "c1",
+                "Fault_two_words",
+                r#"{"text": "sent as 'two words'"}"#,
+            ),
             ToolCall::new("c2", &long, r#"{"text": "long"}"#),
         ]),
         ChatResponse::text("done"),
@@ -241,13 +282,18 @@ async fn invalid_tool_names_are_exposed_as_harness_underscore_tool() {
     let agent = agent(harness, &model);
     agent.run("names").await.unwrap();
     let requests = model.requests();
-    assert_eq!(requests[1].tool_result("c1"), Some(("sent as 'two words'", false)));
+    assert_eq!(
+        requests[1].tool_result("c1"),
+        Some(("sent as 'two words'", false))
+    );
     assert_eq!(requests[1].tool_result("c2"), Some(("long", false)));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn dropping_the_last_clone_ends_the_server_process() {
-    let Some((harness, log)) = fault("list-changed") else { return };
+    let Some((harness, log)) = fault("list-changed") else {
+        return;
+    };
     let harness = harness.connect().await.unwrap();
     let clone = harness.clone();
     let model = ScriptedChatClient::with_replies([ChatResponse::text("hi")]);
@@ -266,5 +312,8 @@ async fn dropping_the_last_clone_ends_the_server_process() {
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    assert!(ended, "the server {pid} still runs after the last clone was dropped");
+    assert!(
+        ended,
+        "the server {pid} still runs after the last clone was dropped"
+    );
 }

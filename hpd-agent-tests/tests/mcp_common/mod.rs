@@ -47,9 +47,16 @@ pub fn python(with_sdk: bool) -> Option<String> {
 
 /// The path of a fixture script in `hpd-agent/tests/mcp_fixtures`.
 pub fn fixture(name: &str) -> String {
-    let path: PathBuf = [env!("CARGO_MANIFEST_DIR"), "..", "hpd-agent", "tests", "mcp_fixtures", name]
-        .iter()
-        .collect();
+    let path: PathBuf = [
+        env!("CARGO_MANIFEST_DIR"),
+        "..",
+        "hpd-agent",
+        "tests",
+        "mcp_fixtures",
+        name,
+    ]
+    .iter()
+    .collect();
     path.to_string_lossy().into_owned()
 }
 
@@ -77,6 +84,5 @@ pub fn free_port() -> u16 {
 
 /// Whether the process `pid` still runs (and is no zombie).
 pub fn process_alive(pid: &str) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .is_ok_and(|stat| !stat.contains(") Z "))
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| !stat.contains(") Z "))
 }

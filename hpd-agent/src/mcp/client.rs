@@ -276,20 +276,15 @@ impl McpHarness {
         if self.collapse {
             builder = builder.collapse(description);
         }
-        let weak: Weak<Source> = Arc::downgrade(&source);
-        builder = builder.before_turn(move || {
-            let source = weak.upgrade();
-            async move {
-                if let Some(source) = source {
-                    source.before_turn().await;
-                }
-            }
-        });
+        // The turn hook owns the source; the tools only point to it, since the source's
+        // updater holds the tool list: the harness owns the hook, so the source (and the
+        // connection) lives exactly as long as the harness.
+        let owner = Arc::clone(&source);
+        builder = builder.before_turn(move || Arc::clone(&owner).before_turn());
         let harness = builder.build().map_err(|error| McpError::Invalid {
             server: self.name.clone(),
             message: error.to_string(),
         })?;
-        // The handlers hold the source, so the source lives exactly as long as the harness.
         let _ = source.updater.set(harness.updater());
         Ok(harness)
     }
@@ -353,7 +348,10 @@ impl Source {
         }
         for tool in pending {
             let name = qualified_name(&self.name, &tool.name);
-            let clash = exposed.iter().find(|(other, _)| other == &name).map(|(_, t)| t.name.clone());
+            let clash = exposed
+                .iter()
+                .find(|(other, _)| other == &name)
+                .map(|(_, t)| t.name.clone());
             let clash = clash.or_else(|| self.reserved.contains(&name).then(|| name.clone()));
             if let Some(other) = clash {
                 let message = format!(
@@ -380,16 +378,25 @@ impl Source {
                 tracing::warn!(target: "hpd_agent::mcp", server = %self.name, tool = %tool.name, "tool left out: its input schema is not a JSON object schema");
                 continue;
             };
-            let source = Arc::clone(self);
+            let source: Weak<Source> = Arc::downgrade(self);
             let server_name: Arc<str> = Arc::from(tool.name.as_str());
+            let harness: Arc<str> = Arc::from(self.name.as_str());
             tools.push(Tool::new(
                 name,
                 tool.description.clone(),
                 schema,
                 move |arguments: Value, ctx: FunctionContext| {
-                    let source = Arc::clone(&source);
+                    let source = source.upgrade();
                     let server_name = Arc::clone(&server_name);
-                    async move { source.call(&server_name, arguments, &ctx).await }
+                    let harness = Arc::clone(&harness);
+                    async move {
+                        match source {
+                            Some(source) => source.call(&server_name, arguments, &ctx).await,
+                            None => ToolResult::error(format!(
+                                "Error: MCP server '{harness}' is no longer connected (its harness was dropped)"
+                            )),
+                        }
+                    }
                 },
             ));
         }
@@ -543,10 +550,10 @@ fn usable_schema(schema: &Value) -> Option<Value> {
     if map.get("properties").is_some_and(|p| !p.is_object()) {
         return None;
     }
-    if map
-        .get("required")
-        .is_some_and(|r| !r.as_array().is_some_and(|items| items.iter().all(Value::is_string)))
-    {
+    if map.get("required").is_some_and(|r| {
+        !r.as_array()
+            .is_some_and(|items| items.iter().all(Value::is_string))
+    }) {
         return None;
     }
     Some(Value::Object(map))
@@ -563,10 +570,19 @@ mod tests {
             usable_schema(&json!({"properties": {}})),
             Some(json!({"type": "object", "properties": {}}))
         );
-        assert_eq!(usable_schema(&json!({"type": "object"})), Some(json!({"type": "object"})));
+        assert_eq!(
+            usable_schema(&json!({"type": "object"})),
+            Some(json!({"type": "object"}))
+        );
         assert_eq!(usable_schema(&json!({"type": "string"})), None);
         assert_eq!(usable_schema(&json!([])), None);
-        assert_eq!(usable_schema(&json!({"type": "object", "properties": 3})), None);
-        assert_eq!(usable_schema(&json!({"type": "object", "required": [1]})), None);
+        assert_eq!(
+            usable_schema(&json!({"type": "object", "properties": 3})),
+            None
+        );
+        assert_eq!(
+            usable_schema(&json!({"type": "object", "required": [1]})),
+            None
+        );
     }
 }

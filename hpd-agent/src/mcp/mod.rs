@@ -1,5 +1,6 @@
 //! MCP servers as harnesses, and agents served over MCP (cargo feature `mcp`).
 
+mod client;
 mod connection;
 mod content;
 mod error;
@@ -7,4 +8,5 @@ mod http_server;
 mod names;
 mod serve;
 
+pub use client::{DEFAULT_MAX_RESULT_CHARS, DEFAULT_TIMEOUT, McpHarness};
 pub use error::McpError;
