@@ -6,27 +6,48 @@ use serde_json::Value;
 /// The text of a call result and whether it reports an error.
 ///
 /// Text blocks are joined with newlines. `structuredContent` is sent as compact JSON after
-/// them, unless a text block already carries the same value (servers are asked to repeat it
-/// as text; some SDKs wrap a plain value as `{"result": value}`, which counts as the same).
-/// Images, audio, resource links and embedded resources become a short placeholder in square
-/// brackets. `isError: true` makes an error result.
+/// them, unless the text already carries the same value: servers are asked to repeat it as
+/// text, and several wrap a plain value in a one-field object (`{"result": value}`,
+/// `{"content": text}`), which counts as the same. Images, audio, resource links and embedded
+/// resources become a short placeholder in square brackets. `isError: true` makes an error
+/// result.
 pub(crate) fn result_text(result: &CallToolResult) -> (String, bool) {
     let mut parts: Vec<String> = result.content.iter().map(block_text).collect();
     if let Some(structured) = &result.structured_content {
-        let unwrapped = match structured {
-            Value::Object(map) if map.len() == 1 => map.get("result"),
-            _ => None,
-        };
-        let repeated = result.content.iter().any(|block| match block {
-            ContentBlock::Text(t) => serde_json::from_str::<Value>(&t.text)
-                .is_ok_and(|v| &v == structured || Some(&v) == unwrapped),
-            _ => false,
-        });
+        let texts: Vec<&str> = result
+            .content
+            .iter()
+            .filter_map(|block| match block {
+                ContentBlock::Text(t) => Some(t.text.as_str()),
+                _ => None,
+            })
+            .collect();
+        let joined = texts.join("\n");
+        let repeated = texts
+            .iter()
+            .copied()
+            .chain(std::iter::once(joined.as_str()))
+            .any(|text| repeats(text, structured));
         if !repeated {
             parts.push(structured.to_string());
         }
     }
     (parts.join("\n"), result.is_error == Some(true))
+}
+
+/// Whether `text` already says what `structured` says: it is that JSON value, or `structured`
+/// is a one-field object whose value is the text (as a string or as the JSON it parses to).
+fn repeats(text: &str, structured: &Value) -> bool {
+    let parsed = serde_json::from_str::<Value>(text).ok();
+    if parsed.as_ref() == Some(structured) {
+        return true;
+    }
+    match structured {
+        Value::Object(map) if map.len() == 1 => map.values().any(|value| {
+            value.as_str() == Some(text) || (parsed.is_some() && parsed.as_ref() == Some(value))
+        }),
+        _ => false,
+    }
 }
 
 fn block_text(block: &ContentBlock) -> String {
@@ -109,6 +130,11 @@ mod tests {
         let mut wrapped = CallToolResult::success(vec![text("5")]);
         wrapped.structured_content = Some(json!({"result": 5}));
         assert_eq!(result_text(&wrapped).0, "5");
+
+        // ... nor is a text some SDKs wrap as {"content": text} ...
+        let mut text_wrapped = CallToolResult::success(vec![text("Hello, Ada!")]);
+        text_wrapped.structured_content = Some(json!({"result": "Hello, Ada!"}));
+        assert_eq!(result_text(&text_wrapped).0, "Hello, Ada!");
 
         // ... a different text is kept before the JSON.
         let mut both = CallToolResult::success(vec![text("Result:")]);
