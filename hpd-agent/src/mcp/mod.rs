@@ -7,6 +7,8 @@ mod error;
 mod http_server;
 mod names;
 mod serve;
+mod server;
 
 pub use client::{DEFAULT_MAX_RESULT_CHARS, DEFAULT_TIMEOUT, McpHarness};
 pub use error::McpError;
+pub use server::{McpHttpServer, McpServer};

@@ -4,8 +4,8 @@
 use std::borrow::Cow;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
-use futures::future::BoxFuture;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
@@ -17,21 +17,12 @@ use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt as _};
 use serde_json::{Map, Value};
-use tokio::sync::Mutex;
 use tokio_util::sync::CancellationToken;
 
 use super::McpError;
 use super::http_server::{self, Guard};
-use crate::ToolResult;
+use crate::ToolSession;
 use crate::chat::ToolDefinition;
-
-/// The tools of one MCP session: what `tools/list` shows now, and calls that may change it.
-pub(crate) trait SessionTools: Send + 'static {
-    /// The tools to list, in order.
-    fn list(&mut self) -> BoxFuture<'_, Vec<Arc<ToolDefinition>>>;
-    /// Runs a call by the name the client used.
-    fn call(&mut self, name: String, arguments: Value) -> BoxFuture<'_, ToolResult>;
-}
 
 /// Who the server says it is in the handshake.
 #[derive(Debug, Clone)]
@@ -41,17 +32,20 @@ pub(crate) struct Identity {
     pub(crate) instructions: Option<String>,
 }
 
-/// The `rmcp` handler of one session.
-pub(crate) struct SessionHandler<T> {
-    tools: Arc<Mutex<T>>,
+/// The `rmcp` handler of one MCP session: its own [`ToolSession`], so expansions are per
+/// session.
+pub(crate) struct SessionHandler {
+    tools: Arc<ToolSession>,
     identity: Arc<Identity>,
+    calls: AtomicU64,
 }
 
-impl<T: SessionTools> SessionHandler<T> {
-    pub(crate) fn new(tools: T, identity: Arc<Identity>) -> Self {
+impl SessionHandler {
+    pub(crate) fn new(tools: ToolSession, identity: Arc<Identity>) -> Self {
         SessionHandler {
-            tools: Arc::new(Mutex::new(tools)),
+            tools: Arc::new(tools),
             identity,
+            calls: AtomicU64::new(0),
         }
     }
 }
@@ -71,7 +65,8 @@ fn mcp_tool(definition: &ToolDefinition) -> McpTool {
 }
 
 /// The text appended to a call result that made tools visible: each new tool with its
-/// description and parameter schema, for clients that do not re-list on `list_changed`.
+/// description and parameter schema, for clients that do not list the tools again after
+/// `notifications/tools/list_changed`.
 pub(crate) fn members_text(new_tools: &[Arc<ToolDefinition>]) -> String {
     let mut text = String::from("Functions now available (call them by name):");
     for tool in new_tools {
@@ -85,7 +80,7 @@ pub(crate) fn members_text(new_tools: &[Arc<ToolDefinition>]) -> String {
     text
 }
 
-impl<T: SessionTools> ServerHandler for SessionHandler<T> {
+impl ServerHandler for SessionHandler {
     fn get_info(&self) -> ServerConfig {
         let capabilities = ServerCapabilities::builder()
             .enable_tools()
@@ -112,9 +107,10 @@ impl<T: SessionTools> ServerHandler for SessionHandler<T> {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let tools = self.tools.lock().await.list().await;
+        self.tools.refresh().await;
+        let tools = self.tools.visible_tools();
         Ok(ListToolsResult::with_all_items(
-            tools.iter().map(|t| mcp_tool(t)).collect(),
+            tools.iter().map(|tool| mcp_tool(tool)).collect(),
         ))
     }
 
@@ -123,39 +119,42 @@ impl<T: SessionTools> ServerHandler for SessionHandler<T> {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        let refreshed = self.tools.refresh().await;
         let arguments = request
             .arguments
-            .map_or(Value::Object(Map::new()), Value::Object);
-        let name = request.name.to_string();
-        let (result, new_tools) = {
-            let mut tools = self.tools.lock().await;
-            let before = tools.list().await;
-            let result = tools.call(name, arguments).await;
-            let after = tools.list().await;
-            let new_tools: Vec<_> = after
-                .iter()
-                .filter(|tool| !before.iter().any(|old| old.name == tool.name))
-                .cloned()
-                .collect();
-            let changed = new_tools.len() != 0
-                || before.len() != after.len()
-                || before.iter().zip(&after).any(|(a, b)| a.name != b.name);
-            (result, changed.then_some(new_tools))
+            .map_or_else(|| "{}".to_owned(), |map| Value::Object(map).to_string());
+        let call_id = format!("mcp-{}", self.calls.fetch_add(1, Ordering::Relaxed) + 1);
+        let before = self.tools.visible_tools();
+        let outcome = self.tools.call(&request.name, &arguments, &call_id).await;
+        let (mut text, is_error, expanded) = match outcome {
+            Ok(outcome) => (
+                outcome.result.text,
+                outcome.result.is_error,
+                outcome.expanded,
+            ),
+            Err(error) => (format!("Error: {error}"), true, false),
         };
-        let mut text = result.text;
-        if let Some(new_tools) = new_tools {
+        if expanded {
+            let new_tools: Vec<_> = self
+                .tools
+                .visible_tools()
+                .into_iter()
+                .filter(|tool| !before.iter().any(|old| old.name == tool.name))
+                .collect();
             if !new_tools.is_empty() {
                 if !text.is_empty() {
                     text.push_str("\n\n");
                 }
                 text.push_str(&members_text(&new_tools));
             }
+        }
+        if expanded || refreshed {
             if let Err(error) = context.peer.notify_tool_list_changed().await {
                 tracing::debug!(target: "hpd_agent::mcp", %error, "sending tools/list_changed failed");
             }
         }
         let content = vec![ContentBlock::text(text)];
-        Ok(CallToolResponse::Complete(if result.is_error {
+        Ok(CallToolResponse::Complete(if is_error {
             CallToolResult::error(content)
         } else {
             CallToolResult::success(content)
@@ -164,8 +163,8 @@ impl<T: SessionTools> ServerHandler for SessionHandler<T> {
 }
 
 /// Serves one session on this process's stdin and stdout until the client disconnects.
-pub(crate) async fn serve_stdio<T: SessionTools>(
-    tools: T,
+pub(crate) async fn serve_stdio(
+    tools: ToolSession,
     identity: Arc<Identity>,
 ) -> Result<(), McpError> {
     let running = SessionHandler::new(tools, identity)
@@ -180,24 +179,25 @@ pub(crate) async fn serve_stdio<T: SessionTools>(
 }
 
 /// A bound streamable HTTP server; see [`serve_http`].
+#[derive(Debug)]
 pub(crate) struct HttpServing {
     pub(crate) local_addr: SocketAddr,
     pub(crate) shutdown: CancellationToken,
-    pub(crate) task: tokio::task::JoinHandle<()>,
+    pub(crate) task: Option<tokio::task::JoinHandle<()>>,
 }
 
-/// Binds `addr` and serves sessions at `/mcp`-independent paths (every path is the MCP
-/// endpoint), each with the tools `make_tools` creates for it.
-pub(crate) async fn serve_http<T, F>(
+/// Binds `addr` and serves MCP sessions (on every path), each with the tool session
+/// `make_tools` creates for it.
+pub(crate) async fn serve_http<F>(
     addr: SocketAddr,
     make_tools: F,
     identity: Arc<Identity>,
     guard: Guard,
     allowed_hosts: Option<Vec<String>>,
+    shutdown: CancellationToken,
 ) -> Result<HttpServing, McpError>
 where
-    T: SessionTools,
-    F: Fn() -> T + Send + Sync + 'static,
+    F: Fn() -> ToolSession + Send + Sync + 'static,
 {
     let listener = tokio::net::TcpListener::bind(addr)
         .await
@@ -205,7 +205,6 @@ where
     let local_addr = listener
         .local_addr()
         .map_err(|error| McpError::Serve(format!("could not read the bound address: {error}")))?;
-    let shutdown = CancellationToken::new();
     let mut config =
         StreamableHttpServerConfig::default().with_cancellation_token(shutdown.child_token());
     if let Some(hosts) = allowed_hosts {
@@ -225,6 +224,6 @@ where
     Ok(HttpServing {
         local_addr,
         shutdown,
-        task,
+        task: Some(task),
     })
 }
