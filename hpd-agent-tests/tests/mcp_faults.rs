@@ -317,3 +317,15 @@ async fn dropping_the_last_clone_ends_the_server_process() {
         "the server {pid} still runs after the last clone was dropped"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_tools_that_still_collide_after_renaming_fail_connect_naming_both() {
+    let Some((harness, _)) = fault("clash") else {
+        return;
+    };
+    let error = harness.connect().await.unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "MCP server 'Fault': its tools 'x/y' and 'x.y' both need the name 'Fault_x_y'"
+    );
+}

@@ -5,7 +5,9 @@ use std::sync::Arc;
 
 use crate::chat::ChatClient;
 use crate::collapse::{LiveToolset, Part, Toolset};
-use crate::config::{AgentConfig, CollapsingConfig, ModelConfig, ToolHarnessReference};
+use crate::config::{
+    AgentConfig, CollapsingConfig, McpServerConfig, ModelConfig, ToolHarnessReference,
+};
 use crate::error::BuildError;
 use crate::harness::registry::Registry;
 use crate::harness::{DynamicHarness, ToolHarness};
@@ -19,6 +21,9 @@ use super::registration::{
     resolve, split_reference,
 };
 use super::{Agent, AgentInner, DEFAULT_MAX_ITERATIONS};
+
+#[cfg(feature = "mcp")]
+mod mcp_servers;
 
 /// Builds an [`Agent`].
 ///
@@ -72,6 +77,11 @@ pub struct AgentBuilder {
     /// 0 for a top-level agent; the nesting level of a sub-agent's child.
     depth: usize,
     errors: Vec<BuildError>,
+    /// MCP servers of the config, connected by `build_async`.
+    mcp_servers: Vec<McpServerConfig>,
+    /// MCP servers registered in code, connected by `build_async`.
+    #[cfg(feature = "mcp")]
+    mcp_harnesses: Vec<crate::mcp::McpHarness>,
 }
 
 impl std::fmt::Debug for AgentBuilder {
@@ -110,6 +120,7 @@ impl AgentBuilder {
             .iter()
             .map(|s| (position, SubAgent::from_config(s)))
             .collect();
+        builder.mcp_servers = config.mcp_servers;
         builder
     }
 
@@ -295,12 +306,38 @@ impl AgentBuilder {
     /// A [`BuildError`]: an invalid tool reference, an unknown harness or function, a config,
     /// metadata or middleware config that does not fit, two tools with one name, conflicting
     /// harness names in the registry, or no chat client.
+    ///
+    /// MCP servers (the config's `mcp_servers`, or added with `with_mcp_server` under the `mcp`
+    /// cargo feature) need a connection first: `build` fails with
+    /// [`BuildError::McpNeedsBuildAsync`] for them; use `build_async`.
     pub fn build(self) -> Result<Agent, BuildError> {
         self.build_with(Vec::new())
     }
 
+    /// Fails when MCP servers wait for `build_async`.
+    fn check_no_mcp_servers(&self) -> Result<(), BuildError> {
+        let names: Vec<&str> = self.mcp_servers.iter().map(|s| s.name.as_str()).collect();
+        #[cfg(feature = "mcp")]
+        let names: Vec<&str> = names
+            .into_iter()
+            .chain(self.mcp_harnesses.iter().map(|h| h.name()))
+            .collect();
+        if names.is_empty() {
+            return Ok(());
+        }
+        Err(BuildError::McpNeedsBuildAsync {
+            servers: names.join(", "),
+            hint: if cfg!(feature = "mcp") {
+                ""
+            } else {
+                "; build_async needs the `mcp` cargo feature of hpd-agent"
+            },
+        })
+    }
+
     /// Builds the agent with extra, already built harnesses (a sub-agent's parent functions).
     pub(crate) fn build_with(self, extra: Vec<Part>) -> Result<Agent, BuildError> {
+        self.check_no_mcp_servers()?;
         if let Some(error) = self.errors.into_iter().next() {
             return Err(error);
         }

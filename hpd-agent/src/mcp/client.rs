@@ -10,7 +10,10 @@ use super::McpError;
 use super::connection::{CallFailure, Connection, Endpoint, RemoteTool};
 use super::content::result_text;
 use super::names::{is_valid_tool_name, qualified_name};
-use crate::{DynamicHarness, FunctionContext, HarnessBuilder, Tool, ToolListUpdater, ToolResult};
+use crate::{
+    DynamicHarness, FunctionContext, HarnessBuilder, McpServerConfig, McpTransportConfig, Tool,
+    ToolListUpdater, ToolResult,
+};
 
 /// The call timeout when none is given.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -290,6 +293,38 @@ impl McpHarness {
     }
 }
 
+impl From<&McpServerConfig> for McpHarness {
+    /// The builder an `mcp_servers` entry describes.
+    fn from(config: &McpServerConfig) -> Self {
+        let mut harness = match &config.transport {
+            McpTransportConfig::Stdio { command, args, env } => {
+                let mut harness = McpHarness::stdio(&config.name, command, args.iter().cloned());
+                for (key, value) in env {
+                    harness = harness.env(key, value);
+                }
+                harness
+            }
+            McpTransportConfig::Http { url, headers } => {
+                let mut harness = McpHarness::http(&config.name, url);
+                for (name, value) in headers {
+                    harness = harness.header(name, value);
+                }
+                harness
+            }
+        };
+        if let Some(description) = &config.description {
+            harness = harness.description(description);
+        }
+        if let Some(functions) = &config.functions {
+            harness = harness.functions(functions.iter().cloned());
+        }
+        if let Some(timeout_ms) = config.timeout_ms {
+            harness = harness.timeout(Duration::from_millis(timeout_ms));
+        }
+        harness.collapse(config.collapse)
+    }
+}
+
 /// Whether the server can take calls, and its live connection.
 struct State {
     connection: Option<Arc<Connection>>,
@@ -351,13 +386,18 @@ impl Source {
             let clash = exposed
                 .iter()
                 .find(|(other, _)| other == &name)
-                .map(|(_, t)| t.name.clone());
-            let clash = clash.or_else(|| self.reserved.contains(&name).then(|| name.clone()));
-            if let Some(other) = clash {
-                let message = format!(
-                    "its tools '{}' and '{other}' both need the name '{name}'",
-                    tool.name
-                );
+                .map(|(_, other)| {
+                    format!("its tools '{}' and '{}' both need the name '{name}'", tool.name, other.name)
+                })
+                .or_else(|| {
+                    self.reserved.contains(&name).then(|| {
+                        format!(
+                            "its tool '{}' needs the name '{name}', which another tool of the agent already uses",
+                            tool.name
+                        )
+                    })
+                });
+            if let Some(message) = clash {
                 if strict {
                     return Err(McpError::Invalid {
                         server: self.name.clone(),

@@ -13,6 +13,7 @@ exact. Usage: ``python3 fault_server.py MODE``. Every mode offers ``echo`` (retu
 - ``huge``       ``huge`` returns a text of ``size`` characters (default 2,000,000).
 - ``names``      offers tools whose names are not valid provider tool names: ``read.file``,
                  ``two words`` and a name of 70 characters (all behave like ``echo``).
+- ``clash``      offers ``x.y`` and ``x/y``, which both sanitise to the same name.
 - ``list-changed``
                  ``add_tool`` adds the tool ``extra`` (answers "extra ran") and sends
                  ``notifications/tools/list_changed``.
@@ -60,6 +61,9 @@ def tools():
     elif MODE == "names":
         for name in NAME_MODE_TOOLS:
             listed.append(tool(name, "Echoes its text", {"text": {"type": "string"}}, ["text"]))
+    elif MODE == "clash":
+        listed.append(tool("x.y", "One tool"))
+        listed.append(tool("x/y", "Another tool"))
     elif MODE == "list-changed":
         listed.append(tool("add_tool", "Adds the tool 'extra'"))
         if state["extra"]:

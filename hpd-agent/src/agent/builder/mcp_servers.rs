@@ -1,0 +1,123 @@
+//! MCP servers registered with an [`AgentBuilder`], connected by
+//! [`build_async`](AgentBuilder::build_async) (cargo feature `mcp`).
+
+use crate::agent::registration::Selection;
+use crate::harness::registry::Registry;
+use crate::mcp::McpHarness;
+use crate::{Agent, AgentBuilder, BuildError};
+
+impl AgentBuilder {
+    /// Registers an MCP server, connected by [`build_async`](Self::build_async). Unlike a
+    /// harness connected beforehand with [`McpHarness::connect`] and registered with
+    /// [`with_harness`](Self::with_harness), its tools that collide with another tool of the
+    /// agent are exposed as `{harness}_{tool}` instead of failing the build.
+    ///
+    /// ```no_run
+    /// use hpd_agent::AgentBuilder;
+    /// use hpd_agent::mcp::McpHarness;
+    ///
+    /// # async fn demo() -> Result<(), hpd_agent::BuildError> {
+    /// let agent = AgentBuilder::new()
+    ///     .with_mcp_server(McpHarness::stdio("Time", "uvx", ["mcp-server-time"]))
+    ///     .with_openai("gpt-4o-mini")
+    ///     .build_async()
+    ///     .await?;
+    /// # drop(agent);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn with_mcp_server(mut self, server: McpHarness) -> Self {
+        self.mcp_harnesses.push(server);
+        self
+    }
+
+    /// Connects the MCP servers (the config's `mcp_servers`, then those of
+    /// [`with_mcp_server`](Self::with_mcp_server), one after the other), registers each as a
+    /// harness after the other registrations, and builds the agent as
+    /// [`build`](Self::build) does.
+    ///
+    /// A server tool whose name another tool of the agent (registered before it, or a
+    /// harness name) already uses is exposed as `{harness}_{tool}`.
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, AgentConfig, BuildError, ScriptedChatClient};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let config = AgentConfig::from_json(
+    ///     r#"{"mcp_servers": [{"name": "Missing", "command": "/nonexistent/mcp-server"}]}"#,
+    /// ).unwrap();
+    /// // `build` cannot connect servers ...
+    /// let error = AgentBuilder::from_config(config.clone())
+    ///     .with_chat_client(ScriptedChatClient::new())
+    ///     .build()
+    ///     .unwrap_err();
+    /// assert!(matches!(error, BuildError::McpNeedsBuildAsync { .. }));
+    /// // ... `build_async` does, and says which one failed.
+    /// let error = AgentBuilder::from_config(config)
+    ///     .with_chat_client(ScriptedChatClient::new())
+    ///     .build_async()
+    ///     .await
+    ///     .unwrap_err();
+    /// assert!(error.to_string().starts_with("MCP server 'Missing': could not start"), "{error}");
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`BuildError::McpServer`] when a server cannot be connected (its message is the
+    /// [`McpError`](crate::mcp::McpError)'s), else the errors of [`build`](Self::build).
+    pub async fn build_async(mut self) -> Result<Agent, BuildError> {
+        let servers: Vec<McpHarness> = std::mem::take(&mut self.mcp_servers)
+            .iter()
+            .map(McpHarness::from)
+            .chain(std::mem::take(&mut self.mcp_harnesses))
+            .collect();
+        let mut taken = self.tool_names_in_use();
+        for server in servers {
+            let name = server.name().to_owned();
+            let harness = server
+                .reserve_names(taken.clone())
+                .connect()
+                .await
+                .map_err(|error| BuildError::McpServer {
+                    server: name,
+                    message: error.to_string(),
+                })?;
+            taken.push(harness.name().to_owned());
+            taken.extend(harness.tool_names());
+            self = self.with_harness(harness);
+        }
+        self.build()
+    }
+
+    /// The tool and harness names the registrations will use, as far as they can be told
+    /// before the build (a registration the build will reject adds nothing).
+    fn tool_names_in_use(&self) -> Vec<String> {
+        let registry = Registry::global();
+        let mut names = Vec::new();
+        for registration in self.registrations.merged() {
+            let all: Vec<String> = if let Some(harness) = &registration.dynamic {
+                names.push(harness.name().to_owned());
+                harness.tool_names()
+            } else {
+                let entry = registration
+                    .entry
+                    .or_else(|| registry.get(&registration.name).map(|info| info.entry()));
+                let Some(entry) = entry else { continue };
+                names.push(entry.name.to_owned());
+                entry.function_names().map(str::to_owned).collect()
+            };
+            match &registration.selection {
+                Selection::All => names.extend(all),
+                Selection::Functions(selected) => names.extend(all.into_iter().filter(|name| {
+                    selected
+                        .iter()
+                        .any(|s| s == name || s.ends_with(&format!(".{name}")))
+                })),
+            }
+        }
+        names.extend(self.sub_agents.iter().map(|(_, s)| s.name().to_owned()));
+        names
+    }
+}
