@@ -1,5 +1,6 @@
 //! Attribute arguments, one struct per attribute: `#[tool_harness(...)]` and `#[collapse(...)]`
-//! ([`HarnessArgs`]), `#[ai_function(...)]` ([`FunctionArgs`]) and the parameter helper
+//! ([`HarnessArgs`]), `#[ai_function(...)]` ([`FunctionArgs`]), `#[sub_agent(...)]`
+//! ([`SubAgentArgs`]) and the parameter helper
 //! `#[ai_description("...")]`.
 //!
 //! Error policy: every mistake goes to [`Errors`] and parsing goes on after the next top-level
@@ -67,6 +68,14 @@ pub struct FunctionArgs {
 }
 
 pub const FUNCTION_OPTIONS: &[&str] = &["name", "description", "condition", "timeout_ms"];
+
+/// The arguments of `#[sub_agent(...)]`.
+#[derive(Default)]
+pub struct SubAgentArgs {
+    pub name: Option<LitStr>,
+}
+
+pub const SUB_AGENT_OPTIONS: &[&str] = &["name"];
 
 /// Parses the impl attribute's arguments.
 pub fn harness_args(kind: Kind, tokens: TokenStream, errors: &Errors) -> HarnessArgs {
@@ -186,6 +195,43 @@ pub fn function_args(attr: &Attribute, errors: &Errors) -> FunctionArgs {
                     }
                     }
                 }
+                Ok(())
+            },
+        );
+        Ok(())
+    };
+    if let Err(e) = parser.parse2(tokens) {
+        errors.push(e);
+    }
+    args
+}
+
+/// Parses one `#[sub_agent]` or `#[sub_agent(...)]` attribute.
+pub fn sub_agent_args(attr: &Attribute, errors: &Errors) -> SubAgentArgs {
+    let mut args = SubAgentArgs::default();
+    let tokens = match &attr.meta {
+        // #[sub_agent]
+        Meta::Path(_) => return args,
+        // #[sub_agent(name = "researcher")]
+        Meta::List(list) => list.tokens.clone(),
+        // #[sub_agent = ...]
+        Meta::NameValue(_) => {
+            errors.spanned(
+                attr,
+                "write `#[sub_agent]` or `#[sub_agent(name = \"...\")]`",
+            );
+            return args;
+        }
+    };
+    let parser = |input: ParseStream| {
+        options(
+            input,
+            "sub_agent",
+            SUB_AGENT_OPTIONS,
+            errors,
+            |key, input| {
+                // name = "researcher"
+                args.name = Some(lit_str(key, input)?);
                 Ok(())
             },
         );

@@ -1,9 +1,7 @@
-//! A typed view of an annotated impl block that borrows from syn: the harness, its
-//! `#[ai_function]` members with their parameters, descriptions and options, and how the
-//! registry constructs it. Building it reads the helper attributes; shape checks are in `valid`.
-//!
-//! Members are only `#[ai_function]` methods today; `#[sub_agent]` members will join
-//! [`Harness::functions`]' declaration order as another member kind.
+//! A typed view of an annotated impl block that borrows from syn: the harness, its members
+//! (`#[ai_function]` methods with their parameters, descriptions and options, and `#[sub_agent]`
+//! methods) in declaration order, and how the registry constructs it. Building it reads the
+//! helper attributes; shape checks are in `valid`.
 
 use proc_macro2::Span;
 use syn::ext::IdentExt;
@@ -13,7 +11,7 @@ use syn::{
     Path, ReturnType, Type,
 };
 
-use super::args::{self, FunctionArgs, HarnessArgs};
+use super::args::{self, FunctionArgs, HarnessArgs, SubAgentArgs};
 use super::valid::Errors;
 
 pub struct Harness<'a> {
@@ -24,13 +22,38 @@ pub struct Harness<'a> {
     pub type_ident: Option<&'a Ident>,
     pub name: String,
     pub name_span: Span,
+    /// The members, `#[ai_function]` and `#[sub_agent]` methods, in declaration order.
     pub functions: Vec<Function<'a>>,
     pub constructor: Constructor<'a>,
-    /// The `#[ai_function]` paths as written, so the user's import of them counts as used.
+    /// The `#[ai_function]` and `#[sub_agent]` paths as written, so the user's imports of them
+    /// count as used.
     pub helper_paths: Vec<&'a Path>,
 }
 
+/// What kind of member a method is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemberKind {
+    /// `#[ai_function]`: a tool whose body is the method.
+    Function,
+    /// `#[sub_agent]`: the method returns the `SubAgent` that becomes the tool.
+    SubAgent,
+}
+
+impl MemberKind {
+    /// The attribute's name, for messages.
+    pub fn attr(self) -> &'static str {
+        match self {
+            MemberKind::Function => "ai_function",
+            MemberKind::SubAgent => "sub_agent",
+        }
+    }
+}
+
+/// The member attributes a method of an annotated impl block may carry.
+pub const MEMBER_ATTRS: [&str; 2] = ["ai_function", "sub_agent"];
+
 pub struct Function<'a> {
+    pub kind: MemberKind,
     pub method: &'a ImplItemFn,
     pub name: String,
     pub name_span: Span,
@@ -93,16 +116,33 @@ impl<'a> Harness<'a> {
             let ImplItem::Fn(method) = impl_item else {
                 continue;
             };
-            let mut marker = None;
+            let mut marker: Option<(MemberKind, &Attribute)> = None;
             for attr in &method.attrs {
-                if is_helper(attr.path(), "ai_function") {
-                    if marker.is_some() {
-                        errors.spanned(
-                            attr,
-                            "duplicate `#[ai_function]`; put every option in one attribute",
-                        );
-                    } else {
-                        marker = Some(attr);
+                let kind = if is_helper(attr.path(), "ai_function") {
+                    MemberKind::Function
+                } else if is_helper(attr.path(), "sub_agent") {
+                    MemberKind::SubAgent
+                } else {
+                    continue;
+                };
+                match marker {
+                    Some((first, _)) if first == kind => errors.spanned(
+                        attr,
+                        format!(
+                            "duplicate `#[{}]`; put every option in one attribute",
+                            kind.attr()
+                        ),
+                    ),
+                    Some((first, _)) => errors.spanned(
+                        attr,
+                        format!(
+                            "a method is either an `#[ai_function]` or a `#[sub_agent]`, not both; remove `#[{}]` or `#[{}]`",
+                            first.attr(),
+                            kind.attr()
+                        ),
+                    ),
+                    None => {
+                        marker = Some((kind, attr));
                         if !helper_paths
                             .iter()
                             .any(|p: &&Path| same_path(p, attr.path()))
@@ -113,9 +153,13 @@ impl<'a> Harness<'a> {
                 }
             }
             match marker {
-                Some(attr) => {
+                Some((MemberKind::Function, attr)) => {
                     let options = args::function_args(attr, errors);
                     functions.push(Function::from_syn(method, options, errors));
+                }
+                Some((MemberKind::SubAgent, attr)) => {
+                    let options = args::sub_agent_args(attr, errors);
+                    functions.push(Function::sub_agent(method, options, errors));
                 }
                 None => {
                     for param in typed_params(method) {
@@ -167,6 +211,7 @@ impl<'a> Function<'a> {
             ReturnType::Default => false,
         };
         Function {
+            kind: MemberKind::Function,
             method,
             name,
             name_span,
@@ -175,6 +220,34 @@ impl<'a> Function<'a> {
             timeout_ms: options.timeout_ms.map(|(ms, _)| ms),
             params,
             returns_result,
+        }
+    }
+
+    /// A `#[sub_agent]` method: a member without description, options or schema of its own.
+    fn sub_agent(method: &'a ImplItemFn, options: SubAgentArgs, errors: &Errors) -> Self {
+        let (name, name_span) = match &options.name {
+            Some(lit) => (lit.value(), lit.span()),
+            None => (
+                method.sig.ident.unraw().to_string(),
+                method.sig.ident.span(),
+            ),
+        };
+        let params = typed_params(method)
+            .map(|param| Param::from_syn(param, errors))
+            .collect();
+        Function {
+            kind: MemberKind::SubAgent,
+            method,
+            name,
+            name_span,
+            description: Template {
+                segments: Vec::new(),
+                span: name_span,
+            },
+            condition: None,
+            timeout_ms: None,
+            params,
+            returns_result: false,
         }
     }
 

@@ -12,7 +12,10 @@ use syn::spanned::Spanned;
 use syn::{Ident, ImplItem, ItemImpl, LitStr};
 
 use super::args::{self, Kind};
-use super::ast::{Constructor, Function, Harness, ParamKind, Segment, Template, is_helper};
+use super::ast::{
+    Constructor, Function, Harness, MEMBER_ATTRS, MemberKind, ParamKind, Segment, Template,
+    is_helper,
+};
 use super::fallback;
 use super::valid::{self, Errors};
 
@@ -51,9 +54,11 @@ pub fn user_impl(item: &ItemImpl) -> ItemImpl {
             });
         }
         let before = method.attrs.len();
-        method
-            .attrs
-            .retain(|attr| !is_helper(attr.path(), "ai_function"));
+        method.attrs.retain(|attr| {
+            !MEMBER_ATTRS
+                .iter()
+                .any(|member| is_helper(attr.path(), member))
+        });
         if method.attrs.len() == before {
             // `#[ai_description]` here is already an error; remove it so rustc adds no
             // "cannot find attribute" error.
@@ -125,27 +130,48 @@ fn generated(harness: &Harness) -> TokenStream {
     let metadata_ty = harness.args.metadata.as_ref();
 
     let functions = &harness.functions;
+    let is_function = |f: &&Function| f.kind == MemberKind::Function;
     let arg_structs = functions
         .iter()
         .enumerate()
+        .filter(|(_, f)| is_function(f))
         .map(|(i, f)| arg_struct(ty, i, f));
-    let schema_fns = (0..functions.len()).map(|i| {
-        let schema = format_ident!("__hpd_schema{}", i);
-        let args = format_ident!("__HpdArgs{}", i);
-        quote! {
-            fn #schema() -> __hpd::serde_json::Value {
-                __hpd::parameters_schema::<#args>()
+    let schema_fns = functions
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| is_function(f))
+        .map(|(i, _)| {
+            let schema = format_ident!("__hpd_schema{}", i);
+            let args = format_ident!("__HpdArgs{}", i);
+            quote! {
+                fn #schema() -> __hpd::serde_json::Value {
+                    __hpd::parameters_schema::<#args>()
+                }
             }
-        }
-    });
+        });
+    let sub_agent_fns = functions
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.kind == MemberKind::SubAgent)
+        .map(|(i, f)| sub_agent_fn(harness, i, f));
     let invoke_arms = functions
         .iter()
         .enumerate()
+        .filter(|(_, f)| is_function(f))
         .map(|(i, f)| invoke_arm(harness, i, f));
     let specs = functions.iter().enumerate().map(|(i, f)| {
         let name = &f.name;
         let description = f.description.static_text();
-        let schema = format_ident!("__hpd_schema{}", i);
+        let (schema, sub_agent) = match f.kind {
+            MemberKind::Function => {
+                let schema = format_ident!("__hpd_schema{}", i);
+                (quote!(#schema), quote!(__hpd::None))
+            }
+            MemberKind::SubAgent => {
+                let make = format_ident!("__hpd_sub_agent{}", i);
+                (quote!(__hpd::sub_agent_schema), quote!(__hpd::Some(#make)))
+            }
+        };
         let timeout = match f.timeout_ms {
             Some(ms) => quote!(__hpd::Some(#ms)),
             None => quote!(__hpd::None),
@@ -156,7 +182,7 @@ fn generated(harness: &Harness) -> TokenStream {
                 description: #description,
                 timeout_ms: #timeout,
                 schema: #schema,
-                sub_agent: __hpd::None,
+                sub_agent: #sub_agent,
             }
         }
     });
@@ -393,6 +419,7 @@ fn generated(harness: &Harness) -> TokenStream {
 
             #(#arg_structs)*
             #(#schema_fns)*
+            #(#sub_agent_fns)*
 
             // The generic helpers here and in the constructors only require `ToolHarness`, whose
             // supertraits are `Send + Sync + 'static`: a harness type that is not thread-safe is
@@ -520,6 +547,28 @@ fn invoke_arm(harness: &Harness, index: usize, function: &Function) -> TokenStre
             let #args { #(#bindings),* } = __hpd::parse_arguments::<#args>(__hpd_arguments)?;
             let __hpd_instance = ::std::sync::Arc::clone(__hpd_instance);
             __hpd::Ok(#body)
+        }
+    }
+}
+
+/// Calls a `#[sub_agent]` method on an instance. Spanned at the return type, so a method that
+/// does not return a `SubAgent` is reported there.
+fn sub_agent_fn(harness: &Harness, index: usize, function: &Function) -> TokenStream {
+    let ty = harness.ty;
+    let make = format_ident!("__hpd_sub_agent{}", index);
+    let method = &function.method.sig.ident;
+    let sig = &function.method.sig;
+    let output_span = match &sig.output {
+        syn::ReturnType::Type(_, ty) => ty.span(),
+        syn::ReturnType::Default => sig.ident.span(),
+    };
+    let this = Ident::new("__hpd_this", Span::call_site());
+    let instance = Ident::new("__hpd_instance", Span::call_site());
+    let call = quote_spanned!(output_span=> <#ty>::#method(&*#this));
+    quote! {
+        fn #make(#instance: &__hpd::HarnessObject) -> __hpd::SubAgent {
+            let #this = __hpd_this::<#ty>(#instance);
+            #call
         }
     }
 }

@@ -64,6 +64,25 @@ pub fn not_an_impl(kind: Kind, input: TokenStream) -> TokenStream {
     }
 }
 
+/// `#[sub_agent]` expanded on its own: it is not inside an annotated impl block (or it is the
+/// marker of `expand::helper_uses`, which expands to nothing).
+pub fn sub_agent_outside_harness(args: TokenStream, input: TokenStream) -> TokenStream {
+    if let Ok(marker) = syn::parse2::<syn::Ident>(args)
+        && marker == RESOLVE_MARKER
+    {
+        return TokenStream::new();
+    }
+    let error = syn::Error::new(
+        Span::call_site(),
+        "`#[sub_agent]` only works on a method of an impl block annotated with `#[tool_harness]` or `#[collapse(\"...\")]`; add one of them to the impl block, or register the sub-agent with `AgentBuilder::with_sub_agent`",
+    )
+    .to_compile_error();
+    quote! {
+        #error
+        #input
+    }
+}
+
 /// `#[ai_function]` expanded on its own: it is not inside an annotated impl block (or it is the
 /// marker of `expand::helper_uses`, which expands to nothing).
 pub fn ai_function_outside_harness(args: TokenStream, input: TokenStream) -> TokenStream {

@@ -99,6 +99,24 @@ pub fn collapse(args: TokenStream, input: TokenStream) -> TokenStream {
     expand::harness(args::Kind::Collapse, args.into(), input.into()).into()
 }
 
+/// Marks a method of a `#[tool_harness]` or `#[collapse]` impl block that returns the
+/// `hpd_agent::SubAgent` it declares, making the sub-agent a member of the harness.
+///
+/// ```text
+/// #[sub_agent]
+/// #[sub_agent(name = "researcher")]
+/// fn research(&self) -> SubAgent { ... }
+/// ```
+///
+/// The method takes only `&self` and is not `async`; the agent calls it once when it is
+/// built. The tool name is the `name` option or the method's name (the name given to
+/// `SubAgent::new` is not used). The impl macro reads and removes the attribute; on its own it
+/// is a compile error.
+#[proc_macro_attribute]
+pub fn sub_agent(args: TokenStream, input: TokenStream) -> TokenStream {
+    fallback::sub_agent_outside_harness(args.into(), input.into()).into()
+}
+
 /// Marks a model-callable method of a `#[tool_harness]` or `#[collapse]` impl block. The impl
 /// macro reads and removes it; on its own it is a compile error.
 #[proc_macro_attribute]

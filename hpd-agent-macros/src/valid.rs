@@ -9,7 +9,7 @@ use proc_macro2::{Span, TokenStream};
 use syn::spanned::Spanned;
 use syn::{FnArg, GenericParam, ReceiverKind, Type};
 
-use super::ast::{Function, Harness, ParamKind};
+use super::ast::{Function, Harness, MemberKind, ParamKind};
 
 /// Collects independent errors so they are reported together (serde_derive's `Ctxt`).
 #[derive(Default)]
@@ -91,8 +91,10 @@ pub fn harness(harness: &Harness, errors: &Errors) {
             errors.error(
                 function.name_span,
                 format!(
-                    "duplicate function name `{}` in harness `{}`; give one of them another name with `#[ai_function(name = \"...\")]`",
-                    function.name, harness.name
+                    "duplicate function name `{}` in harness `{}`; give one of them another name with `#[{}(name = \"...\")]`",
+                    function.name,
+                    harness.name,
+                    function.kind.attr()
                 ),
             );
         } else {
@@ -104,7 +106,16 @@ pub fn harness(harness: &Harness, errors: &Errors) {
 fn function(harness: &Harness, function: &Function, errors: &Errors) {
     let sig = &function.method.sig;
     let fn_name = &sig.ident;
-    check_name("function", &function.name, function.name_span, errors);
+    let attr = function.kind.attr();
+    check_name(
+        match function.kind {
+            MemberKind::Function => "function",
+            MemberKind::SubAgent => "sub-agent",
+        },
+        &function.name,
+        function.name_span,
+        errors,
+    );
 
     // Receiver: exactly `&self`.
     match sig.inputs.first() {
@@ -125,14 +136,14 @@ fn function(harness: &Harness, function: &Function, errors: &Errors) {
             if let Some(why) = problem {
                 errors.spanned(
                     receiver,
-                    format!("`#[ai_function]` methods take `&self`, not `{written}`: {why}"),
+                    format!("`#[{attr}]` methods take `&self`, not `{written}`: {why}"),
                 );
             }
         }
         _ => errors.error(
             fn_name.span(),
             format!(
-                "`#[ai_function]` method `{fn_name}` has no `self` parameter; add `&self` as its first parameter"
+                "`#[{attr}]` method `{fn_name}` has no `self` parameter; add `&self` as its first parameter"
             ),
         ),
     }
@@ -143,13 +154,15 @@ fn function(harness: &Harness, function: &Function, errors: &Errors) {
     } {
         errors.error(
             unsafety,
-            "`#[ai_function]` methods cannot be `unsafe`; the model calls them with arbitrary arguments",
+            format!(
+                "`#[{attr}]` methods cannot be `unsafe`; the model calls them with arbitrary arguments"
+            ),
         );
     }
     if let Some(abi) = &sig.abi {
         errors.spanned(
             abi,
-            "`#[ai_function]` methods use the Rust ABI; remove the `extern`",
+            format!("`#[{attr}]` methods use the Rust ABI; remove the `extern`"),
         );
     }
     // Lifetime parameters are harmless (they are inferred at the call); type and const
@@ -162,8 +175,15 @@ fn function(harness: &Harness, function: &Function, errors: &Errors) {
     {
         errors.spanned(
             &sig.generics,
-            "`#[ai_function]` methods cannot have type or const parameters; the arguments are deserialized into concrete types",
+            format!(
+                "`#[{attr}]` methods cannot have type or const parameters; the arguments are deserialized into concrete types"
+            ),
         );
+    }
+
+    if function.kind == MemberKind::SubAgent {
+        sub_agent(function, errors);
+        return;
     }
 
     for param in &function.params {
@@ -220,6 +240,32 @@ fn function(harness: &Harness, function: &Function, errors: &Errors) {
                 ),
             );
         }
+    }
+}
+
+/// A `#[sub_agent]` method takes only `&self` and returns its `SubAgent` right away.
+fn sub_agent(function: &Function, errors: &Errors) {
+    let sig = &function.method.sig;
+    if let Some(asyncness) = &sig.asyncness {
+        errors.spanned(
+            asyncness,
+            "`#[sub_agent]` methods cannot be `async`; the agent calls them once when it is built, so return the `SubAgent` directly",
+        );
+    }
+    if let Some(param) = function.params.first() {
+        errors.spanned(
+            param.pat,
+            "`#[sub_agent]` methods take only `&self`; the model's input reaches the sub-agent as its `input` argument",
+        );
+    }
+    if matches!(sig.output, syn::ReturnType::Default) {
+        errors.error(
+            sig.ident.span(),
+            format!(
+                "`#[sub_agent]` method `{}` returns nothing; return the `hpd_agent::SubAgent` that runs the child agent",
+                sig.ident
+            ),
+        );
     }
 }
 

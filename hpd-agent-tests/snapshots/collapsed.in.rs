@@ -21,4 +21,9 @@ impl MathTools {
     async fn wait(&self, token: CancellationToken) {
         token.cancelled().await;
     }
+
+    #[sub_agent(name = "tutor")]
+    fn tutor_agent(&self) -> SubAgent {
+        SubAgent::new("tutor", "Explains the arithmetic.", AgentConfig::default())
+    }
 }

@@ -12,6 +12,10 @@ impl MathTools {
     async fn wait(&self, token: CancellationToken) {
         token.cancelled().await;
     }
+    #[allow(clippy::unused_self, clippy::needless_pass_by_value)]
+    fn tutor_agent(&self) -> SubAgent {
+        SubAgent::new("tutor", "Explains the arithmetic.", AgentConfig::default())
+    }
 }
 #[allow(
     unused_qualifications,
@@ -28,6 +32,8 @@ const _: () = {
     use ::hpd_agent::__private as __hpd;
     use __hpd::{ViaConfig as _, ViaDefault as _};
     #[ai_function(__hpd_resolve)]
+    const _: () = ();
+    #[sub_agent(__hpd_resolve)]
     const _: () = ();
     #[derive(
         ::hpd_agent::__private::serde::Deserialize,
@@ -51,6 +57,10 @@ const _: () = {
     }
     fn __hpd_schema1() -> __hpd::serde_json::Value {
         __hpd::parameters_schema::<__HpdArgs1>()
+    }
+    fn __hpd_sub_agent2(__hpd_instance: &__hpd::HarnessObject) -> __hpd::SubAgent {
+        let __hpd_this = __hpd_this::<MathTools>(__hpd_instance);
+        <MathTools>::tutor_agent(&*__hpd_this)
     }
     fn __hpd_this<H: __hpd::ToolHarness>(
         __hpd_instance: &__hpd::HarnessObject,
@@ -136,6 +146,13 @@ const _: () = {
                 timeout_ms: __hpd::None,
                 schema: __hpd_schema1,
                 sub_agent: __hpd::None,
+            },
+            __hpd::FunctionSpec {
+                name: "tutor",
+                description: "",
+                timeout_ms: __hpd::None,
+                schema: __hpd::sub_agent_schema,
+                sub_agent: __hpd::Some(__hpd_sub_agent2),
             },
         ],
         collapse: __hpd::Some(__hpd::CollapseSpec {

@@ -18,6 +18,7 @@ const TOPICS: &[&str] = &[
     "params",
     "metadata",
     "construct",
+    "sub_agent",
 ];
 
 #[test]

@@ -174,6 +174,12 @@ where
     Ok(Arc::new(new(config)))
 }
 
+/// The parameter schema of a sub-agent tool: one required `input` string.
+#[must_use]
+pub fn sub_agent_schema() -> Value {
+    crate::tool::sub_agent_parameters()
+}
+
 /// Wraps a new harness instance.
 pub fn object<T: Send + Sync + 'static>(value: T) -> HarnessObject {
     Arc::new(value)

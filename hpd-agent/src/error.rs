@@ -68,6 +68,12 @@ pub enum ConstructError {
         /// What failed, with the config type and JSON path.
         source: HydrateError,
     },
+    /// A `#[sub_agent]` method panicked.
+    #[error("the #[sub_agent] method of '{member}' panicked")]
+    SubAgentPanicked {
+        /// The member name.
+        member: &'static str,
+    },
     /// The harness of a Rust type is not in the registry (its name is taken by another type).
     #[error("harness '{harness}' not found; known harnesses: {known}")]
     NotRegistered {
@@ -92,6 +98,7 @@ impl From<ConstructError> for BuildError {
                 harness: harness.to_owned(),
                 known,
             },
+            error @ ConstructError::SubAgentPanicked { .. } => BuildError::Construct(error),
         }
     }
 }
@@ -261,6 +268,9 @@ pub enum BuildError {
         /// The limit.
         max_depth: usize,
     },
+    /// A harness member could not be created.
+    #[error(transparent)]
+    Construct(ConstructError),
     /// The linked harnesses conflict.
     #[error(transparent)]
     Registry(#[from] RegistryError),

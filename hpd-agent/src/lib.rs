@@ -190,7 +190,7 @@ pub use config::{
 };
 pub use error::{BuildError, ConstructError, HydrateError, RegistryError, RunError};
 pub use harness::{DynamicHarness, HarnessBuilder, Tool, ToolHarness, ToolListUpdater};
-pub use hpd_agent_macros::{ai_function, collapse, tool_harness};
+pub use hpd_agent_macros::{ai_function, collapse, sub_agent, tool_harness};
 pub use middleware::{
     ConfigurableMiddleware, FunctionCall, HookResult, IterationInfo, Middleware, MiddlewareError,
     Next, TurnInfo, TurnOutcome,
@@ -222,7 +222,7 @@ pub use tool::{Function, FunctionContext, FunctionFailure, SubAgent, ToolResult}
 /// ```
 pub mod prelude {
     pub use crate::{
-        CancellationToken, FunctionContext, ToolHarness, ai_function, async_trait, collapse,
-        tool_harness,
+        CancellationToken, FunctionContext, SubAgent, ToolHarness, ai_function, async_trait,
+        collapse, sub_agent, tool_harness,
     };
 }

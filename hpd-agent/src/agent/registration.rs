@@ -524,7 +524,7 @@ pub(crate) fn resolve(
     for member in info.members(&instance, metadata.as_deref()) {
         let name = match &member {
             Member::Function(f) => f.name().to_owned(),
-            Member::SubAgent(s) => s.name().to_owned(),
+            Member::SubAgent(s) => s.name.to_owned(),
         };
         if selected
             .as_ref()
@@ -534,7 +534,9 @@ pub(crate) fn resolve(
         }
         match member {
             Member::Function(f) => functions.push(f),
-            Member::SubAgent(s) => sub_agents.push((functions.len() + sub_agents.len(), s)),
+            Member::SubAgent(s) => {
+                sub_agents.push((functions.len() + sub_agents.len(), s.declare()?));
+            }
         }
     }
 

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::chat::{ChatClient, ToolDefinition};
 use crate::collapse::{GroupExtras, Part, Toolset};
@@ -11,6 +11,7 @@ use crate::error::BuildError;
 use crate::tool::catalog::Group;
 use crate::tool::{
     ArgumentsError, CallFuture, Function, FunctionContext, FunctionFailure, Invoke, SubAgent,
+    sub_agent_parameters,
 };
 
 use super::builder::AgentBuilder;
@@ -46,16 +47,7 @@ pub(crate) fn build(
     let definition = ToolDefinition {
         name: entry.name.clone(),
         description: entry.description.clone(),
-        parameters: Arc::new(json!({
-            "type": "object",
-            "properties": {
-                "input": {
-                    "type": "string",
-                    "description": "The task or question for the sub-agent."
-                }
-            },
-            "required": ["input"]
-        })),
+        parameters: Arc::new(sub_agent_parameters()),
     };
     let body = SubAgentBody {
         name: entry.name.clone(),

@@ -55,10 +55,10 @@ struct State {
 /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
 ///
 /// #[derive(Default)]
-/// struct MathTools;
+/// struct Arithmetic;
 ///
 /// #[collapse("Math operations")]
-/// impl MathTools {
+/// impl Arithmetic {
 ///     /// Adds two integers.
 ///     #[ai_function]
 ///     fn add(&self, a: i64, b: i64) -> i64 { a + b }
@@ -67,15 +67,15 @@ struct State {
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// let agent = AgentBuilder::new()
-///     .with_tool_harness::<MathTools>()
+///     .with_tool_harness::<Arithmetic>()
 ///     .with_chat_client(ScriptedChatClient::new())
 ///     .build()?;
 /// let tools = agent.tool_session();
-/// assert_eq!(tools.visible_tool_names(), ["MathTools"]);
+/// assert_eq!(tools.visible_tool_names(), ["Arithmetic"]);
 ///
-/// let opened = tools.call("MathTools", "{}", "c1").await?;
+/// let opened = tools.call("Arithmetic", "{}", "c1").await?;
 /// assert!(opened.expanded);
-/// assert_eq!(opened.result.text, "MathTools expanded. Available functions: add");
+/// assert_eq!(opened.result.text, "Arithmetic expanded. Available functions: add");
 /// assert_eq!(tools.visible_tool_names(), ["add"]);
 ///
 /// let sum = tools.call("add", r#"{"a": 2, "b": 3}"#, "c2").await?;

@@ -239,7 +239,11 @@ impl HarnessInfo {
             .filter(|(index, _)| (self.entry.condition)(metadata, *index))
             .map(|(index, spec)| {
                 if let Some(make) = spec.sub_agent {
-                    return Member::SubAgent(make(instance).renamed(spec.name));
+                    return Member::SubAgent(SubAgentMember {
+                        name: spec.name,
+                        make,
+                        instance: Arc::clone(instance),
+                    });
                 }
                 let description = (self.entry.describe)(metadata, index)
                     .unwrap_or_else(|| spec.description.to_owned());
@@ -290,8 +294,29 @@ impl HarnessInfo {
 pub(crate) enum Member {
     /// An `#[ai_function]`, ready to call.
     Function(Function),
-    /// What a `#[sub_agent]` method returned, named after the member.
-    SubAgent(SubAgent),
+    /// A `#[sub_agent]` method, not called yet.
+    SubAgent(SubAgentMember),
+}
+
+/// A `#[sub_agent]` member of a harness instance.
+pub(crate) struct SubAgentMember {
+    /// The member (tool) name.
+    pub(crate) name: &'static str,
+    make: fn(&HarnessObject) -> SubAgent,
+    instance: HarnessObject,
+}
+
+impl SubAgentMember {
+    /// Calls the method and names the sub-agent after the member.
+    ///
+    /// # Errors
+    ///
+    /// The method panicked.
+    pub(crate) fn declare(&self) -> Result<SubAgent, ConstructError> {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (self.make)(&self.instance)))
+            .map(|sub_agent| sub_agent.renamed(self.name))
+            .map_err(|_| ConstructError::SubAgentPanicked { member: self.name })
+    }
 }
 
 /// The body of an `#[ai_function]`: the generated dispatcher called with the member's index.

@@ -16,6 +16,7 @@ mod sub_agent;
 pub use context::FunctionContext;
 pub use function::{ArgumentsError, BodyFuture, Function};
 pub use result::{FunctionFailure, ToolResult};
+pub(crate) use sub_agent::sub_agent_parameters;
 pub use sub_agent::{DEFAULT_MAX_DEPTH, SubAgent};
 
 pub(crate) use function::{CallFuture, Invoke, deserialize_arguments};

@@ -1,6 +1,22 @@
 //! [`SubAgent`]: the declaration of a tool that runs a child agent.
 
+use serde_json::{Value, json};
+
 use crate::config::{AgentConfig, SubAgentConfig};
+
+/// The parameter schema of every sub-agent tool: one required `input` string.
+pub(crate) fn sub_agent_parameters() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "input": {
+                "type": "string",
+                "description": "The task or question for the sub-agent."
+            }
+        },
+        "required": ["input"]
+    })
+}
 
 /// How deep sub-agents may nest when nothing else is set.
 pub const DEFAULT_MAX_DEPTH: usize = 3;

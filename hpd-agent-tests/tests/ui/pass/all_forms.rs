@@ -5,8 +5,8 @@
 #![deny(warnings, missing_docs, unused_qualifications, clippy::pedantic)]
 
 use hpd_agent::{
-    CancellationToken, FunctionContext, Middleware, Registry, ToolHarness, ai_function, collapse,
-    tool_harness,
+    AgentConfig, CancellationToken, FunctionContext, Middleware, Registry, SubAgent, ToolHarness,
+    ai_function, collapse, sub_agent, tool_harness,
 };
 use serde::Deserialize;
 
@@ -159,6 +159,12 @@ impl Collapsed {
             Ok(self.base + by)
         }
     }
+
+    /// Delegates to a child agent.
+    #[sub_agent(name = "delegate")]
+    fn delegate_agent(&self) -> SubAgent {
+        SubAgent::new("delegate", "Delegates", AgentConfig::default())
+    }
 }
 
 /// A harness without functions.
@@ -181,6 +187,11 @@ mod with_prelude {
         fn ping(&self) -> &'static str {
             "pong"
         }
+
+        #[hpd_agent::sub_agent]
+        fn helper(&self) -> SubAgent {
+            SubAgent::new("helper", "Helps", hpd_agent::AgentConfig::default())
+        }
     }
 }
 
@@ -200,4 +211,9 @@ pub fn main() {
         "configured"
     );
     let _ = with_prelude::Prelude;
+    let members: Vec<&str> = registry
+        .get("collapsed")
+        .map(|h| h.entry().function_names().collect())
+        .unwrap_or_default();
+    assert_eq!(members, ["increment", "delegate"]);
 }

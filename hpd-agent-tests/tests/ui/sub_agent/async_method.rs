@@ -1,0 +1,15 @@
+use hpd_agent::prelude::*;
+use hpd_agent::AgentConfig;
+
+#[derive(Default)]
+struct Tools;
+
+#[collapse("Tools")]
+impl Tools {
+    #[sub_agent]
+    async fn helper(&self) -> SubAgent {
+        SubAgent::new("helper", "Helps", AgentConfig::default())
+    }
+}
+
+fn main() {}

@@ -1,0 +1,12 @@
+use hpd_agent::prelude::*;
+
+#[derive(Default)]
+struct Tools;
+
+#[collapse("Tools")]
+impl Tools {
+    #[sub_agent]
+    fn helper(&self) {}
+}
+
+fn main() {}
