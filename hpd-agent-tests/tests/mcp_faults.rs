@@ -329,3 +329,56 @@ async fn two_tools_that_still_collide_after_renaming_fail_connect_naming_both() 
         "MCP server 'Fault': its tools 'x/y' and 'x.y' both need the name 'Fault_x_y'"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_calls_emit_the_events_of_any_harness() {
+    use std::sync::{Arc, Mutex};
+    let Some((harness, _)) = fault("list-changed") else {
+        return;
+    };
+    let harness = harness.connect().await.unwrap();
+    let events = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&events);
+    let model = ScriptedChatClient::with_replies([
+        call("c1", "Fault", "{}"),
+        call("c2", "echo", r#"{"text": "evented"}"#),
+        ChatResponse::text("done"),
+    ]);
+    let agent = AgentBuilder::new()
+        .with_harness(harness)
+        .with_chat_client(model.clone())
+        .on_event(move |event| {
+            let line = match event {
+                hpd_agent::AgentEvent::ContainerExpanded { harness, recovery } => {
+                    format!("expanded {harness} {recovery}")
+                }
+                hpd_agent::AgentEvent::ToolCallStarted {
+                    name, arguments, ..
+                } => {
+                    format!("started {name} {arguments}")
+                }
+                hpd_agent::AgentEvent::ToolCallFinished {
+                    name,
+                    result,
+                    is_error,
+                    ..
+                } => format!("finished {name} {result} {is_error}"),
+                _ => return,
+            };
+            seen.lock().unwrap().push(line);
+        })
+        .build()
+        .unwrap();
+    agent.run("events").await.unwrap();
+    let events = events.lock().unwrap().clone();
+    assert_eq!(
+        events,
+        [
+            "started Fault {}",
+            "expanded Fault false",
+            "finished Fault Fault expanded. Available functions: echo, add_tool false",
+            r#"started echo {"text": "evented"}"#,
+            "finished echo evented false",
+        ]
+    );
+}

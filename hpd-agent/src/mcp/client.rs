@@ -60,6 +60,7 @@ const PING_TIMEOUT: Duration = Duration::from_secs(5);
 /// # drop(agent);
 /// # Ok(())
 /// # }
+/// # fn main() { let _ = demo(); }
 /// ```
 ///
 /// # Behaviour

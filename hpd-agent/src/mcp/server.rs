@@ -47,6 +47,7 @@ use crate::Agent;
 /// McpServer::new(agent).serve_stdio().await?;
 /// # Ok(())
 /// # }
+/// # fn main() { let _ = demo(); }
 /// ```
 ///
 /// # HTTP security

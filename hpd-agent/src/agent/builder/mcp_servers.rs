@@ -25,6 +25,7 @@ impl AgentBuilder {
     /// # drop(agent);
     /// # Ok(())
     /// # }
+    /// # fn main() { let _ = demo(); }
     /// ```
     pub fn with_mcp_server(mut self, server: McpHarness) -> Self {
         self.mcp_harnesses.push(server);
