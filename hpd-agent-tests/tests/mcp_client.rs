@@ -88,12 +88,12 @@ async fn filesystem_server_reads_a_file_the_test_wrote() {
         ChatResponse::tool_calls(vec![ToolCall::new(
             "c2",
             "read_text_file",
-            &serde_json::json!({"path": file.to_string_lossy()}).to_string(),
+            serde_json::json!({"path": file.to_string_lossy()}).to_string(),
         )]),
         ChatResponse::tool_calls(vec![ToolCall::new(
             "c3",
             "read_text_file",
-            &serde_json::json!({"path": "/etc/passwd"}).to_string(),
+            serde_json::json!({"path": "/etc/passwd"}).to_string(),
         )]),
         ChatResponse::text("read"),
     ]);

@@ -226,6 +226,9 @@ async fn collapsing_is_per_session_and_expansion_sends_list_changed() {
     server.shutdown().await;
 }
 
+/// A request that must be rejected: what it lacks, its headers, the expected status.
+type Rejected<'a> = (&'a str, Vec<(&'a str, &'a str)>, u16);
+
 /// One raw HTTP/1.1 request; returns the status code, the headers (lower-cased names) and the
 /// body.
 fn http_post(
@@ -312,7 +315,7 @@ async fn requests_without_the_token_or_from_a_foreign_origin_run_no_tool() {
         let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
             "params": {"name": "add", "arguments": {"a": 1, "b": 2}}});
         let wrong = "Bearer not-the-token".to_owned();
-        let rejected: [(&str, Vec<(&str, &str)>, u16); 4] = [
+        let rejected: [Rejected; 4] = [
             ("no token", vec![("Mcp-Session-Id", &session)], 401),
             (
                 "wrong token",

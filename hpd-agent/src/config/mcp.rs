@@ -389,7 +389,7 @@ impl Serialize for McpServerConfig {
         }
         let mut state = serializer.serialize_struct("McpServerConfig", fields.len())?;
         for (key, value) in &fields {
-            state.serialize_field(*key, value)?;
+            state.serialize_field(key, value)?;
         }
         state.end()
     }

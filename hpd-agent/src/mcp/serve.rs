@@ -148,10 +148,10 @@ impl ServerHandler for SessionHandler {
                 text.push_str(&members_text(&new_tools));
             }
         }
-        if expanded || refreshed {
-            if let Err(error) = context.peer.notify_tool_list_changed().await {
-                tracing::debug!(target: "hpd_agent::mcp", %error, "sending tools/list_changed failed");
-            }
+        if (expanded || refreshed)
+            && let Err(error) = context.peer.notify_tool_list_changed().await
+        {
+            tracing::debug!(target: "hpd_agent::mcp", %error, "sending tools/list_changed failed");
         }
         let content = vec![ContentBlock::text(text)];
         Ok(CallToolResponse::Complete(if is_error {
