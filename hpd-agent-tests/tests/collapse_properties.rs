@@ -1,5 +1,6 @@
-//! Property test of the collapsing rules: for random sets of registered harnesses (some
-//! collapsed, some selected partially, some never collapsed) and random model calls (container
+//! Property test of the collapsing rules: for random sets of registered harnesses (Rust and
+//! built at run time, some collapsed, some selected partially, some never collapsed) and random
+//! model calls (container
 //! names, member names, qualified names in every separator and case, unknown names):
 //!
 //! - no function outside the agent's registered set is ever executed;
@@ -10,8 +11,12 @@
 //! It has its own test binary because it reads the process-wide fixture execution log.
 
 use std::collections::BTreeSet;
+use std::sync::Mutex;
 
-use hpd_agent::{AgentBuilder, ChatResponse, RecordedRequest, ScriptedChatClient, ToolCall};
+use hpd_agent::{
+    AgentBuilder, ChatResponse, DynamicHarness, HarnessBuilder, RecordedRequest,
+    ScriptedChatClient, Tool, ToolCall, ToolResult,
+};
 use hpd_agent_tests::{
     DatabaseTools, FaultTools, FileTools, MathTools, SearchTools, WeatherTools,
     executions as execution_log, reset_logs,
@@ -26,7 +31,46 @@ const HARNESSES: &[(&str, bool, &[&str])] = &[
     ("WeatherTools", false, &["get_weather", "get_forecast"]),
     ("FaultTools", false, &["explode", "echo", "ping"]),
     ("SearchTools", false, &["search", "tavily_search"]),
+    // Built at run time by `dynamic_harness`.
+    ("Radar", true, &["sweep", "track"]),
+    ("Notes", false, &["note_add", "note_list"]),
 ];
+
+/// The first index of `HARNESSES` that is built at run time.
+const FIRST_DYNAMIC: usize = 6;
+
+/// What the tools built at run time executed, as `"{Harness}.{tool}"`.
+static DYNAMIC_EXECUTIONS: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+/// The harness `HARNESSES[index]` built at run time; its tools log their executions.
+fn dynamic_harness(index: usize) -> DynamicHarness {
+    let (name, collapsed, functions) = HARNESSES[index];
+    let tools = functions.iter().map(|&function| {
+        let executed = format!("{name}.{function}");
+        Tool::new(
+            function,
+            "",
+            serde_json::json!({"type": "object"}),
+            move |_, _| {
+                let executed = executed.clone();
+                async move {
+                    DYNAMIC_EXECUTIONS
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .push(executed);
+                    ToolResult::ok("ok")
+                }
+            },
+        )
+    });
+    let builder = HarnessBuilder::new(name).tools(tools);
+    let builder = if collapsed {
+        builder.collapse(format!("{name} tools"))
+    } else {
+        builder
+    };
+    builder.build().expect("valid fixture")
+}
 
 #[derive(Debug, Clone)]
 struct Registration {
@@ -114,7 +158,20 @@ fn setup() -> impl Strategy<Value = Setup> {
         )
 }
 
-fn register(builder: AgentBuilder, r: &Registration) -> AgentBuilder {
+fn register(
+    builder: AgentBuilder,
+    r: &Registration,
+    dynamic: &[(usize, DynamicHarness)],
+) -> AgentBuilder {
+    if let Some((_, harness)) = dynamic.iter().find(|(h, _)| *h == r.harness) {
+        return match &r.selection {
+            None => builder.with_harness(harness.clone()),
+            Some(selected) => selected.iter().fold(builder, |b, &i| {
+                let name = HARNESSES[r.harness].2[i];
+                b.with_harness(harness.select([name]).expect("declared tool"))
+            }),
+        };
+    }
     macro_rules! by_type {
         ($T:ty) => {
             match &r.selection {
@@ -131,7 +188,8 @@ fn register(builder: AgentBuilder, r: &Registration) -> AgentBuilder {
         2 => by_type!(FileTools),
         3 => by_type!(WeatherTools),
         4 => by_type!(FaultTools),
-        _ => by_type!(SearchTools),
+        5 => by_type!(SearchTools),
+        _ => unreachable!("dynamic harnesses are registered above"),
     }
 }
 
@@ -233,11 +291,19 @@ fn check_request(
 
 fn run_case(setup: &Setup) -> Result<(), TestCaseError> {
     reset_logs();
+    DYNAMIC_EXECUTIONS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .clear();
     let client = ScriptedChatClient::new();
+    // One harness per index, so that several registrations of it merge.
+    let dynamic: Vec<(usize, DynamicHarness)> = (FIRST_DYNAMIC..HARNESSES.len())
+        .map(|h| (h, dynamic_harness(h)))
+        .collect();
     let builder = setup
         .registrations
         .iter()
-        .fold(AgentBuilder::new(), register);
+        .fold(AgentBuilder::new(), |b, r| register(b, r, &dynamic));
     let never: Vec<String> = setup
         .registrations
         .iter()
@@ -289,7 +355,11 @@ fn run_case(setup: &Setup) -> Result<(), TestCaseError> {
     for request in client.requests() {
         check_request(&request, &registered)?;
     }
-    for executed in execution_log() {
+    let dynamic_log = DYNAMIC_EXECUTIONS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .clone();
+    for executed in execution_log().into_iter().chain(dynamic_log) {
         prop_assert!(
             allowed.contains(&executed),
             "{} ran but is not registered",

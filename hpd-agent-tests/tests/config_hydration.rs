@@ -126,7 +126,7 @@ fn config_errors_name_the_harness_the_type_and_the_path() {
     assert!(error.to_string().contains("WeatherTools"), "{error}");
 }
 
-const SPEC_EXAMPLE: &str = r#"{
+const EXAMPLE: &str = r#"{
   "name": "assistant",
   "instructions": "Be brief.",
   "collapsing": { "never_collapse": ["WeatherTools"] },
@@ -139,7 +139,7 @@ const SPEC_EXAMPLE: &str = r#"{
   ]
 }"#;
 
-const SPEC_EXAMPLE_PASCAL: &str = r#"{
+const EXAMPLE_PASCAL: &str = r#"{
   "Name": "assistant",
   "Instructions": "Be brief.",
   "Collapsing": { "NeverCollapse": ["WeatherTools"] },
@@ -156,8 +156,8 @@ const SPEC_EXAMPLE_PASCAL: &str = r#"{
 async fn the_spec_example_round_trips_and_builds_a_working_agent() {
     use hpd_agent::{ChatResponse, ToolCall};
 
-    let config = AgentConfig::from_json(SPEC_EXAMPLE).unwrap();
-    assert_eq!(AgentConfig::from_json(SPEC_EXAMPLE_PASCAL).unwrap(), config);
+    let config = AgentConfig::from_json(EXAMPLE).unwrap();
+    assert_eq!(AgentConfig::from_json(EXAMPLE_PASCAL).unwrap(), config);
     let canonical = config.to_json();
     assert_eq!(AgentConfig::from_json(&canonical).unwrap(), config);
     assert_eq!(

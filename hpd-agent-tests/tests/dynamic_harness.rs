@@ -1,15 +1,15 @@
 //! Harnesses built at run time ([`HarnessBuilder`]): collapsing, recovery, selection,
-//! `never_collapse`, scoped middleware, duplicate names, failures of handlers, arguments that
-//! are not objects, tools added for one run, and tool lists that change between turns.
+//! `never_collapse`, scoped middleware, duplicate names, tools added for one run, and tool
+//! lists that change between turns. Build checks and failing handlers are in
+//! `dynamic_harness_failures.rs`.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
 
 use hpd_agent::{
     AgentBuilder, AgentRunConfig, BuildError, ChatResponse, DynamicHarness, FunctionCall,
-    FunctionFailure, HarnessBuilder, HookResult, Middleware, ScriptedChatClient, Tool, ToolCall,
-    ToolResult, async_trait,
+    HarnessBuilder, HookResult, Middleware, ScriptedChatClient, Tool, ToolCall, ToolResult,
+    async_trait,
 };
 use hpd_agent_tests::MathTools;
 use serde_json::{Value, json};
@@ -423,189 +423,6 @@ fn duplicate_names_across_dynamic_and_macro_harnesses_fail_the_build() {
         matches!(error, BuildError::DuplicateHarness { .. }),
         "{error}"
     );
-}
-
-#[test]
-fn build_checks_names_schemas_and_collapse_options() {
-    let tool = |name: &str, schema: Value| {
-        Tool::new(name, "", schema, |_, _| async { ToolResult::ok("") })
-    };
-    let object = || json!({"type": "object"});
-    let cases: Vec<(HarnessBuilder, &str)> = vec![
-        (HarnessBuilder::new("a".repeat(65)), "invalid harness name"),
-        (
-            HarnessBuilder::new("Ok").tool(tool("has space", object())),
-            "invalid tool name 'has space': names must match [A-Za-z0-9_-]{1,64}",
-        ),
-        (
-            HarnessBuilder::new("Ok")
-                .tool(tool("twin", object()))
-                .tool(tool("twin", object())),
-            "tool name 'twin' is registered twice: by 'Ok' and by 'Ok'",
-        ),
-        (
-            HarnessBuilder::new("Ok").tool(tool("t", json!({"type": "string"}))),
-            "the parameter schema of tool 't' is not a JSON object schema: \"type\" must be \"object\", found \"string\"",
-        ),
-        (
-            HarnessBuilder::new("Ok").tool(tool("t", json!([1]))),
-            "the parameter schema of tool 't' is not a JSON object schema: expected a JSON object",
-        ),
-        (
-            HarnessBuilder::new("Ok").tool(tool("t", json!({"properties": {}}))),
-            "\"type\": \"object\" is missing",
-        ),
-        (
-            HarnessBuilder::new("Ok").tool(tool("t", json!({"type": "object", "required": "x"}))),
-            "\"required\" must be an array of strings",
-        ),
-        (
-            HarnessBuilder::new("Ok").system_prompt("x"),
-            "harness 'Ok' sets system_prompt but is not collapsed",
-        ),
-        (
-            HarnessBuilder::new("Ok").function_result("x"),
-            "harness 'Ok' sets function_result but is not collapsed",
-        ),
-    ];
-    for (builder, expected) in cases {
-        let error = builder.build().unwrap_err().to_string();
-        assert!(
-            error.contains(expected),
-            "{error} does not contain {expected}"
-        );
-    }
-    // A schema without `properties` gets an empty one.
-    let h = HarnessBuilder::new("Ok")
-        .tool(tool("t", object()))
-        .build()
-        .unwrap();
-    let agent = AgentBuilder::new()
-        .with_harness(h)
-        .with_chat_client(ScriptedChatClient::new())
-        .build()
-        .unwrap();
-    let visible = agent.tool_session().visible_tools();
-    assert_eq!(
-        *visible[0].parameters,
-        json!({"type": "object", "properties": {}})
-    );
-}
-
-#[tokio::test]
-async fn failing_handlers_and_bad_arguments_give_error_results() {
-    let calls = Arc::new(AtomicUsize::new(0));
-    let boom = Tool::new("boom", "", json!({"type": "object"}), |_, _| async {
-        panic!("secret payload")
-    });
-    let eager = Tool::new(
-        "eager",
-        "",
-        json!({"type": "object"}),
-        |_, _| -> std::future::Ready<ToolResult> { panic!("before the future") },
-    );
-    let slow = Tool::new("slow", "", json!({"type": "object"}), |_, _| async {
-        tokio::time::sleep(Duration::from_secs(30)).await;
-        ToolResult::ok("late")
-    })
-    .with_timeout(Duration::from_millis(20));
-    let refuse = Tool::new("refuse", "", json!({"type": "object"}), |_, _| async {
-        ToolResult::error("no such city")
-    });
-    let harness = HarnessBuilder::new("Faulty")
-        .tool(boom)
-        .tool(eager)
-        .tool(slow)
-        .tool(refuse)
-        .tool(counted("forecast", &calls))
-        .build()
-        .unwrap();
-    let failures = Arc::new(std::sync::Mutex::new(Vec::new()));
-    let model = ScriptedChatClient::with_replies([
-        ChatResponse::tool_calls(vec![
-            ToolCall::new("c1", "boom", "{}"),
-            ToolCall::new("c2", "eager", ""),
-            ToolCall::new("c3", "slow", "null"),
-            ToolCall::new("c4", "refuse", "{}"),
-            ToolCall::new("c5", "forecast", "[1, 2]"),
-            ToolCall::new("c6", "forecast", "\"Oslo\""),
-            ToolCall::new("c7", "forecast", "{not json"),
-        ]),
-        ChatResponse::text("done"),
-    ]);
-    let agent = AgentBuilder::new()
-        .with_harness(harness)
-        .with_middleware(FailureLog(Arc::clone(&failures)))
-        .with_chat_client(model.clone())
-        .build()
-        .unwrap();
-    assert_eq!(agent.run("go").await.unwrap().text, "done");
-    let request = &model.requests()[1];
-    assert_eq!(
-        request.tool_result("c1"),
-        Some(("Error: function 'boom' panicked", true))
-    );
-    assert_eq!(
-        request.tool_result("c2"),
-        Some(("Error: function 'eager' panicked", true))
-    );
-    assert_eq!(
-        request.tool_result("c3"),
-        Some(("Error: function 'slow' timed out after 20 ms", true))
-    );
-    assert_eq!(request.tool_result("c4"), Some(("no such city", true)));
-    assert_eq!(
-        request.tool_result("c5"),
-        Some((
-            "Invalid arguments for 'forecast': expected a JSON object, found an array",
-            true
-        ))
-    );
-    assert_eq!(
-        request.tool_result("c6"),
-        Some((
-            "Invalid arguments for 'forecast': expected a JSON object, found a string",
-            true
-        ))
-    );
-    let (text, is_error) = request.tool_result("c7").unwrap();
-    assert!(
-        is_error
-            && text.starts_with("Invalid arguments for 'forecast': arguments are not valid JSON"),
-        "{text}"
-    );
-    assert_eq!(calls.load(Ordering::SeqCst), 0);
-    let mut failures = failures.lock().unwrap().clone();
-    failures.sort_by(|a, b| a.0.cmp(&b.0));
-    assert_eq!(
-        failures,
-        [
-            ("boom".to_owned(), FunctionFailure::Panicked),
-            ("eager".to_owned(), FunctionFailure::Panicked),
-            (
-                "refuse".to_owned(),
-                FunctionFailure::Reported("no such city".to_owned())
-            ),
-            (
-                "slow".to_owned(),
-                FunctionFailure::TimedOut(Duration::from_millis(20))
-            ),
-        ]
-    );
-}
-
-/// Records what `on_error` saw.
-struct FailureLog(Arc<std::sync::Mutex<Vec<(String, FunctionFailure)>>>);
-
-#[async_trait]
-impl Middleware for FailureLog {
-    async fn on_error(&self, call: &FunctionCall, failure: &FunctionFailure) -> HookResult {
-        self.0
-            .lock()
-            .unwrap()
-            .push((call.function_name().to_owned(), failure.clone()));
-        Ok(())
-    }
 }
 
 #[tokio::test]

@@ -1,4 +1,4 @@
-//! Sub-agents (SPEC 8): a tool that runs a child agent built from its own config.
+//! Sub-agents: a tool that runs a child agent built from its own config.
 
 use std::sync::{Arc, Mutex, PoisonError};
 

@@ -71,6 +71,81 @@
 //! - The registry creates a harness with `fn new(config: C) -> Self` (a *config constructor*;
 //!   the config comes from JSON or code, `{}` when none is given), else `fn new() -> Self`, else
 //!   `Default`. A pre-built instance can always be registered instead.
+//! - [`#[sub_agent]`](macro@sub_agent) (optionally `name = "..."`) on a method taking only
+//!   `&self` and returning a [`SubAgent`] makes the sub-agent a member of the harness: listed by
+//!   its container, visible once the container expands, guarded by the harness's scoped
+//!   middleware. The tool name is the `name` option or the method's name.
+//!
+//! # Harnesses built at run time
+//!
+//! Tools that exist only at run time (an MCP server's, tools generated from an API description,
+//! plugins) form a [`DynamicHarness`], built by [`HarnessBuilder`] from [`Tool`]s: a name, a
+//! description, a JSON parameter schema and an async handler. A dynamic harness collapses,
+//! recovers, is selected, never-collapsed, uncollapsed and guarded by scoped middleware exactly
+//! like a macro harness.
+//!
+//! ```
+//! use hpd_agent::{
+//!     AgentBuilder, ChatResponse, FunctionContext, HarnessBuilder, Middleware,
+//!     ScriptedChatClient, Tool, ToolCall, ToolResult,
+//! };
+//! use serde_json::json;
+//!
+//! #[derive(Default)]
+//! struct Audit;
+//! impl Middleware for Audit {}
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let schema = json!({
+//!     "type": "object",
+//!     "properties": {"city": {"type": "string"}},
+//!     "required": ["city"]
+//! });
+//! let weather = HarnessBuilder::new("Weather")
+//!     .collapse("Weather lookups") // omit for a plain harness
+//!     .system_prompt("Report temperatures in °C.")
+//!     .function_result("Weather tools are active.")
+//!     .tool(Tool::new(
+//!         "forecast",
+//!         "Forecast for a city",
+//!         schema,
+//!         |args: serde_json::Value, _ctx: FunctionContext| async move {
+//!             ToolResult::ok(format!("sunny in {}", args["city"].as_str().unwrap_or("?")))
+//!         },
+//!     ))
+//!     .scoped_middleware(Audit::default())
+//!     .build()?;
+//!
+//! let model = ScriptedChatClient::with_replies([
+//!     ChatResponse::tool_calls(vec![ToolCall::new("c1", "Weather", "{}")]),
+//!     ChatResponse::tool_calls(vec![ToolCall::new("c2", "forecast", r#"{"city": "Oslo"}"#)]),
+//!     ChatResponse::text("Sunny in Oslo."),
+//! ]);
+//! let agent = AgentBuilder::new()
+//!     .with_harness(weather)
+//!     .with_chat_client(model.clone())
+//!     .build()?;
+//! assert_eq!(agent.run("Weather in Oslo?").await?.text, "Sunny in Oslo.");
+//!
+//! let requests = model.requests();
+//! assert_eq!(requests[0].tool_names(), ["Weather"]);
+//! assert_eq!(requests[1].tool_names(), ["forecast"]);
+//! assert_eq!(requests[2].tool_result("c2"), Some(("sunny in Oslo", false)));
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! A harness whose tools change while the agent lives (an MCP server announcing a new list)
+//! replaces them through [`DynamicHarness::updater`]; agents take the new list from their next
+//! turn on, so one turn always sees one list. [`HarnessBuilder::before_turn`] runs an async hook
+//! at the start of every turn, where a source can reconnect.
+//!
+//! # Tools without a model
+//!
+//! [`Agent::tool_session`] gives a [`ToolSession`]: the agent's tools as a model would see them,
+//! called by name, with containers, recovery and middleware as in a turn, which is what serving
+//! an agent's tools over MCP needs ([`Agent::flat_tool_session`] lists every function).
 //!
 //! # Collapsing
 //!
@@ -123,7 +198,8 @@
 //! # Sub-agents
 //!
 //! A [`SubAgent`] is a tool (one required `input` string) that runs a child agent built from its
-//! own [`AgentConfig`]; see its docs.
+//! own [`AgentConfig`]; see its docs. Register it on its own with
+//! [`AgentBuilder::with_sub_agent`] or as a member of a harness with `#[sub_agent]`.
 //!
 //! # Choices where the contract is silent
 //!
@@ -145,6 +221,39 @@
 //! - A middleware hook that panics ends the run like one that returns an error.
 //! - Every [`AgentEvent`] is also logged through `tracing` at debug level (target `hpd_agent`),
 //!   inside a `turn` span.
+//! - Harness names match ASCII case-insensitively everywhere (registry, references,
+//!   `never_collapse`, qualified call names, duplicates); other letters compare exactly. Valid
+//!   names are ASCII, so this only decides how a non-ASCII reference is compared.
+//! - The error [`ToolResult`] of a [`Tool`] handler reaches the model as it is (no `Error: `
+//!   prefix); `on_error` hooks see it as [`FunctionFailure::Reported`].
+//! - `system_prompt` or `function_result` on a dynamic harness that is not collapsed fails
+//!   [`HarnessBuilder::build`].
+//! - Registering a dynamic harness twice (or clones of it) merges the registrations; two
+//!   different harnesses of one name (dynamic or Rust) fail the build with
+//!   [`BuildError::DuplicateHarness`], also when one of them is added for a run.
+//! - A changed tool list whose names clash with other tools is not applied: the previous list
+//!   stays and the clash is logged through `tracing` (a warning).
+//! - The tool name of a `#[sub_agent]` member is the attribute's `name` or the method name;
+//!   events and error texts use it too.
+//! - A [`ToolSession`] has no turns: turn, iteration and batch hooks do not run, and
+//!   expansions last until [`ToolSession::collapse_all`].
+//!
+//! # Where things are
+//!
+//! - [`harness`]: harnesses, Rust ([`ToolHarness`], the link-time [`registry`]) and built at
+//!   run time ([`HarnessBuilder`]), and the rules for their names.
+//! - [`tool`]: the one entry type of an agent's tool catalog ([`Function`]), results, failures,
+//!   the call context, sub-agent declarations. Every tool is called through one path.
+//! - `collapse` (internal): which tools a request carries, what a call name resolves to, the
+//!   expansion state with its instructions section and scoped pipelines, the turn-end policy.
+//! - [`middleware`]: hooks, their order, scoped pipelines.
+//! - [`agent`]: [`Agent`], [`Session`], the builder, registration, one turn, events,
+//!   sub-agents, [`ToolSession`].
+//! - [`config`]: [`AgentConfig`] and friends, key folding, config errors.
+//! - [`chat`], [`openai`], [`scripted`]: the model side.
+//!
+//! A tool call goes down from the turn (`agent`) through `collapse` (resolution, expansion) and
+//! `middleware` (the pipeline) to the catalog entry (`tool`) and its body, and back.
 //!
 //! # Harnesses in library crates
 //!

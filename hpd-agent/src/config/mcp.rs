@@ -7,7 +7,8 @@ use std::marker::PhantomData;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
 use serde::ser::{Serialize, SerializeStruct, Serializer};
 
-use super::de::{FunctionList, Keys, ListOf, NonEmptyString};
+use super::de::{FunctionList, ListOf, NonEmptyString};
+use super::keys::Keys;
 
 /// One MCP server whose tools become a harness (an entry of JSON `mcp_servers`).
 ///

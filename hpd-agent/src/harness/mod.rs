@@ -5,8 +5,12 @@
 mod dynamic;
 pub(crate) mod names;
 pub mod registry;
+mod tool;
+mod tool_list;
 
-pub use dynamic::{DynamicHarness, HarnessBuilder, Tool, ToolListUpdater};
+pub use dynamic::{DynamicHarness, HarnessBuilder};
+pub use tool::Tool;
+pub use tool_list::ToolListUpdater;
 
 use registry::HarnessEntry;
 

@@ -1,5 +1,7 @@
-//! Regression tests from a review of the runtime against the spec: each states the SPEC
-//! sentence (or the documented choice) it checks.
+//! Edge cases of registration, call resolution and run lifetime found in a review: qualified
+//! names with overlapping separators, registration order of sub-agents, config and builder
+//! merging, run-only harnesses with persisting expansions, cancellation while a hook waits,
+//! and handed parent functions. Each test states the rule (or documented choice) it checks.
 
 use hpd_agent::prelude::*;
 use hpd_agent::{
@@ -57,8 +59,8 @@ fn call(id: &str, name: &str, args: &str) -> ToolCall {
     ToolCall::new(id, name, args)
 }
 
-/// SPEC 3.3 step 4: "a qualified name `Harness{sep}function` with `{sep}` one of `.` `:` `/` `-`
-/// `__` (every split position is tried)". `Net-Tools-lookup` splits as `Net-Tools` + `lookup`.
+/// A qualified name `Harness{sep}function` (`{sep}` one of `.` `:` `/` `-` `__`) is tried at
+/// every split position: `Net-Tools-lookup` splits as `Net-Tools` + `lookup`.
 #[tokio::test]
 async fn qualified_name_tries_every_split_position() {
     let client = ScriptedChatClient::with_replies([
@@ -76,7 +78,7 @@ async fn qualified_name_tries_every_split_position() {
     assert_eq!(requests[1].tool_result("c1"), Some(("looked up", false)));
 }
 
-/// SPEC 3.3 step 4, separator `__`, split position between the 2nd and 3rd underscore of `___`.
+/// Separator `__`, split position between the 2nd and 3rd underscore of `___`.
 #[tokio::test]
 async fn qualified_name_double_underscore_overlapping_positions() {
     let client = ScriptedChatClient::with_replies([
@@ -93,8 +95,8 @@ async fn qualified_name_double_underscore_overlapping_positions() {
     assert_eq!(requests[1].tool_result("c1"), Some(("flushed", false)));
 }
 
-/// SPEC 3.2 group 1: "every sub-agent registered with `with_sub_agent`, in registration order
-/// (the agent's own registrations first, then those added for the run)".
+/// Sub-agents registered with `with_sub_agent` are always visible, in registration order (the
+/// agent's own registrations first, then those added for the run).
 #[tokio::test]
 async fn agent_sub_agent_precedes_run_added_functions() {
     let client = ScriptedChatClient::with_replies([ChatResponse::text("done")]);
@@ -119,8 +121,8 @@ async fn agent_sub_agent_precedes_run_added_functions() {
     );
 }
 
-/// SPEC 5.4: "Builder calls merge with the config entry: ... later metadata, config or
-/// instance replace earlier"; SPEC 4.2: middleware config keys match case-insensitively.
+/// Builder calls merge with the config entry (later metadata, config or instance replace
+/// earlier ones), and middleware config keys match case-insensitively.
 #[tokio::test]
 async fn later_builder_middleware_config_replaces_config_entry() {
     let _guard = SERIAL.lock().await;
@@ -152,9 +154,9 @@ async fn later_builder_middleware_config_replaces_config_entry() {
     );
 }
 
-/// SPEC 5.4: "`with_tool_harness_override(reference)` replaces the config entry of the same
-/// name entirely" and "selections are united" for builder calls: a builder selection made
-/// before the override must not be thrown away with the config entry.
+/// `with_tool_harness_override(reference)` replaces the config entry of the same name entirely,
+/// and builder selections are united: a builder selection made before the override must not be
+/// thrown away with the config entry.
 #[tokio::test]
 async fn override_does_not_drop_earlier_builder_selection() {
     let config = AgentConfig::from_json(
@@ -194,8 +196,8 @@ async fn override_does_not_drop_earlier_builder_selection() {
 // ---------------------------------------------------------------------------------------------
 // Batch 2
 
-/// SPEC 2: "an unknown harness (here and in config): `harness '{H}' not found; known harnesses:
-/// {sorted names}`" — a sub-agent's `parent_functions` (config `parent_functions`) included.
+/// An unknown harness is reported as `harness '{H}' not found; known harnesses: {sorted names}`,
+/// also when a sub-agent's `parent_functions` names it.
 #[tokio::test]
 async fn sub_agent_unknown_parent_harness_lists_sorted_names() {
     let helper = SubAgent::new("helper", "Helps.", AgentConfig::from_json("{}").unwrap())
@@ -214,8 +216,8 @@ async fn sub_agent_unknown_parent_harness_lists_sorted_names() {
     );
 }
 
-/// CONCERN (spec silent): SPEC 9: "until the model answers without tool calls or `max_iterations` ... requests have
-/// been made". With 0 the run fails before any request.
+/// A run makes requests until the model answers without tool calls or `max_iterations`
+/// requests have been made; the contract is silent on 0, which is rejected before any request.
 #[tokio::test]
 async fn max_iterations_zero_is_rejected() {
     let client = ScriptedChatClient::with_replies([ChatResponse::text("hi")]);
@@ -238,8 +240,8 @@ async fn max_iterations_zero_is_rejected() {
     assert!(client.requests().is_empty());
 }
 
-/// SPEC 3.10: run-added harnesses are "for one run"; SPEC 4.2: a scoped pipeline belongs to a
-/// harness registered for the agent/run. With persistence, a later run without the harness
+/// Harnesses added for a run are for that run only, and a scoped pipeline belongs to a harness
+/// registered for the agent or the run. With persistence, a later run without the harness
 /// must not keep running its scoped middleware or keep it expanded.
 #[tokio::test]
 async fn persisted_run_harness_pipeline_lingers_in_later_run() {
@@ -273,7 +275,8 @@ async fn persisted_run_harness_pipeline_lingers_in_later_run() {
     );
 }
 
-/// SPEC 3.2 group 1 "in registration order": a sub-agent registered before a plain harness.
+/// Always-visible tools come in registration order: a sub-agent registered before a plain
+/// harness comes first.
 #[tokio::test]
 async fn sub_agent_registered_first_is_listed_first() {
     let client = ScriptedChatClient::with_replies([ChatResponse::text("done")]);
@@ -335,7 +338,7 @@ async fn cancellation_while_a_hook_is_pending() {
     );
 }
 
-/// SPEC 8: parent functions "are visible to the child as plain tools". A child config that also
+/// Parent functions are visible to the child as plain tools. A child config that also
 /// registers the harness would give two harnesses of one name: the build refuses it clearly.
 #[tokio::test]
 async fn child_registering_a_handed_harness_is_a_build_error() {

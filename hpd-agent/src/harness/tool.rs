@@ -1,0 +1,195 @@
+//! [`Tool`]: one tool of a harness built at run time, the checks its name and schema pass, and
+//! the catalog body that runs its handler.
+
+use std::fmt;
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use serde_json::Value;
+
+use super::names::is_valid;
+use crate::error::BuildError;
+use crate::tool::{
+    ArgumentsError, CallFuture, FunctionContext, FunctionFailure, Invoke, ToolResult,
+};
+
+pub(crate) type Handler =
+    dyn Fn(Value, FunctionContext) -> BoxFuture<'static, ToolResult> + Send + Sync;
+
+/// One tool of a [`DynamicHarness`]: a name, a description, a JSON schema of its parameters and
+/// the async handler that runs it.
+///
+/// The handler gets the call's arguments (always a JSON object: empty, blank or `null`
+/// arguments count as `{}`, anything else that is not an object is answered with the
+/// invalid-arguments result without calling it) and a [`FunctionContext`]. Its [`ToolResult`]
+/// reaches the model as it is; an error result is reported to `on_error` middleware hooks as
+/// [`FunctionFailure::Reported`]. A handler that panics gives
+/// `Error: function '{name}' panicked`, one that exceeds its timeout
+/// `Error: function '{name}' timed out after {ms} ms`.
+///
+/// ```
+/// use hpd_agent::{Tool, ToolResult};
+/// use serde_json::json;
+///
+/// let echo = Tool::new(
+///     "echo",
+///     "Repeats a text",
+///     json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}),
+///     |args, _ctx| async move { ToolResult::ok(args["text"].as_str().unwrap_or_default()) },
+/// )
+/// .with_timeout(std::time::Duration::from_secs(5));
+/// assert_eq!(echo.name(), "echo");
+/// ```
+#[derive(Clone)]
+pub struct Tool {
+    pub(crate) name: String,
+    pub(crate) description: String,
+    pub(crate) schema: Value,
+    pub(crate) timeout: Option<Duration>,
+    pub(crate) handler: Arc<Handler>,
+}
+
+impl fmt::Debug for Tool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Tool")
+            .field("name", &self.name)
+            .field("description", &self.description)
+            .field("timeout", &self.timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Tool {
+    /// A tool named `name` (`[A-Za-z0-9_-]{1,64}`), described to the model by `description`,
+    /// whose parameters `schema` describes (a JSON object schema: `{"type": "object", ...}`),
+    /// run by `handler`. Names and schema are checked by [`HarnessBuilder::build`].
+    pub fn new<F, Fut>(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        schema: Value,
+        handler: F,
+    ) -> Self
+    where
+        F: Fn(Value, FunctionContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = ToolResult> + Send + 'static,
+    {
+        Tool {
+            name: name.into(),
+            description: description.into(),
+            schema,
+            timeout: None,
+            handler: Arc::new(move |arguments, ctx| Box::pin(handler(arguments, ctx))),
+        }
+    }
+
+    /// Abandons the handler's future after `timeout`; the model gets
+    /// `Error: function '{name}' timed out after {ms} ms`.
+    #[must_use]
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// The tool name.
+    #[must_use]
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The description.
+    #[must_use]
+    pub fn description(&self) -> &str {
+        &self.description
+    }
+
+    /// The parameter schema.
+    #[must_use]
+    pub fn schema(&self) -> &Value {
+        &self.schema
+    }
+
+    /// The timeout, if set.
+    #[must_use]
+    pub fn timeout(&self) -> Option<Duration> {
+        self.timeout
+    }
+}
+
+/// Checks names and schemas of a tool list and normalises the schemas.
+pub(crate) fn checked(harness: &str, tools: Vec<Tool>) -> Result<Arc<[Tool]>, BuildError> {
+    let mut seen: Vec<&str> = Vec::with_capacity(tools.len());
+    for tool in &tools {
+        if !is_valid(&tool.name) {
+            return Err(BuildError::InvalidName {
+                what: "tool",
+                name: tool.name.clone(),
+            });
+        }
+        if seen.contains(&tool.name.as_str()) {
+            return Err(BuildError::DuplicateTool {
+                name: tool.name.clone(),
+                first: harness.to_owned(),
+                second: harness.to_owned(),
+            });
+        }
+        seen.push(&tool.name);
+    }
+    tools
+        .into_iter()
+        .map(|mut tool| {
+            normalise_schema(&mut tool.schema).map_err(|reason| BuildError::InvalidSchema {
+                tool: tool.name.clone(),
+                reason,
+            })?;
+            Ok(tool)
+        })
+        .collect()
+}
+
+/// A parameter schema must be an object with `"type": "object"`; `properties` (added when
+/// missing) must be an object and `required`, when present, an array of strings.
+fn normalise_schema(schema: &mut Value) -> Result<(), String> {
+    let Value::Object(map) = schema else {
+        return Err("expected a JSON object".to_owned());
+    };
+    match map.get("type") {
+        Some(Value::String(kind)) if kind == "object" => {}
+        Some(other) => return Err(format!("\"type\" must be \"object\", found {other}")),
+        None => return Err("\"type\": \"object\" is missing".to_owned()),
+    }
+    match map.get("properties") {
+        Some(Value::Object(_)) => {}
+        Some(_) => return Err("\"properties\" must be an object".to_owned()),
+        None => {
+            map.insert(
+                "properties".to_owned(),
+                Value::Object(serde_json::Map::new()),
+            );
+        }
+    }
+    match map.get("required") {
+        None => {}
+        Some(Value::Array(items)) if items.iter().all(Value::is_string) => {}
+        Some(_) => return Err("\"required\" must be an array of strings".to_owned()),
+    }
+    Ok(())
+}
+
+/// The body of a run-time tool: its handler.
+pub(crate) struct HandlerBody(pub(crate) Arc<Handler>);
+
+impl Invoke for HandlerBody {
+    fn invoke(&self, arguments: Value, ctx: FunctionContext) -> Result<CallFuture, ArgumentsError> {
+        let future = (self.0)(arguments, ctx);
+        Ok(Box::pin(async move {
+            let result = future.await;
+            if result.is_error {
+                Err(FunctionFailure::Reported(result.text))
+            } else {
+                Ok(result.text)
+            }
+        }))
+    }
+}

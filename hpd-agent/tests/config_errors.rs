@@ -1,0 +1,425 @@
+//! JSON configuration: every error with its text and JSON path.
+
+use hpd_agent::{AgentConfig, BuildError, ConfigErrorKind, ToolHarnessReference};
+use serde_json::json;
+
+mod config_support;
+use config_support::*;
+
+// ---------------------------------------------------------------------------------------------
+// Errors
+
+#[test]
+fn invalid_json_reports_serde_json_position() {
+    let err = parse_err(r#"{"ToolHarnesses": ["#);
+    assert_eq!(err.kind(), ConfigErrorKind::Syntax);
+    assert_eq!(err.document(), "AgentConfig");
+    assert_eq!(
+        err.to_string(),
+        "invalid AgentConfig JSON: EOF while parsing a list at line 1 column 19"
+    );
+    assert_eq!((err.line(), err.column()), (Some(1), Some(19)));
+
+    let err = AgentConfig::from_json("{\n  \"name\": \"x\",\n  oops\n}").unwrap_err();
+    assert_eq!(err.kind(), ConfigErrorKind::Syntax);
+    assert!(
+        err.to_string()
+            .starts_with("invalid AgentConfig JSON: key must be a string at line 3"),
+        "{err}"
+    );
+
+    let err = AgentConfig::from_json("{} trailing").unwrap_err();
+    assert_eq!(err.kind(), ConfigErrorKind::Syntax);
+    assert!(
+        err.to_string()
+            .contains("trailing characters at line 1 column 4"),
+        "{err}"
+    );
+
+    let err = AgentConfig::from_json("").unwrap_err();
+    assert_eq!(err.kind(), ConfigErrorKind::Syntax);
+    assert!(
+        err.to_string().starts_with("invalid AgentConfig JSON: EOF"),
+        "{err}"
+    );
+}
+
+#[test]
+fn syntax_errors_win_over_earlier_config_mistakes() {
+    // The unknown key comes first in the text, but the text is not JSON.
+    let err = parse_err(r#"{"colapsing": 1, "name": "#);
+    assert_eq!(err.kind(), ConfigErrorKind::Syntax, "{err}");
+    assert!(
+        err.to_string().starts_with("invalid AgentConfig JSON: "),
+        "{err}"
+    );
+}
+
+#[test]
+fn collapsing_null_is_rejected() {
+    let err = parse_err(r#"{"collapsing": null, "ToolHarnesses": ["MathTools"]}"#);
+    assert_invalid(
+        &err,
+        "collapsing",
+        "collapsing must be an object; omit it to use the default",
+    );
+    assert_eq!(
+        err.to_string(),
+        "invalid AgentConfig at 'collapsing' (line 1, column 19): \
+         collapsing must be an object; omit it to use the default"
+    );
+    // The path names the key as written; from a value there is no position.
+    let err = AgentConfig::from_value(json!({"Collapsing": null})).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid AgentConfig at 'Collapsing': collapsing must be an object; omit it to use the default"
+    );
+    assert_eq!((err.line(), err.column()), (None, None));
+}
+
+#[test]
+fn collapsing_of_the_wrong_type_is_rejected() {
+    let err = parse_err(r#"{"collapsing": false}"#);
+    assert_invalid(
+        &err,
+        "collapsing",
+        r#"invalid type: boolean `false`, expected a collapsing object such as {"enabled": false}"#,
+    );
+    let err = parse_err(r#"{"collapsing": {"enabled": "no"}}"#);
+    assert_invalid(
+        &err,
+        "collapsing.enabled",
+        "invalid type: string \"no\", expected a boolean",
+    );
+    let err = parse_err(r#"{"collapsing": {"NeverCollapse": "MathTools"}}"#);
+    assert_invalid(
+        &err,
+        "collapsing.NeverCollapse",
+        "invalid type: string \"MathTools\", expected a list of harness names",
+    );
+}
+
+#[test]
+fn empty_functions_are_rejected_with_their_path() {
+    let err = parse_err(
+        r#"{"tool_harnesses": ["WeatherTools", {"name": "MathTools", "functions": []}]}"#,
+    );
+    assert_invalid(
+        &err,
+        "tool_harnesses[1].functions",
+        "functions is empty; omit it to expose all functions",
+    );
+    // The path uses the spelling of the document.
+    let err = AgentConfig::from_value(json!({"ToolHarnesses": [{"Name": "M", "Functions": []}]}))
+        .unwrap_err();
+    assert_invalid(
+        &err,
+        "ToolHarnesses[0].Functions",
+        "functions is empty; omit it to expose all functions",
+    );
+}
+
+#[test]
+fn a_reference_needs_a_non_empty_name() {
+    let err = parse_err(r#"{"tool_harnesses": [{"functions": ["add"]}]}"#);
+    assert_invalid(
+        &err,
+        "tool_harnesses[0]",
+        "missing key 'name' in ToolHarnessReference",
+    );
+    let err = parse_err(r#"{"tool_harnesses": ["A", ""]}"#);
+    assert_invalid(&err, "tool_harnesses[1]", "harness name is empty");
+    let err = parse_err(r#"{"tool_harnesses": [{"name": ""}]}"#);
+    assert_invalid(&err, "tool_harnesses[0].name", "harness name is empty");
+    let err = parse_err(r#"{"tool_harnesses": [{"name": null}]}"#);
+    assert_invalid(
+        &err,
+        "tool_harnesses[0].name",
+        "invalid type: null, expected a string",
+    );
+    let err = parse_err(r#"{"tool_harnesses": [42]}"#);
+    assert_invalid(
+        &err,
+        "tool_harnesses[0]",
+        "invalid type: integer `42`, expected a harness name or a harness reference object with a name",
+    );
+}
+
+#[test]
+fn wrong_types_get_serde_messages_and_paths() {
+    let err = parse_err(r#"{"max_iterations": "x"}"#);
+    assert_invalid(
+        &err,
+        "max_iterations",
+        "invalid type: string \"x\", expected usize",
+    );
+    assert_eq!(
+        err.to_string(),
+        "invalid AgentConfig at 'max_iterations' (line 1, column 22): \
+         invalid type: string \"x\", expected usize"
+    );
+
+    let err = parse_err(r#"{"name": 1}"#);
+    assert_invalid(&err, "name", "invalid type: integer `1`, expected a string");
+    assert_eq!((err.line(), err.column()), (Some(1), Some(10)));
+
+    let err = parse_err(r#"{"tool_harnesses": {"name": "x"}}"#);
+    assert_invalid(
+        &err,
+        "tool_harnesses",
+        "invalid type: map, expected a list of harness references",
+    );
+    let err = parse_err(r#"{"tool_harnesses": null}"#);
+    assert_invalid(
+        &err,
+        "tool_harnesses",
+        "invalid type: null, expected a list of harness references",
+    );
+    let err = parse_err(r#"{"tool_harnesses": [{"name": "x", "functions": ["a", 2]}]}"#);
+    assert_invalid(
+        &err,
+        "tool_harnesses[0].functions[1]",
+        "invalid type: integer `2`, expected a string",
+    );
+    let err = parse_err(r#"{"tool_harnesses": [{"name": "x", "middleware_configs": []}]}"#);
+    assert_invalid(
+        &err,
+        "tool_harnesses[0].middleware_configs",
+        "expected an object mapping middleware type names to their configs",
+    );
+    let err = parse_err(r#"{"model": "gpt-4o"}"#);
+    assert_invalid(
+        &err,
+        "model",
+        "expected a model object (provider, model, base_url)",
+    );
+    let err = parse_err("[]");
+    assert_invalid(
+        &err,
+        ".",
+        "invalid type: sequence, expected an AgentConfig object",
+    );
+    let err = parse_err("null");
+    assert_invalid(
+        &err,
+        ".",
+        "invalid type: null, expected an AgentConfig object",
+    );
+}
+
+#[test]
+fn nested_errors_carry_the_full_path() {
+    let err = parse_err(
+        r#"{"sub_agents": [{"name": "a", "description": "d",
+            "config": {"tool_harnesses": ["X", {"name": "Y", "functions": []}]}}]}"#,
+    );
+    assert_invalid(
+        &err,
+        "sub_agents[0].config.tool_harnesses[1].functions",
+        "functions is empty; omit it to expose all functions",
+    );
+    assert_eq!(err.line(), Some(2));
+    let err = parse_err(
+        r#"{"sub_agents": [{"name": "a", "description": "d", "config": {"collapsing": null}}]}"#,
+    );
+    assert_invalid(
+        &err,
+        "sub_agents[0].config.collapsing",
+        "collapsing must be an object; omit it to use the default",
+    );
+}
+
+#[test]
+fn sub_agent_entries_need_name_and_description() {
+    let err = parse_err(r#"{"sub_agents": [{"description": "d"}]}"#);
+    assert_invalid(
+        &err,
+        "sub_agents[0]",
+        "missing key 'name' in SubAgentConfig",
+    );
+    let err = parse_err(r#"{"sub_agents": [{"name": "a"}]}"#);
+    assert_invalid(
+        &err,
+        "sub_agents[0]",
+        "missing key 'description' in SubAgentConfig",
+    );
+    let err = parse_err(r#"{"sub_agents": [{"name": "", "description": "d"}]}"#);
+    assert_invalid(&err, "sub_agents[0].name", "sub-agent name is empty");
+    let err = parse_err(r#"{"sub_agents": [{"name": "a", "description": "d", "config": null}]}"#);
+    assert_invalid(
+        &err,
+        "sub_agents[0].config",
+        "invalid type: null, expected an AgentConfig object",
+    );
+    let err = parse_err(
+        r#"{"sub_agents": [{"name": "a", "description": "d", "parent_functions": "X.y"}]}"#,
+    );
+    assert_invalid(
+        &err,
+        "sub_agents[0].parent_functions",
+        "expected a list of 'Harness.function' references",
+    );
+}
+
+#[test]
+fn unknown_keys_are_named_at_every_level_with_the_known_keys() {
+    let cases: [(&str, &str, &str, &str); 7] = [
+        (
+            r#"{"colapsing": {"enabled": false}, "ToolHarnesses": ["MathTools"]}"#,
+            ".",
+            "unknown key 'colapsing' in AgentConfig (did you mean 'collapsing'?); ",
+            AGENT_KNOWN,
+        ),
+        (
+            r#"{"collapsing": {"Enable": false}}"#,
+            "collapsing",
+            "unknown key 'Enable' in CollapsingConfig (did you mean 'enabled'?); ",
+            COLLAPSING_KNOWN,
+        ),
+        (
+            r#"{"model": {"name": "gpt"}}"#,
+            "model",
+            "unknown key 'name' in ModelConfig; ",
+            MODEL_KNOWN,
+        ),
+        (
+            r#"{"tool_harnesses": ["A", {"name": "B", "Fucntions": ["x"]}]}"#,
+            "tool_harnesses[1]",
+            "unknown key 'Fucntions' in ToolHarnessReference (did you mean 'functions'?); ",
+            REFERENCE_KNOWN,
+        ),
+        (
+            r#"{"sub_agents": [{"name": "a", "description": "d", "tools": []}]}"#,
+            "sub_agents[0]",
+            "unknown key 'tools' in SubAgentConfig; ",
+            SUB_AGENT_KNOWN,
+        ),
+        (
+            r#"{"sub_agents": [{"name": "a", "description": "d", "config": {"parent_functions": []}}]}"#,
+            "sub_agents[0].config",
+            "unknown key 'parent_functions' in AgentConfig; ",
+            AGENT_KNOWN,
+        ),
+        (
+            r#"{"tool-harnesses": []}"#,
+            ".",
+            "unknown key 'tool-harnesses' in AgentConfig",
+            AGENT_KNOWN,
+        ),
+    ];
+    for (text, path, message, known) in cases {
+        let err = parse_err(text);
+        assert_invalid(&err, path, message);
+        assert!(err.message().contains(known), "{err}");
+    }
+}
+
+#[test]
+fn keys_that_normalise_alike_are_an_error_naming_both() {
+    let cases: [(&str, &str, &str); 8] = [
+        (
+            r#"{"ToolHarnesses": [], "tool_harnesses": []}"#,
+            ".",
+            "duplicate key in AgentConfig: 'ToolHarnesses' and 'tool_harnesses' both mean 'tool_harnesses'",
+        ),
+        (
+            r#"{"name": "a", "name": "b"}"#,
+            ".",
+            "duplicate key in AgentConfig: 'name' appears twice",
+        ),
+        (
+            r#"{"collapsing": {"Enabled": true, "enabled": false}}"#,
+            "collapsing",
+            "duplicate key in CollapsingConfig: 'Enabled' and 'enabled' both mean 'enabled'",
+        ),
+        (
+            r#"{"model": {"base_url": "a", "BaseUrl": "b"}}"#,
+            "model",
+            "duplicate key in ModelConfig: 'base_url' and 'BaseUrl' both mean 'base_url'",
+        ),
+        (
+            r#"{"tool_harnesses": [{"Name": "A", "name": "B"}]}"#,
+            "tool_harnesses[0]",
+            "duplicate key in ToolHarnessReference: 'Name' and 'name' both mean 'name'",
+        ),
+        (
+            r#"{"sub_agents": [{"name": "a", "description": "d", "ParentFunctions": [], "parentfunctions": []}]}"#,
+            "sub_agents[0]",
+            "duplicate key in SubAgentConfig: 'ParentFunctions' and 'parentfunctions' both mean 'parent_functions'",
+        ),
+        (
+            r#"{"tool_harnesses": [{"name": "A", "middleware_configs": {"DbAudit": {}, "dbaudit": {}}}]}"#,
+            "tool_harnesses[0].middleware_configs",
+            "duplicate key in middleware_configs: 'DbAudit' and 'dbaudit' name the same middleware",
+        ),
+        (
+            r#"{"tool_harnesses": [{"name": "A", "middleware_configs": {"DbAudit": {}, "DbAudit": 1}}]}"#,
+            "tool_harnesses[0].middleware_configs",
+            "duplicate key in middleware_configs: 'DbAudit' appears twice",
+        ),
+    ];
+    for (text, path, message) in cases {
+        assert_invalid(&parse_err(text), path, message);
+    }
+}
+
+#[test]
+fn config_errors_convert_into_build_errors() {
+    fn parse(text: &str) -> Result<AgentConfig, BuildError> {
+        Ok(AgentConfig::from_json(text)?)
+    }
+    let err = parse(r#"{"collapsing": null}"#).unwrap_err();
+    assert!(matches!(err, BuildError::ConfigParse(_)));
+    assert!(
+        err.to_string()
+            .contains("collapsing must be an object; omit it to use the default")
+    );
+    let source: &dyn std::error::Error = &AgentConfig::from_json("{").unwrap_err();
+    assert!(source.to_string().starts_with("invalid AgentConfig JSON: "));
+}
+
+#[test]
+fn from_value_has_the_nesting_limit_of_json_text() {
+    for depth in 100..140 {
+        let mut deep = serde_json::json!(1);
+        for _ in 0..depth {
+            deep = serde_json::json!([deep]);
+        }
+        let value = serde_json::json!({"tool_harnesses": [{"name": "H", "config": deep}]});
+        if let Ok(config) = AgentConfig::from_value(value) {
+            assert_eq!(
+                AgentConfig::from_json(&config.to_json()),
+                Ok(config),
+                "depth {depth}"
+            );
+        } else {
+            assert!(depth > 120, "depth {depth} rejected");
+        }
+    }
+    let mut deep = serde_json::json!(1);
+    for _ in 0..200 {
+        deep = serde_json::json!([deep]);
+    }
+    let error = AgentConfig::from_value(
+        serde_json::json!({"tool_harnesses": [{"name": "H", "config": deep}]}),
+    )
+    .unwrap_err();
+    assert!(error.to_string().contains("nested too deeply"), "{error}");
+    assert!(
+        error.path().starts_with("tool_harnesses[0].config[0]"),
+        "{}",
+        error.path()
+    );
+}
+
+#[test]
+fn middleware_config_keys_fold_ascii_like_the_build() {
+    let reference = ToolHarnessReference::from_json(
+        r#"{"name": "H", "middleware_configs": {"Ämw": {}, "ämw": {}}}"#,
+    );
+    assert!(reference.is_ok(), "{reference:?}");
+    let duplicate = ToolHarnessReference::from_json(
+        r#"{"name": "H", "middleware_configs": {"Audit": {}, "AUDIT": {}}}"#,
+    );
+    assert!(duplicate.is_err());
+}
