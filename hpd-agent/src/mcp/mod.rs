@@ -93,6 +93,7 @@ mod http_server;
 mod names;
 mod serve;
 mod server;
+mod source;
 
 pub use client::{DEFAULT_MAX_RESULT_CHARS, DEFAULT_TIMEOUT, McpHarness};
 pub use error::McpError;
