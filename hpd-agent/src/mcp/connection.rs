@@ -160,7 +160,7 @@ impl ClientHandler for ClientState {
 pub(crate) struct Connection {
     service: RunningService<RoleClient, ClientState>,
     server: String,
-    stderr_tail: Arc<Mutex<VecDeque<String>>>,
+    stderr_tail: Arc<StderrTail>,
     tools_changed: Arc<AtomicBool>,
 }
 
@@ -186,7 +186,7 @@ impl Connection {
             tools_changed: tools_changed.clone(),
             server: server.to_owned(),
         };
-        let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
+        let stderr_tail = Arc::new(StderrTail::new());
         let handshake = match endpoint {
             Endpoint::Stdio { command, args, env } => {
                 let mut cmd = tokio::process::Command::new(command);
@@ -209,6 +209,7 @@ impl Connection {
                 tokio::time::timeout(timeout, state.serve(transport)).await
             }
             Endpoint::Http { url, headers } => {
+                stderr_tail.finish();
                 let headers = header_map(headers).map_err(|message| McpError::Invalid {
                     server: server.to_owned(),
                     message,
@@ -224,7 +225,7 @@ impl Connection {
             Ok(Err(error)) => {
                 return Err(McpError::Handshake {
                     server: server.to_owned(),
-                    message: with_stderr(error.to_string(), &stderr_tail),
+                    message: stderr_tail.quote(error.to_string()).await,
                 });
             }
             Err(_) => {
@@ -274,7 +275,7 @@ impl Connection {
             Ok(Err(error)) => {
                 return Err(McpError::ListTools {
                     server: self.server.clone(),
-                    message: self.with_stderr(describe_service_error(&error)),
+                    message: self.stderr_tail.quote(describe_service_error(&error)).await,
                 });
             }
             Err(_) => {
@@ -304,9 +305,8 @@ impl Connection {
         timeout: Duration,
     ) -> Result<CallToolResult, CallFailure> {
         if self.is_closed() {
-            return Err(CallFailure::Closed(
-                self.with_stderr("the connection is closed".to_owned()),
-            ));
+            let message = "the connection is closed".to_owned();
+            return Err(CallFailure::Closed(self.stderr_tail.quote(message).await));
         }
         let params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
         match tokio::time::timeout(timeout, self.service.peer().call_tool(params)).await {
@@ -319,7 +319,7 @@ impl Connection {
                 "the answer is not a tool call result".to_owned(),
             )),
             Ok(Err(error)) => Err(CallFailure::Closed(
-                self.with_stderr(describe_service_error(&error)),
+                self.stderr_tail.quote(describe_service_error(&error)).await,
             )),
             Err(_) => Err(CallFailure::TimedOut(timeout)),
         }
@@ -332,10 +332,6 @@ impl Connection {
             .peer()
             .send_request(rmcp::model::ClientRequest::PingRequest(Default::default()));
         matches!(tokio::time::timeout(timeout, ping).await, Ok(Ok(_)))
-    }
-
-    fn with_stderr(&self, message: String) -> String {
-        with_stderr(message, &self.stderr_tail)
     }
 }
 
@@ -352,17 +348,55 @@ fn describe_service_error(error: &ServiceError) -> String {
     }
 }
 
-/// `message`, followed by the last lines the server wrote to stderr when there are any.
-fn with_stderr(message: String, tail: &Mutex<VecDeque<String>>) -> String {
-    let lines = tail.lock().map(|t| t.iter().cloned().collect::<Vec<_>>());
-    match lines {
-        Ok(lines) if !lines.is_empty() => {
+/// The last lines a stdio server wrote to stderr, for error messages.
+struct StderrTail {
+    lines: Mutex<VecDeque<String>>,
+    /// Becomes `true` when stderr reached its end (at once for HTTP servers).
+    done: tokio::sync::watch::Sender<bool>,
+}
+
+impl StderrTail {
+    /// How long an error message waits for a dying server's last stderr lines.
+    const SETTLE: Duration = Duration::from_millis(500);
+
+    fn new() -> Self {
+        StderrTail {
+            lines: Mutex::new(VecDeque::new()),
+            done: tokio::sync::watch::channel(false).0,
+        }
+    }
+
+    fn push(&self, line: String) {
+        if let Ok(mut lines) = self.lines.lock() {
+            if lines.len() == STDERR_TAIL_LINES {
+                lines.pop_front();
+            }
+            lines.push_back(line);
+        }
+    }
+
+    fn finish(&self) {
+        self.done.send_replace(true);
+    }
+
+    /// `message`, followed by the last lines the server wrote to stderr when there are any.
+    /// A server that is exiting gets a moment to finish writing them.
+    async fn quote(&self, message: String) -> String {
+        let mut done = self.done.subscribe();
+        let _ = tokio::time::timeout(Self::SETTLE, done.wait_for(|finished| *finished)).await;
+        let lines = self
+            .lines
+            .lock()
+            .map(|lines| lines.iter().cloned().collect::<Vec<_>>())
+            .unwrap_or_default();
+        if lines.is_empty() {
+            message
+        } else {
             format!(
                 "{message}; the server's last stderr output: {}",
                 lines.join(" | ")
             )
         }
-        _ => message,
     }
 }
 
@@ -370,18 +404,14 @@ fn with_stderr(message: String, tail: &Mutex<VecDeque<String>>) -> String {
 async fn forward_stderr(
     server: String,
     stderr: tokio::process::ChildStderr,
-    tail: Arc<Mutex<VecDeque<String>>>,
+    tail: Arc<StderrTail>,
 ) {
     let mut lines = BufReader::new(stderr).lines();
     while let Ok(Some(line)) = lines.next_line().await {
         tracing::debug!(target: "hpd_agent::mcp", server = %server, "stderr: {line}");
-        if let Ok(mut tail) = tail.lock() {
-            if tail.len() == STDERR_TAIL_LINES {
-                tail.pop_front();
-            }
-            tail.push_back(line);
-        }
+        tail.push(line);
     }
+    tail.finish();
 }
 
 #[cfg(test)]
