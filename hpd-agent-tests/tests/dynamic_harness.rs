@@ -534,3 +534,35 @@ fn dynamic_harness_is_clone_send_sync() {
     check::<DynamicHarness>();
     check::<Tool>();
 }
+
+/// What a tool's handler owns (a connection, a child process) lives as long as the harness is
+/// used, and no longer: an updater does not keep it alive.
+#[test]
+fn dropping_the_last_user_of_a_harness_drops_its_tools() {
+    struct Guard(Arc<AtomicUsize>);
+    impl Drop for Guard {
+        fn drop(&mut self) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+    let dropped = Arc::new(AtomicUsize::new(0));
+    let guard = Arc::new(Guard(Arc::clone(&dropped)));
+    let tool = Tool::new("held", "", json!({"type": "object"}), move |_, _| {
+        let _connection = Arc::clone(&guard);
+        async { ToolResult::ok("") }
+    });
+    let harness = HarnessBuilder::new("Held").tool(tool).build().unwrap();
+    let updater = harness.updater();
+    let agent = AgentBuilder::new()
+        .with_harness(harness.clone())
+        .with_chat_client(ScriptedChatClient::new())
+        .build()
+        .unwrap();
+    drop(harness);
+    assert_eq!(dropped.load(Ordering::SeqCst), 0, "the agent still uses it");
+    assert_eq!(updater.generation(), Some(0));
+    drop(agent);
+    assert_eq!(dropped.load(Ordering::SeqCst), 1);
+    assert!(!updater.replace(Vec::new()).unwrap());
+    assert_eq!(updater.generation(), None);
+}

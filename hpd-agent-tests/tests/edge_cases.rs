@@ -365,3 +365,82 @@ async fn child_registering_a_handed_harness_is_a_build_error() {
         "sub-agent 'helper': harness 'MathTools' is registered by the sub-agent's own config and also handed to it through parent_functions; use one or the other"
     );
 }
+
+/// A collapsed harness whose name starts with `K`, which Unicode lower-cases from the Kelvin
+/// sign too.
+#[derive(Default)]
+pub struct KelvinTools;
+
+#[collapse("Temperatures")]
+impl KelvinTools {
+    /// Converts to kelvin.
+    #[ai_function]
+    fn to_kelvin(&self, celsius: f64) -> f64 {
+        celsius + 273.15
+    }
+}
+
+/// Harness names fold ASCII case only, everywhere: the registry, references, `never_collapse`
+/// and qualified call names agree that `KELVINTOOLS` is `KelvinTools` and that a name starting
+/// with the Kelvin sign (U+212A, which Unicode lower-cases to `k`) is not.
+#[tokio::test]
+async fn harness_names_fold_ascii_case_only() {
+    let kelvin_sign = "\u{212A}elvinTools";
+    let registry = hpd_agent::Registry::global();
+    assert!(registry.get("KELVINTOOLS").is_some());
+    assert!(registry.get(kelvin_sign).is_none());
+
+    let error = AgentBuilder::new()
+        .with_tool_ref(format!("{kelvin_sign}.to_kelvin"))
+        .with_chat_client(ScriptedChatClient::new())
+        .build()
+        .unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .starts_with(&format!("harness '{kelvin_sign}' not found")),
+        "{error}"
+    );
+
+    let visible = |never: &str| {
+        let never = never.to_owned();
+        AgentBuilder::new()
+            .with_tool_harness::<KelvinTools>()
+            .configure_harness_collapsing(|c| c.never_collapse.push(never))
+            .with_chat_client(ScriptedChatClient::new())
+            .build()
+            .unwrap()
+            .initial_tool_names()
+    };
+    assert_eq!(visible("kelvintools"), ["to_kelvin"]);
+    assert_eq!(visible(kelvin_sign), ["KelvinTools"]);
+
+    let model = ScriptedChatClient::with_replies([
+        ChatResponse::tool_calls(vec![
+            call("c1", &format!("{kelvin_sign}.to_kelvin"), "{}"),
+            call("c2", "kelvintools:to_kelvin", "{}"),
+        ]),
+        ChatResponse::text("done"),
+    ]);
+    let agent = AgentBuilder::new()
+        .with_tool_harness::<KelvinTools>()
+        .with_chat_client(model.clone())
+        .build()
+        .unwrap();
+    agent.run("go").await.unwrap();
+    let request = &model.requests()[1];
+    assert_eq!(
+        request.tool_result("c1"),
+        Some((
+            "Function '\u{212A}elvinTools.to_kelvin' not found. Available functions: KelvinTools",
+            true
+        ))
+    );
+    assert_eq!(
+        request.tool_result("c2"),
+        Some((
+            "KelvinTools expanded. Available functions: to_kelvin. Call to_kelvin again to run it.",
+            false
+        ))
+    );
+}

@@ -19,7 +19,7 @@ use quote::ToTokens;
 mod args;
 #[path = "../../hpd-agent-macros/src/ast.rs"]
 mod ast;
-#[path = "../../hpd-agent-macros/src/expand.rs"]
+#[path = "../../hpd-agent-macros/src/expand/mod.rs"]
 mod expand;
 // `ai_function_outside_harness` is only called by the macro crate's entry point.
 #[allow(dead_code)]

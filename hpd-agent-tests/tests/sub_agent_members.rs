@@ -178,3 +178,52 @@ fn sub_agent_members_can_be_selected_and_uncollapsed() {
         "tool name 'researcher' is registered twice: by 'Research' and by 'sub-agent researcher'"
     );
 }
+
+/// Logs the sub-agent calls its harness's scoped pipeline sees.
+#[derive(Default)]
+struct Watch;
+
+static WATCHED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+#[async_trait]
+impl hpd_agent::Middleware for Watch {
+    async fn before_function(&self, call: &mut hpd_agent::FunctionCall) -> hpd_agent::HookResult {
+        WATCHED
+            .lock()
+            .unwrap()
+            .push(format!("{}/{}", call.harness_name(), call.function_name()));
+        Ok(())
+    }
+}
+
+#[derive(Default)]
+struct Guarded;
+
+#[collapse("Guarded delegation", middlewares = [Watch])]
+impl Guarded {
+    #[sub_agent]
+    fn delegate(&self) -> SubAgent {
+        SubAgent::new("delegate", "Delegates.", AgentConfig::default())
+    }
+}
+
+#[tokio::test]
+async fn a_sub_agent_member_runs_through_its_harness_scoped_middleware() {
+    let model = ScriptedChatClient::with_replies([
+        call("c1", "Guarded", "{}"),
+        call("c2", "delegate", r#"{"input": "x"}"#),
+        ChatResponse::text("child"),
+        ChatResponse::text("done"),
+    ]);
+    let agent = AgentBuilder::new()
+        .with_tool_harness::<Guarded>()
+        .with_chat_client(model.clone())
+        .build()
+        .unwrap();
+    agent.run("go").await.unwrap();
+    assert_eq!(*WATCHED.lock().unwrap(), ["Guarded/delegate"]);
+    assert_eq!(
+        model.requests()[3].tool_result("c2"),
+        Some(("child", false))
+    );
+}

@@ -296,3 +296,17 @@ async fn refresh_picks_up_a_changed_tool_list_and_cancellation_stops_calls() {
     let (outcome, ()) = tokio::join!(call, cancel);
     assert!(matches!(outcome, Err(RunError::Cancelled)), "{outcome:?}");
 }
+
+/// A server keeps one session per client and calls it from many tasks.
+#[test]
+fn tool_sessions_and_their_calls_are_send() {
+    fn send_sync<T: Send + Sync>(_: &T) {}
+    fn send<T: Send>(_: &T) {}
+    let lines = Arc::new(Mutex::new(Vec::new()));
+    let tools = agent(&lines).tool_session();
+    send_sync(&tools);
+    let call = tools.call("add", "{}", "c1");
+    send(&call);
+    let refresh = tools.refresh();
+    send(&refresh);
+}

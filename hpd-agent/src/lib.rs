@@ -208,8 +208,9 @@
 //!   as `{}`) are invalid.
 //! - A harness added for one run ([`AgentRunConfig`]) that the agent already registers keeps the
 //!   agent's registration.
-//! - Sub-agent tools are always visible: they take their registration place among the plain
-//!   functions (config `sub_agents` come after the config's `tool_harnesses`).
+//! - Sub-agent tools registered with [`AgentBuilder::with_sub_agent`] are always visible: they
+//!   take their registration place among the plain functions (config `sub_agents` come after
+//!   the config's `tool_harnesses`). `#[sub_agent]` members follow their harness's visibility.
 //! - A sub-agent config may not register a harness that `parent_functions` hands to it (two
 //!   harnesses of one name); the build says so.
 //! - `max_iterations` must be at least 1.
@@ -298,7 +299,9 @@ pub use config::{
     McpTransportConfig, ModelConfig, RunConfigData, SubAgentConfig, ToolHarnessReference,
 };
 pub use error::{BuildError, ConstructError, HydrateError, RegistryError, RunError};
-pub use harness::{DynamicHarness, HarnessBuilder, Tool, ToolHarness, ToolListUpdater};
+pub use harness::{
+    DynamicHarness, HarnessBuilder, IntoToolSchema, Tool, ToolHarness, ToolListUpdater,
+};
 pub use hpd_agent_macros::{ai_function, collapse, sub_agent, tool_harness};
 pub use middleware::{
     ConfigurableMiddleware, FunctionCall, HookResult, IterationInfo, Middleware, MiddlewareError,

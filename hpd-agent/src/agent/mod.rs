@@ -311,7 +311,22 @@ impl AgentRunConfig {
         self
     }
 
-    /// Adds a harness built at run time for this run.
+    /// Adds a harness built at run time for this run. It follows the visibility and collapsing
+    /// rules after the agent's own harnesses; one the agent already registers keeps the agent's
+    /// registration, and a different harness of the name of one of the agent's fails the run.
+    ///
+    /// ```
+    /// use hpd_agent::{AgentRunConfig, HarnessBuilder, Tool, ToolResult};
+    /// use serde_json::json;
+    ///
+    /// let now = Tool::new("now", "The time", json!({"type": "object"}), |_, _| async {
+    ///     ToolResult::ok("12:00")
+    /// });
+    /// let clock = HarnessBuilder::new("Clock").tool(now).build()?;
+    /// let run = AgentRunConfig::new().with_harness(clock);
+    /// # drop(run);
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
     pub fn with_harness(mut self, harness: DynamicHarness) -> Self {
         self.registrations.add_dynamic(harness);
         self

@@ -17,6 +17,7 @@ use super::events::{AgentEvent, Emitter};
 
 /// What one [`ToolSession::call`] did.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ToolCallOutcome {
     /// The result the caller gets.
     pub result: ToolResult,
@@ -26,6 +27,9 @@ pub struct ToolCallOutcome {
 }
 
 struct State {
+    /// The agent's toolset this session was prepared from.
+    base: Arc<Toolset>,
+    /// `base`, or its flat form.
     tools: Arc<Toolset>,
     expansion: Expansion,
     /// Whether the pipelines of harnesses visible without expansion exist.
@@ -118,12 +122,14 @@ impl Agent {
 
 impl ToolSession {
     fn new(agent: Agent, flat: bool) -> Self {
-        let tools = Self::prepare(agent.inner.tools.current(), flat);
+        let base = agent.inner.tools.current();
+        let tools = Self::prepare(&base, flat);
         ToolSession {
             agent,
             flat,
             cancellation: CancellationToken::new(),
             state: Mutex::new(State {
+                base,
                 tools,
                 expansion: Expansion::default(),
                 started: false,
@@ -131,8 +137,12 @@ impl ToolSession {
         }
     }
 
-    fn prepare(tools: Arc<Toolset>, flat: bool) -> Arc<Toolset> {
-        if flat { Arc::new(tools.flat()) } else { tools }
+    fn prepare(base: &Arc<Toolset>, flat: bool) -> Arc<Toolset> {
+        if flat {
+            Arc::new(base.flat())
+        } else {
+            Arc::clone(base)
+        }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
@@ -146,6 +156,12 @@ impl ToolSession {
     pub fn with_cancellation(mut self, token: CancellationToken) -> Self {
         self.cancellation = token;
         self
+    }
+
+    /// The agent whose tools this session drives.
+    #[must_use]
+    pub fn agent(&self) -> &Agent {
+        &self.agent
     }
 
     /// Whether every function is listed (no containers).
@@ -187,11 +203,13 @@ impl ToolSession {
     /// current tool lists. Expansions of harnesses that are still registered stay. Returns
     /// whether the visible tools changed.
     pub async fn refresh(&self) -> bool {
-        let fresh = Self::prepare(self.agent.inner.tools.for_turn().await, self.flat);
+        let base = self.agent.inner.tools.for_turn().await;
         let mut state = self.lock();
-        if Arc::ptr_eq(&fresh, &state.tools) {
+        if Arc::ptr_eq(&base, &state.base) {
             return false;
         }
+        let fresh = Self::prepare(&base, self.flat);
+        state.base = base;
         let before = state.tools.visible(&state.expansion.expanded);
         let expansion = std::mem::take(&mut state.expansion);
         state.expansion = expansion.persisting(&fresh);
@@ -256,6 +274,7 @@ impl ToolSession {
                 tools,
                 expansion,
                 started,
+                ..
             } = &mut *state;
             if !*started {
                 expansion.start(tools)?;

@@ -248,6 +248,8 @@ impl Toolset {
     pub(crate) fn flat(&self) -> Toolset {
         let mut settings = self.settings.clone();
         settings.enabled = false;
+        // Without containers there are fewer names than in `self`, which indexed: nothing can
+        // clash, so the fallback is never taken.
         Self::index(self.catalog.clone(), self.extras.clone(), settings)
             .unwrap_or_else(|_| self.clone())
     }

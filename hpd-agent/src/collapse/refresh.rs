@@ -19,37 +19,33 @@ impl LiveToolset {
         }
     }
 
-    /// The toolset as it is now, without running hooks.
+    /// The toolset with the current tool lists (rebuilt when one changed), without running
+    /// hooks. A changed list whose names clash with other tools is not applied: the previous
+    /// toolset stays and the clash is reported through `tracing`.
     pub(crate) fn current(&self) -> Arc<Toolset> {
-        Arc::clone(&self.current.lock().unwrap_or_else(PoisonError::into_inner))
-    }
-
-    /// Runs the `before_turn` hooks, then returns the toolset with the current tool lists
-    /// (rebuilt when one changed). A changed list whose names clash with other tools is not
-    /// applied: the previous toolset stays and the clash is reported through `tracing`.
-    pub(crate) async fn for_turn(&self) -> Arc<Toolset> {
-        let tools = self.current();
-        tools.before_turn().await;
-        if !tools.is_stale() {
-            return tools;
-        }
         let mut current = self.current.lock().unwrap_or_else(PoisonError::into_inner);
-        if !current.is_stale() {
-            return Arc::clone(&current);
-        }
-        match current.refreshed() {
-            Ok(fresh) => {
-                *current = Arc::new(fresh);
-            }
-            Err(error) => {
-                tracing::warn!(
-                    target: "hpd_agent",
-                    %error,
-                    "a changed tool list was not applied; the previous tools stay"
-                );
+        if current.is_stale() {
+            match current.refreshed() {
+                Ok(fresh) => *current = Arc::new(fresh),
+                Err(error) => {
+                    tracing::warn!(
+                        target: "hpd_agent",
+                        %error,
+                        "a changed tool list was not applied; the previous tools stay"
+                    );
+                    // Remember the generations seen, so the clash is reported once.
+                    *current = Arc::new(current.acknowledged());
+                }
             }
         }
         Arc::clone(&current)
+    }
+
+    /// Runs the `before_turn` hooks, then returns [`current`](Self::current).
+    pub(crate) async fn for_turn(&self) -> Arc<Toolset> {
+        let tools = Arc::clone(&self.current.lock().unwrap_or_else(PoisonError::into_inner));
+        tools.before_turn().await;
+        self.current()
     }
 }
 
@@ -73,6 +69,18 @@ impl Toolset {
                 .as_ref()
                 .is_some_and(|s| s.harness.generation() != s.generation)
         })
+    }
+
+    /// The same set, marked as built from the current generations of the tool lists (their
+    /// tools unchanged).
+    fn acknowledged(&self) -> Toolset {
+        let mut tools = self.clone();
+        for extras in &mut tools.extras {
+            if let Some(source) = &mut extras.source {
+                source.generation = source.harness.generation();
+            }
+        }
+        tools
     }
 
     /// The same set with the current tool lists of the harnesses built at run time.

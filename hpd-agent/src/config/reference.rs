@@ -76,7 +76,7 @@ impl ToolHarnessReference {
     }
 
     /// Exposes only these functions (replacing an earlier selection). An empty selection is
-    /// kept as it is and rejected by the build and by [`AgentConfig::from_json`].
+    /// kept as it is and rejected by the build and by [`AgentConfig::from_json`](super::AgentConfig::from_json).
     ///
     /// # Examples
     ///

@@ -11,8 +11,8 @@ const AGENT_RUN_CONFIG: &str = "AgentRunConfig";
 /// The JSON form of `AgentRunConfig`: harnesses, instructions and an iteration
 /// limit for one run.
 ///
-/// Keys: `tool_harnesses` (harness references as in [`AgentConfig`]), `additional_instructions`
-/// and `max_iterations`, normalised as in [`AgentConfig`]. There are no collapsing settings: a
+/// Keys: `tool_harnesses` (harness references as in [`AgentConfig`](super::AgentConfig)), `additional_instructions`
+/// and `max_iterations`, normalised as in [`AgentConfig`](super::AgentConfig). There are no collapsing settings: a
 /// `collapsing` key fails with `collapsing belongs to AgentConfig, not AgentRunConfig`.
 ///
 /// # Examples
@@ -86,7 +86,7 @@ impl RunConfigData {
         parse_value(AGENT_RUN_CONFIG, value)
     }
 
-    /// Writes the run config in the canonical form of [`AgentConfig::to_json`].
+    /// Writes the run config in the canonical form of [`AgentConfig::to_json`](super::AgentConfig::to_json).
     ///
     /// # Examples
     ///

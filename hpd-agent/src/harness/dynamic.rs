@@ -15,12 +15,100 @@
 //!
 //! - [`DynamicHarness::updater`] gives a [`ToolListUpdater`] that replaces the tool list. An
 //!   agent takes each turn's tool list when the turn starts, so a replacement applies from the
-//!   next turn on and a turn always sees one stable list. The updater does not keep the harness
-//!   alive, so a notification handler may hold it.
+//!   next turn on and a turn always sees one stable list. The updater holds the list weakly,
+//!   so a notification handler may hold it without keeping the harness alive.
 //! - [`HarnessBuilder::before_turn`] registers an async hook that runs at the start of every
 //!   turn of every agent the harness is registered with (and when a
 //!   [`ToolSession`](crate::ToolSession) refreshes), before the turn's tool list is taken: a
 //!   source can reconnect there and replace its list.
+//!
+//! A source of tools (an MCP client is one) is then a function that builds a dynamic harness:
+//! its handlers forward calls to the source, its notification handler holds an updater, and its
+//! `before_turn` hook restarts a crashed source once.
+//!
+//! ```
+//! use std::sync::{Arc, Mutex};
+//!
+//! use hpd_agent::{
+//!     AgentBuilder, BuildError, ChatResponse, DynamicHarness, HarnessBuilder, ScriptedChatClient,
+//!     Tool, ToolCall, ToolResult,
+//! };
+//! use serde_json::json;
+//!
+//! /// Stands in for a connection to a server that lists tools and may go down.
+//! #[derive(Default)]
+//! struct Connection {
+//!     up: bool,
+//!     restarts: u32,
+//! }
+//!
+//! fn tool(name: &str, connection: &Arc<Mutex<Connection>>) -> Tool {
+//!     let connection = Arc::clone(connection);
+//!     let tool_name = name.to_owned();
+//!     Tool::new(name, "A remote tool", json!({"type": "object"}), move |_, _| {
+//!         let up = connection.lock().unwrap().up;
+//!         let tool_name = tool_name.clone();
+//!         async move {
+//!             if up {
+//!                 ToolResult::ok(format!("{tool_name} ran"))
+//!             } else {
+//!                 ToolResult::error("Error: server 'Remote' is not running")
+//!             }
+//!         }
+//!     })
+//! }
+//!
+//! fn connect(connection: Arc<Mutex<Connection>>) -> Result<DynamicHarness, BuildError> {
+//!     connection.lock().unwrap().up = true;
+//!     let hook_connection = Arc::clone(&connection);
+//!     HarnessBuilder::new("Remote")
+//!         .collapse("Tools of a remote server")
+//!         .tool(tool("fetch", &connection))
+//!         .before_turn(move || {
+//!             let connection = Arc::clone(&hook_connection);
+//!             async move {
+//!                 let mut connection = connection.lock().unwrap();
+//!                 if !connection.up && connection.restarts == 0 {
+//!                     connection.restarts += 1;
+//!                     connection.up = true;
+//!                 }
+//!             }
+//!         })
+//!         .build()
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let connection = Arc::new(Mutex::new(Connection::default()));
+//! let remote = connect(Arc::clone(&connection))?;
+//! let model = ScriptedChatClient::with_replies([
+//!     ChatResponse::tool_calls(vec![ToolCall::new("c1", "Remote.fetch", "{}")]),
+//!     ChatResponse::text("one"),
+//!     ChatResponse::tool_calls(vec![ToolCall::new("c2", "Remote.store", "{}")]),
+//!     ChatResponse::text("two"),
+//! ]);
+//! let agent = AgentBuilder::new()
+//!     .with_harness(remote.clone())
+//!     .with_chat_client(model.clone())
+//!     .build()?;
+//! let mut session = agent.session();
+//! session.run("first").await?;
+//!
+//! // The server announces a new list, then goes down: the next turn restarts it and sees the
+//! // new list.
+//! remote.updater().replace(vec![tool("fetch", &connection), tool("store", &connection)])?;
+//! connection.lock().unwrap().up = false;
+//! session.run("second").await?;
+//! assert_eq!(connection.lock().unwrap().restarts, 1);
+//! let requests = model.requests();
+//! assert_eq!(requests[0].tools[0].description, "Tools of a remote server (functions: fetch)");
+//! assert_eq!(
+//!     requests[2].tools[0].description,
+//!     "Tools of a remote server (functions: fetch, store)"
+//! );
+//! # Ok(())
+//! # }
+//! ```
 
 use std::fmt;
 use std::future::Future;
@@ -172,7 +260,7 @@ impl HarnessBuilder {
     }
 
     /// Runs `hook` at the start of every turn, before the turn's tool list is taken (see the
-    /// [module docs](self)). A source that lost its connection can reconnect here and replace
+    /// [crate docs](crate#harnesses-built-at-run-time)). A source that lost its connection can reconnect here and replace
     /// the tool list through a [`ToolListUpdater`]; the hook cannot fail a turn.
     pub fn before_turn<F, Fut>(mut self, hook: F) -> Self
     where
@@ -222,7 +310,6 @@ impl HarnessBuilder {
             }
         };
         let list = ToolList {
-            harness: self.name.clone(),
             state: Mutex::new(ListState {
                 generation: 0,
                 tools: checked(&self.name, self.tools)?,
@@ -359,7 +446,8 @@ impl DynamicHarness {
     #[must_use]
     pub fn updater(&self) -> ToolListUpdater {
         ToolListUpdater {
-            list: Arc::clone(&self.core.list),
+            list: Arc::downgrade(&self.core.list),
+            harness: Arc::clone(&self.core.name),
         }
     }
 

@@ -9,7 +9,7 @@ mod tool;
 mod tool_list;
 
 pub use dynamic::{DynamicHarness, HarnessBuilder};
-pub use tool::Tool;
+pub use tool::{IntoToolSchema, Tool};
 pub use tool_list::ToolListUpdater;
 
 use registry::HarnessEntry;

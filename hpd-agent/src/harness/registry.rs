@@ -32,10 +32,12 @@ use crate::tool::{
 /// A harness instance, type-erased. The generated code downcasts it back to the harness type.
 pub type HarnessObject = Arc<dyn Any + Send + Sync>;
 
+// Not public API. Used by generated code.
 /// Calls member `index` of a harness instance with JSON arguments.
 ///
 /// Returns the body's future, or an [`ArgumentsError`] when the arguments do not match the
 /// parameters (the body does not run then).
+#[doc(hidden)]
 pub type InvokeFn =
     fn(&HarnessObject, usize, Value, FunctionContext) -> Result<BodyFuture, ArgumentsError>;
 
@@ -171,6 +173,8 @@ impl HarnessEntry {
 }
 
 /// The `inventory` item a harness submits.
+// Not public API. Used by generated code.
+#[doc(hidden)]
 #[derive(Debug)]
 pub struct HarnessRegistration(pub &'static HarnessEntry);
 

@@ -18,8 +18,60 @@ use crate::tool::{
 pub(crate) type Handler =
     dyn Fn(Value, FunctionContext) -> BoxFuture<'static, ToolResult> + Send + Sync;
 
-/// One tool of a [`DynamicHarness`]: a name, a description, a JSON schema of its parameters and
-/// the async handler that runs it.
+/// What [`Tool::new`] accepts as the parameter schema: a JSON value (`serde_json::json!`, a
+/// `Value`, an object map) or JSON text. Text that is not JSON fails
+/// [`HarnessBuilder::build`](crate::HarnessBuilder::build) like any other invalid schema.
+///
+/// ```
+/// use hpd_agent::{HarnessBuilder, Tool, ToolResult};
+///
+/// let from_text = Tool::new("t", "", r#"{"type": "object"}"#, |_, _| async { ToolResult::ok("") });
+/// assert!(HarnessBuilder::new("H").tool(from_text).build().is_ok());
+/// let broken = Tool::new("t", "", "{not json", |_, _| async { ToolResult::ok("") });
+/// let error = HarnessBuilder::new("H").tool(broken).build().unwrap_err();
+/// assert!(error.to_string().contains("is not a JSON object schema: not valid JSON"));
+/// ```
+pub trait IntoToolSchema {
+    /// The schema, or why it is not one.
+    ///
+    /// # Errors
+    ///
+    /// The text is not JSON.
+    fn into_tool_schema(self) -> Result<Value, String>;
+}
+
+impl IntoToolSchema for Value {
+    fn into_tool_schema(self) -> Result<Value, String> {
+        Ok(self)
+    }
+}
+
+impl IntoToolSchema for &Value {
+    fn into_tool_schema(self) -> Result<Value, String> {
+        Ok(self.clone())
+    }
+}
+
+impl IntoToolSchema for serde_json::Map<String, Value> {
+    fn into_tool_schema(self) -> Result<Value, String> {
+        Ok(Value::Object(self))
+    }
+}
+
+impl IntoToolSchema for &str {
+    fn into_tool_schema(self) -> Result<Value, String> {
+        serde_json::from_str(self).map_err(|e| format!("not valid JSON: {e}"))
+    }
+}
+
+impl IntoToolSchema for String {
+    fn into_tool_schema(self) -> Result<Value, String> {
+        self.as_str().into_tool_schema()
+    }
+}
+
+/// One tool of a [`DynamicHarness`](crate::DynamicHarness): a name, a description, a JSON
+/// schema of its parameters and the async handler that runs it.
 ///
 /// The handler gets the call's arguments (always a JSON object: empty, blank or `null`
 /// arguments count as `{}`, anything else that is not an object is answered with the
@@ -47,6 +99,8 @@ pub struct Tool {
     pub(crate) name: String,
     pub(crate) description: String,
     pub(crate) schema: Value,
+    /// Why the schema given to [`Tool::new`] is not one; reported by the build.
+    pub(crate) schema_error: Option<String>,
     pub(crate) timeout: Option<Duration>,
     pub(crate) handler: Arc<Handler>,
 }
@@ -63,22 +117,28 @@ impl fmt::Debug for Tool {
 
 impl Tool {
     /// A tool named `name` (`[A-Za-z0-9_-]{1,64}`), described to the model by `description`,
-    /// whose parameters `schema` describes (a JSON object schema: `{"type": "object", ...}`),
-    /// run by `handler`. Names and schema are checked by [`HarnessBuilder::build`].
+    /// whose parameters `schema` describes (a JSON object schema: `{"type": "object", ...}`, as
+    /// a value or as JSON text), run by `handler`. Names and schema are checked by
+    /// [`HarnessBuilder::build`](crate::HarnessBuilder::build).
     pub fn new<F, Fut>(
         name: impl Into<String>,
         description: impl Into<String>,
-        schema: Value,
+        schema: impl IntoToolSchema,
         handler: F,
     ) -> Self
     where
         F: Fn(Value, FunctionContext) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = ToolResult> + Send + 'static,
     {
+        let (schema, schema_error) = match schema.into_tool_schema() {
+            Ok(schema) => (schema, None),
+            Err(error) => (Value::Null, Some(error)),
+        };
         Tool {
             name: name.into(),
             description: description.into(),
             schema,
+            schema_error,
             timeout: None,
             handler: Arc::new(move |arguments, ctx| Box::pin(handler(arguments, ctx))),
         }
@@ -104,7 +164,7 @@ impl Tool {
         &self.description
     }
 
-    /// The parameter schema.
+    /// The parameter schema (`null` when the text given to [`Tool::new`] was not JSON).
     #[must_use]
     pub fn schema(&self) -> &Value {
         &self.schema
@@ -139,7 +199,11 @@ pub(crate) fn checked(harness: &str, tools: Vec<Tool>) -> Result<Arc<[Tool]>, Bu
     tools
         .into_iter()
         .map(|mut tool| {
-            normalise_schema(&mut tool.schema).map_err(|reason| BuildError::InvalidSchema {
+            let checked = match tool.schema_error.take() {
+                Some(error) => Err(error),
+                None => normalise_schema(&mut tool.schema),
+            };
+            checked.map_err(|reason| BuildError::InvalidSchema {
                 tool: tool.name.clone(),
                 reason,
             })?;

@@ -2,7 +2,7 @@
 //! [`ToolListUpdater`], the handle that replaces it.
 
 use std::fmt;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 
 use super::tool::{Tool, checked};
 use crate::error::BuildError;
@@ -14,7 +14,6 @@ pub(crate) struct ListState {
 
 /// The current tool list of a dynamic harness, shared by the harness and its updaters.
 pub(crate) struct ToolList {
-    pub(crate) harness: String,
     pub(crate) state: Mutex<ListState>,
 }
 
@@ -25,8 +24,13 @@ impl ToolList {
     }
 }
 
-/// Replaces the tool list of a [`DynamicHarness`]; agents use the new list from their next
-/// turn on. Holding an updater does not keep the harness alive.
+/// Replaces the tool list of a [`DynamicHarness`](crate::DynamicHarness); agents use the new
+/// list from their next turn on.
+///
+/// An updater holds the list weakly: it keeps neither the harness nor its tools alive, so the
+/// code that learns about changes (a notification handler owned by a connection the tools use)
+/// can hold one without keeping that connection alive in a cycle. Once every clone of the
+/// harness and every agent using it are gone, [`replace`](Self::replace) returns `Ok(false)`.
 ///
 /// ```
 /// use hpd_agent::{HarnessBuilder, Tool, ToolResult};
@@ -39,41 +43,46 @@ impl ToolList {
 /// assert_eq!(harness.tool_names(), ["a", "b"]);
 /// assert_eq!(harness.generation(), 1);
 /// assert!(updater.replace(vec![tool("a"), tool("a")]).is_err());
+/// drop(harness);
+/// assert_eq!(updater.replace(vec![tool("c")]).unwrap(), false);
 /// ```
 #[derive(Clone)]
 pub struct ToolListUpdater {
-    pub(crate) list: Arc<ToolList>,
+    pub(crate) list: Weak<ToolList>,
+    pub(crate) harness: Arc<str>,
 }
 
 impl fmt::Debug for ToolListUpdater {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ToolListUpdater")
-            .field("harness", &self.list.harness)
+            .field("harness", &self.harness)
             .finish_non_exhaustive()
     }
 }
 
 impl ToolListUpdater {
-    /// Replaces the tool list, checked as [`HarnessBuilder::build`] checks it.
+    /// Replaces the tool list, checked as
+    /// [`HarnessBuilder::build`](crate::HarnessBuilder::build) checks it. Returns whether the
+    /// harness still exists (`false`: nothing to replace).
     ///
     /// # Errors
     ///
-    /// As [`HarnessBuilder::build`] for the tools; the list is left unchanged then.
-    pub fn replace(&self, tools: Vec<Tool>) -> Result<(), BuildError> {
-        let tools = checked(&self.list.harness, tools)?;
-        let mut state = self
-            .list
-            .state
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
+    /// As [`HarnessBuilder::build`](crate::HarnessBuilder::build) for the tools; the list is
+    /// left unchanged then.
+    pub fn replace(&self, tools: Vec<Tool>) -> Result<bool, BuildError> {
+        let tools = checked(&self.harness, tools)?;
+        let Some(list) = self.list.upgrade() else {
+            return Ok(false);
+        };
+        let mut state = list.state.lock().unwrap_or_else(PoisonError::into_inner);
         state.generation += 1;
         state.tools = tools;
-        Ok(())
+        Ok(true)
     }
 
-    /// How many times the tool list was replaced.
+    /// How many times the tool list was replaced; `None` once the harness is gone.
     #[must_use]
-    pub fn generation(&self) -> u64 {
-        self.list.snapshot().0
+    pub fn generation(&self) -> Option<u64> {
+        self.list.upgrade().map(|list| list.snapshot().0)
     }
 }

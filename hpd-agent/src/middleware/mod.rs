@@ -24,7 +24,14 @@
 //! `#[collapse("...", middlewares = [Audit])]` creates a fresh `Audit` at each expansion. The
 //! type either implements [`ConfigurableMiddleware`] (it gets a config from the harness's
 //! `middleware_configs`, parsed from `{}` when none is given) or implements `Default`. When it
-//! implements both, the config path is used.
+//! implements both, the config path is used. Instances added in code
+//! ([`HarnessOptions::add_scoped_middleware`](crate::HarnessOptions::add_scoped_middleware),
+//! [`HarnessBuilder::scoped_middleware`](crate::HarnessBuilder::scoped_middleware)) are shared
+//! by every expansion; [`HarnessBuilder::scoped_middleware_factory`](crate::HarnessBuilder::scoped_middleware_factory)
+//! creates a fresh one at each expansion, like the attribute.
+//!
+//! When a harness's functions are visible without expansion (a plain harness, `never_collapse`,
+//! collapsing off), its scoped pipeline is created at the start of each turn.
 //!
 //! ```
 //! use hpd_agent::prelude::*;
@@ -171,7 +178,8 @@ impl FunctionCall {
         &self.function
     }
 
-    /// The harness the function belongs to (for a sub-agent, its name).
+    /// The harness the function belongs to (for a sub-agent registered on its own, the
+    /// sub-agent's name; for a `#[sub_agent]` member, its harness).
     #[must_use]
     pub fn harness_name(&self) -> &str {
         &self.harness

@@ -14,7 +14,10 @@ mod result;
 mod sub_agent;
 
 pub use context::FunctionContext;
-pub use function::{ArgumentsError, BodyFuture, Function};
+pub use function::Function;
+// Not public API. Used by generated code.
+#[doc(hidden)]
+pub use function::{ArgumentsError, BodyFuture};
 pub use result::{FunctionFailure, ToolResult};
 pub(crate) use sub_agent::sub_agent_parameters;
 pub use sub_agent::{DEFAULT_MAX_DEPTH, SubAgent};

@@ -1,0 +1,178 @@
+//! Code generation for one member of a harness: the arguments struct and `invoke` arm of an
+//! `#[ai_function]`, the call of a `#[sub_agent]` method, and the `format!` that renders a
+//! description template.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Ident, LitStr};
+
+use super::super::ast::{Function, Harness, ParamKind, Segment, Template};
+
+pub fn arg_struct(harness: &syn::Type, index: usize, function: &Function) -> TokenStream {
+    let name = format_ident!("__HpdArgs{}", index);
+    let fields = function.arguments().map(|param| {
+        let ident = param.ident;
+        // `Self` in a parameter type means the harness, not the generated struct.
+        let ty = replace_self(param.ty.to_token_stream(), harness);
+        let forwarded = &param.forwarded;
+        let description = param
+            .description
+            .as_ref()
+            .map(|d| quote!(#[schemars(description = #d)]));
+        quote! {
+            #(#forwarded)*
+            #description
+            #ident: #ty,
+        }
+    });
+    quote! {
+        #[derive(::hpd_agent::__private::serde::Deserialize, ::hpd_agent::__private::schemars::JsonSchema)]
+        #[serde(crate = "::hpd_agent::__private::serde")]
+        #[schemars(crate = "::hpd_agent::__private::schemars")]
+        struct #name {
+            #(#fields)*
+        }
+    }
+}
+
+pub fn invoke_arm(harness: &Harness, index: usize, function: &Function) -> TokenStream {
+    let ty = harness.ty;
+    let args = format_ident!("__HpdArgs{}", index);
+    let method = &function.method.sig.ident;
+    let bindings = function.arguments().map(|p| p.ident);
+    let call_args = function.params.iter().map(|param| match param.kind {
+        ParamKind::Argument => {
+            let ident = param.ident;
+            quote!(#ident)
+        }
+        ParamKind::ContextRef => quote!(&__hpd_ctx),
+        ParamKind::Context => quote!(::core::clone::Clone::clone(&__hpd_ctx)),
+        ParamKind::Cancellation => {
+            quote!(::core::clone::Clone::clone(__hpd_ctx.cancellation_token()))
+        }
+    });
+    let sig = &function.method.sig;
+    let output_span = match &sig.output {
+        syn::ReturnType::Type(_, ty) => ty.span(),
+        syn::ReturnType::Default => sig.ident.span(),
+    };
+    // Spanned at the return type: a return type that cannot be turned into a result text is
+    // reported there.
+    // Locals are named at the call site: the user's tokens may come from different
+    // `macro_rules!` contexts (a method name from the invocation, a return type from the body).
+    let this = Ident::new("__hpd_this", Span::call_site());
+    let mut call = quote_spanned!(output_span=> <#ty>::#method(&*#this, #(#call_args),*));
+    if sig.asyncness.is_some() {
+        call = quote_spanned!(output_span=> #call.await);
+    }
+    let output = if function.returns_result {
+        quote_spanned!(output_span=> __hpd::output_result)
+    } else {
+        quote_spanned!(output_span=> __hpd::output_value)
+    };
+    // The future owns the type-erased instance (always `Send`) and downcasts inside, so the
+    // future of a synchronous method is `Send` whatever the harness type is.
+    // The instance is bound by call-site code below; name it at the call site here too, so it
+    // resolves when the user's tokens carry `macro_rules!` hygiene.
+    let instance = Ident::new("__hpd_instance", Span::call_site());
+    let body = quote_spanned! {sig.ident.span()=>
+        __hpd::Box::pin(async move {
+            let #this = __hpd_this::<#ty>(&#instance);
+            #output(#call)
+        })
+    };
+    quote! {
+        #index => {
+            let #args { #(#bindings),* } = __hpd::parse_arguments::<#args>(__hpd_arguments)?;
+            let __hpd_instance = ::std::sync::Arc::clone(__hpd_instance);
+            __hpd::Ok(#body)
+        }
+    }
+}
+
+/// Calls a `#[sub_agent]` method on an instance. Spanned at the return type, so a method that
+/// does not return a `SubAgent` is reported there.
+pub fn sub_agent_fn(harness: &Harness, index: usize, function: &Function) -> TokenStream {
+    let ty = harness.ty;
+    let make = format_ident!("__hpd_sub_agent{}", index);
+    let method = &function.method.sig.ident;
+    let sig = &function.method.sig;
+    let output_span = match &sig.output {
+        syn::ReturnType::Type(_, ty) => ty.span(),
+        syn::ReturnType::Default => sig.ident.span(),
+    };
+    let this = Ident::new("__hpd_this", Span::call_site());
+    let instance = Ident::new("__hpd_instance", Span::call_site());
+    let call = quote_spanned!(output_span=> <#ty>::#method(&*#this));
+    quote! {
+        fn #make(#instance: &__hpd::HarnessObject) -> __hpd::SubAgent {
+            let #this = __hpd_this::<#ty>(#instance);
+            #call
+        }
+    }
+}
+
+/// `format!(...)` of a template, with each field access spanned at the description so rustc
+/// reports a missing field there.
+pub fn render(template: &Template, metadata: &Ident) -> TokenStream {
+    let mut format = String::new();
+    let mut values = Vec::new();
+    for segment in &template.segments {
+        match segment {
+            Segment::Text(text) => format.push_str(&text.replace('{', "{{").replace('}', "}}")),
+            Segment::Placeholder(placeholder) => {
+                format.push_str("{}");
+                // At the description, but marked as macro output so rustc does not suggest
+                // replacing the literal with a field name.
+                let span = Span::call_site().located_at(placeholder.span);
+                let fields = placeholder.field.iter().map(|part| {
+                    if part.starts_with(|c: char| c.is_ascii_digit()) {
+                        let index = syn::Index {
+                            // Checked when the template was parsed.
+                            index: part.parse().unwrap_or_default(),
+                            span,
+                        };
+                        quote!(#index)
+                    } else {
+                        let ident = Ident::new(part, span);
+                        quote!(#ident)
+                    }
+                });
+                values.push(quote_spanned!(span=> #metadata #(.#fields)*));
+            }
+        }
+    }
+    let format = LitStr::new(&format, template.span);
+    quote!(__hpd::format!(#format #(, #values)*))
+}
+
+/// `tokens` with every `Self` replaced by the harness type.
+fn replace_self(tokens: TokenStream, harness: &syn::Type) -> TokenStream {
+    tokens
+        .into_iter()
+        .flat_map(|tree| match tree {
+            proc_macro2::TokenTree::Ident(ident) if ident == "Self" => {
+                quote_spanned!(ident.span()=> #harness)
+            }
+            proc_macro2::TokenTree::Group(group) => {
+                let mut replaced = proc_macro2::Group::new(
+                    group.delimiter(),
+                    replace_self(group.stream(), harness),
+                );
+                replaced.set_span(group.span());
+                proc_macro2::TokenTree::Group(replaced).into()
+            }
+            other => other.into(),
+        })
+        .collect()
+}
+
+/// The first `metadata` identifier of a condition, as the user wrote it.
+pub fn metadata_ident(tokens: TokenStream) -> Option<Ident> {
+    tokens.into_iter().find_map(|tree| match tree {
+        proc_macro2::TokenTree::Ident(ident) if ident == "metadata" => Some(ident),
+        proc_macro2::TokenTree::Group(group) => metadata_ident(group.stream()),
+        _ => None,
+    })
+}
