@@ -85,6 +85,7 @@
 //! [`AgentBuilder::with_mcp_server`]: crate::AgentBuilder::with_mcp_server
 //! [`AgentBuilder::build_async`]: crate::AgentBuilder::build_async
 
+mod builder;
 mod client;
 mod connection;
 mod content;

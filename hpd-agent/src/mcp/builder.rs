@@ -1,10 +1,26 @@
 //! MCP servers registered with an [`AgentBuilder`], connected by
-//! [`build_async`](AgentBuilder::build_async) (cargo feature `mcp`).
+//! [`build_async`](AgentBuilder::build_async).
 
-use crate::agent::registration::Selection;
-use crate::harness::registry::Registry;
+use crate::agent::{Connect, PendingSource};
 use crate::mcp::McpHarness;
 use crate::{Agent, AgentBuilder, BuildError};
+
+/// Connects `server`, avoiding the names given to the connector.
+fn connector(server: McpHarness) -> Connect {
+    Box::new(move |taken| {
+        Box::pin(async move {
+            let name = server.name().to_owned();
+            server
+                .reserve_names(taken)
+                .connect()
+                .await
+                .map_err(|error| BuildError::McpServer {
+                    server: name,
+                    message: error.to_string(),
+                })
+        })
+    })
+}
 
 impl AgentBuilder {
     /// Registers an MCP server, connected by [`build_async`](Self::build_async). Unlike a
@@ -27,9 +43,12 @@ impl AgentBuilder {
     /// # }
     /// # fn main() { let _ = demo(); }
     /// ```
-    pub fn with_mcp_server(mut self, server: McpHarness) -> Self {
-        self.mcp_harnesses.push(server);
-        self
+    pub fn with_mcp_server(self, server: McpHarness) -> Self {
+        let name = server.name().to_owned();
+        self.add_pending(PendingSource {
+            name,
+            connect: connector(server),
+        })
     }
 
     /// Connects the MCP servers (the config's `mcp_servers`, then those of
@@ -69,56 +88,21 @@ impl AgentBuilder {
     /// [`BuildError::McpServer`] when a server cannot be connected (its message is the
     /// [`McpError`](crate::mcp::McpError)'s), else the errors of [`build`](Self::build).
     pub async fn build_async(mut self) -> Result<Agent, BuildError> {
-        let servers: Vec<McpHarness> = std::mem::take(&mut self.mcp_servers)
+        let (configs, pending) = self.take_pending();
+        let sources = configs
             .iter()
-            .map(McpHarness::from)
-            .chain(std::mem::take(&mut self.mcp_harnesses))
-            .collect();
+            .map(|config| PendingSource {
+                name: config.name.clone(),
+                connect: connector(McpHarness::from(config)),
+            })
+            .chain(pending);
         let mut taken = self.tool_names_in_use();
-        for server in servers {
-            let name = server.name().to_owned();
-            let harness = server
-                .reserve_names(taken.clone())
-                .connect()
-                .await
-                .map_err(|error| BuildError::McpServer {
-                    server: name,
-                    message: error.to_string(),
-                })?;
+        for source in sources {
+            let harness = (source.connect)(taken.clone()).await?;
             taken.push(harness.name().to_owned());
             taken.extend(harness.tool_names());
             self = self.with_harness(harness);
         }
         self.build()
-    }
-
-    /// The tool and harness names the registrations will use, as far as they can be told
-    /// before the build (a registration the build will reject adds nothing).
-    fn tool_names_in_use(&self) -> Vec<String> {
-        let registry = Registry::global();
-        let mut names = Vec::new();
-        for registration in self.registrations.merged() {
-            let all: Vec<String> = if let Some(harness) = &registration.dynamic {
-                names.push(harness.name().to_owned());
-                harness.tool_names()
-            } else {
-                let entry = registration
-                    .entry
-                    .or_else(|| registry.get(&registration.name).map(|info| info.entry()));
-                let Some(entry) = entry else { continue };
-                names.push(entry.name.to_owned());
-                entry.function_names().map(str::to_owned).collect()
-            };
-            match &registration.selection {
-                Selection::All => names.extend(all),
-                Selection::Functions(selected) => names.extend(all.into_iter().filter(|name| {
-                    selected
-                        .iter()
-                        .any(|s| s == name || s.ends_with(&format!(".{name}")))
-                })),
-            }
-        }
-        names.extend(self.sub_agents.iter().map(|(_, s)| s.name().to_owned()));
-        names
     }
 }
