@@ -283,6 +283,25 @@ pub enum BuildError {
     /// The chat client could not be created.
     #[error(transparent)]
     Client(#[from] ChatError),
+    /// MCP servers were registered (in the config's `mcp_servers` or in code), but
+    /// [`AgentBuilder::build`](crate::AgentBuilder::build) cannot connect them.
+    #[error(
+        "MCP servers ({servers}) are connected by AgentBuilder::build_async().await, not by build(){hint}"
+    )]
+    McpNeedsBuildAsync {
+        /// The server names, comma-separated.
+        servers: String,
+        /// `""`, or a note that the `mcp` cargo feature is off.
+        hint: &'static str,
+    },
+    /// An MCP server could not be connected by `build_async`.
+    #[error("{message}")]
+    McpServer {
+        /// The server's harness name.
+        server: String,
+        /// What went wrong (naming the server).
+        message: String,
+    },
 }
 
 /// Why a run failed. The session keeps its history and can run again.

@@ -305,6 +305,9 @@ mod collapse;
 pub mod config;
 mod error;
 pub mod harness;
+#[cfg(feature = "mcp")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
+pub mod mcp;
 pub mod middleware;
 pub mod providers;
 pub mod store;
@@ -328,8 +331,8 @@ pub use chat::{
     Reasoning, TextSink, ToolCall, ToolChoice, ToolDefinition, Usage,
 };
 pub use config::{
-    AgentConfig, CollapsingConfig, ConfigError, ConfigErrorKind, ModelConfig, RunConfigData,
-    SubAgentConfig, ToolHarnessReference,
+    AgentConfig, CollapsingConfig, ConfigError, ConfigErrorKind, McpServerConfig,
+    McpTransportConfig, ModelConfig, RunConfigData, SubAgentConfig, ToolHarnessReference,
 };
 pub use error::{BuildError, ConstructError, HydrateError, RegistryError, RunError};
 pub use harness::{

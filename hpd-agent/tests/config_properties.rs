@@ -3,8 +3,8 @@
 use std::collections::BTreeMap;
 
 use hpd_agent::{
-    AgentConfig, CollapsingConfig, ConfigErrorKind, ModelConfig, ModelOptions, RunConfigData,
-    SubAgentConfig, ToolChoice, ToolHarnessReference,
+    AgentConfig, CollapsingConfig, ConfigErrorKind, McpServerConfig, McpTransportConfig,
+    ModelConfig, ModelOptions, RunConfigData, SubAgentConfig, ToolChoice, ToolHarnessReference,
 };
 use serde_json::Value;
 
@@ -277,9 +277,18 @@ mod properties {
             prop::option::of(any::<usize>()),
             collapsing(),
             prop::collection::vec(reference(), 0..4),
+            prop::collection::vec(mcp_server(), 0..3),
         )
             .prop_map(
-                |(name, instructions, model, max_iterations, collapsing, tool_harnesses)| {
+                |(
+                    name,
+                    instructions,
+                    model,
+                    max_iterations,
+                    collapsing,
+                    tool_harnesses,
+                    mcp_servers,
+                )| {
                     AgentConfig {
                         name,
                         instructions,
@@ -288,7 +297,46 @@ mod properties {
                         collapsing,
                         tool_harnesses,
                         sub_agents: Vec::new(),
+                        mcp_servers,
                     }
+                },
+            )
+    }
+
+    fn mcp_server() -> impl Strategy<Value = McpServerConfig> {
+        let transport = prop_oneof![
+            (
+                names(),
+                prop::collection::vec(any::<String>(), 0..3),
+                prop::collection::btree_map(any::<String>(), any::<String>(), 0..3),
+            )
+                .prop_map(|(command, args, env)| McpTransportConfig::Stdio {
+                    command,
+                    args,
+                    env
+                }),
+            (
+                names(),
+                prop::collection::btree_map(any::<String>(), any::<String>(), 0..3),
+            )
+                .prop_map(|(url, headers)| McpTransportConfig::Http { url, headers }),
+        ];
+        (
+            names(),
+            transport,
+            prop::option::of(any::<String>()),
+            any::<bool>(),
+            prop::option::of(prop::collection::vec(names(), 1..3)),
+            prop::option::of(1..u64::MAX),
+        )
+            .prop_map(
+                |(name, transport, description, collapse, functions, timeout_ms)| McpServerConfig {
+                    name,
+                    transport,
+                    description,
+                    collapse,
+                    functions,
+                    timeout_ms,
                 },
             )
     }

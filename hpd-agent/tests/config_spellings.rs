@@ -219,6 +219,7 @@ fn full_config() -> AgentConfig {
             .with_parent_functions(["DatabaseTools.query"]),
             SubAgentConfig::new("plain", "No config.", AgentConfig::default()),
         ],
+        ..AgentConfig::default()
     }
 }
 

@@ -3,9 +3,13 @@
 
 use std::sync::Arc;
 
+use futures::future::BoxFuture;
+
 use crate::chat::{ChatClient, ModelOptions};
 use crate::collapse::{LiveToolset, Part, Toolset};
-use crate::config::{AgentConfig, CollapsingConfig, ModelConfig, ToolHarnessReference};
+use crate::config::{
+    AgentConfig, CollapsingConfig, McpServerConfig, ModelConfig, ToolHarnessReference,
+};
 use crate::error::BuildError;
 use crate::harness::registry::Registry;
 use crate::harness::{DynamicHarness, ToolHarness};
@@ -73,6 +77,23 @@ pub struct AgentBuilder {
     /// 0 for a top-level agent; the nesting level of a sub-agent's child.
     depth: usize,
     errors: Vec<BuildError>,
+    /// MCP servers of the config, connected by `build_async` (cargo feature `mcp`).
+    mcp_servers: Vec<McpServerConfig>,
+    /// Tool sources registered in code that need connecting first (MCP servers), in order.
+    pending: Vec<PendingSource>,
+}
+
+/// Connects a tool source, given the tool and harness names the agent already uses, into the
+/// harness to register.
+pub(crate) type Connect =
+    Box<dyn FnOnce(Vec<String>) -> BoxFuture<'static, Result<DynamicHarness, BuildError>> + Send>;
+
+/// A tool source that `build_async` connects before building.
+#[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+pub(crate) struct PendingSource {
+    /// Its harness name, for messages.
+    pub(crate) name: String,
+    pub(crate) connect: Connect,
 }
 
 impl std::fmt::Debug for AgentBuilder {
@@ -114,6 +135,7 @@ impl AgentBuilder {
             .iter()
             .map(|s| (position, SubAgent::from_config(s)))
             .collect();
+        builder.mcp_servers = config.mcp_servers;
         builder
     }
 
@@ -334,6 +356,53 @@ impl AgentBuilder {
         self
     }
 
+    /// Adds a tool source that `build_async` connects (see [`PendingSource`]).
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+    pub(crate) fn add_pending(mut self, source: PendingSource) -> Self {
+        self.pending.push(source);
+        self
+    }
+
+    /// Takes the config's MCP servers and the pending sources, leaving none.
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+    pub(crate) fn take_pending(&mut self) -> (Vec<McpServerConfig>, Vec<PendingSource>) {
+        (
+            std::mem::take(&mut self.mcp_servers),
+            std::mem::take(&mut self.pending),
+        )
+    }
+
+    /// The tool and harness names the registrations will use, as far as they can be told
+    /// before the build (a registration the build will reject adds nothing).
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+    pub(crate) fn tool_names_in_use(&self) -> Vec<String> {
+        let registry = Registry::global();
+        let mut names = Vec::new();
+        for registration in self.registrations.merged() {
+            let all: Vec<String> = if let Some(harness) = &registration.dynamic {
+                names.push(harness.name().to_owned());
+                harness.tool_names()
+            } else {
+                let entry = registration
+                    .entry
+                    .or_else(|| registry.get(&registration.name).map(|info| info.entry()));
+                let Some(entry) = entry else { continue };
+                names.push(entry.name.to_owned());
+                entry.function_names().map(str::to_owned).collect()
+            };
+            match &registration.selection {
+                Selection::All => names.extend(all),
+                Selection::Functions(selected) => names.extend(all.into_iter().filter(|name| {
+                    selected
+                        .iter()
+                        .any(|s| s == name || s.ends_with(&format!(".{name}")))
+                })),
+            }
+        }
+        names.extend(self.sub_agents.iter().map(|(_, s)| s.name().to_owned()));
+        names
+    }
+
     /// Builds the agent.
     ///
     /// # Errors
@@ -341,12 +410,38 @@ impl AgentBuilder {
     /// A [`BuildError`]: an invalid tool reference, an unknown harness or function, a config,
     /// metadata or middleware config that does not fit, two tools with one name, conflicting
     /// harness names in the registry, or no chat client.
+    ///
+    /// MCP servers (the config's `mcp_servers`, or added with `with_mcp_server` under the `mcp`
+    /// cargo feature) need a connection first: `build` fails with
+    /// [`BuildError::McpNeedsBuildAsync`] for them; use `build_async`.
     pub fn build(self) -> Result<Agent, BuildError> {
         self.build_with(Vec::new())
     }
 
+    /// Fails when MCP servers wait for `build_async`.
+    fn check_no_mcp_servers(&self) -> Result<(), BuildError> {
+        let names: Vec<&str> = self
+            .mcp_servers
+            .iter()
+            .map(|s| s.name.as_str())
+            .chain(self.pending.iter().map(|p| p.name.as_str()))
+            .collect();
+        if names.is_empty() {
+            return Ok(());
+        }
+        Err(BuildError::McpNeedsBuildAsync {
+            servers: names.join(", "),
+            hint: if cfg!(feature = "mcp") {
+                ""
+            } else {
+                "; build_async needs the `mcp` cargo feature of hpd-agent"
+            },
+        })
+    }
+
     /// Builds the agent with extra, already built harnesses (a sub-agent's parent functions).
     pub(crate) fn build_with(self, extra: Vec<Part>) -> Result<Agent, BuildError> {
+        self.check_no_mcp_servers()?;
         if let Some(error) = self.errors.into_iter().next() {
             return Err(error);
         }

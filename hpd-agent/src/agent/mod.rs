@@ -29,6 +29,8 @@ use crate::store::{Binding, SessionStore, StoreError};
 
 pub use crate::tool::{DEFAULT_MAX_DEPTH, SubAgent};
 pub use builder::AgentBuilder;
+#[cfg_attr(not(feature = "mcp"), allow(unused_imports))]
+pub(crate) use builder::{Connect, PendingSource};
 pub use events::AgentEvent;
 pub use registration::HarnessOptions;
 pub use tool_session::{ToolCallOutcome, ToolSession};

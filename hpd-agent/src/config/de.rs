@@ -16,12 +16,13 @@ use serde_json::Value;
 
 use super::keys::{Keys, normalize_key};
 use super::{
-    AgentConfig, CollapsingConfig, ModelConfig, RunConfigData, SubAgentConfig, ToolHarnessReference,
+    AgentConfig, CollapsingConfig, McpServerConfig, ModelConfig, RunConfigData, SubAgentConfig,
+    ToolHarnessReference,
 };
 use crate::chat::{ModelOptions, ToolChoice};
 
 /// A string that must not be empty; the field names it in the error (`{0} is empty`).
-struct NonEmptyString(&'static str);
+pub(super) struct NonEmptyString(pub(super) &'static str);
 
 impl<'de> DeserializeSeed<'de> for NonEmptyString {
     type Value = String;
@@ -36,7 +37,7 @@ impl<'de> DeserializeSeed<'de> for NonEmptyString {
 }
 
 /// `functions`: `null` is "all functions", `[]` is an error.
-struct FunctionList;
+pub(super) struct FunctionList;
 
 impl<'de> DeserializeSeed<'de> for FunctionList {
     type Value = Option<Vec<String>>;
@@ -107,6 +108,7 @@ enum AgentKey {
     Collapsing,
     ToolHarnesses,
     SubAgents,
+    McpServers,
 }
 
 const AGENT_KEYS: &[(AgentKey, &str)] = &[
@@ -117,6 +119,7 @@ const AGENT_KEYS: &[(AgentKey, &str)] = &[
     (AgentKey::Collapsing, "collapsing"),
     (AgentKey::ToolHarnesses, "tool_harnesses"),
     (AgentKey::SubAgents, "sub_agents"),
+    (AgentKey::McpServers, "mcp_servers"),
 ];
 
 impl<'de> Deserialize<'de> for AgentConfig {
@@ -156,6 +159,12 @@ impl<'de> Visitor<'de> for AgentConfigVisitor {
                         PhantomData,
                     ))?;
                 }
+                AgentKey::McpServers => {
+                    config.mcp_servers = map.next_value_seed(ListOf::<McpServerConfig>(
+                        "a list of MCP server objects",
+                        PhantomData,
+                    ))?;
+                }
             }
         }
         Ok(config)
@@ -163,7 +172,7 @@ impl<'de> Visitor<'de> for AgentConfigVisitor {
 }
 
 /// A list with a readable `expecting` text (serde's `Vec` says only "a sequence").
-struct ListOf<T>(&'static str, PhantomData<T>);
+pub(super) struct ListOf<T>(pub(super) &'static str, pub(super) PhantomData<T>);
 
 impl<'de, T: Deserialize<'de>> DeserializeSeed<'de> for ListOf<T> {
     type Value = Vec<T>;
@@ -733,6 +742,7 @@ fn all_known_keys() -> Vec<(&'static str, Vec<&'static str>)> {
         ("ToolHarnessReference", known_keys(REFERENCE_KEYS)),
         ("SubAgentConfig", known_keys(SUB_AGENT_KEYS)),
         ("AgentRunConfig", known_keys(RUN_KEYS)),
+        ("McpServerConfig", known_keys(super::mcp::SERVER_KEYS)),
     ]
 }
 

@@ -27,6 +27,13 @@
 //!     { "name": "researcher", "description": "Looks things up.",
 //!       "config": { "instructions": "Be thorough.", "tool_harnesses": ["SearchTools"] },
 //!       "parent_functions": ["DatabaseTools.query"] }
+//!   ],
+//!   "mcp_servers": [
+//!     { "name": "Files", "command": "npx",
+//!       "args": ["-y", "@modelcontextprotocol/server-filesystem", "/data"],
+//!       "functions": ["read_text_file"], "timeout_ms": 30000 },
+//!     { "name": "Search", "url": "http://127.0.0.1:3000/mcp",
+//!       "headers": { "Authorization": "Bearer token" }, "collapse": false }
 //!   ]
 //! }
 //! ```
@@ -34,7 +41,8 @@
 //! # Keys
 //!
 //! The keys of every object this crate defines (the agent config, `model`, `model.options`
-//! and its `tool_choice` object, `collapsing`, harness references, sub-agent entries, the run config) are normalised before matching:
+//! and its `tool_choice` object, `collapsing`, harness references, sub-agent entries, MCP server
+//! entries, the run config) are normalised before matching:
 //! ASCII letters are lower-cased and `_` is removed, so `ToolHarnesses`, `toolHarnesses`,
 //! `toolharnesses` and `tool_harnesses` are one key (`-` is not removed: `tool-harnesses` is
 //! unknown). Two keys of one object that normalise alike are an error naming both; an unknown
@@ -45,7 +53,7 @@
 //! — are kept as raw [`serde_json::Value`]s, untouched (their
 //! keys are not normalised); the keys of `middleware_configs` are middleware type names, kept as
 //! written (two that differ only in case are an error, since the build matches them
-//! case-insensitively).
+//! case-insensitively). The keys of an MCP server's `env` and `headers` are kept as written too.
 //!
 //! # Values
 //!
@@ -62,6 +70,11 @@
 //!   `[]` fails with `functions is empty; omit it to expose all functions`.
 //! - A sub-agent entry needs a non-empty `name` and a `description`; `config` (an agent config)
 //!   defaults to the empty config and `parent_functions` to `[]`.
+//! - An MCP server entry needs a non-empty `name` and exactly one of `command` (a stdio server,
+//!   with optional `args` and `env`) and `url` (a streamable HTTP server, with optional
+//!   `headers`). `collapse` defaults to `true`; `functions` follows the rules of a reference's
+//!   `functions`; `timeout_ms` (`null` is absent) must be at least 1. Connecting the servers
+//!   needs `AgentBuilder::build_async` and the `mcp` cargo feature.
 //! - A run config with a `collapsing` key fails with
 //!   `collapsing belongs to AgentConfig, not AgentRunConfig`.
 //!
@@ -93,9 +106,15 @@
 //! | unknown `tool_choice` string | `unknown tool_choice '{value}'; expected "auto", "none", "required" or {"tool": "name"}` | `model.options.tool_choice` |
 //! | `tool_choice` object without `tool` | `missing key 'tool' in ToolChoice; name the tool the model must call` | `model.options.tool_choice` |
 //! | `extra` not an object | `extra must be an object of request body fields` | `model.options.extra` |
+//! | MCP server without name | `missing key 'name' in McpServerConfig; give the harness name` | the entry |
+//! | MCP server without command and url | `missing key 'command' or 'url' in McpServerConfig; give 'command' for a stdio server or 'url' for an HTTP server` | the entry |
+//! | MCP server with both | `McpServerConfig has both 'command' and 'url'; give 'command' for a stdio server or 'url' for an HTTP server` | the entry |
+//! | `headers` with `command`, `args`/`env` with `url` | `'headers' belongs to an HTTP server ('url'), not to a stdio server ('command')` (and the converse) | the entry |
+//! | `"timeout_ms": 0` | `timeout_ms must be at least 1` | `...timeout_ms` |
 //!
-//! `{Object}` is one of `AgentConfig`, `ModelConfig`, `ModelOptions`, `ToolChoice`, `CollapsingConfig`,
-//! `ToolHarnessReference`, `SubAgentConfig`, `AgentRunConfig`.
+//! `{Object}` is one of `AgentConfig`, `ModelConfig`, `ModelOptions`, `ToolChoice`,
+//! `CollapsingConfig`, `ToolHarnessReference`, `SubAgentConfig`, `McpServerConfig`,
+//! `AgentRunConfig`.
 //!
 //! # Canonical form
 //!
@@ -132,6 +151,7 @@ mod collapsing;
 mod de;
 mod error;
 mod keys;
+mod mcp;
 mod parse;
 mod reference;
 mod run;
@@ -142,6 +162,7 @@ use serde_json::Value;
 
 pub use collapsing::CollapsingConfig;
 pub use error::{ConfigError, ConfigErrorKind};
+pub use mcp::{McpServerConfig, McpTransportConfig};
 pub use reference::ToolHarnessReference;
 pub use run::RunConfigData;
 pub use sub_agent::SubAgentConfig;
@@ -194,6 +215,9 @@ pub struct AgentConfig {
     pub tool_harnesses: Vec<ToolHarnessReference>,
     /// Sub-agent tools (JSON `sub_agents`).
     pub sub_agents: Vec<SubAgentConfig>,
+    /// MCP servers whose tools become harnesses (JSON `mcp_servers`); connecting them needs
+    /// `AgentBuilder::build_async` and the `mcp` cargo feature.
+    pub mcp_servers: Vec<McpServerConfig>,
 }
 
 impl AgentConfig {

@@ -51,6 +51,11 @@ impl Serialize for AgentConfig {
                     &self.tool_harnesses
                 ),
                 (!self.sub_agents.is_empty(), "sub_agents", &self.sub_agents),
+                (
+                    !self.mcp_servers.is_empty(),
+                    "mcp_servers",
+                    &self.mcp_servers
+                ),
             ]
         )
     }

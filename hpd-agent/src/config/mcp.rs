@@ -1,0 +1,405 @@
+//! `mcp_servers`: MCP servers to connect as harnesses ([`McpServerConfig`]).
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
+use serde::ser::{Serialize, SerializeStruct, Serializer};
+
+use super::de::{FunctionList, ListOf, NonEmptyString};
+use super::keys::Keys;
+
+/// One MCP server whose tools become a harness (an entry of JSON `mcp_servers`).
+///
+/// A server is reached either by starting `command` with `args` (and extra `env`), speaking MCP
+/// on its standard streams, or at the streamable HTTP endpoint `url` (with `headers`). The
+/// harness is named `name`, collapsed behind a container unless `collapse` is `false`, and
+/// offers only `functions` when given. Connecting needs `AgentBuilder::build_async` and the
+/// `mcp` cargo feature.
+///
+/// ```
+/// use hpd_agent::{AgentConfig, McpServerConfig};
+///
+/// let config = AgentConfig::from_json(r#"{"McpServers": [
+///     {"Name": "Files", "Command": "npx", "Args": ["-y", "@modelcontextprotocol/server-filesystem", "/data"],
+///      "Functions": ["read_text_file"], "TimeoutMs": 30000},
+///     {"name": "Search", "url": "http://127.0.0.1:3000/mcp",
+///      "headers": {"Authorization": "Bearer token"}, "collapse": false}
+/// ]}"#)?;
+/// assert_eq!(
+///     config.mcp_servers[0],
+///     McpServerConfig::stdio("Files", "npx", ["-y", "@modelcontextprotocol/server-filesystem", "/data"])
+///         .with_functions(["read_text_file"])
+///         .with_timeout_ms(30000)
+/// );
+/// assert_eq!(
+///     config.mcp_servers[1],
+///     McpServerConfig::http("Search", "http://127.0.0.1:3000/mcp")
+///         .with_header("Authorization", "Bearer token")
+///         .with_collapse(false)
+/// );
+///
+/// let err = AgentConfig::from_json(r#"{"mcp_servers": [{"name": "X"}]}"#).unwrap_err();
+/// assert_eq!(err.path(), "mcp_servers[0]");
+/// assert!(err.message().starts_with("missing key 'command' or 'url' in McpServerConfig"));
+/// # Ok::<(), hpd_agent::ConfigError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct McpServerConfig {
+    /// The harness name (JSON `name`).
+    pub name: String,
+    /// How the server is reached (JSON `command`, `args`, `env` or `url`, `headers`).
+    pub transport: McpTransportConfig,
+    /// The container description (JSON `description`); `None` uses the server's instructions,
+    /// else a text naming the server.
+    pub description: Option<String>,
+    /// Whether the harness is collapsed behind a container (JSON `collapse`, default `true`).
+    pub collapse: bool,
+    /// The tools to offer, by the server's names; `None` offers all (JSON `functions`; `[]` is
+    /// rejected when parsing).
+    pub functions: Option<Vec<String>>,
+    /// The timeout of calls, the handshake and tool listings in milliseconds (JSON
+    /// `timeout_ms`); `None` is the default of 60 s.
+    pub timeout_ms: Option<u64>,
+}
+
+/// How an [`McpServerConfig`] reaches its server.
+#[derive(Debug, Clone, PartialEq)]
+pub enum McpTransportConfig {
+    /// Start a process speaking MCP on stdin and stdout.
+    Stdio {
+        /// The program (JSON `command`).
+        command: String,
+        /// Its arguments (JSON `args`, default `[]`).
+        args: Vec<String>,
+        /// Extra environment variables (JSON `env`, default `{}`).
+        env: BTreeMap<String, String>,
+    },
+    /// A streamable HTTP endpoint.
+    Http {
+        /// The endpoint URL (JSON `url`).
+        url: String,
+        /// Headers sent with every request (JSON `headers`, default `{}`).
+        headers: BTreeMap<String, String>,
+    },
+}
+
+impl McpServerConfig {
+    /// A stdio server: `command` started with `args`.
+    #[must_use]
+    pub fn stdio<I, S>(name: impl Into<String>, command: impl Into<String>, args: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        McpServerConfig::with_transport(
+            name.into(),
+            McpTransportConfig::Stdio {
+                command: command.into(),
+                args: args.into_iter().map(Into::into).collect(),
+                env: BTreeMap::new(),
+            },
+        )
+    }
+
+    /// A streamable HTTP server at `url`.
+    #[must_use]
+    pub fn http(name: impl Into<String>, url: impl Into<String>) -> Self {
+        McpServerConfig::with_transport(
+            name.into(),
+            McpTransportConfig::Http {
+                url: url.into(),
+                headers: BTreeMap::new(),
+            },
+        )
+    }
+
+    fn with_transport(name: String, transport: McpTransportConfig) -> Self {
+        McpServerConfig {
+            name,
+            transport,
+            description: None,
+            collapse: true,
+            functions: None,
+            timeout_ms: None,
+        }
+    }
+
+    /// Sets the container description.
+    #[must_use]
+    pub fn with_description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Sets whether the harness is collapsed.
+    #[must_use]
+    pub fn with_collapse(mut self, collapse: bool) -> Self {
+        self.collapse = collapse;
+        self
+    }
+
+    /// Offers only these tools.
+    #[must_use]
+    pub fn with_functions<I, S>(mut self, functions: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.functions = Some(functions.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Sets the timeout in milliseconds.
+    #[must_use]
+    pub fn with_timeout_ms(mut self, timeout_ms: u64) -> Self {
+        self.timeout_ms = Some(timeout_ms);
+        self
+    }
+
+    /// Adds an environment variable of a stdio server; ignored for an HTTP server.
+    #[must_use]
+    pub fn with_env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        if let McpTransportConfig::Stdio { env, .. } = &mut self.transport {
+            env.insert(key.into(), value.into());
+        }
+        self
+    }
+
+    /// Adds a header of an HTTP server; ignored for a stdio server.
+    #[must_use]
+    pub fn with_header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        if let McpTransportConfig::Http { headers, .. } = &mut self.transport {
+            headers.insert(name.into(), value.into());
+        }
+        self
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum ServerKey {
+    Name,
+    Command,
+    Args,
+    Env,
+    Url,
+    Headers,
+    Description,
+    Collapse,
+    Functions,
+    TimeoutMs,
+}
+
+pub(super) const SERVER_KEYS: &[(ServerKey, &str)] = &[
+    (ServerKey::Name, "name"),
+    (ServerKey::Command, "command"),
+    (ServerKey::Args, "args"),
+    (ServerKey::Env, "env"),
+    (ServerKey::Url, "url"),
+    (ServerKey::Headers, "headers"),
+    (ServerKey::Description, "description"),
+    (ServerKey::Collapse, "collapse"),
+    (ServerKey::Functions, "functions"),
+    (ServerKey::TimeoutMs, "timeout_ms"),
+];
+
+impl<'de> Deserialize<'de> for McpServerConfig {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(ServerVisitor)
+    }
+}
+
+struct ServerVisitor;
+
+/// A map of strings to strings (`env`, `headers`).
+struct StringMap(&'static str);
+
+impl<'de> de::DeserializeSeed<'de> for StringMap {
+    type Value = BTreeMap<String, String>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for StringMap {
+    type Value = BTreeMap<String, String>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut values = BTreeMap::new();
+        while let Some((key, value)) = map.next_entry::<String, String>()? {
+            if values.insert(key.clone(), value).is_some() {
+                return Err(de::Error::custom(format_args!("duplicate key '{key}'")));
+            }
+        }
+        Ok(values)
+    }
+}
+
+/// `timeout_ms`: `null` is absent, `0` is an error.
+struct TimeoutMs;
+
+impl<'de> de::DeserializeSeed<'de> for TimeoutMs {
+    type Value = Option<u64>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        let timeout = Option::<u64>::deserialize(deserializer)?;
+        if timeout == Some(0) {
+            return Err(de::Error::custom("timeout_ms must be at least 1"));
+        }
+        Ok(timeout)
+    }
+}
+
+impl<'de> Visitor<'de> for ServerVisitor {
+    type Value = McpServerConfig;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an MCP server object (name, and command or url)")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<McpServerConfig, A::Error> {
+        let mut keys = Keys::new("McpServerConfig", SERVER_KEYS);
+        let mut name = None;
+        let mut command = None;
+        let mut args = None;
+        let mut env = None;
+        let mut url = None;
+        let mut headers = None;
+        let mut description = None;
+        let mut collapse = true;
+        let mut functions = None;
+        let mut timeout_ms = None;
+        while let Some(key) = map.next_key::<String>()? {
+            match keys.identify(key)? {
+                ServerKey::Name => name = Some(map.next_value_seed(NonEmptyString("server name"))?),
+                ServerKey::Command => {
+                    command = Some(map.next_value_seed(NonEmptyString("command"))?)
+                }
+                ServerKey::Args => {
+                    args = Some(map.next_value_seed(ListOf::<String>(
+                        "a list of argument strings",
+                        PhantomData,
+                    ))?);
+                }
+                ServerKey::Env => {
+                    env =
+                        Some(map.next_value_seed(StringMap("an object of environment variables"))?);
+                }
+                ServerKey::Url => url = Some(map.next_value_seed(NonEmptyString("url"))?),
+                ServerKey::Headers => {
+                    headers = Some(map.next_value_seed(StringMap("an object of HTTP headers"))?);
+                }
+                ServerKey::Description => description = map.next_value()?,
+                ServerKey::Collapse => collapse = map.next_value()?,
+                ServerKey::Functions => functions = map.next_value_seed(FunctionList)?,
+                ServerKey::TimeoutMs => timeout_ms = map.next_value_seed(TimeoutMs)?,
+            }
+        }
+        let Some(name) = name else {
+            return Err(de::Error::custom(
+                "missing key 'name' in McpServerConfig; give the harness name",
+            ));
+        };
+        let transport = match (command, url) {
+            (Some(command), None) => {
+                if headers.is_some() {
+                    return Err(de::Error::custom(
+                        "'headers' belongs to an HTTP server ('url'), not to a stdio server ('command')",
+                    ));
+                }
+                McpTransportConfig::Stdio {
+                    command,
+                    args: args.unwrap_or_default(),
+                    env: env.unwrap_or_default(),
+                }
+            }
+            (None, Some(url)) => {
+                if let Some(key) = [(args.is_some(), "args"), (env.is_some(), "env")]
+                    .into_iter()
+                    .find_map(|(present, key)| present.then_some(key))
+                {
+                    return Err(de::Error::custom(format_args!(
+                        "'{key}' belongs to a stdio server ('command'), not to an HTTP server ('url')"
+                    )));
+                }
+                McpTransportConfig::Http {
+                    url,
+                    headers: headers.unwrap_or_default(),
+                }
+            }
+            (Some(_), Some(_)) => {
+                return Err(de::Error::custom(
+                    "McpServerConfig has both 'command' and 'url'; give 'command' for a stdio server or 'url' for an HTTP server",
+                ));
+            }
+            (None, None) => {
+                return Err(de::Error::custom(
+                    "missing key 'command' or 'url' in McpServerConfig; give 'command' for a stdio server or 'url' for an HTTP server",
+                ));
+            }
+        };
+        Ok(McpServerConfig {
+            name,
+            transport,
+            description,
+            collapse,
+            functions,
+            timeout_ms,
+        })
+    }
+}
+
+impl Serialize for McpServerConfig {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut fields: Vec<(&'static str, serde_json::Value)> =
+            vec![("name", self.name.clone().into())];
+        match &self.transport {
+            McpTransportConfig::Stdio { command, args, env } => {
+                fields.push(("command", command.clone().into()));
+                if !args.is_empty() {
+                    fields.push(("args", args.clone().into()));
+                }
+                if !env.is_empty() {
+                    fields.push(("env", string_map(env)));
+                }
+            }
+            McpTransportConfig::Http { url, headers } => {
+                fields.push(("url", url.clone().into()));
+                if !headers.is_empty() {
+                    fields.push(("headers", string_map(headers)));
+                }
+            }
+        }
+        if let Some(description) = &self.description {
+            fields.push(("description", description.clone().into()));
+        }
+        if !self.collapse {
+            fields.push(("collapse", false.into()));
+        }
+        if let Some(functions) = &self.functions {
+            fields.push(("functions", functions.clone().into()));
+        }
+        if let Some(timeout_ms) = self.timeout_ms {
+            fields.push(("timeout_ms", timeout_ms.into()));
+        }
+        let mut state = serializer.serialize_struct("McpServerConfig", fields.len())?;
+        for (key, value) in &fields {
+            state.serialize_field(key, value)?;
+        }
+        state.end()
+    }
+}
+
+fn string_map(map: &BTreeMap<String, String>) -> serde_json::Value {
+    serde_json::Value::Object(
+        map.iter()
+            .map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone())))
+            .collect(),
+    )
+}

@@ -1,0 +1,315 @@
+//! [`McpHarness`]: an MCP server as a [`DynamicHarness`].
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::McpError;
+use super::connection::{Connection, Endpoint};
+use super::names::is_valid_tool_name;
+use super::source::{Settings, Source};
+use crate::{DynamicHarness, HarnessBuilder, McpServerConfig, McpTransportConfig};
+
+/// The call timeout when none is given.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The longest result text passed on to the model when no other limit is given.
+pub const DEFAULT_MAX_RESULT_CHARS: usize = 100_000;
+
+/// Connects an MCP server and offers its tools as a harness, collapsed by default.
+///
+/// [`stdio`](Self::stdio) starts the server as a child process speaking MCP on its standard
+/// streams; [`http`](Self::http) reaches a streamable HTTP endpoint. [`connect`](Self::connect)
+/// runs the handshake, lists the tools and returns a [`DynamicHarness`] to register like any
+/// other harness.
+///
+/// ```no_run
+/// use hpd_agent::mcp::McpHarness;
+/// use std::time::Duration;
+///
+/// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+/// let files = McpHarness::stdio(
+///     "Filesystem",
+///     "npx",
+///     ["-y", "@modelcontextprotocol/server-filesystem", "/data"],
+/// )
+/// .description("Read and write files")
+/// .functions(["read_text_file", "list_directory"])
+/// .timeout(Duration::from_secs(30))
+/// .connect()
+/// .await?;
+/// let search = McpHarness::http("Search", "http://127.0.0.1:3000/mcp")
+///     .header("Authorization", "Bearer my-token")
+///     .collapse(false)
+///     .connect()
+///     .await?;
+/// let agent = hpd_agent::AgentBuilder::new()
+///     .with_harness(files)
+///     .with_harness(search)
+///     .with_openai("gpt-4o-mini")
+///     .build()?;
+/// # drop(agent);
+/// # Ok(())
+/// # }
+/// # fn main() { let _ = demo(); }
+/// ```
+///
+/// # Behaviour
+///
+/// - **Names.** Tools keep the server's names and schemas. A name that is not a valid tool
+///   name (`[A-Za-z0-9_-]{1,64}`), or that another tool of the server already took after
+///   sanitising, is exposed as `{harness}_{tool}` with every other character replaced by `_`
+///   and cut to 64 characters; calls are sent with the server's name. Two tools that still
+///   collide are an error naming both. A schema without `"type"` gets `"type": "object"`; a
+///   tool whose schema is not an object schema is left out with a warning in the log.
+/// - **Results.** Text content is joined with newlines, `structuredContent` is added as JSON
+///   (unless a text block already repeats it), images, audio and resources are described in
+///   a short placeholder, and `isError: true` makes an error result. A result longer than
+///   [`max_result_chars`](Self::max_result_chars) becomes an error result saying so.
+/// - **Tool list changes.** When the server sends `notifications/tools/list_changed`, the
+///   tools are listed again when the next turn starts, so a turn always sees one stable list.
+/// - **Failures never abort a run.** A call that gets no answer within the timeout is an error
+///   result naming the server; when the server then does not answer a ping either, or when it
+///   exits or closes the connection, it counts as down: its calls get error results naming
+///   it, and it is started (or reconnected) again once at the start of each following turn
+///   until that succeeds.
+/// - **Lifetime.** The harness owns the connection: when the last clone of the harness (and
+///   of the agents holding it) is dropped, the session ends and a stdio server's process is
+///   stopped (its stdin closed, then terminated if it lingers). Dropping needs a Tokio
+///   runtime to finish that work in the background.
+/// - Events and `tracing` output are those of any harness; the connection logs under the
+///   target `hpd_agent::mcp`, including the server's stderr lines at debug level.
+#[derive(Debug, Clone)]
+#[must_use]
+pub struct McpHarness {
+    name: String,
+    endpoint: Endpoint,
+    description: Option<String>,
+    functions: Option<Vec<String>>,
+    timeout: Duration,
+    collapse: bool,
+    max_result_chars: usize,
+    reserved: Vec<String>,
+    misplaced: Option<&'static str>,
+}
+
+impl McpHarness {
+    /// A server started as `command` with `args`, speaking MCP on its stdin and stdout.
+    pub fn stdio<I, S>(name: impl Into<String>, command: impl Into<String>, args: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        McpHarness::new(
+            name.into(),
+            Endpoint::Stdio {
+                command: command.into(),
+                args: args.into_iter().map(Into::into).collect(),
+                env: BTreeMap::new(),
+            },
+        )
+    }
+
+    /// A server at a streamable HTTP endpoint such as `http://127.0.0.1:3000/mcp`.
+    pub fn http(name: impl Into<String>, url: impl Into<String>) -> Self {
+        McpHarness::new(
+            name.into(),
+            Endpoint::Http {
+                url: url.into(),
+                headers: Vec::new(),
+            },
+        )
+    }
+
+    fn new(name: String, endpoint: Endpoint) -> Self {
+        McpHarness {
+            name,
+            endpoint,
+            description: None,
+            functions: None,
+            timeout: DEFAULT_TIMEOUT,
+            collapse: true,
+            max_result_chars: DEFAULT_MAX_RESULT_CHARS,
+            reserved: Vec::new(),
+            misplaced: None,
+        }
+    }
+
+    /// The container's description. Default: the server's `instructions`, else a text naming
+    /// the server.
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Offers only these tools (by the server's names). [`connect`](Self::connect) fails for a
+    /// name the server does not have; a later tool list without one of them just leaves it out.
+    pub fn functions<I, S>(mut self, names: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.functions = Some(names.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// How long a call, the handshake or a tool listing may take (default 60 s).
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// `false` offers the tools directly instead of behind a container.
+    pub fn collapse(mut self, collapse: bool) -> Self {
+        self.collapse = collapse;
+        self
+    }
+
+    /// Results longer than this many characters become an error result (default 100,000).
+    pub fn max_result_chars(mut self, max: usize) -> Self {
+        self.max_result_chars = max;
+        self
+    }
+
+    /// Adds an HTTP header sent with every request, e.g. `Authorization`. Only for
+    /// [`http`](Self::http) servers.
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        match &mut self.endpoint {
+            Endpoint::Http { headers, .. } => headers.push((name.into(), value.into())),
+            Endpoint::Stdio { .. } => self.misplaced = Some("header() is only for HTTP servers"),
+        }
+        self
+    }
+
+    /// Sets an environment variable of the server process. Only for [`stdio`](Self::stdio)
+    /// servers.
+    pub fn env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        match &mut self.endpoint {
+            Endpoint::Stdio { env, .. } => {
+                env.insert(key.into(), value.into());
+            }
+            Endpoint::Http { .. } => self.misplaced = Some("env() is only for stdio servers"),
+        }
+        self
+    }
+
+    /// Names other tools of the agent already use: a server tool of one of these names is
+    /// exposed as `{harness}_{tool}` instead.
+    pub(crate) fn reserve_names(mut self, names: impl IntoIterator<Item = String>) -> Self {
+        self.reserved.extend(names);
+        self
+    }
+
+    /// The harness name.
+    #[must_use]
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Starts or reaches the server, runs the handshake and lists its tools.
+    ///
+    /// # Errors
+    ///
+    /// [`McpError::Spawn`] when the command cannot be started, [`McpError::Handshake`] or
+    /// [`McpError::Timeout`] when the server does not complete the handshake,
+    /// [`McpError::ListTools`] when its tool list cannot be read, and [`McpError::Invalid`]
+    /// for an invalid harness name, header, URL, an allowlisted function the server does not
+    /// offer, or two tools whose exposed names collide.
+    pub async fn connect(self) -> Result<DynamicHarness, McpError> {
+        if let Some(message) = self.misplaced {
+            return Err(McpError::Invalid {
+                server: self.name,
+                message: message.to_owned(),
+            });
+        }
+        if !is_valid_tool_name(&self.name) {
+            return Err(McpError::Invalid {
+                server: self.name.clone(),
+                message: format!(
+                    "'{}' is not a valid harness name: names must match [A-Za-z0-9_-]{{1,64}}",
+                    self.name
+                ),
+            });
+        }
+        let connection = Connection::connect(&self.name, &self.endpoint, self.timeout).await?;
+        let remote = connection.list_tools(self.timeout).await?;
+        if let Some(functions) = &self.functions {
+            for function in functions {
+                if !remote.iter().any(|tool| &tool.name == function) {
+                    let available: Vec<&str> = remote.iter().map(|t| t.name.as_str()).collect();
+                    return Err(McpError::Invalid {
+                        server: self.name.clone(),
+                        message: format!(
+                            "it has no tool '{function}'; its tools: {}",
+                            available.join(", ")
+                        ),
+                    });
+                }
+            }
+        }
+        let description = self
+            .description
+            .clone()
+            .or_else(|| connection.instructions())
+            .unwrap_or_else(|| format!("Tools of the MCP server '{}'", self.name));
+        let source = Arc::new(Source::new(
+            Settings {
+                name: self.name.clone(),
+                endpoint: self.endpoint.clone(),
+                timeout: self.timeout,
+                max_result_chars: self.max_result_chars,
+                functions: self.functions.clone(),
+                reserved: self.reserved.clone(),
+            },
+            connection,
+        ));
+        let tools = source.tools(&remote, true)?;
+        let mut builder = HarnessBuilder::new(self.name.clone()).tools(tools);
+        if self.collapse {
+            builder = builder.collapse(description);
+        }
+        // The turn hook owns the source; the tools only point to it, since the source's
+        // updater holds the tool list: the harness owns the hook, so the source (and the
+        // connection) lives exactly as long as the harness.
+        let owner = Arc::clone(&source);
+        builder = builder.before_turn(move || Arc::clone(&owner).before_turn());
+        let harness = builder.build().map_err(|error| McpError::Invalid {
+            server: self.name.clone(),
+            message: error.to_string(),
+        })?;
+        source.set_updater(harness.updater());
+        Ok(harness)
+    }
+}
+
+impl From<&McpServerConfig> for McpHarness {
+    /// The builder an `mcp_servers` entry describes.
+    fn from(config: &McpServerConfig) -> Self {
+        let mut harness = match &config.transport {
+            McpTransportConfig::Stdio { command, args, env } => {
+                let mut harness = McpHarness::stdio(&config.name, command, args.iter().cloned());
+                for (key, value) in env {
+                    harness = harness.env(key, value);
+                }
+                harness
+            }
+            McpTransportConfig::Http { url, headers } => {
+                let mut harness = McpHarness::http(&config.name, url);
+                for (name, value) in headers {
+                    harness = harness.header(name, value);
+                }
+                harness
+            }
+        };
+        if let Some(description) = &config.description {
+            harness = harness.description(description);
+        }
+        if let Some(functions) = &config.functions {
+            harness = harness.functions(functions.iter().cloned());
+        }
+        if let Some(timeout_ms) = config.timeout_ms {
+            harness = harness.timeout(Duration::from_millis(timeout_ms));
+        }
+        harness.collapse(config.collapse)
+    }
+}

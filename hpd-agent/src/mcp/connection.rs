@@ -1,0 +1,419 @@
+//! One live connection to an MCP server: start or reach it, list its tools, call them.
+//!
+//! This is the part of the MCP client that talks to `rmcp`. It knows nothing about harnesses:
+//! [`Endpoint`] says how to reach a server, [`Connection`] is one session with it.
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::process::Stdio;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation,
+    ServerPeerInfo,
+};
+use rmcp::service::{NotificationContext, RunningService, ServiceError};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::{ClientHandler, RoleClient, ServiceExt as _};
+use serde_json::{Map, Value};
+use tokio::io::{AsyncBufReadExt as _, BufReader};
+
+use super::McpError;
+
+/// How many lines of a server's stderr are kept for error messages.
+const STDERR_TAIL_LINES: usize = 5;
+
+/// Header names the streamable HTTP transport sets itself.
+const RESERVED_HEADERS: [&str; 4] = [
+    "accept",
+    "mcp-session-id",
+    "mcp-protocol-version",
+    "last-event-id",
+];
+
+/// How to reach an MCP server; a restart reconnects through the same endpoint.
+#[derive(Debug, Clone)]
+pub(crate) enum Endpoint {
+    /// A child process speaking MCP on its stdin and stdout.
+    Stdio {
+        /// The program.
+        command: String,
+        /// Its arguments.
+        args: Vec<String>,
+        /// Extra environment variables.
+        env: BTreeMap<String, String>,
+    },
+    /// A streamable HTTP endpoint.
+    Http {
+        /// The endpoint URL.
+        url: String,
+        /// Headers sent with every request (e.g. `Authorization`).
+        headers: Vec<(String, String)>,
+    },
+}
+
+impl Endpoint {
+    /// Checks what can be checked before connecting: a non-empty command or an `http(s)`
+    /// URL, and headers that are valid and not set by the transport itself.
+    pub(crate) fn validate(&self, server: &str) -> Result<(), McpError> {
+        let invalid = |message: String| McpError::Invalid {
+            server: server.to_owned(),
+            message,
+        };
+        match self {
+            Endpoint::Stdio { command, .. } => {
+                if command.trim().is_empty() {
+                    return Err(invalid("the command is empty".to_owned()));
+                }
+            }
+            Endpoint::Http { url, headers } => {
+                if !(url.starts_with("http://") || url.starts_with("https://")) {
+                    return Err(invalid(format!(
+                        "the URL `{url}` does not start with http:// or https://"
+                    )));
+                }
+                header_map(headers).map_err(invalid)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// How the endpoint is shown in messages: the command line or the URL.
+    pub(crate) fn describe(&self) -> String {
+        match self {
+            Endpoint::Stdio { command, args, .. } => std::iter::once(command.as_str())
+                .chain(args.iter().map(String::as_str))
+                .collect::<Vec<_>>()
+                .join(" "),
+            Endpoint::Http { url, .. } => url.clone(),
+        }
+    }
+}
+
+/// The headers as the HTTP transport wants them.
+fn header_map(
+    headers: &[(String, String)],
+) -> Result<HashMap<http::HeaderName, http::HeaderValue>, String> {
+    let mut map = HashMap::new();
+    for (name, value) in headers {
+        let header_name = http::HeaderName::try_from(name.as_str())
+            .map_err(|_| format!("`{name}` is not a valid HTTP header name"))?;
+        if RESERVED_HEADERS.contains(&header_name.as_str()) {
+            return Err(format!(
+                "the header `{name}` is set by the MCP transport and cannot be given"
+            ));
+        }
+        let header_value = http::HeaderValue::try_from(value.as_str())
+            .map_err(|_| format!("the value of the header `{name}` is not a valid header value"))?;
+        map.insert(header_name, header_value);
+    }
+    Ok(map)
+}
+
+/// A tool as the server lists it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct RemoteTool {
+    /// The server's name for it.
+    pub(crate) name: String,
+    /// Its description (empty when the server gives none).
+    pub(crate) description: String,
+    /// Its input schema, a JSON object.
+    pub(crate) input_schema: Value,
+}
+
+/// Why a call got no result from the server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum CallFailure {
+    /// The connection is gone: the process exited or the HTTP session ended.
+    Closed(String),
+    /// No answer within the timeout.
+    TimedOut(Duration),
+    /// The server answered with a JSON-RPC error or something that is not a call result.
+    Protocol(String),
+}
+
+/// The client side of one session: answers the server's notifications.
+struct ClientState {
+    /// Set by `notifications/tools/list_changed`; the owner re-lists and clears it.
+    tools_changed: Arc<AtomicBool>,
+    server: String,
+}
+
+impl ClientHandler for ClientState {
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        tracing::debug!(target: "hpd_agent::mcp", server = %self.server, "tool list changed");
+        self.tools_changed.store(true, Ordering::SeqCst);
+    }
+
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("hpd-agent", env!("CARGO_PKG_VERSION")),
+        )
+    }
+}
+
+/// One live session with an MCP server. Dropping it ends the session, and for a stdio
+/// server the child process (its stdin is closed, then it is terminated if it lingers).
+pub(crate) struct Connection {
+    service: RunningService<RoleClient, ClientState>,
+    server: String,
+    stderr_tail: Arc<StderrTail>,
+    tools_changed: Arc<AtomicBool>,
+}
+
+impl std::fmt::Debug for Connection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Connection")
+            .field("server", &self.server)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Connection {
+    /// Starts (stdio) or reaches (HTTP) the server and runs the `initialize` handshake,
+    /// waiting at most `timeout` for it.
+    pub(crate) async fn connect(
+        server: &str,
+        endpoint: &Endpoint,
+        timeout: Duration,
+    ) -> Result<Connection, McpError> {
+        endpoint.validate(server)?;
+        let tools_changed = Arc::new(AtomicBool::new(false));
+        let state = ClientState {
+            tools_changed: tools_changed.clone(),
+            server: server.to_owned(),
+        };
+        let stderr_tail = Arc::new(StderrTail::new());
+        let handshake = match endpoint {
+            Endpoint::Stdio { command, args, env } => {
+                let mut cmd = tokio::process::Command::new(command);
+                cmd.args(args).envs(env).kill_on_drop(true);
+                let (transport, stderr) = TokioChildProcess::builder(cmd)
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .map_err(|source| McpError::Spawn {
+                        server: server.to_owned(),
+                        command: endpoint.describe(),
+                        source,
+                    })?;
+                if let Some(stderr) = stderr {
+                    tokio::spawn(forward_stderr(
+                        server.to_owned(),
+                        stderr,
+                        stderr_tail.clone(),
+                    ));
+                }
+                tokio::time::timeout(timeout, state.serve(transport)).await
+            }
+            Endpoint::Http { url, headers } => {
+                stderr_tail.finish();
+                let headers = header_map(headers).map_err(|message| McpError::Invalid {
+                    server: server.to_owned(),
+                    message,
+                })?;
+                let config = StreamableHttpClientTransportConfig::with_uri(url.as_str())
+                    .custom_headers(headers);
+                let transport = StreamableHttpClientTransport::from_config(config);
+                tokio::time::timeout(timeout, state.serve(transport)).await
+            }
+        };
+        let service = match handshake {
+            Ok(Ok(service)) => service,
+            Ok(Err(error)) => {
+                return Err(McpError::Handshake {
+                    server: server.to_owned(),
+                    message: stderr_tail.quote(error.to_string()).await,
+                });
+            }
+            Err(_) => {
+                return Err(McpError::Timeout {
+                    server: server.to_owned(),
+                    what: "the initialize request".to_owned(),
+                    timeout,
+                });
+            }
+        };
+        tracing::debug!(target: "hpd_agent::mcp", server, endpoint = %endpoint.describe(), "connected");
+        Ok(Connection {
+            service,
+            server: server.to_owned(),
+            stderr_tail,
+            tools_changed,
+        })
+    }
+
+    /// What the server said about itself in the handshake.
+    pub(crate) fn server_info(&self) -> Option<Arc<ServerPeerInfo>> {
+        self.service.peer().peer_info()
+    }
+
+    /// The server's `instructions`, when it gave any that are not blank.
+    pub(crate) fn instructions(&self) -> Option<String> {
+        self.server_info()
+            .and_then(|info| info.instructions.clone())
+            .filter(|text| !text.trim().is_empty())
+    }
+
+    /// Whether `notifications/tools/list_changed` arrived since the last call of this method.
+    pub(crate) fn take_tools_changed(&self) -> bool {
+        self.tools_changed.swap(false, Ordering::SeqCst)
+    }
+
+    /// Whether the session is over (the process exited, the transport closed).
+    pub(crate) fn is_closed(&self) -> bool {
+        self.service.is_closed() || self.service.peer().is_transport_closed()
+    }
+
+    /// Lists every tool (all pages), waiting at most `timeout`.
+    pub(crate) async fn list_tools(&self, timeout: Duration) -> Result<Vec<RemoteTool>, McpError> {
+        let listed = tokio::time::timeout(timeout, self.service.peer().list_all_tools()).await;
+        let tools = match listed {
+            Ok(Ok(tools)) => tools,
+            Ok(Err(error)) => {
+                return Err(McpError::ListTools {
+                    server: self.server.clone(),
+                    message: self.stderr_tail.quote(describe_service_error(&error)).await,
+                });
+            }
+            Err(_) => {
+                return Err(McpError::Timeout {
+                    server: self.server.clone(),
+                    what: "tools/list".to_owned(),
+                    timeout,
+                });
+            }
+        };
+        Ok(tools
+            .into_iter()
+            .map(|tool| RemoteTool {
+                name: tool.name.to_string(),
+                description: tool.description.map(|d| d.to_string()).unwrap_or_default(),
+                input_schema: Value::Object((*tool.input_schema).clone()),
+            })
+            .collect())
+    }
+
+    /// Calls the server's tool `name` with `arguments`, waiting at most `timeout`. A call
+    /// that is dropped or times out is cancelled on the server (`notifications/cancelled`).
+    pub(crate) async fn call(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+        timeout: Duration,
+    ) -> Result<CallToolResult, CallFailure> {
+        if self.is_closed() {
+            let message = "the connection is closed".to_owned();
+            return Err(CallFailure::Closed(self.stderr_tail.quote(message).await));
+        }
+        let params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
+        match tokio::time::timeout(timeout, self.service.peer().call_tool(params)).await {
+            Ok(Ok(result)) => Ok(result),
+            Ok(Err(ServiceError::McpError(error))) => Err(CallFailure::Protocol(format!(
+                "{} (JSON-RPC error {})",
+                error.message, error.code.0
+            ))),
+            Ok(Err(ServiceError::UnexpectedResponse)) => Err(CallFailure::Protocol(
+                "the answer is not a tool call result".to_owned(),
+            )),
+            Ok(Err(error)) => Err(CallFailure::Closed(
+                self.stderr_tail.quote(describe_service_error(&error)).await,
+            )),
+            Err(_) => Err(CallFailure::TimedOut(timeout)),
+        }
+    }
+
+    /// Whether the server answers a ping within `timeout`.
+    pub(crate) async fn ping(&self, timeout: Duration) -> bool {
+        let ping = self
+            .service
+            .peer()
+            .send_request(rmcp::model::ClientRequest::PingRequest(Default::default()));
+        matches!(tokio::time::timeout(timeout, ping).await, Ok(Ok(_)))
+    }
+}
+
+fn describe_service_error(error: &ServiceError) -> String {
+    match error {
+        ServiceError::TransportClosed => "the connection closed".to_owned(),
+        ServiceError::McpError(error) => {
+            format!("{} (JSON-RPC error {})", error.message, error.code.0)
+        }
+        ServiceError::UnexpectedResponse => {
+            "the answer does not have the expected shape".to_owned()
+        }
+        other => other.to_string(),
+    }
+}
+
+/// The last lines a stdio server wrote to stderr, for error messages.
+struct StderrTail {
+    lines: Mutex<VecDeque<String>>,
+    /// Becomes `true` when stderr reached its end (at once for HTTP servers).
+    done: tokio::sync::watch::Sender<bool>,
+}
+
+impl StderrTail {
+    /// How long an error message waits for a dying server's last stderr lines.
+    const SETTLE: Duration = Duration::from_millis(500);
+
+    fn new() -> Self {
+        StderrTail {
+            lines: Mutex::new(VecDeque::new()),
+            done: tokio::sync::watch::channel(false).0,
+        }
+    }
+
+    fn push(&self, line: String) {
+        if let Ok(mut lines) = self.lines.lock() {
+            if lines.len() == STDERR_TAIL_LINES {
+                lines.pop_front();
+            }
+            lines.push_back(line);
+        }
+    }
+
+    fn finish(&self) {
+        self.done.send_replace(true);
+    }
+
+    /// `message`, followed by the last lines the server wrote to stderr when there are any.
+    /// A server that is exiting gets a moment to finish writing them.
+    async fn quote(&self, message: String) -> String {
+        let mut done = self.done.subscribe();
+        let _ = tokio::time::timeout(Self::SETTLE, done.wait_for(|finished| *finished)).await;
+        let lines = self
+            .lines
+            .lock()
+            .map(|lines| lines.iter().cloned().collect::<Vec<_>>())
+            .unwrap_or_default();
+        if lines.is_empty() {
+            message
+        } else {
+            format!(
+                "{message}; the server's last stderr output: {}",
+                lines.join(" | ")
+            )
+        }
+    }
+}
+
+/// Logs a child's stderr lines through `tracing` and keeps the last few for error messages.
+async fn forward_stderr(
+    server: String,
+    stderr: tokio::process::ChildStderr,
+    tail: Arc<StderrTail>,
+) {
+    let mut lines = BufReader::new(stderr).lines();
+    while let Ok(Some(line)) = lines.next_line().await {
+        tracing::debug!(target: "hpd_agent::mcp", server = %server, "stderr: {line}");
+        tail.push(line);
+    }
+    tail.finish();
+}
+
+#[cfg(test)]
+#[path = "connection_tests.rs"]
+mod tests;

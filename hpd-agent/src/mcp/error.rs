@@ -1,0 +1,60 @@
+//! The error type of MCP connections and builders.
+
+use std::time::Duration;
+
+/// Why an MCP harness could not be built or connected, or an MCP server could not be served.
+///
+/// Every variant names the server (the harness name given to the builder) so a message read
+/// in a log tells which server failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum McpError {
+    /// The server's command could not be started.
+    #[error("MCP server '{server}': could not start `{command}`: {source}")]
+    Spawn {
+        /// The harness name.
+        server: String,
+        /// The command that was run.
+        command: String,
+        /// What the operating system said.
+        source: std::io::Error,
+    },
+    /// The `initialize` handshake failed.
+    #[error("MCP server '{server}': the connection could not be set up: {message}")]
+    Handshake {
+        /// The harness name.
+        server: String,
+        /// What went wrong, with the last lines the server wrote to stderr when there are any.
+        message: String,
+    },
+    /// `tools/list` failed or returned something that is not a tool list.
+    #[error("MCP server '{server}': listing its tools failed: {message}")]
+    ListTools {
+        /// The harness name.
+        server: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// The server did not answer in time.
+    #[error("MCP server '{server}' did not answer {what} within {} ms", .timeout.as_millis())]
+    Timeout {
+        /// The harness name.
+        server: String,
+        /// The request that timed out, e.g. `the initialize request`.
+        what: String,
+        /// The timeout that elapsed.
+        timeout: Duration,
+    },
+    /// The builder was given a value that cannot work, e.g. an invalid header or an
+    /// allowlisted function the server does not offer.
+    #[error("MCP server '{server}': {message}")]
+    Invalid {
+        /// The harness name.
+        server: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// Serving an agent over MCP failed (binding the address, the transport).
+    #[error("MCP server: {0}")]
+    Serve(String),
+}

@@ -1,0 +1,293 @@
+//! The HTTP front of `serve_http`: a hyper server that checks every request's `Origin` and
+//! bearer token before the MCP transport sees it.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use http::{Request, Response, StatusCode, header};
+use http_body_util::{BodyExt as _, Full, combinators::BoxBody};
+use hyper_util::rt::TokioIo;
+use rmcp::ServerHandler;
+use rmcp::transport::StreamableHttpService;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+
+type HttpResponse = Response<BoxBody<Bytes, Infallible>>;
+
+/// What a request must show to reach the MCP transport.
+#[derive(Debug, Clone)]
+pub(crate) struct Guard {
+    /// The bearer token every request must carry; `None` only after an explicit opt-out.
+    pub(crate) token: Option<String>,
+    /// Origins allowed besides loopback ones, normalised by [`parse_origin`].
+    pub(crate) allowed_origins: Vec<Origin>,
+}
+
+/// A browser origin: scheme, host and port (the scheme's default port when none is given).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Origin {
+    scheme: String,
+    host: String,
+    port: u16,
+}
+
+/// Parses `scheme://host[:port]` (lower-cased; `http` and `https` only). `None` for anything
+/// else, including the opaque origin `null`.
+pub(crate) fn parse_origin(text: &str) -> Option<Origin> {
+    let text = text.trim().to_ascii_lowercase();
+    let (scheme, rest) = text.split_once("://")?;
+    let default_port = match scheme {
+        "http" => 80,
+        "https" => 443,
+        _ => return None,
+    };
+    let rest = rest.strip_suffix('/').unwrap_or(rest);
+    if rest.is_empty() || rest.contains(['/', '?', '#', '@']) {
+        return None;
+    }
+    let (host, port) = if let Some(bracketed) = rest.strip_prefix('[') {
+        let (host, after) = bracketed.split_once(']')?;
+        let port = match after.strip_prefix(':') {
+            Some(port) => port.parse().ok()?,
+            None if after.is_empty() => default_port,
+            None => return None,
+        };
+        (format!("[{host}]"), port)
+    } else {
+        match rest.rsplit_once(':') {
+            Some((host, port)) => (host.to_owned(), port.parse().ok()?),
+            None => (rest.to_owned(), default_port),
+        }
+    };
+    if host.is_empty() {
+        return None;
+    }
+    Some(Origin {
+        scheme: scheme.to_owned(),
+        host,
+        port,
+    })
+}
+
+impl Origin {
+    fn is_loopback(&self) -> bool {
+        matches!(self.host.as_str(), "localhost" | "[::1]") || self.host.starts_with("127.")
+    }
+}
+
+/// Why a request was turned away.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Rejection {
+    /// 403: the `Origin` header names a site that is not allowed.
+    Origin(String),
+    /// 401: no bearer token, or a wrong one.
+    Unauthorized,
+}
+
+impl Guard {
+    /// Checks a request's headers. A request without `Origin` (not sent by a browser) passes
+    /// the origin check; one with an origin must be loopback or listed.
+    pub(crate) fn check(&self, headers: &http::HeaderMap) -> Result<(), Rejection> {
+        for value in headers.get_all(header::ORIGIN) {
+            let text = value.to_str().unwrap_or("");
+            let allowed = parse_origin(text).is_some_and(|origin| {
+                origin.is_loopback() || self.allowed_origins.contains(&origin)
+            });
+            if !allowed {
+                return Err(Rejection::Origin(text.to_owned()));
+            }
+        }
+        if let Some(token) = &self.token {
+            let presented = headers
+                .get(header::AUTHORIZATION)
+                .and_then(|value| value.to_str().ok())
+                .and_then(|value| {
+                    let (scheme, credentials) = value.trim().split_once(' ')?;
+                    scheme
+                        .eq_ignore_ascii_case("bearer")
+                        .then(|| credentials.trim())
+                });
+            if !presented.is_some_and(|presented| constant_time_eq(presented, token)) {
+                return Err(Rejection::Unauthorized);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Compares two secrets in time that depends only on their lengths.
+fn constant_time_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let mut difference = u8::from(a.len() != b.len());
+    for (index, byte) in a.iter().enumerate() {
+        difference |= byte ^ b.get(index % b.len().max(1)).copied().unwrap_or(0);
+    }
+    difference == 0
+}
+
+fn rejection_response(rejection: &Rejection) -> HttpResponse {
+    let (status, text) = match rejection {
+        Rejection::Origin(origin) => (
+            StatusCode::FORBIDDEN,
+            format!("Forbidden: the origin '{origin}' is not allowed"),
+        ),
+        Rejection::Unauthorized => (
+            StatusCode::UNAUTHORIZED,
+            "Unauthorized: a valid bearer token is required".to_owned(),
+        ),
+    };
+    let mut response = Response::new(Full::new(Bytes::from(text)).boxed());
+    *response.status_mut() = status;
+    if *rejection == Rejection::Unauthorized {
+        response.headers_mut().insert(
+            header::WWW_AUTHENTICATE,
+            http::HeaderValue::from_static("Bearer"),
+        );
+    }
+    response
+}
+
+/// Serves `service` on `listener` until `shutdown` is cancelled, checking every request with
+/// `guard` first: a rejected request never reaches the MCP transport, so no tool runs.
+pub(crate) async fn serve<S>(
+    listener: TcpListener,
+    service: StreamableHttpService<S, LocalSessionManager>,
+    guard: Arc<Guard>,
+    shutdown: CancellationToken,
+) where
+    S: ServerHandler + Send + 'static,
+{
+    loop {
+        let accepted = tokio::select! {
+            () = shutdown.cancelled() => break,
+            accepted = listener.accept() => accepted,
+        };
+        let (stream, peer) = match accepted {
+            Ok(accepted) => accepted,
+            Err(error) => {
+                tracing::warn!(target: "hpd_agent::mcp", %error, "accepting a connection failed");
+                continue;
+            }
+        };
+        let service = service.clone();
+        let guard = guard.clone();
+        let connection_shutdown = shutdown.clone();
+        tokio::spawn(async move {
+            let handler = hyper::service::service_fn(
+                move |request: Request<hyper::body::Incoming>| {
+                    let service = service.clone();
+                    let guard = guard.clone();
+                    async move {
+                        if let Err(rejection) = guard.check(request.headers()) {
+                            tracing::info!(target: "hpd_agent::mcp", %peer, ?rejection, "request rejected");
+                            return Ok::<_, Infallible>(rejection_response(&rejection));
+                        }
+                        Ok(service.handle(request).await)
+                    }
+                },
+            );
+            let connection = hyper::server::conn::http1::Builder::new()
+                .serve_connection(TokioIo::new(stream), handler);
+            tokio::pin!(connection);
+            tokio::select! {
+                result = connection.as_mut() => {
+                    if let Err(error) = result {
+                        tracing::debug!(target: "hpd_agent::mcp", %peer, %error, "connection ended with an error");
+                    }
+                }
+                () = connection_shutdown.cancelled() => {
+                    connection.as_mut().graceful_shutdown();
+                    let _ = connection.await;
+                }
+            }
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(pairs: &[(&'static str, &str)]) -> http::HeaderMap {
+        let mut map = http::HeaderMap::new();
+        for (name, value) in pairs {
+            map.append(*name, http::HeaderValue::from_str(value).unwrap());
+        }
+        map
+    }
+
+    fn guard(token: Option<&str>, origins: &[&str]) -> Guard {
+        Guard {
+            token: token.map(str::to_owned),
+            allowed_origins: origins.iter().filter_map(|o| parse_origin(o)).collect(),
+        }
+    }
+
+    #[test]
+    fn origins_parse_with_default_ports() {
+        let origin = parse_origin("HTTPS://App.Example.com").unwrap();
+        assert_eq!(
+            origin,
+            parse_origin("https://app.example.com:443/").unwrap()
+        );
+        assert_eq!(parse_origin("http://[::1]:8080").unwrap().host, "[::1]");
+        assert!(parse_origin("null").is_none());
+        assert!(parse_origin("file://x").is_none());
+        assert!(parse_origin("http://x/path").is_none());
+        assert!(parse_origin("http://:80").is_none());
+        assert!(parse_origin("http://x:notaport").is_none());
+    }
+
+    #[test]
+    fn the_token_is_required() {
+        let g = guard(Some("s3cret"), &[]);
+        assert_eq!(g.check(&headers(&[])), Err(Rejection::Unauthorized));
+        let wrong = headers(&[("authorization", "Bearer nope")]);
+        assert_eq!(g.check(&wrong), Err(Rejection::Unauthorized));
+        let prefix = headers(&[("authorization", "Bearer s3cre")]);
+        assert_eq!(g.check(&prefix), Err(Rejection::Unauthorized));
+        let basic = headers(&[("authorization", "Basic s3cret")]);
+        assert_eq!(g.check(&basic), Err(Rejection::Unauthorized));
+        let right = headers(&[("authorization", "bearer s3cret")]);
+        assert_eq!(g.check(&right), Ok(()));
+        assert_eq!(guard(None, &[]).check(&headers(&[])), Ok(()));
+    }
+
+    #[test]
+    fn foreign_origins_are_rejected() {
+        let g = guard(Some("t"), &["https://app.example.com"]);
+        let auth = ("authorization", "Bearer t");
+        let evil = headers(&[auth, ("origin", "http://evil.example")]);
+        assert_eq!(
+            g.check(&evil),
+            Err(Rejection::Origin("http://evil.example".to_owned()))
+        );
+        let null = headers(&[auth, ("origin", "null")]);
+        assert!(matches!(g.check(&null), Err(Rejection::Origin(_))));
+        for allowed in [
+            "http://localhost:5173",
+            "http://127.0.0.1:9",
+            "https://app.example.com:443",
+        ] {
+            assert_eq!(
+                g.check(&headers(&[auth, ("origin", allowed)])),
+                Ok(()),
+                "{allowed}"
+            );
+        }
+        // A foreign origin is rejected even with the right token.
+        let wrong_port = headers(&[auth, ("origin", "https://app.example.com:8443")]);
+        assert!(matches!(g.check(&wrong_port), Err(Rejection::Origin(_))));
+    }
+
+    #[test]
+    fn secrets_compare_exactly() {
+        assert!(constant_time_eq("abc", "abc"));
+        assert!(!constant_time_eq("abc", "abd"));
+        assert!(!constant_time_eq("abc", "abcd"));
+        assert!(!constant_time_eq("", "a"));
+        assert!(constant_time_eq("", ""));
+    }
+}

@@ -1,0 +1,101 @@
+//! MCP in both directions (cargo feature `mcp`), built on the official Rust SDK `rmcp`.
+//!
+//! - **Client.** [`McpHarness`] connects an MCP server, started as a child process over stdio
+//!   or reached over streamable HTTP, and turns its tools into a [`DynamicHarness`], collapsed
+//!   behind one container by default. Servers can also come from the JSON config
+//!   (`mcp_servers`, see [`McpServerConfig`]) or [`AgentBuilder::with_mcp_server`]; both are
+//!   connected by [`AgentBuilder::build_async`].
+//! - **Server.** [`McpServer`] serves an agent's tools to MCP clients over stdio or streamable
+//!   HTTP, collapsing per MCP session.
+//!
+//! Both directions together, offline: an agent's tools served on loopback and used by another
+//! agent as one collapsed harness.
+//!
+//! ```
+//! use hpd_agent::mcp::{McpHarness, McpServer};
+//! use hpd_agent::{AgentBuilder, ChatResponse, HarnessBuilder, ScriptedChatClient, Tool, ToolCall, ToolResult};
+//! use serde_json::json;
+//!
+//! # #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! // The serving side: a plain harness with one tool. Its model is never asked.
+//! let shout = Tool::new(
+//!     "shout",
+//!     "Upper-cases a text",
+//!     json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}),
+//!     |args, _ctx| async move { ToolResult::ok(args["text"].as_str().unwrap_or_default().to_uppercase()) },
+//! );
+//! let served = AgentBuilder::new()
+//!     .with_harness(HarnessBuilder::new("Loud").tool(shout).build()?)
+//!     .with_chat_client(ScriptedChatClient::new())
+//!     .build()?;
+//! let server = McpServer::new(served)
+//!     .bearer_token("doc-token")
+//!     .serve_http("127.0.0.1:0".parse()?)
+//!     .await?;
+//!
+//! // The using side: the server is one collapsed harness, `Remote`.
+//! let remote = McpHarness::http("Remote", server.url())
+//!     .header("Authorization", "Bearer doc-token")
+//!     .connect()
+//!     .await?;
+//! let model = ScriptedChatClient::with_replies([
+//!     ChatResponse::tool_calls(vec![ToolCall::new("c1", "Remote", "{}")]),
+//!     ChatResponse::tool_calls(vec![ToolCall::new("c2", "shout", r#"{"text": "hi"}"#)]),
+//!     ChatResponse::text("HI"),
+//! ]);
+//! let agent = AgentBuilder::new()
+//!     .with_harness(remote)
+//!     .with_chat_client(model.clone())
+//!     .build()?;
+//! agent.run("Shout hi").await?;
+//! let requests = model.requests();
+//! assert_eq!(requests[0].tool_names(), ["Remote"]);
+//! assert_eq!(requests[1].tool_names(), ["shout"]);
+//! assert_eq!(requests[2].tool_result("c2"), Some(("HI", false)));
+//! server.shutdown().await;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # Choices where the protocol leaves room
+//!
+//! - Result text: text blocks joined with newlines; `structuredContent` as compact JSON after
+//!   them unless a text block already carries it (also when wrapped in a one-field object);
+//!   images, audio and resources as a bracketed placeholder with their type and size; results
+//!   longer than [`McpHarness::max_result_chars`] (default [`DEFAULT_MAX_RESULT_CHARS`]) become
+//!   an error result. `isError` results reach the model with the server's text unchanged.
+//! - A call that times out is followed by a ping; only a server that does not answer it
+//!   either counts as down. A server that is down gets one restart attempt at the start of
+//!   every following turn (and of every [`ToolSession::refresh`](crate::ToolSession::refresh)),
+//!   until one succeeds.
+//! - A tool whose schema is not an object schema is left out (with a warning in the log); a
+//!   schema without `"type"` is taken as `"type": "object"`.
+//! - The server offers protocol revisions up to 2025-11-25, which have sessions: expansions
+//!   live in the session. A result that made tools visible (a container call, a recovered
+//!   member) ends with the new tools, their descriptions and parameter schemas.
+//! - The HTTP server accepts requests without `Origin` (non-browser clients) and with a
+//!   loopback origin; others must be allowed with [`McpServer::allow_origin`].
+//! - Tracing: connection, restarts, renames and rejected HTTP requests log under the target
+//!   `hpd_agent::mcp`; a stdio server's stderr lines are logged there at debug level and the
+//!   last five are quoted in errors.
+//!
+//! [`DynamicHarness`]: crate::DynamicHarness
+//! [`McpServerConfig`]: crate::McpServerConfig
+//! [`AgentBuilder::with_mcp_server`]: crate::AgentBuilder::with_mcp_server
+//! [`AgentBuilder::build_async`]: crate::AgentBuilder::build_async
+
+mod builder;
+mod client;
+mod connection;
+mod content;
+mod error;
+mod http_server;
+mod names;
+mod serve;
+mod server;
+mod source;
+
+pub use client::{DEFAULT_MAX_RESULT_CHARS, DEFAULT_TIMEOUT, McpHarness};
+pub use error::McpError;
+pub use server::{McpHttpServer, McpServer};

@@ -1,0 +1,267 @@
+//! [`McpServer`]: an agent's tools served over MCP, collapsing per session.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use tokio_util::sync::CancellationToken;
+
+use super::McpError;
+use super::http_server::{Guard, parse_origin};
+use super::serve::{self, Identity};
+use crate::Agent;
+
+/// Serves an agent's tools to MCP clients, over stdio or streamable HTTP.
+///
+/// Every MCP session gets its own [`ToolSession`](crate::ToolSession), so collapsing works per
+/// session: `tools/list` shows the plain tools and the containers; calling a container expands
+/// it for that session, answers with its members (each with its description and parameter
+/// schema, for clients that do not list the tools again), and sends
+/// `notifications/tools/list_changed`. Calling a hidden member by name works too (recovery),
+/// following the agent's collapsing settings: with
+/// [`CollapsingConfig::execute_recovered_calls`](crate::CollapsingConfig::execute_recovered_calls)
+/// the call runs at once, otherwise it expands the container and asks to call again. Expansions
+/// last for the session. [`flat`](Self::flat) lists every function instead. Calls run through
+/// the agent's global middleware and their harness's scoped middleware, emit the agent's
+/// events, and harnesses built at run time refresh their tool lists before each `tools/list`
+/// and call.
+///
+/// Protocol revisions that have sessions (up to 2025-11-25) are offered; a client that asks
+/// for a later one negotiates down.
+///
+/// ```no_run
+/// use hpd_agent::mcp::McpServer;
+/// use hpd_agent::{AgentBuilder, ScriptedChatClient};
+///
+/// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+/// let agent = AgentBuilder::new()
+///     .with_chat_client(ScriptedChatClient::new()) // the model is not used for serving
+///     .build()?;
+/// // Over HTTP on loopback, with a bearer token every request must carry.
+/// let server = McpServer::new(agent.clone())
+///     .bearer_token("a-long-random-secret")
+///     .serve_http("127.0.0.1:8931".parse()?)
+///     .await?;
+/// println!("serving on {}", server.url());
+/// server.wait().await;
+/// // Or on this process's stdin and stdout, for clients that start it as a child process.
+/// McpServer::new(agent).serve_stdio().await?;
+/// # Ok(())
+/// # }
+/// # fn main() { let _ = demo(); }
+/// ```
+///
+/// # HTTP security
+///
+/// Serving tools over HTTP hands them to whoever can reach the port. So
+/// [`serve_http`](Self::serve_http) refuses to start without a [`bearer_token`](Self::bearer_token)
+/// unless [`allow_unauthenticated`](Self::allow_unauthenticated) says so, and then answers
+/// `401 Unauthorized` to every request without `Authorization: Bearer <token>`. A request
+/// whose `Origin` header names a site other than a loopback one (or one allowed with
+/// [`allow_origin`](Self::allow_origin)) gets `403 Forbidden`, against DNS rebinding; the
+/// `Host` header must name a loopback host unless [`allowed_hosts`](Self::allowed_hosts) says
+/// otherwise. No tool runs for a rejected request. Bind to `127.0.0.1` unless the server must
+/// be reached from elsewhere.
+#[derive(Debug, Clone)]
+#[must_use]
+pub struct McpServer {
+    agent: Agent,
+    flat: bool,
+    identity: Identity,
+    token: Option<String>,
+    unauthenticated: bool,
+    origins: Vec<String>,
+    hosts: Option<Vec<String>>,
+}
+
+impl McpServer {
+    /// A server for `agent`'s tools, named after the agent (or `hpd-agent` when it has no
+    /// name).
+    pub fn new(agent: Agent) -> Self {
+        let name = if agent.name().is_empty() {
+            "hpd-agent".to_owned()
+        } else {
+            agent.name().to_owned()
+        };
+        McpServer {
+            agent,
+            flat: false,
+            identity: Identity {
+                name,
+                version: env!("CARGO_PKG_VERSION").to_owned(),
+                instructions: None,
+            },
+            token: None,
+            unauthenticated: false,
+            origins: Vec::new(),
+            hosts: None,
+        }
+    }
+
+    /// `true` lists every function, with no containers.
+    pub fn flat(mut self, flat: bool) -> Self {
+        self.flat = flat;
+        self
+    }
+
+    /// The server name sent in the handshake.
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.identity.name = name.into();
+        self
+    }
+
+    /// Instructions sent in the handshake (clients may show them to their model).
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.identity.instructions = Some(instructions.into());
+        self
+    }
+
+    /// The bearer token every HTTP request must carry (`Authorization: Bearer <token>`).
+    pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
+        self.token = Some(token.into());
+        self
+    }
+
+    /// Serves HTTP without a bearer token: anyone who can reach the port may call the tools.
+    pub fn allow_unauthenticated(mut self) -> Self {
+        self.unauthenticated = true;
+        self
+    }
+
+    /// Also accepts requests whose `Origin` is `origin` (`scheme://host[:port]`), besides
+    /// loopback origins.
+    pub fn allow_origin(mut self, origin: impl Into<String>) -> Self {
+        self.origins.push(origin.into());
+        self
+    }
+
+    /// The hosts (`host` or `host:port`) the `Host` header may name; default `localhost`,
+    /// `127.0.0.1` and `::1`.
+    pub fn allowed_hosts<I, S>(mut self, hosts: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.hosts = Some(hosts.into_iter().map(Into::into).collect());
+        self
+    }
+
+    fn tool_session(agent: &Agent, flat: bool) -> crate::ToolSession {
+        if flat {
+            agent.flat_tool_session()
+        } else {
+            agent.tool_session()
+        }
+    }
+
+    /// Serves one session on this process's stdin and stdout until the client closes it.
+    /// Nothing else may write to stdout meanwhile (log to stderr).
+    ///
+    /// # Errors
+    ///
+    /// [`McpError::Serve`] when the session cannot start (e.g. the client sent no
+    /// `initialize`) or its transport fails.
+    pub async fn serve_stdio(self) -> Result<(), McpError> {
+        let tools = Self::tool_session(&self.agent, self.flat);
+        serve::serve_stdio(tools, Arc::new(self.identity)).await
+    }
+
+    /// Binds `addr` and serves streamable HTTP sessions (every path is the MCP endpoint) in
+    /// the background until the returned [`McpHttpServer`] is shut down or dropped.
+    ///
+    /// # Errors
+    ///
+    /// [`McpError::Invalid`] without a bearer token (and without
+    /// [`allow_unauthenticated`](Self::allow_unauthenticated)), with an empty token or an
+    /// origin that is not `scheme://host[:port]`; [`McpError::Serve`] when `addr` cannot be
+    /// bound.
+    pub async fn serve_http(self, addr: SocketAddr) -> Result<McpHttpServer, McpError> {
+        let invalid = |message: &str| McpError::Invalid {
+            server: self.identity.name.clone(),
+            message: message.to_owned(),
+        };
+        let token = match (&self.token, self.unauthenticated) {
+            (Some(token), _) if token.trim().is_empty() => {
+                return Err(invalid("the bearer token is empty"));
+            }
+            (Some(token), _) => Some(token.clone()),
+            (None, true) => None,
+            (None, false) => {
+                return Err(invalid(
+                    "serve_http needs a bearer token: call bearer_token(..), or allow_unauthenticated() to serve the tools to anyone who can reach the port",
+                ));
+            }
+        };
+        let mut allowed_origins = Vec::with_capacity(self.origins.len());
+        for origin in &self.origins {
+            match parse_origin(origin) {
+                Some(parsed) => allowed_origins.push(parsed),
+                None => {
+                    return Err(invalid(&format!(
+                        "the origin '{origin}' is not of the form scheme://host[:port]"
+                    )));
+                }
+            }
+        }
+        let guard = Guard {
+            token,
+            allowed_origins,
+        };
+        let agent = self.agent;
+        let flat = self.flat;
+        let shutdown = CancellationToken::new();
+        let session_token = shutdown.clone();
+        let serving = serve::serve_http(
+            addr,
+            move || Self::tool_session(&agent, flat).with_cancellation(session_token.child_token()),
+            Arc::new(self.identity),
+            guard,
+            self.hosts,
+            shutdown,
+        )
+        .await?;
+        tracing::info!(target: "hpd_agent::mcp", addr = %serving.local_addr, "serving MCP over HTTP");
+        Ok(McpHttpServer { serving })
+    }
+}
+
+/// A running streamable HTTP MCP server (see [`McpServer::serve_http`]). Dropping it stops the
+/// server.
+#[derive(Debug)]
+pub struct McpHttpServer {
+    serving: serve::HttpServing,
+}
+
+impl McpHttpServer {
+    /// The bound address (with the port the system chose for port 0).
+    #[must_use]
+    pub fn local_addr(&self) -> SocketAddr {
+        self.serving.local_addr
+    }
+
+    /// The endpoint URL, `http://{local_addr}/mcp`.
+    #[must_use]
+    pub fn url(&self) -> String {
+        format!("http://{}/mcp", self.serving.local_addr)
+    }
+
+    /// Stops accepting connections, ends the sessions and waits for the server task.
+    pub async fn shutdown(mut self) {
+        self.serving.shutdown.cancel();
+        if let Some(task) = self.serving.task.take() {
+            let _ = task.await;
+        }
+    }
+
+    /// Waits until the server stops (it runs until shut down or dropped).
+    pub async fn wait(mut self) {
+        if let Some(task) = self.serving.task.take() {
+            let _ = task.await;
+        }
+    }
+}
+
+impl Drop for McpHttpServer {
+    fn drop(&mut self) {
+        self.serving.shutdown.cancel();
+    }
+}

@@ -1,0 +1,356 @@
+//! The live side of an [`McpHarness`](super::McpHarness): the connection it owns, calls,
+//! restarts and tool list changes.
+
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+use super::McpError;
+use super::connection::{CallFailure, Connection, Endpoint, RemoteTool};
+use super::content::result_text;
+use super::names::{is_valid_tool_name, qualified_name};
+use crate::{FunctionContext, Tool, ToolListUpdater, ToolResult};
+
+/// How long a server that let a call time out gets to answer a ping before it counts as
+/// stopped.
+const PING_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Whether the server can take calls, and its live connection.
+struct State {
+    connection: Option<Arc<Connection>>,
+    /// Why the server counts as down; `None` while it is up.
+    down: Option<String>,
+}
+
+/// What the builder decided about a server.
+pub(super) struct Settings {
+    pub(super) name: String,
+    pub(super) endpoint: Endpoint,
+    pub(super) timeout: Duration,
+    pub(super) max_result_chars: usize,
+    pub(super) functions: Option<Vec<String>>,
+    /// Names other tools of the agent use.
+    pub(super) reserved: Vec<String>,
+}
+
+/// Everything a harness needs to talk to its server, shared by its tools and its turn hook.
+pub(super) struct Source {
+    name: String,
+    endpoint: Endpoint,
+    timeout: Duration,
+    max_result_chars: usize,
+    functions: Option<Vec<String>>,
+    reserved: Vec<String>,
+    state: Mutex<State>,
+    /// Serialises turn hooks of concurrent turns.
+    refresh: tokio::sync::Mutex<()>,
+    updater: OnceLock<ToolListUpdater>,
+}
+
+impl Source {
+    pub(super) fn new(settings: Settings, connection: Connection) -> Self {
+        Source {
+            name: settings.name,
+            endpoint: settings.endpoint,
+            timeout: settings.timeout,
+            max_result_chars: settings.max_result_chars,
+            functions: settings.functions,
+            reserved: settings.reserved,
+            state: Mutex::new(State {
+                connection: Some(Arc::new(connection)),
+                down: None,
+            }),
+            refresh: tokio::sync::Mutex::new(()),
+            updater: OnceLock::new(),
+        }
+    }
+
+    /// Hands over the harness's updater, through which later tool lists are applied.
+    pub(super) fn set_updater(&self, updater: ToolListUpdater) {
+        let _ = self.updater.set(updater);
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn mark_down(&self, reason: String) {
+        tracing::warn!(target: "hpd_agent::mcp", server = %self.name, %reason, "MCP server is down");
+        let mut state = self.lock();
+        state.down = Some(reason);
+        state.connection = None;
+    }
+
+    /// The harness tools for a listed tool set: allowlist applied, names exposed, schemas
+    /// checked. `strict` (when connecting) makes a name collision an error; later lists leave
+    /// the colliding tool out with a warning.
+    pub(super) fn tools(
+        self: &Arc<Self>,
+        remote: &[RemoteTool],
+        strict: bool,
+    ) -> Result<Vec<Tool>, McpError> {
+        let offered: Vec<&RemoteTool> = remote
+            .iter()
+            .filter(|tool| {
+                self.functions
+                    .as_ref()
+                    .is_none_or(|functions| functions.contains(&tool.name))
+            })
+            .collect();
+        let mut exposed: Vec<(String, &RemoteTool)> = Vec::with_capacity(offered.len());
+        let mut pending: Vec<&RemoteTool> = Vec::new();
+        for &tool in &offered {
+            let taken = self.reserved.contains(&tool.name)
+                || exposed.iter().any(|(name, _)| name == &tool.name);
+            if is_valid_tool_name(&tool.name) && !taken {
+                exposed.push((tool.name.clone(), tool));
+            } else {
+                pending.push(tool);
+            }
+        }
+        for tool in pending {
+            let name = qualified_name(&self.name, &tool.name);
+            let clash = exposed
+                .iter()
+                .find(|(other, _)| other == &name)
+                .map(|(_, other)| {
+                    format!("its tools '{}' and '{}' both need the name '{name}'", tool.name, other.name)
+                })
+                .or_else(|| {
+                    self.reserved.contains(&name).then(|| {
+                        format!(
+                            "its tool '{}' needs the name '{name}', which another tool of the agent already uses",
+                            tool.name
+                        )
+                    })
+                });
+            if let Some(message) = clash {
+                if strict {
+                    return Err(McpError::Invalid {
+                        server: self.name.clone(),
+                        message,
+                    });
+                }
+                tracing::warn!(target: "hpd_agent::mcp", server = %self.name, %message, "tool left out");
+                continue;
+            }
+            tracing::debug!(target: "hpd_agent::mcp", server = %self.name, tool = %tool.name, exposed = %name, "tool renamed");
+            exposed.push((name, tool));
+        }
+        // Keep the server's order.
+        exposed.sort_by_key(|(_, tool)| offered.iter().position(|t| std::ptr::eq(*t, *tool)));
+        let mut tools = Vec::with_capacity(exposed.len());
+        for (name, tool) in exposed {
+            let Some(schema) = usable_schema(&tool.input_schema) else {
+                tracing::warn!(target: "hpd_agent::mcp", server = %self.name, tool = %tool.name, "tool left out: its input schema is not a JSON object schema");
+                continue;
+            };
+            let source: Weak<Source> = Arc::downgrade(self);
+            let server_name: Arc<str> = Arc::from(tool.name.as_str());
+            let harness: Arc<str> = Arc::from(self.name.as_str());
+            tools.push(Tool::new(
+                name,
+                tool.description.clone(),
+                schema,
+                move |arguments: Value, ctx: FunctionContext| {
+                    let source = source.upgrade();
+                    let server_name = Arc::clone(&server_name);
+                    let harness = Arc::clone(&harness);
+                    async move {
+                        match source {
+                            Some(source) => source.call(&server_name, arguments, &ctx).await,
+                            None => ToolResult::error(format!(
+                                "Error: MCP server '{harness}' is no longer connected (its harness was dropped)"
+                            )),
+                        }
+                    }
+                },
+            ));
+        }
+        Ok(tools)
+    }
+
+    /// Runs one call on the server.
+    async fn call(&self, tool: &str, arguments: Value, ctx: &FunctionContext) -> ToolResult {
+        let connection = {
+            let state = self.lock();
+            match (&state.connection, &state.down) {
+                (Some(connection), None) => Arc::clone(connection),
+                (_, reason) => {
+                    let reason = reason.as_deref().unwrap_or("not connected");
+                    return ToolResult::error(format!(
+                        "Error: MCP server '{}' is unavailable ({reason}); it will be restarted at the next turn",
+                        self.name
+                    ));
+                }
+            }
+        };
+        let arguments = match arguments {
+            Value::Object(map) => map,
+            _ => Map::new(),
+        };
+        let outcome = tokio::select! {
+            outcome = connection.call(tool, arguments, self.timeout) => outcome,
+            () = ctx.cancellation_token().cancelled() => {
+                return ToolResult::error("Error: run cancelled");
+            }
+        };
+        match outcome {
+            Ok(result) => {
+                let (text, is_error) = result_text(&result);
+                let length = text.chars().count();
+                if length > self.max_result_chars {
+                    return ToolResult::error(format!(
+                        "Error: the result of '{tool}' from MCP server '{}' has {length} characters, more than the limit of {}; it was not passed on",
+                        self.name, self.max_result_chars
+                    ));
+                }
+                if is_error {
+                    ToolResult::error(text)
+                } else {
+                    ToolResult::ok(text)
+                }
+            }
+            Err(CallFailure::Closed(detail)) => {
+                self.mark_down(detail.clone());
+                ToolResult::error(format!(
+                    "Error: MCP server '{}' stopped during '{tool}' ({detail}); it will be restarted at the next turn",
+                    self.name
+                ))
+            }
+            Err(CallFailure::TimedOut(timeout)) => {
+                let alive = connection.ping(PING_TIMEOUT.min(self.timeout)).await;
+                let next = if alive {
+                    String::new()
+                } else {
+                    self.mark_down("it stopped answering".to_owned());
+                    "; it stopped answering and will be restarted at the next turn".to_owned()
+                };
+                ToolResult::error(format!(
+                    "Error: MCP server '{}' did not answer '{tool}' within {} ms{next}",
+                    self.name,
+                    timeout.as_millis()
+                ))
+            }
+            Err(CallFailure::Protocol(detail)) => ToolResult::error(format!(
+                "Error: MCP server '{}' answered '{tool}' with an error: {detail}",
+                self.name
+            )),
+        }
+    }
+
+    /// At the start of a turn: restart a server that is down (one attempt), or list the tools
+    /// again after `list_changed`, and hand a new list to the harness.
+    pub(super) async fn before_turn(self: Arc<Self>) {
+        let _serial = self.refresh.lock().await;
+        let (connection, down) = {
+            let state = self.lock();
+            (state.connection.clone(), state.down.clone())
+        };
+        let connection = match (connection, down) {
+            (Some(connection), None) if connection.is_closed() => {
+                self.mark_down("the connection closed".to_owned());
+                None
+            }
+            (Some(connection), None) => Some(connection),
+            _ => None,
+        };
+        let (connection, relist) = match connection {
+            Some(connection) => {
+                let changed = connection.take_tools_changed();
+                (connection, changed)
+            }
+            None => match Connection::connect(&self.name, &self.endpoint, self.timeout).await {
+                Ok(connection) => {
+                    tracing::info!(target: "hpd_agent::mcp", server = %self.name, "MCP server restarted");
+                    let connection = Arc::new(connection);
+                    self.lock().connection = Some(Arc::clone(&connection));
+                    (connection, true)
+                }
+                Err(error) => {
+                    self.mark_down(format!("restarting it failed: {error}"));
+                    return;
+                }
+            },
+        };
+        if !relist {
+            return;
+        }
+        let listed = match connection.list_tools(self.timeout).await {
+            Ok(listed) => listed,
+            Err(error) => {
+                self.mark_down(error.to_string());
+                return;
+            }
+        };
+        let tools = match self.tools(&listed, false) {
+            Ok(tools) => tools,
+            Err(error) => {
+                self.mark_down(error.to_string());
+                return;
+            }
+        };
+        if let Some(updater) = self.updater.get()
+            && let Err(error) = updater.replace(tools)
+        {
+            self.mark_down(format!("its new tool list was rejected: {error}"));
+            return;
+        }
+        self.lock().down = None;
+    }
+}
+
+/// The schema as a harness tool takes it: a JSON object, `"type": "object"` added when
+/// missing; `None` for anything that is no object schema.
+fn usable_schema(schema: &Value) -> Option<Value> {
+    let Value::Object(map) = schema else {
+        return None;
+    };
+    let mut map = map.clone();
+    match map.get("type") {
+        None => {
+            map.insert("type".to_owned(), Value::String("object".to_owned()));
+        }
+        Some(Value::String(kind)) if kind == "object" => {}
+        Some(_) => return None,
+    }
+    if map.get("properties").is_some_and(|p| !p.is_object()) {
+        return None;
+    }
+    if map.get("required").is_some_and(|r| {
+        !r.as_array()
+            .is_some_and(|items| items.iter().all(Value::is_string))
+    }) {
+        return None;
+    }
+    Some(Value::Object(map))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn schemas_are_made_usable_or_refused() {
+        assert_eq!(
+            usable_schema(&json!({"properties": {}})),
+            Some(json!({"type": "object", "properties": {}}))
+        );
+        assert_eq!(
+            usable_schema(&json!({"type": "object"})),
+            Some(json!({"type": "object"}))
+        );
+        assert_eq!(usable_schema(&json!({"type": "string"})), None);
+        assert_eq!(usable_schema(&json!([])), None);
+        assert_eq!(
+            usable_schema(&json!({"type": "object", "properties": 3})),
+            None
+        );
+        assert_eq!(
+            usable_schema(&json!({"type": "object", "required": [1]})),
+            None
+        );
+    }
+}

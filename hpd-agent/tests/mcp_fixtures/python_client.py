@@ -1,0 +1,108 @@
+"""Drives hpd-agent's MCP server with the official Python SDK's client.
+
+Usage:
+    python python_client.py stdio COMMAND [ARG...]
+    python python_client.py http URL TOKEN
+
+The server must serve the harnesses of hpd-agent's ``mcp_server`` example: the plain
+``get_weather``, the collapsed ``MathTools`` (``add``, ``multiply``) and the collapsed
+``TextTools`` (``uppercase``, ``word_count``). The script lists the tools, expands ``MathTools``
+(and waits for ``notifications/tools/list_changed``), lists again, calls ``multiply``, then calls
+``uppercase``, a hidden member of the other container, by name. It prints one line per step
+and exits with status 1 and a message at the first check that fails.
+"""
+
+import asyncio
+import sys
+
+import anyio
+from mcp import Client, StdioServerParameters
+
+
+class Failed(Exception):
+    pass
+
+
+def check(condition, message):
+    if not condition:
+        raise Failed(message)
+
+
+def text_of(result):
+    return "\n".join(getattr(block, "text", "") for block in result.content)
+
+
+async def run(target):
+    changes = []
+    changed = anyio.Event()
+
+    async def on_message(message):
+        method = getattr(message, "method", None)
+        if method is None:
+            root = getattr(message, "root", None)
+            method = getattr(root, "method", None)
+        if method == "notifications/tools/list_changed":
+            changes.append(method)
+            changed.set()
+
+    async with Client(target, message_handler=on_message) as client:
+        print(f"connected: protocol {client.protocol_version}", flush=True)
+
+        names = [tool.name for tool in (await client.list_tools()).tools]
+        print(f"tools: {names}", flush=True)
+        check(names == ["get_weather", "MathTools", "TextTools"], f"unexpected first list {names}")
+
+        expanded = await client.call_tool("MathTools", {})
+        text = text_of(expanded)
+        print(f"MathTools -> {text!r}", flush=True)
+        check(not expanded.is_error, "calling the container failed")
+        check("multiply" in text and '"a"' in text, "the container result does not list members with schemas")
+        with anyio.fail_after(10):
+            await changed.wait()
+        print("received notifications/tools/list_changed", flush=True)
+
+        names = [tool.name for tool in (await client.list_tools()).tools]
+        print(f"tools: {names}", flush=True)
+        check("multiply" in names and "add" in names, f"members missing after expansion: {names}")
+        check("MathTools" not in names, f"the expanded container is still listed: {names}")
+
+        product = await client.call_tool("multiply", {"a": 17, "b": 23})
+        print(f"multiply -> {text_of(product)!r}", flush=True)
+        check(not product.is_error and text_of(product) == "391", "multiply did not return 391")
+
+        before = len(changes)
+        upper = await client.call_tool("uppercase", {"text": "hidden member"})
+        print(f"uppercase (hidden) -> {text_of(upper)!r}", flush=True)
+        check(not upper.is_error, "calling a hidden member failed")
+        check("HIDDEN MEMBER" in text_of(upper), "the hidden member did not run")
+        with anyio.fail_after(10):
+            while len(changes) == before:
+                await anyio.sleep(0.05)
+        names = [tool.name for tool in (await client.list_tools()).tools]
+        print(f"tools: {names}", flush=True)
+        check("word_count" in names, f"TextTools was not expanded by the recovered call: {names}")
+
+
+def main():
+    if len(sys.argv) < 3 or sys.argv[1] not in ("stdio", "http"):
+        print(__doc__, file=sys.stderr)
+        sys.exit(2)
+    if sys.argv[1] == "stdio":
+        target = StdioServerParameters(command=sys.argv[2], args=sys.argv[3:])
+    else:
+        import httpx2
+        from mcp.client.streamable_http import streamable_http_client
+
+        url, token = sys.argv[2], sys.argv[3]
+        http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30)
+        target = streamable_http_client(url, http_client=http)
+    try:
+        asyncio.run(run(target))
+    except Failed as failure:
+        print(f"FAILED: {failure}", flush=True)
+        sys.exit(1)
+    print("ok", flush=True)
+
+
+if __name__ == "__main__":
+    main()
