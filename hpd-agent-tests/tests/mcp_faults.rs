@@ -180,6 +180,7 @@ async fn a_tool_list_that_turns_malformed_gives_error_results_and_the_run_goes_o
     let agent = agent(harness, &model);
     let mut session = agent.session();
     session.run("break it").await.unwrap();
+    notification_delivered().await;
     let requests = model.take_requests();
     assert_eq!(
         requests[1].tool_result("c1"),
@@ -244,6 +245,7 @@ async fn list_changed_applies_from_the_next_turn() {
     let agent = agent(harness.clone(), &model);
     let mut session = agent.session();
     session.run("add a tool").await.unwrap();
+    notification_delivered().await;
     let requests = model.take_requests();
     assert_eq!(requests[1].tool_names(), ["echo", "add_tool"]);
     // The turn keeps its list after the notification.
@@ -381,4 +383,12 @@ async fn mcp_calls_emit_the_events_of_any_harness() {
             "finished echo evented false",
         ]
     );
+}
+
+/// A server's `notifications/tools/list_changed` reaches the client's handler on a task of its
+/// own, so it can be handled after the tool result sent behind it. A turn sees the changed list
+/// when the notification was handled before the turn starts; give it that time, as a user whose
+/// next message comes later would.
+async fn notification_delivered() {
+    tokio::time::sleep(Duration::from_millis(500)).await;
 }

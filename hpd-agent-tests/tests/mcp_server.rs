@@ -202,6 +202,9 @@ async fn collapsing_is_per_session_and_expansion_sends_list_changed() {
         .unwrap();
     let mut session = agent.session();
     session.run("open Math").await.unwrap();
+    // list_changed reaches the client's handler on a task of its own; give it time to be
+    // handled before the next turn starts.
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
     let requests = model.take_requests();
     let (listing, is_error) = requests[1].tool_result("c1").unwrap();
     assert!(!is_error);
