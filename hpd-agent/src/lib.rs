@@ -310,6 +310,7 @@ pub mod harness;
 pub mod mcp;
 pub mod middleware;
 pub mod providers;
+mod session;
 pub mod store;
 pub mod tool;
 

@@ -9,13 +9,13 @@ mod builder;
 mod events;
 mod registration;
 mod run;
+mod stored;
 mod sub_agent;
 mod tool_session;
 
 use std::sync::Arc;
 
 use futures::Stream;
-use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
 use crate::chat::{ChatClient, ChatMessage, FinishReason, ModelOptions, Usage};
@@ -25,8 +25,9 @@ use crate::error::{BuildError, RunError};
 use crate::harness::{DynamicHarness, ToolHarness};
 use crate::middleware::Middleware;
 use crate::middleware::pipeline::ScopedPipeline;
-use crate::store::{Binding, SessionStore, StoreError};
+use crate::store::{SessionStore, StoreError};
 
+pub use crate::session::SessionState;
 pub use crate::tool::{DEFAULT_MAX_DEPTH, SubAgent};
 pub use builder::AgentBuilder;
 #[cfg_attr(not(feature = "mcp"), allow(unused_imports))]
@@ -37,6 +38,7 @@ pub use tool_session::{ToolCallOutcome, ToolSession};
 
 use events::EventHandler;
 use registration::Registrations;
+use stored::Binding;
 
 /// How many model requests a run may make when nothing else is set.
 pub const DEFAULT_MAX_ITERATIONS: usize = 16;
@@ -193,20 +195,6 @@ impl Agent {
     pub async fn run(&self, message: impl Into<String>) -> Result<RunOutput, RunError> {
         self.session().run(message).await
     }
-}
-
-/// The serializable state of a [`Session`]: the conversation and the expansion state.
-///
-/// Store it (e.g. as JSON) and [`Agent::resume`] it later, on any machine with the same agent,
-/// or let a [`SessionStore`] do it ([`Agent::open_session`]).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SessionState {
-    /// The conversation, oldest first.
-    pub history: Vec<ChatMessage>,
-    /// Expanded containers, in expansion order (kept across turns only with
-    /// `persist_system_prompt_injections`).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub expanded: Vec<String>,
 }
 
 /// A conversation with an agent: history and expansion state kept across turns.

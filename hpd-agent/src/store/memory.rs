@@ -6,7 +6,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use async_trait::async_trait;
 
 use super::{SessionStore, StoreError, StoredSession, decode_record, encode_record, validate_id};
-use crate::agent::SessionState;
+use crate::session::SessionState;
 
 /// Sessions kept in the process, as encoded records (so what it accepts and rejects matches the
 /// other backends). Cheap to create; clone the `Arc` it is used through to share it.

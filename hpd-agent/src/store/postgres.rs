@@ -12,7 +12,7 @@ use super::{
     SCHEMA_VERSION, SessionStore, StoreError, StoredSession, decode_record, encode_record,
     redact_url, scrub, url_password, validate_id,
 };
-use crate::agent::SessionState;
+use crate::session::SessionState;
 
 /// How long a connection attempt may take when the URL sets no `connect_timeout`.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);

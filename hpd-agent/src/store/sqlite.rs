@@ -12,7 +12,7 @@ use super::{
     SCHEMA_VERSION, SessionStore, StoreError, StoredSession, decode_record, encode_record,
     validate_id,
 };
-use crate::agent::SessionState;
+use crate::session::SessionState;
 
 /// How long a write waits for another process's write to finish before it reports the store
 /// unavailable.
