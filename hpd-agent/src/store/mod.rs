@@ -62,7 +62,7 @@
 //! # Failures
 //!
 //! A save that fails (the store is down, another writer saved first) makes
-//! [`Session::run`](crate::Session::run) return [`RunError::Store`]; the
+//! [`Session::run`](crate::Session::run) return [`RunError::Store`](crate::RunError::Store); the
 //! turn itself is kept in memory. The next `run`, or
 //! [`Session::save`](crate::Session::save), writes it again. After a
 //! [`Conflict`](StoreError::Conflict) a retry cannot succeed: reopen the session to continue from
