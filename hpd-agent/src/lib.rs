@@ -331,7 +331,7 @@ pub use chat::{
     Reasoning, TextSink, ToolCall, ToolChoice, ToolDefinition, Usage,
 };
 pub use config::{
-    AgentConfig, CollapsingConfig, ConfigError, ConfigErrorKind, McpServerConfig,
+    AgentConfig, CollapsingConfig, ConfigError, ConfigErrorKind, Limits, McpServerConfig,
     McpTransportConfig, ModelConfig, RunConfigData, SubAgentConfig, ToolHarnessReference,
 };
 pub use error::{BuildError, ConstructError, HydrateError, RegistryError, RunError};
