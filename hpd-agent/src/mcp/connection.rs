@@ -10,8 +10,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation,
-    ServerPeerInfo,
+    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ClientRequest,
+    CustomRequest, CustomResult, Implementation, ServerPeerInfo, ServerResult,
 };
 use rmcp::service::{NotificationContext, RunningService, ServiceError};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
@@ -119,7 +119,8 @@ pub(crate) struct RemoteTool {
     pub(crate) name: String,
     /// Its description (empty when the server gives none).
     pub(crate) description: String,
-    /// Its input schema, a JSON object.
+    /// Its input schema as the server sent it (a JSON object when the server follows the
+    /// protocol; anything, or `null` when missing, from a lenient listing).
     pub(crate) input_schema: Value,
 }
 
@@ -268,23 +269,24 @@ impl Connection {
     }
 
     /// Lists every tool (all pages), waiting at most `timeout`.
+    ///
+    /// When the typed listing fails because an entry does not have the protocol's shape (a
+    /// tool whose `inputSchema` is no object, a name that is no string), the list is read
+    /// again entry by entry: such entries are left out (with a warning) and the rest is used.
     pub(crate) async fn list_tools(&self, timeout: Duration) -> Result<Vec<RemoteTool>, McpError> {
         let listed = tokio::time::timeout(timeout, self.service.peer().list_all_tools()).await;
         let tools = match listed {
             Ok(Ok(tools)) => tools,
+            Ok(Err(ServiceError::UnexpectedResponse)) => {
+                return self.list_tools_leniently(timeout).await;
+            }
             Ok(Err(error)) => {
                 return Err(McpError::ListTools {
                     server: self.server.clone(),
                     message: self.stderr_tail.quote(describe_service_error(&error)).await,
                 });
             }
-            Err(_) => {
-                return Err(McpError::Timeout {
-                    server: self.server.clone(),
-                    what: "tools/list".to_owned(),
-                    timeout,
-                });
-            }
+            Err(_) => return Err(self.list_timeout(timeout)),
         };
         Ok(tools
             .into_iter()
@@ -294,6 +296,69 @@ impl Connection {
                 input_schema: Value::Object((*tool.input_schema).clone()),
             })
             .collect())
+    }
+
+    fn list_timeout(&self, timeout: Duration) -> McpError {
+        McpError::Timeout {
+            server: self.server.clone(),
+            what: "tools/list".to_owned(),
+            timeout,
+        }
+    }
+
+    /// `tools/list` read as plain JSON, page by page, keeping the entries that have a string
+    /// `name`; the schema is checked later, where the tools are made.
+    async fn list_tools_leniently(&self, timeout: Duration) -> Result<Vec<RemoteTool>, McpError> {
+        /// More pages than any real server sends: a server that keeps returning cursors is
+        /// stopped here.
+        const MAX_PAGES: usize = 1000;
+        let deadline = tokio::time::Instant::now() + timeout;
+        let failed = |message: String| McpError::ListTools {
+            server: self.server.clone(),
+            message,
+        };
+        let mut tools = Vec::new();
+        let mut cursor: Option<String> = None;
+        for _ in 0..MAX_PAGES {
+            let params = cursor.take().map(|c| serde_json::json!({ "cursor": c }));
+            let request = ClientRequest::CustomRequest(CustomRequest::new("tools/list", params));
+            let answer =
+                tokio::time::timeout_at(deadline, self.service.peer().send_request(request)).await;
+            let value = match answer {
+                Err(_) => return Err(self.list_timeout(timeout)),
+                Ok(Err(error)) => {
+                    let message = self.stderr_tail.quote(describe_service_error(&error)).await;
+                    return Err(failed(message));
+                }
+                Ok(Ok(ServerResult::CustomResult(CustomResult(value)))) => value,
+                Ok(Ok(other)) => serde_json::to_value(&other).map_err(|e| failed(e.to_string()))?,
+            };
+            let Some(entries) = value.get("tools").and_then(Value::as_array) else {
+                return Err(failed("the answer's `tools` is not a list".to_owned()));
+            };
+            for entry in entries {
+                let Some(name) = entry.get("name").and_then(Value::as_str) else {
+                    tracing::warn!(target: "hpd_agent::mcp", server = %self.server, "tool left out: its name is not a string");
+                    continue;
+                };
+                tools.push(RemoteTool {
+                    name: name.to_owned(),
+                    description: entry
+                        .get("description")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_owned(),
+                    input_schema: entry.get("inputSchema").cloned().unwrap_or(Value::Null),
+                });
+            }
+            match value.get("nextCursor").and_then(Value::as_str) {
+                Some(next) if !next.is_empty() => cursor = Some(next.to_owned()),
+                _ => return Ok(tools),
+            }
+        }
+        Err(failed(format!(
+            "the server sent more than {MAX_PAGES} pages of tools"
+        )))
     }
 
     /// Calls the server's tool `name` with `arguments`, waiting at most `timeout`. A call
