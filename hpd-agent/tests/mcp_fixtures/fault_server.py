@@ -24,6 +24,9 @@ exact. Usage: ``python3 fault_server.py MODE``. Every mode offers ``echo`` (retu
 - ``schemas``    offers tools whose ``inputSchema`` is not an object schema (a string, null,
                  a list, a number, an array schema, missing); calling one answers "ran anyway".
 
+Every environment variable whose name starts with ``FAULT_SECRET`` is written to stderr at
+start (``env NAME=VALUE``), as a careless server would, for the secret-scrubbing tests.
+
 If the environment variable ``FAULT_SERVER_LOG`` names a file, the server appends one line
 ``start MODE PID`` to it when it starts, so a test can count restarts and check that the
 process ended.
@@ -167,6 +170,10 @@ def handle(message):
 
 
 def main():
+    for name, value in sorted(os.environ.items()):
+        if name.startswith("FAULT_SECRET"):
+            sys.stderr.write(f"env {name}={value}\n")
+    sys.stderr.flush()
     log = os.environ.get("FAULT_SERVER_LOG")
     if log:
         with open(log, "a", encoding="utf-8") as f:
