@@ -297,7 +297,8 @@ impl Turn<'_> {
         };
         let limits = self.agent.limits;
         for ((call, result), duration) in calls.iter().zip(results).zip(durations) {
-            let result = limits.cut_result(result.unwrap_or_else(|| ToolResult::error(filler)));
+            let mut result = result.unwrap_or_else(|| ToolResult::error(filler));
+            result.text = limits.cut_result(result.text);
             self.emitter.emit(&AgentEvent::ToolCallFinished {
                 call_id: call.id.clone(),
                 name: call.name.clone(),
@@ -346,7 +347,7 @@ impl Turn<'_> {
                 .limits
                 .check_arguments(&call.name, &call.arguments)
             {
-                results[i] = Some(rejected);
+                results[i] = Some(ToolResult::error(rejected));
                 durations[i] = started.elapsed();
                 continue;
             }

@@ -260,15 +260,15 @@ impl ToolSession {
         });
         let limits = self.agent.inner.limits;
         let outcome = match limits.check_arguments(name, arguments) {
-            Some(result) => Ok(ToolCallOutcome {
-                result,
+            Some(rejected) => Ok(ToolCallOutcome {
+                result: ToolResult::error(rejected),
                 expanded: false,
                 revealed: Vec::new(),
             }),
             None => self.dispatch(name, arguments, call_id, &emitter).await,
         }
         .map(|mut outcome| {
-            outcome.result = limits.cut_result(outcome.result);
+            outcome.result.text = limits.cut_result(outcome.result.text);
             outcome
         });
         let (text, is_error) = match &outcome {

@@ -1,7 +1,5 @@
 //! [`Limits`]: the agent-wide caps on what tools exchange with the model.
 
-use crate::tool::ToolResult;
-
 /// The default of [`Limits::max_tool_result_bytes`]: 64 KiB.
 pub const DEFAULT_MAX_TOOL_RESULT_BYTES: usize = 64 * 1024;
 /// The default of [`Limits::max_argument_bytes`]: 256 KiB.
@@ -134,22 +132,21 @@ impl Limits {
         .map(|(_, name)| name)
     }
 
-    /// The error result for arguments over the limit, or `None` when they are within it.
-    pub(crate) fn check_arguments(&self, name: &str, arguments: &str) -> Option<ToolResult> {
+    /// The error text for arguments over the limit, or `None` when they are within it.
+    pub(crate) fn check_arguments(&self, name: &str, arguments: &str) -> Option<String> {
         (arguments.len() > self.max_argument_bytes).then(|| {
-            ToolResult::error(format!(
+            format!(
                 "Error: the arguments of '{}' are {} bytes; the limit is {} bytes",
                 shown_name(name),
                 arguments.len(),
                 self.max_argument_bytes
-            ))
+            )
         })
     }
 
-    /// `result` with its text cut to the result limit.
-    pub(crate) fn cut_result(&self, mut result: ToolResult) -> ToolResult {
-        result.text = cut_text(result.text, self.max_tool_result_bytes);
-        result
+    /// `text` cut to the result limit.
+    pub(crate) fn cut_result(&self, text: String) -> String {
+        cut_text(text, self.max_tool_result_bytes)
     }
 }
 
