@@ -530,15 +530,15 @@ impl<'de> Visitor<'de> for CollapsingConfigVisitor {
 
 #[derive(Clone, Copy)]
 enum LimitsKey {
-    MaxToolResultBytes,
-    MaxArgumentBytes,
-    MaxParallelCalls,
+    ToolResultBytes,
+    ArgumentBytes,
+    ParallelCalls,
 }
 
 const LIMITS_KEYS: &[(LimitsKey, &str)] = &[
-    (LimitsKey::MaxToolResultBytes, "max_tool_result_bytes"),
-    (LimitsKey::MaxArgumentBytes, "max_argument_bytes"),
-    (LimitsKey::MaxParallelCalls, "max_parallel_calls"),
+    (LimitsKey::ToolResultBytes, "max_tool_result_bytes"),
+    (LimitsKey::ArgumentBytes, "max_argument_bytes"),
+    (LimitsKey::ParallelCalls, "max_parallel_calls"),
 ];
 
 const LIMITS_NULL: &str = "limits must be an object; omit it to use the defaults";
@@ -590,15 +590,11 @@ impl<'de> Visitor<'de> for LimitsVisitor {
         let mut limits = Limits::default();
         while let Some(key) = map.next_key::<String>()? {
             let (field, name) = match keys.identify(key)? {
-                LimitsKey::MaxToolResultBytes => {
+                LimitsKey::ToolResultBytes => {
                     (&mut limits.max_tool_result_bytes, "max_tool_result_bytes")
                 }
-                LimitsKey::MaxArgumentBytes => {
-                    (&mut limits.max_argument_bytes, "max_argument_bytes")
-                }
-                LimitsKey::MaxParallelCalls => {
-                    (&mut limits.max_parallel_calls, "max_parallel_calls")
-                }
+                LimitsKey::ArgumentBytes => (&mut limits.max_argument_bytes, "max_argument_bytes"),
+                LimitsKey::ParallelCalls => (&mut limits.max_parallel_calls, "max_parallel_calls"),
             };
             *field = map.next_value_seed(AtLeastOne(name))?;
         }
