@@ -308,6 +308,7 @@ pub mod agent;
 pub mod chat;
 mod collapse;
 pub mod config;
+mod credentials;
 mod error;
 pub mod harness;
 #[cfg(feature = "mcp")]
@@ -315,7 +316,6 @@ pub mod harness;
 pub mod mcp;
 pub mod middleware;
 pub mod providers;
-mod redact;
 pub mod store;
 pub mod tool;
 

@@ -112,7 +112,7 @@ impl std::fmt::Debug for McpTransportConfig {
                 .finish(),
             McpTransportConfig::Http { url, headers } => f
                 .debug_struct("Http")
-                .field("url", &crate::redact::redact_url(url))
+                .field("url", &crate::credentials::redact_url(url))
                 .field("headers", &redacted(headers.keys().collect()))
                 .finish(),
         }

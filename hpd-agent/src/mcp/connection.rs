@@ -78,7 +78,7 @@ impl std::fmt::Debug for Endpoint {
                 .finish(),
             Endpoint::Http { url, headers } => f
                 .debug_struct("Http")
-                .field("url", &crate::redact::redact_url(url))
+                .field("url", &crate::credentials::redact_url(url))
                 .field(
                     "headers",
                     &redacted(headers.iter().map(|(n, _)| n).collect()),
@@ -103,7 +103,7 @@ impl Endpoint {
                         values.push(word.to_owned());
                     }
                 }
-                values.extend(crate::redact::url_password(url).map(str::to_owned));
+                values.extend(crate::credentials::url_password(url).map(str::to_owned));
                 values
             }
         };
@@ -146,7 +146,7 @@ impl Endpoint {
                 .chain(args.iter().map(String::as_str))
                 .collect::<Vec<_>>()
                 .join(" "),
-            Endpoint::Http { url, .. } => crate::redact::redact_url(url),
+            Endpoint::Http { url, .. } => crate::credentials::redact_url(url),
         }
     }
 }

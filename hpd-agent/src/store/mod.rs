@@ -317,12 +317,12 @@ pub fn decode_record(id: &str, text: &str) -> Result<SessionState, StoreError> {
         .map_err(|e| corrupt(format!("invalid state at '{}': {}", e.path(), e.inner())))
 }
 
-pub use crate::redact::redact_url;
+pub use crate::credentials::redact_url;
 #[cfg_attr(
     not(any(feature = "postgres", feature = "redis")),
     allow(unused_imports)
 )]
-pub(crate) use crate::redact::url_password;
+pub(crate) use crate::credentials::url_password;
 
 /// The message of `error` with its sources (drivers often keep the cause, e.g. "connection
 /// refused", in a source), with `secret` removed (drivers may echo parts of a URL).

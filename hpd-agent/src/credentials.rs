@@ -1,4 +1,4 @@
-//! Hiding passwords in addresses (store URLs, MCP server URLs) before they are shown.
+//! Hiding credentials: passwords in addresses (store URLs, MCP server URLs) before they are shown.
 
 /// A store address safe to show: the password of a URL (`scheme://user:password@host`) or of a
 /// `password=...` setting is replaced by `***`.
