@@ -262,6 +262,9 @@ pub enum BuildError {
     /// `max_iterations` is zero.
     #[error("max_iterations must be at least 1")]
     ZeroMaxIterations,
+    /// A field of [`Limits`](crate::Limits) is zero.
+    #[error("{0} must be at least 1")]
+    ZeroLimit(&'static str),
     /// Sub-agents nest deeper than allowed.
     #[error("sub-agents nest deeper than max_depth ({max_depth})")]
     SubAgentDepth {

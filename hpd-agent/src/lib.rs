@@ -183,10 +183,15 @@
 //! | arguments not JSON or not matching | `Invalid arguments for '{name}': {serde error with path}` | yes |
 //! | unknown name | `Function '{name}' not found. Available functions: ...` | yes |
 //! | blocked by middleware | the middleware's text, default `Function '{name}' was blocked` | yes |
+//! | arguments over `max_argument_bytes` | `Error: the arguments of '{name}' are {n} bytes; the limit is {max} bytes` | yes |
+//! | a result over `max_tool_result_bytes` | the result cut, ending `[truncated: {n} of {total} bytes dropped]` | as it was |
 //!
 //! Every tool call gets a result, in call order, so the history stays valid even when a run
 //! fails (max iterations, cancellation, provider or middleware errors); the session can run
-//! again.
+//! again. The agent's [`Limits`] (set with [`AgentBuilder::with_limits`] or the config's
+//! `limits` section) bound what the model exchanges with tools: the size of one result, the
+//! size of one call's arguments, and how many calls of one response run at once (a response
+//! with thousands of calls runs them a few at a time, answered in call order).
 //!
 //! # Configuration
 //!
@@ -303,6 +308,7 @@ pub mod agent;
 pub mod chat;
 mod collapse;
 pub mod config;
+mod credentials;
 mod error;
 pub mod harness;
 #[cfg(feature = "mcp")]
@@ -332,7 +338,7 @@ pub use chat::{
     Reasoning, TextSink, ToolCall, ToolChoice, ToolDefinition, Usage,
 };
 pub use config::{
-    AgentConfig, CollapsingConfig, ConfigError, ConfigErrorKind, McpServerConfig,
+    AgentConfig, CollapsingConfig, ConfigError, ConfigErrorKind, Limits, McpServerConfig,
     McpTransportConfig, ModelConfig, RunConfigData, SubAgentConfig, ToolHarnessReference,
 };
 pub use error::{BuildError, ConstructError, HydrateError, RegistryError, RunError};

@@ -423,3 +423,81 @@ fn middleware_config_keys_fold_ascii_like_the_build() {
     );
     assert!(duplicate.is_err());
 }
+
+// ---------------------------------------------------------------------------------------------
+// Limits
+
+#[test]
+fn limits_errors_carry_their_paths() {
+    let err = parse_err(r#"{"limits": null}"#);
+    assert_invalid(
+        &err,
+        "limits",
+        "limits must be an object; omit it to use the defaults",
+    );
+
+    let err = parse_err(r#"{"Limits": {"MaxParallelCalls": 0}}"#);
+    assert_invalid(
+        &err,
+        "Limits.MaxParallelCalls",
+        "max_parallel_calls must be at least 1",
+    );
+
+    let err = parse_err(r#"{"limits": {"max_tool_result_bytes": -5}}"#);
+    assert_invalid(
+        &err,
+        "limits.max_tool_result_bytes",
+        "invalid value: integer `-5`",
+    );
+
+    let err = parse_err(r#"{"limits": {"max_argument_bytes": "big"}}"#);
+    assert_invalid(
+        &err,
+        "limits.max_argument_bytes",
+        "invalid type: string \"big\"",
+    );
+
+    let err = parse_err(r#"{"limits": {"max_parallel_call": 3}}"#);
+    assert_invalid(
+        &err,
+        "limits",
+        "unknown key 'max_parallel_call' in Limits (did you mean 'max_parallel_calls'?); \
+         known keys: max_tool_result_bytes, max_argument_bytes, max_parallel_calls",
+    );
+
+    let err = parse_err(r#"{"limits": {"maxParallelCalls": 3, "max_parallel_calls": 4}}"#);
+    assert_invalid(
+        &err,
+        "limits",
+        "duplicate key in Limits: 'maxParallelCalls' and 'max_parallel_calls' both mean 'max_parallel_calls'",
+    );
+
+    let err = parse_err(r#"{"limits": [1]}"#);
+    assert_invalid(&err, "limits", "expected a limits object");
+
+    // `limits` is listed among the agent's keys.
+    let err = parse_err(r#"{"limit": {}}"#);
+    assert!(err.message().contains("did you mean 'limits'?"), "{err}");
+}
+
+#[test]
+fn limits_round_trip_in_canonical_form() {
+    use hpd_agent::Limits;
+    let config = AgentConfig {
+        limits: Limits::default().with_max_parallel_calls(3),
+        ..AgentConfig::default()
+    };
+    let json = config.to_json();
+    assert_eq!(
+        json,
+        "{\n  \"limits\": {\n    \"max_parallel_calls\": 3\n  }\n}"
+    );
+    assert_eq!(AgentConfig::from_json(&json), Ok(config));
+    // The defaults are left out, also when written explicitly.
+    let explicit = AgentConfig::from_json(
+        r#"{"limits": {"max_tool_result_bytes": 65536, "max_argument_bytes": 262144, "max_parallel_calls": 16}}"#,
+    )
+    .unwrap();
+    assert!(explicit.limits.is_default());
+    assert_eq!(explicit.to_json(), "{}");
+}

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use hpd_agent::{
-    AgentConfig, CollapsingConfig, ConfigErrorKind, McpServerConfig, McpTransportConfig,
+    AgentConfig, CollapsingConfig, ConfigErrorKind, Limits, McpServerConfig, McpTransportConfig,
     ModelConfig, ModelOptions, RunConfigData, SubAgentConfig, ToolChoice, ToolHarnessReference,
 };
 use serde_json::Value;
@@ -41,6 +41,10 @@ mod properties {
         "description",
         "parent_functions",
         "additional_instructions",
+        "limits",
+        "max_tool_result_bytes",
+        "max_argument_bytes",
+        "max_parallel_calls",
     ];
 
     fn any_style() -> impl Strategy<Value = Style> {
@@ -256,6 +260,21 @@ mod properties {
             })
     }
 
+    fn limits() -> impl Strategy<Value = Limits> {
+        // Each limit the default (left out when written) or any value of at least 1.
+        let limit = |default: usize| prop_oneof![Just(default), 1..=usize::MAX];
+        (
+            limit(hpd_agent::config::DEFAULT_MAX_TOOL_RESULT_BYTES),
+            limit(hpd_agent::config::DEFAULT_MAX_ARGUMENT_BYTES),
+            limit(hpd_agent::config::DEFAULT_MAX_PARALLEL_CALLS),
+        )
+            .prop_map(|(results, arguments, parallel)| Limits {
+                max_tool_result_bytes: results,
+                max_argument_bytes: arguments,
+                max_parallel_calls: parallel,
+            })
+    }
+
     fn flat_config() -> impl Strategy<Value = AgentConfig> {
         (
             prop::option::of(any::<String>()),
@@ -278,6 +297,7 @@ mod properties {
             collapsing(),
             prop::collection::vec(reference(), 0..4),
             prop::collection::vec(mcp_server(), 0..3),
+            limits(),
         )
             .prop_map(
                 |(
@@ -288,6 +308,7 @@ mod properties {
                     collapsing,
                     tool_harnesses,
                     mcp_servers,
+                    limits,
                 )| {
                     AgentConfig {
                         name,
@@ -298,6 +319,7 @@ mod properties {
                         tool_harnesses,
                         sub_agents: Vec::new(),
                         mcp_servers,
+                        limits,
                     }
                 },
             )

@@ -8,7 +8,7 @@ use futures::future::BoxFuture;
 use crate::chat::{ChatClient, ModelOptions};
 use crate::collapse::{LiveToolset, Part, Toolset};
 use crate::config::{
-    AgentConfig, CollapsingConfig, McpServerConfig, ModelConfig, ToolHarnessReference,
+    AgentConfig, CollapsingConfig, Limits, McpServerConfig, ModelConfig, ToolHarnessReference,
 };
 use crate::error::BuildError;
 use crate::harness::registry::Registry;
@@ -66,6 +66,7 @@ pub struct AgentBuilder {
     instructions: String,
     max_iterations: Option<usize>,
     collapsing: CollapsingConfig,
+    limits: Limits,
     model: Option<ModelConfig>,
     model_options: ModelOptions,
     registrations: Registrations,
@@ -120,6 +121,7 @@ impl AgentBuilder {
         builder.instructions = config.instructions.unwrap_or_default();
         builder.max_iterations = config.max_iterations;
         builder.collapsing = config.collapsing;
+        builder.limits = config.limits;
         if let Some(options) = config.model.as_ref().and_then(|m| m.options.clone()) {
             builder.model_options = options;
         }
@@ -266,6 +268,24 @@ impl AgentBuilder {
     pub fn with_tool_harness_override(mut self, reference: ToolHarnessReference) -> Self {
         self.registrations
             .replace_config(Registration::from_reference(&reference));
+        self
+    }
+
+    /// Sets the caps on tool results, tool arguments and concurrent calls (see [`Limits`]);
+    /// replaces the config's `limits`.
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, Limits, ScriptedChatClient};
+    ///
+    /// let agent = AgentBuilder::new()
+    ///     .with_limits(Limits::default().with_max_tool_result_bytes(8192).with_max_parallel_calls(4))
+    ///     .with_chat_client(ScriptedChatClient::new())
+    ///     .build()?;
+    /// assert_eq!(agent.limits().max_parallel_calls, 4);
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
         self
     }
 
@@ -448,6 +468,9 @@ impl AgentBuilder {
         if self.max_iterations == Some(0) {
             return Err(BuildError::ZeroMaxIterations);
         }
+        if let Some(field) = self.limits.zero_field() {
+            return Err(BuildError::ZeroLimit(field));
+        }
         let registry = Registry::global();
         registry.validate()?;
         let resolved = self
@@ -492,6 +515,7 @@ impl AgentBuilder {
                 max_iterations: self.max_iterations.unwrap_or(DEFAULT_MAX_ITERATIONS),
                 client,
                 model_options: self.model_options,
+                limits: self.limits,
                 middleware: self.middleware,
                 tools: LiveToolset::new(tools),
                 handlers: self.handlers,

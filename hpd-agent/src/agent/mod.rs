@@ -20,7 +20,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::chat::{ChatClient, ChatMessage, FinishReason, ModelOptions, Usage};
 use crate::collapse::LiveToolset;
-use crate::config::{ModelConfig, RunConfigData, ToolHarnessReference};
+use crate::config::{Limits, ModelConfig, RunConfigData, ToolHarnessReference};
 use crate::error::{BuildError, RunError};
 use crate::harness::{DynamicHarness, ToolHarness};
 use crate::middleware::Middleware;
@@ -49,6 +49,7 @@ pub(crate) struct AgentInner {
     pub(crate) max_iterations: usize,
     pub(crate) client: Arc<dyn ChatClient>,
     pub(crate) model_options: ModelOptions,
+    pub(crate) limits: Limits,
     pub(crate) middleware: Vec<Arc<dyn Middleware>>,
     pub(crate) tools: LiveToolset,
     pub(crate) handlers: Vec<EventHandler>,
@@ -84,6 +85,12 @@ impl Agent {
     #[must_use]
     pub fn name(&self) -> &str {
         &self.inner.name
+    }
+
+    /// The caps on tool results, tool arguments and concurrent calls this agent applies.
+    #[must_use]
+    pub fn limits(&self) -> Limits {
+        self.inner.limits
     }
 
     /// The registered harness names, in registration order.

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use futures::future::join_all;
+use futures::StreamExt as _;
 use tracing::Instrument as _;
 
 use crate::chat::{
@@ -295,8 +295,10 @@ impl Turn<'_> {
             Err(RunError::Cancelled) => CANCELLED,
             _ => ABORTED,
         };
+        let limits = self.agent.limits;
         for ((call, result), duration) in calls.iter().zip(results).zip(durations) {
-            let result = result.unwrap_or_else(|| ToolResult::error(filler));
+            let mut result = result.unwrap_or_else(|| ToolResult::error(filler));
+            result.text = limits.cut_result(result.text);
             self.emitter.emit(&AgentEvent::ToolCallFinished {
                 call_id: call.id.clone(),
                 name: call.name.clone(),
@@ -340,6 +342,15 @@ impl Turn<'_> {
                 name: call.name.clone(),
                 arguments: call.arguments.clone(),
             });
+            if let Some(rejected) = self
+                .agent
+                .limits
+                .check_arguments(&call.name, &call.arguments)
+            {
+                results[i] = Some(ToolResult::error(rejected));
+                durations[i] = started.elapsed();
+                continue;
+            }
             let emitter = &self.emitter;
             let mut expanded = |harness: &str, recovery: bool| {
                 emitter.emit(&AgentEvent::ContainerExpanded {
@@ -404,7 +415,9 @@ impl Turn<'_> {
             run: Some(Arc::new(self.emitter.clone())),
         };
         let expansion = &self.expansion;
-        let executions = runs.iter().map(|&(i, target)| {
+        // Collected first: a lazy iterator inside the stream trips the `Send` check of the
+        // run's future.
+        let executions: Vec<_> = runs.iter().map(|&(i, target)| {
             let pipeline = expansion.pipeline(tools, target);
             let callable = tools.function(target);
             let call = &calls[i];
@@ -424,9 +437,14 @@ impl Turn<'_> {
                 };
                 (i, started.elapsed(), result)
             }
-        });
+        }).collect();
+        // At most `max_parallel_calls` run at once; `buffered` yields them in call order.
+        let finished: Vec<_> = futures::stream::iter(executions)
+            .buffered(self.agent.limits.max_parallel_calls)
+            .collect()
+            .await;
         let mut first_error = None;
-        for (i, elapsed, result) in join_all(executions).await {
+        for (i, elapsed, result) in finished {
             durations[i] += elapsed;
             match result {
                 Ok(result) => results[i] = Some(result),

@@ -4,6 +4,7 @@
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
+use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
 use crate::chat::ToolDefinition;
@@ -55,6 +56,10 @@ struct State {
 /// A *flat* session ([`Agent::flat_tool_session`]) lists every function as if collapsing were
 /// off.
 ///
+/// The agent's [`Limits`](crate::Limits) apply: oversized arguments are answered with an error
+/// result, long results are cut, and at most `max_parallel_calls` calls run at once (the others
+/// wait for a slot).
+///
 /// `call` takes `&self`: one session may run calls concurrently. The session takes the
 /// agent's tool lists when it is created; [`refresh`](Self::refresh) picks up changed lists.
 ///
@@ -98,6 +103,8 @@ pub struct ToolSession {
     agent: Agent,
     flat: bool,
     cancellation: CancellationToken,
+    /// One permit per call that may run at once (`Limits::max_parallel_calls`).
+    permits: Semaphore,
     state: Mutex<State>,
 }
 
@@ -128,10 +135,12 @@ impl ToolSession {
     fn new(agent: Agent, flat: bool) -> Self {
         let base = agent.inner.tools.current();
         let tools = Self::prepare(&base, flat);
+        let permits = Semaphore::new(agent.inner.limits.max_parallel_calls);
         ToolSession {
             agent,
             flat,
             cancellation: CancellationToken::new(),
+            permits,
             state: Mutex::new(State {
                 base,
                 tools,
@@ -249,7 +258,19 @@ impl ToolSession {
             name: name.to_owned(),
             arguments: arguments.to_owned(),
         });
-        let outcome = self.dispatch(name, arguments, call_id, &emitter).await;
+        let limits = self.agent.inner.limits;
+        let outcome = match limits.check_arguments(name, arguments) {
+            Some(rejected) => Ok(ToolCallOutcome {
+                result: ToolResult::error(rejected),
+                expanded: false,
+                revealed: Vec::new(),
+            }),
+            None => self.dispatch(name, arguments, call_id, &emitter).await,
+        }
+        .map(|mut outcome| {
+            outcome.result.text = limits.cut_result(outcome.result.text);
+            outcome
+        });
         let (text, is_error) = match &outcome {
             Ok(outcome) => (outcome.result.text.clone(), outcome.result.is_error),
             Err(e) => (e.to_string(), true),
@@ -341,6 +362,11 @@ impl ToolSession {
             run: Some(Arc::new(emitter.clone())),
         };
         let function = tools.function(function);
+        let _permit = tokio::select! {
+            biased;
+            () = self.cancellation.cancelled() => return Err(RunError::Cancelled),
+            permit = self.permits.acquire() => permit,
+        };
         let result = tokio::select! {
             biased;
             () = self.cancellation.cancelled() => return Err(RunError::Cancelled),

@@ -16,8 +16,8 @@ use serde_json::Value;
 
 use super::keys::{Keys, normalize_key};
 use super::{
-    AgentConfig, CollapsingConfig, McpServerConfig, ModelConfig, RunConfigData, SubAgentConfig,
-    ToolHarnessReference,
+    AgentConfig, CollapsingConfig, Limits, McpServerConfig, ModelConfig, RunConfigData,
+    SubAgentConfig, ToolHarnessReference,
 };
 use crate::chat::{ModelOptions, ToolChoice};
 
@@ -109,6 +109,7 @@ enum AgentKey {
     ToolHarnesses,
     SubAgents,
     McpServers,
+    Limits,
 }
 
 const AGENT_KEYS: &[(AgentKey, &str)] = &[
@@ -120,6 +121,7 @@ const AGENT_KEYS: &[(AgentKey, &str)] = &[
     (AgentKey::ToolHarnesses, "tool_harnesses"),
     (AgentKey::SubAgents, "sub_agents"),
     (AgentKey::McpServers, "mcp_servers"),
+    (AgentKey::Limits, "limits"),
 ];
 
 impl<'de> Deserialize<'de> for AgentConfig {
@@ -147,6 +149,7 @@ impl<'de> Visitor<'de> for AgentConfigVisitor {
                 AgentKey::Model => config.model = map.next_value()?,
                 AgentKey::MaxIterations => config.max_iterations = map.next_value()?,
                 AgentKey::Collapsing => config.collapsing = map.next_value()?,
+                AgentKey::Limits => config.limits = map.next_value()?,
                 AgentKey::ToolHarnesses => {
                     config.tool_harnesses = map.next_value_seed(ListOf::<ToolHarnessReference>(
                         "a list of harness references",
@@ -523,6 +526,83 @@ impl<'de> Visitor<'de> for CollapsingConfigVisitor {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Limits
+
+#[derive(Clone, Copy)]
+enum LimitsKey {
+    ToolResultBytes,
+    ArgumentBytes,
+    ParallelCalls,
+}
+
+const LIMITS_KEYS: &[(LimitsKey, &str)] = &[
+    (LimitsKey::ToolResultBytes, "max_tool_result_bytes"),
+    (LimitsKey::ArgumentBytes, "max_argument_bytes"),
+    (LimitsKey::ParallelCalls, "max_parallel_calls"),
+];
+
+const LIMITS_NULL: &str = "limits must be an object; omit it to use the defaults";
+
+/// One limit: an integer of at least 1; the field names it in the error.
+struct AtLeastOne(&'static str);
+
+impl<'de> DeserializeSeed<'de> for AtLeastOne {
+    type Value = usize;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<usize, D::Error> {
+        let value = usize::deserialize(deserializer)?;
+        if value == 0 {
+            return Err(de::Error::custom(format_args!(
+                "{} must be at least 1",
+                self.0
+            )));
+        }
+        Ok(value)
+    }
+}
+
+impl<'de> Deserialize<'de> for Limits {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        // `deserialize_any` so that `null` reaches `visit_unit` and gets the specified message.
+        deserializer.deserialize_any(LimitsVisitor)
+    }
+}
+
+struct LimitsVisitor;
+
+impl<'de> Visitor<'de> for LimitsVisitor {
+    type Value = Limits;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(r#"a limits object such as {"max_parallel_calls": 4}"#)
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Limits, E> {
+        Err(E::custom(LIMITS_NULL))
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<Limits, E> {
+        Err(E::custom(LIMITS_NULL))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Limits, A::Error> {
+        let mut keys = Keys::new("Limits", LIMITS_KEYS);
+        let mut limits = Limits::default();
+        while let Some(key) = map.next_key::<String>()? {
+            let (field, name) = match keys.identify(key)? {
+                LimitsKey::ToolResultBytes => {
+                    (&mut limits.max_tool_result_bytes, "max_tool_result_bytes")
+                }
+                LimitsKey::ArgumentBytes => (&mut limits.max_argument_bytes, "max_argument_bytes"),
+                LimitsKey::ParallelCalls => (&mut limits.max_parallel_calls, "max_parallel_calls"),
+            };
+            *field = map.next_value_seed(AtLeastOne(name))?;
+        }
+        Ok(limits)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
 // ToolHarnessReference
 
 #[derive(Clone, Copy)]
@@ -739,6 +819,7 @@ fn all_known_keys() -> Vec<(&'static str, Vec<&'static str>)> {
         ("ModelOptions", known_keys(OPTIONS_KEYS)),
         ("ToolChoice", known_keys(TOOL_CHOICE_KEYS)),
         ("CollapsingConfig", known_keys(COLLAPSING_KEYS)),
+        ("Limits", known_keys(LIMITS_KEYS)),
         ("ToolHarnessReference", known_keys(REFERENCE_KEYS)),
         ("SubAgentConfig", known_keys(SUB_AGENT_KEYS)),
         ("AgentRunConfig", known_keys(RUN_KEYS)),

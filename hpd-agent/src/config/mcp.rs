@@ -65,7 +65,19 @@ pub struct McpServerConfig {
 }
 
 /// How an [`McpServerConfig`] reaches its server.
-#[derive(Debug, Clone, PartialEq)]
+///
+/// `Debug` output shows the names of `env` variables and `headers` but never their values,
+/// and the `url` without its password, since they often carry credentials:
+///
+/// ```
+/// use hpd_agent::McpServerConfig;
+///
+/// let server = McpServerConfig::http("Search", "https://user:pw-123@example.invalid/mcp")
+///     .with_header("Authorization", "Bearer sk-live-123");
+/// let shown = format!("{server:?}");
+/// assert!(shown.contains("Authorization") && !shown.contains("sk-live-123") && !shown.contains("pw-123"));
+/// ```
+#[derive(Clone, PartialEq)]
 pub enum McpTransportConfig {
     /// Start a process speaking MCP on stdin and stdout.
     Stdio {
@@ -83,6 +95,28 @@ pub enum McpTransportConfig {
         /// Headers sent with every request (JSON `headers`, default `{}`).
         headers: BTreeMap<String, String>,
     },
+}
+
+impl std::fmt::Debug for McpTransportConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        const REDACTED: &str = "<redacted>";
+        let redacted = |names: Vec<&String>| -> BTreeMap<String, &str> {
+            names.into_iter().map(|n| (n.clone(), REDACTED)).collect()
+        };
+        match self {
+            McpTransportConfig::Stdio { command, args, env } => f
+                .debug_struct("Stdio")
+                .field("command", command)
+                .field("args", args)
+                .field("env", &redacted(env.keys().collect()))
+                .finish(),
+            McpTransportConfig::Http { url, headers } => f
+                .debug_struct("Http")
+                .field("url", &crate::credentials::redact_url(url))
+                .field("headers", &redacted(headers.keys().collect()))
+                .finish(),
+        }
+    }
 }
 
 impl McpServerConfig {

@@ -34,14 +34,16 @@
 //!       "functions": ["read_text_file"], "timeout_ms": 30000 },
 //!     { "name": "Search", "url": "http://127.0.0.1:3000/mcp",
 //!       "headers": { "Authorization": "Bearer token" }, "collapse": false }
-//!   ]
+//!   ],
+//!   "limits": { "max_tool_result_bytes": 65536, "max_argument_bytes": 262144,
+//!               "max_parallel_calls": 16 }
 //! }
 //! ```
 //!
 //! # Keys
 //!
 //! The keys of every object this crate defines (the agent config, `model`, `model.options`
-//! and its `tool_choice` object, `collapsing`, harness references, sub-agent entries, MCP server
+//! and its `tool_choice` object, `collapsing`, `limits`, harness references, sub-agent entries, MCP server
 //! entries, the run config) are normalised before matching:
 //! ASCII letters are lower-cased and `_` is removed, so `ToolHarnesses`, `toolHarnesses`,
 //! `toolharnesses` and `tool_harnesses` are one key (`-` is not removed: `tool-harnesses` is
@@ -62,7 +64,9 @@
 //!   `additional_instructions` and `max_iterations`). A reference's `config` and `metadata` are
 //!   the user's values: `"config": null` is kept as `Some(Value::Null)` and handed to the config
 //!   type as it is; omit the key to give none.
-//! - `"collapsing": null` fails with `collapsing must be an object; omit it to use the default`.
+//! - `"collapsing": null` fails with `collapsing must be an object; omit it to use the default`;
+//!   `"limits": null` with `limits must be an object; omit it to use the defaults`. Each value
+//!   of `limits` is an integer of at least 1.
 //!   List and map values (`tool_harnesses`, `never_collapse`, `sub_agents`, `parent_functions`,
 //!   `middleware_configs`) and booleans do not accept `null`: serde's type error.
 //! - A harness reference is a non-empty string (the harness name) or an object with a
@@ -111,9 +115,11 @@
 //! | MCP server with both | `McpServerConfig has both 'command' and 'url'; give 'command' for a stdio server or 'url' for an HTTP server` | the entry |
 //! | `headers` with `command`, `args`/`env` with `url` | `'headers' belongs to an HTTP server ('url'), not to a stdio server ('command')` (and the converse) | the entry |
 //! | `"timeout_ms": 0` | `timeout_ms must be at least 1` | `...timeout_ms` |
+//! | `"limits": null` | `limits must be an object; omit it to use the defaults` | `limits` |
+//! | a limit of 0 | `{field} must be at least 1` | `limits.{field}` |
 //!
 //! `{Object}` is one of `AgentConfig`, `ModelConfig`, `ModelOptions`, `ToolChoice`,
-//! `CollapsingConfig`, `ToolHarnessReference`, `SubAgentConfig`, `McpServerConfig`,
+//! `CollapsingConfig`, `Limits`, `ToolHarnessReference`, `SubAgentConfig`, `McpServerConfig`,
 //! `AgentRunConfig`.
 //!
 //! # Canonical form
@@ -121,7 +127,7 @@
 //! [`AgentConfig::to_json`] writes the *canonical form*: `serde_json::to_string_pretty` output
 //! (two-space indentation, no trailing newline), snake_case keys in the order of the struct
 //! fields, sections equal to their defaults left out (`None`, empty lists, the default
-//! collapsing and each default collapsing field, empty `middleware_configs`, a sub-agent's
+//! collapsing and each default collapsing field, the default limits and each default limit, empty `middleware_configs`, a sub-agent's
 //! default `config`), and a bare string for a harness reference that has only a name.
 //! `middleware_configs` keys are written sorted; raw values are written as serde_json writes a
 //! [`serde_json::Value`]. `from_json(&c.to_json()) == Ok(c)` for every config this module can
@@ -151,6 +157,7 @@ mod collapsing;
 mod de;
 mod error;
 mod keys;
+mod limits;
 mod mcp;
 mod parse;
 mod reference;
@@ -162,6 +169,9 @@ use serde_json::Value;
 
 pub use collapsing::CollapsingConfig;
 pub use error::{ConfigError, ConfigErrorKind};
+pub use limits::{
+    DEFAULT_MAX_ARGUMENT_BYTES, DEFAULT_MAX_PARALLEL_CALLS, DEFAULT_MAX_TOOL_RESULT_BYTES, Limits,
+};
 pub use mcp::{McpServerConfig, McpTransportConfig};
 pub use reference::ToolHarnessReference;
 pub use run::RunConfigData;
@@ -218,6 +228,8 @@ pub struct AgentConfig {
     /// MCP servers whose tools become harnesses (JSON `mcp_servers`); connecting them needs
     /// `AgentBuilder::build_async` and the `mcp` cargo feature.
     pub mcp_servers: Vec<McpServerConfig>,
+    /// Caps on tool results, tool arguments and concurrent calls (JSON `limits`).
+    pub limits: Limits,
 }
 
 impl AgentConfig {

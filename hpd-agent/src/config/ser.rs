@@ -4,7 +4,8 @@
 use serde::ser::{Serialize, SerializeStruct, Serializer};
 
 use super::{
-    AgentConfig, CollapsingConfig, ModelConfig, RunConfigData, SubAgentConfig, ToolHarnessReference,
+    AgentConfig, CollapsingConfig, Limits, ModelConfig, RunConfigData, SubAgentConfig,
+    ToolHarnessReference,
 };
 use crate::chat::{ModelOptions, ToolChoice};
 
@@ -56,6 +57,7 @@ impl Serialize for AgentConfig {
                     "mcp_servers",
                     &self.mcp_servers
                 ),
+                (!self.limits.is_default(), "limits", &self.limits),
             ]
         )
     }
@@ -151,6 +153,33 @@ impl Serialize for CollapsingConfig {
                         != default.persist_system_prompt_injections,
                     "persist_system_prompt_injections",
                     &self.persist_system_prompt_injections
+                ),
+            ]
+        )
+    }
+}
+
+impl Serialize for Limits {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let default = Limits::default();
+        write_struct!(
+            serializer,
+            "Limits",
+            [
+                (
+                    self.max_tool_result_bytes != default.max_tool_result_bytes,
+                    "max_tool_result_bytes",
+                    &self.max_tool_result_bytes
+                ),
+                (
+                    self.max_argument_bytes != default.max_argument_bytes,
+                    "max_argument_bytes",
+                    &self.max_argument_bytes
+                ),
+                (
+                    self.max_parallel_calls != default.max_parallel_calls,
+                    "max_parallel_calls",
+                    &self.max_parallel_calls
                 ),
             ]
         )

@@ -10,8 +10,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation,
-    ServerPeerInfo,
+    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ClientRequest,
+    CustomRequest, CustomResult, Implementation, ServerPeerInfo, ServerResult,
 };
 use rmcp::service::{NotificationContext, RunningService, ServiceError};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
@@ -34,7 +34,10 @@ const RESERVED_HEADERS: [&str; 4] = [
 ];
 
 /// How to reach an MCP server; a restart reconnects through the same endpoint.
-#[derive(Debug, Clone)]
+///
+/// `Debug` shows environment variable and header names but never their values, and a URL
+/// without its password.
+#[derive(Clone)]
 pub(crate) enum Endpoint {
     /// A child process speaking MCP on its stdin and stdout.
     Stdio {
@@ -54,7 +57,63 @@ pub(crate) enum Endpoint {
     },
 }
 
+/// What stands in for a secret in `Debug` output and scrubbed messages.
+pub(crate) const REDACTED: &str = "<redacted>";
+
+/// Secrets shorter than this are not scrubbed from what a server writes (they would match
+/// ordinary text); `Debug` output hides every value whatever its length.
+pub(crate) const MIN_SCRUBBED_LEN: usize = 8;
+
+impl std::fmt::Debug for Endpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let redacted = |names: Vec<&String>| -> Vec<(String, &str)> {
+            names.into_iter().map(|n| (n.clone(), REDACTED)).collect()
+        };
+        match self {
+            Endpoint::Stdio { command, args, env } => f
+                .debug_struct("Stdio")
+                .field("command", command)
+                .field("args", args)
+                .field("env", &redacted(env.keys().collect()))
+                .finish(),
+            Endpoint::Http { url, headers } => f
+                .debug_struct("Http")
+                .field("url", &crate::credentials::redact_url(url))
+                .field(
+                    "headers",
+                    &redacted(headers.iter().map(|(n, _)| n).collect()),
+                )
+                .finish(),
+        }
+    }
+}
+
 impl Endpoint {
+    /// The values that must not show in messages: environment variable and header values
+    /// (and the last word of each header value, the token of `Bearer <token>`), and a URL's
+    /// password; only those of at least [`MIN_SCRUBBED_LEN`] bytes.
+    pub(crate) fn secrets(&self) -> Vec<String> {
+        let mut secrets: Vec<String> = match self {
+            Endpoint::Stdio { env, .. } => env.values().cloned().collect(),
+            Endpoint::Http { url, headers } => {
+                let mut values: Vec<String> = Vec::new();
+                for (_, value) in headers {
+                    values.push(value.clone());
+                    if let Some(word) = value.split_whitespace().last() {
+                        values.push(word.to_owned());
+                    }
+                }
+                values.extend(crate::credentials::url_password(url).map(str::to_owned));
+                values
+            }
+        };
+        secrets.retain(|s| s.len() >= MIN_SCRUBBED_LEN);
+        // Longest first, so a value is replaced before a part of it.
+        secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
+        secrets.dedup();
+        secrets
+    }
+
     /// Checks what can be checked before connecting: a non-empty command or an `http(s)`
     /// URL, and headers that are valid and not set by the transport itself.
     pub(crate) fn validate(&self, server: &str) -> Result<(), McpError> {
@@ -87,9 +146,20 @@ impl Endpoint {
                 .chain(args.iter().map(String::as_str))
                 .collect::<Vec<_>>()
                 .join(" "),
-            Endpoint::Http { url, .. } => url.clone(),
+            Endpoint::Http { url, .. } => crate::credentials::redact_url(url),
         }
     }
+}
+
+/// `text` with every secret replaced by [`REDACTED`].
+pub(crate) fn scrub_secrets(text: String, secrets: &[String]) -> String {
+    let mut text = text;
+    for secret in secrets {
+        if text.contains(secret.as_str()) {
+            text = text.replace(secret.as_str(), REDACTED);
+        }
+    }
+    text
 }
 
 /// The headers as the HTTP transport wants them.
@@ -119,7 +189,8 @@ pub(crate) struct RemoteTool {
     pub(crate) name: String,
     /// Its description (empty when the server gives none).
     pub(crate) description: String,
-    /// Its input schema, a JSON object.
+    /// Its input schema as the server sent it (a JSON object when the server follows the
+    /// protocol; anything, or `null` when missing, from a lenient listing).
     pub(crate) input_schema: Value,
 }
 
@@ -186,7 +257,7 @@ impl Connection {
             tools_changed: tools_changed.clone(),
             server: server.to_owned(),
         };
-        let stderr_tail = Arc::new(StderrTail::new());
+        let stderr_tail = Arc::new(StderrTail::new(endpoint.secrets()));
         let handshake = match endpoint {
             Endpoint::Stdio { command, args, env } => {
                 let mut cmd = tokio::process::Command::new(command);
@@ -268,23 +339,24 @@ impl Connection {
     }
 
     /// Lists every tool (all pages), waiting at most `timeout`.
+    ///
+    /// When the typed listing fails because an entry does not have the protocol's shape (a
+    /// tool whose `inputSchema` is no object, a name that is no string), the list is read
+    /// again entry by entry: such entries are left out (with a warning) and the rest is used.
     pub(crate) async fn list_tools(&self, timeout: Duration) -> Result<Vec<RemoteTool>, McpError> {
         let listed = tokio::time::timeout(timeout, self.service.peer().list_all_tools()).await;
         let tools = match listed {
             Ok(Ok(tools)) => tools,
+            Ok(Err(ServiceError::UnexpectedResponse)) => {
+                return self.list_tools_leniently(timeout).await;
+            }
             Ok(Err(error)) => {
                 return Err(McpError::ListTools {
                     server: self.server.clone(),
                     message: self.stderr_tail.quote(describe_service_error(&error)).await,
                 });
             }
-            Err(_) => {
-                return Err(McpError::Timeout {
-                    server: self.server.clone(),
-                    what: "tools/list".to_owned(),
-                    timeout,
-                });
-            }
+            Err(_) => return Err(self.list_timeout(timeout)),
         };
         Ok(tools
             .into_iter()
@@ -294,6 +366,69 @@ impl Connection {
                 input_schema: Value::Object((*tool.input_schema).clone()),
             })
             .collect())
+    }
+
+    fn list_timeout(&self, timeout: Duration) -> McpError {
+        McpError::Timeout {
+            server: self.server.clone(),
+            what: "tools/list".to_owned(),
+            timeout,
+        }
+    }
+
+    /// `tools/list` read as plain JSON, page by page, keeping the entries that have a string
+    /// `name`; the schema is checked later, where the tools are made.
+    async fn list_tools_leniently(&self, timeout: Duration) -> Result<Vec<RemoteTool>, McpError> {
+        /// More pages than any real server sends: a server that keeps returning cursors is
+        /// stopped here.
+        const MAX_PAGES: usize = 1000;
+        let deadline = tokio::time::Instant::now() + timeout;
+        let failed = |message: String| McpError::ListTools {
+            server: self.server.clone(),
+            message,
+        };
+        let mut tools = Vec::new();
+        let mut cursor: Option<String> = None;
+        for _ in 0..MAX_PAGES {
+            let params = cursor.take().map(|c| serde_json::json!({ "cursor": c }));
+            let request = ClientRequest::CustomRequest(CustomRequest::new("tools/list", params));
+            let answer =
+                tokio::time::timeout_at(deadline, self.service.peer().send_request(request)).await;
+            let value = match answer {
+                Err(_) => return Err(self.list_timeout(timeout)),
+                Ok(Err(error)) => {
+                    let message = self.stderr_tail.quote(describe_service_error(&error)).await;
+                    return Err(failed(message));
+                }
+                Ok(Ok(ServerResult::CustomResult(CustomResult(value)))) => value,
+                Ok(Ok(other)) => serde_json::to_value(&other).map_err(|e| failed(e.to_string()))?,
+            };
+            let Some(entries) = value.get("tools").and_then(Value::as_array) else {
+                return Err(failed("the answer's `tools` is not a list".to_owned()));
+            };
+            for entry in entries {
+                let Some(name) = entry.get("name").and_then(Value::as_str) else {
+                    tracing::warn!(target: "hpd_agent::mcp", server = %self.server, "tool left out: its name is not a string");
+                    continue;
+                };
+                tools.push(RemoteTool {
+                    name: name.to_owned(),
+                    description: entry
+                        .get("description")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_owned(),
+                    input_schema: entry.get("inputSchema").cloned().unwrap_or(Value::Null),
+                });
+            }
+            match value.get("nextCursor").and_then(Value::as_str) {
+                Some(next) if !next.is_empty() => cursor = Some(next.to_owned()),
+                _ => return Ok(tools),
+            }
+        }
+        Err(failed(format!(
+            "the server sent more than {MAX_PAGES} pages of tools"
+        )))
     }
 
     /// Calls the server's tool `name` with `arguments`, waiting at most `timeout`. A call
@@ -349,8 +484,12 @@ fn describe_service_error(error: &ServiceError) -> String {
 }
 
 /// The last lines a stdio server wrote to stderr, for error messages.
+///
+/// Lines and messages pass through [`scrub_secrets`] with the endpoint's secrets, so a server
+/// that prints its environment does not put a secret into an error or the log.
 struct StderrTail {
     lines: Mutex<VecDeque<String>>,
+    secrets: Vec<String>,
     /// Becomes `true` when stderr reached its end (at once for HTTP servers).
     done: tokio::sync::watch::Sender<bool>,
 }
@@ -359,9 +498,10 @@ impl StderrTail {
     /// How long an error message waits for a dying server's last stderr lines.
     const SETTLE: Duration = Duration::from_millis(500);
 
-    fn new() -> Self {
+    fn new(secrets: Vec<String>) -> Self {
         StderrTail {
             lines: Mutex::new(VecDeque::new()),
+            secrets,
             done: tokio::sync::watch::channel(false).0,
         }
     }
@@ -389,14 +529,15 @@ impl StderrTail {
             .lock()
             .map(|lines| lines.iter().cloned().collect::<Vec<_>>())
             .unwrap_or_default();
-        if lines.is_empty() {
+        let message = if lines.is_empty() {
             message
         } else {
             format!(
                 "{message}; the server's last stderr output: {}",
                 lines.join(" | ")
             )
-        }
+        };
+        scrub_secrets(message, &self.secrets)
     }
 }
 
@@ -408,6 +549,7 @@ async fn forward_stderr(
 ) {
     let mut lines = BufReader::new(stderr).lines();
     while let Ok(Some(line)) = lines.next_line().await {
+        let line = scrub_secrets(line, &tail.secrets);
         tracing::debug!(target: "hpd_agent::mcp", server = %server, "stderr: {line}");
         tail.push(line);
     }

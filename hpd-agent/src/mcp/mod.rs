@@ -64,13 +64,18 @@
 //!   them unless a text block already carries it (also when wrapped in a one-field object);
 //!   images, audio and resources as a bracketed placeholder with their type and size; results
 //!   longer than [`McpHarness::max_result_chars`] (default [`DEFAULT_MAX_RESULT_CHARS`]) become
-//!   an error result. `isError` results reach the model with the server's text unchanged.
+//!   an error result. `isError` results reach the model with the server's text unchanged;
+//!   the agent's [`Limits`](crate::Limits) then cut long results. A message over the stdio
+//!   transport's 16 MiB line limit is dropped unread, so such a call ends at its timeout.
 //! - A call that times out is followed by a ping; only a server that does not answer it
 //!   either counts as down. A server that is down gets one restart attempt at the start of
 //!   every following turn (and of every [`ToolSession::refresh`](crate::ToolSession::refresh)),
 //!   until one succeeds.
 //! - A tool whose schema is not an object schema is left out (with a warning in the log); a
-//!   schema without `"type"` is taken as `"type": "object"`.
+//!   schema without `"type"` is taken as `"type": "object"`. A listing whose entries do not
+//!   all have the protocol's shape (a schema that is a string or `null`, a name that is no
+//!   string) is read entry by entry, leaving out the entries that cannot be used, so one bad
+//!   tool does not take the server's other tools with it.
 //! - The server offers protocol revisions up to 2025-11-25, which have sessions: expansions
 //!   live in the session. A result that made tools visible (a container call, a recovered
 //!   member) ends with the new tools, their descriptions and parameter schemas.

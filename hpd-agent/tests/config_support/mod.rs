@@ -150,7 +150,7 @@ pub fn respell(value: &Value, object: Object, style: &mut dyn FnMut(&str) -> Str
         let value = match (object, key.as_str()) {
             (_, "tool_harnesses") => respell_list(value, style, respell_reference),
             (Object::Agent, "sub_agents") => respell_list(value, style, respell_sub_agent),
-            (Object::Agent, "collapsing" | "model") => respell_flat(value, style),
+            (Object::Agent, "collapsing" | "model" | "limits") => respell_flat(value, style),
             _ => value.clone(),
         };
         out.insert(style(key), value);

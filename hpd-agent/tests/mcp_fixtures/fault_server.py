@@ -17,6 +17,15 @@ exact. Usage: ``python3 fault_server.py MODE``. Every mode offers ``echo`` (retu
 - ``list-changed``
                  ``add_tool`` adds the tool ``extra`` (answers "extra ran") and sends
                  ``notifications/tools/list_changed``.
+- ``many``       offers ``FAULT_TOOL_COUNT`` (default 5,000) more tools ``tool_0``,
+                 ``tool_1``, ... (each answers "tool N ran"), each with a long description.
+- ``odd-names``  offers tools named with odd characters (empty, non-ASCII, control
+                 characters, path separators, 10,000 characters); all behave like ``echo``.
+- ``schemas``    offers tools whose ``inputSchema`` is not an object schema (a string, null,
+                 a list, a number, an array schema, missing); calling one answers "ran anyway".
+
+Every environment variable whose name starts with ``FAULT_SECRET`` is written to stderr at
+start (``env NAME=VALUE``), as a careless server would, for the secret-scrubbing tests.
 
 If the environment variable ``FAULT_SERVER_LOG`` names a file, the server appends one line
 ``start MODE PID`` to it when it starts, so a test can count restarts and check that the
@@ -32,6 +41,11 @@ MODE = sys.argv[1] if len(sys.argv) > 1 else "crash"
 KNOWN_VERSIONS = {"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"}
 
 NAME_MODE_TOOLS = ["read.file", "two words", "n" * 70]
+ODD_NAMES = ["", "日本語ツール", "tab\tname", "new\nline", "a/b", "../../etc/passwd",
+             "nul\u0000byte", "x" * 10_000, "emoji 🎉"]
+TOOL_COUNT = int(os.environ.get("FAULT_TOOL_COUNT", "5000"))
+BAD_SCHEMAS = {"schema_string": "not a schema", "schema_null": None, "schema_list": [1, 2],
+               "schema_number": 42, "schema_array": {"type": "array"}}
 
 state = {"extra": False, "broken_list": False}
 
@@ -68,6 +82,17 @@ def tools():
         listed.append(tool("add_tool", "Adds the tool 'extra'"))
         if state["extra"]:
             listed.append(tool("extra", "A tool added at run time"))
+    elif MODE == "many":
+        for n in range(TOOL_COUNT):
+            listed.append(tool(f"tool_{n}", f"Tool number {n}. " + "A long description. " * 5))
+    elif MODE == "odd-names":
+        for name in ODD_NAMES:
+            listed.append(tool(name, "Echoes its text", {"text": {"type": "string"}}))
+    elif MODE == "schemas":
+        for name, schema in BAD_SCHEMAS.items():
+            listed.append({"name": name, "description": "A tool with a bad schema",
+                           "inputSchema": schema})
+        listed.append({"name": "schema_missing", "description": "A tool without a schema"})
     return listed
 
 
@@ -78,7 +103,9 @@ def text_result(text, is_error=False):
 def call_tool(request_id, params):
     name = params.get("name")
     arguments = params.get("arguments") or {}
-    if name == "echo" or (MODE == "names" and name in NAME_MODE_TOOLS):
+    if name == "echo" or (MODE == "names" and name in NAME_MODE_TOOLS) or (
+        MODE == "odd-names" and name in ODD_NAMES
+    ):
         send({"jsonrpc": "2.0", "id": request_id, "result": text_result(str(arguments.get("text", "")))})
     elif name == "crash" and MODE == "crash":
         sys.stderr.write("fault server: crashing on purpose\n")
@@ -98,6 +125,10 @@ def call_tool(request_id, params):
         state["extra"] = True
         send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
         send({"jsonrpc": "2.0", "id": request_id, "result": text_result("tool 'extra' added")})
+    elif MODE == "many" and name.startswith("tool_"):
+        send({"jsonrpc": "2.0", "id": request_id, "result": text_result(f"tool {name[5:]} ran")})
+    elif MODE == "schemas" and name.startswith("schema_"):
+        send({"jsonrpc": "2.0", "id": request_id, "result": text_result("ran anyway")})
     elif name == "extra" and MODE == "list-changed" and state["extra"]:
         send({"jsonrpc": "2.0", "id": request_id, "result": text_result("extra ran")})
     else:
@@ -139,6 +170,10 @@ def handle(message):
 
 
 def main():
+    for name, value in sorted(os.environ.items()):
+        if name.startswith("FAULT_SECRET"):
+            sys.stderr.write(f"env {name}={value}\n")
+    sys.stderr.flush()
     log = os.environ.get("FAULT_SERVER_LOG")
     if log:
         with open(log, "a", encoding="utf-8") as f:

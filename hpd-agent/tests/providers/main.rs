@@ -3,6 +3,7 @@
 //! break.
 
 mod anthropic;
+mod faults;
 mod openai_errors;
 mod openai_options;
 mod openai_requests;

@@ -1,0 +1,357 @@
+//! One planted secret, everywhere a secret goes: provider API keys (sent as `Authorization` or
+//! `x-api-key` headers, echoed back by the server), MCP server headers (`Authorization:
+//! Bearer ...`), an MCP URL's password, MCP server environment values (printed to stderr by
+//! the server itself), the same in `AgentConfig`, and passwords in PostgreSQL and Redis store
+//! URLs. Every error text, `Debug` rendering, event and line of a recording `tracing`
+//! subscriber is searched for it.
+
+mod mcp_common;
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use hpd_agent::mcp::McpHarness;
+use hpd_agent::store::{PostgresSessionStore, RedisSessionStore};
+use hpd_agent::{
+    AgentBuilder, AgentConfig, AgentRunConfig, AnthropicClient, ChatClient, ChatResponse,
+    McpServerConfig, OpenAiClient, OpenAiResponsesClient, ScriptedChatClient, ToolCall,
+};
+use serde_json::json;
+use tracing::field::{Field, Visit};
+use tracing::span::{Attributes, Id, Record};
+use tracing::{Event, Metadata, Subscriber};
+use wiremock::matchers::method;
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+const SECRET: &str = "hpd-planted-secret-7Qx9";
+
+/// Records every event and span of the crate (all levels) as text.
+#[derive(Default)]
+struct Recorder {
+    next: AtomicU64,
+    lines: Mutex<Vec<String>>,
+}
+
+struct Fields(String);
+
+impl Visit for Fields {
+    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+        self.0.push_str(&format!(" {}={value:?}", field.name()));
+    }
+}
+
+impl Recorder {
+    fn push(&self, line: String) {
+        self.lines
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(line);
+    }
+}
+
+impl Subscriber for &'static Recorder {
+    fn enabled(&self, metadata: &Metadata<'_>) -> bool {
+        metadata.target().starts_with("hpd_agent")
+    }
+
+    fn new_span(&self, span: &Attributes<'_>) -> Id {
+        let mut fields = Fields(String::new());
+        span.record(&mut fields);
+        self.push(format!("span {}{}", span.metadata().name(), fields.0));
+        Id::from_u64(self.next.fetch_add(1, Ordering::SeqCst) + 1)
+    }
+
+    fn record(&self, _span: &Id, values: &Record<'_>) {
+        let mut fields = Fields(String::new());
+        values.record(&mut fields);
+        self.push(format!("record{}", fields.0));
+    }
+
+    fn record_follows_from(&self, _span: &Id, _follows: &Id) {}
+
+    fn event(&self, event: &Event<'_>) {
+        let mut fields = Fields(String::new());
+        event.record(&mut fields);
+        self.push(format!("event {}{}", event.metadata().target(), fields.0));
+    }
+
+    fn enter(&self, _span: &Id) {}
+
+    fn exit(&self, _span: &Id) {}
+}
+
+/// Everything collected, with where it came from.
+#[derive(Default)]
+struct Texts(Vec<(String, String)>);
+
+impl Texts {
+    fn add(&mut self, origin: &str, text: impl Into<String>) {
+        self.0.push((origin.to_owned(), text.into()));
+    }
+
+    fn debug(&mut self, origin: &str, value: &dyn std::fmt::Debug) {
+        self.add(origin, format!("{value:?}"));
+        self.add(origin, format!("{value:#?}"));
+    }
+}
+
+/// A server that fails with the secret in its message: 503 once (retried, so traced), then 401.
+async fn echoing_server() -> MockServer {
+    let server = MockServer::start().await;
+    let body = json!({"type": "error", "error": {"type": "authentication_error",
+                      "message": format!("Incorrect API key provided: {SECRET}")}});
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(503).set_body_json(body.clone()))
+        .up_to_n_times(1)
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(401).set_body_json(body))
+        .mount(&server)
+        .await;
+    server
+}
+
+/// Runs one turn through `client`, keeping the error, `Debug` renderings and events.
+async fn provider_turn(texts: &mut Texts, origin: &str, client: Arc<dyn ChatClient>) {
+    let events = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&events);
+    let agent = AgentBuilder::new()
+        .with_shared_chat_client(client)
+        .build()
+        .unwrap();
+    texts.debug(origin, &agent);
+    let error = agent
+        .session()
+        .run_with(
+            "hi",
+            AgentRunConfig::new().on_event(move |e| seen.lock().unwrap().push(format!("{e:?}"))),
+        )
+        .await
+        .expect_err("the server refuses the key");
+    texts.add(origin, error.to_string());
+    texts.debug(origin, &error);
+    for event in events.lock().unwrap().iter() {
+        texts.add(origin, event.clone());
+    }
+}
+
+async fn providers(texts: &mut Texts) {
+    let fast = hpd_agent::providers::retry::RetryPolicy {
+        max_retries: 1,
+        backoff: Duration::from_millis(1),
+        ..Default::default()
+    };
+    let server = echoing_server().await;
+    let openai = OpenAiClient::new("m", SECRET)
+        .and_then(|c| c.with_base_url(format!("{}/v1", server.uri())))
+        .unwrap()
+        .with_retry_policy(fast);
+    texts.debug("openai client", &openai);
+    provider_turn(texts, "openai", Arc::new(openai)).await;
+
+    let server = echoing_server().await;
+    let responses = OpenAiResponsesClient::new("m", SECRET)
+        .and_then(|c| c.with_base_url(format!("{}/v1", server.uri())))
+        .unwrap()
+        .with_retry_policy(fast);
+    texts.debug("responses client", &responses);
+    provider_turn(texts, "responses", Arc::new(responses)).await;
+
+    let server = echoing_server().await;
+    let anthropic = AnthropicClient::new("m", SECRET)
+        .and_then(|c| c.with_base_url(server.uri()))
+        .unwrap()
+        .with_retry_policy(fast);
+    texts.debug("anthropic client", &anthropic);
+    provider_turn(texts, "anthropic", Arc::new(anthropic)).await;
+}
+
+/// A stdio server that prints its environment (the secret) to stderr and crashes mid-call.
+async fn mcp_stdio(texts: &mut Texts) -> bool {
+    let Some(python) = mcp_common::python(false) else {
+        return false;
+    };
+    let harness = McpHarness::stdio(
+        "Leaky",
+        python,
+        [mcp_common::fixture("fault_server.py"), "crash".to_owned()],
+    )
+    .env("FAULT_SECRET_TOKEN", SECRET)
+    .timeout(Duration::from_secs(20))
+    .collapse(false);
+    texts.debug("mcp stdio harness", &harness);
+    let harness = harness.connect().await.unwrap();
+    texts.debug("mcp stdio dynamic harness", &harness);
+    let model = ScriptedChatClient::with_replies([
+        ChatResponse::tool_calls(vec![ToolCall::new("c1", "crash", "{}")]),
+        ChatResponse::text("it crashed"),
+    ]);
+    let events = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&events);
+    let agent = AgentBuilder::new()
+        .with_harness(harness)
+        .with_chat_client(model.clone())
+        .on_event(move |e| seen.lock().unwrap().push(format!("{e:?}")))
+        .build()
+        .unwrap();
+    let mut session = agent.session();
+    session.run("crash it").await.unwrap();
+    let requests = model.take_requests();
+    let (crashed, _) = requests[1].tool_result("c1").unwrap();
+    // The server's stderr is quoted, with the secret taken out.
+    assert!(
+        crashed.contains("env FAULT_SECRET_TOKEN=<redacted>"),
+        "{crashed}"
+    );
+    texts.add("mcp stdio result", crashed);
+    texts.debug("mcp stdio session", &session);
+    for event in events.lock().unwrap().iter() {
+        texts.add("mcp stdio event", event.clone());
+    }
+    true
+}
+
+/// An HTTP server that refuses the bearer token and echoes it.
+async fn mcp_http(texts: &mut Texts) {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(
+            ResponseTemplate::new(401).set_body_string(format!("invalid token Bearer {SECRET}")),
+        )
+        .mount(&server)
+        .await;
+    let address = server.address();
+    let url = format!("http://user:{SECRET}@{address}/mcp");
+    let harness = McpHarness::http("Remote", &url)
+        .header("Authorization", format!("Bearer {SECRET}"))
+        .header("X-Api-Key", SECRET)
+        .timeout(Duration::from_secs(5));
+    texts.debug("mcp http harness", &harness);
+    let error = harness.connect().await.expect_err("the server refuses");
+    texts.add("mcp http error", error.to_string());
+    texts.debug("mcp http error", &error);
+}
+
+async fn config(texts: &mut Texts) {
+    let address = "127.0.0.1:9";
+    let config = AgentConfig::from_value(json!({
+        "mcp_servers": [
+            {"name": "Files", "command": "true", "env": {"TOKEN": SECRET}},
+            {"name": "Search", "url": format!("http://app:{SECRET}@{address}/mcp"),
+             "headers": {"Authorization": format!("Bearer {SECRET}")}, "timeout_ms": 2000}
+        ]
+    }))
+    .unwrap();
+    texts.debug("config", &config);
+    texts.debug(
+        "server config",
+        &McpServerConfig::http("S", "http://x/mcp").with_header("Authorization", SECRET),
+    );
+    let builder =
+        AgentBuilder::from_config(config.clone()).with_chat_client(ScriptedChatClient::new());
+    texts.debug("builder", &builder);
+    match builder.build() {
+        Ok(_) => panic!("mcp_servers need build_async"),
+        Err(error) => {
+            texts.add("build", error.to_string());
+            texts.debug("build", &error);
+        }
+    }
+    let error = AgentBuilder::from_config(config)
+        .with_chat_client(ScriptedChatClient::new())
+        .build_async()
+        .await
+        .expect_err("neither server can be reached");
+    texts.add("build_async", error.to_string());
+    texts.debug("build_async", &error);
+}
+
+async fn stores(texts: &mut Texts) {
+    // A port nothing listens on, and URLs that do not parse.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .unwrap();
+    for url in [
+        format!("postgres://app:{SECRET}@{closed}/db?connect_timeout=2"),
+        format!("postgres://app:{SECRET}@127.0.0.1:notaport/db"),
+        format!(
+            "host=127.0.0.1 port={} user=app password={SECRET} connect_timeout=2",
+            closed.port()
+        ),
+    ] {
+        let error = PostgresSessionStore::connect(&url)
+            .await
+            .expect_err("no PostgreSQL there");
+        texts.add("postgres", error.to_string());
+        texts.debug("postgres", &error);
+    }
+    for url in [
+        format!("redis://:{SECRET}@{closed}/0"),
+        format!("redis://:{SECRET}@127.0.0.1:notaport/0"),
+    ] {
+        let error = RedisSessionStore::connect(&url)
+            .await
+            .expect_err("no Redis there");
+        texts.add("redis", error.to_string());
+        texts.debug("redis", &error);
+    }
+}
+
+#[test]
+fn a_planted_secret_shows_nowhere() {
+    let recorder: &'static Recorder = Box::leak(Box::default());
+    let mut texts = tracing::subscriber::with_default(recorder, || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            let mut texts = Texts::default();
+            providers(&mut texts).await;
+            let stdio = mcp_stdio(&mut texts).await;
+            mcp_http(&mut texts).await;
+            config(&mut texts).await;
+            stores(&mut texts).await;
+            (texts, stdio)
+        })
+    });
+    let (ref mut collected, stdio) = texts;
+    let lines = recorder.lines.lock().unwrap().clone();
+    assert!(
+        lines.iter().any(|l| l.contains("retrying")),
+        "provider retries are traced"
+    );
+    if stdio {
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.contains("stderr: env FAULT_SECRET_TOKEN=<redacted>")),
+            "the server's stderr is traced, scrubbed: {lines:#?}"
+        );
+    }
+    for line in lines {
+        collected.add("tracing", line);
+    }
+    // The texts say something: the provider's message and the config's names are kept.
+    assert!(
+        collected
+            .0
+            .iter()
+            .any(|(_, t)| t.contains("Incorrect API key provided: <redacted>"))
+    );
+    assert!(
+        collected
+            .0
+            .iter()
+            .any(|(o, t)| o == "config" && t.contains("Authorization"))
+    );
+    let leaks: Vec<&(String, String)> = collected
+        .0
+        .iter()
+        .filter(|(_, text)| text.contains(SECRET))
+        .collect();
+    assert!(leaks.is_empty(), "the secret leaked: {leaks:#?}");
+    println!("searched {} texts", collected.0.len());
+}
