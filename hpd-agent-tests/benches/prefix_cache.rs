@@ -174,52 +174,71 @@ fn turn(
     seen
 }
 
-fn offline(runtime: &tokio::runtime::Runtime) {
-    println!("offline, synthetic catalog (20 harnesses x 8 functions), o200k_base tokens");
+fn percents(values: &[f64]) -> String {
+    values
+        .iter()
+        .map(|s| format!("{:.1}%", s * 100.0))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn joined<T: ToString>(values: impl IntoIterator<Item = T>) -> String {
+    values
+        .into_iter()
+        .map(|v| v.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn verdict(ok: bool) -> &'static str {
+    if ok { "met" } else { "NOT met" }
+}
+
+/// Prints one table: per request its size and cached prefix, the share of the request that
+/// prefix is, and the share of the previous request it keeps; then the goal lines.
+fn table(label: &str, rows: &[(Layout, Vec<usize>, Vec<usize>)]) {
     println!(
-        "| layout | requests | tokens per request | prefix of previous (share) | lowest share | total tokens |"
+        "| layout | requests | {label} per request | prefix shared with the previous request | share of the request | share of the previous request kept | lowest kept | total {label} |"
     );
-    println!("|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|");
     let mut totals = Vec::new();
     let mut lowest_stable = 1.0_f64;
-    for layout in [Layout::Flat, Layout::Collapsed, Layout::CacheStable] {
-        let seen = turn(layout, 20, None, runtime);
-        let tokens: Vec<Vec<u32>> = seen.iter().map(request_tokens).collect();
-        let shares: Vec<f64> = tokens
-            .windows(2)
-            .map(|w| common_prefix(&w[0], &w[1]) as f64 / w[1].len() as f64)
+    for (layout, sizes, prefixes) in rows {
+        let shares: Vec<f64> = sizes
+            .iter()
+            .zip(prefixes)
+            .skip(1)
+            .map(|(&n, &p)| p as f64 / n as f64)
             .collect();
-        let lowest = shares.iter().copied().fold(1.0, f64::min);
-        let total: usize = tokens.iter().map(Vec::len).sum();
-        if layout == Layout::CacheStable {
+        let kept: Vec<f64> = sizes
+            .windows(2)
+            .zip(prefixes.iter().skip(1))
+            .map(|(w, &p)| p as f64 / w[0] as f64)
+            .collect();
+        let lowest = kept.iter().copied().fold(1.0, f64::min);
+        let total: usize = sizes.iter().sum();
+        if *layout == Layout::CacheStable {
             lowest_stable = lowest;
         }
         totals.push(total);
         println!(
-            "| {} | {} | {} | {} | {:.1}% | {total} |",
+            "| {} | {} | {} | {} | {} | {} | {:.1}% | {total} |",
             layout.name(),
-            tokens.len(),
-            tokens
-                .iter()
-                .map(|t| t.len().to_string())
-                .collect::<Vec<_>>()
-                .join(", "),
-            shares
-                .iter()
-                .map(|s| format!("{:.1}%", s * 100.0))
-                .collect::<Vec<_>>()
-                .join(", "),
+            sizes.len(),
+            joined(sizes),
+            joined(prefixes.iter().skip(1)),
+            percents(&shares),
+            percents(&kept),
             lowest * 100.0
         );
     }
-    let verdict = |ok: bool| if ok { "met" } else { "NOT met" };
     println!(
-        "goal: cache-stable keeps >= 90% of each request's prefix: {} (lowest {:.1}%)",
+        "goal: cache-stable keeps >= 90% of each previous request as the prefix of the next: {} (lowest {:.1}%)",
         verdict(lowest_stable >= 0.9),
         lowest_stable * 100.0
     );
     println!(
-        "goal: cache-stable sends fewer tokens than flat over the turn: {} ({} vs {}, ratio {:.3})",
+        "goal: cache-stable sends fewer {label} than flat over the turn: {} ({} vs {}, ratio {:.3})",
         verdict(totals[2] < totals[0]),
         totals[2],
         totals[0],
@@ -227,20 +246,29 @@ fn offline(runtime: &tokio::runtime::Runtime) {
     );
 }
 
+fn offline(runtime: &tokio::runtime::Runtime) {
+    println!("offline, synthetic catalog (20 harnesses x 8 functions), o200k_base tokens");
+    let mut rows = Vec::new();
+    for layout in [Layout::Flat, Layout::Collapsed, Layout::CacheStable] {
+        let seen = turn(layout, 20, None, runtime);
+        let tokens: Vec<Vec<u32>> = seen.iter().map(request_tokens).collect();
+        let sizes = tokens.iter().map(Vec::len).collect();
+        let mut prefixes = vec![0];
+        prefixes.extend(tokens.windows(2).map(|w| common_prefix(&w[0], &w[1])));
+        rows.push((layout, sizes, prefixes));
+    }
+    table("tokens", &rows);
+}
+
 fn live(url: &str, runtime: &tokio::runtime::Runtime) {
     // The server's context is 8192 tokens of its own tokenizer: the flat list of the first 4
     // harnesses (32 functions) fits, the whole catalog would not.
     const HARNESSES: usize = 4;
     println!(
-        "live, llama.cpp at {url}, synthetic catalog's first {HARNESSES} harnesses ({} functions), the server's prompt and cached tokens",
+        "live, llama.cpp at {url}, the synthetic catalog's first {HARNESSES} harnesses ({} functions); the server's prompt tokens and cached prompt tokens",
         HARNESSES * 8
     );
-    println!(
-        "| layout | requests | prompt tokens per request | cached (share) | lowest share after the first | total prompt tokens |"
-    );
-    println!("|---|---|---|---|---|---|");
-    let mut totals = Vec::new();
-    let mut lowest_stable = 1.0_f64;
+    let mut rows = Vec::new();
     for layout in [Layout::Flat, Layout::Collapsed, Layout::CacheStable] {
         let client = OpenAiClient::new("smollm2", "")
             .and_then(|c| c.with_base_url(format!("{url}/v1")))
@@ -249,47 +277,17 @@ fn live(url: &str, runtime: &tokio::runtime::Runtime) {
             .with_streaming(false);
         let seen = turn(layout, HARNESSES, Some(client), runtime);
         let usage: Vec<Usage> = seen.iter().filter_map(|s| s.usage).collect();
-        let shares: Vec<f64> = usage
+        let sizes = usage
             .iter()
-            .map(|u| u.cached_input_tokens as f64 / u.input_tokens as f64)
+            .map(|u| usize::try_from(u.input_tokens).expect("size"))
             .collect();
-        let lowest = shares.iter().skip(1).copied().fold(1.0, f64::min);
-        let total: u64 = usage.iter().map(|u| u.input_tokens).sum();
-        if layout == Layout::CacheStable {
-            lowest_stable = lowest;
-        }
-        totals.push(total);
-        println!(
-            "| {} | {} | {} | {} | {:.1}% | {total} |",
-            layout.name(),
-            usage.len(),
-            usage
-                .iter()
-                .map(|u| u.input_tokens.to_string())
-                .collect::<Vec<_>>()
-                .join(", "),
-            usage
-                .iter()
-                .zip(&shares)
-                .map(|(u, s)| format!("{} ({:.1}%)", u.cached_input_tokens, s * 100.0))
-                .collect::<Vec<_>>()
-                .join(", "),
-            lowest * 100.0
-        );
+        let prefixes = usage
+            .iter()
+            .map(|u| usize::try_from(u.cached_input_tokens).expect("size"))
+            .collect();
+        rows.push((layout, sizes, prefixes));
     }
-    let verdict = |ok: bool| if ok { "met" } else { "NOT met" };
-    println!(
-        "goal (live): cache-stable keeps >= 90% of each request's prefix cached: {} (lowest {:.1}%)",
-        verdict(lowest_stable >= 0.9),
-        lowest_stable * 100.0
-    );
-    println!(
-        "goal (live): fewer prompt tokens than flat over the turn: {} ({} vs {}, ratio {:.3})",
-        verdict(totals[2] < totals[0]),
-        totals[2],
-        totals[0],
-        totals[2] as f64 / totals[0] as f64
-    );
+    table("prompt tokens", &rows);
 }
 
 fn main() {
