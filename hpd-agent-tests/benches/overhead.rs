@@ -12,7 +12,7 @@
 //!   the addition, `serde_json::to_string` of the result.
 //!
 //! ```sh
-//! cargo bench -p hpd-agent-tests --bench overhead -- --warm-up-time 0.5 --measurement-time 2
+//! cargo bench -p hpd-agent-tests --bench overhead
 //! ```
 
 use std::hint::black_box;
@@ -23,7 +23,20 @@ use hpd_agent::{
     Agent, AgentBuilder, ChatMessage, ChatRequest, HarnessBuilder, ModelOptions, Registry,
     ScriptedChatClient, Tool, ToolResult,
 };
-use hpd_agent_tests::MathTools;
+
+/// `add` alone, with nothing but the addition in its body (the conformance fixture `MathTools`
+/// also writes to an execution log, which would be measured too).
+#[derive(Debug, Default)]
+pub struct Adder;
+
+#[hpd_agent::tool_harness]
+impl Adder {
+    /// Adds two integers.
+    #[hpd_agent::ai_function]
+    fn add(&self, a: i64, b: i64) -> i64 {
+        a + b
+    }
+}
 
 fn tool(name: String) -> Tool {
     Tool::new(
@@ -107,8 +120,8 @@ fn calls(c: &mut Criterion) {
         });
     });
     let add = Registry::global()
-        .instantiate::<MathTools>()
-        .expect("MathTools")
+        .instantiate::<Adder>()
+        .expect("Adder")
         .into_iter()
         .find(|f| f.name() == "add")
         .expect("add");
@@ -118,7 +131,7 @@ fn calls(c: &mut Criterion) {
         });
     });
     let agent = AgentBuilder::new()
-        .with_tool_harness::<MathTools>()
+        .with_tool_harness::<Adder>()
         .without_harness_collapsing()
         .with_chat_client(ScriptedChatClient::new())
         .build()
