@@ -170,8 +170,7 @@ fn turn(
     runtime
         .block_on(agent.run("Book a design review tomorrow morning and invite Ana by email."))
         .expect("turn runs");
-    let seen = std::mem::take(&mut *seen.lock().expect("record"));
-    seen
+    std::mem::take(&mut *seen.lock().expect("record"))
 }
 
 fn percents(values: &[f64]) -> String {
