@@ -11,7 +11,10 @@
 #   HPD_MCP_EVERYTHING  command line of @modelcontextprotocol/server-everything (stdio)
 #   HPD_MCP_FILESYSTEM  command line of @modelcontextprotocol/server-filesystem, without the
 #                       allowed directories (a test appends its own)
+#   HPD_MCP_MEMORY      command line of @modelcontextprotocol/server-memory (stdio)
+#   HPD_MCP_SEQUENTIAL_THINKING  command line of @modelcontextprotocol/server-sequential-thinking
 #   HPD_MCP_TIME        command line of mcp-server-time (PyPI)
+#   HPD_MCP_GIT         command line of mcp-server-git (PyPI), without `--repository`
 #   HPD_MCP_PYTHON      a python interpreter that can `import mcp` (the official Python SDK)
 #
 # Command lines are split on whitespace by the tests, so the cache path must not contain any.
@@ -21,7 +24,10 @@ set -euo pipefail
 EVERYTHING_VERSION=2026.8.31
 FILESYSTEM_VERSION=2026.8.31
 MCP_SDK_VERSION=2.3.0
+MEMORY_VERSION=2026.8.31
+SEQUENTIAL_THINKING_VERSION=2026.8.31
 TIME_VERSION=2026.10.19
+GIT_VERSION=2026.10.19
 
 cache="${HPD_MCP_CACHE:-$HOME/.cache/hpd-mcp}"
 case "$cache" in
@@ -41,21 +47,27 @@ installed_version() {
   [ -f "$manifest" ] && node -e 'console.log(require(process.argv[1]).version)' "$manifest" || true
 }
 if [ "$(installed_version @modelcontextprotocol/server-everything)" != "$EVERYTHING_VERSION" ] \
-  || [ "$(installed_version @modelcontextprotocol/server-filesystem)" != "$FILESYSTEM_VERSION" ]; then
+  || [ "$(installed_version @modelcontextprotocol/server-filesystem)" != "$FILESYSTEM_VERSION" ] \
+  || [ "$(installed_version @modelcontextprotocol/server-memory)" != "$MEMORY_VERSION" ] \
+  || [ "$(installed_version @modelcontextprotocol/server-sequential-thinking)" != "$SEQUENTIAL_THINKING_VERSION" ]; then
   log "installing the npm servers into $npm_dir"
   npm install --prefix "$npm_dir" --no-audit --no-fund --loglevel=error \
     "@modelcontextprotocol/server-everything@$EVERYTHING_VERSION" \
-    "@modelcontextprotocol/server-filesystem@$FILESYSTEM_VERSION" >&2
+    "@modelcontextprotocol/server-filesystem@$FILESYSTEM_VERSION" \
+    "@modelcontextprotocol/server-memory@$MEMORY_VERSION" \
+    "@modelcontextprotocol/server-sequential-thinking@$SEQUENTIAL_THINKING_VERSION" >&2
 else
   log "npm servers already installed in $npm_dir"
 fi
 everything="$npm_dir/node_modules/.bin/mcp-server-everything"
 filesystem="$npm_dir/node_modules/.bin/mcp-server-filesystem"
-for bin in "$everything" "$filesystem"; do
+memory="$npm_dir/node_modules/.bin/mcp-server-memory"
+thinking="$npm_dir/node_modules/.bin/mcp-server-sequential-thinking"
+for bin in "$everything" "$filesystem" "$memory" "$thinking"; do
   [ -x "$bin" ] || { log "expected executable $bin after npm install"; exit 1; }
 done
 
-# --- Python: the SDK and mcp-server-time ---------------------------------------------------
+# --- Python: the SDK, mcp-server-time and mcp-server-git ---------------------------------------------------
 venv="$cache/venv"
 python="$venv/bin/python"
 if [ ! -x "$python" ]; then
@@ -67,24 +79,31 @@ if [ ! -x "$python" ]; then
   }
 fi
 have_python_packages() {
-  "$python" - "$MCP_SDK_VERSION" "$TIME_VERSION" <<'PY' 2>/dev/null
+  "$python" - "$MCP_SDK_VERSION" "$TIME_VERSION" "$GIT_VERSION" <<'PY' 2>/dev/null
 import sys
 from importlib.metadata import version
-sys.exit(0 if version("mcp") == sys.argv[1] and version("mcp-server-time") == sys.argv[2] else 1)
+wanted = {"mcp": sys.argv[1], "mcp-server-time": sys.argv[2], "mcp-server-git": sys.argv[3]}
+sys.exit(0 if all(version(name) == v for name, v in wanted.items()) else 1)
 PY
 }
 if ! have_python_packages; then
-  log "installing mcp $MCP_SDK_VERSION and mcp-server-time $TIME_VERSION into $venv"
+  log "installing mcp $MCP_SDK_VERSION, mcp-server-time $TIME_VERSION and mcp-server-git $GIT_VERSION into $venv"
   "$python" -m pip install --quiet --disable-pip-version-check \
-    "mcp==$MCP_SDK_VERSION" "mcp-server-time==$TIME_VERSION" >&2
+    "mcp==$MCP_SDK_VERSION" "mcp-server-time==$TIME_VERSION" "mcp-server-git==$GIT_VERSION" >&2
 else
   log "Python packages already installed in $venv"
 fi
 time_server="$venv/bin/mcp-server-time"
-[ -x "$time_server" ] || { log "expected executable $time_server after pip install"; exit 1; }
+git_server="$venv/bin/mcp-server-git"
+for bin in "$time_server" "$git_server"; do
+  [ -x "$bin" ] || { log "expected executable $bin after pip install"; exit 1; }
+done
 "$python" -c 'import mcp' || { log "$python cannot import mcp"; exit 1; }
 
 echo "export HPD_MCP_EVERYTHING='$everything stdio'"
 echo "export HPD_MCP_FILESYSTEM='$filesystem'"
+echo "export HPD_MCP_MEMORY='$memory'"
+echo "export HPD_MCP_SEQUENTIAL_THINKING='$thinking'"
 echo "export HPD_MCP_TIME='$time_server --local-timezone UTC'"
+echo "export HPD_MCP_GIT='$git_server'"
 echo "export HPD_MCP_PYTHON='$python'"

@@ -169,6 +169,14 @@
 //! set. Functions that are not registered for the agent are never run, whatever name the model
 //! uses.
 //!
+//! Providers cache the longest unchanged prefix of a request (tools, then system text, then
+//! messages), and the layout above changes the middle of the tool list and the system text when
+//! a container expands. The cache-stable layout ([`AgentBuilder::with_cache_stable_collapsing`],
+//! `{"collapsing": {"cache_stable": true}}`) keeps every request of a turn a continuation of the
+//! previous one: an expanded container stays in place with its members appended after all other
+//! tools, and its `system_prompt` is carried, under the same heading, by the result of the call
+//! that expanded it instead of the system text.
+//!
 //! Collapsing is on by default; turn it off with
 //! [`AgentBuilder::without_harness_collapsing`] or `{"collapsing": {"enabled": false}}`, and tune
 //! it with [`AgentBuilder::configure_harness_collapsing`].

@@ -34,6 +34,7 @@ mod properties {
         "recovery",
         "execute_recovered_calls",
         "persist_system_prompt_injections",
+        "cache_stable",
         "functions",
         "config",
         "metadata",
@@ -248,16 +249,20 @@ mod properties {
             any::<bool>(),
             any::<bool>(),
             any::<bool>(),
+            any::<bool>(),
         )
-            .prop_map(|(enabled, never_collapse, recovery, execute, persist)| {
-                CollapsingConfig {
-                    enabled,
-                    never_collapse,
-                    recovery,
-                    execute_recovered_calls: execute,
-                    persist_system_prompt_injections: persist,
-                }
-            })
+            .prop_map(
+                |(enabled, never_collapse, recovery, execute, persist, cache_stable)| {
+                    CollapsingConfig {
+                        enabled,
+                        never_collapse,
+                        recovery,
+                        execute_recovered_calls: execute,
+                        persist_system_prompt_injections: persist,
+                        cache_stable,
+                    }
+                },
+            )
     }
 
     fn limits() -> impl Strategy<Value = Limits> {

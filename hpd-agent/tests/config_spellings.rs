@@ -195,6 +195,7 @@ fn full_config() -> AgentConfig {
             recovery: false,
             execute_recovered_calls: true,
             persist_system_prompt_injections: true,
+            cache_stable: false,
         },
         tool_harnesses: vec![
             ToolHarnessReference::new("WeatherTools"),

@@ -295,6 +295,24 @@ impl AgentBuilder {
         self
     }
 
+    /// Lays requests out for prefix caching ([`CollapsingConfig::cache_stable`]): an expanded
+    /// container stays in the tool list with its members appended after every other tool, and
+    /// container system prompts travel in call results, so the system text never changes.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hpd_agent::AgentBuilder;
+    ///
+    /// let agent = AgentBuilder::new().with_cache_stable_collapsing().build()?;
+    /// # let _ = agent;
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
+    pub fn with_cache_stable_collapsing(mut self) -> Self {
+        self.collapsing.cache_stable = true;
+        self
+    }
+
     /// Changes the [`CollapsingConfig`]. Collapsing is on by default.
     pub fn configure_harness_collapsing(
         mut self,

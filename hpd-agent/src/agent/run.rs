@@ -9,7 +9,9 @@ use tracing::Instrument as _;
 use crate::chat::{
     ChatMessage, ChatRequest, FinishReason, ModelOptions, ToolCall, ToolDefinition, Usage,
 };
-use crate::collapse::{Expansion, Routed, Target, Toolset, tool_choice, unknown_text};
+use crate::collapse::{
+    Expansion, Routed, Target, Toolset, tool_choice, unknown_text, with_section,
+};
 use crate::error::RunError;
 use crate::harness::registry::Registry;
 use crate::middleware::pipeline::{
@@ -335,6 +337,8 @@ impl Turn<'_> {
         let seen = self.expansion.expanded.clone();
         let tools = self.tools;
         let mut runs: Vec<(usize, Target)> = Vec::new();
+        // Instructions a run's result carries (the cache-stable collapsing layout).
+        let mut carried: Vec<(usize, String)> = Vec::new();
         for (i, call) in calls.iter().enumerate() {
             let started = Instant::now();
             self.emitter.emit(&AgentEvent::ToolCallStarted {
@@ -363,7 +367,12 @@ impl Turn<'_> {
                 .route(tools, &call.name, &seen, &mut expanded)?
                 .0
             {
-                Routed::Run(target) => runs.push((i, target)),
+                Routed::Run(target) => {
+                    if let Some(section) = self.expansion.take_instructions(tools, target) {
+                        carried.push((i, section));
+                    }
+                    runs.push((i, target));
+                }
                 Routed::Answer(result) => results[i] = Some(result),
                 Routed::Unknown => {
                     results[i] = Some(ToolResult::error(unknown_text(
@@ -451,6 +460,11 @@ impl Turn<'_> {
                 Err(e) => {
                     first_error.get_or_insert(e);
                 }
+            }
+        }
+        for (i, section) in carried {
+            if let Some(result) = results[i].as_mut() {
+                result.text = with_section(std::mem::take(&mut result.text), Some(section));
             }
         }
         first_error.map_or(Ok(()), Err)

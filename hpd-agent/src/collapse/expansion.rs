@@ -16,6 +16,9 @@ pub(crate) struct Expansion {
     pub(crate) expanded: Vec<String>,
     /// Scoped pipelines in creation order.
     pub(crate) pipelines: Vec<Arc<ScopedPipeline>>,
+    /// With the cache-stable layout: expanded harnesses whose system prompt no call result
+    /// has carried yet, in expansion order.
+    undelivered: Vec<String>,
 }
 
 /// What a call does, once resolved.
@@ -35,6 +38,7 @@ impl Expansion {
         Expansion {
             expanded,
             pipelines,
+            undelivered: Vec::new(),
         }
     }
 
@@ -101,7 +105,27 @@ impl Expansion {
         }
         self.ensure_pipeline(tools, h)?;
         self.expanded.push(tools.groups()[h].name.to_string());
+        if tools.carried_instructions(h).is_some() {
+            self.undelivered.push(tools.groups()[h].name.to_string());
+        }
         Ok(true)
+    }
+
+    /// With the cache-stable layout, the system prompt of harness `h` if no call result has
+    /// carried it since it expanded; a result that carries it calls this once.
+    fn take_carried(&mut self, tools: &Toolset, h: usize) -> Option<String> {
+        let name = &*tools.groups()[h].name;
+        let at = self.undelivered.iter().position(|u| u == name)?;
+        self.undelivered.remove(at);
+        tools.carried_instructions(h)
+    }
+
+    /// With the cache-stable layout, the instructions the result of a run of `target` carries
+    /// (appended after a blank line): those of its harness when it expanded without a result
+    /// that carried them (a forced tool choice, an executed recovered call). `None` otherwise.
+    pub(crate) fn take_instructions(&mut self, tools: &Toolset, target: Target) -> Option<String> {
+        let h = tools.owner(target)?;
+        self.take_carried(tools, h)
     }
 
     /// Resolves a call name against `seen` (the expansion state of the request the call
@@ -127,10 +151,8 @@ impl Expansion {
                 if self.expand(tools, h)? {
                     expanded(&tools.groups()[h].name, false);
                 }
-                (
-                    Routed::Answer(ToolResult::ok(tools.expansion_text(h))),
-                    Some(h),
-                )
+                let text = with_section(tools.expansion_text(h), self.take_carried(tools, h));
+                (Routed::Answer(ToolResult::ok(text)), Some(h))
             }
             Resolution::Recover(h, f) => {
                 if self.expand(tools, h)? {
@@ -140,7 +162,11 @@ impl Expansion {
                     Routed::Run(Target::Member(h, f))
                 } else {
                     let function = tools.function(Target::Member(h, f)).name();
-                    Routed::Answer(ToolResult::ok(tools.recovery_text(h, function)))
+                    let text = with_section(
+                        tools.recovery_text(h, function),
+                        self.take_carried(tools, h),
+                    );
+                    Routed::Answer(ToolResult::ok(text))
                 };
                 (routed, Some(h))
             }
@@ -150,8 +176,12 @@ impl Expansion {
 
     /// The system instructions for the next request: `base`, then one section per expanded
     /// container with a system prompt, in expansion order, under
-    /// `## Active container instructions`.
+    /// `## Active container instructions`. With the cache-stable layout always `base`: call
+    /// results carry those sections instead.
     pub(crate) fn instructions(&self, tools: &Toolset, base: &str) -> String {
+        if tools.settings.cache_stable {
+            return base.to_owned();
+        }
         let sections: Vec<String> = self
             .expanded
             .iter()
@@ -204,11 +234,26 @@ impl Expansion {
             .into_iter()
             .filter(|p| expanded.iter().any(|e| **e == *p.harness))
             .collect();
+        let undelivered = self
+            .undelivered
+            .into_iter()
+            .filter(|u| expanded.contains(u))
+            .collect();
         Expansion {
             expanded,
             pipelines,
+            undelivered,
         }
     }
+}
+
+/// `text`, then `section` after a blank line when there is one.
+pub(crate) fn with_section(mut text: String, section: Option<String>) -> String {
+    if let Some(section) = section {
+        text.push_str("\n\n");
+        text.push_str(&section);
+    }
+    text
 }
 
 /// The result text of an unknown call name, given the names visible in the request.

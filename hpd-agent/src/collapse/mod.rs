@@ -9,8 +9,13 @@
 //! The order of the visible tools is:
 //! 1. tools visible without expansion (functions of plain, never-collapsed or, with collapsing
 //!    off, all harnesses, and tools registered on their own), in registration order;
-//! 2. containers that are not expanded, in registration order;
+//! 2. containers that are not expanded (with the cache-stable layout: every container,
+//!    expanded or not), in registration order;
 //! 3. members of expanded containers, in expansion order.
+//!
+//! With the cache-stable layout a request's tool list therefore starts with the previous
+//! request's list within a turn, and container system prompts travel in call results (see
+//! [`Toolset::carried_instructions`]) instead of the system text.
 //!
 //! A call name resolves, in this order, to a visible tool, a container, a hidden member (exact
 //! name: recovery), or a qualified name `Harness{sep}tool` (`.` `:` `/` `-` `__`, every split
@@ -33,7 +38,7 @@ use crate::middleware::pipeline::ScopedSource;
 use crate::tool::Function;
 use crate::tool::catalog::{Catalog, Group, Slot};
 
-pub(crate) use expansion::{Expansion, Routed, unknown_text};
+pub(crate) use expansion::{Expansion, Routed, unknown_text, with_section};
 pub(crate) use refresh::LiveToolset;
 
 /// Where a harness built at run time came from, to pick up a changed tool list.
@@ -398,10 +403,11 @@ impl Toolset {
 
     /// The visible tool definitions, in order.
     pub(crate) fn visible(&self, expanded: &[String]) -> Vec<Arc<ToolDefinition>> {
+        let stable = self.settings.cache_stable;
         let mut tools = self.always_visible.clone();
         for (group, container) in self.catalog.groups.iter().zip(&self.containers) {
             if let Some(container) = container
-                && !expanded.iter().any(|e| **e == *group.name)
+                && (stable || !expanded.iter().any(|e| **e == *group.name))
             {
                 tools.push(Arc::clone(container));
             }
@@ -513,6 +519,20 @@ impl Toolset {
             "{} expanded. Available functions: {}. Call {function} again to run it.",
             self.catalog.groups[h].name, self.member_lists[h]
         )
+    }
+
+    /// With the cache-stable layout, the section a call result of harness `h` carries in
+    /// place of the system text: its system prompt under `## Active container instructions`;
+    /// `None` without that layout or without a system prompt.
+    pub(crate) fn carried_instructions(&self, h: usize) -> Option<String> {
+        if !self.settings.cache_stable || !self.collapsed[h] {
+            return None;
+        }
+        let prompt = self.system_prompt(h)?;
+        Some(format!(
+            "## Active container instructions\n\n### {}\n{prompt}",
+            self.catalog.groups[h].name
+        ))
     }
 
     /// The system prompt of harness `h`, when set and not blank.

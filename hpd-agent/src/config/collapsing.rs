@@ -3,7 +3,8 @@
 /// How harnesses collapse behind containers (JSON `collapsing`).
 ///
 /// The default has collapsing and recovery on, recovered calls not executed, expansions
-/// cleared at turn end, and no never-collapsed harness.
+/// cleared at turn end, no never-collapsed harness, and the request layout that changes least
+/// text (not the cache-stable one).
 ///
 /// # Examples
 ///
@@ -33,11 +34,24 @@ pub struct CollapsingConfig {
     /// Whether expansions and their instructions persist across the turns of a session (JSON
     /// `persist_system_prompt_injections`, default `false`).
     pub persist_system_prompt_injections: bool,
+    /// Lays requests out so that each one starts with the previous one (JSON `cache_stable`,
+    /// default `false`), for providers that cache the longest unchanged prefix of a request.
+    ///
+    /// Off, an expanded container leaves the tool list (its members take its place at the end)
+    /// and the system prompts of expanded containers are appended to the system text. On, an
+    /// expanded container stays where it was in the tool list and its members are appended after
+    /// every other tool, so the tools before them do not change; and the system text never
+    /// changes: a container's system prompt is carried by the result of the call that expanded
+    /// it (the container call, a recovered call, or, when the expansion came from a forced tool
+    /// choice, the first call of one of its members), where it stays in the conversation. A
+    /// turn end that collapses the containers does not remove those results from the history.
+    pub cache_stable: bool,
 }
 
 impl Default for CollapsingConfig {
     /// `enabled: true`, `never_collapse: []`, `recovery: true`,
-    /// `execute_recovered_calls: false`, `persist_system_prompt_injections: false`.
+    /// `execute_recovered_calls: false`, `persist_system_prompt_injections: false`,
+    /// `cache_stable: false`.
     fn default() -> Self {
         CollapsingConfig {
             enabled: true,
@@ -45,6 +59,7 @@ impl Default for CollapsingConfig {
             recovery: true,
             execute_recovered_calls: false,
             persist_system_prompt_injections: false,
+            cache_stable: false,
         }
     }
 }

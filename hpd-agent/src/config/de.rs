@@ -458,6 +458,7 @@ enum CollapsingKey {
     Recovery,
     ExecuteRecoveredCalls,
     PersistSystemPromptInjections,
+    CacheStable,
 }
 
 const COLLAPSING_KEYS: &[(CollapsingKey, &str)] = &[
@@ -472,6 +473,7 @@ const COLLAPSING_KEYS: &[(CollapsingKey, &str)] = &[
         CollapsingKey::PersistSystemPromptInjections,
         "persist_system_prompt_injections",
     ),
+    (CollapsingKey::CacheStable, "cache_stable"),
 ];
 
 const COLLAPSING_NULL: &str = "collapsing must be an object; omit it to use the default";
@@ -519,6 +521,7 @@ impl<'de> Visitor<'de> for CollapsingConfigVisitor {
                 CollapsingKey::PersistSystemPromptInjections => {
                     collapsing.persist_system_prompt_injections = map.next_value()?;
                 }
+                CollapsingKey::CacheStable => collapsing.cache_stable = map.next_value()?,
             }
         }
         Ok(collapsing)
