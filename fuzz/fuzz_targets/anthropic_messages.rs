@@ -8,5 +8,5 @@ use hpd_agent::__private::fuzzing::{anthropic_body, anthropic_stream};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    common::check(data, anthropic_stream, anthropic_body, false);
+    common::check(data, anthropic_stream, anthropic_body, true);
 });

@@ -297,7 +297,8 @@ mod tests {
         assert_eq!(response.finish_reason, crate::FinishReason::ToolCalls);
     }
 
-    /// Found by the `openai_responses` fuzz target: an empty `id` (with an empty or missing
+    /// Caught by the `openai_responses` fuzz target's check (every tool call has an id) on a
+    /// hand-written input: an empty `id` (with an empty or missing
     /// `call_id`) gave a tool call with an empty id, which no tool result can answer.
     #[test]
     fn function_calls_with_empty_ids_get_a_synthesized_id() {
