@@ -343,6 +343,24 @@ mod tests {
         assert_eq!(response.tool_calls, [crate::ToolCall::new("t", "f", "")]);
     }
 
+    /// Found while checking what the fuzz builds miss (`cargo fuzz run -O` turns overflow
+    /// checks off): the prompt count adds three counts the server sends, which overflowed.
+    #[test]
+    fn token_counts_past_u64_max_saturate() {
+        let max = u64::MAX;
+        let usage = json!({"input_tokens": max, "output_tokens": max,
+                           "cache_read_input_tokens": max, "cache_creation_input_tokens": 1});
+        let events = [
+            json!({"type": "message_start", "message": {"usage": usage}}).to_string(),
+            json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"}}).to_string(),
+        ];
+        let response = feed_all(&events).unwrap();
+        assert_eq!(response.usage.input_tokens, max);
+        assert_eq!(response.usage.cached_input_tokens, max);
+        let body = json!({"content": [], "usage": usage}).to_string();
+        assert_eq!(parse_message(&body, 200).unwrap().usage.input_tokens, max);
+    }
+
     #[test]
     fn deltas_for_blocks_never_started_are_malformed() {
         let events = [
