@@ -347,3 +347,80 @@ fn create_default_middleware<T: ParameterlessMiddleware>(
 }
 
 pub use crate::harness::names::short_type_name;
+
+/// The providers' response parsers without a connection, for the fuzz targets in `fuzz/`.
+///
+/// Each `*_stream` function builds the response of a `text/event-stream` body from the chunks
+/// it arrived in, exactly as the client does with the bytes off the connection; each `*_body`
+/// function parses a whole non-streamed body. `http_status` is the status the answer came
+/// with (errors embedded in a 200 answer report it).
+pub mod fuzzing {
+    use crate::chat::{ChatError, ChatResponse, TextSink};
+    use crate::providers::{anthropic, openai, openai_responses};
+
+    /// An OpenAI Chat Completions stream.
+    ///
+    /// # Errors
+    ///
+    /// What [`OpenAiClient`](crate::OpenAiClient) reports for this stream.
+    pub fn openai_chat_stream(
+        chunks: &[&[u8]],
+        http_status: u16,
+        text: TextSink<'_>,
+    ) -> Result<ChatResponse, ChatError> {
+        openai::parse_stream(chunks, http_status, text)
+    }
+
+    /// An OpenAI Chat Completions body.
+    ///
+    /// # Errors
+    ///
+    /// What [`OpenAiClient`](crate::OpenAiClient) reports for this body.
+    pub fn openai_chat_body(body: &str, http_status: u16) -> Result<ChatResponse, ChatError> {
+        openai::parse_body(body, http_status)
+    }
+
+    /// An Anthropic Messages stream.
+    ///
+    /// # Errors
+    ///
+    /// What [`AnthropicClient`](crate::AnthropicClient) reports for this stream.
+    pub fn anthropic_stream(
+        chunks: &[&[u8]],
+        http_status: u16,
+        text: TextSink<'_>,
+    ) -> Result<ChatResponse, ChatError> {
+        anthropic::parse_stream(chunks, http_status, text)
+    }
+
+    /// An Anthropic Messages body.
+    ///
+    /// # Errors
+    ///
+    /// What [`AnthropicClient`](crate::AnthropicClient) reports for this body.
+    pub fn anthropic_body(body: &str, http_status: u16) -> Result<ChatResponse, ChatError> {
+        anthropic::parse_body(body, http_status)
+    }
+
+    /// An OpenAI Responses stream.
+    ///
+    /// # Errors
+    ///
+    /// What [`OpenAiResponsesClient`](crate::OpenAiResponsesClient) reports for this stream.
+    pub fn openai_responses_stream(
+        chunks: &[&[u8]],
+        http_status: u16,
+        text: TextSink<'_>,
+    ) -> Result<ChatResponse, ChatError> {
+        openai_responses::parse_stream(chunks, http_status, text)
+    }
+
+    /// An OpenAI Responses body.
+    ///
+    /// # Errors
+    ///
+    /// What [`OpenAiResponsesClient`](crate::OpenAiResponsesClient) reports for this body.
+    pub fn openai_responses_body(body: &str, http_status: u16) -> Result<ChatResponse, ChatError> {
+        openai_responses::parse_body(body, http_status)
+    }
+}

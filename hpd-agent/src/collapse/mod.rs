@@ -459,14 +459,8 @@ impl Toolset {
     }
 
     fn resolve_qualified(&self, name: &str, expanded: &[String]) -> Resolution {
-        const SEPARATORS: [&str; 5] = [".", ":", "/", "-", "__"];
-        // Every split position of every separator (overlapping ones too: `a___b` splits as
-        // `a` + `_b` and `a_` + `b`) that names a registered harness on the left.
-        let candidates = SEPARATORS.iter().flat_map(|separator| {
-            (1..name.len())
-                .filter(move |&at| name.is_char_boundary(at) && name[at..].starts_with(separator))
-                .map(move |at| (&name[..at], &name[at + separator.len()..]))
-        });
+        let longest = self.by_harness.keys().map(String::len).max().unwrap_or(0);
+        let candidates = qualified_splits(name, longest);
         let mut container = None;
         for (left, right) in candidates {
             if right.is_empty() {
@@ -545,10 +539,61 @@ impl Toolset {
     }
 }
 
+/// The ways a call name may split into a harness name, a separator and a member name: every
+/// split position of every separator (overlapping ones too: `a___b` splits as `a` + `_b` and
+/// `a_` + `b`) whose left part is at most `longest` bytes, the length of the longest harness
+/// name. A longer left part names no harness; leaving those out keeps the cost of a long name
+/// (a model may send megabytes of dots) linear in its length instead of quadratic.
+fn qualified_splits(name: &str, longest: usize) -> impl Iterator<Item = (&str, &str)> {
+    const SEPARATORS: [&str; 5] = [".", ":", "/", "-", "__"];
+    SEPARATORS.iter().flat_map(move |separator| {
+        (1..name.len().min(longest.saturating_add(1)))
+            .filter(move |&at| name.is_char_boundary(at) && name[at..].starts_with(separator))
+            .map(move |at| (&name[..at], &name[at + separator.len()..]))
+    })
+}
+
 /// How a duplicate-harness error names one side.
 fn describe(source: Option<&DynamicHarness>, name: &str) -> String {
     match source {
         Some(_) => format!("the harness '{name}' built at run time"),
         None => format!("the Rust harness '{name}'"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::qualified_splits;
+
+    #[test]
+    fn qualified_splits_cover_every_separator_up_to_the_longest_harness_name() {
+        let splits: Vec<_> = qualified_splits("Web-Tools__get.x", 64).collect();
+        assert_eq!(
+            splits,
+            [
+                ("Web-Tools__get", "x"),
+                ("Web", "Tools__get.x"),
+                ("Web-Tools", "get.x")
+            ]
+        );
+        let splits: Vec<_> = qualified_splits("Web-Tools__get.x", 9).collect();
+        assert_eq!(splits, [("Web", "Tools__get.x"), ("Web-Tools", "get.x")]);
+        // Overlapping separators split both ways; multi-byte characters are never split.
+        let splits: Vec<_> = qualified_splits("a___b", 64).collect();
+        assert_eq!(splits, [("a", "_b"), ("a_", "b")]);
+        assert_eq!(
+            qualified_splits("é.é", 64).collect::<Vec<_>>(),
+            [("é", "é")]
+        );
+    }
+
+    /// Caught by running the `call_names` fuzz target on a hand-written 100 KB line of dots
+    /// (it ran out of memory): every
+    /// position of a long name was tried as a harness name, each lower-cased afresh.
+    #[test]
+    fn a_long_name_is_split_only_where_a_harness_name_fits() {
+        let dots = ".".repeat(1 << 20);
+        assert_eq!(qualified_splits(&dots, 8).count(), 8);
+        assert_eq!(qualified_splits(&dots, 0).count(), 0);
     }
 }

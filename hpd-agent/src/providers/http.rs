@@ -297,6 +297,28 @@ impl Transport {
     }
 }
 
+/// Builds the response of a stream from its raw body, given as the chunks it arrived in,
+/// without a connection: what [`Transport`] does with the bytes of a `text/event-stream`
+/// answer (an event left unfinished at the end is dropped; the parser sees whether the stream
+/// ended itself).
+///
+/// # Errors
+///
+/// What the decoder or the parser reports.
+pub(crate) fn parse_stream_chunks<P: StreamParser>(
+    mut parser: P,
+    chunks: &[&[u8]],
+    text: TextSink<'_>,
+) -> Result<ChatResponse, ChatError> {
+    let mut decoder = SseDecoder::default();
+    for chunk in chunks {
+        if decoder.push(chunk, &mut |event| parser.feed_event(&event, text))? == Flow::Done {
+            return parser.finish(true);
+        }
+    }
+    parser.finish(false)
+}
+
 /// Checks a base URL and returns it without a trailing `/`, with the endpoint `{base}{path}`.
 /// `example` is named in the error.
 pub(crate) fn parse_base_url(

@@ -139,8 +139,12 @@ impl StreamAssembler {
                         self.events
                     ))
                 })?;
-                let text = start["text"].as_str().unwrap_or_default().to_owned();
-                if !text.is_empty() {
+                // The text a block starts with: the answer's for a text block (streamed like
+                // its deltas), the thought's for a thinking block.
+                let is_text = start["type"] == "text";
+                let field = if is_text { "text" } else { "thinking" };
+                let text = start[field].as_str().unwrap_or_default().to_owned();
+                if is_text && !text.is_empty() {
                     sink(&text);
                 }
                 self.blocks.push(Block {
@@ -159,8 +163,12 @@ impl StreamAssembler {
                     ))
                 })?;
                 let block = self.block(event.index, "content_block_delta")?;
+                // Text deltas belong to text blocks and thinking deltas to thinking blocks;
+                // one sent to another kind of block is dropped, so the streamed text is
+                // always the answer's text.
+                let kind = block.start["type"].as_str().unwrap_or_default();
                 match delta.kind.as_deref() {
-                    Some("text_delta") => {
+                    Some("text_delta") if kind == "text" => {
                         let text = delta.text.unwrap_or_default();
                         if !text.is_empty() {
                             sink(&text);
@@ -171,7 +179,7 @@ impl StreamAssembler {
                         .json
                         .get_or_insert_with(String::new)
                         .push_str(&delta.partial_json.unwrap_or_default()),
-                    Some("thinking_delta") => {
+                    Some("thinking_delta") if kind == "thinking" => {
                         block.text.push_str(&delta.thinking.unwrap_or_default());
                     }
                     Some("signature_delta") => block
@@ -291,6 +299,66 @@ mod tests {
             }
         }
         assembler.finish(false)
+    }
+
+    /// Found while writing the `anthropic_messages` fuzz target's check that the streamed text
+    /// is the answer's text: text sent for a block that is not a
+    /// text block (a `text` field in a `tool_use` start, a `text_delta` for a thinking block)
+    /// was streamed but left out of the answer, and a `thinking_delta` for a text block went
+    /// into the answer without being streamed.
+    #[test]
+    fn streamed_text_is_the_text_of_text_blocks_only() {
+        let events = [
+            json!({"type": "message_start", "message": {}}),
+            json!({"type": "content_block_start", "index": 0,
+                   "content_block": {"type": "thinking", "thinking": "Let me", "text": "no"}}),
+            json!({"type": "content_block_delta", "index": 0,
+                   "delta": {"type": "text_delta", "text": "not text"}}),
+            json!({"type": "content_block_delta", "index": 0,
+                   "delta": {"type": "thinking_delta", "thinking": " think"}}),
+            json!({"type": "content_block_start", "index": 1,
+                   "content_block": {"type": "text", "text": "Hel"}}),
+            json!({"type": "content_block_delta", "index": 1,
+                   "delta": {"type": "thinking_delta", "thinking": "not a thought"}}),
+            json!({"type": "content_block_delta", "index": 1,
+                   "delta": {"type": "text_delta", "text": "lo"}}),
+            json!({"type": "content_block_start", "index": 2,
+                   "content_block": {"type": "tool_use", "id": "t", "name": "f", "text": "no"}}),
+            json!({"type": "content_block_delta", "index": 2,
+                   "delta": {"type": "text_delta", "text": "no"}}),
+            json!({"type": "message_stop"}),
+        ];
+        let streamed = std::sync::Mutex::new(String::new());
+        let sink = |delta: &str| streamed.lock().unwrap().push_str(delta);
+        let mut assembler = StreamAssembler::new(200);
+        for event in &events {
+            if assembler.feed(&event.to_string(), &sink).unwrap() == Flow::Done {
+                break;
+            }
+        }
+        let response = assembler.finish_stream(true).unwrap();
+        assert_eq!(streamed.into_inner().unwrap(), "Hello");
+        assert_eq!(response.text.as_deref(), Some("Hello"));
+        assert_eq!(response.reasoning[0].text, "Let me think");
+        assert_eq!(response.tool_calls, [crate::ToolCall::new("t", "f", "")]);
+    }
+
+    /// Found while checking what the fuzz builds miss (`cargo fuzz run -O` turns overflow
+    /// checks off): the prompt count adds three counts the server sends, which overflowed.
+    #[test]
+    fn token_counts_past_u64_max_saturate() {
+        let max = u64::MAX;
+        let usage = json!({"input_tokens": max, "output_tokens": max,
+                           "cache_read_input_tokens": max, "cache_creation_input_tokens": 1});
+        let events = [
+            json!({"type": "message_start", "message": {"usage": usage}}).to_string(),
+            json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"}}).to_string(),
+        ];
+        let response = feed_all(&events).unwrap();
+        assert_eq!(response.usage.input_tokens, max);
+        assert_eq!(response.usage.cached_input_tokens, max);
+        let body = json!({"content": [], "usage": usage}).to_string();
+        assert_eq!(parse_message(&body, 200).unwrap().usage.input_tokens, max);
     }
 
     #[test]

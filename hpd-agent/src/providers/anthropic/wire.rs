@@ -221,9 +221,13 @@ impl WireUsage {
     pub(super) fn usage(self) -> Usage {
         let cached = self.cache_read_input_tokens.unwrap_or(0);
         Usage {
-            input_tokens: self.input_tokens.unwrap_or(0)
-                + cached
-                + self.cache_creation_input_tokens.unwrap_or(0),
+            // Saturating: the counts come from the server, and a sum past `u64::MAX` must not
+            // panic (or wrap to a small count).
+            input_tokens: self
+                .input_tokens
+                .unwrap_or(0)
+                .saturating_add(cached)
+                .saturating_add(self.cache_creation_input_tokens.unwrap_or(0)),
             output_tokens: self.output_tokens.unwrap_or(0),
             cached_input_tokens: cached,
             reasoning_tokens: 0,

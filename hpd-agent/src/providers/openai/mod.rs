@@ -317,6 +317,29 @@ impl ChatClient for OpenAiClient {
     }
 }
 
+/// The response of a stream body given as the chunks it arrived in (status `http_status`),
+/// without a connection.
+///
+/// # Errors
+///
+/// As [`complete`](ChatClient::complete) for a streamed answer.
+pub(crate) fn parse_stream(
+    chunks: &[&[u8]],
+    http_status: u16,
+    text: TextSink<'_>,
+) -> Result<ChatResponse, ChatError> {
+    crate::providers::http::parse_stream_chunks(StreamAssembler::new(http_status), chunks, text)
+}
+
+/// The response of a non-streamed body (status `http_status`), without a connection.
+///
+/// # Errors
+///
+/// As [`complete`](ChatClient::complete) for a JSON answer.
+pub(crate) fn parse_body(body: &str, http_status: u16) -> Result<ChatResponse, ChatError> {
+    parse_completion(body, http_status)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

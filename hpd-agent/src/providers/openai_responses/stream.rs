@@ -297,6 +297,26 @@ mod tests {
         assert_eq!(response.finish_reason, crate::FinishReason::ToolCalls);
     }
 
+    /// Caught by the `openai_responses` fuzz target's check (every tool call has an id) on a
+    /// hand-written input: an empty `id` (with an empty or missing
+    /// `call_id`) gave a tool call with an empty id, which no tool result can answer.
+    #[test]
+    fn function_calls_with_empty_ids_get_a_synthesized_id() {
+        let item = json!({"type": "function_call", "id": "", "call_id": "", "name": "f", "arguments": "{}"});
+        let body = json!({"status": "completed", "output": [item]}).to_string();
+        let expected = [crate::ToolCall::new("call_0", "f", "{}")];
+        assert_eq!(parse_response(&body, 200).unwrap().tool_calls, expected);
+        let events = [
+            json!({"type": "response.output_item.added", "output_index": 0,
+                   "item": {"type": "function_call", "id": "", "name": "f"}})
+            .to_string(),
+            json!({"type": "response.function_call_arguments.delta", "output_index": 0, "delta": "{}"})
+                .to_string(),
+            json!({"type": "response.completed", "response": {"status": "completed"}}).to_string(),
+        ];
+        assert_eq!(feed_all(&events).unwrap().tool_calls, expected);
+    }
+
     const KEYS: &[&str] = &[
         "type",
         "item_id",

@@ -267,7 +267,7 @@ pub(super) fn add_item(
             let id = item
                 .call_id
                 .filter(|id| !id.is_empty())
-                .or(item.id)
+                .or(item.id.filter(|id| !id.is_empty()))
                 .unwrap_or_else(|| format!("call_{}", calls.len()));
             calls.push(ToolCall {
                 id,
