@@ -282,9 +282,12 @@ impl AgentBuilder {
     /// # Examples
     ///
     /// ```
-    /// use hpd_agent::AgentBuilder;
+    /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
     ///
-    /// let agent = AgentBuilder::new().with_cache_stable_collapsing().build()?;
+    /// let agent = AgentBuilder::new()
+    ///     .with_cache_stable_collapsing()
+    ///     .with_chat_client(ScriptedChatClient::new())
+    ///     .build()?;
     /// # let _ = agent;
     /// # Ok::<(), hpd_agent::BuildError>(())
     /// ```
