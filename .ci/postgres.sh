@@ -109,6 +109,7 @@ case "${1:-}" in
             as_owner "$(pg_bin)/pg_ctl" -D "$DATA" -m immediate -w stop >/dev/null 2>&1 || true
             rm -rf "$DATA" "$state"
         fi
+        rmdir "$state_dir" 2>/dev/null || true
         ;;
     *)
         echo "usage: $0 start|stop|url|destroy" >&2

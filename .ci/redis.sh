@@ -75,6 +75,7 @@ case "${1:-}" in
             source "$state"
             rm -rf "$DATA" "$state"
         fi
+        rmdir "$state_dir" 2>/dev/null || true
         ;;
     *)
         echo "usage: $0 start|stop|url|destroy" >&2
