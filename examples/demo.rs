@@ -39,8 +39,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use demo_tools::{Calendar, FileTools, MathTools, WeatherTools};
 use hpd_agent::chat::ToolDefinition;
 use hpd_agent::{
-    AgentBuilder, AgentEvent, AgentRunConfig, AnthropicClient, ChatClient, ChatError,
-    ChatRequest, ChatResponse, DynamicHarness, HarnessBuilder, ModelOptions, OpenAiClient,
+    AgentBuilder, AgentEvent, AgentRunConfig, AnthropicClient, ChatClient, ChatError, ChatRequest,
+    ChatResponse, DynamicHarness, HarnessBuilder, ModelOptions, OpenAiClient,
     OpenAiResponsesClient, ScriptedChatClient, TextSink, Tool, ToolCall, ToolHarness, ToolResult,
     async_trait,
 };
@@ -50,8 +50,7 @@ const QUESTION: &str = "We are 12 for a picnic in Oslo tomorrow. How is the weat
                         reserve 4 picnic blankets and tell me what they cost.";
 
 /// The line printed when no real model is configured.
-const SCRIPTED: &str =
-    "A scripted model plays the conversation: no API key needed (set OPENAI_API_KEY for a real model)";
+const SCRIPTED: &str = "A scripted model plays the conversation: no API key needed (set OPENAI_API_KEY for a real model)";
 
 /// Longest line the trace prints, in characters.
 const WIDTH: usize = 98;
@@ -212,7 +211,9 @@ fn inventory_harness(items: Vec<Item>) -> Result<DynamicHarness, Box<dyn std::er
                         .and_then(|q| u32::try_from(q).ok())
                         .filter(|q| *q >= 1)
                     else {
-                        return ToolResult::error("'quantity' must be a whole number of at least 1");
+                        return ToolResult::error(
+                            "'quantity' must be a whole number of at least 1",
+                        );
                     };
                     if quantity > item.stock {
                         return ToolResult::error(format!(
@@ -256,10 +257,13 @@ fn find_sku(items: &[Item], args: &Value) -> Result<usize, String> {
     let Some(sku) = args["sku"].as_str() else {
         return Err("'sku' must be a string".to_owned());
     };
-    items.iter().position(|item| item.sku == sku).ok_or_else(|| {
-        let known: Vec<&str> = items.iter().map(|item| item.sku.as_str()).collect();
-        format!("unknown SKU '{sku}'; the SKUs are {}", known.join(", "))
-    })
+    items
+        .iter()
+        .position(|item| item.sku == sku)
+        .ok_or_else(|| {
+            let known: Vec<&str> = items.iter().map(|item| item.sku.as_str()).collect();
+            format!("unknown SKU '{sku}'; the SKUs are {}", known.join(", "))
+        })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -416,7 +420,7 @@ impl Paint {
 
     /// `text` in the SGR style `code` (`1` bold, `2` dim, `31` red, ...).
     fn paint(self, code: &str, text: &str) -> String {
-        if self.on && !text.is_empty() {
+        if self.on && !code.is_empty() && !text.is_empty() {
             format!("\x1b[{code}m{text}\x1b[0m")
         } else {
             text.to_owned()
@@ -429,7 +433,8 @@ const DIM: &str = "2";
 const RED: &str = "31";
 const GREEN: &str = "32";
 const YELLOW: &str = "33";
-const BLUE: &str = "34";
+const BOLD_YELLOW: &str = "1;33";
+const BOLD_BLUE: &str = "1;34";
 const MAGENTA: &str = "35";
 const CYAN: &str = "36";
 const BOLD_GREEN: &str = "1;32";
@@ -450,14 +455,9 @@ fn clip(text: &str, width: usize) -> String {
 fn wrap_clipped(text: &str, width: usize, max_lines: usize) -> Vec<String> {
     let mut lines = wrap(text, width);
     if lines.len() > max_lines {
-        let rest = lines.split_off(max_lines - 1).join(" ");
-        lines.push(clip(&format!("{rest} …"), width));
-        if let Some(last) = lines.last_mut()
-            && last.ends_with(" …")
-        {
-            last.truncate(last.len() - " …".len());
-            last.push('…');
-        }
+        // What no longer fits is longer than one line, so `clip` cuts it.
+        let rest = lines.split_off(max_lines.max(1) - 1).join(" ");
+        lines.push(clip(&rest, width));
     }
     lines
 }
@@ -582,13 +582,15 @@ impl Trace {
         self.line("tools", DIM, GREEN, &list(&functions));
         self.line("containers", DIM, YELLOW, &list(&containers));
         let saved = 100.0 * (1.0 - tokens as f64 / self.flat_tokens.max(1) as f64);
-        let figures = format!(
-            "{tokens} for these {} tools vs {} for all {} functions flat: {saved:.1}% saved",
+        println!(
+            "  {}{} for these {} tools vs {} for all {} functions flat: {}",
+            p.paint(DIM, &format!("{:<LABEL$}", "tokens")),
+            p.paint(BOLD, &tokens.to_string()),
             request.tools.len(),
-            self.flat_tokens,
-            self.flat.len()
+            p.paint(BOLD, &self.flat_tokens.to_string()),
+            self.flat.len(),
+            p.paint(BOLD_GREEN, &format!("{saved:.1}% saved"))
         );
-        self.line("tokens", DIM, BOLD, &[figures]);
 
         let sections = container_instructions(request.instructions);
         if sections.is_empty() {
@@ -605,6 +607,7 @@ impl Trace {
     fn reply(&self, response: &ChatResponse) {
         let text = response.text.as_deref().unwrap_or_default().trim();
         if response.tool_calls.is_empty() {
+            let text = if text.is_empty() { "(no text)" } else { text };
             self.line("answer", BOLD_GREEN, BOLD_GREEN, &wrap(text, TEXT));
         } else if !text.is_empty() {
             self.line("model says", DIM, "", &wrap(text, TEXT));
@@ -672,7 +675,7 @@ impl Trace {
         println!(
             "  {}{} {arguments}",
             p.paint(DIM, &format!("{:<LABEL$}", "call")),
-            p.paint(BLUE, &call.name)
+            p.paint(BOLD_BLUE, &call.name)
         );
         let (label, style) = if is_error {
             ("error", RED)
@@ -693,13 +696,19 @@ impl Trace {
     fn expanded(&self, harness: &str, recovery: bool, call: Option<&str>) {
         let text = match (recovery, call) {
             (true, Some(name)) if name != harness => {
-                format!("{name} is hidden in {harness}: the runtime expanded it; the model calls again")
+                format!(
+                    "{name} is hidden in {harness}: the runtime expanded it; the model calls again"
+                )
             }
             (true, _) => format!("the runtime expanded {harness}"),
             (false, _) => format!("{harness}: its functions are visible from the next request"),
         };
-        let label = if recovery { "recovery" } else { "expanded" };
-        self.line(label, CYAN, CYAN, &wrap(&text, TEXT));
+        let (label, style) = if recovery {
+            ("recovery", BOLD_YELLOW)
+        } else {
+            ("expanded", CYAN)
+        };
+        self.line(label, style, style, &wrap(&text, TEXT));
     }
 
     /// The turn's totals.
@@ -710,8 +719,9 @@ impl Trace {
         };
         let flat = requests * self.flat_tokens;
         let saved = 100.0 * (1.0 - sent as f64 / flat.max(1) as f64);
+        let noun = if requests == 1 { "request" } else { "requests" };
         let text = format!(
-            "{requests} requests; tools sent {sent} tokens vs {flat} flat: {saved:.1}% saved"
+            "{requests} {noun}; tools sent {sent} tokens vs {flat} flat: {saved:.1}% saved"
         );
         self.line("summary", BOLD, BOLD_GREEN, &[text]);
     }
@@ -814,7 +824,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     for (i, (name, kind, functions)) in harnesses.iter().enumerate() {
         let label = if i == 0 { "harnesses" } else { "" };
         let mut lines = Vec::new();
-        for (j, line) in wrap(&functions.join(", "), TEXT - 25).into_iter().enumerate() {
+        for (j, line) in wrap(&functions.join(", "), TEXT - 25)
+            .into_iter()
+            .enumerate()
+        {
             lines.push(if j == 0 {
                 format!("{name:<14}{kind:<11}{line}")
             } else {
@@ -842,7 +855,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     if usage.input_tokens + usage.output_tokens > 0 {
         let text = format!(
             "{} input tokens ({} from the prompt cache), {} output tokens, finished: {}",
-            usage.input_tokens, usage.cached_input_tokens, usage.output_tokens, output.finish_reason
+            usage.input_tokens,
+            usage.cached_input_tokens,
+            usage.output_tokens,
+            output.finish_reason
         );
         trace.line("provider", DIM, DIM, &wrap(&text, TEXT));
     }

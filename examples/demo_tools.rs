@@ -99,7 +99,11 @@ impl FileTools {
         #[ai_description("The file path, as list_files prints it.")] path: String,
     ) -> Result<String, String> {
         let text = note(&path)?;
-        Ok(format!("{path}: {} bytes, {} lines", text.len(), text.lines().count()))
+        Ok(format!(
+            "{path}: {} bytes, {} lines",
+            text.len(),
+            text.lines().count()
+        ))
     }
 
     /// Finds the note files whose text contains a word (case-insensitive).
@@ -228,12 +232,18 @@ impl Calendar {
             .position(|e| e.id == id)
             .ok_or_else(|| format!("no event #{id}"))?;
         let event = events.remove(at);
-        Ok(format!("cancelled #{} {} {}", event.id, event.date, event.title))
+        Ok(format!(
+            "cancelled #{} {} {}",
+            event.id, event.date, event.title
+        ))
     }
 
     /// Tells whether a day has no event.
     #[ai_function]
-    fn is_free(&self, #[ai_description("The day, YYYY-MM-DD.")] date: String) -> Result<bool, String> {
+    fn is_free(
+        &self,
+        #[ai_description("The day, YYYY-MM-DD.")] date: String,
+    ) -> Result<bool, String> {
         let date = check_date(&date)?;
         Ok(!self.events().iter().any(|e| e.date == date))
     }
