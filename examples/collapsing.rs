@@ -15,8 +15,8 @@
 
 use hpd_agent::prelude::*;
 use hpd_agent::{
-    AgentBuilder, AgentEvent, ChatClient, ChatError, ChatRequest, ChatResponse,
-    ScriptedChatClient, TextSink, ToolCall,
+    AgentBuilder, AgentEvent, ChatClient, ChatError, ChatRequest, ChatResponse, ScriptedChatClient,
+    TextSink, ToolCall,
 };
 
 /// Arithmetic, hidden behind one `MathTools` container until the model opens it.
@@ -70,7 +70,10 @@ impl ChatClient for ShowRequests {
             .instructions
             .split_once("## Active container instructions")
         {
-            let active = active.trim().trim_start_matches("### ").replacen('\n', ": ", 1);
+            let active = active
+                .trim()
+                .trim_start_matches("### ")
+                .replacen('\n', ": ", 1);
             println!("    active container instructions: {active}");
         }
         self.0.complete(request, text).await

@@ -41,7 +41,11 @@ fn json_type(schema: &Value) -> String {
     match &schema["type"] {
         Value::Array(types) => {
             let types: Vec<&str> = types.iter().filter_map(Value::as_str).collect();
-            types.into_iter().filter(|t| *t != "null").collect::<Vec<_>>().join("|")
+            types
+                .into_iter()
+                .filter(|t| *t != "null")
+                .collect::<Vec<_>>()
+                .join("|")
         }
         other => other.as_str().unwrap_or("any").to_owned(),
     }
