@@ -104,9 +104,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             let token = std::env::var("HPD_MCP_TOKEN")
                 .map_err(|_| "set HPD_MCP_TOKEN to the bearer token clients must send")?;
             let running = server.bearer_token(token).serve_http(addr).await?;
-            // Tests and scripts read this first line to find the port.
+            // The only line: tests and scripts read it to find the port, then may stop reading.
             eprintln!("serving MCP on {}", running.url());
-            eprintln!("mcp_server: tools: {tools}");
             running.wait().await;
         }
         _ => return Err("usage: mcp_server [--http 127.0.0.1:PORT]".into()),
