@@ -47,10 +47,11 @@ pub struct Clock;
 
 #[tool_harness]
 impl Clock {
-    /// The current time in UTC.
+    /// The current time, in seconds since 1970-01-01 UTC.
     #[ai_function]
-    fn now(&self) -> &'static str {
-        "2025-01-01T12:00:00Z"
+    fn now(&self) -> Result<u64, std::time::SystemTimeError> {
+        let since = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?;
+        Ok(since.as_secs())
     }
 }
 

@@ -13,6 +13,7 @@
 //! cargo run -p hpd-agent-examples --example scoped_middleware
 //! ```
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use hpd_agent::prelude::*;
@@ -100,8 +101,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         )]),
         ChatResponse::text("Moved 300 EUR to travel; Rome will be sunny."),
     ]);
-    let calls = std::sync::Arc::new(AtomicUsize::new(0));
-    let counted = std::sync::Arc::clone(&calls);
+    let calls = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&calls);
     let agent = AgentBuilder::new()
         .with_tool_harness::<Bank>()
         .with_tool_harness::<Weather>()
