@@ -1,5 +1,4 @@
-//! The demo's harnesses, shared by the `demo` and `mcp_server` examples: a plain
-//! `WeatherTools`, a collapsed `MathTools`, and, registered by the demo only, a collapsed
+//! The demo's harnesses: a plain `WeatherTools`, a collapsed `MathTools`, a collapsed
 //! `FileTools` over an in-memory folder of notes and a collapsed `Calendar` of team events.
 
 use hpd_agent::prelude::*;

@@ -1,9 +1,13 @@
-//! Serves the demo's harnesses over MCP, collapsed per session: the plain `get_weather`, the
-//! collapsed `MathTools` (`add`, `multiply`) and a collapsed `TextTools` (`uppercase`,
-//! `word_count`). An MCP client sees `get_weather`, `MathTools` and `TextTools`; calling a
-//! container expands it for that client.
+//! An MCP server: an agent's harnesses served to any MCP client, collapsing per client session.
 //!
-//! Over stdio (the default), for clients that start the server as a child process:
+//! `McpServer` serves the tools of an `Agent` (the model is never used: an MCP server only runs
+//! tools). A client lists `get_weather`, `MathTools` and `TextTools`; calling a container
+//! expands it for that client's session, answers with the members and their schemas, and
+//! sends `notifications/tools/list_changed`. Calling a hidden member runs it right away here
+//! (`execute_recovered_calls`), since many clients do not list the tools again.
+//!
+//! Over stdio (the default), for clients that start the server as a child process, such as
+//! the `mcp_client` example, Claude Desktop or an editor:
 //!
 //! ```text
 //! cargo run -p hpd-agent-examples --example mcp_server
@@ -15,18 +19,47 @@
 //! HPD_MCP_TOKEN=secret cargo run -p hpd-agent-examples --example mcp_server -- --http 127.0.0.1:8931
 //! ```
 //!
-//! The model is never used: an MCP server only runs tools. Logs go to stderr.
-
-mod demo_tools;
+//! stdout carries the protocol, so the server writes what it does to stderr.
 
 use std::net::SocketAddr;
 
-use demo_tools::{MathTools, WeatherTools};
 use hpd_agent::mcp::McpServer;
 use hpd_agent::prelude::*;
 use hpd_agent::{AgentBuilder, ScriptedChatClient};
 
-/// Text utilities, collapsed behind one `TextTools` container.
+/// Weather lookups, always listed.
+#[derive(Default)]
+pub struct WeatherTools;
+
+#[tool_harness]
+impl WeatherTools {
+    /// Gets the current weather for a city.
+    #[ai_function(name = "get_weather")]
+    fn get_weather(&self, #[ai_description("The city.")] city: String) -> String {
+        format!("It is sunny in {city}.")
+    }
+}
+
+/// Arithmetic, behind one `MathTools` container.
+#[derive(Default)]
+pub struct MathTools;
+
+#[collapse("Math operations", system_prompt = "Use exact arithmetic.")]
+impl MathTools {
+    /// Adds two integers.
+    #[ai_function]
+    fn add(&self, a: i64, b: i64) -> i64 {
+        a + b
+    }
+
+    /// Multiplies two integers.
+    #[ai_function]
+    fn multiply(&self, a: i64, b: i64) -> i64 {
+        a * b
+    }
+}
+
+/// Text utilities, behind one `TextTools` container.
 #[derive(Default)]
 pub struct TextTools;
 
@@ -48,26 +81,30 @@ impl TextTools {
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let agent = AgentBuilder::new()
-        .with_name("hpd-agent-demo")
+        .with_name("hpd-agent-example")
         .with_tool_harness::<WeatherTools>()
         .with_tool_harness::<MathTools>()
         .with_tool_harness::<TextTools>()
-        // Many MCP clients do not list the tools again after `list_changed`: run a call of a
-        // hidden member right away instead of asking to call it again.
         .configure_harness_collapsing(|c| c.execute_recovered_calls = true)
         .with_chat_client(ScriptedChatClient::new())
         .build()?;
+    let tools = agent.initial_tool_names().join(", ");
     let server = McpServer::new(agent)
-        .instructions("Demo tools. Call a container (MathTools, TextTools) to see its functions.");
+        .instructions("Call a container (MathTools, TextTools) to see its functions.");
 
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.as_slice() {
-        [] => server.serve_stdio().await?,
+        [] => {
+            eprintln!("mcp_server: serving MCP on stdin/stdout; tools: {tools}");
+            eprintln!("mcp_server: an MCP client starts this program and talks on its stdio");
+            server.serve_stdio().await?;
+        }
         [flag, addr] if flag == "--http" => {
             let addr: SocketAddr = addr.parse()?;
             let token = std::env::var("HPD_MCP_TOKEN")
                 .map_err(|_| "set HPD_MCP_TOKEN to the bearer token clients must send")?;
             let running = server.bearer_token(token).serve_http(addr).await?;
+            // The only line: tests and scripts read it to find the port, then may stop reading.
             eprintln!("serving MCP on {}", running.url());
             running.wait().await;
         }

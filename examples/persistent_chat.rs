@@ -1,28 +1,29 @@
-//! A conversation that outlives the process: the session lives in a SQLite file, so each run of
-//! the example continues where the last one stopped.
+//! A stored session: a conversation kept in a SQLite file, picked up again after a restart.
+//!
+//! `Agent::open_session(store, id)` loads the conversation `id` from a `SessionStore` (or
+//! starts it empty) and saves it at the end of every turn, in one atomic write. Here the store
+//! is `SqliteSessionStore` (the `sqlite` feature, on by default) on a file in a fresh
+//! temporary folder. The first half talks, then drops the store and the agent as a process
+//! exit would; the second half opens the file again with a new agent and the history is there.
+//!
+//! The model is offline: a small client that knows only what the request carries, so it can
+//! tell the user's name in the second half only if the first turn was stored and loaded.
 //!
 //! ```text
-//! cargo run -p hpd-agent-examples --example persistent_chat            # "My name is Ada."
-//! cargo run -p hpd-agent-examples --example persistent_chat            # "What is my name?"
-//! cargo run -p hpd-agent-examples --example persistent_chat -- --reset # start over
+//! cargo run -p hpd-agent-examples --example persistent_chat
 //! ```
-//!
-//! The file is `hpd-agent-persistent-chat.sqlite3` in the system's temporary folder, or the
-//! path given as argument. The model is offline: a small client that answers from the
-//! messages it is sent, so the second run can only know the name if the first run's turn was
-//! stored and loaded again.
 
-use std::path::PathBuf;
+use std::path::Path;
 use std::sync::Arc;
 
 use hpd_agent::store::{SessionStore, SqliteSessionStore};
 use hpd_agent::{
-    AgentBuilder, ChatClient, ChatError, ChatMessage, ChatRequest, ChatResponse, TextSink,
+    Agent, AgentBuilder, ChatClient, ChatError, ChatMessage, ChatRequest, ChatResponse, TextSink,
     async_trait,
 };
 
-/// The session id in the file.
-const SESSION: &str = "demo-user";
+/// The conversation's id in the store, e.g. a user or chat id.
+const SESSION: &str = "user-ada";
 
 /// An offline model that remembers only what the request carries: the stored conversation.
 struct Recall;
@@ -42,62 +43,34 @@ impl ChatClient for Recall {
                 _ => None,
             })
             .collect();
-        let name = said
-            .iter()
-            .find_map(|m| m.strip_prefix("My name is "))
-            .map(|rest| rest.trim_end_matches('.'));
+        let name = said.iter().find_map(|m| m.strip_prefix("My name is "));
+        let name = name.map(|rest| rest.trim_end_matches('.'));
         let reply = match (said.last(), name) {
             (Some(last), Some(name)) if last.starts_with("My name is") => {
                 format!("Nice to meet you, {name}.")
             }
-            (_, Some(name)) => format!(
-                "Your name is {name}: you told me {} messages ago.",
-                request.messages.len() - 1
-            ),
-            (_, None) => "I don't know your name yet.".to_owned(),
+            (_, Some(name)) => format!("You are {name}; you told me earlier."),
+            (_, None) => "I don't know your name.".to_owned(),
         };
         Ok(ChatResponse::text(reply))
     }
 }
 
-#[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let mut reset = false;
-    let mut path = std::env::temp_dir().join("hpd-agent-persistent-chat.sqlite3");
-    for arg in std::env::args().skip(1) {
-        match arg.as_str() {
-            "--reset" => reset = true,
-            other if other.starts_with('-') => {
-                return Err(
-                    format!("unknown option '{other}'; expected --reset or a file path").into(),
-                );
-            }
-            other => path = PathBuf::from(other),
-        }
-    }
-
-    let store: Arc<dyn SessionStore> = Arc::new(SqliteSessionStore::open(&path).await?);
-    if reset {
-        let deleted = store.delete(SESSION).await?;
-        println!(
-            "{} session '{SESSION}' in {}",
-            if deleted { "deleted" } else { "no" },
-            path.display()
-        );
-        return Ok(());
-    }
-
-    let agent = AgentBuilder::new()
-        .with_name("persistent-chat")
+fn agent() -> Result<Agent, hpd_agent::BuildError> {
+    AgentBuilder::new()
         .with_instructions("Remember what the user tells you.")
         .with_chat_client(Recall)
-        .build()?;
+        .build()
+}
+
+/// Opens the file, runs one turn of the conversation, and drops everything, as a process would.
+async fn one_process(path: &Path, message: &str) -> Result<(), Box<dyn std::error::Error>> {
+    let store: Arc<dyn SessionStore> = Arc::new(SqliteSessionStore::open(path).await?);
+    let agent = agent()?;
     let mut session = agent.open_session(store, SESSION).await?;
     println!(
-        "session '{SESSION}' in {}: {} stored messages (version {})",
-        path.display(),
-        session.history().len(),
-        session.stored_version().unwrap_or(0)
+        "opened '{SESSION}': {} stored messages",
+        session.history().len()
     );
     for message in session.history() {
         match message {
@@ -109,23 +82,28 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             _ => {}
         }
     }
-
-    let first_run = session.history().is_empty();
-    let message = if first_run {
-        "My name is Ada."
-    } else {
-        "What is my name?"
-    };
     println!("user: {message}");
     let output = session.run(message).await?;
     println!("agent: {}", output.text);
     println!(
-        "saved: {} messages at version {}",
+        "saved: {} messages, version {}",
         session.history().len(),
         session.stored_version().unwrap_or(0)
     );
-    if first_run {
-        println!("Run the example again: the conversation continues from the file.");
-    }
+    Ok(())
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let folder = tempfile::tempdir()?; // deleted when the example ends
+    let path = folder.path().join("chat.sqlite3");
+
+    println!("-- first run, new file {}", path.display());
+    one_process(&path, "My name is Ada.").await?;
+
+    println!("\n-- after a restart: a new store and a new agent on the same file");
+    one_process(&path, "What is my name?").await?;
+
+    println!("\nThe second agent knew the name only from the history stored in the file.");
     Ok(())
 }
