@@ -17,6 +17,7 @@ pub mod anthropic;
 mod http;
 pub mod openai;
 pub mod openai_responses;
+mod pending;
 pub mod retry;
 pub mod scripted;
 mod settings;

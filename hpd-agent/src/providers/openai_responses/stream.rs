@@ -5,8 +5,9 @@ use serde_json::Value;
 
 use crate::chat::{ChatError, ChatResponse, TextSink, Usage};
 use crate::providers::http::{
-    MAX_EXCERPT, StreamParser, arguments_text, embedded_error, parse_json, shorten, stream_error,
+    MAX_EXCERPT, StreamParser, arguments_text, embedded_error, event_error, parse_json, shorten,
 };
+use crate::providers::pending::{Pending, PendingCalls};
 use crate::providers::sse::{Flow, SseEvent};
 
 use super::wire::{WireItem, WireResponse, add_item};
@@ -36,15 +37,13 @@ struct Event {
     code: Option<Value>,
 }
 
-/// An output item being assembled.
+/// An output item being assembled: its `output_index` and the item as the server last sent
+/// it. Its streamed text (message items) or reasoning text (reasoning items) and its streamed
+/// arguments (function calls) are kept by [`PendingCalls`].
 #[derive(Debug)]
-struct Partial {
+struct Head {
     output_index: Option<u64>,
     item: WireItem,
-    /// Streamed text (message items) or reasoning text (reasoning items).
-    text: String,
-    /// Streamed arguments (function calls); `None` when no delta came.
-    arguments: Option<String>,
 }
 
 /// Builds a [`ChatResponse`] from the events of a stream.
@@ -52,7 +51,7 @@ struct Partial {
 pub(super) struct StreamAssembler {
     http_status: u16,
     events: usize,
-    items: Vec<Partial>,
+    items: PendingCalls<Head>,
     /// The response of the final `response.completed` or `response.incomplete` event.
     last: Option<WireResponseBox>,
 }
@@ -71,32 +70,33 @@ impl StreamAssembler {
         StreamAssembler {
             http_status,
             events: 0,
-            items: Vec::new(),
+            items: PendingCalls::default(),
             last: None,
         }
     }
 
     /// The item an event names by `item_id` (else `output_index`), started as `kind` when it
     /// is not known yet (servers may skip `output_item.added`).
-    fn item(&mut self, id: Option<&str>, output_index: Option<u64>, kind: &str) -> &mut Partial {
-        let found = self.items.iter().rposition(|p| match id {
-            Some(id) => p.item.id.as_deref() == Some(id),
-            None => output_index.is_some() && p.output_index == output_index,
-        });
-        let position = found.unwrap_or_else(|| {
-            self.items.push(Partial {
+    fn item(
+        &mut self,
+        id: Option<&str>,
+        output_index: Option<u64>,
+        kind: &str,
+    ) -> &mut Pending<Head> {
+        self.items.find_or_start(
+            |head| match id {
+                Some(id) => head.item.id.as_deref() == Some(id),
+                None => output_index.is_some() && head.output_index == output_index,
+            },
+            || Head {
                 output_index,
                 item: WireItem {
                     kind: kind.to_owned(),
                     id: id.map(str::to_owned),
                     ..WireItem::default()
                 },
-                text: String::new(),
-                arguments: None,
-            });
-            self.items.len() - 1
-        });
-        &mut self.items[position]
+            },
+        )
     }
 
     /// Feeds the `data` of one event.
@@ -125,7 +125,7 @@ impl StreamAssembler {
             "response.output_item.added" => {
                 let item = event.item.unwrap_or_default();
                 let partial = self.item(item.id.as_deref(), event.output_index, &item.kind);
-                partial.item = item;
+                partial.head.item = item;
             }
             "response.output_text.delta" | "response.refusal.delta" => {
                 let delta = event.delta.unwrap_or_default();
@@ -139,9 +139,7 @@ impl StreamAssembler {
             "response.function_call_arguments.delta" => {
                 let delta = event.delta.unwrap_or_default();
                 self.item(id, event.output_index, "function_call")
-                    .arguments
-                    .get_or_insert_with(String::new)
-                    .push_str(&delta);
+                    .push_arguments(&delta);
             }
             "response.function_call_arguments.done" => {
                 if let Some(arguments) = event.arguments {
@@ -158,7 +156,7 @@ impl StreamAssembler {
             "response.output_item.done" => {
                 let item = event.item.unwrap_or_default();
                 let partial = self.item(item.id.as_deref(), event.output_index, &item.kind);
-                partial.item = item;
+                partial.head.item = item;
             }
             "response.completed" | "response.incomplete" => {
                 self.last = Some(WireResponseBox(Box::new(
@@ -209,7 +207,7 @@ impl StreamAssembler {
             }
         }
         for partial in self.items {
-            let mut item = partial.item;
+            let mut item = partial.head.item;
             match item.kind.as_str() {
                 "message" if !partial.text.is_empty() => text.push_str(&partial.text),
                 "function_call" => {
@@ -246,13 +244,10 @@ impl StreamAssembler {
 impl StreamParser for StreamAssembler {
     /// Feeds one server-sent event; an `error:` field (llama.cpp) is the provider's error too.
     fn feed_event(&mut self, event: &SseEvent, sink: TextSink<'_>) -> Result<Flow, ChatError> {
-        if let Some(error) = &event.error {
-            return Err(stream_error(error, self.http_status));
+        match event_error::<Event>(event, self.http_status) {
+            Some(error) => Err(error),
+            None => self.feed(&event.data, sink),
         }
-        if event.event == "error" && serde_json::from_str::<Event>(&event.data).is_err() {
-            return Err(stream_error(&event.data, self.http_status));
-        }
-        self.feed(&event.data, sink)
     }
 
     fn finish(self, done: bool) -> Result<ChatResponse, ChatError> {
@@ -271,18 +266,7 @@ mod tests {
     use crate::providers::openai_responses::wire::parse_response;
 
     fn feed_all(events: &[String]) -> Result<ChatResponse, ChatError> {
-        let sink = |_: &str| {};
-        let mut assembler = StreamAssembler::new(200);
-        for data in events {
-            let event = SseEvent {
-                data: data.clone(),
-                ..SseEvent::default()
-            };
-            if assembler.feed_event(&event, &sink)? == Flow::Done {
-                return assembler.finish(true);
-            }
-        }
-        assembler.finish(false)
+        crate::providers::http::feed_data(StreamAssembler::new(200), events)
     }
 
     #[test]
