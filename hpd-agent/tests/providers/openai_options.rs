@@ -7,12 +7,7 @@ use crate::support::*;
 
 #[tokio::test]
 async fn model_options_are_sent_and_extra_is_merged_last() {
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .and(path(ENDPOINT))
-        .respond_with(sse_response(text_stream(&["ok"])))
-        .mount(&server)
-        .await;
+    let server = serve(post_at(ENDPOINT, sse_response(text_stream(&["ok"])))).await;
     let client = client(&server);
     let tools = tools();
     let history = [ChatMessage::user("hi")];
@@ -86,10 +81,7 @@ async fn finish_reasons_are_mapped() {
     ] {
         let server = MockServer::start().await;
         let body = sse(&[delta(json!({"content": "text"})), finish(reason)]);
-        Mock::given(method("POST"))
-            .respond_with(sse_response(body.clone()))
-            .mount(&server)
-            .await;
+        post(sse_response(body.clone())).mount(&server).await;
         let response = hello(&client(&server)).await.unwrap();
         assert_eq!(response.finish_reason, expected, "{reason}");
         let whole = parse_whole(&server, reason).await;
@@ -100,12 +92,11 @@ async fn finish_reasons_are_mapped() {
 /// The same reason through a non-streamed body.
 async fn parse_whole(server: &MockServer, reason: &str) -> ChatResponse {
     server.reset().await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+    post(ResponseTemplate::new(200).set_body_json(json!({
             "choices": [{"index": 0, "message": {"role": "assistant", "content": "text"},
                          "finish_reason": reason}]})))
-        .mount(server)
-        .await;
+    .mount(server)
+    .await;
     hello(&client(server).with_streaming(false)).await.unwrap()
 }
 
@@ -119,10 +110,7 @@ async fn usage_reports_cached_and_reasoning_tokens() {
                "prompt_tokens_details": {"cached_tokens": 355},
                "completion_tokens_details": {"reasoning_tokens": 12}}}),
     ]);
-    Mock::given(method("POST"))
-        .respond_with(sse_response(body))
-        .mount(&server)
-        .await;
+    post(sse_response(body)).mount(&server).await;
     let response = hello(&client(&server)).await.unwrap();
     assert_eq!(
         response.usage,
@@ -144,10 +132,7 @@ async fn reasoning_content_is_kept_and_sent_back_inside_tool_loops() {
         delta(json!({"content": "5"})),
         finish("stop"),
     ]);
-    Mock::given(method("POST"))
-        .respond_with(sse_response(body))
-        .mount(&server)
-        .await;
+    post(sse_response(body)).mount(&server).await;
     let deltas = Deltas::default();
     let response = ask(
         &client(&server),

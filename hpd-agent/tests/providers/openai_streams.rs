@@ -34,9 +34,7 @@ async fn a_stream_that_stops_before_done_is_an_error() {
                                      "function": {"name": "add", "arguments": "{\"a\": 1"}}]})
         ),
     );
-    Mock::given(method("POST"))
-        .and(path(ENDPOINT))
-        .respond_with(sse_response(body))
+    post_at(ENDPOINT, sse_response(body))
         .expect(1)
         .mount(&server)
         .await;
@@ -77,13 +75,14 @@ async fn a_connection_cut_mid_stream_is_an_error() {
 
 #[tokio::test]
 async fn a_slow_response_times_out() {
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .and(path(ENDPOINT))
-        .respond_with(sse_response(text_stream(&["late"])).set_delay(Duration::from_secs(3)))
-        .expect(1)
-        .mount(&server)
-        .await;
+    let server = serve(
+        post_at(
+            ENDPOINT,
+            sse_response(text_stream(&["late"])).set_delay(Duration::from_secs(3)),
+        )
+        .expect(1),
+    )
+    .await;
     let timeout = Duration::from_millis(200);
     let client = client(&server).with_timeout(timeout);
     let started = Instant::now();
@@ -124,13 +123,9 @@ async fn a_stalled_stream_times_out() {
 
 #[tokio::test]
 async fn done_before_any_chunk_is_malformed() {
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .and(path(ENDPOINT))
-        .respond_with(sse_response(": hello\n\ndata: [DONE]\n\n".into()))
-        .expect(1)
-        .mount(&server)
-        .await;
+    let server =
+        serve(post_at(ENDPOINT, sse_response(": hello\n\ndata: [DONE]\n\n".into())).expect(1))
+            .await;
     match hello(&client(&server)).await {
         Err(ChatError::Malformed(message)) => {
             assert!(message.contains("[DONE] before any chunk"), "{message}");
@@ -141,20 +136,21 @@ async fn done_before_any_chunk_is_malformed() {
 
 #[tokio::test]
 async fn index_less_interleaved_calls_are_routed_by_id() {
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .and(path(ENDPOINT))
-        .respond_with(sse_response(sse(&[
-            delta(json!({"tool_calls": [{"id": "a", "type": "function",
+    let server = serve(
+        post_at(
+            ENDPOINT,
+            sse_response(sse(&[
+                delta(json!({"tool_calls": [{"id": "a", "type": "function",
                                          "function": {"name": "add", "arguments": "{\"a\""}}]})),
-            delta(json!({"tool_calls": [{"id": "b", "type": "function",
+                delta(json!({"tool_calls": [{"id": "b", "type": "function",
                                          "function": {"name": "multiply", "arguments": "{}"}}]})),
-            delta(json!({"tool_calls": [{"id": "a", "function": {"arguments": ": 1}"}}]})),
-            finish("tool_calls"),
-        ])))
-        .expect(1)
-        .mount(&server)
-        .await;
+                delta(json!({"tool_calls": [{"id": "a", "function": {"arguments": ": 1}"}}]})),
+                finish("tool_calls"),
+            ])),
+        )
+        .expect(1),
+    )
+    .await;
     let response = hello(&client(&server))
         .await
         .unwrap_or_else(|e| panic!("{e}"));
@@ -169,19 +165,13 @@ async fn index_less_interleaved_calls_are_routed_by_id() {
 
 #[tokio::test]
 async fn two_calls_in_one_delta_without_index_or_id_stay_two_calls() {
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .and(path(ENDPOINT))
-        .respond_with(sse_response(sse(&[
+    let server = serve(post_at(ENDPOINT, sse_response(sse(&[
             delta(json!({"tool_calls": [
                 {"type": "function", "function": {"name": "add", "arguments": "{\"a\":1}"}},
                 {"type": "function", "function": {"name": "multiply", "arguments": "{\"b\":2}"}},
             ]})),
             finish("tool_calls"),
-        ])))
-        .expect(1)
-        .mount(&server)
-        .await;
+        ]))).expect(1)).await;
     let response = hello(&client(&server))
         .await
         .unwrap_or_else(|e| panic!("{e}"));
@@ -225,15 +215,14 @@ async fn keep_alive_comments_reset_the_stream_timeout() {
 
 #[tokio::test]
 async fn a_200_page_that_is_not_an_api_response_is_malformed() {
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(200).set_body_raw(
+    let server = serve(
+        post(ResponseTemplate::new(200).set_body_raw(
             "<!doctype html><html><body>Open WebUI</body></html>",
             "text/html; charset=utf-8",
         ))
-        .expect(2)
-        .mount(&server)
-        .await;
+        .expect(2),
+    )
+    .await;
     for streaming in [true, false] {
         match hello(&client(&server).with_streaming(streaming)).await {
             Err(ChatError::Malformed(message)) => {
@@ -248,9 +237,8 @@ async fn a_200_page_that_is_not_an_api_response_is_malformed() {
     }
 
     // A completion under another content type is still read.
-    let mislabelled = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(
+    let mislabelled = serve(
+        post(
             ResponseTemplate::new(200).set_body_raw(
                 json!({"choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"},
                                 "finish_reason": "stop"}]})
@@ -258,9 +246,9 @@ async fn a_200_page_that_is_not_an_api_response_is_malformed() {
                 "text/plain",
             ),
         )
-        .expect(1)
-        .mount(&mislabelled)
-        .await;
+        .expect(1),
+    )
+    .await;
     let response = hello(&client(&mislabelled))
         .await
         .unwrap_or_else(|e| panic!("{e}"));
