@@ -202,7 +202,6 @@ async fn tool_choice_forms_defaults_and_caching_off() {
 
 #[tokio::test]
 async fn streams_assemble_text_thinking_and_split_tool_inputs() {
-    let server = MockServer::start().await;
     let mut events = vec![
         message_start(20, 100),
         ("ping", json!({"type": "ping"})),
@@ -251,7 +250,7 @@ async fn streams_assemble_text_thinking_and_split_tool_inputs() {
         block_stop(4),
     ];
     events.extend(message_end("tool_use", 42));
-    post(sse_response(named_sse(&events))).mount(&server).await;
+    let server = serve(post(sse_response(named_sse(&events)))).await;
     let deltas = Deltas::default();
     let history = [ChatMessage::user("2+3, 4*5")];
     let tools = tools();
@@ -351,7 +350,6 @@ async fn whole_bodies_are_read_when_not_streaming() {
 
 #[tokio::test]
 async fn error_events_in_the_stream_are_status_errors() {
-    let server = MockServer::start().await;
     let events = [
         message_start(1, 0),
         block_start(0, json!({"type": "text", "text": ""})),
@@ -361,10 +359,7 @@ async fn error_events_in_the_stream_are_status_errors() {
             json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}),
         ),
     ];
-    post(sse_response(named_sse(&events)))
-        .expect(1)
-        .mount(&server)
-        .await;
+    let server = serve(post(sse_response(named_sse(&events))).expect(1)).await;
     let deltas = Deltas::default();
     let result = send(
         &anthropic(&server.uri(), ""),
@@ -378,13 +373,11 @@ async fn error_events_in_the_stream_are_status_errors() {
 
 #[tokio::test]
 async fn overloaded_rate_limited_and_server_errors_are_retried() {
-    let server = MockServer::start().await;
     let overloaded =
         json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}});
-    post(ResponseTemplate::new(529).set_body_json(overloaded.clone()))
-        .up_to_n_times(1)
-        .mount(&server)
-        .await;
+    let server =
+        serve(post(ResponseTemplate::new(529).set_body_json(overloaded.clone())).up_to_n_times(1))
+            .await;
     post(
             ResponseTemplate::new(429)
                 .insert_header("retry-after", "0")

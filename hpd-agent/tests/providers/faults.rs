@@ -428,13 +428,11 @@ impl wiremock::Respond for Storm {
 }
 
 async fn rate_limit_storm(provider: Provider) {
-    let server = MockServer::start().await;
     let arrivals = Arc::new(Mutex::new(Vec::new()));
-    post(Storm {
+    let server = serve(post(Storm {
         arrivals: Arc::clone(&arrivals),
         body: provider.rate_limit_body(),
-    })
-    .mount(&server)
+    }))
     .await;
     let backoff = Duration::from_millis(20);
     let faulty = provider.client(&server.uri(), 4, backoff);

@@ -4,17 +4,17 @@ use crate::support::*;
 
 #[tokio::test]
 async fn rate_limit_is_retried_after_the_providers_delay() {
-    let server = MockServer::start().await;
-    post_at(
-        ENDPOINT,
-        ResponseTemplate::new(429)
-            .insert_header("retry-after-ms", "150")
-            .set_body_json(json!({"error": {"message": "Rate limit reached",
+    let server = serve(
+        post_at(
+            ENDPOINT,
+            ResponseTemplate::new(429)
+                .insert_header("retry-after-ms", "150")
+                .set_body_json(json!({"error": {"message": "Rate limit reached",
                                                 "type": "requests"}})),
+        )
+        .up_to_n_times(1)
+        .expect(1),
     )
-    .up_to_n_times(1)
-    .expect(1)
-    .mount(&server)
     .await;
     post_at(ENDPOINT, sse_response(text_stream(&["ok"])))
         .expect(1)
@@ -35,14 +35,14 @@ async fn rate_limit_is_retried_after_the_providers_delay() {
 
 #[tokio::test]
 async fn retry_after_is_capped_by_the_maximum_backoff() {
-    let server = MockServer::start().await;
-    post_at(
-        ENDPOINT,
-        ResponseTemplate::new(503).insert_header("retry-after", "60"),
+    let server = serve(
+        post_at(
+            ENDPOINT,
+            ResponseTemplate::new(503).insert_header("retry-after", "60"),
+        )
+        .up_to_n_times(2)
+        .expect(2),
     )
-    .up_to_n_times(2)
-    .expect(2)
-    .mount(&server)
     .await;
     post_at(ENDPOINT, sse_response(text_stream(&["ok"])))
         .expect(1)
@@ -142,17 +142,17 @@ async fn connection_failures_are_retried_then_reported() {
 
 #[tokio::test]
 async fn malformed_chunks_and_bodies_are_malformed_errors() {
-    let server = MockServer::start().await;
-    post_at(
-        ENDPOINT,
-        sse_response(format!(
-            "data: {}\n\ndata: {{\"choices\": [{{\"delta\": {{\"content\": 5}}}}]}}\n\n\
+    let server = serve(
+        post_at(
+            ENDPOINT,
+            sse_response(format!(
+                "data: {}\n\ndata: {{\"choices\": [{{\"delta\": {{\"content\": 5}}}}]}}\n\n\
              data: [DONE]\n\n",
-            delta(json!({"content": "fine"}))
-        )),
+                delta(json!({"content": "fine"}))
+            )),
+        )
+        .up_to_n_times(1),
     )
-    .up_to_n_times(1)
-    .mount(&server)
     .await;
     post_at(ENDPOINT, sse_response("data: {not json\n\n".into()))
         .up_to_n_times(1)
@@ -213,7 +213,6 @@ async fn llama_cpp_error_fields_are_the_providers_error() {
 
 #[tokio::test]
 async fn error_events_end_the_stream_with_the_providers_error() {
-    let server = MockServer::start().await;
     let body = format!(
         "data: {}\n\n: keep-alive\n\nevent: error\ndata: {}\n\ndata: {}\n\ndata: [DONE]\n\n",
         delta(json!({"content": "Partial"})),
@@ -221,19 +220,9 @@ async fn error_events_end_the_stream_with_the_providers_error() {
         json!({"message": "Upstream overloaded", "code": 502}),
         finish("stop"),
     );
-    post_at(ENDPOINT, sse_response(body))
-        .expect(1)
-        .mount(&server)
-        .await;
+    let server = serve(post_at(ENDPOINT, sse_response(body)).expect(1)).await;
     let deltas = Deltas::default();
-    let result = ask(
-        &client(&server),
-        "",
-        &[ChatMessage::user("hi")],
-        &[],
-        &deltas,
-    )
-    .await;
+    let result = hello_to(&client(&server), &deltas).await;
     assert_eq!(
         status_error(result),
         (502, "Upstream overloaded".to_owned())

@@ -79,9 +79,8 @@ async fn finish_reasons_are_mapped() {
         ("tool_calls", FinishReason::ToolCalls),
         ("eos", FinishReason::Other("eos".into())),
     ] {
-        let server = MockServer::start().await;
         let body = sse(&[delta(json!({"content": "text"})), finish(reason)]);
-        post(sse_response(body.clone())).mount(&server).await;
+        let server = serve(post(sse_response(body.clone()))).await;
         let response = hello(&client(&server)).await.unwrap();
         assert_eq!(response.finish_reason, expected, "{reason}");
         let whole = parse_whole(&server, reason).await;
@@ -102,7 +101,6 @@ async fn parse_whole(server: &MockServer, reason: &str) -> ChatResponse {
 
 #[tokio::test]
 async fn usage_reports_cached_and_reasoning_tokens() {
-    let server = MockServer::start().await;
     let body = sse(&[
         delta(json!({"content": "ok"})),
         finish("stop"),
@@ -110,7 +108,7 @@ async fn usage_reports_cached_and_reasoning_tokens() {
                "prompt_tokens_details": {"cached_tokens": 355},
                "completion_tokens_details": {"reasoning_tokens": 12}}}),
     ]);
-    post(sse_response(body)).mount(&server).await;
+    let server = serve(post(sse_response(body))).await;
     let response = hello(&client(&server)).await.unwrap();
     assert_eq!(
         response.usage,
@@ -125,14 +123,13 @@ async fn usage_reports_cached_and_reasoning_tokens() {
 
 #[tokio::test]
 async fn reasoning_content_is_kept_and_sent_back_inside_tool_loops() {
-    let server = MockServer::start().await;
     let body = sse(&[
         delta(json!({"reasoning_content": "First add, "})),
         delta(json!({"reasoning_content": "then answer."})),
         delta(json!({"content": "5"})),
         finish("stop"),
     ]);
-    post(sse_response(body)).mount(&server).await;
+    let server = serve(post(sse_response(body))).await;
     let deltas = Deltas::default();
     let response = ask(
         &client(&server),

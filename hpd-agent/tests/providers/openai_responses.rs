@@ -168,7 +168,6 @@ async fn without_tools_no_tool_choice_and_store_is_off() {
 
 #[tokio::test]
 async fn streams_assemble_text_and_split_arguments_of_several_calls() {
-    let server = MockServer::start().await;
     let mut events = text_events("Comp");
     events.push((
         "response.output_text.delta",
@@ -194,7 +193,7 @@ async fn streams_assemble_text_and_split_arguments_of_several_calls() {
         ));
     }
     events.push(completed(json!([]), usage(400, 380, 30)));
-    post(sse_response(named_sse(&events))).mount(&server).await;
+    let server = serve(post(sse_response(named_sse(&events)))).await;
     let deltas = Deltas::default();
     let tools = tools();
     let response = send(
@@ -231,7 +230,6 @@ async fn incomplete_responses_say_why() {
         ("max_output_tokens", FinishReason::Length),
         ("content_filter", FinishReason::ContentFilter),
     ] {
-        let server = MockServer::start().await;
         let mut events = text_events("Once upon");
         events.push((
             "response.incomplete",
@@ -239,7 +237,7 @@ async fn incomplete_responses_say_why() {
                    "incomplete_details": {"reason": reason}, "output": [],
                    "usage": usage(5, 0, 2)}}),
         ));
-        post(sse_response(named_sse(&events))).mount(&server).await;
+        let server = serve(post(sse_response(named_sse(&events)))).await;
         let response = send(
             &responses(&server.uri(), ""),
             ChatRequest::new("", &[ChatMessage::user("story")], &[]),
@@ -313,13 +311,9 @@ async fn failed_responses_and_error_events_are_status_errors() {
         ),
     ];
     for (name, data, (status, message)) in cases {
-        let server = MockServer::start().await;
         let mut events = text_events("Hel");
         events.push((name, data));
-        post(sse_response(named_sse(&events)))
-            .expect(1)
-            .mount(&server)
-            .await;
+        let server = serve(post(sse_response(named_sse(&events))).expect(1)).await;
         let result = send(
             &responses(&server.uri(), ""),
             ChatRequest::new("", &[ChatMessage::user("hi")], &[]),
@@ -332,14 +326,14 @@ async fn failed_responses_and_error_events_are_status_errors() {
 
 #[tokio::test]
 async fn server_errors_are_retried_and_a_cut_stream_is_an_error() {
-    let server = MockServer::start().await;
-    post(
-        ResponseTemplate::new(503)
-            .insert_header("retry-after", "0")
-            .set_body_json(json!({"error": {"message": "busy"}})),
+    let server = serve(
+        post(
+            ResponseTemplate::new(503)
+                .insert_header("retry-after", "0")
+                .set_body_json(json!({"error": {"message": "busy"}})),
+        )
+        .up_to_n_times(2),
     )
-    .up_to_n_times(2)
-    .mount(&server)
     .await;
     post(sse_response(text_reply("done"))).mount(&server).await;
     let response = send(

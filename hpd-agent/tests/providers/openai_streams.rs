@@ -16,7 +16,7 @@ async fn events_split_across_network_writes_are_reassembled() {
     );
     let deltas = Deltas::default();
     let client = client_for(&format!("http://{address}"), "");
-    let response = ask(&client, "", &[ChatMessage::user("hi")], &[], &deltas)
+    let response = hello_to(&client, &deltas)
         .await
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(response.text.as_deref(), Some("Hello"));
@@ -25,7 +25,6 @@ async fn events_split_across_network_writes_are_reassembled() {
 
 #[tokio::test]
 async fn a_stream_that_stops_before_done_is_an_error() {
-    let server = MockServer::start().await;
     let body = format!(
         "data: {}\n\ndata: {}\n\n",
         delta(json!({"content": "The answer is"})),
@@ -34,19 +33,9 @@ async fn a_stream_that_stops_before_done_is_an_error() {
                                      "function": {"name": "add", "arguments": "{\"a\": 1"}}]})
         ),
     );
-    post_at(ENDPOINT, sse_response(body))
-        .expect(1)
-        .mount(&server)
-        .await;
+    let server = serve(post_at(ENDPOINT, sse_response(body)).expect(1)).await;
     let deltas = Deltas::default();
-    let result = ask(
-        &client(&server),
-        "",
-        &[ChatMessage::user("hi")],
-        &[],
-        &deltas,
-    )
-    .await;
+    let result = hello_to(&client(&server), &deltas).await;
     match result {
         Err(ChatError::Transport(message)) => {
             assert!(message.contains("before [DONE]"), "{message}");
@@ -64,7 +53,7 @@ async fn a_connection_cut_mid_stream_is_an_error() {
     );
     let deltas = Deltas::default();
     let client = client_for(&format!("http://{address}"), "");
-    match ask(&client, "", &[ChatMessage::user("hi")], &[], &deltas).await {
+    match hello_to(&client, &deltas).await {
         Err(ChatError::Transport(message)) => {
             assert!(message.contains("interrupted"), "{message}");
         }
@@ -108,7 +97,7 @@ async fn a_stalled_stream_times_out() {
     let client = client_for(&format!("http://{address}"), "").with_timeout(timeout);
     let deltas = Deltas::default();
     let started = Instant::now();
-    let result = ask(&client, "", &[ChatMessage::user("hi")], &[], &deltas).await;
+    let result = hello_to(&client, &deltas).await;
     assert!(
         matches!(result, Err(ChatError::Timeout(t)) if t == timeout),
         "expected Timeout, got {result:?}"
@@ -205,7 +194,7 @@ async fn keep_alive_comments_reset_the_stream_timeout() {
     let client = client_for(&format!("http://{address}"), "").with_timeout(timeout);
     let deltas = Deltas::default();
     let started = Instant::now();
-    let response = ask(&client, "", &[ChatMessage::user("hi")], &[], &deltas)
+    let response = hello_to(&client, &deltas)
         .await
         .unwrap_or_else(|e| panic!("after {:?}: {e}", started.elapsed()));
     assert_eq!(response.text.as_deref(), Some("Hello"));

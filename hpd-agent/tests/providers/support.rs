@@ -154,15 +154,13 @@ pub async fn ask(
     client.complete(request, &deltas.sink()).await
 }
 
+/// Says "hi" through `client`, the text going to `deltas`.
+pub async fn hello_to(client: &OpenAiClient, deltas: &Deltas) -> Result<ChatResponse, ChatError> {
+    ask(client, "", &[ChatMessage::user("hi")], &[], deltas).await
+}
+
 pub async fn hello(client: &OpenAiClient) -> Result<ChatResponse, ChatError> {
-    ask(
-        client,
-        "",
-        &[ChatMessage::user("hi")],
-        &[],
-        &Deltas::default(),
-    )
-    .await
+    hello_to(client, &Deltas::default()).await
 }
 
 pub async fn bodies(server: &MockServer) -> Vec<Value> {
