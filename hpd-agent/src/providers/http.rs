@@ -497,25 +497,6 @@ pub(crate) fn event_error<E: DeserializeOwned>(
     None
 }
 
-/// Feeds `parser` the `data` of one event each, stopping at [`Flow::Done`], and finishes it.
-#[cfg(test)]
-pub(crate) fn feed_data<P: StreamParser>(
-    mut parser: P,
-    events: &[String],
-) -> Result<ChatResponse, ChatError> {
-    let sink = |_: &str| {};
-    for data in events {
-        let event = SseEvent {
-            data: data.clone(),
-            ..SseEvent::default()
-        };
-        if parser.feed_event(&event, &sink)? == Flow::Done {
-            return parser.finish(true);
-        }
-    }
-    parser.finish(false)
-}
-
 /// Reads `name` from `lookup`, trimmed; empty counts as unset.
 pub(crate) fn env_var(lookup: &dyn Fn(&str) -> Option<String>, name: &str) -> Option<String> {
     lookup(name)

@@ -14,7 +14,7 @@
 //! and never shows its API key in an error, in `Debug` output or in a trace.
 
 pub mod anthropic;
-mod http;
+pub(crate) mod http;
 pub mod openai;
 pub mod openai_responses;
 mod pending;
@@ -22,6 +22,8 @@ pub mod retry;
 pub mod scripted;
 mod settings;
 pub mod sse;
+#[cfg(test)]
+mod test_support;
 
 /// The client a model config names (see `AgentBuilder::from_config`): `provider` (`openai` by
 /// default, `openai_responses`, `anthropic`; ASCII case ignored), the model (else the

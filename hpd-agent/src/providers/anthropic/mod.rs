@@ -37,7 +37,7 @@ use crate::chat::{ChatClient, ChatError, ChatRequest, ChatResponse, TextSink};
 use crate::providers::http::encode_body;
 use crate::providers::settings::{Api, HttpSettings};
 
-use stream::StreamAssembler;
+pub(crate) use stream::StreamAssembler;
 use wire::{Settings, parse_message, request_body};
 
 /// The base URL used when none is given: the Anthropic API (requests go to
@@ -283,25 +283,6 @@ impl ChatClient for AnthropicClient {
     }
 }
 
-/// The response of a stream body given as the chunks it arrived in (status `http_status`),
-/// without a connection.
-///
-/// # Errors
-///
-/// As [`complete`](ChatClient::complete) for a streamed answer.
-pub(crate) fn parse_stream(
-    chunks: &[&[u8]],
-    http_status: u16,
-    text: TextSink<'_>,
-) -> Result<ChatResponse, ChatError> {
-    crate::providers::http::parse_stream_chunks(StreamAssembler::new(http_status), chunks, text)
-}
-
-/// The response of a non-streamed body (status `http_status`), without a connection.
-///
-/// # Errors
-///
-/// As [`complete`](ChatClient::complete) for a JSON answer.
-pub(crate) fn parse_body(body: &str, http_status: u16) -> Result<ChatResponse, ChatError> {
-    parse_message(body, http_status)
-}
+// The parser of a non-streamed body, without a connection, for the fuzz targets (which feed
+// streams to `StreamAssembler` through `http::parse_stream_chunks`).
+pub(crate) use wire::parse_message as parse_body;

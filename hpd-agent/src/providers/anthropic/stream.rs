@@ -63,7 +63,7 @@ struct Head {
 
 /// Builds a [`ChatResponse`] from the events of a stream.
 #[derive(Debug)]
-pub(super) struct StreamAssembler {
+pub(crate) struct StreamAssembler {
     http_status: u16,
     events: usize,
     started: bool,
@@ -73,7 +73,7 @@ pub(super) struct StreamAssembler {
 }
 
 impl StreamAssembler {
-    pub(super) fn new(http_status: u16) -> Self {
+    pub(crate) fn new(http_status: u16) -> Self {
         StreamAssembler {
             http_status,
             events: 0,
@@ -276,9 +276,10 @@ mod tests {
     use serde_json::json;
 
     use crate::providers::anthropic::wire::parse_message;
+    use crate::providers::test_support::{check_events, feed_data, json_values};
 
     fn feed_all(events: &[String]) -> Result<ChatResponse, ChatError> {
-        crate::providers::http::feed_data(StreamAssembler::new(200), events)
+        feed_data(StreamAssembler::new(200), events)
     }
 
     /// Found while writing the `anthropic_messages` fuzz target's check that the streamed text
@@ -406,22 +407,7 @@ mod tests {
     ];
 
     fn json() -> impl Strategy<Value = Value> {
-        let leaf = prop_oneof![
-            Just(Value::Null),
-            any::<bool>().prop_map(Value::Bool),
-            (0u64..4).prop_map(Value::from),
-            any::<i64>().prop_map(Value::from),
-            select(TYPES).prop_map(Value::from),
-            "[a-z{}\\[\\]\":,]{0,6}".prop_map(Value::from),
-        ];
-        leaf.prop_recursive(4, 40, 5, |inner| {
-            prop_oneof![
-                vec(inner.clone(), 0..3).prop_map(Value::Array),
-                vec((select(KEYS), inner), 0..5).prop_map(|fields| {
-                    Value::Object(fields.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
-                }),
-            ]
-        })
+        json_values(KEYS, TYPES)
     }
 
     /// Well-shaped events with random parts, so the block bookkeeping is exercised.
@@ -453,14 +439,7 @@ mod tests {
     }
 
     fn check(events: &[String]) {
-        if let Ok(response) = feed_all(events) {
-            for call in &response.tool_calls {
-                assert!(!call.id.is_empty() && !call.name.is_empty(), "{call:?}");
-            }
-        }
-        for data in events {
-            let _ = parse_message(data, 200);
-        }
+        check_events(StreamAssembler::new(200), events, parse_message);
     }
 
     proptest! {

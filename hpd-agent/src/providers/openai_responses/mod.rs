@@ -36,7 +36,7 @@ use crate::providers::http::encode_body;
 use crate::providers::openai::DEFAULT_BASE_URL;
 use crate::providers::settings::{Api, HttpSettings};
 
-use stream::StreamAssembler;
+pub(crate) use stream::StreamAssembler;
 use wire::{parse_response, request_body};
 
 /// A [`ChatClient`] for the OpenAI Responses API.
@@ -227,25 +227,6 @@ impl ChatClient for OpenAiResponsesClient {
     }
 }
 
-/// The response of a stream body given as the chunks it arrived in (status `http_status`),
-/// without a connection.
-///
-/// # Errors
-///
-/// As [`complete`](ChatClient::complete) for a streamed answer.
-pub(crate) fn parse_stream(
-    chunks: &[&[u8]],
-    http_status: u16,
-    text: TextSink<'_>,
-) -> Result<ChatResponse, ChatError> {
-    crate::providers::http::parse_stream_chunks(StreamAssembler::new(http_status), chunks, text)
-}
-
-/// The response of a non-streamed body (status `http_status`), without a connection.
-///
-/// # Errors
-///
-/// As [`complete`](ChatClient::complete) for a JSON answer.
-pub(crate) fn parse_body(body: &str, http_status: u16) -> Result<ChatResponse, ChatError> {
-    parse_response(body, http_status)
-}
+// The parser of a non-streamed body, without a connection, for the fuzz targets (which feed
+// streams to `StreamAssembler` through `http::parse_stream_chunks`).
+pub(crate) use wire::parse_response as parse_body;

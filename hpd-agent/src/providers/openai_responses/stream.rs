@@ -48,7 +48,7 @@ struct Head {
 
 /// Builds a [`ChatResponse`] from the events of a stream.
 #[derive(Debug)]
-pub(super) struct StreamAssembler {
+pub(crate) struct StreamAssembler {
     http_status: u16,
     events: usize,
     items: PendingCalls<Head>,
@@ -66,7 +66,7 @@ impl std::fmt::Debug for WireResponseBox {
 }
 
 impl StreamAssembler {
-    pub(super) fn new(http_status: u16) -> Self {
+    pub(crate) fn new(http_status: u16) -> Self {
         StreamAssembler {
             http_status,
             events: 0,
@@ -264,9 +264,10 @@ mod tests {
     use serde_json::json;
 
     use crate::providers::openai_responses::wire::parse_response;
+    use crate::providers::test_support::{check_events, feed_data, json_values};
 
     fn feed_all(events: &[String]) -> Result<ChatResponse, ChatError> {
-        crate::providers::http::feed_data(StreamAssembler::new(200), events)
+        feed_data(StreamAssembler::new(200), events)
     }
 
     #[test]
@@ -344,22 +345,7 @@ mod tests {
     ];
 
     fn json() -> impl Strategy<Value = Value> {
-        let leaf = prop_oneof![
-            Just(Value::Null),
-            any::<bool>().prop_map(Value::Bool),
-            (0u64..4).prop_map(Value::from),
-            any::<i64>().prop_map(Value::from),
-            select(TYPES).prop_map(Value::from),
-            "[a-z{}\\[\\]\":,]{0,6}".prop_map(Value::from),
-        ];
-        leaf.prop_recursive(4, 40, 5, |inner| {
-            prop_oneof![
-                vec(inner.clone(), 0..3).prop_map(Value::Array),
-                vec((select(KEYS), inner), 0..5).prop_map(|fields| {
-                    Value::Object(fields.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
-                }),
-            ]
-        })
+        json_values(KEYS, TYPES)
     }
 
     fn event() -> impl Strategy<Value = Value> {
@@ -376,14 +362,7 @@ mod tests {
     }
 
     fn check(events: &[String]) {
-        if let Ok(response) = feed_all(events) {
-            for call in &response.tool_calls {
-                assert!(!call.id.is_empty() && !call.name.is_empty(), "{call:?}");
-            }
-        }
-        for data in events {
-            let _ = parse_response(data, 200);
-        }
+        check_events(StreamAssembler::new(200), events, parse_response);
     }
 
     proptest! {
