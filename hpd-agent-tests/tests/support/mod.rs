@@ -1,12 +1,13 @@
-//! Helpers shared by the tests that watch what hpd-agent lets out: a recording `tracing`
-//! subscriber, and a provider server that echoes the API key in its error.
+//! Helpers shared by several test files: a recording `tracing` subscriber, a provider server
+//! that echoes the API key in its error, and a counting tool for run-time harnesses.
 
 #![allow(dead_code)] // each test file uses its own part of this module
 
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 
-use serde_json::json;
+use hpd_agent::{Tool, ToolResult};
+use serde_json::{Value, json};
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
 use tracing::{Event, Metadata, Subscriber};
@@ -99,4 +100,31 @@ pub async fn echoing_server(secret: &str) -> MockServer {
         .mount(&server)
         .await;
     server
+}
+
+/// The parameter schema of a tool taking a `city` string.
+pub fn city_schema() -> Value {
+    json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]})
+}
+
+/// A tool that counts its calls in `calls` and answers `"{function}: {city} ({harness})"`.
+pub fn counted(name: &'static str, calls: &Arc<AtomicUsize>) -> Tool {
+    let calls = Arc::clone(calls);
+    Tool::new(
+        name,
+        format!("The {name} tool"),
+        city_schema(),
+        move |args, ctx| {
+            let calls = Arc::clone(&calls);
+            async move {
+                calls.fetch_add(1, Ordering::SeqCst);
+                let city = args["city"].as_str().unwrap_or("?").to_owned();
+                ToolResult::ok(format!(
+                    "{}: {city} ({})",
+                    ctx.function_name(),
+                    ctx.harness_name()
+                ))
+            }
+        },
+    )
 }
