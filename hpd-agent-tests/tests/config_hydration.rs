@@ -126,31 +126,12 @@ fn config_errors_name_the_harness_the_type_and_the_path() {
     assert!(error.to_string().contains("WeatherTools"), "{error}");
 }
 
-const EXAMPLE: &str = r#"{
-  "name": "assistant",
-  "instructions": "Be brief.",
-  "collapsing": { "never_collapse": ["WeatherTools"] },
-  "tool_harnesses": [
-    "WeatherTools",
-    { "name": "SearchTools", "config": { "MaxResults": 3 },
-      "metadata": { "DefaultProvider": "brave", "HasTavilyProvider": false } },
-    { "name": "DatabaseTools", "functions": ["query"],
-      "middleware_configs": { "DbAuditMiddleware": { "AuditLevel": "Detailed" } } }
-  ]
-}"#;
+/// The reference example of an agent config, and the same in PascalCase (shared with the
+/// config tests of `hpd-agent`).
+const EXAMPLE: &str = include_str!("../../hpd-agent/tests/config_support/example.json");
 
-const EXAMPLE_PASCAL: &str = r#"{
-  "Name": "assistant",
-  "Instructions": "Be brief.",
-  "Collapsing": { "NeverCollapse": ["WeatherTools"] },
-  "ToolHarnesses": [
-    "WeatherTools",
-    { "Name": "SearchTools", "Config": { "MaxResults": 3 },
-      "Metadata": { "DefaultProvider": "brave", "HasTavilyProvider": false } },
-    { "Name": "DatabaseTools", "Functions": ["query"],
-      "MiddlewareConfigs": { "DbAuditMiddleware": { "AuditLevel": "Detailed" } } }
-  ]
-}"#;
+const EXAMPLE_PASCAL: &str =
+    include_str!("../../hpd-agent/tests/config_support/example_pascal.json");
 
 #[tokio::test]
 async fn the_spec_example_round_trips_and_builds_a_working_agent() {

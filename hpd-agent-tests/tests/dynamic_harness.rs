@@ -3,6 +3,8 @@
 //! lists that change between turns. Build checks and failing handlers are in
 //! `dynamic_harness_failures.rs`.
 
+mod support;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -12,33 +14,8 @@ use hpd_agent::{
     async_trait,
 };
 use hpd_agent_tests::MathTools;
-use serde_json::{Value, json};
-
-fn city_schema() -> Value {
-    json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]})
-}
-
-/// A tool that counts its calls and answers `"{name}: {city}"`.
-fn counted(name: &'static str, calls: &Arc<AtomicUsize>) -> Tool {
-    let calls = Arc::clone(calls);
-    Tool::new(
-        name,
-        format!("The {name} tool"),
-        city_schema(),
-        move |args, ctx| {
-            let calls = Arc::clone(&calls);
-            async move {
-                calls.fetch_add(1, Ordering::SeqCst);
-                let city = args["city"].as_str().unwrap_or("?").to_owned();
-                ToolResult::ok(format!(
-                    "{}: {city} ({})",
-                    ctx.function_name(),
-                    ctx.harness_name()
-                ))
-            }
-        },
-    )
-}
+use serde_json::json;
+use support::counted;
 
 fn weather(calls: &Arc<AtomicUsize>) -> HarnessBuilder {
     HarnessBuilder::new("Weather")

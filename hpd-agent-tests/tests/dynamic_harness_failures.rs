@@ -2,6 +2,8 @@
 //! handlers that panic (before or inside their future), time out or report errors, and
 //! arguments that are not JSON objects.
 
+mod support;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -11,32 +13,7 @@ use hpd_agent::{
     Middleware, ScriptedChatClient, Tool, ToolCall, ToolResult, async_trait,
 };
 use serde_json::{Value, json};
-
-fn city_schema() -> Value {
-    json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]})
-}
-
-/// A tool that counts its calls and answers `"{name}: {city}"`.
-fn counted(name: &'static str, calls: &Arc<AtomicUsize>) -> Tool {
-    let calls = Arc::clone(calls);
-    Tool::new(
-        name,
-        format!("The {name} tool"),
-        city_schema(),
-        move |args, ctx| {
-            let calls = Arc::clone(&calls);
-            async move {
-                calls.fetch_add(1, Ordering::SeqCst);
-                let city = args["city"].as_str().unwrap_or("?").to_owned();
-                ToolResult::ok(format!(
-                    "{}: {city} ({})",
-                    ctx.function_name(),
-                    ctx.harness_name()
-                ))
-            }
-        },
-    )
-}
+use support::counted;
 
 #[test]
 fn build_checks_names_schemas_and_collapse_options() {

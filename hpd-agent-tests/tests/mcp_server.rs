@@ -7,7 +7,7 @@ use std::net::{SocketAddr, TcpStream};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use hpd_agent::mcp::{McpError, McpHarness, McpServer};
+use hpd_agent::mcp::{McpError, McpHarness, McpHttpServer, McpServer};
 use hpd_agent::{
     Agent, AgentBuilder, ChatResponse, DynamicHarness, FunctionCall, HarnessBuilder, HookResult,
     Middleware, ScriptedChatClient, Tool, ToolCall, ToolResult, async_trait,
@@ -76,6 +76,16 @@ fn served_agent(runs: Arc<AtomicUsize>) -> Agent {
         .unwrap()
 }
 
+/// [`served_agent`] served flat over HTTP on loopback, behind [`TOKEN`].
+async fn serve_flat(runs: &Arc<AtomicUsize>) -> McpHttpServer {
+    McpServer::new(served_agent(Arc::clone(runs)))
+        .flat(true)
+        .bearer_token(TOKEN)
+        .serve_http(loopback())
+        .await
+        .unwrap()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn serve_http_needs_a_token_unless_told_otherwise() {
     let agent = served_agent(Arc::default());
@@ -130,12 +140,7 @@ async fn serve_http_needs_a_token_unless_told_otherwise() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_agent_served_flat_over_http_is_a_harness_of_another_agent() {
     let runs = Arc::new(AtomicUsize::new(0));
-    let server = McpServer::new(served_agent(Arc::clone(&runs)))
-        .flat(true)
-        .bearer_token(TOKEN)
-        .serve_http(loopback())
-        .await
-        .unwrap();
+    let server = serve_flat(&runs).await;
     let remote = McpHarness::http("Remote", server.url())
         .header("Authorization", format!("Bearer {TOKEN}"))
         .connect()
@@ -287,12 +292,7 @@ fn http_post(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn requests_without_the_token_or_from_a_foreign_origin_run_no_tool() {
     let runs = Arc::new(AtomicUsize::new(0));
-    let server = McpServer::new(served_agent(Arc::clone(&runs)))
-        .flat(true)
-        .bearer_token(TOKEN)
-        .serve_http(loopback())
-        .await
-        .unwrap();
+    let server = serve_flat(&runs).await;
     let addr = server.local_addr();
     let bearer = format!("Bearer {TOKEN}");
     let result = tokio::task::spawn_blocking(move || {

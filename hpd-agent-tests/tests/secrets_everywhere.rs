@@ -6,9 +6,9 @@
 //! subscriber is searched for it.
 
 mod mcp_common;
+mod support;
 
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use hpd_agent::mcp::McpHarness;
@@ -18,68 +18,11 @@ use hpd_agent::{
     McpServerConfig, OpenAiClient, OpenAiResponsesClient, ScriptedChatClient, ToolCall,
 };
 use serde_json::json;
-use tracing::field::{Field, Visit};
-use tracing::span::{Attributes, Id, Record};
-use tracing::{Event, Metadata, Subscriber};
+use support::{Recorder, echoing_server};
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
 const SECRET: &str = "hpd-planted-secret-7Qx9";
-
-/// Records every event and span of the crate (all levels) as text.
-#[derive(Default)]
-struct Recorder {
-    next: AtomicU64,
-    lines: Mutex<Vec<String>>,
-}
-
-struct Fields(String);
-
-impl Visit for Fields {
-    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
-        self.0.push_str(&format!(" {}={value:?}", field.name()));
-    }
-}
-
-impl Recorder {
-    fn push(&self, line: String) {
-        self.lines
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push(line);
-    }
-}
-
-impl Subscriber for &'static Recorder {
-    fn enabled(&self, metadata: &Metadata<'_>) -> bool {
-        metadata.target().starts_with("hpd_agent")
-    }
-
-    fn new_span(&self, span: &Attributes<'_>) -> Id {
-        let mut fields = Fields(String::new());
-        span.record(&mut fields);
-        self.push(format!("span {}{}", span.metadata().name(), fields.0));
-        Id::from_u64(self.next.fetch_add(1, Ordering::SeqCst) + 1)
-    }
-
-    fn record(&self, _span: &Id, values: &Record<'_>) {
-        let mut fields = Fields(String::new());
-        values.record(&mut fields);
-        self.push(format!("record{}", fields.0));
-    }
-
-    fn record_follows_from(&self, _span: &Id, _follows: &Id) {}
-
-    fn event(&self, event: &Event<'_>) {
-        let mut fields = Fields(String::new());
-        event.record(&mut fields);
-        self.push(format!("event {}{}", event.metadata().target(), fields.0));
-    }
-
-    fn enter(&self, _span: &Id) {}
-
-    fn exit(&self, _span: &Id) {}
-}
 
 /// Everything collected, with where it came from.
 #[derive(Default)]
@@ -94,23 +37,6 @@ impl Texts {
         self.add(origin, format!("{value:?}"));
         self.add(origin, format!("{value:#?}"));
     }
-}
-
-/// A server that fails with the secret in its message: 503 once (retried, so traced), then 401.
-async fn echoing_server() -> MockServer {
-    let server = MockServer::start().await;
-    let body = json!({"type": "error", "error": {"type": "authentication_error",
-                      "message": format!("Incorrect API key provided: {SECRET}")}});
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(503).set_body_json(body.clone()))
-        .up_to_n_times(1)
-        .mount(&server)
-        .await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(401).set_body_json(body))
-        .mount(&server)
-        .await;
-    server
 }
 
 /// Runs one turn through `client`, keeping the error, `Debug` renderings and events.
@@ -143,7 +69,7 @@ async fn providers(texts: &mut Texts) {
         backoff: Duration::from_millis(1),
         ..Default::default()
     };
-    let server = echoing_server().await;
+    let server = echoing_server(SECRET).await;
     let openai = OpenAiClient::new("m", SECRET)
         .and_then(|c| c.with_base_url(format!("{}/v1", server.uri())))
         .unwrap()
@@ -151,7 +77,7 @@ async fn providers(texts: &mut Texts) {
     texts.debug("openai client", &openai);
     provider_turn(texts, "openai", Arc::new(openai)).await;
 
-    let server = echoing_server().await;
+    let server = echoing_server(SECRET).await;
     let responses = OpenAiResponsesClient::new("m", SECRET)
         .and_then(|c| c.with_base_url(format!("{}/v1", server.uri())))
         .unwrap()
@@ -159,7 +85,7 @@ async fn providers(texts: &mut Texts) {
     texts.debug("responses client", &responses);
     provider_turn(texts, "responses", Arc::new(responses)).await;
 
-    let server = echoing_server().await;
+    let server = echoing_server(SECRET).await;
     let anthropic = AnthropicClient::new("m", SECRET)
         .and_then(|c| c.with_base_url(server.uri()))
         .unwrap()
@@ -301,7 +227,7 @@ async fn stores(texts: &mut Texts) {
 
 #[test]
 fn a_planted_secret_shows_nowhere() {
-    let recorder: &'static Recorder = Box::leak(Box::default());
+    let recorder = Recorder::leak();
     let mut texts = tracing::subscriber::with_default(recorder, || {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -318,7 +244,7 @@ fn a_planted_secret_shows_nowhere() {
         })
     });
     let (ref mut collected, stdio) = texts;
-    let lines = recorder.lines.lock().unwrap().clone();
+    let lines = recorder.lines();
     assert!(
         lines.iter().any(|l| l.contains("retrying")),
         "provider retries are traced"

@@ -1,68 +1,15 @@
 //! Runs are mirrored into `tracing`: a `turn` span, `model_request` and `tool_call` spans, and a
 //! debug event per agent event. A small recording subscriber stands in for a real one.
 
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, PoisonError};
+mod support;
 
 use hpd_agent::{AgentBuilder, ChatResponse, ScriptedChatClient, ToolCall};
 use hpd_agent_tests::MathTools;
-use tracing::field::{Field, Visit};
-use tracing::span::{Attributes, Id, Record};
-use tracing::{Event, Metadata, Subscriber};
-
-#[derive(Default)]
-struct Recorder {
-    next: AtomicU64,
-    lines: Mutex<Vec<String>>,
-}
-
-struct Fields(String);
-
-impl Visit for Fields {
-    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
-        self.0.push_str(&format!(" {}={value:?}", field.name()));
-    }
-}
-
-impl Recorder {
-    fn push(&self, line: String) {
-        self.lines
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push(line);
-    }
-}
-
-impl Subscriber for &'static Recorder {
-    fn enabled(&self, metadata: &Metadata<'_>) -> bool {
-        metadata.target().starts_with("hpd_agent")
-    }
-
-    fn new_span(&self, span: &Attributes<'_>) -> Id {
-        let mut fields = Fields(String::new());
-        span.record(&mut fields);
-        self.push(format!("span {}{}", span.metadata().name(), fields.0));
-        Id::from_u64(self.next.fetch_add(1, Ordering::SeqCst) + 1)
-    }
-
-    fn record(&self, _span: &Id, _values: &Record<'_>) {}
-
-    fn record_follows_from(&self, _span: &Id, _follows: &Id) {}
-
-    fn event(&self, event: &Event<'_>) {
-        let mut fields = Fields(String::new());
-        event.record(&mut fields);
-        self.push(format!("event{}", fields.0));
-    }
-
-    fn enter(&self, _span: &Id) {}
-
-    fn exit(&self, _span: &Id) {}
-}
+use support::Recorder;
 
 #[test]
 fn runs_are_mirrored_into_tracing() {
-    let recorder: &'static Recorder = Box::leak(Box::default());
+    let recorder = Recorder::leak();
     let client = ScriptedChatClient::with_replies([
         ChatResponse::tool_calls(vec![ToolCall::new(
             "c1",
@@ -85,10 +32,7 @@ fn runs_are_mirrored_into_tracing() {
     tracing::subscriber::with_default(recorder, || {
         runtime.block_on(agent.run("1+2")).unwrap();
     });
-    let lines = recorder
-        .lines
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner);
+    let lines = recorder.lines();
     let has = |needle: &str| lines.iter().any(|l| l.contains(needle));
     assert!(has("span turn agent=tracer"), "{lines:#?}");
     assert!(has("span model_request iteration=1"), "{lines:#?}");

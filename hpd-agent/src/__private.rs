@@ -356,6 +356,7 @@ pub use crate::harness::names::short_type_name;
 /// with (errors embedded in a 200 answer report it).
 pub mod fuzzing {
     use crate::chat::{ChatError, ChatResponse, TextSink};
+    use crate::providers::http::parse_stream_chunks;
     use crate::providers::{anthropic, openai, openai_responses};
 
     /// An OpenAI Chat Completions stream.
@@ -368,7 +369,7 @@ pub mod fuzzing {
         http_status: u16,
         text: TextSink<'_>,
     ) -> Result<ChatResponse, ChatError> {
-        openai::parse_stream(chunks, http_status, text)
+        parse_stream_chunks(openai::StreamAssembler::new(http_status), chunks, text)
     }
 
     /// An OpenAI Chat Completions body.
@@ -390,7 +391,7 @@ pub mod fuzzing {
         http_status: u16,
         text: TextSink<'_>,
     ) -> Result<ChatResponse, ChatError> {
-        anthropic::parse_stream(chunks, http_status, text)
+        parse_stream_chunks(anthropic::StreamAssembler::new(http_status), chunks, text)
     }
 
     /// An Anthropic Messages body.
@@ -412,7 +413,11 @@ pub mod fuzzing {
         http_status: u16,
         text: TextSink<'_>,
     ) -> Result<ChatResponse, ChatError> {
-        openai_responses::parse_stream(chunks, http_status, text)
+        parse_stream_chunks(
+            openai_responses::StreamAssembler::new(http_status),
+            chunks,
+            text,
+        )
     }
 
     /// An OpenAI Responses body.

@@ -480,6 +480,23 @@ pub(crate) fn encode_body(
     serde_json::to_vec(&value).map_err(encode_error)
 }
 
+/// The error a server-sent event reports beside its `data`, for the APIs whose events carry
+/// their `type` in `data` (`E` is such an event): an `error:` field (llama.cpp), or an `error`
+/// event whose data is not an `E` (its data is then the error). `None` when the data is to be
+/// read as an event.
+pub(crate) fn event_error<E: DeserializeOwned>(
+    event: &SseEvent,
+    http_status: u16,
+) -> Option<ChatError> {
+    if let Some(error) = &event.error {
+        return Some(stream_error(error, http_status));
+    }
+    if event.event == "error" && serde_json::from_str::<E>(&event.data).is_err() {
+        return Some(stream_error(&event.data, http_status));
+    }
+    None
+}
+
 /// Reads `name` from `lookup`, trimmed; empty counts as unset.
 pub(crate) fn env_var(lookup: &dyn Fn(&str) -> Option<String>, name: &str) -> Option<String> {
     lookup(name)

@@ -14,12 +14,16 @@
 //! and never shows its API key in an error, in `Debug` output or in a trace.
 
 pub mod anthropic;
-mod http;
+pub(crate) mod http;
 pub mod openai;
 pub mod openai_responses;
+mod pending;
 pub mod retry;
 pub mod scripted;
+mod settings;
 pub mod sse;
+#[cfg(test)]
+mod test_support;
 
 /// The client a model config names (see `AgentBuilder::from_config`): `provider` (`openai` by
 /// default, `openai_responses`, `anthropic`; ASCII case ignored), the model (else the
@@ -92,7 +96,7 @@ macro_rules! http_setters {
         /// ```
         #[must_use]
         pub fn with_timeout(mut self, timeout: std::time::Duration) -> Self {
-            self.transport.timeout = timeout;
+            self.settings.transport.timeout = timeout;
             self
         }
 
@@ -107,7 +111,7 @@ macro_rules! http_setters {
         /// ```
         #[must_use]
         pub fn with_max_retries(mut self, max_retries: u32) -> Self {
-            self.transport.retry.max_retries = max_retries;
+            self.settings.transport.retry.max_retries = max_retries;
             self
         }
 
@@ -125,7 +129,7 @@ macro_rules! http_setters {
         /// ```
         #[must_use]
         pub fn with_backoff(mut self, backoff: std::time::Duration) -> Self {
-            self.transport.retry.backoff = backoff;
+            self.settings.transport.retry.backoff = backoff;
             self
         }
 
@@ -141,7 +145,7 @@ macro_rules! http_setters {
         /// ```
         #[must_use]
         pub fn with_max_backoff(mut self, max_backoff: std::time::Duration) -> Self {
-            self.transport.retry.max_backoff = max_backoff;
+            self.settings.transport.retry.max_backoff = max_backoff;
             self
         }
 
@@ -156,7 +160,7 @@ macro_rules! http_setters {
         /// ```
         #[must_use]
         pub fn with_retry_policy(mut self, policy: crate::providers::retry::RetryPolicy) -> Self {
-            self.transport.retry = policy;
+            self.settings.transport.retry = policy;
             self
         }
 
@@ -172,7 +176,7 @@ macro_rules! http_setters {
         /// ```
         #[must_use]
         pub fn with_streaming(mut self, streaming: bool) -> Self {
-            self.streaming = streaming;
+            self.settings.streaming = streaming;
             self
         }
 
@@ -186,7 +190,7 @@ macro_rules! http_setters {
         /// ```
         #[must_use]
         pub fn model(&self) -> &str {
-            &self.model
+            &self.settings.model
         }
 
         /// The base URL, without a trailing `/`.
@@ -199,7 +203,7 @@ macro_rules! http_setters {
         /// ```
         #[must_use]
         pub fn base_url(&self) -> &str {
-            &self.base_url
+            &self.settings.base_url
         }
 
         /// Whether responses are streamed.
@@ -212,7 +216,7 @@ macro_rules! http_setters {
         /// ```
         #[must_use]
         pub fn is_streaming(&self) -> bool {
-            self.streaming
+            self.settings.streaming
         }
     };
 }

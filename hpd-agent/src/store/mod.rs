@@ -234,6 +234,19 @@ pub enum StoreError {
     Unbound,
 }
 
+impl StoreError {
+    /// A backend's failure: [`Unavailable`](Self::Unavailable) when the store cannot be
+    /// reached, else [`Backend`](Self::Backend).
+    #[cfg(any(feature = "sqlite", feature = "postgres", feature = "redis"))]
+    pub(crate) fn failure(unavailable: bool, store: String, message: String) -> Self {
+        if unavailable {
+            StoreError::Unavailable { store, message }
+        } else {
+            StoreError::Backend { store, message }
+        }
+    }
+}
+
 /// Checks a session id: non-empty, at most [`MAX_ID_LEN`] bytes, no control characters.
 ///
 /// # Errors

@@ -238,17 +238,7 @@ impl PostgresSessionStore {
             ]
             .contains(code),
         };
-        if unavailable {
-            StoreError::Unavailable {
-                store: self.label.clone(),
-                message,
-            }
-        } else {
-            StoreError::Backend {
-                store: self.label.clone(),
-                message,
-            }
-        }
+        StoreError::failure(unavailable, self.label.clone(), message)
     }
 }
 

@@ -205,22 +205,12 @@ impl RedisSessionStore {
 
     fn map_error(&self, error: &RedisError) -> StoreError {
         let message = scrub(error, self.password.as_deref());
-        if error.is_io_error()
+        let unavailable = error.is_io_error()
             || error.is_connection_dropped()
             || error.is_connection_refusal()
             || error.is_timeout()
-            || error.is_unrecoverable_error()
-        {
-            StoreError::Unavailable {
-                store: self.label.clone(),
-                message,
-            }
-        } else {
-            StoreError::Backend {
-                store: self.label.clone(),
-                message,
-            }
-        }
+            || error.is_unrecoverable_error();
+        StoreError::failure(unavailable, self.label.clone(), message)
     }
 
     fn ttl_millis(&self) -> u64 {

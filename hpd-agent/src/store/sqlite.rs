@@ -180,17 +180,7 @@ fn map_error(label: &str, error: &rusqlite::Error) -> StoreError {
                 | ErrorCode::PermissionDenied
         )
     );
-    if unavailable {
-        StoreError::Unavailable {
-            store: label.to_owned(),
-            message: error.to_string(),
-        }
-    } else {
-        StoreError::Backend {
-            store: label.to_owned(),
-            message: error.to_string(),
-        }
-    }
+    StoreError::failure(unavailable, label.to_owned(), error.to_string())
 }
 
 fn to_i64(version: u64) -> i64 {

@@ -9,32 +9,10 @@ use hpd_agent::{
 use serde_json::{Value, json};
 
 /// The reference example of an agent config.
-pub const EXAMPLE: &str = r#"{
-  "name": "assistant",
-  "instructions": "Be brief.",
-  "collapsing": { "never_collapse": ["WeatherTools"] },
-  "tool_harnesses": [
-    "WeatherTools",
-    { "name": "SearchTools", "config": { "MaxResults": 3 },
-      "metadata": { "DefaultProvider": "brave", "HasTavilyProvider": false } },
-    { "name": "DatabaseTools", "functions": ["query"],
-      "middleware_configs": { "DbAuditMiddleware": { "AuditLevel": "Detailed" } } }
-  ]
-}"#;
+pub const EXAMPLE: &str = include_str!("example.json");
 
 /// The same example in PascalCase, as the conformance scenarios write it.
-pub const EXAMPLE_PASCAL: &str = r#"{
-  "Name": "assistant",
-  "Instructions": "Be brief.",
-  "Collapsing": { "NeverCollapse": ["WeatherTools"] },
-  "ToolHarnesses": [
-    "WeatherTools",
-    { "Name": "SearchTools", "Config": { "MaxResults": 3 },
-      "Metadata": { "DefaultProvider": "brave", "HasTavilyProvider": false } },
-    { "Name": "DatabaseTools", "Functions": ["query"],
-      "MiddlewareConfigs": { "DbAuditMiddleware": { "AuditLevel": "Detailed" } } }
-  ]
-}"#;
+pub const EXAMPLE_PASCAL: &str = include_str!("example_pascal.json");
 
 /// What `to_json` writes for the example.
 pub const EXAMPLE_CANONICAL: &str = r#"{

@@ -8,14 +8,7 @@ use crate::support::*;
 const MESSAGES: &str = "/v1/messages";
 
 fn anthropic(base: &str, key: &str) -> AnthropicClient {
-    AnthropicClient::new("claude-test", key)
-        .and_then(|c| c.with_base_url(base))
-        .map(|c| {
-            c.with_backoff(Duration::from_millis(1))
-                .with_max_backoff(Duration::from_millis(20))
-                .with_timeout(Duration::from_secs(5))
-        })
-        .unwrap_or_else(|e| panic!("client setup failed: {e}"))
+    fast_client!(AnthropicClient::new("claude-test", key).and_then(|c| c.with_base_url(base)))
 }
 
 fn message_start(input: u64, cache_read: u64) -> (&'static str, Value) {
@@ -174,11 +167,7 @@ async fn requests_carry_headers_system_blocks_cache_breakpoints_and_options() {
 
 #[tokio::test]
 async fn tool_choice_forms_defaults_and_caching_off() {
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(sse_response(text_reply("ok", "end_turn")))
-        .mount(&server)
-        .await;
+    let server = serve(post(sse_response(text_reply("ok", "end_turn")))).await;
     let client = anthropic(&server.uri(), "").with_prompt_caching(false);
     let tools = tools();
     let history = [ChatMessage::user("hi")];
@@ -213,7 +202,6 @@ async fn tool_choice_forms_defaults_and_caching_off() {
 
 #[tokio::test]
 async fn streams_assemble_text_thinking_and_split_tool_inputs() {
-    let server = MockServer::start().await;
     let mut events = vec![
         message_start(20, 100),
         ("ping", json!({"type": "ping"})),
@@ -262,10 +250,7 @@ async fn streams_assemble_text_thinking_and_split_tool_inputs() {
         block_stop(4),
     ];
     events.extend(message_end("tool_use", 42));
-    Mock::given(method("POST"))
-        .respond_with(sse_response(named_sse(&events)))
-        .mount(&server)
-        .await;
+    let server = serve(post(sse_response(named_sse(&events)))).await;
     let deltas = Deltas::default();
     let history = [ChatMessage::user("2+3, 4*5")];
     let tools = tools();
@@ -312,11 +297,7 @@ async fn stop_reasons_map_to_finish_reasons() {
         ("refusal", FinishReason::ContentFilter),
         ("pause_turn", FinishReason::Other("pause_turn".into())),
     ] {
-        let server = MockServer::start().await;
-        Mock::given(method("POST"))
-            .respond_with(sse_response(text_reply("partial", reason)))
-            .mount(&server)
-            .await;
+        let server = serve(post(sse_response(text_reply("partial", reason)))).await;
         let response = send(
             &anthropic(&server.uri(), ""),
             ChatRequest::new("", &[ChatMessage::user("hi")], &[]),
@@ -330,21 +311,18 @@ async fn stop_reasons_map_to_finish_reasons() {
 
 #[tokio::test]
 async fn whole_bodies_are_read_when_not_streaming() {
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
-            "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-test",
-            "content": [
-                {"type": "thinking", "thinking": "hm", "signature": "s"},
-                {"type": "text", "text": "Sure."},
-                {"type": "tool_use", "id": "toolu_1", "name": "add", "input": {"a": 1, "b": 2}},
-                {"type": "server_tool_use", "id": "x", "name": "web_search", "input": {}},
-            ],
-            "stop_reason": "tool_use",
-            "usage": {"input_tokens": 5, "cache_read_input_tokens": 50, "output_tokens": 9},
-        })))
-        .mount(&server)
-        .await;
+    let server = serve(post(ResponseTemplate::new(200).set_body_json(json!({
+        "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-test",
+        "content": [
+            {"type": "thinking", "thinking": "hm", "signature": "s"},
+            {"type": "text", "text": "Sure."},
+            {"type": "tool_use", "id": "toolu_1", "name": "add", "input": {"a": 1, "b": 2}},
+            {"type": "server_tool_use", "id": "x", "name": "web_search", "input": {}},
+        ],
+        "stop_reason": "tool_use",
+        "usage": {"input_tokens": 5, "cache_read_input_tokens": 50, "output_tokens": 9},
+    }))))
+    .await;
     let deltas = Deltas::default();
     let response = send(
         &anthropic(&server.uri(), "").with_streaming(false),
@@ -372,7 +350,6 @@ async fn whole_bodies_are_read_when_not_streaming() {
 
 #[tokio::test]
 async fn error_events_in_the_stream_are_status_errors() {
-    let server = MockServer::start().await;
     let events = [
         message_start(1, 0),
         block_start(0, json!({"type": "text", "text": ""})),
@@ -382,11 +359,7 @@ async fn error_events_in_the_stream_are_status_errors() {
             json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}),
         ),
     ];
-    Mock::given(method("POST"))
-        .respond_with(sse_response(named_sse(&events)))
-        .expect(1)
-        .mount(&server)
-        .await;
+    let server = serve(post(sse_response(named_sse(&events))).expect(1)).await;
     let deltas = Deltas::default();
     let result = send(
         &anthropic(&server.uri(), ""),
@@ -400,16 +373,12 @@ async fn error_events_in_the_stream_are_status_errors() {
 
 #[tokio::test]
 async fn overloaded_rate_limited_and_server_errors_are_retried() {
-    let server = MockServer::start().await;
     let overloaded =
         json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}});
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(529).set_body_json(overloaded.clone()))
-        .up_to_n_times(1)
-        .mount(&server)
-        .await;
-    Mock::given(method("POST"))
-        .respond_with(
+    let server =
+        serve(post(ResponseTemplate::new(529).set_body_json(overloaded.clone())).up_to_n_times(1))
+            .await;
+    post(
             ResponseTemplate::new(429)
                 .insert_header("retry-after", "0")
                 .set_body_json(json!({"type": "error", "error": {"type": "rate_limit_error", "message": "slow down"}})),
@@ -417,13 +386,11 @@ async fn overloaded_rate_limited_and_server_errors_are_retried() {
         .up_to_n_times(1)
         .mount(&server)
         .await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(500).set_body_string("oops"))
+    post(ResponseTemplate::new(500).set_body_string("oops"))
         .up_to_n_times(1)
         .mount(&server)
         .await;
-    Mock::given(method("POST"))
-        .respond_with(sse_response(text_reply("finally", "end_turn")))
+    post(sse_response(text_reply("finally", "end_turn")))
         .mount(&server)
         .await;
     let response = send(
@@ -436,12 +403,7 @@ async fn overloaded_rate_limited_and_server_errors_are_retried() {
     assert_eq!(response.text.as_deref(), Some("finally"));
     assert_eq!(bodies(&server).await.len(), 4, "3 failures, then success");
 
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(529).set_body_json(overloaded))
-        .expect(2)
-        .mount(&server)
-        .await;
+    let server = serve(post(ResponseTemplate::new(529).set_body_json(overloaded)).expect(2)).await;
     let result = send(
         &anthropic(&server.uri(), "").with_max_retries(1),
         ChatRequest::new("", &[ChatMessage::user("hi")], &[]),
@@ -473,12 +435,8 @@ async fn a_stream_cut_before_its_stop_reason_is_an_error() {
 
 #[tokio::test]
 async fn the_key_never_shows_in_errors_or_debug() {
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(401).set_body_json(json!({"type": "error",
-            "error": {"type": "authentication_error", "message": "invalid x-api-key sk-ant-secret-1"}})))
-        .mount(&server)
-        .await;
+    let server = serve(post(ResponseTemplate::new(401).set_body_json(json!({"type": "error",
+            "error": {"type": "authentication_error", "message": "invalid x-api-key sk-ant-secret-1"}})))).await;
     let client = anthropic(&server.uri(), "sk-ant-secret-1");
     let debug = format!("{client:?}");
     assert!(

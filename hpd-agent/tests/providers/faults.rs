@@ -286,12 +286,7 @@ async fn fail_then_recover(
     );
     assert_valid(&history);
 
-    let good = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(sse_response(provider.text_reply("recovered")))
-        .expect(1)
-        .mount(&good)
-        .await;
+    let good = serve(post(sse_response(provider.text_reply("recovered"))).expect(1)).await;
     relay.switch_to(provider.client(&good.uri(), 0, Duration::from_millis(1)));
     let output = session
         .run("And now?")
@@ -317,10 +312,7 @@ fn provider_error(error: &hpd_agent::RunError) -> &ChatError {
 }
 
 async fn connection_refused(provider: Provider) {
-    // A port that was just free: nothing listens there.
-    let address = TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .unwrap_or_else(|e| panic!("{e}"));
+    let address = free_address();
     let faulty = provider.client(&format!("http://{address}"), 2, Duration::from_millis(40));
     fail_then_recover(provider, faulty, |error, elapsed| {
         let e = provider_error(error);
@@ -345,8 +337,7 @@ async fn connection_refused(provider: Provider) {
 
 /// A server that accepts every connection, reads the request and never answers.
 fn silent_server() -> SocketAddr {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("bind: {e}"));
-    let address = listener.local_addr().unwrap_or_else(|e| panic!("{e}"));
+    let (listener, address) = loopback_listener();
     std::thread::spawn(move || {
         let mut held = Vec::new();
         for stream in listener.incoming().take(4).flatten() {
@@ -399,14 +390,11 @@ async fn cut_in_tool_arguments(provider: Provider) {
 }
 
 async fn html_page(provider: Provider) {
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(200).set_body_raw(
-            "<!doctype html><html><body>Sign in to continue</body></html>",
-            "text/html",
-        ))
-        .mount(&server)
-        .await;
+    let server = serve(post(ResponseTemplate::new(200).set_body_raw(
+        "<!doctype html><html><body>Sign in to continue</body></html>",
+        "text/html",
+    )))
+    .await;
     let faulty = provider.client(&server.uri(), 2, Duration::from_millis(1));
     fail_then_recover(provider, faulty, |error, _| {
         let e = provider_error(error);
@@ -440,15 +428,12 @@ impl wiremock::Respond for Storm {
 }
 
 async fn rate_limit_storm(provider: Provider) {
-    let server = MockServer::start().await;
     let arrivals = Arc::new(Mutex::new(Vec::new()));
-    Mock::given(method("POST"))
-        .respond_with(Storm {
-            arrivals: Arc::clone(&arrivals),
-            body: provider.rate_limit_body(),
-        })
-        .mount(&server)
-        .await;
+    let server = serve(post(Storm {
+        arrivals: Arc::clone(&arrivals),
+        body: provider.rate_limit_body(),
+    }))
+    .await;
     let backoff = Duration::from_millis(20);
     let faulty = provider.client(&server.uri(), 4, backoff);
     fail_then_recover(provider, faulty, |error, elapsed| {

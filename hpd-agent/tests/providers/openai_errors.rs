@@ -4,22 +4,19 @@ use crate::support::*;
 
 #[tokio::test]
 async fn rate_limit_is_retried_after_the_providers_delay() {
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .and(path(ENDPOINT))
-        .respond_with(
+    let server = serve(
+        post_at(
+            ENDPOINT,
             ResponseTemplate::new(429)
                 .insert_header("retry-after-ms", "150")
                 .set_body_json(json!({"error": {"message": "Rate limit reached",
                                                 "type": "requests"}})),
         )
         .up_to_n_times(1)
-        .expect(1)
-        .mount(&server)
-        .await;
-    Mock::given(method("POST"))
-        .and(path(ENDPOINT))
-        .respond_with(sse_response(text_stream(&["ok"])))
+        .expect(1),
+    )
+    .await;
+    post_at(ENDPOINT, sse_response(text_stream(&["ok"])))
         .expect(1)
         .mount(&server)
         .await;
@@ -38,17 +35,16 @@ async fn rate_limit_is_retried_after_the_providers_delay() {
 
 #[tokio::test]
 async fn retry_after_is_capped_by_the_maximum_backoff() {
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .and(path(ENDPOINT))
-        .respond_with(ResponseTemplate::new(503).insert_header("retry-after", "60"))
+    let server = serve(
+        post_at(
+            ENDPOINT,
+            ResponseTemplate::new(503).insert_header("retry-after", "60"),
+        )
         .up_to_n_times(2)
-        .expect(2)
-        .mount(&server)
-        .await;
-    Mock::given(method("POST"))
-        .and(path(ENDPOINT))
-        .respond_with(sse_response(text_stream(&["ok"])))
+        .expect(2),
+    )
+    .await;
+    post_at(ENDPOINT, sse_response(text_stream(&["ok"])))
         .expect(1)
         .mount(&server)
         .await;
@@ -66,16 +62,10 @@ async fn retry_after_is_capped_by_the_maximum_backoff() {
 
 #[tokio::test]
 async fn server_errors_exhaust_the_retries_with_the_providers_message() {
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .and(path(ENDPOINT))
-        .respond_with(ResponseTemplate::new(500).set_body_json(
+    let server = serve(post_at(ENDPOINT, ResponseTemplate::new(500).set_body_json(
             json!({"error": {"message": "The server had an error while processing your request.",
                              "type": "server_error", "code": null}}),
-        ))
-        .expect(3)
-        .mount(&server)
-        .await;
+        )).expect(3)).await;
     let result = hello(&client(&server).with_max_retries(2)).await;
     match result {
         Err(ChatError::Status { status, message }) => {
@@ -92,16 +82,17 @@ async fn server_errors_exhaust_the_retries_with_the_providers_message() {
 
 #[tokio::test]
 async fn client_errors_are_not_retried_and_plain_bodies_are_kept() {
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .and(path(ENDPOINT))
-        .respond_with(ResponseTemplate::new(401).set_body_json(
-            json!({"error": {"message": "Incorrect API key provided: sk-test.",
+    let server = serve(
+        post_at(
+            ENDPOINT,
+            ResponseTemplate::new(401).set_body_json(
+                json!({"error": {"message": "Incorrect API key provided: sk-test.",
                              "type": "invalid_request_error", "code": "invalid_api_key"}}),
-        ))
-        .expect(1)
-        .mount(&server)
-        .await;
+            ),
+        )
+        .expect(1),
+    )
+    .await;
     match hello(&client(&server)).await {
         Err(ChatError::Status { status, message }) => {
             // The key the server echoes is redacted: no error shows it.
@@ -113,12 +104,10 @@ async fn client_errors_are_not_retried_and_plain_bodies_are_kept() {
         other => panic!("expected a Status error, got {other:?}"),
     }
 
-    let proxy = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(502).set_body_string("<html>Bad Gateway</html>"))
-        .expect(2)
-        .mount(&proxy)
-        .await;
+    let proxy = serve(
+        post(ResponseTemplate::new(502).set_body_string("<html>Bad Gateway</html>")).expect(2),
+    )
+    .await;
     match hello(&client(&proxy).with_max_retries(1)).await {
         Err(ChatError::Status { status, message }) => {
             assert_eq!(
@@ -132,10 +121,7 @@ async fn client_errors_are_not_retried_and_plain_bodies_are_kept() {
 
 #[tokio::test]
 async fn connection_failures_are_retried_then_reported() {
-    // A port that was just free: nothing listens there.
-    let address = TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .unwrap_or_else(|e| panic!("{e}"));
+    let address = free_address();
     let client = client_for(&format!("http://{address}"), "")
         .with_max_retries(2)
         .with_backoff(Duration::from_millis(40))
@@ -156,31 +142,29 @@ async fn connection_failures_are_retried_then_reported() {
 
 #[tokio::test]
 async fn malformed_chunks_and_bodies_are_malformed_errors() {
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .and(path(ENDPOINT))
-        .respond_with(sse_response(format!(
-            "data: {}\n\ndata: {{\"choices\": [{{\"delta\": {{\"content\": 5}}}}]}}\n\n\
+    let server = serve(
+        post_at(
+            ENDPOINT,
+            sse_response(format!(
+                "data: {}\n\ndata: {{\"choices\": [{{\"delta\": {{\"content\": 5}}}}]}}\n\n\
              data: [DONE]\n\n",
-            delta(json!({"content": "fine"}))
-        )))
-        .up_to_n_times(1)
-        .mount(&server)
-        .await;
-    Mock::given(method("POST"))
-        .and(path(ENDPOINT))
-        .respond_with(sse_response("data: {not json\n\n".into()))
-        .up_to_n_times(1)
-        .mount(&server)
-        .await;
-    Mock::given(method("POST"))
-        .and(path(ENDPOINT))
-        .respond_with(
-            ResponseTemplate::new(200).set_body_raw("<html>hi</html>", "application/json"),
+                delta(json!({"content": "fine"}))
+            )),
         )
+        .up_to_n_times(1),
+    )
+    .await;
+    post_at(ENDPOINT, sse_response("data: {not json\n\n".into()))
         .up_to_n_times(1)
         .mount(&server)
         .await;
+    post_at(
+        ENDPOINT,
+        ResponseTemplate::new(200).set_body_raw("<html>hi</html>", "application/json"),
+    )
+    .up_to_n_times(1)
+    .mount(&server)
+    .await;
     let client = client(&server);
     let deltas = Deltas::default();
     let history = [ChatMessage::user("hi")];
@@ -214,17 +198,11 @@ async fn malformed_chunks_and_bodies_are_malformed_errors() {
 #[tokio::test]
 async fn llama_cpp_error_fields_are_the_providers_error() {
     // llama.cpp sends a stream error as an `error:` field, not `data:`, then `[DONE]`.
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .and(path(ENDPOINT))
-        .respond_with(sse_response(
+    let server = serve(post_at(ENDPOINT, sse_response(
             "error: {\"code\":400,\"message\":\"the request exceeds the available context size, \
              try increasing it\",\"type\":\"exceed_context_size_error\"}\n\ndata: [DONE]\n\n"
                 .into(),
-        ))
-        .expect(1)
-        .mount(&server)
-        .await;
+        )).expect(1)).await;
     let (status, message) = status_error(hello(&client(&server)).await);
     assert_eq!(status, 400);
     assert_eq!(
@@ -235,7 +213,6 @@ async fn llama_cpp_error_fields_are_the_providers_error() {
 
 #[tokio::test]
 async fn error_events_end_the_stream_with_the_providers_error() {
-    let server = MockServer::start().await;
     let body = format!(
         "data: {}\n\n: keep-alive\n\nevent: error\ndata: {}\n\ndata: {}\n\ndata: [DONE]\n\n",
         delta(json!({"content": "Partial"})),
@@ -243,21 +220,9 @@ async fn error_events_end_the_stream_with_the_providers_error() {
         json!({"message": "Upstream overloaded", "code": 502}),
         finish("stop"),
     );
-    Mock::given(method("POST"))
-        .and(path(ENDPOINT))
-        .respond_with(sse_response(body))
-        .expect(1)
-        .mount(&server)
-        .await;
+    let server = serve(post_at(ENDPOINT, sse_response(body)).expect(1)).await;
     let deltas = Deltas::default();
-    let result = ask(
-        &client(&server),
-        "",
-        &[ChatMessage::user("hi")],
-        &[],
-        &deltas,
-    )
-    .await;
+    let result = hello_to(&client(&server), &deltas).await;
     assert_eq!(
         status_error(result),
         (502, "Upstream overloaded".to_owned())
@@ -268,10 +233,7 @@ async fn error_events_end_the_stream_with_the_providers_error() {
 #[tokio::test]
 async fn a_connection_closed_after_the_request_is_not_retried() {
     // The server may have processed the request: it is not sent again (documented policy).
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("bind: {e}"));
-    let address = listener
-        .local_addr()
-        .unwrap_or_else(|e| panic!("address: {e}"));
+    let (listener, address) = loopback_listener();
     std::thread::spawn(move || {
         if let Ok((stream, _)) = listener.accept() {
             read_request(&stream);

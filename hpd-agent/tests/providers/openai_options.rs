@@ -7,12 +7,7 @@ use crate::support::*;
 
 #[tokio::test]
 async fn model_options_are_sent_and_extra_is_merged_last() {
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .and(path(ENDPOINT))
-        .respond_with(sse_response(text_stream(&["ok"])))
-        .mount(&server)
-        .await;
+    let server = serve(post_at(ENDPOINT, sse_response(text_stream(&["ok"])))).await;
     let client = client(&server);
     let tools = tools();
     let history = [ChatMessage::user("hi")];
@@ -84,12 +79,8 @@ async fn finish_reasons_are_mapped() {
         ("tool_calls", FinishReason::ToolCalls),
         ("eos", FinishReason::Other("eos".into())),
     ] {
-        let server = MockServer::start().await;
         let body = sse(&[delta(json!({"content": "text"})), finish(reason)]);
-        Mock::given(method("POST"))
-            .respond_with(sse_response(body.clone()))
-            .mount(&server)
-            .await;
+        let server = serve(post(sse_response(body.clone()))).await;
         let response = hello(&client(&server)).await.unwrap();
         assert_eq!(response.finish_reason, expected, "{reason}");
         let whole = parse_whole(&server, reason).await;
@@ -100,18 +91,16 @@ async fn finish_reasons_are_mapped() {
 /// The same reason through a non-streamed body.
 async fn parse_whole(server: &MockServer, reason: &str) -> ChatResponse {
     server.reset().await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+    post(ResponseTemplate::new(200).set_body_json(json!({
             "choices": [{"index": 0, "message": {"role": "assistant", "content": "text"},
                          "finish_reason": reason}]})))
-        .mount(server)
-        .await;
+    .mount(server)
+    .await;
     hello(&client(server).with_streaming(false)).await.unwrap()
 }
 
 #[tokio::test]
 async fn usage_reports_cached_and_reasoning_tokens() {
-    let server = MockServer::start().await;
     let body = sse(&[
         delta(json!({"content": "ok"})),
         finish("stop"),
@@ -119,10 +108,7 @@ async fn usage_reports_cached_and_reasoning_tokens() {
                "prompt_tokens_details": {"cached_tokens": 355},
                "completion_tokens_details": {"reasoning_tokens": 12}}}),
     ]);
-    Mock::given(method("POST"))
-        .respond_with(sse_response(body))
-        .mount(&server)
-        .await;
+    let server = serve(post(sse_response(body))).await;
     let response = hello(&client(&server)).await.unwrap();
     assert_eq!(
         response.usage,
@@ -137,17 +123,13 @@ async fn usage_reports_cached_and_reasoning_tokens() {
 
 #[tokio::test]
 async fn reasoning_content_is_kept_and_sent_back_inside_tool_loops() {
-    let server = MockServer::start().await;
     let body = sse(&[
         delta(json!({"reasoning_content": "First add, "})),
         delta(json!({"reasoning_content": "then answer."})),
         delta(json!({"content": "5"})),
         finish("stop"),
     ]);
-    Mock::given(method("POST"))
-        .respond_with(sse_response(body))
-        .mount(&server)
-        .await;
+    let server = serve(post(sse_response(body))).await;
     let deltas = Deltas::default();
     let response = ask(
         &client(&server),

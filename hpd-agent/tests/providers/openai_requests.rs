@@ -129,13 +129,14 @@ async fn multi_turn_tool_calling_conversation() {
 
 #[tokio::test]
 async fn streamed_text_reaches_the_sink_in_order() {
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .and(path(ENDPOINT))
-        .respond_with(sse_response(text_stream(&["Hel", "lo, ", "wor", "ld!"])))
-        .expect(1)
-        .mount(&server)
-        .await;
+    let server = serve(
+        post_at(
+            ENDPOINT,
+            sse_response(text_stream(&["Hel", "lo, ", "wor", "ld!"])),
+        )
+        .expect(1),
+    )
+    .await;
     let deltas = Deltas::default();
     let history = [
         ChatMessage::user("Greet me"),
@@ -182,10 +183,7 @@ async fn streamed_text_reaches_the_sink_in_order() {
 
 #[tokio::test]
 async fn non_streaming_mode_reads_one_json_body() {
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .and(path(ENDPOINT))
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+    let server = serve(post_at(ENDPOINT, ResponseTemplate::new(200).set_body_json(json!({
             "id": "chatcmpl-2",
             "object": "chat.completion",
             "model": "test-model",
@@ -200,10 +198,7 @@ async fn non_streaming_mode_reads_one_json_body() {
                 "finish_reason": "tool_calls",
             }],
             "usage": {"prompt_tokens": 30, "completion_tokens": 9, "total_tokens": 39},
-        })))
-        .expect(1)
-        .mount(&server)
-        .await;
+        }))).expect(1)).await;
     let client = client(&server).with_streaming(false);
     let deltas = Deltas::default();
     let tools = tools();
@@ -251,13 +246,7 @@ async fn non_streaming_mode_reads_one_json_body() {
 
 #[tokio::test]
 async fn the_api_key_is_sent_as_a_bearer_token_only_when_set() {
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .and(path(ENDPOINT))
-        .respond_with(sse_response(text_stream(&["ok"])))
-        .expect(2)
-        .mount(&server)
-        .await;
+    let server = serve(post_at(ENDPOINT, sse_response(text_stream(&["ok"]))).expect(2)).await;
     hello(&client_for(&server.uri(), "sk-test"))
         .await
         .unwrap_or_else(|e| panic!("with key: {e}"));

@@ -8,14 +8,10 @@ use crate::support::*;
 const RESPONSES: &str = "/v1/responses";
 
 fn responses(base: &str, key: &str) -> OpenAiResponsesClient {
-    OpenAiResponsesClient::new("gpt-test", key)
-        .and_then(|c| c.with_base_url(format!("{base}/v1")))
-        .map(|c| {
-            c.with_backoff(Duration::from_millis(1))
-                .with_max_backoff(Duration::from_millis(20))
-                .with_timeout(Duration::from_secs(5))
-        })
-        .unwrap_or_else(|e| panic!("client setup failed: {e}"))
+    fast_client!(
+        OpenAiResponsesClient::new("gpt-test", key)
+            .and_then(|c| c.with_base_url(format!("{base}/v1")))
+    )
 }
 
 fn completed(output: Value, usage: Value) -> (&'static str, Value) {
@@ -149,11 +145,7 @@ async fn requests_are_typed_items_with_store_off_and_the_options() {
 
 #[tokio::test]
 async fn without_tools_no_tool_choice_and_store_is_off() {
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(sse_response(text_reply("ok")))
-        .mount(&server)
-        .await;
+    let server = serve(post(sse_response(text_reply("ok")))).await;
     let options = ModelOptions::new()
         .with_tool_choice(ToolChoice::Required)
         .with_parallel_tool_calls(true);
@@ -176,7 +168,6 @@ async fn without_tools_no_tool_choice_and_store_is_off() {
 
 #[tokio::test]
 async fn streams_assemble_text_and_split_arguments_of_several_calls() {
-    let server = MockServer::start().await;
     let mut events = text_events("Comp");
     events.push((
         "response.output_text.delta",
@@ -202,10 +193,7 @@ async fn streams_assemble_text_and_split_arguments_of_several_calls() {
         ));
     }
     events.push(completed(json!([]), usage(400, 380, 30)));
-    Mock::given(method("POST"))
-        .respond_with(sse_response(named_sse(&events)))
-        .mount(&server)
-        .await;
+    let server = serve(post(sse_response(named_sse(&events)))).await;
     let deltas = Deltas::default();
     let tools = tools();
     let response = send(
@@ -242,7 +230,6 @@ async fn incomplete_responses_say_why() {
         ("max_output_tokens", FinishReason::Length),
         ("content_filter", FinishReason::ContentFilter),
     ] {
-        let server = MockServer::start().await;
         let mut events = text_events("Once upon");
         events.push((
             "response.incomplete",
@@ -250,10 +237,7 @@ async fn incomplete_responses_say_why() {
                    "incomplete_details": {"reason": reason}, "output": [],
                    "usage": usage(5, 0, 2)}}),
         ));
-        Mock::given(method("POST"))
-            .respond_with(sse_response(named_sse(&events)))
-            .mount(&server)
-            .await;
+        let server = serve(post(sse_response(named_sse(&events)))).await;
         let response = send(
             &responses(&server.uri(), ""),
             ChatRequest::new("", &[ChatMessage::user("story")], &[]),
@@ -268,9 +252,7 @@ async fn incomplete_responses_say_why() {
 
 #[tokio::test]
 async fn whole_bodies_are_read_when_not_streaming() {
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+    let server = serve(post(ResponseTemplate::new(200).set_body_json(json!({
             "id": "resp_1", "object": "response", "status": "completed",
             "output": [
                 {"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "text": "think"}],
@@ -281,9 +263,7 @@ async fn whole_bodies_are_read_when_not_streaming() {
                  "arguments": "{\"a\":1,\"b\":2}"},
             ],
             "usage": usage(7, 6, 3),
-        })))
-        .mount(&server)
-        .await;
+        })))).await;
     let deltas = Deltas::default();
     let response = send(
         &responses(&server.uri(), "").with_streaming(false),
@@ -331,14 +311,9 @@ async fn failed_responses_and_error_events_are_status_errors() {
         ),
     ];
     for (name, data, (status, message)) in cases {
-        let server = MockServer::start().await;
         let mut events = text_events("Hel");
         events.push((name, data));
-        Mock::given(method("POST"))
-            .respond_with(sse_response(named_sse(&events)))
-            .expect(1)
-            .mount(&server)
-            .await;
+        let server = serve(post(sse_response(named_sse(&events))).expect(1)).await;
         let result = send(
             &responses(&server.uri(), ""),
             ChatRequest::new("", &[ChatMessage::user("hi")], &[]),
@@ -351,20 +326,16 @@ async fn failed_responses_and_error_events_are_status_errors() {
 
 #[tokio::test]
 async fn server_errors_are_retried_and_a_cut_stream_is_an_error() {
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(
+    let server = serve(
+        post(
             ResponseTemplate::new(503)
                 .insert_header("retry-after", "0")
                 .set_body_json(json!({"error": {"message": "busy"}})),
         )
-        .up_to_n_times(2)
-        .mount(&server)
-        .await;
-    Mock::given(method("POST"))
-        .respond_with(sse_response(text_reply("done")))
-        .mount(&server)
-        .await;
+        .up_to_n_times(2),
+    )
+    .await;
+    post(sse_response(text_reply("done"))).mount(&server).await;
     let response = send(
         &responses(&server.uri(), ""),
         ChatRequest::new("", &[ChatMessage::user("hi")], &[]),

@@ -16,7 +16,7 @@ async fn events_split_across_network_writes_are_reassembled() {
     );
     let deltas = Deltas::default();
     let client = client_for(&format!("http://{address}"), "");
-    let response = ask(&client, "", &[ChatMessage::user("hi")], &[], &deltas)
+    let response = hello_to(&client, &deltas)
         .await
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(response.text.as_deref(), Some("Hello"));
@@ -25,7 +25,6 @@ async fn events_split_across_network_writes_are_reassembled() {
 
 #[tokio::test]
 async fn a_stream_that_stops_before_done_is_an_error() {
-    let server = MockServer::start().await;
     let body = format!(
         "data: {}\n\ndata: {}\n\n",
         delta(json!({"content": "The answer is"})),
@@ -34,21 +33,9 @@ async fn a_stream_that_stops_before_done_is_an_error() {
                                      "function": {"name": "add", "arguments": "{\"a\": 1"}}]})
         ),
     );
-    Mock::given(method("POST"))
-        .and(path(ENDPOINT))
-        .respond_with(sse_response(body))
-        .expect(1)
-        .mount(&server)
-        .await;
+    let server = serve(post_at(ENDPOINT, sse_response(body)).expect(1)).await;
     let deltas = Deltas::default();
-    let result = ask(
-        &client(&server),
-        "",
-        &[ChatMessage::user("hi")],
-        &[],
-        &deltas,
-    )
-    .await;
+    let result = hello_to(&client(&server), &deltas).await;
     match result {
         Err(ChatError::Transport(message)) => {
             assert!(message.contains("before [DONE]"), "{message}");
@@ -66,7 +53,7 @@ async fn a_connection_cut_mid_stream_is_an_error() {
     );
     let deltas = Deltas::default();
     let client = client_for(&format!("http://{address}"), "");
-    match ask(&client, "", &[ChatMessage::user("hi")], &[], &deltas).await {
+    match hello_to(&client, &deltas).await {
         Err(ChatError::Transport(message)) => {
             assert!(message.contains("interrupted"), "{message}");
         }
@@ -77,13 +64,14 @@ async fn a_connection_cut_mid_stream_is_an_error() {
 
 #[tokio::test]
 async fn a_slow_response_times_out() {
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .and(path(ENDPOINT))
-        .respond_with(sse_response(text_stream(&["late"])).set_delay(Duration::from_secs(3)))
-        .expect(1)
-        .mount(&server)
-        .await;
+    let server = serve(
+        post_at(
+            ENDPOINT,
+            sse_response(text_stream(&["late"])).set_delay(Duration::from_secs(3)),
+        )
+        .expect(1),
+    )
+    .await;
     let timeout = Duration::from_millis(200);
     let client = client(&server).with_timeout(timeout);
     let started = Instant::now();
@@ -109,7 +97,7 @@ async fn a_stalled_stream_times_out() {
     let client = client_for(&format!("http://{address}"), "").with_timeout(timeout);
     let deltas = Deltas::default();
     let started = Instant::now();
-    let result = ask(&client, "", &[ChatMessage::user("hi")], &[], &deltas).await;
+    let result = hello_to(&client, &deltas).await;
     assert!(
         matches!(result, Err(ChatError::Timeout(t)) if t == timeout),
         "expected Timeout, got {result:?}"
@@ -124,13 +112,9 @@ async fn a_stalled_stream_times_out() {
 
 #[tokio::test]
 async fn done_before_any_chunk_is_malformed() {
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .and(path(ENDPOINT))
-        .respond_with(sse_response(": hello\n\ndata: [DONE]\n\n".into()))
-        .expect(1)
-        .mount(&server)
-        .await;
+    let server =
+        serve(post_at(ENDPOINT, sse_response(": hello\n\ndata: [DONE]\n\n".into())).expect(1))
+            .await;
     match hello(&client(&server)).await {
         Err(ChatError::Malformed(message)) => {
             assert!(message.contains("[DONE] before any chunk"), "{message}");
@@ -141,20 +125,21 @@ async fn done_before_any_chunk_is_malformed() {
 
 #[tokio::test]
 async fn index_less_interleaved_calls_are_routed_by_id() {
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .and(path(ENDPOINT))
-        .respond_with(sse_response(sse(&[
-            delta(json!({"tool_calls": [{"id": "a", "type": "function",
+    let server = serve(
+        post_at(
+            ENDPOINT,
+            sse_response(sse(&[
+                delta(json!({"tool_calls": [{"id": "a", "type": "function",
                                          "function": {"name": "add", "arguments": "{\"a\""}}]})),
-            delta(json!({"tool_calls": [{"id": "b", "type": "function",
+                delta(json!({"tool_calls": [{"id": "b", "type": "function",
                                          "function": {"name": "multiply", "arguments": "{}"}}]})),
-            delta(json!({"tool_calls": [{"id": "a", "function": {"arguments": ": 1}"}}]})),
-            finish("tool_calls"),
-        ])))
-        .expect(1)
-        .mount(&server)
-        .await;
+                delta(json!({"tool_calls": [{"id": "a", "function": {"arguments": ": 1}"}}]})),
+                finish("tool_calls"),
+            ])),
+        )
+        .expect(1),
+    )
+    .await;
     let response = hello(&client(&server))
         .await
         .unwrap_or_else(|e| panic!("{e}"));
@@ -169,19 +154,13 @@ async fn index_less_interleaved_calls_are_routed_by_id() {
 
 #[tokio::test]
 async fn two_calls_in_one_delta_without_index_or_id_stay_two_calls() {
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .and(path(ENDPOINT))
-        .respond_with(sse_response(sse(&[
+    let server = serve(post_at(ENDPOINT, sse_response(sse(&[
             delta(json!({"tool_calls": [
                 {"type": "function", "function": {"name": "add", "arguments": "{\"a\":1}"}},
                 {"type": "function", "function": {"name": "multiply", "arguments": "{\"b\":2}"}},
             ]})),
             finish("tool_calls"),
-        ])))
-        .expect(1)
-        .mount(&server)
-        .await;
+        ]))).expect(1)).await;
     let response = hello(&client(&server))
         .await
         .unwrap_or_else(|e| panic!("{e}"));
@@ -215,7 +194,7 @@ async fn keep_alive_comments_reset_the_stream_timeout() {
     let client = client_for(&format!("http://{address}"), "").with_timeout(timeout);
     let deltas = Deltas::default();
     let started = Instant::now();
-    let response = ask(&client, "", &[ChatMessage::user("hi")], &[], &deltas)
+    let response = hello_to(&client, &deltas)
         .await
         .unwrap_or_else(|e| panic!("after {:?}: {e}", started.elapsed()));
     assert_eq!(response.text.as_deref(), Some("Hello"));
@@ -225,15 +204,14 @@ async fn keep_alive_comments_reset_the_stream_timeout() {
 
 #[tokio::test]
 async fn a_200_page_that_is_not_an_api_response_is_malformed() {
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(200).set_body_raw(
+    let server = serve(
+        post(ResponseTemplate::new(200).set_body_raw(
             "<!doctype html><html><body>Open WebUI</body></html>",
             "text/html; charset=utf-8",
         ))
-        .expect(2)
-        .mount(&server)
-        .await;
+        .expect(2),
+    )
+    .await;
     for streaming in [true, false] {
         match hello(&client(&server).with_streaming(streaming)).await {
             Err(ChatError::Malformed(message)) => {
@@ -248,9 +226,8 @@ async fn a_200_page_that_is_not_an_api_response_is_malformed() {
     }
 
     // A completion under another content type is still read.
-    let mislabelled = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(
+    let mislabelled = serve(
+        post(
             ResponseTemplate::new(200).set_body_raw(
                 json!({"choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"},
                                 "finish_reason": "stop"}]})
@@ -258,9 +235,9 @@ async fn a_200_page_that_is_not_an_api_response_is_malformed() {
                 "text/plain",
             ),
         )
-        .expect(1)
-        .mount(&mislabelled)
-        .await;
+        .expect(1),
+    )
+    .await;
     let response = hello(&client(&mislabelled))
         .await
         .unwrap_or_else(|e| panic!("{e}"));

@@ -12,20 +12,29 @@ pub use hpd_agent::{
 };
 pub use serde_json::{Value, json};
 pub use wiremock::matchers::{method, path};
-pub use wiremock::{Mock, MockServer, Request, ResponseTemplate};
+pub use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
 pub const ENDPOINT: &str = "/v1/chat/completions";
 
-/// A client for `base` with a short backoff and timeout so failures are fast.
-pub fn client_for(base: &str, key: &str) -> OpenAiClient {
-    OpenAiClient::new("test-model", key)
-        .and_then(|c| c.with_base_url(format!("{base}/v1")))
-        .map(|c| {
+/// The client `$new` (a `Result`) makes, with a short backoff and timeout so failures are
+/// fast; a panic when it fails.
+macro_rules! fast_client {
+    ($new:expr) => {
+        $new.map(|c| {
             c.with_backoff(Duration::from_millis(1))
                 .with_max_backoff(Duration::from_millis(20))
                 .with_timeout(Duration::from_secs(5))
         })
         .unwrap_or_else(|e| panic!("client setup failed: {e}"))
+    };
+}
+pub(crate) use fast_client;
+
+/// A client for `base` with a short backoff and timeout so failures are fast.
+pub fn client_for(base: &str, key: &str) -> OpenAiClient {
+    fast_client!(
+        OpenAiClient::new("test-model", key).and_then(|c| c.with_base_url(format!("{base}/v1")))
+    )
 }
 
 pub fn client(server: &MockServer) -> OpenAiClient {
@@ -54,6 +63,25 @@ pub fn sse(chunks: &[Value]) -> String {
     }
     body.push_str("data: [DONE]\n\n");
     body
+}
+
+/// A loopback server with `mock` mounted.
+pub async fn serve(mock: Mock) -> MockServer {
+    let server = MockServer::start().await;
+    mock.mount(&server).await;
+    server
+}
+
+/// Answers every POST with `response`.
+pub fn post(response: impl Respond + 'static) -> Mock {
+    Mock::given(method("POST")).respond_with(response)
+}
+
+/// Answers every POST to `route` with `response`.
+pub fn post_at(route: &str, response: impl Respond + 'static) -> Mock {
+    Mock::given(method("POST"))
+        .and(path(route))
+        .respond_with(response)
 }
 
 pub fn sse_response(body: String) -> ResponseTemplate {
@@ -126,15 +154,13 @@ pub async fn ask(
     client.complete(request, &deltas.sink()).await
 }
 
+/// Says "hi" through `client`, the text going to `deltas`.
+pub async fn hello_to(client: &OpenAiClient, deltas: &Deltas) -> Result<ChatResponse, ChatError> {
+    ask(client, "", &[ChatMessage::user("hi")], &[], deltas).await
+}
+
 pub async fn hello(client: &OpenAiClient) -> Result<ChatResponse, ChatError> {
-    ask(
-        client,
-        "",
-        &[ChatMessage::user("hi")],
-        &[],
-        &Deltas::default(),
-    )
-    .await
+    hello_to(client, &Deltas::default()).await
 }
 
 pub async fn bodies(server: &MockServer) -> Vec<Value> {
@@ -203,13 +229,24 @@ pub fn write_chunk(stream: &mut TcpStream, piece: &str) -> bool {
     stream.write_all(chunk.as_bytes()).is_ok() && stream.flush().is_ok()
 }
 
-/// A one-connection HTTP server that answers with a chunked `text/event-stream` body written in
-/// `pieces`, one write each with a pause in between, then ends as `ending` says.
-pub fn raw_stream_server(pieces: Vec<&'static str>, ending: Ending) -> SocketAddr {
+/// A listener on a free loopback port, and its address.
+pub fn loopback_listener() -> (TcpListener, SocketAddr) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("bind: {e}"));
     let address = listener
         .local_addr()
         .unwrap_or_else(|e| panic!("address: {e}"));
+    (listener, address)
+}
+
+/// A loopback address that was just free: nothing listens there.
+pub fn free_address() -> SocketAddr {
+    loopback_listener().1
+}
+
+/// A one-connection HTTP server that reads the request, sends the head of a chunked
+/// `text/event-stream` response and leaves the body to `body` (on its own thread).
+fn stream_server(body: impl FnOnce(&mut TcpStream) + Send + 'static) -> SocketAddr {
+    let (listener, address) = loopback_listener();
     std::thread::spawn(move || {
         let Ok((mut stream, _)) = listener.accept() else {
             return;
@@ -217,48 +254,47 @@ pub fn raw_stream_server(pieces: Vec<&'static str>, ending: Ending) -> SocketAdd
         if !read_request(&stream) || stream.write_all(STREAM_HEAD.as_bytes()).is_err() {
             return;
         }
+        body(&mut stream);
+    });
+    address
+}
+
+/// Ends the body of a chunked response.
+fn end_chunks(stream: &mut TcpStream) {
+    let _ = stream.write_all(b"0\r\n\r\n");
+    let _ = stream.flush();
+}
+
+/// A one-connection HTTP server that answers with a chunked `text/event-stream` body written in
+/// `pieces`, one write each with a pause in between, then ends as `ending` says.
+pub fn raw_stream_server(pieces: Vec<&'static str>, ending: Ending) -> SocketAddr {
+    stream_server(move |stream| {
         for piece in pieces {
-            if !write_chunk(&mut stream, piece) {
+            if !write_chunk(stream, piece) {
                 return;
             }
             std::thread::sleep(Duration::from_millis(15));
         }
         match ending {
-            Ending::Complete => {
-                let _ = stream.write_all(b"0\r\n\r\n");
-                let _ = stream.flush();
-            }
+            Ending::Complete => end_chunks(stream),
             Ending::Cut => {}
             Ending::Stall(pause) => std::thread::sleep(pause),
         }
-    });
-    address
+    })
 }
 
 /// A one-connection HTTP server that answers with a chunked `text/event-stream` body, writing
 /// each piece after its pause, then ends the body.
 pub fn timed_stream_server(pieces: Vec<(Duration, String)>) -> SocketAddr {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("bind: {e}"));
-    let address = listener
-        .local_addr()
-        .unwrap_or_else(|e| panic!("address: {e}"));
-    std::thread::spawn(move || {
-        let Ok((mut stream, _)) = listener.accept() else {
-            return;
-        };
-        if !read_request(&stream) || stream.write_all(STREAM_HEAD.as_bytes()).is_err() {
-            return;
-        }
+    stream_server(move |stream| {
         for (pause, piece) in pieces {
             std::thread::sleep(pause);
-            if !write_chunk(&mut stream, &piece) {
+            if !write_chunk(stream, &piece) {
                 return;
             }
         }
-        let _ = stream.write_all(b"0\r\n\r\n");
-        let _ = stream.flush();
-    });
-    address
+        end_chunks(stream);
+    })
 }
 
 /// A status error's code and message, or a panic naming what came instead.

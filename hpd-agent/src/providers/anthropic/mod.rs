@@ -32,12 +32,12 @@ mod wire;
 use std::fmt;
 
 use async_trait::async_trait;
-use reqwest::header::{HeaderName, HeaderValue};
 
 use crate::chat::{ChatClient, ChatError, ChatRequest, ChatResponse, TextSink};
-use crate::providers::http::{Transport, encode_body, env_var, parse_base_url};
+use crate::providers::http::encode_body;
+use crate::providers::settings::{Api, HttpSettings};
 
-use stream::StreamAssembler;
+pub(crate) use stream::StreamAssembler;
 use wire::{Settings, parse_message, request_body};
 
 /// The base URL used when none is given: the Anthropic API (requests go to
@@ -98,29 +98,30 @@ pub const DEFAULT_MAX_TOKENS: u32 = 4096;
 /// Cloning is cheap; the API key is never printed by `Debug` nor shown in an error.
 #[derive(Clone)]
 pub struct AnthropicClient {
-    model: String,
-    base_url: String,
-    transport: Transport,
-    streaming: bool,
+    settings: HttpSettings,
     prompt_caching: bool,
     default_max_tokens: u32,
 }
 
+/// The Messages API, for the shared client plumbing.
+static API: Api = Api {
+    what: "Anthropic messages",
+    default_base_url: DEFAULT_BASE_URL,
+    path: "/v1/messages",
+    key_header: "x-api-key",
+    key_prefix: "",
+    headers: &[("anthropic-version", API_VERSION)],
+    key_var: "ANTHROPIC_API_KEY",
+    base_url_var: "ANTHROPIC_BASE_URL",
+    keyed_host: "api.anthropic.com",
+    missing_key: "ANTHROPIC_API_KEY is not set; set it, or set ANTHROPIC_BASE_URL to a server \
+                  that needs no key",
+};
+
 impl fmt::Debug for AnthropicClient {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("AnthropicClient")
-            .field("model", &self.model)
-            .field("base_url", &self.base_url)
-            .field(
-                "api_key",
-                &self
-                    .transport
-                    .has_header("x-api-key")
-                    .then_some("<redacted>"),
-            )
-            .field("timeout", &self.transport.timeout)
-            .field("retry", &self.transport.retry)
-            .field("streaming", &self.streaming)
+        self.settings
+            .debug_struct(f, "AnthropicClient")
             .field("prompt_caching", &self.prompt_caching)
             .field("default_max_tokens", &self.default_max_tokens)
             .finish_non_exhaustive()
@@ -148,33 +149,8 @@ impl AnthropicClient {
     /// [`ChatError::Config`] when `model` is empty, when the key cannot be sent in an HTTP
     /// header, or when the HTTP client cannot be initialised.
     pub fn new(model: impl Into<String>, api_key: impl Into<String>) -> Result<Self, ChatError> {
-        let model = model.into();
-        if model.trim().is_empty() {
-            return Err(ChatError::Config("the model name is empty".into()));
-        }
-        let api_key = api_key.into();
-        let (base_url, endpoint) =
-            parse_base_url(DEFAULT_BASE_URL, "/v1/messages", DEFAULT_BASE_URL)?;
-        let mut transport = Transport::new("Anthropic messages", endpoint)?;
-        transport.set_header(
-            HeaderName::from_static("anthropic-version"),
-            HeaderValue::from_static(API_VERSION),
-        );
-        if !api_key.trim().is_empty() {
-            transport.set_secret_header(
-                HeaderName::from_static("x-api-key"),
-                "",
-                api_key.trim(),
-            )?;
-        }
-        Ok(AnthropicClient {
-            model,
-            base_url,
-            transport,
-            streaming: true,
-            prompt_caching: true,
-            default_max_tokens: DEFAULT_MAX_TOKENS,
-        })
+        let settings = HttpSettings::new(&API, model.into(), &api_key.into())?;
+        Ok(AnthropicClient::with_settings(settings))
     }
 
     /// A client for `model` configured from the environment.
@@ -206,24 +182,18 @@ impl AnthropicClient {
         model: String,
         lookup: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Self, ChatError> {
-        let key = env_var(lookup, "ANTHROPIC_API_KEY");
-        let base = env_var(lookup, "ANTHROPIC_BASE_URL");
-        let client = Self::new(model, key.clone().unwrap_or_default())?;
-        let client = match base {
-            Some(base) => client.with_base_url(&base).map_err(|e| match e {
-                ChatError::Config(m) => ChatError::Config(format!("ANTHROPIC_BASE_URL: {m}")),
-                other => other,
-            })?,
-            None => client,
-        };
-        if key.is_none() && client.transport.endpoint.host_str() == Some("api.anthropic.com") {
-            return Err(ChatError::Config(
-                "ANTHROPIC_API_KEY is not set; set it, or set ANTHROPIC_BASE_URL to a server \
-                 that needs no key"
-                    .into(),
-            ));
+        let settings = HttpSettings::from_lookup(&API, model, lookup)?;
+        Ok(AnthropicClient::with_settings(settings))
+    }
+
+    /// A client with `settings` and the Anthropic defaults: prompt caching on,
+    /// [`DEFAULT_MAX_TOKENS`].
+    fn with_settings(settings: HttpSettings) -> Self {
+        AnthropicClient {
+            settings,
+            prompt_caching: true,
+            default_max_tokens: DEFAULT_MAX_TOKENS,
         }
-        Ok(client)
     }
 
     /// Sends requests to `{base_url}/v1/messages` instead (a trailing `/` is ignored).
@@ -241,10 +211,7 @@ impl AnthropicClient {
     /// [`ChatError::Config`] when `base_url` is not an absolute `http` or `https` URL, or has a
     /// query or fragment.
     pub fn with_base_url(mut self, base_url: impl AsRef<str>) -> Result<Self, ChatError> {
-        let (base_url, endpoint) =
-            parse_base_url(base_url.as_ref(), "/v1/messages", DEFAULT_BASE_URL)?;
-        self.base_url = base_url;
-        self.transport.endpoint = endpoint;
+        self.settings.set_base_url(base_url.as_ref())?;
         Ok(self)
     }
 
@@ -304,43 +271,18 @@ impl ChatClient for AnthropicClient {
         text: TextSink<'_>,
     ) -> Result<ChatResponse, ChatError> {
         let settings = Settings {
-            model: &self.model,
-            streaming: self.streaming,
+            model: &self.settings.model,
+            streaming: self.settings.streaming,
             prompt_caching: self.prompt_caching,
             default_max_tokens: self.default_max_tokens,
         };
         let body = encode_body(&request_body(request, &settings), &request.options.extra)?;
-        self.transport
-            .exchange(
-                &body,
-                self.streaming,
-                StreamAssembler::new,
-                parse_message,
-                text,
-            )
+        self.settings
+            .exchange(&body, StreamAssembler::new, parse_message, text)
             .await
     }
 }
 
-/// The response of a stream body given as the chunks it arrived in (status `http_status`),
-/// without a connection.
-///
-/// # Errors
-///
-/// As [`complete`](ChatClient::complete) for a streamed answer.
-pub(crate) fn parse_stream(
-    chunks: &[&[u8]],
-    http_status: u16,
-    text: TextSink<'_>,
-) -> Result<ChatResponse, ChatError> {
-    crate::providers::http::parse_stream_chunks(StreamAssembler::new(http_status), chunks, text)
-}
-
-/// The response of a non-streamed body (status `http_status`), without a connection.
-///
-/// # Errors
-///
-/// As [`complete`](ChatClient::complete) for a JSON answer.
-pub(crate) fn parse_body(body: &str, http_status: u16) -> Result<ChatResponse, ChatError> {
-    parse_message(body, http_status)
-}
+// The parser of a non-streamed body, without a connection, for the fuzz targets (which feed
+// streams to `StreamAssembler` through `http::parse_stream_chunks`).
+pub(crate) use wire::parse_message as parse_body;

@@ -4,7 +4,8 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::chat::{ChatError, ChatResponse, TextSink};
-use crate::providers::http::{MAX_EXCERPT, StreamParser, parse_json, shorten, stream_error};
+use crate::providers::http::{MAX_EXCERPT, StreamParser, event_error, parse_json, shorten};
+use crate::providers::pending::{Pending, PendingCalls, append};
 use crate::providers::sse::{Flow, SseEvent};
 
 use super::wire::{Part, WireUsage, api_error, response_from_parts};
@@ -50,42 +51,40 @@ struct Delta {
     stop_reason: Option<String>,
 }
 
-/// A content block being assembled.
+/// How a content block started: its index, the block as `content_block_start` sent it, and
+/// its signature (of a thinking block), appended to by `signature_delta`s. The block's text
+/// and its `input_json_delta` pieces are kept by [`PendingCalls`].
 #[derive(Debug)]
-struct Block {
+struct Head {
     index: u64,
-    /// The block as `content_block_start` sent it.
     start: Value,
-    text: String,
-    /// The `input_json_delta` pieces, joined; `None` when none came.
-    json: Option<String>,
     signature: Option<String>,
 }
 
 /// Builds a [`ChatResponse`] from the events of a stream.
 #[derive(Debug)]
-pub(super) struct StreamAssembler {
+pub(crate) struct StreamAssembler {
     http_status: u16,
     events: usize,
     started: bool,
-    blocks: Vec<Block>,
+    blocks: PendingCalls<Head>,
     usage: WireUsage,
     stop_reason: Option<String>,
 }
 
 impl StreamAssembler {
-    pub(super) fn new(http_status: u16) -> Self {
+    pub(crate) fn new(http_status: u16) -> Self {
         StreamAssembler {
             http_status,
             events: 0,
             started: false,
-            blocks: Vec::new(),
+            blocks: PendingCalls::default(),
             usage: WireUsage::default(),
             stop_reason: None,
         }
     }
 
-    fn block(&mut self, index: Option<u64>, kind: &str) -> Result<&mut Block, ChatError> {
+    fn block(&mut self, index: Option<u64>, kind: &str) -> Result<&mut Pending<Head>, ChatError> {
         let index = index.ok_or_else(|| {
             ChatError::Malformed(format!(
                 "stream event {}: {kind} without an index",
@@ -93,15 +92,11 @@ impl StreamAssembler {
             ))
         })?;
         let events = self.events;
-        self.blocks
-            .iter_mut()
-            .rev()
-            .find(|b| b.index == index)
-            .ok_or_else(|| {
-                ChatError::Malformed(format!(
-                    "stream event {events}: {kind} for content block {index}, which was never started"
-                ))
-            })
+        self.blocks.find(|head| head.index == index).ok_or_else(|| {
+            ChatError::Malformed(format!(
+                "stream event {events}: {kind} for content block {index}, which was never started"
+            ))
+        })
     }
 
     /// Feeds the `data` of one event.
@@ -147,13 +142,12 @@ impl StreamAssembler {
                 if is_text && !text.is_empty() {
                     sink(&text);
                 }
-                self.blocks.push(Block {
+                let head = Head {
                     index,
                     signature: start["signature"].as_str().map(str::to_owned),
-                    text,
-                    json: None,
                     start,
-                });
+                };
+                self.blocks.start(head, text);
             }
             "content_block_delta" => {
                 let delta = event.delta.ok_or_else(|| {
@@ -166,7 +160,7 @@ impl StreamAssembler {
                 // Text deltas belong to text blocks and thinking deltas to thinking blocks;
                 // one sent to another kind of block is dropped, so the streamed text is
                 // always the answer's text.
-                let kind = block.start["type"].as_str().unwrap_or_default();
+                let kind = block.head.start["type"].as_str().unwrap_or_default();
                 match delta.kind.as_deref() {
                     Some("text_delta") if kind == "text" => {
                         let text = delta.text.unwrap_or_default();
@@ -175,17 +169,16 @@ impl StreamAssembler {
                             block.text.push_str(&text);
                         }
                     }
-                    Some("input_json_delta") => block
-                        .json
-                        .get_or_insert_with(String::new)
-                        .push_str(&delta.partial_json.unwrap_or_default()),
+                    Some("input_json_delta") => {
+                        block.push_arguments(&delta.partial_json.unwrap_or_default());
+                    }
                     Some("thinking_delta") if kind == "thinking" => {
                         block.text.push_str(&delta.thinking.unwrap_or_default());
                     }
-                    Some("signature_delta") => block
-                        .signature
-                        .get_or_insert_with(String::new)
-                        .push_str(&delta.signature.unwrap_or_default()),
+                    Some("signature_delta") => append(
+                        &mut block.head.signature,
+                        &delta.signature.unwrap_or_default(),
+                    ),
                     // Deltas this client does not use (citations...).
                     _ => {}
                 }
@@ -229,12 +222,13 @@ impl StreamAssembler {
         }
         let mut parts = Vec::with_capacity(self.blocks.len());
         for block in self.blocks {
-            let field = |name: &str| block.start[name].as_str().unwrap_or_default().to_owned();
-            parts.push(match block.start["type"].as_str() {
+            let head = block.head;
+            let field = |name: &str| head.start[name].as_str().unwrap_or_default().to_owned();
+            parts.push(match head.start["type"].as_str() {
                 Some("text") => Part::Text(block.text),
                 Some("thinking") => Part::Thinking {
                     text: block.text,
-                    signature: block.signature,
+                    signature: head.signature,
                 },
                 Some("redacted_thinking") => Part::Redacted(field("data")),
                 Some("tool_use") => Part::ToolUse {
@@ -242,9 +236,9 @@ impl StreamAssembler {
                     name: field("name"),
                     // The streamed pieces as the model sent them; without any, the start's
                     // `input` (an object, `{}` when empty).
-                    arguments: match block.json {
+                    arguments: match block.arguments {
                         Some(json) => json,
-                        None => match &block.start["input"] {
+                        None => match &head.start["input"] {
                             Value::Null => String::new(),
                             input => input.to_string(),
                         },
@@ -262,13 +256,10 @@ impl StreamParser for StreamAssembler {
     /// Feeds one server-sent event. The event's `data` carries its `type`; an `error:` field
     /// (llama.cpp) is the provider's error too.
     fn feed_event(&mut self, event: &SseEvent, sink: TextSink<'_>) -> Result<Flow, ChatError> {
-        if let Some(error) = &event.error {
-            return Err(stream_error(error, self.http_status));
+        match event_error::<Event>(event, self.http_status) {
+            Some(error) => Err(error),
+            None => self.feed(&event.data, sink),
         }
-        if event.event == "error" && serde_json::from_str::<Event>(&event.data).is_err() {
-            return Err(stream_error(&event.data, self.http_status));
-        }
-        self.feed(&event.data, sink)
     }
 
     fn finish(self, done: bool) -> Result<ChatResponse, ChatError> {
@@ -285,20 +276,10 @@ mod tests {
     use serde_json::json;
 
     use crate::providers::anthropic::wire::parse_message;
+    use crate::providers::test_support::{check_events, feed_data, json_values};
 
     fn feed_all(events: &[String]) -> Result<ChatResponse, ChatError> {
-        let sink = |_: &str| {};
-        let mut assembler = StreamAssembler::new(200);
-        for data in events {
-            let event = SseEvent {
-                data: data.clone(),
-                ..SseEvent::default()
-            };
-            if assembler.feed_event(&event, &sink)? == Flow::Done {
-                return assembler.finish(true);
-            }
-        }
-        assembler.finish(false)
+        feed_data(StreamAssembler::new(200), events)
     }
 
     /// Found while writing the `anthropic_messages` fuzz target's check that the streamed text
@@ -426,22 +407,7 @@ mod tests {
     ];
 
     fn json() -> impl Strategy<Value = Value> {
-        let leaf = prop_oneof![
-            Just(Value::Null),
-            any::<bool>().prop_map(Value::Bool),
-            (0u64..4).prop_map(Value::from),
-            any::<i64>().prop_map(Value::from),
-            select(TYPES).prop_map(Value::from),
-            "[a-z{}\\[\\]\":,]{0,6}".prop_map(Value::from),
-        ];
-        leaf.prop_recursive(4, 40, 5, |inner| {
-            prop_oneof![
-                vec(inner.clone(), 0..3).prop_map(Value::Array),
-                vec((select(KEYS), inner), 0..5).prop_map(|fields| {
-                    Value::Object(fields.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
-                }),
-            ]
-        })
+        json_values(KEYS, TYPES)
     }
 
     /// Well-shaped events with random parts, so the block bookkeeping is exercised.
@@ -473,14 +439,7 @@ mod tests {
     }
 
     fn check(events: &[String]) {
-        if let Ok(response) = feed_all(events) {
-            for call in &response.tool_calls {
-                assert!(!call.id.is_empty() && !call.name.is_empty(), "{call:?}");
-            }
-        }
-        for data in events {
-            let _ = parse_message(data, 200);
-        }
+        check_events(StreamAssembler::new(200), events, parse_message);
     }
 
     proptest! {

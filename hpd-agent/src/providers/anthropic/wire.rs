@@ -412,7 +412,7 @@ pub(super) fn api_error(error: &Value, http_status: u16) -> ChatError {
 }
 
 /// Parses a non-streamed body.
-pub(super) fn parse_message(body: &str, http_status: u16) -> Result<ChatResponse, ChatError> {
+pub(crate) fn parse_message(body: &str, http_status: u16) -> Result<ChatResponse, ChatError> {
     let message: WireMessage = parse_json(body).map_err(|e| {
         ChatError::Malformed(format!(
             "the response body is not a message ({e}): {}",

@@ -56,12 +56,12 @@ mod wire;
 use std::fmt;
 
 use async_trait::async_trait;
-use reqwest::header::AUTHORIZATION;
 
 use crate::chat::{ChatClient, ChatError, ChatRequest, ChatResponse, TextSink};
-use crate::providers::http::{Transport, encode_body, env_var, parse_base_url};
+use crate::providers::http::encode_body;
+use crate::providers::settings::{Api, HttpSettings};
 
-use stream::StreamAssembler;
+pub(crate) use stream::StreamAssembler;
 use wire::{WireRequest, parse_completion};
 
 /// The base URL used when none is given: the OpenAI API.
@@ -124,27 +124,28 @@ pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 /// ```
 #[derive(Clone)]
 pub struct OpenAiClient {
-    model: String,
-    base_url: String,
-    transport: Transport,
-    streaming: bool,
+    settings: HttpSettings,
 }
+
+/// The Chat Completions API, for the shared client plumbing.
+static API: Api = Api {
+    what: "OpenAI chat completion",
+    default_base_url: DEFAULT_BASE_URL,
+    path: "/chat/completions",
+    key_header: "authorization",
+    key_prefix: "Bearer ",
+    headers: &[],
+    key_var: "OPENAI_API_KEY",
+    base_url_var: "OPENAI_BASE_URL",
+    keyed_host: "api.openai.com",
+    missing_key: "OPENAI_API_KEY is not set; set it, or set OPENAI_BASE_URL to a server that \
+                  needs no key (Ollama, vLLM, llama.cpp)",
+};
 
 impl fmt::Debug for OpenAiClient {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("OpenAiClient")
-            .field("model", &self.model)
-            .field("base_url", &self.base_url)
-            .field(
-                "api_key",
-                &self
-                    .transport
-                    .has_header("authorization")
-                    .then_some("<redacted>"),
-            )
-            .field("timeout", &self.transport.timeout)
-            .field("retry", &self.transport.retry)
-            .field("streaming", &self.streaming)
+        self.settings
+            .debug_struct(f, "OpenAiClient")
             .finish_non_exhaustive()
     }
 }
@@ -170,23 +171,8 @@ impl OpenAiClient {
     /// [`ChatError::Config`] when `model` is empty, when the key cannot be sent in an HTTP header
     /// (control characters, line breaks), or when the HTTP client cannot be initialised.
     pub fn new(model: impl Into<String>, api_key: impl Into<String>) -> Result<Self, ChatError> {
-        let model = model.into();
-        if model.trim().is_empty() {
-            return Err(ChatError::Config("the model name is empty".into()));
-        }
-        let api_key = api_key.into();
-        let (base_url, endpoint) =
-            parse_base_url(DEFAULT_BASE_URL, "/chat/completions", DEFAULT_BASE_URL)?;
-        let mut transport = Transport::new("OpenAI chat completion", endpoint)?;
-        if !api_key.trim().is_empty() {
-            transport.set_secret_header(AUTHORIZATION, "Bearer ", api_key.trim())?;
-        }
-        Ok(OpenAiClient {
-            model,
-            base_url,
-            transport,
-            streaming: true,
-        })
+        let settings = HttpSettings::new(&API, model.into(), &api_key.into())?;
+        Ok(OpenAiClient { settings })
     }
 
     /// A client for `model` configured from the environment.
@@ -220,24 +206,8 @@ impl OpenAiClient {
         model: String,
         lookup: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Self, ChatError> {
-        let key = env_var(lookup, "OPENAI_API_KEY");
-        let base = env_var(lookup, "OPENAI_BASE_URL");
-        let client = Self::new(model, key.clone().unwrap_or_default())?;
-        let client = match base {
-            Some(base) => client.with_base_url(&base).map_err(|e| match e {
-                ChatError::Config(m) => ChatError::Config(format!("OPENAI_BASE_URL: {m}")),
-                other => other,
-            })?,
-            None => client,
-        };
-        if key.is_none() && client.transport.endpoint.host_str() == Some("api.openai.com") {
-            return Err(ChatError::Config(
-                "OPENAI_API_KEY is not set; set it, or set OPENAI_BASE_URL to a server that \
-                 needs no key (Ollama, vLLM, llama.cpp)"
-                    .into(),
-            ));
-        }
-        Ok(client)
+        let settings = HttpSettings::from_lookup(&API, model, lookup)?;
+        Ok(OpenAiClient { settings })
     }
 
     /// Sends requests to `base_url` instead: `{base_url}/chat/completions` (a trailing `/` is
@@ -257,10 +227,7 @@ impl OpenAiClient {
     /// [`ChatError::Config`] when `base_url` is not an absolute `http` or `https` URL, or has a
     /// query or fragment.
     pub fn with_base_url(mut self, base_url: impl AsRef<str>) -> Result<Self, ChatError> {
-        let (base_url, endpoint) =
-            parse_base_url(base_url.as_ref(), "/chat/completions", DEFAULT_BASE_URL)?;
-        self.base_url = base_url;
-        self.transport.endpoint = endpoint;
+        self.settings.set_base_url(base_url.as_ref())?;
         Ok(self)
     }
 
@@ -302,43 +269,18 @@ impl ChatClient for OpenAiClient {
         text: TextSink<'_>,
     ) -> Result<ChatResponse, ChatError> {
         let body = encode_body(
-            &WireRequest::new(&self.model, request, self.streaming),
+            &WireRequest::new(&self.settings.model, request, self.settings.streaming),
             &request.options.extra,
         )?;
-        self.transport
-            .exchange(
-                &body,
-                self.streaming,
-                StreamAssembler::new,
-                parse_completion,
-                text,
-            )
+        self.settings
+            .exchange(&body, StreamAssembler::new, parse_completion, text)
             .await
     }
 }
 
-/// The response of a stream body given as the chunks it arrived in (status `http_status`),
-/// without a connection.
-///
-/// # Errors
-///
-/// As [`complete`](ChatClient::complete) for a streamed answer.
-pub(crate) fn parse_stream(
-    chunks: &[&[u8]],
-    http_status: u16,
-    text: TextSink<'_>,
-) -> Result<ChatResponse, ChatError> {
-    crate::providers::http::parse_stream_chunks(StreamAssembler::new(http_status), chunks, text)
-}
-
-/// The response of a non-streamed body (status `http_status`), without a connection.
-///
-/// # Errors
-///
-/// As [`complete`](ChatClient::complete) for a JSON answer.
-pub(crate) fn parse_body(body: &str, http_status: u16) -> Result<ChatResponse, ChatError> {
-    parse_completion(body, http_status)
-}
+// The parser of a non-streamed body, without a connection, for the fuzz targets (which feed
+// streams to `StreamAssembler` through `http::parse_stream_chunks`).
+pub(crate) use wire::parse_completion as parse_body;
 
 #[cfg(test)]
 mod tests {
@@ -380,16 +322,17 @@ mod tests {
         .unwrap();
         assert_eq!(local.base_url(), "http://localhost:11434/v1");
         assert_eq!(
-            local.transport.endpoint.as_str(),
+            local.settings.transport.endpoint.as_str(),
             "http://localhost:11434/v1/chat/completions"
         );
-        assert!(!local.transport.has_header("authorization"));
+        assert!(!local.settings.transport.has_header("authorization"));
 
         let keyed =
             OpenAiClient::from_lookup("m".into(), &lookup(&[("OPENAI_API_KEY", "sk-1")])).unwrap();
         assert_eq!(keyed.base_url(), DEFAULT_BASE_URL);
         assert_eq!(
             keyed
+                .settings
                 .transport
                 .header("authorization")
                 .unwrap()

@@ -65,7 +65,7 @@ struct PartialCall {
 
 /// Builds a [`ChatResponse`] from the `data` of the events of a stream.
 #[derive(Debug)]
-pub(super) struct StreamAssembler {
+pub(crate) struct StreamAssembler {
     http_status: u16,
     chunks: usize,
     text: String,
@@ -76,7 +76,7 @@ pub(super) struct StreamAssembler {
 }
 
 impl StreamAssembler {
-    pub(super) fn new(http_status: u16) -> Self {
+    pub(crate) fn new(http_status: u16) -> Self {
         StreamAssembler {
             http_status,
             chunks: 0,

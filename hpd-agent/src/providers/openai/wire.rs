@@ -301,7 +301,7 @@ pub(super) struct FunctionPart {
 }
 
 /// Parses a non-streamed body.
-pub(super) fn parse_completion(body: &str, http_status: u16) -> Result<ChatResponse, ChatError> {
+pub(crate) fn parse_completion(body: &str, http_status: u16) -> Result<ChatResponse, ChatError> {
     let completion: Completion = parse_json(body).map_err(|e| {
         ChatError::Malformed(format!(
             "the response body is not a chat completion ({e}): {}",

@@ -30,13 +30,13 @@ mod wire;
 use std::fmt;
 
 use async_trait::async_trait;
-use reqwest::header::AUTHORIZATION;
 
 use crate::chat::{ChatClient, ChatError, ChatRequest, ChatResponse, TextSink};
-use crate::providers::http::{Transport, encode_body, env_var, parse_base_url};
+use crate::providers::http::encode_body;
 use crate::providers::openai::DEFAULT_BASE_URL;
+use crate::providers::settings::{Api, HttpSettings};
 
-use stream::StreamAssembler;
+pub(crate) use stream::StreamAssembler;
 use wire::{parse_response, request_body};
 
 /// A [`ChatClient`] for the OpenAI Responses API.
@@ -72,28 +72,29 @@ use wire::{parse_response, request_body};
 /// Cloning is cheap; the API key is never printed by `Debug` nor shown in an error.
 #[derive(Clone)]
 pub struct OpenAiResponsesClient {
-    model: String,
-    base_url: String,
-    transport: Transport,
-    streaming: bool,
+    settings: HttpSettings,
     store: bool,
 }
 
+/// The Responses API, for the shared client plumbing.
+static API: Api = Api {
+    what: "OpenAI responses",
+    default_base_url: DEFAULT_BASE_URL,
+    path: "/responses",
+    key_header: "authorization",
+    key_prefix: "Bearer ",
+    headers: &[],
+    key_var: "OPENAI_API_KEY",
+    base_url_var: "OPENAI_BASE_URL",
+    keyed_host: "api.openai.com",
+    missing_key: "OPENAI_API_KEY is not set; set it, or set OPENAI_BASE_URL to a server that \
+                  needs no key",
+};
+
 impl fmt::Debug for OpenAiResponsesClient {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("OpenAiResponsesClient")
-            .field("model", &self.model)
-            .field("base_url", &self.base_url)
-            .field(
-                "api_key",
-                &self
-                    .transport
-                    .has_header("authorization")
-                    .then_some("<redacted>"),
-            )
-            .field("timeout", &self.transport.timeout)
-            .field("retry", &self.transport.retry)
-            .field("streaming", &self.streaming)
+        self.settings
+            .debug_struct(f, "OpenAiResponsesClient")
             .field("store", &self.store)
             .finish_non_exhaustive()
     }
@@ -117,22 +118,9 @@ impl OpenAiResponsesClient {
     /// [`ChatError::Config`] when `model` is empty, when the key cannot be sent in an HTTP
     /// header, or when the HTTP client cannot be initialised.
     pub fn new(model: impl Into<String>, api_key: impl Into<String>) -> Result<Self, ChatError> {
-        let model = model.into();
-        if model.trim().is_empty() {
-            return Err(ChatError::Config("the model name is empty".into()));
-        }
-        let api_key = api_key.into();
-        let (base_url, endpoint) =
-            parse_base_url(DEFAULT_BASE_URL, "/responses", DEFAULT_BASE_URL)?;
-        let mut transport = Transport::new("OpenAI responses", endpoint)?;
-        if !api_key.trim().is_empty() {
-            transport.set_secret_header(AUTHORIZATION, "Bearer ", api_key.trim())?;
-        }
+        let settings = HttpSettings::new(&API, model.into(), &api_key.into())?;
         Ok(OpenAiResponsesClient {
-            model,
-            base_url,
-            transport,
-            streaming: true,
+            settings,
             store: false,
         })
     }
@@ -160,24 +148,11 @@ impl OpenAiResponsesClient {
         model: String,
         lookup: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Self, ChatError> {
-        let key = env_var(lookup, "OPENAI_API_KEY");
-        let base = env_var(lookup, "OPENAI_BASE_URL");
-        let client = Self::new(model, key.clone().unwrap_or_default())?;
-        let client = match base {
-            Some(base) => client.with_base_url(&base).map_err(|e| match e {
-                ChatError::Config(m) => ChatError::Config(format!("OPENAI_BASE_URL: {m}")),
-                other => other,
-            })?,
-            None => client,
-        };
-        if key.is_none() && client.transport.endpoint.host_str() == Some("api.openai.com") {
-            return Err(ChatError::Config(
-                "OPENAI_API_KEY is not set; set it, or set OPENAI_BASE_URL to a server that \
-                 needs no key"
-                    .into(),
-            ));
-        }
-        Ok(client)
+        let settings = HttpSettings::from_lookup(&API, model, lookup)?;
+        Ok(OpenAiResponsesClient {
+            settings,
+            store: false,
+        })
     }
 
     /// Sends requests to `{base_url}/responses` instead (a trailing `/` is ignored).
@@ -195,10 +170,7 @@ impl OpenAiResponsesClient {
     /// [`ChatError::Config`] when `base_url` is not an absolute `http` or `https` URL, or has a
     /// query or fragment.
     pub fn with_base_url(mut self, base_url: impl AsRef<str>) -> Result<Self, ChatError> {
-        let (base_url, endpoint) =
-            parse_base_url(base_url.as_ref(), "/responses", DEFAULT_BASE_URL)?;
-        self.base_url = base_url;
-        self.transport.endpoint = endpoint;
+        self.settings.set_base_url(base_url.as_ref())?;
         Ok(self)
     }
 
@@ -241,40 +213,20 @@ impl ChatClient for OpenAiResponsesClient {
         text: TextSink<'_>,
     ) -> Result<ChatResponse, ChatError> {
         let body = encode_body(
-            &request_body(&self.model, request, self.streaming, self.store),
+            &request_body(
+                &self.settings.model,
+                request,
+                self.settings.streaming,
+                self.store,
+            ),
             &request.options.extra,
         )?;
-        self.transport
-            .exchange(
-                &body,
-                self.streaming,
-                StreamAssembler::new,
-                parse_response,
-                text,
-            )
+        self.settings
+            .exchange(&body, StreamAssembler::new, parse_response, text)
             .await
     }
 }
 
-/// The response of a stream body given as the chunks it arrived in (status `http_status`),
-/// without a connection.
-///
-/// # Errors
-///
-/// As [`complete`](ChatClient::complete) for a streamed answer.
-pub(crate) fn parse_stream(
-    chunks: &[&[u8]],
-    http_status: u16,
-    text: TextSink<'_>,
-) -> Result<ChatResponse, ChatError> {
-    crate::providers::http::parse_stream_chunks(StreamAssembler::new(http_status), chunks, text)
-}
-
-/// The response of a non-streamed body (status `http_status`), without a connection.
-///
-/// # Errors
-///
-/// As [`complete`](ChatClient::complete) for a JSON answer.
-pub(crate) fn parse_body(body: &str, http_status: u16) -> Result<ChatResponse, ChatError> {
-    parse_response(body, http_status)
-}
+// The parser of a non-streamed body, without a connection, for the fuzz targets (which feed
+// streams to `StreamAssembler` through `http::parse_stream_chunks`).
+pub(crate) use wire::parse_response as parse_body;

@@ -5,8 +5,9 @@ use serde_json::Value;
 
 use crate::chat::{ChatError, ChatResponse, TextSink, Usage};
 use crate::providers::http::{
-    MAX_EXCERPT, StreamParser, arguments_text, embedded_error, parse_json, shorten, stream_error,
+    MAX_EXCERPT, StreamParser, arguments_text, embedded_error, event_error, parse_json, shorten,
 };
+use crate::providers::pending::{Pending, PendingCalls};
 use crate::providers::sse::{Flow, SseEvent};
 
 use super::wire::{WireItem, WireResponse, add_item};
@@ -36,23 +37,21 @@ struct Event {
     code: Option<Value>,
 }
 
-/// An output item being assembled.
+/// An output item being assembled: its `output_index` and the item as the server last sent
+/// it. Its streamed text (message items) or reasoning text (reasoning items) and its streamed
+/// arguments (function calls) are kept by [`PendingCalls`].
 #[derive(Debug)]
-struct Partial {
+struct Head {
     output_index: Option<u64>,
     item: WireItem,
-    /// Streamed text (message items) or reasoning text (reasoning items).
-    text: String,
-    /// Streamed arguments (function calls); `None` when no delta came.
-    arguments: Option<String>,
 }
 
 /// Builds a [`ChatResponse`] from the events of a stream.
 #[derive(Debug)]
-pub(super) struct StreamAssembler {
+pub(crate) struct StreamAssembler {
     http_status: u16,
     events: usize,
-    items: Vec<Partial>,
+    items: PendingCalls<Head>,
     /// The response of the final `response.completed` or `response.incomplete` event.
     last: Option<WireResponseBox>,
 }
@@ -67,36 +66,37 @@ impl std::fmt::Debug for WireResponseBox {
 }
 
 impl StreamAssembler {
-    pub(super) fn new(http_status: u16) -> Self {
+    pub(crate) fn new(http_status: u16) -> Self {
         StreamAssembler {
             http_status,
             events: 0,
-            items: Vec::new(),
+            items: PendingCalls::default(),
             last: None,
         }
     }
 
     /// The item an event names by `item_id` (else `output_index`), started as `kind` when it
     /// is not known yet (servers may skip `output_item.added`).
-    fn item(&mut self, id: Option<&str>, output_index: Option<u64>, kind: &str) -> &mut Partial {
-        let found = self.items.iter().rposition(|p| match id {
-            Some(id) => p.item.id.as_deref() == Some(id),
-            None => output_index.is_some() && p.output_index == output_index,
-        });
-        let position = found.unwrap_or_else(|| {
-            self.items.push(Partial {
+    fn item(
+        &mut self,
+        id: Option<&str>,
+        output_index: Option<u64>,
+        kind: &str,
+    ) -> &mut Pending<Head> {
+        self.items.find_or_start(
+            |head| match id {
+                Some(id) => head.item.id.as_deref() == Some(id),
+                None => output_index.is_some() && head.output_index == output_index,
+            },
+            || Head {
                 output_index,
                 item: WireItem {
                     kind: kind.to_owned(),
                     id: id.map(str::to_owned),
                     ..WireItem::default()
                 },
-                text: String::new(),
-                arguments: None,
-            });
-            self.items.len() - 1
-        });
-        &mut self.items[position]
+            },
+        )
     }
 
     /// Feeds the `data` of one event.
@@ -125,7 +125,7 @@ impl StreamAssembler {
             "response.output_item.added" => {
                 let item = event.item.unwrap_or_default();
                 let partial = self.item(item.id.as_deref(), event.output_index, &item.kind);
-                partial.item = item;
+                partial.head.item = item;
             }
             "response.output_text.delta" | "response.refusal.delta" => {
                 let delta = event.delta.unwrap_or_default();
@@ -139,9 +139,7 @@ impl StreamAssembler {
             "response.function_call_arguments.delta" => {
                 let delta = event.delta.unwrap_or_default();
                 self.item(id, event.output_index, "function_call")
-                    .arguments
-                    .get_or_insert_with(String::new)
-                    .push_str(&delta);
+                    .push_arguments(&delta);
             }
             "response.function_call_arguments.done" => {
                 if let Some(arguments) = event.arguments {
@@ -158,7 +156,7 @@ impl StreamAssembler {
             "response.output_item.done" => {
                 let item = event.item.unwrap_or_default();
                 let partial = self.item(item.id.as_deref(), event.output_index, &item.kind);
-                partial.item = item;
+                partial.head.item = item;
             }
             "response.completed" | "response.incomplete" => {
                 self.last = Some(WireResponseBox(Box::new(
@@ -209,7 +207,7 @@ impl StreamAssembler {
             }
         }
         for partial in self.items {
-            let mut item = partial.item;
+            let mut item = partial.head.item;
             match item.kind.as_str() {
                 "message" if !partial.text.is_empty() => text.push_str(&partial.text),
                 "function_call" => {
@@ -246,13 +244,10 @@ impl StreamAssembler {
 impl StreamParser for StreamAssembler {
     /// Feeds one server-sent event; an `error:` field (llama.cpp) is the provider's error too.
     fn feed_event(&mut self, event: &SseEvent, sink: TextSink<'_>) -> Result<Flow, ChatError> {
-        if let Some(error) = &event.error {
-            return Err(stream_error(error, self.http_status));
+        match event_error::<Event>(event, self.http_status) {
+            Some(error) => Err(error),
+            None => self.feed(&event.data, sink),
         }
-        if event.event == "error" && serde_json::from_str::<Event>(&event.data).is_err() {
-            return Err(stream_error(&event.data, self.http_status));
-        }
-        self.feed(&event.data, sink)
     }
 
     fn finish(self, done: bool) -> Result<ChatResponse, ChatError> {
@@ -269,20 +264,10 @@ mod tests {
     use serde_json::json;
 
     use crate::providers::openai_responses::wire::parse_response;
+    use crate::providers::test_support::{check_events, feed_data, json_values};
 
     fn feed_all(events: &[String]) -> Result<ChatResponse, ChatError> {
-        let sink = |_: &str| {};
-        let mut assembler = StreamAssembler::new(200);
-        for data in events {
-            let event = SseEvent {
-                data: data.clone(),
-                ..SseEvent::default()
-            };
-            if assembler.feed_event(&event, &sink)? == Flow::Done {
-                return assembler.finish(true);
-            }
-        }
-        assembler.finish(false)
+        feed_data(StreamAssembler::new(200), events)
     }
 
     #[test]
@@ -360,22 +345,7 @@ mod tests {
     ];
 
     fn json() -> impl Strategy<Value = Value> {
-        let leaf = prop_oneof![
-            Just(Value::Null),
-            any::<bool>().prop_map(Value::Bool),
-            (0u64..4).prop_map(Value::from),
-            any::<i64>().prop_map(Value::from),
-            select(TYPES).prop_map(Value::from),
-            "[a-z{}\\[\\]\":,]{0,6}".prop_map(Value::from),
-        ];
-        leaf.prop_recursive(4, 40, 5, |inner| {
-            prop_oneof![
-                vec(inner.clone(), 0..3).prop_map(Value::Array),
-                vec((select(KEYS), inner), 0..5).prop_map(|fields| {
-                    Value::Object(fields.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
-                }),
-            ]
-        })
+        json_values(KEYS, TYPES)
     }
 
     fn event() -> impl Strategy<Value = Value> {
@@ -392,14 +362,7 @@ mod tests {
     }
 
     fn check(events: &[String]) {
-        if let Ok(response) = feed_all(events) {
-            for call in &response.tool_calls {
-                assert!(!call.id.is_empty() && !call.name.is_empty(), "{call:?}");
-            }
-        }
-        for data in events {
-            let _ = parse_response(data, 200);
-        }
+        check_events(StreamAssembler::new(200), events, parse_response);
     }
 
     proptest! {

@@ -321,7 +321,7 @@ pub(super) fn response_from(
 }
 
 /// Parses a non-streamed body.
-pub(super) fn parse_response(body: &str, http_status: u16) -> Result<ChatResponse, ChatError> {
+pub(crate) fn parse_response(body: &str, http_status: u16) -> Result<ChatResponse, ChatError> {
     let response: WireResponse = parse_json(body).map_err(|e| {
         ChatError::Malformed(format!(
             "the response body is not a Responses API response ({e}): {}",

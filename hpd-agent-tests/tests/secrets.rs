@@ -1,90 +1,22 @@
 //! API keys never show: not in errors (even when the server echoes the key), not in `Debug`
 //! output, not in agent events, not in `tracing` output (retries log their errors).
 
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+mod support;
+
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use hpd_agent::{
     AgentBuilder, AgentRunConfig, AnthropicClient, ChatClient, OpenAiClient, OpenAiResponsesClient,
 };
-use serde_json::json;
-use tracing::field::{Field, Visit};
-use tracing::span::{Attributes, Id, Record};
-use tracing::{Event, Metadata, Subscriber};
-use wiremock::matchers::method;
-use wiremock::{Mock, MockServer, ResponseTemplate};
+use support::{Recorder, echoing_server};
+use wiremock::MockServer;
 
 const KEY: &str = "sk-very-secret-key-123";
 
-/// Records every event and span of the crate as text.
-#[derive(Default)]
-struct Recorder {
-    next: AtomicU64,
-    lines: Mutex<Vec<String>>,
-}
-
-struct Fields(String);
-
-impl Visit for Fields {
-    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
-        self.0.push_str(&format!(" {}={value:?}", field.name()));
-    }
-}
-
-impl Subscriber for &'static Recorder {
-    fn enabled(&self, metadata: &Metadata<'_>) -> bool {
-        metadata.target().starts_with("hpd_agent")
-    }
-
-    fn new_span(&self, span: &Attributes<'_>) -> Id {
-        let mut fields = Fields(String::new());
-        span.record(&mut fields);
-        self.lines
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push(format!("span {}{}", span.metadata().name(), fields.0));
-        Id::from_u64(self.next.fetch_add(1, Ordering::SeqCst) + 1)
-    }
-
-    fn record(&self, _span: &Id, _values: &Record<'_>) {}
-
-    fn record_follows_from(&self, _span: &Id, _follows: &Id) {}
-
-    fn event(&self, event: &Event<'_>) {
-        let mut fields = Fields(String::new());
-        event.record(&mut fields);
-        self.lines
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push(format!("event {}{}", event.metadata().target(), fields.0));
-    }
-
-    fn enter(&self, _span: &Id) {}
-
-    fn exit(&self, _span: &Id) {}
-}
-
-/// A server that fails with the key in its message: 503 once (retried, so traced), then 401.
-async fn echoing_server() -> MockServer {
-    let server = MockServer::start().await;
-    let body = json!({"type": "error", "error": {"type": "authentication_error",
-                      "message": format!("Incorrect API key provided: {KEY}")}});
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(503).set_body_json(body.clone()))
-        .up_to_n_times(1)
-        .mount(&server)
-        .await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(401).set_body_json(body))
-        .mount(&server)
-        .await;
-    server
-}
-
 /// Runs one failing turn through `client` and returns everything the run let out.
 fn leaks(client: Box<dyn ChatClient>, debug: String) -> Vec<String> {
-    let recorder: &'static Recorder = Box::leak(Box::default());
+    let recorder = Recorder::leak();
     let events = Arc::new(Mutex::new(Vec::new()));
     let seen = Arc::clone(&events);
     let error = tracing::subscriber::with_default(recorder, || {
@@ -113,7 +45,7 @@ fn leaks(client: Box<dyn ChatClient>, debug: String) -> Vec<String> {
     let mut texts = error;
     texts.push(debug);
     texts.extend(events.lock().unwrap().iter().cloned());
-    let lines = recorder.lines.lock().unwrap().clone();
+    let lines = recorder.lines();
     assert!(
         lines.iter().any(|l| l.contains("retrying")),
         "the retry was traced: {lines:?}"
@@ -140,7 +72,7 @@ fn no_client_lets_its_key_out() {
     let servers: Vec<MockServer> = runtime.block_on(async {
         let mut servers = Vec::new();
         for _ in 0..3 {
-            servers.push(echoing_server().await);
+            servers.push(echoing_server(KEY).await);
         }
         servers
     });
