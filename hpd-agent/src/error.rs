@@ -32,7 +32,7 @@ pub enum RegistryError {
 pub struct HydrateError {
     /// The Rust type that was being deserialized, e.g. `SearchToolsConfig`.
     pub type_name: &'static str,
-    /// The JSON path of the value that failed (`.` for the root).
+    /// The JSON path of the value that failed (`.` for the root, which `Display` leaves out).
     pub path: String,
     /// serde's message.
     pub message: String,
@@ -40,11 +40,16 @@ pub struct HydrateError {
 
 impl fmt::Display for HydrateError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "invalid {} at '{}': {}",
-            self.type_name, self.path, self.message
-        )
+        // The root has no path worth showing: `invalid Meta: missing field `x``.
+        if self.path == "." {
+            write!(f, "invalid {}: {}", self.type_name, self.message)
+        } else {
+            write!(
+                f,
+                "invalid {} at '{}': {}",
+                self.type_name, self.path, self.message
+            )
+        }
     }
 }
 
