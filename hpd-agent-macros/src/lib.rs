@@ -372,14 +372,20 @@ pub fn tool_harness(args: TokenStream, input: TokenStream) -> TokenStream {
 /// pub struct Quiet;
 /// impl Middleware for Quiet {}
 ///
+/// #[derive(serde::Deserialize)]
+/// pub struct AuditConfig {
+///     #[serde(default)]
+///     verbose: bool, // `{}` is parsed when the registration gives no config
+/// }
+///
 /// pub struct Audit {
-///     level: String,
+///     verbose: bool,
 /// }
 /// impl Middleware for Audit {}
 /// impl ConfigurableMiddleware for Audit {
-///     type Config = String;
-///     fn from_config(level: String) -> Self {
-///         Audit { level }
+///     type Config = AuditConfig;
+///     fn from_config(config: AuditConfig) -> Self {
+///         Audit { verbose: config.verbose }
 ///     }
 /// }
 ///

@@ -85,10 +85,13 @@ use crate::session::SessionState;
 
 pub use memory::MemorySessionStore;
 #[cfg(feature = "postgres")]
+#[cfg_attr(docsrs, doc(cfg(feature = "postgres")))]
 pub use postgres::PostgresSessionStore;
 #[cfg(feature = "redis")]
+#[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
 pub use redis::RedisSessionStore;
 #[cfg(feature = "sqlite")]
+#[cfg_attr(docsrs, doc(cfg(feature = "sqlite")))]
 pub use sqlite::SqliteSessionStore;
 
 /// The format number of stored records this build writes and reads.
