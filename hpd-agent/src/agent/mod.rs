@@ -757,6 +757,21 @@ impl AgentRunConfig {
     /// # Errors
     ///
     /// Invalid JSON, unknown keys, or a `collapsing` key (collapsing belongs to the agent).
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, AgentRunConfig, ChatResponse, ScriptedChatClient};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let model = ScriptedChatClient::with_replies([ChatResponse::text("Hallo")]);
+    /// let agent = AgentBuilder::new().with_chat_client(model.clone()).build()?;
+    /// let run = AgentRunConfig::from_json(r#"{"additional_instructions": "Answer in German.", "max_iterations": 2}"#)?;
+    /// agent.session().run_with("Hello", run).await?;
+    /// assert!(model.requests()[0].instructions.ends_with("Answer in German."));
+    /// assert!(AgentRunConfig::from_json(r#"{"max_iterations": "two"}"#).is_err());
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn from_json(text: &str) -> Result<Self, crate::ConfigError> {
         let data = RunConfigData::from_json(text)?;
         let mut config = AgentRunConfig::new();

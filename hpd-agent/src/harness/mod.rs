@@ -43,8 +43,53 @@ pub trait ToolHarness: Send + Sync + Sized + 'static {
     type Config;
 
     /// The registry entry of this harness.
+    ///
+    /// ```
+    /// use hpd_agent::prelude::*;
+    ///
+    /// #[derive(Default)]
+    /// pub struct Scale;
+    ///
+    /// #[tool_harness]
+    /// impl Scale {
+    ///     /// The weight in grams.
+    ///     #[ai_function]
+    ///     fn weigh(&self) -> u32 { 500 }
+    /// }
+    ///
+    /// let entry = Scale::harness_entry();
+    /// assert_eq!((entry.name, entry.functions.len()), ("Scale", 1));
+    /// ```
     fn harness_entry() -> &'static HarnessEntry;
 
     /// Builds the harness from a config with its config constructor.
+    ///
+    /// ```
+    /// use hpd_agent::prelude::*;
+    ///
+    /// #[derive(serde::Deserialize)]
+    /// pub struct UnitConfig {
+    ///     metric: bool,
+    /// }
+    ///
+    /// pub struct Units {
+    ///     metric: bool,
+    /// }
+    ///
+    /// #[tool_harness]
+    /// impl Units {
+    ///     pub fn new(config: UnitConfig) -> Self {
+    ///         Units { metric: config.metric }
+    ///     }
+    ///
+    ///     /// The unit of length.
+    ///     #[ai_function]
+    ///     fn length_unit(&self) -> &'static str { if self.metric { "m" } else { "ft" } }
+    /// }
+    ///
+    /// // The generated impl calls the config constructor.
+    /// let units = <Units as ToolHarness>::from_config(UnitConfig { metric: true });
+    /// assert_eq!(units.length_unit(), "m");
+    /// ```
     fn from_config(config: Self::Config) -> Self;
 }

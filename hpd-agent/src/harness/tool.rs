@@ -37,6 +37,14 @@ pub trait IntoToolSchema {
     /// # Errors
     ///
     /// The text is not JSON.
+    ///
+    /// ```
+    /// use hpd_agent::IntoToolSchema;
+    /// use serde_json::json;
+    ///
+    /// assert_eq!(r#"{"type": "object"}"#.into_tool_schema(), Ok(json!({"type": "object"})));
+    /// assert!("{oops".into_tool_schema().is_err());
+    /// ```
     fn into_tool_schema(self) -> Result<Value, String>;
 }
 

@@ -688,7 +688,25 @@ pub trait Middleware: Send + Sync + 'static {
 
     /// At the end of a turn, also after a failed run.
     ///
-    /// See [`TurnOutcome`] for an example.
+    /// ```
+    /// use hpd_agent::{async_trait, HookResult, Middleware};
+    /// use hpd_agent::middleware::{TurnInfo, TurnOutcome};
+    ///
+    /// struct Usage;
+    ///
+    /// #[async_trait]
+    /// impl Middleware for Usage {
+    ///     async fn after_message_turn(&self, turn: &TurnInfo, outcome: TurnOutcome<'_>) -> HookResult {
+    ///         if let TurnOutcome::Finished { usage, .. } = outcome {
+    ///             eprintln!("{}: {} tokens in", turn.agent_name, usage.input_tokens);
+    ///         }
+    ///         Ok(())
+    ///     }
+    /// }
+    /// # let _ = Usage;
+    /// ```
+    ///
+    /// [`TurnOutcome`] has a runnable example.
     ///
     /// # Errors
     ///
@@ -700,7 +718,23 @@ pub trait Middleware: Send + Sync + 'static {
 
     /// Before each model request.
     ///
-    /// See [`IterationInfo`] and [`HookResult`] for examples.
+    /// ```
+    /// use hpd_agent::{async_trait, HookResult, Middleware};
+    /// use hpd_agent::middleware::IterationInfo;
+    ///
+    /// struct Trace;
+    ///
+    /// #[async_trait]
+    /// impl Middleware for Trace {
+    ///     async fn before_iteration(&self, iteration: &IterationInfo) -> HookResult {
+    ///         eprintln!("request {} with tools {:?}", iteration.iteration, iteration.visible_tools);
+    ///         Ok(())
+    ///     }
+    /// }
+    /// # let _ = Trace;
+    /// ```
+    ///
+    /// [`IterationInfo`] has a runnable example.
     ///
     /// # Errors
     ///
@@ -803,7 +837,24 @@ pub trait Middleware: Send + Sync + 'static {
 
     /// Before a function runs. May [`block`](FunctionCall::block) it.
     ///
-    /// See [`FunctionCall`] for an example.
+    /// ```
+    /// use hpd_agent::{async_trait, FunctionCall, HookResult, Middleware};
+    ///
+    /// struct NoShell;
+    ///
+    /// #[async_trait]
+    /// impl Middleware for NoShell {
+    ///     async fn before_function(&self, call: &mut FunctionCall) -> HookResult {
+    ///         if call.function_name() == "run_shell" {
+    ///             call.block("Error: shell access is disabled");
+    ///         }
+    ///         Ok(())
+    ///     }
+    /// }
+    /// # let _ = NoShell;
+    /// ```
+    ///
+    /// [`FunctionCall`] has a runnable example.
     ///
     /// # Errors
     ///
@@ -817,7 +868,24 @@ pub trait Middleware: Send + Sync + 'static {
     /// Around the function body. Call `next.run().await` to go on; return another result to
     /// replace it.
     ///
-    /// See [`Next`] and [`Next::run`] for examples.
+    /// ```
+    /// use hpd_agent::{async_trait, FunctionCall, Middleware, MiddlewareError, Next, ToolResult};
+    ///
+    /// struct Cache;
+    ///
+    /// #[async_trait]
+    /// impl Middleware for Cache {
+    ///     async fn wrap_function_call(&self, call: &FunctionCall, next: Next<'_>) -> Result<ToolResult, MiddlewareError> {
+    ///         if call.function_name() == "today" {
+    ///             return Ok(ToolResult::ok("Monday")); // answered without running the function
+    ///         }
+    ///         next.run().await
+    ///     }
+    /// }
+    /// # let _ = Cache;
+    /// ```
+    ///
+    /// [`Next::run`] has a runnable example.
     ///
     /// # Errors
     ///

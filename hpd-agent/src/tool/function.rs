@@ -115,7 +115,17 @@ impl Function {
 
     /// The canonical tool name.
     ///
-    /// See [`Function`] for an example.
+    /// ```
+    /// use hpd_agent::Registry;
+    /// # use hpd_agent::prelude::*;
+    /// # #[derive(Default)] pub struct Planets;
+    /// # #[tool_harness] impl Planets { /// A planet by its number.
+    /// # #[ai_function(name = "planet")] fn planet_by_number(&self, n: u8) -> String { n.to_string() } }
+    ///
+    /// // The tool name, which `name = "..."` may have changed from the method's.
+    /// assert_eq!(Registry::global().instantiate::<Planets>()?[0].name(), "planet");
+    /// # Ok::<(), hpd_agent::ConstructError>(())
+    /// ```
     #[must_use]
     pub fn name(&self) -> &str {
         &self.name
@@ -123,30 +133,89 @@ impl Function {
 
     /// The name of the harness it belongs to (for a sub-agent registered on its own, the
     /// sub-agent's name).
+    ///
+    /// ```
+    /// use hpd_agent::Registry;
+    /// # use hpd_agent::prelude::*;
+    /// # #[derive(Default)] pub struct Almanac;
+    /// # #[tool_harness] impl Almanac { /// Sunrise.
+    /// # #[ai_function] fn sunrise(&self) -> String { "06:12".into() } }
+    ///
+    /// assert_eq!(Registry::global().instantiate::<Almanac>()?[0].harness_name(), "Almanac");
+    /// # Ok::<(), hpd_agent::ConstructError>(())
+    /// ```
     #[must_use]
     pub fn harness_name(&self) -> &str {
         &self.harness
     }
 
     /// The description the model reads (metadata placeholders rendered).
+    ///
+    /// ```
+    /// use hpd_agent::Registry;
+    /// # use hpd_agent::prelude::*;
+    /// # #[derive(Default)] pub struct Tides;
+    /// # #[tool_harness] impl Tides { /// The next high tide.
+    /// # #[ai_function] fn high_tide(&self) -> String { "14:03".into() } }
+    ///
+    /// assert_eq!(Registry::global().instantiate::<Tides>()?[0].description(), "The next high tide.");
+    /// # Ok::<(), hpd_agent::ConstructError>(())
+    /// ```
     #[must_use]
     pub fn description(&self) -> &str {
         &self.definition.description
     }
 
     /// The JSON schema of the parameters.
+    ///
+    /// ```
+    /// use hpd_agent::Registry;
+    /// # use hpd_agent::prelude::*;
+    /// # #[derive(Default)] pub struct Moon;
+    /// # #[tool_harness] impl Moon { /// The moon phase on a day.
+    /// # #[ai_function] fn moon_phase(&self, day: u32) -> String { day.to_string() } }
+    ///
+    /// let schema = Registry::global().instantiate::<Moon>()?[0].schema().clone();
+    /// assert_eq!(schema["properties"]["day"]["type"], "integer");
+    /// # Ok::<(), hpd_agent::ConstructError>(())
+    /// ```
     #[must_use]
     pub fn schema(&self) -> &Value {
         &self.definition.parameters
     }
 
     /// The tool definition sent to models.
+    ///
+    /// ```
+    /// use hpd_agent::Registry;
+    /// # use hpd_agent::prelude::*;
+    /// # #[derive(Default)] pub struct Stars;
+    /// # #[tool_harness] impl Stars { /// Visible stars.
+    /// # #[ai_function] fn visible_stars(&self) -> u32 { 3000 } }
+    ///
+    /// let function = &Registry::global().instantiate::<Stars>()?[0];
+    /// let definition = function.definition();
+    /// assert_eq!((definition.name.as_str(), definition.description.as_str()), ("visible_stars", "Visible stars."));
+    /// # Ok::<(), hpd_agent::ConstructError>(())
+    /// ```
     #[must_use]
     pub fn definition(&self) -> &Arc<ToolDefinition> {
         &self.definition
     }
 
     /// The timeout of the body, if the function declares one.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use hpd_agent::Registry;
+    /// # use hpd_agent::prelude::*;
+    /// # #[derive(Default)] pub struct Comet;
+    /// # #[tool_harness] impl Comet { /// Next comet.
+    /// # #[ai_function(timeout_ms = 1500)] fn next_comet(&self) -> String { "2061".into() } }
+    ///
+    /// assert_eq!(Registry::global().instantiate::<Comet>()?[0].timeout(), Some(Duration::from_millis(1500)));
+    /// # Ok::<(), hpd_agent::ConstructError>(())
+    /// ```
     #[must_use]
     pub fn timeout(&self) -> Option<Duration> {
         self.timeout
