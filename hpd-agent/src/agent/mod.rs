@@ -4,6 +4,21 @@
 //! results, request again, until the model answers without tool calls or `max_iterations`
 //! requests have been made. See the [crate docs](crate) for the collapsing rules that decide
 //! which tools each request carries.
+//!
+//! ```
+//! use hpd_agent::{AgentBuilder, AgentRunConfig, ChatResponse, ScriptedChatClient};
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let model = ScriptedChatClient::with_replies([ChatResponse::text("Hi!"), ChatResponse::text("Bye!")]);
+//! let agent = AgentBuilder::new().with_instructions("Be brief.").with_chat_client(model).build()?;
+//! let mut session = agent.session();
+//! session.run("Hello").await?;
+//! let output = session.run_with("Goodbye", AgentRunConfig::new().with_max_iterations(2)).await?;
+//! assert_eq!((output.text.as_str(), session.history().len()), ("Bye!", 4));
+//! # Ok(())
+//! # }
+//! ```
 
 mod builder;
 mod events;

@@ -10,6 +10,22 @@
 //! - [`ModelOptions`], [`ToolChoice`]: generation settings of a request.
 //! - [`Usage`], [`FinishReason`], [`Reasoning`]: what comes back besides text and tool calls.
 //! - [`ChatClient`], [`ChatError`], [`TextSink`]: the provider contract.
+//!
+//! ```
+//! use hpd_agent::{ChatClient, ChatMessage, ChatRequest, ChatResponse, ModelOptions, ScriptedChatClient};
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), hpd_agent::ChatError> {
+//! // What an agent does for every model request, by hand.
+//! let client = ScriptedChatClient::with_replies([ChatResponse::text("Paris")]);
+//! let messages = [ChatMessage::user("Capital of France?")];
+//! let options = ModelOptions::new().with_temperature(0.0);
+//! let request = ChatRequest::new("Answer in one word.", &messages, &[]).with_options(&options);
+//! let response = client.complete(request, &|_delta| {}).await?;
+//! assert_eq!(response.text.as_deref(), Some("Paris"));
+//! # Ok(())
+//! # }
+//! ```
 
 mod message;
 mod options;

@@ -1,6 +1,35 @@
 //! Harnesses: groups of tools an agent registers as a unit, declared in Rust with the macros
 //! ([`ToolHarness`], found through the link-time [`registry`]) or built at run time
 //! ([`HarnessBuilder`] gives a [`DynamicHarness`]).
+//!
+//! ```
+//! use hpd_agent::prelude::*;
+//! use hpd_agent::{AgentBuilder, HarnessBuilder, ScriptedChatClient, Tool, ToolResult};
+//! use serde_json::json;
+//!
+//! // Declared in Rust ...
+//! #[derive(Default)]
+//! pub struct Clipboard;
+//!
+//! #[collapse("Clipboard access")]
+//! impl Clipboard {
+//!     /// Reads the clipboard.
+//!     #[ai_function]
+//!     fn paste(&self) -> String { "copied text".into() }
+//! }
+//!
+//! // ... or built at run time.
+//! let beep = Tool::new("beep", "Beeps", json!({"type": "object"}), |_, _| async { ToolResult::ok("beep") });
+//! let speaker = HarnessBuilder::new("Speaker").tool(beep).build()?;
+//!
+//! let agent = AgentBuilder::new()
+//!     .with_tool_harness::<Clipboard>()
+//!     .with_harness(speaker)
+//!     .with_chat_client(ScriptedChatClient::new())
+//!     .build()?;
+//! assert_eq!(agent.initial_tool_names(), ["beep", "Clipboard"]);
+//! # Ok::<(), hpd_agent::BuildError>(())
+//! ```
 
 mod dynamic;
 pub(crate) mod names;

@@ -12,6 +12,28 @@
 //! [`AgentBuilder::with_tool_ref`](crate::AgentBuilder::with_tool_ref)) may use nothing of the
 //! library; then write `use my_harnesses as _;` in the binary (or call any function of it) so the
 //! linker keeps it. The `harness-library` example crate shows this.
+//!
+//! ```
+//! use hpd_agent::prelude::*;
+//! use hpd_agent::{AgentBuilder, AgentConfig, Registry, ScriptedChatClient};
+//!
+//! #[derive(Default)]
+//! pub struct Printer;
+//!
+//! #[tool_harness]
+//! impl Printer {
+//!     /// Prints a document.
+//!     #[ai_function]
+//!     fn print_document(&self, name: String) -> String { format!("printed {name}") }
+//! }
+//!
+//! // The macro registered `Printer` at link time: config can name it.
+//! assert!(Registry::global().get("Printer").is_some());
+//! let config = AgentConfig::from_json(r#"{"tool_harnesses": ["Printer"]}"#)?;
+//! let agent = AgentBuilder::from_config(config).with_chat_client(ScriptedChatClient::new()).build()?;
+//! assert_eq!(agent.initial_tool_names(), ["print_document"]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use std::any::{Any, TypeId};
 use std::collections::HashMap;

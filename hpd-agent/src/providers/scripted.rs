@@ -1,4 +1,21 @@
 //! [`ScriptedChatClient`]: a chat client that replays scripted responses and records requests.
+//!
+//! ```
+//! use hpd_agent::{AgentBuilder, ChatResponse, ScriptedChatClient, ToolCall};
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! // A test of an agent: script the model's side, then check what the agent sent it.
+//! let model = ScriptedChatClient::with_replies([
+//!     ChatResponse::tool_calls(vec![ToolCall::new("c1", "missing_tool", "{}")]),
+//!     ChatResponse::text("I could not find that tool."),
+//! ]);
+//! let agent = AgentBuilder::new().with_chat_client(model.clone()).build()?;
+//! assert_eq!(agent.run("Use the tool").await?.text, "I could not find that tool.");
+//! assert_eq!(model.requests()[1].tool_result("c1").map(|(_, is_error)| is_error), Some(true));
+//! # Ok(())
+//! # }
+//! ```
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
