@@ -7,6 +7,37 @@ use std::fmt;
 use crate::chat::ChatError;
 
 /// A problem with the harnesses linked into the program.
+///
+/// (This example is compiled on its own, `standalone_crate`: the two harnesses it links would
+/// be a conflict in the registry of every other doc test.)
+///
+/// ```rust,standalone_crate
+/// use hpd_agent::prelude::*;
+/// use hpd_agent::{Registry, RegistryError};
+///
+/// #[derive(Default)]
+/// pub struct Weathervane;
+/// #[tool_harness(name = "vane")]
+/// impl Weathervane {
+///     /// The wind direction.
+///     #[ai_function]
+///     fn wind(&self) -> String { "west".into() }
+/// }
+///
+/// #[derive(Default)]
+/// pub struct OtherVane;
+/// #[tool_harness(name = "VANE")]
+/// impl OtherVane {
+///     /// The wind speed.
+///     #[ai_function]
+///     fn wind_speed(&self) -> u32 { 3 }
+/// }
+///
+/// // Linked into one program, these two would make every agent build fail.
+/// let registry = Registry::from_entries([Weathervane::harness_entry(), OtherVane::harness_entry()]);
+/// let Err(error @ RegistryError::DuplicateName { .. }) = registry.validate() else { panic!() };
+/// assert!(error.to_string().contains("differ only in case"));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum RegistryError {
@@ -28,6 +59,37 @@ pub enum RegistryError {
 
 /// A JSON value that did not deserialize into a user type (a harness config, metadata, a
 /// middleware config). Carries the type's name and the JSON path of the offending value.
+///
+/// ```
+/// use hpd_agent::prelude::*;
+/// use hpd_agent::{AgentBuilder, AgentConfig, BuildError, ScriptedChatClient};
+///
+/// #[derive(serde::Deserialize)]
+/// pub struct FeedConfig {
+///     urls: Vec<String>,
+/// }
+///
+/// pub struct Feeds {
+///     urls: Vec<String>,
+/// }
+///
+/// #[tool_harness]
+/// impl Feeds {
+///     pub fn new(config: FeedConfig) -> Self {
+///         Feeds { urls: config.urls }
+///     }
+///
+///     /// The feed URLs.
+///     #[ai_function]
+///     fn feed_urls(&self) -> Vec<String> { self.urls.clone() }
+/// }
+///
+/// let config = AgentConfig::from_json(r#"{"tool_harnesses": [{"name": "Feeds", "config": {"urls": [1]}}]}"#)?;
+/// let error = AgentBuilder::from_config(config).with_chat_client(ScriptedChatClient::new()).build().unwrap_err();
+/// let BuildError::Config { source, .. } = &error else { panic!("{error}") };
+/// assert_eq!((source.type_name, source.path.as_str()), ("FeedConfig", "urls[0]"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HydrateError {
     /// The Rust type that was being deserialized, e.g. `SearchToolsConfig`.
@@ -56,6 +118,26 @@ impl fmt::Display for HydrateError {
 impl std::error::Error for HydrateError {}
 
 /// Why the registry could not create a harness instance.
+///
+/// ```
+/// use hpd_agent::prelude::*;
+/// use hpd_agent::{ConstructError, Registry};
+/// use serde_json::json;
+///
+/// #[derive(Default)]
+/// pub struct Stopwatch;
+///
+/// #[tool_harness]
+/// impl Stopwatch {
+///     /// Starts the stopwatch.
+///     #[ai_function]
+///     fn start_stopwatch(&self) {}
+/// }
+///
+/// let info = Registry::global().get("Stopwatch").unwrap();
+/// let error = info.construct(Some(&json!({"laps": 3}))).unwrap_err();
+/// assert!(matches!(error, ConstructError::ConfigNotAccepted { harness: "Stopwatch" }));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ConstructError {
@@ -109,6 +191,18 @@ impl From<ConstructError> for BuildError {
 }
 
 /// Why [`AgentBuilder::build`](crate::AgentBuilder::build) (or config parsing) failed.
+///
+/// ```
+/// use hpd_agent::{AgentBuilder, BuildError, ScriptedChatClient};
+///
+/// let error = AgentBuilder::new()
+///     .with_tool_ref("no_dot_here")
+///     .with_chat_client(ScriptedChatClient::new())
+///     .build()
+///     .unwrap_err();
+/// assert!(matches!(error, BuildError::InvalidReference { .. }));
+/// assert_eq!(error.to_string(), "invalid tool reference 'no_dot_here': expected 'Harness.function'");
+/// ```
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum BuildError {
@@ -313,6 +407,27 @@ pub enum BuildError {
 }
 
 /// Why a run failed. The session keeps its history and can run again.
+///
+/// ```
+/// use hpd_agent::{AgentBuilder, ChatResponse, RunError, ScriptedChatClient, ToolCall};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let model = ScriptedChatClient::with_replies([
+///     ChatResponse::tool_calls(vec![ToolCall::new("c1", "loop", "{}")]),
+///     ChatResponse::text("unreached"),
+/// ]);
+/// let agent = AgentBuilder::new().with_max_iterations(1).with_chat_client(model).build()?;
+/// let mut session = agent.session();
+/// match session.run("Go").await {
+///     Err(RunError::MaxIterations(n)) => assert_eq!(n, 1),
+///     other => panic!("{other:?}"),
+/// }
+/// // Every call was answered, so the history stays valid for the next run.
+/// assert_eq!(session.history().len(), 3);
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum RunError {

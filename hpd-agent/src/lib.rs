@@ -7,7 +7,16 @@
 //! [`#[ai_function]`](macro@ai_function). The macros check the harness at compile time, derive a
 //! JSON schema for each function's parameters, and register the harness at link time; an
 //! [`AgentBuilder`] then registers harnesses by type or by name (also from JSON
-//! [`AgentConfig`]), and an [`Agent`] runs the model loop.
+//! [`AgentConfig`]), and an [`Agent`] runs the model loop: request, run the tool calls, send
+//! their results, until the model answers. The signature feature is *collapsing*: a collapsed
+//! harness is shown to the model as one container tool, and its functions appear only after the
+//! model calls it, so a large catalog costs a few tokens until it is needed.
+//!
+//! # Quick start
+//!
+//! A collapsed harness, an agent, and a run. The model here is a [`ScriptedChatClient`] that
+//! plays a conversation and records the requests, so the example runs offline; swap it for
+//! [`OpenAiClient`], [`OpenAiResponsesClient`] or [`AnthropicClient`] to talk to a real model.
 //!
 //! ```
 //! use hpd_agent::prelude::*;
@@ -49,12 +58,17 @@
 //! # }
 //! ```
 //!
-//! # Writing a harness
+//! # Harnesses and functions
 //!
-//! - The impl macro owns the whole block: it reads `#[ai_function]` on methods and
-//!   `#[ai_description("...")]` on parameters, strips them, and registers the harness. Both
-//!   accept `name = "..."` (default: the type's name) and `metadata = Type`; `#[collapse]` also
-//!   takes `function_result`, `system_prompt` and `middlewares = [...]`.
+//! A *harness* is a type whose annotated impl block declares functions; the macros' pages list
+//! every option with its default, the compile errors for common mistakes, and what they
+//! generate.
+//!
+//! - The impl macro owns the whole block: it reads `#[ai_function]` and `#[sub_agent]` on
+//!   methods and `#[ai_description("...")]` on parameters, strips them, and registers the
+//!   harness. Both impl macros accept `name = "..."` (default: the type's name) and
+//!   `metadata = Type`; `#[collapse]` also takes `function_result`, `system_prompt` and
+//!   `middlewares = [...]`.
 //! - `#[ai_function]` options: `name`, `description` (default: the doc comment), `condition`,
 //!   `timeout_ms`. Names must match `[A-Za-z0-9_-]{1,64}`.
 //! - Methods are `fn` or `async fn` taking `&self` (the harness is shared by concurrent calls, so
@@ -70,19 +84,234 @@
 //!   that hides `Result` is not recognised.
 //! - The registry creates a harness with `fn new(config: C) -> Self` (a *config constructor*;
 //!   the config comes from JSON or code, `{}` when none is given), else `fn new() -> Self`, else
-//!   `Default`. A pre-built instance can always be registered instead.
-//! - [`#[sub_agent]`](macro@sub_agent) (optionally `name = "..."`) on a method taking only
-//!   `&self` and returning a [`SubAgent`] makes the sub-agent a member of the harness: listed by
-//!   its container, visible once the container expands, guarded by the harness's scoped
-//!   middleware. The tool name is the `name` option or the method's name.
+//!   `Default`. A pre-built instance can always be registered instead
+//!   ([`AgentBuilder::with_tool_harness_instance`]).
 //!
-//! # Harnesses built at run time
+//! Harnesses are found through `inventory`, which sees a library's harnesses only when the
+//! library is linked into the final binary. A binary that names harnesses only in JSON config
+//! should write `use my_harness_library as _;` so the linker keeps the crate (see
+//! [`registry`]).
+//!
+//! # Collapsing
+//!
+//! A collapsed harness is offered to the model as one *container* tool named after the harness,
+//! described as `{description} (functions: f1, f2, ...)`, with an empty parameter object. Its
+//! functions are visible only while the container is expanded. Before every model request the
+//! visible tools are computed, in this order:
+//!
+//! 1. functions of plain harnesses (and of never-collapsed harnesses, or of every harness when
+//!    collapsing is disabled), in registration order;
+//! 2. containers that are not expanded, in registration order;
+//! 3. members of expanded containers, in expansion order.
+//!
+//! What it buys, as measured in the repository's `BENCHMARKS.md` (OpenAI Chat tool JSON,
+//! `o200k_base` tokens): **92.3% fewer tool tokens on the first request** for a synthetic
+//! catalog of 20 collapsed harnesses × 8 functions, and **93.2%** for the tools of six MCP
+//! reference servers, with every function reachable in one extra call.
+//!
+//! - **Containers.** Calling a container expands it from the next request on; the call is
+//!   answered with `{Name} expanded. Available functions: ...`, followed by the harness's
+//!   `function_result` when it has one.
+//! - **Instructions.** An expanded container's `system_prompt` is added to the system text
+//!   under `## Active container instructions`, and its scoped middleware is created.
+//! - **Recovery.** Calling a hidden member, by its name or qualified (`MathTools.add`,
+//!   `mathtools:add`, `MathTools/add`, `MathTools-add`, `MathTools__add`), expands its container
+//!   too: the call is answered with `MathTools expanded. Available functions: add. Call add
+//!   again to run it.`, or run right away with [`CollapsingConfig::execute_recovered_calls`].
+//!   Functions that are not registered for the agent are never run, whatever name the model
+//!   uses.
+//! - **Turn end.** At the end of a turn all containers collapse again, unless
+//!   [`CollapsingConfig::persist_system_prompt_injections`] is set.
+//! - **Cache-stable layout.** Providers cache the longest unchanged prefix of a request (tools,
+//!   then system text, then messages), and the layout above changes the middle of the tool list
+//!   and the system text when a container expands. The cache-stable layout
+//!   ([`AgentBuilder::with_cache_stable_collapsing`], `{"collapsing": {"cache_stable": true}}`)
+//!   keeps every request of a turn a continuation of the previous one: an expanded container
+//!   stays in place with its members appended after all other tools, and its `system_prompt`
+//!   is carried, under the same heading, by the result of the call that expanded it instead of
+//!   the system text.
+//!
+//! Collapsing is on by default; turn it off with
+//! [`AgentBuilder::without_harness_collapsing`] or `{"collapsing": {"enabled": false}}`, keep
+//! chosen harnesses always open with [`CollapsingConfig::never_collapse`], and tune the rest
+//! with [`AgentBuilder::configure_harness_collapsing`].
+//!
+//! # Selective registration
+//!
+//! An agent need not take every function of a harness: [`AgentBuilder::with_tool`] and
+//! [`AgentBuilder::with_tool_ref`] (`"Harness.function"`) register one function,
+//! [`HarnessOptions::functions`] a subset, and a config entry `{"name": ..., "functions": [...]}`
+//! the same. Registrations of one harness merge (whole wins over a selection, selections are
+//! united), and a collapsed harness registered in part stays collapsed behind a container that
+//! lists only the selected functions.
+//!
+//! ```
+//! use hpd_agent::prelude::*;
+//! use hpd_agent::{AgentBuilder, ScriptedChatClient};
+//!
+//! #[derive(Default)]
+//! pub struct FileOps;
+//!
+//! #[collapse("File operations")]
+//! impl FileOps {
+//!     /// Reads a file.
+//!     #[ai_function]
+//!     fn read(&self, path: String) -> String { format!("contents of {path}") }
+//!     /// Deletes a file.
+//!     #[ai_function]
+//!     fn delete(&self, path: String) -> String { format!("deleted {path}") }
+//! }
+//!
+//! let agent = AgentBuilder::new()
+//!     .with_tool::<FileOps>("read") // `delete` is not registered, so it can never run
+//!     .with_chat_client(ScriptedChatClient::new())
+//!     .build()?;
+//! let tools = agent.tool_session().visible_tools();
+//! assert_eq!(tools[0].description, "File operations (functions: read)");
+//! # Ok::<(), hpd_agent::BuildError>(())
+//! ```
+//!
+//! # Configuration
+//!
+//! [`AgentConfig::from_json`] reads agents from JSON; keys match whatever their case or
+//! underscores (`ToolHarnesses`, `toolHarnesses`, `tool_harnesses`), unknown keys are errors that
+//! list the known ones, and every error carries the JSON path. [`AgentBuilder::from_config`]
+//! starts a builder from it; builder calls made afterwards merge with the config's entries. The
+//! [`config`] module shows the whole format; [`AgentRunConfig`] holds the settings of one run.
+//!
+//! ```
+//! use hpd_agent::{AgentBuilder, AgentConfig, ScriptedChatClient};
+//!
+//! let config = AgentConfig::from_json(r#"{
+//!     "name": "assistant",
+//!     "instructions": "Be brief.",
+//!     "max_iterations": 8,
+//!     "collapsing": {"cache_stable": true},
+//!     "tool_harnesses": [{"name": "Archive", "functions": ["read"]}]
+//! }"#)?;
+//! let agent = AgentBuilder::from_config(config)
+//!     .with_chat_client(ScriptedChatClient::new())
+//!     .build()?;
+//! assert_eq!(agent.name(), "assistant");
+//! assert_eq!(agent.initial_tool_names(), ["Archive"]);
+//!
+//! let error = AgentConfig::from_json(r#"{"tool_harnesses": [{"nmae": "Archive"}]}"#).unwrap_err();
+//! assert!(error.to_string().contains("tool_harnesses[0]"));
+//! # #[derive(Default)] pub struct Archive;
+//! # #[hpd_agent::collapse("Archived files")]
+//! # impl Archive {
+//! #     /// Reads a file.
+//! #     #[hpd_agent::ai_function]
+//! #     fn read(&self, path: String) -> String { path }
+//! # }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Middleware
+//!
+//! A [`Middleware`] hooks into turns, model requests and function calls: it can block a call
+//! ([`FunctionCall::block`]), wrap it ([`Middleware::wrap_function_call`]), rewrite its result
+//! ([`Middleware::after_function`]) or end the run with an error. *Global* middleware
+//! ([`AgentBuilder::with_middleware`]) sees every call; *scoped* middleware belongs to one
+//! harness (`#[collapse("...", middlewares = [Audit])]`, [`HarnessOptions::add_scoped_middleware`],
+//! [`HarnessBuilder::scoped_middleware`]) and sees only that harness's calls, created afresh at
+//! each expansion. The [`middleware`] module gives the order of hooks and what their errors do.
+//!
+//! ```
+//! use std::sync::{Arc, Mutex};
+//! use hpd_agent::prelude::*;
+//! use hpd_agent::{AgentBuilder, ChatResponse, FunctionCall, Middleware, MiddlewareError};
+//! use hpd_agent::{ScriptedChatClient, ToolCall, ToolResult};
+//!
+//! #[derive(Default)]
+//! struct AuditLog(Arc<Mutex<Vec<String>>>);
+//!
+//! #[async_trait]
+//! impl Middleware for AuditLog {
+//!     async fn after_function(&self, call: &FunctionCall, result: &mut ToolResult) -> Result<(), MiddlewareError> {
+//!         self.0.lock().unwrap().push(format!("{}({}) = {}", call.function_name(), call.arguments(), result.text));
+//!         Ok(())
+//!     }
+//! }
+//!
+//! #[derive(Default)]
+//! pub struct Greeter;
+//!
+//! #[tool_harness]
+//! impl Greeter {
+//!     /// Greets someone.
+//!     #[ai_function]
+//!     fn greet(&self, name: String) -> String { format!("Hello, {name}!") }
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let log = Arc::new(Mutex::new(Vec::new()));
+//! let model = ScriptedChatClient::with_replies([
+//!     ChatResponse::tool_calls(vec![ToolCall::new("c1", "greet", r#"{"name":"Ada"}"#)]),
+//!     ChatResponse::text("Done."),
+//! ]);
+//! let agent = AgentBuilder::new()
+//!     .with_tool_harness::<Greeter>()
+//!     .with_middleware(AuditLog(log.clone()))
+//!     .with_chat_client(model)
+//!     .build()?;
+//! agent.run("Greet Ada").await?;
+//! assert_eq!(*log.lock().unwrap(), [r#"greet({"name":"Ada"}) = Hello, Ada!"#]);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # Metadata and conditional functions
+//!
+//! A harness declared with `metadata = Type` gets a value of that type at registration
+//! ([`HarnessOptions::metadata`], or JSON `"metadata"` parsed into the type). Two things read
+//! it: `#[ai_function(condition = <expr>)]` leaves a function out of the agent when the
+//! expression over `metadata` is false, and `{metadata.field}` in a description is filled in
+//! from it. Without metadata at registration, conditions hold and placeholders are empty. The
+//! [`tool_harness`](macro@tool_harness) page has a full example.
+//!
+//! # Sub-agents
+//!
+//! A [`SubAgent`] is a tool (one required `input` string) that runs a child agent built from its
+//! own [`AgentConfig`], with the parent's chat client unless the config names a model; each
+//! call is a fresh child session, and the child's events reach the parent's subscribers as
+//! [`AgentEvent::SubAgent`]. Register it on its own with [`AgentBuilder::with_sub_agent`] (or
+//! the config's `sub_agents`), or as a member of a harness with
+//! [`#[sub_agent]`](macro@sub_agent), where it follows the harness's collapsing and scoped
+//! middleware. [`SubAgent::with_parent_functions`] hands chosen functions of the parent to the
+//! child.
+//!
+//! ```
+//! use hpd_agent::{AgentBuilder, AgentConfig, ChatResponse, ScriptedChatClient, SubAgent, ToolCall};
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! // One scripted model plays both: the parent calls the sub-agent, the child answers, the
+//! // parent answers with the child's text.
+//! let model = ScriptedChatClient::with_replies([
+//!     ChatResponse::tool_calls(vec![ToolCall::new("c1", "summarizer", r#"{"input": "a long text"}"#)]),
+//!     ChatResponse::text("short"),
+//!     ChatResponse::text("The summary is: short"),
+//! ]);
+//! let child = AgentConfig::from_json(r#"{"instructions": "Summarize in one word."}"#)?;
+//! let agent = AgentBuilder::new()
+//!     .with_sub_agent(SubAgent::new("summarizer", "Summarizes a text.", child))
+//!     .with_chat_client(model.clone())
+//!     .build()?;
+//! assert_eq!(agent.run("Summarize this").await?.text, "The summary is: short");
+//! assert_eq!(model.requests()[2].tool_result("c1"), Some(("short", false)));
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # Dynamic harnesses
 //!
 //! Tools that exist only at run time (an MCP server's, tools generated from an API description,
 //! plugins) form a [`DynamicHarness`], built by [`HarnessBuilder`] from [`Tool`]s: a name, a
 //! description, a JSON parameter schema and an async handler. A dynamic harness collapses,
-//! recovers, is selected, never-collapsed, uncollapsed and guarded by scoped middleware exactly
-//! like a macro harness.
+//! recovers, is selected, never-collapsed and guarded by scoped middleware exactly like a macro
+//! harness.
 //!
 //! ```
 //! use hpd_agent::{
@@ -141,47 +370,128 @@
 //! turn on, so one turn always sees one list. [`HarnessBuilder::before_turn`] runs an async hook
 //! at the start of every turn, where a source can reconnect.
 //!
-//! # Tools without a model
+//! # Providers and model options
 //!
-//! [`Agent::tool_session`] gives a [`ToolSession`]: the agent's tools as a model would see them,
-//! called by name, with containers, recovery and middleware as in a turn, which is what serving
-//! an agent's tools over MCP needs ([`Agent::flat_tool_session`] lists every function).
+//! An agent talks to its model through a [`ChatClient`]: [`OpenAiClient`] (OpenAI Chat
+//! Completions and the servers that speak it: llama.cpp, Ollama, vLLM, ...),
+//! [`OpenAiResponsesClient`] (the Responses API), [`AnthropicClient`] (the Messages API), or
+//! [`ScriptedChatClient`] for tests; see [`providers`]. [`AgentBuilder::with_openai`],
+//! [`AgentBuilder::with_openai_responses`] and [`AgentBuilder::with_anthropic`] configure one
+//! from the environment (`OPENAI_API_KEY`, `OPENAI_BASE_URL`, `ANTHROPIC_API_KEY`,
+//! `ANTHROPIC_BASE_URL`), as does a config's `"model": {"provider": ...}`.
 //!
-//! # Collapsing
+//! [`ModelOptions`] (temperature, token limit, stop sequences, seed, [`ToolChoice`],
+//! `parallel_tool_calls`, and `extra` request fields) go with every request: set them with
+//! [`AgentBuilder::with_model_options`], per run with [`AgentRunConfig::with_model_options`]
+//! (merged field by field over the agent's), or in config under `model.options`. A forcing
+//! tool choice holds until the model has called a tool in the turn, then the turn goes on
+//! with `Auto`; a [`ToolChoice::Tool`] name is resolved like a call of that name (a collapsed
+//! harness forces its container, a hidden function expands its container first, as recovery
+//! would, and is then forced).
 //!
-//! A collapsed harness is offered to the model as one *container* tool named after the harness,
-//! described as `{description} (functions: f1, f2, ...)`, with an empty parameter object. Its
-//! functions are visible only while the container is expanded. Before every model request the
-//! visible tools are computed, in this order:
+//! Every reply carries a [`FinishReason`]; a reply cut off at the token limit
+//! ([`FinishReason::Length`]) still ends the run, with [`RunOutput::finish_reason`] saying so
+//! and an [`AgentEvent::ResponseIncomplete`] for each such reply. [`Usage`] counts the whole
+//! prompt in `input_tokens` and its part read from the provider's prompt cache in
+//! `cached_input_tokens`. Reasoning a provider returns ([`Reasoning`], with Anthropic's
+//! signatures) is kept in the history and sent back where the provider needs it. API keys never
+//! appear in errors, `Debug` output, events or traces.
 //!
-//! 1. functions of plain harnesses (and of never-collapsed harnesses, or of every harness when
-//!    collapsing is disabled), in registration order;
-//! 2. containers that are not expanded, in registration order;
-//! 3. members of expanded containers, in expansion order.
+//! ```no_run
+//! use hpd_agent::AgentBuilder;
 //!
-//! Calling a container expands it (from the next request on), activates its `system_prompt`
-//! under `## Active container instructions`, and creates its scoped middleware. Calling a hidden
-//! member, by its name or qualified (`MathTools.add`, `mathtools:add`, `MathTools/add`,
-//! `MathTools-add`, `MathTools__add`), expands its container too (*recovery*): the call is
-//! answered with `MathTools expanded. Available functions: add. Call add again to run it.`, or
-//! run right away with [`CollapsingConfig::execute_recovered_calls`]. At the end of a turn all
-//! containers collapse again, unless [`CollapsingConfig::persist_system_prompt_injections`] is
-//! set. Functions that are not registered for the agent are never run, whatever name the model
-//! uses.
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! // Reads OPENAI_API_KEY (and OPENAI_BASE_URL for a local server) from the environment.
+//! let agent = AgentBuilder::new().with_openai("gpt-4o-mini").build()?;
+//! println!("{}", agent.run("Say hello").await?.text);
+//! # Ok(())
+//! # }
+//! ```
 //!
-//! Providers cache the longest unchanged prefix of a request (tools, then system text, then
-//! messages), and the layout above changes the middle of the tool list and the system text when
-//! a container expands. The cache-stable layout ([`AgentBuilder::with_cache_stable_collapsing`],
-//! `{"collapsing": {"cache_stable": true}}`) keeps every request of a turn a continuation of the
-//! previous one: an expanded container stays in place with its members appended after all other
-//! tools, and its `system_prompt` is carried, under the same heading, by the result of the call
-//! that expanded it instead of the system text.
+//! # Sessions and stores
 //!
-//! Collapsing is on by default; turn it off with
-//! [`AgentBuilder::without_harness_collapsing`] or `{"collapsing": {"enabled": false}}`, and tune
-//! it with [`AgentBuilder::configure_harness_collapsing`].
+//! A [`Session`] keeps a conversation (history and expansion state) across turns;
+//! [`Agent::run`] is one turn in a fresh session. [`Session::state`] is serializable
+//! ([`SessionState`]) and [`Agent::resume`] continues from it. [`Agent::open_session`] loads a
+//! conversation from a [`SessionStore`] (or starts it empty) and saves it at the end of every
+//! turn, refusing to overwrite a turn another worker saved first; see [`store`] for the
+//! backends (memory, SQLite by default, PostgreSQL and Redis behind features) and what happens
+//! when a store is down.
 //!
-//! # What the model sees when things go wrong
+//! ```
+//! use hpd_agent::{AgentBuilder, ChatResponse, ScriptedChatClient};
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let model = ScriptedChatClient::with_replies([ChatResponse::text("Hi!"), ChatResponse::text("Ada.")]);
+//! let agent = AgentBuilder::new().with_chat_client(model).build()?;
+//! let mut session = agent.session();
+//! session.run("Hello, I am Ada").await?;
+//! let saved = serde_json::to_string(session.state())?; // e.g. into your own database
+//!
+//! let mut resumed = agent.resume(serde_json::from_str(&saved)?);
+//! assert_eq!(resumed.run("Who am I?").await?.text, "Ada.");
+//! assert_eq!(resumed.history().len(), 4);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # MCP
+//!
+//! With the `mcp` feature, the [`mcp`](mcp/index.html) module connects MCP servers as harnesses
+//! (`McpHarness`, or a config's `mcp_servers` with [`McpServerConfig`], connected by
+//! `AgentBuilder::build_async`) and serves an agent's tools to MCP clients (`McpServer`, over
+//! stdio or streamable HTTP, collapsing per MCP session). An MCP server's tools form a
+//! [`DynamicHarness`], collapsed behind one container by default. Both work on
+//! [`Agent::tool_session`], a [`ToolSession`]: the agent's tools as a model would see them,
+//! called by name, with containers, recovery and middleware as in a turn
+//! ([`Agent::flat_tool_session`] lists every function).
+//!
+//! # Events, tracing and cancellation
+//!
+//! A run reports what it does as [`AgentEvent`]s: to callbacks ([`AgentBuilder::on_event`],
+//! [`AgentRunConfig::on_event`]), as a stream ([`Session::run_streamed`]), and to `tracing`
+//! at debug level (target `hpd_agent`, inside a `turn` span). A [`CancellationToken`] given
+//! with [`AgentRunConfig::with_cancellation`] ends a run: the model request or the running
+//! functions are abandoned, every pending call is answered `Error: run cancelled`, and the run
+//! fails with [`RunError::Cancelled`]. Functions see the token through a `CancellationToken`
+//! or `&FunctionContext` parameter.
+//!
+//! ```
+//! use std::sync::{Arc, Mutex};
+//! use hpd_agent::{AgentBuilder, AgentEvent, AgentRunConfig, CancellationToken, ChatResponse};
+//! use hpd_agent::{RunError, ScriptedChatClient};
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let seen = Arc::new(Mutex::new(Vec::new()));
+//! let log = seen.clone();
+//! let agent = AgentBuilder::new()
+//!     .with_chat_client(ScriptedChatClient::with_replies([ChatResponse::text("Hi")]))
+//!     .on_event(move |event| {
+//!         if let AgentEvent::IterationStarted { iteration, .. } = event {
+//!             log.lock().unwrap().push(*iteration);
+//!         }
+//!     })
+//!     .build()?;
+//! agent.run("Hello").await?;
+//! assert_eq!(*seen.lock().unwrap(), [1]);
+//!
+//! let token = CancellationToken::new();
+//! token.cancel();
+//! let cancelled = agent.session().run_with("Hello", AgentRunConfig::new().with_cancellation(token)).await;
+//! assert!(matches!(cancelled, Err(RunError::Cancelled)));
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # Errors, and what the model sees
+//!
+//! Building fails with a [`BuildError`] (an unknown harness or function, a config that does not
+//! fit, two tools of one name, no chat client), configs with a [`ConfigError`] carrying the JSON
+//! path, runs with a [`RunError`], stores with a [`StoreError`]. A failing tool never fails the
+//! run: the model gets an error result and can react.
 //!
 //! | situation | result text | error flag |
 //! |---|---|---|
@@ -201,44 +511,17 @@
 //! size of one call's arguments, and how many calls of one response run at once (a response
 //! with thousands of calls runs them a few at a time, answered in call order).
 //!
-//! # Configuration
+//! # Feature flags
 //!
-//! [`AgentConfig::from_json`] reads agents from JSON; keys match whatever their case or
-//! underscores (`ToolHarnesses`, `toolHarnesses`, `tool_harnesses`), unknown keys are errors that
-//! list the known ones, and every error carries the JSON path. [`AgentBuilder::from_config`]
-//! starts a builder from it; builder calls made afterwards merge with the config's entries.
+//! | feature | default | what it adds |
+//! |---|---|---|
+//! | `sqlite` | yes | `store::SqliteSessionStore`, the embedded session store (SQLite compiled in through `rusqlite`) |
+//! | `postgres` | no | `store::PostgresSessionStore`, over `tokio-postgres` |
+//! | `redis` | no | `store::RedisSessionStore`, over the `redis` crate with Tokio support |
+//! | `mcp` | no | the [`mcp`](mcp/index.html) module: `McpHarness` (MCP servers as harnesses), `McpServer` (an agent's tools over MCP), `AgentBuilder::with_mcp_server` and `build_async`; built on the official Rust SDK `rmcp` |
 //!
-//! # Providers and model options
-//!
-//! An agent talks to its model through a [`ChatClient`]: [`OpenAiClient`] (OpenAI Chat
-//! Completions and the servers that speak it), [`OpenAiResponsesClient`] (the Responses API),
-//! [`AnthropicClient`] (the Messages API), or [`ScriptedChatClient`] for tests; see
-//! [`providers`]. [`AgentBuilder::with_openai`], [`AgentBuilder::with_openai_responses`] and
-//! [`AgentBuilder::with_anthropic`] configure one from the environment, as does a config's
-//! `"model": {"provider": ...}`.
-//!
-//! [`ModelOptions`] (temperature, token limit, stop sequences, seed, [`ToolChoice`],
-//! `parallel_tool_calls`, and `extra` request fields) go with every request: set them with
-//! [`AgentBuilder::with_model_options`], per run with [`AgentRunConfig::with_model_options`]
-//! (merged field by field over the agent's), or in config under `model.options`. A forcing
-//! tool choice holds until the model has called a tool in the turn, then the turn goes on
-//! with `Auto`; a [`ToolChoice::Tool`] name is resolved like a call of that name (a collapsed
-//! harness forces its container, a hidden function expands its container first, as recovery
-//! would, and is then forced).
-//!
-//! Every reply carries a [`FinishReason`]; a reply cut off at the token limit
-//! ([`FinishReason::Length`]) still ends the run, with [`RunOutput::finish_reason`] saying so
-//! and an [`AgentEvent::ResponseIncomplete`] for each such reply. [`Usage`] counts the whole
-//! prompt in `input_tokens` and its part read from the provider's prompt cache in
-//! `cached_input_tokens`. Reasoning a provider returns ([`Reasoning`], with Anthropic's
-//! signatures) is kept in the history and sent back where the provider needs it. API keys never
-//! appear in errors, `Debug` output, events or traces.
-//!
-//! # Sub-agents
-//!
-//! A [`SubAgent`] is a tool (one required `input` string) that runs a child agent built from its
-//! own [`AgentConfig`]; see its docs. Register it on its own with
-//! [`AgentBuilder::with_sub_agent`] or as a member of a harness with `#[sub_agent]`.
+//! Everything else (the macros, the three HTTP providers, the memory store) is always there.
+//! Items behind a feature are marked so on docs.rs, which builds every feature.
 //!
 //! # Choices where the contract is silent
 //!
@@ -256,11 +539,7 @@
 //! - Runs need a Tokio runtime with its time driver (`enable_all()` or `#[tokio::main]`):
 //!   `timeout_ms` relies on it.
 //! - A panicking [`AgentEvent`] subscriber is reported through `tracing` and the run goes on.
-//! - A cancelled run answers every pending call with `Error: run cancelled` and fails with
-//!   [`RunError::Cancelled`].
 //! - A middleware hook that panics ends the run like one that returns an error.
-//! - Every [`AgentEvent`] is also logged through `tracing` at debug level (target `hpd_agent`),
-//!   inside a `turn` span.
 //! - Harness names match ASCII case-insensitively everywhere (registry, references,
 //!   `never_collapse`, qualified call names, duplicates); other letters compare exactly. Valid
 //!   names are ASCII, so this only decides how a non-ASCII reference is compared.
@@ -292,25 +571,14 @@
 //! - [`config`]: [`AgentConfig`] and friends, key folding, config errors.
 //! - [`chat`], [`providers`] ([`openai`], [`providers::anthropic`],
 //!   [`providers::openai_responses`], [`scripted`]): the model side.
+//! - [`store`]: session stores. `mcp` (feature `mcp`): MCP client and server.
+//! - [`prelude`]: what harness code imports.
 //!
 //! A tool call goes down from the turn (`agent`) through `collapse` (resolution, expansion) and
 //! `middleware` (the pipeline) to the catalog entry (`tool`) and its body, and back.
-//!
-//! # Sessions that outlive the process
-//!
-//! [`Agent::open_session`] loads a conversation from a [`SessionStore`] (or starts it empty) and
-//! saves it at the end of every turn, refusing to overwrite a turn another worker saved first;
-//! see [`store`] for the backends (memory, SQLite by default, PostgreSQL and Redis behind
-//! features) and what happens when a store is down.
-//!
-//! # Harnesses in library crates
-//!
-//! Harnesses are found through `inventory`, which sees a library's harnesses only when the
-//! library is linked into the final binary. A binary that names harnesses only in JSON config
-//! should write `use my_harness_library as _;` so the linker keeps the crate (see
-//! [`registry`]).
 #![forbid(unsafe_code)]
 #![doc(test(attr(deny(warnings))))]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod agent;
 pub mod chat;

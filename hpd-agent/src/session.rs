@@ -9,6 +9,16 @@ use crate::chat::ChatMessage;
 ///
 /// Store it (e.g. as JSON) and [`Agent::resume`](crate::Agent::resume) it later, on any machine with the same agent,
 /// or let a [`SessionStore`](crate::store::SessionStore) do it ([`Agent::open_session`](crate::Agent::open_session)).
+///
+/// ```
+/// use hpd_agent::{ChatMessage, SessionState};
+///
+/// let state = SessionState { history: vec![ChatMessage::user("Hi")], expanded: vec![] };
+/// let json = serde_json::to_string(&state)?;
+/// assert_eq!(json, r#"{"history":[{"role":"user","content":"Hi"}]}"#);
+/// assert_eq!(serde_json::from_str::<SessionState>(&json)?, state);
+/// # Ok::<(), serde_json::Error>(())
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SessionState {
     /// The conversation, oldest first.

@@ -109,12 +109,33 @@ impl std::fmt::Debug for AgentBuilder {
 
 impl AgentBuilder {
     /// An empty builder.
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, BuildError, ScriptedChatClient};
+    ///
+    /// // Everything is optional except the chat client.
+    /// assert!(matches!(AgentBuilder::new().build(), Err(BuildError::NoChatClient)));
+    /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
+    /// assert!(agent.harness_names().is_empty());
+    /// # Ok::<(), BuildError>(())
+    /// ```
     pub fn new() -> Self {
         Self::default()
     }
 
     /// A builder that starts from a config: name, instructions, model (and its `options`), `max_iterations`,
     /// collapsing settings and harness references. Builder calls made afterwards merge with it.
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, AgentConfig, ScriptedChatClient};
+    ///
+    /// let config = AgentConfig::from_json(r#"{"name": "planner", "instructions": "Plan.", "max_iterations": 4}"#)?;
+    /// let agent = AgentBuilder::from_config(config)
+    ///     .with_chat_client(ScriptedChatClient::new()) // builder calls merge with the config
+    ///     .build()?;
+    /// assert_eq!(agent.name(), "planner");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn from_config(config: AgentConfig) -> Self {
         let mut builder = AgentBuilder::new();
         builder.name = config.name.unwrap_or_default();
@@ -147,48 +168,163 @@ impl AgentBuilder {
     }
 
     /// Registers a sub-agent tool (see [`SubAgent`]).
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, AgentConfig, ScriptedChatClient, SubAgent};
+    ///
+    /// let agent = AgentBuilder::new()
+    ///     .with_sub_agent(SubAgent::new("translator", "Translates a text to French.", AgentConfig::default()))
+    ///     .with_chat_client(ScriptedChatClient::new())
+    ///     .build()?;
+    /// assert_eq!(agent.initial_tool_names(), ["translator"]);
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
     pub fn with_sub_agent(mut self, sub_agent: SubAgent) -> Self {
         self.sub_agents.push((self.registrations.len(), sub_agent));
         self
     }
 
     /// Sets the agent's name (reported to middleware).
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
+    ///
+    /// let agent = AgentBuilder::new().with_name("triage").with_chat_client(ScriptedChatClient::new()).build()?;
+    /// assert_eq!(agent.name(), "triage");
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
     pub fn with_name(mut self, name: impl Into<String>) -> Self {
         self.name = name.into();
         self
     }
 
     /// Sets the system instructions.
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, ChatResponse, ScriptedChatClient};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let model = ScriptedChatClient::with_replies([ChatResponse::text("Hi")]);
+    /// let agent = AgentBuilder::new().with_instructions("Answer in one word.").with_chat_client(model.clone()).build()?;
+    /// agent.run("Hello").await?;
+    /// assert_eq!(model.requests()[0].instructions, "Answer in one word.");
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn with_instructions(mut self, instructions: impl Into<String>) -> Self {
         self.instructions = instructions.into();
         self
     }
 
     /// Sets how many model requests one run may make (default 16).
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
+    ///
+    /// let agent = AgentBuilder::new().with_max_iterations(4).with_chat_client(ScriptedChatClient::new()).build();
+    /// assert!(agent.is_ok());
+    /// // At least one request is needed.
+    /// let error = AgentBuilder::new().with_max_iterations(0).with_chat_client(ScriptedChatClient::new()).build();
+    /// assert!(error.is_err());
+    /// ```
     pub fn with_max_iterations(mut self, max_iterations: usize) -> Self {
         self.max_iterations = Some(max_iterations);
         self
     }
 
     /// Sets the chat client.
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, ChatResponse, ScriptedChatClient};
+    ///
+    /// // Any `ChatClient`: a provider client, or a scripted one in tests.
+    /// let agent = AgentBuilder::new()
+    ///     .with_chat_client(ScriptedChatClient::with_replies([ChatResponse::text("Hi")]))
+    ///     .build()?;
+    /// # drop(agent);
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
     pub fn with_chat_client(mut self, client: impl ChatClient + 'static) -> Self {
         self.client = Some(Arc::new(client));
         self
     }
 
     /// Sets a shared chat client.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use hpd_agent::{AgentBuilder, ChatClient, ScriptedChatClient};
+    ///
+    /// // One client (one connection pool) for several agents.
+    /// let client: Arc<dyn ChatClient> = Arc::new(ScriptedChatClient::new());
+    /// let planner = AgentBuilder::new().with_name("planner").with_shared_chat_client(client.clone()).build()?;
+    /// let writer = AgentBuilder::new().with_name("writer").with_shared_chat_client(client).build()?;
+    /// # drop((planner, writer));
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
     pub fn with_shared_chat_client(mut self, client: Arc<dyn ChatClient>) -> Self {
         self.client = Some(client);
         self
     }
 
     /// Registers every function of `T`, created by the registry.
+    ///
+    /// ```
+    /// use hpd_agent::prelude::*;
+    /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
+    ///
+    /// #[derive(Default)]
+    /// pub struct Dice;
+    ///
+    /// #[tool_harness]
+    /// impl Dice {
+    ///     /// Rolls a die with `sides` sides (always 4 here).
+    ///     #[ai_function]
+    ///     fn roll(&self, sides: u32) -> u32 { 4.min(sides) }
+    /// }
+    ///
+    /// let agent = AgentBuilder::new().with_tool_harness::<Dice>().with_chat_client(ScriptedChatClient::new()).build()?;
+    /// assert_eq!(agent.initial_tool_names(), ["roll"]);
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
     pub fn with_tool_harness<T: ToolHarness>(mut self) -> Self {
         self.registrations.add_harness::<T>();
         self
     }
 
     /// Registers every function of a pre-built instance.
+    ///
+    /// ```
+    /// use hpd_agent::prelude::*;
+    /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
+    ///
+    /// pub struct Greeting {
+    ///     text: String,
+    /// }
+    ///
+    /// #[tool_harness]
+    /// impl Greeting {
+    ///     fn new() -> Self {
+    ///         Greeting { text: "Hello!".into() } // what the registry would create
+    ///     }
+    ///
+    ///     /// The greeting.
+    ///     #[ai_function]
+    ///     fn greeting(&self) -> String { self.text.clone() }
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let agent = AgentBuilder::new()
+    ///     .with_tool_harness_instance(Greeting { text: "Moin!".into() })
+    ///     .with_chat_client(ScriptedChatClient::new())
+    ///     .build()?;
+    /// let outcome = agent.tool_session().call("greeting", "{}", "c1").await?;
+    /// assert_eq!(outcome.result.text, "Moin!");
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn with_tool_harness_instance<T: ToolHarness>(mut self, instance: T) -> Self {
         let mut registration = Registration::for_type::<T>(Selection::All);
         registration.instance = InstanceSource::Object(Arc::new(instance));
@@ -198,6 +334,31 @@ impl AgentBuilder {
 
     /// Registers `T` with options: scoped middleware instances, metadata, config, an instance,
     /// middleware configs, or a subset of functions.
+    ///
+    /// ```
+    /// use hpd_agent::prelude::*;
+    /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
+    ///
+    /// #[derive(Default)]
+    /// pub struct Notebook;
+    ///
+    /// #[collapse("Notes")]
+    /// impl Notebook {
+    ///     /// Reads the notes.
+    ///     #[ai_function]
+    ///     fn read_notes(&self) -> String { String::new() }
+    ///     /// Deletes every note.
+    ///     #[ai_function]
+    ///     fn wipe_notes(&self) {}
+    /// }
+    ///
+    /// let agent = AgentBuilder::new()
+    ///     .with_tool_harness_with::<Notebook>(|o| o.functions(["read_notes"]))
+    ///     .with_chat_client(ScriptedChatClient::new())
+    ///     .build()?;
+    /// assert_eq!(agent.tool_session().visible_tools()[0].description, "Notes (functions: read_notes)");
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
     pub fn with_tool_harness_with<T: ToolHarness>(
         mut self,
         options: impl FnOnce(HarnessOptions<T>) -> HarnessOptions<T>,
@@ -236,6 +397,32 @@ impl AgentBuilder {
     /// Several calls for one harness merge; the selected functions keep declaration order.
     /// Selecting functions of a collapsed harness keeps it collapsed behind a container that
     /// lists only them.
+    ///
+    /// ```
+    /// use hpd_agent::prelude::*;
+    /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
+    ///
+    /// #[derive(Default)]
+    /// pub struct Shell;
+    ///
+    /// #[tool_harness]
+    /// impl Shell {
+    ///     /// Lists a directory.
+    ///     #[ai_function]
+    ///     fn ls(&self, dir: String) -> String { dir }
+    ///     /// Removes a file.
+    ///     #[ai_function]
+    ///     fn rm(&self, file: String) -> String { file }
+    /// }
+    ///
+    /// let agent = AgentBuilder::new()
+    ///     .with_tool::<Shell>("ls")
+    ///     .with_tool::<Shell>("Shell.ls") // the same function, qualified: merged
+    ///     .with_chat_client(ScriptedChatClient::new())
+    ///     .build()?;
+    /// assert_eq!(agent.initial_tool_names(), ["ls"]);
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
     pub fn with_tool<T: ToolHarness>(mut self, function: impl Into<String>) -> Self {
         self.registrations
             .add(Registration::for_type::<T>(Selection::Functions(vec![
@@ -245,6 +432,18 @@ impl AgentBuilder {
     }
 
     /// Registers one function by a `Harness.function` reference, through the registry.
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, BuildError, ScriptedChatClient};
+    ///
+    /// // Resolved through the registry at build: an unknown harness is a build error.
+    /// let error = AgentBuilder::new()
+    ///     .with_tool_ref("NoSuchHarness.search")
+    ///     .with_chat_client(ScriptedChatClient::new())
+    ///     .build()
+    ///     .unwrap_err();
+    /// assert!(matches!(error, BuildError::UnknownHarness { .. }), "{error}");
+    /// ```
     pub fn with_tool_ref(mut self, reference: impl Into<String>) -> Self {
         let reference = reference.into();
         match split_reference(&reference) {
@@ -259,12 +458,51 @@ impl AgentBuilder {
     }
 
     /// Registers harnesses by config reference (as in `tool_harnesses` of an [`AgentConfig`]).
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, BuildError, ScriptedChatClient, ToolHarnessReference};
+    ///
+    /// let reference = ToolHarnessReference::new("NotLinkedIn").with_functions(["run"]);
+    /// let error = AgentBuilder::new()
+    ///     .with_tool_harness_reference(&reference)
+    ///     .with_chat_client(ScriptedChatClient::new())
+    ///     .build()
+    ///     .unwrap_err();
+    /// assert!(matches!(error, BuildError::UnknownHarness { .. }));
+    /// ```
     pub fn with_tool_harness_reference(mut self, reference: &ToolHarnessReference) -> Self {
         self.registrations.add_reference(reference);
         self
     }
 
     /// Replaces the registration of the same harness name entirely (adds it when absent).
+    ///
+    /// ```
+    /// use hpd_agent::prelude::*;
+    /// use hpd_agent::{AgentBuilder, AgentConfig, ScriptedChatClient, ToolHarnessReference};
+    ///
+    /// #[derive(Default)]
+    /// pub struct Calendar;
+    ///
+    /// #[tool_harness]
+    /// impl Calendar {
+    ///     /// Lists events.
+    ///     #[ai_function]
+    ///     fn list_events(&self) -> String { String::new() }
+    ///     /// Creates an event.
+    ///     #[ai_function]
+    ///     fn create_event(&self, title: String) -> String { title }
+    /// }
+    ///
+    /// let config = AgentConfig::from_json(r#"{"tool_harnesses": ["Calendar"]}"#)?;
+    /// let agent = AgentBuilder::from_config(config)
+    ///     // Not merged with the config's entry: replaces it.
+    ///     .with_tool_harness_override(ToolHarnessReference::new("Calendar").with_functions(["list_events"]))
+    ///     .with_chat_client(ScriptedChatClient::new())
+    ///     .build()?;
+    /// assert_eq!(agent.initial_tool_names(), ["list_events"]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn with_tool_harness_override(mut self, reference: ToolHarnessReference) -> Self {
         self.registrations
             .replace_config(Registration::from_reference(&reference));
@@ -290,6 +528,20 @@ impl AgentBuilder {
     }
 
     /// Turns collapsing off: no containers; every registered function is a plain tool.
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, HarnessBuilder, ScriptedChatClient, Tool, ToolResult};
+    /// use serde_json::json;
+    ///
+    /// let ping = Tool::new("ping", "Answers pong", json!({"type": "object"}), |_, _| async { ToolResult::ok("pong") });
+    /// let agent = AgentBuilder::new()
+    ///     .with_harness(HarnessBuilder::new("Net").collapse("Network").tool(ping).build()?)
+    ///     .without_harness_collapsing()
+    ///     .with_chat_client(ScriptedChatClient::new())
+    ///     .build()?;
+    /// assert_eq!(agent.initial_tool_names(), ["ping"]); // no container
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
     pub fn without_harness_collapsing(mut self) -> Self {
         self.collapsing.enabled = false;
         self
@@ -317,6 +569,23 @@ impl AgentBuilder {
     }
 
     /// Changes the [`CollapsingConfig`]. Collapsing is on by default.
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, HarnessBuilder, ScriptedChatClient, Tool, ToolResult};
+    /// use serde_json::json;
+    ///
+    /// let ping = Tool::new("ping", "Answers pong", json!({"type": "object"}), |_, _| async { ToolResult::ok("pong") });
+    /// let agent = AgentBuilder::new()
+    ///     .with_harness(HarnessBuilder::new("Net").collapse("Network").tool(ping).build()?)
+    ///     .configure_harness_collapsing(|c| {
+    ///         c.never_collapse.push("Net".into());
+    ///         c.execute_recovered_calls = true;
+    ///     })
+    ///     .with_chat_client(ScriptedChatClient::new())
+    ///     .build()?;
+    /// assert_eq!(agent.initial_tool_names(), ["ping"]);
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
     pub fn configure_harness_collapsing(
         mut self,
         configure: impl FnOnce(&mut CollapsingConfig),
@@ -326,18 +595,90 @@ impl AgentBuilder {
     }
 
     /// Adds global middleware.
+    ///
+    /// ```
+    /// use hpd_agent::{async_trait, AgentBuilder, ChatResponse, FunctionCall, Middleware, MiddlewareError};
+    /// use hpd_agent::{HarnessBuilder, ScriptedChatClient, Tool, ToolCall, ToolResult};
+    /// use serde_json::json;
+    ///
+    /// struct ReadOnly;
+    ///
+    /// #[async_trait]
+    /// impl Middleware for ReadOnly {
+    ///     async fn before_function(&self, call: &mut FunctionCall) -> Result<(), MiddlewareError> {
+    ///         if call.function_name().starts_with("delete") {
+    ///             call.block("Error: this agent is read-only");
+    ///         }
+    ///         Ok(())
+    ///     }
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let delete = Tool::new("delete_file", "Deletes a file", json!({"type": "object"}), |_, _| async { ToolResult::ok("deleted") });
+    /// let model = ScriptedChatClient::with_replies([
+    ///     ChatResponse::tool_calls(vec![ToolCall::new("c1", "delete_file", "{}")]),
+    ///     ChatResponse::text("I cannot."),
+    /// ]);
+    /// let agent = AgentBuilder::new()
+    ///     .with_harness(HarnessBuilder::new("Files").tool(delete).build()?)
+    ///     .with_middleware(ReadOnly)
+    ///     .with_chat_client(model.clone())
+    ///     .build()?;
+    /// agent.run("Delete it").await?;
+    /// assert_eq!(model.requests()[1].tool_result("c1"), Some(("Error: this agent is read-only", true)));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn with_middleware(mut self, middleware: impl Middleware) -> Self {
         self.middleware.push(Arc::new(middleware));
         self
     }
 
     /// Adds shared global middleware.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use hpd_agent::{AgentBuilder, Middleware, ScriptedChatClient};
+    ///
+    /// struct Metrics;
+    /// impl Middleware for Metrics {}
+    ///
+    /// // One instance (e.g. with shared counters) in several agents.
+    /// let metrics: Arc<dyn Middleware> = Arc::new(Metrics);
+    /// let a = AgentBuilder::new().with_shared_middleware(metrics.clone()).with_chat_client(ScriptedChatClient::new()).build()?;
+    /// let b = AgentBuilder::new().with_shared_middleware(metrics).with_chat_client(ScriptedChatClient::new()).build()?;
+    /// # drop((a, b));
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
     pub fn with_shared_middleware(mut self, middleware: Arc<dyn Middleware>) -> Self {
         self.middleware.push(middleware);
         self
     }
 
     /// Calls `handler` with every [`AgentEvent`] of every run of the agent.
+    ///
+    /// ```
+    /// use std::sync::{Arc, Mutex};
+    /// use hpd_agent::{AgentBuilder, AgentEvent, ChatResponse, ScriptedChatClient};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let text = Arc::new(Mutex::new(String::new()));
+    /// let sink = text.clone();
+    /// let agent = AgentBuilder::new()
+    ///     .with_chat_client(ScriptedChatClient::with_replies([ChatResponse::text("Hello")]))
+    ///     .on_event(move |event| {
+    ///         if let AgentEvent::TextDelta { text } = event {
+    ///             sink.lock().unwrap().push_str(text);
+    ///         }
+    ///     })
+    ///     .build()?;
+    /// agent.run("Hi").await?;
+    /// assert_eq!(*text.lock().unwrap(), "Hello");
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn on_event(mut self, handler: impl Fn(&AgentEvent) + Send + Sync + 'static) -> Self {
         self.handlers.push(Arc::new(handler));
         self
@@ -370,18 +711,45 @@ impl AgentBuilder {
 
     /// Uses the OpenAI-compatible provider with this model, configured from the environment
     /// (`OPENAI_API_KEY`, `OPENAI_BASE_URL`).
+    ///
+    /// ```no_run
+    /// use hpd_agent::AgentBuilder;
+    ///
+    /// // OPENAI_API_KEY must be set; OPENAI_BASE_URL points at a local server such as llama.cpp,
+    /// // Ollama or vLLM (e.g. `http://127.0.0.1:8080/v1`).
+    /// let agent = AgentBuilder::new().with_openai("gpt-4o-mini").build()?;
+    /// # drop(agent);
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
     pub fn with_openai(self, model: impl Into<String>) -> Self {
         self.with_provider("openai", model.into())
     }
 
     /// Uses the OpenAI Responses API ([`OpenAiResponsesClient`](crate::OpenAiResponsesClient))
     /// with this model, configured from the environment (`OPENAI_API_KEY`, `OPENAI_BASE_URL`).
+    ///
+    /// ```no_run
+    /// use hpd_agent::AgentBuilder;
+    ///
+    /// let agent = AgentBuilder::new().with_openai_responses("gpt-4o-mini").build()?;
+    /// # drop(agent);
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
     pub fn with_openai_responses(self, model: impl Into<String>) -> Self {
         self.with_provider("openai_responses", model.into())
     }
 
     /// Uses the Anthropic Messages API ([`AnthropicClient`](crate::AnthropicClient)) with this
     /// model, configured from the environment (`ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`).
+    ///
+    /// ```no_run
+    /// use hpd_agent::AgentBuilder;
+    ///
+    /// // ANTHROPIC_API_KEY must be set.
+    /// let agent = AgentBuilder::new().with_anthropic("claude-sonnet-4-5").build()?;
+    /// # drop(agent);
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
     pub fn with_anthropic(self, model: impl Into<String>) -> Self {
         self.with_provider("anthropic", model.into())
     }
@@ -455,6 +823,21 @@ impl AgentBuilder {
     /// MCP servers (the config's `mcp_servers`, or added with `with_mcp_server` under the `mcp`
     /// cargo feature) need a connection first: `build` fails with
     /// [`BuildError::McpNeedsBuildAsync`] for them; use `build_async`.
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, BuildError, HarnessBuilder, ScriptedChatClient, Tool, ToolResult};
+    /// use serde_json::json;
+    ///
+    /// let tool = || Tool::new("search", "Searches", json!({"type": "object"}), |_, _| async { ToolResult::ok("") });
+    /// let error = AgentBuilder::new()
+    ///     .with_harness(HarnessBuilder::new("Web").tool(tool()).build()?)
+    ///     .with_harness(HarnessBuilder::new("Docs").tool(tool()).build()?)
+    ///     .with_chat_client(ScriptedChatClient::new())
+    ///     .build()
+    ///     .unwrap_err();
+    /// assert!(error.to_string().contains("search"), "{error}"); // two tools of one name
+    /// # Ok::<(), BuildError>(())
+    /// ```
     pub fn build(self) -> Result<Agent, BuildError> {
         self.build_with(Vec::new())
     }

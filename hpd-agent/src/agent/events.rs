@@ -12,6 +12,39 @@ use crate::chat::{FinishReason, Usage};
 /// [`AgentRunConfig::on_event`](crate::AgentRunConfig::on_event), to the stream of
 /// [`Session::run_streamed`](crate::Session::run_streamed), and to `tracing` (target
 /// `hpd_agent`).
+///
+/// ```
+/// use std::sync::{Arc, Mutex};
+/// use hpd_agent::{AgentBuilder, AgentEvent, ChatResponse, HarnessBuilder, ScriptedChatClient, Tool, ToolCall, ToolResult};
+/// use serde_json::json;
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let ping = Tool::new("ping", "Answers pong", json!({"type": "object"}), |_, _| async { ToolResult::ok("pong") });
+/// let model = ScriptedChatClient::with_replies([
+///     ChatResponse::tool_calls(vec![ToolCall::new("c1", "ping", "{}")]),
+///     ChatResponse::text("pong it is"),
+/// ]);
+/// let events = Arc::new(Mutex::new(Vec::new()));
+/// let log = events.clone();
+/// let agent = AgentBuilder::new()
+///     .with_harness(HarnessBuilder::new("Net").tool(ping).build()?)
+///     .with_chat_client(model)
+///     .on_event(move |event| {
+///         let line = match event {
+///             AgentEvent::IterationStarted { iteration, .. } => format!("request {iteration}"),
+///             AgentEvent::ToolCallFinished { name, result, .. } => format!("{name} -> {result}"),
+///             AgentEvent::TurnFinished { failed, .. } => format!("done (failed: {failed})"),
+///             _ => return,
+///         };
+///         log.lock().unwrap().push(line);
+///     })
+///     .build()?;
+/// agent.run("Ping").await?;
+/// assert_eq!(*events.lock().unwrap(), ["request 1", "ping -> pong", "request 2", "done (failed: false)"]);
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum AgentEvent {

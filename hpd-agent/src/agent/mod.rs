@@ -4,6 +4,21 @@
 //! results, request again, until the model answers without tool calls or `max_iterations`
 //! requests have been made. See the [crate docs](crate) for the collapsing rules that decide
 //! which tools each request carries.
+//!
+//! ```
+//! use hpd_agent::{AgentBuilder, AgentRunConfig, ChatResponse, ScriptedChatClient};
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let model = ScriptedChatClient::with_replies([ChatResponse::text("Hi!"), ChatResponse::text("Bye!")]);
+//! let agent = AgentBuilder::new().with_instructions("Be brief.").with_chat_client(model).build()?;
+//! let mut session = agent.session();
+//! session.run("Hello").await?;
+//! let output = session.run_with("Goodbye", AgentRunConfig::new().with_max_iterations(2)).await?;
+//! assert_eq!((output.text.as_str(), session.history().len()), ("Bye!", 4));
+//! # Ok(())
+//! # }
+//! ```
 
 mod builder;
 mod events;
@@ -41,6 +56,22 @@ use registration::Registrations;
 use stored::Binding;
 
 /// How many model requests a run may make when nothing else is set.
+///
+/// ```
+/// use hpd_agent::{AgentBuilder, ChatResponse, RunError, ScriptedChatClient, ToolCall, DEFAULT_MAX_ITERATIONS};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// // A model that never stops calling tools ends the run after 16 requests.
+/// let model = ScriptedChatClient::with_replies(
+///     (0..DEFAULT_MAX_ITERATIONS).map(|i| ChatResponse::tool_calls(vec![ToolCall::new(format!("c{i}"), "nothing", "{}")])),
+/// );
+/// let agent = AgentBuilder::new().with_chat_client(model.clone()).build()?;
+/// assert!(matches!(agent.run("Loop").await, Err(RunError::MaxIterations(16))));
+/// assert_eq!(model.requests().len(), DEFAULT_MAX_ITERATIONS);
+/// # Ok(())
+/// # }
+/// ```
 pub const DEFAULT_MAX_ITERATIONS: usize = 16;
 
 pub(crate) struct AgentInner {
@@ -61,6 +92,25 @@ pub(crate) struct AgentInner {
 ///
 /// Cheap to clone (one `Arc`), `Send + Sync`, and usable from many tasks at once: each run has
 /// its own [`Session`] state.
+///
+/// ```
+/// use hpd_agent::{AgentBuilder, ChatResponse, ScriptedChatClient};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let model = ScriptedChatClient::with_replies([ChatResponse::text("one"), ChatResponse::text("two")]);
+/// let agent = AgentBuilder::new().with_name("helper").with_chat_client(model).build()?;
+/// // Clones share everything; each run or session has its own conversation.
+/// let (a, b) = (agent.clone(), agent.clone());
+/// let first = tokio::spawn(async move { a.run("first").await });
+/// let second = b.run("second").await?;
+/// let first = first.await??;
+/// let mut answers = [first.text, second.text];
+/// answers.sort();
+/// assert_eq!(answers, ["one", "two"]);
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Clone)]
 pub struct Agent {
     pub(crate) inner: Arc<AgentInner>,
@@ -77,23 +127,61 @@ impl std::fmt::Debug for Agent {
 
 impl Agent {
     /// Starts a builder.
+    ///
+    /// ```
+    /// use hpd_agent::{Agent, ScriptedChatClient};
+    ///
+    /// let agent = Agent::builder().with_chat_client(ScriptedChatClient::new()).build()?;
+    /// assert_eq!(agent.name(), "");
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
     pub fn builder() -> AgentBuilder {
         AgentBuilder::new()
     }
 
     /// The agent's name.
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
+    ///
+    /// let agent = AgentBuilder::new().with_name("support").with_chat_client(ScriptedChatClient::new()).build()?;
+    /// assert_eq!(agent.name(), "support");
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
     #[must_use]
     pub fn name(&self) -> &str {
         &self.inner.name
     }
 
     /// The caps on tool results, tool arguments and concurrent calls this agent applies.
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, Limits, ScriptedChatClient};
+    ///
+    /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
+    /// assert_eq!(agent.limits(), Limits::default());
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
     #[must_use]
     pub fn limits(&self) -> Limits {
         self.inner.limits
     }
 
     /// The registered harness names, in registration order.
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, HarnessBuilder, ScriptedChatClient, Tool, ToolResult};
+    /// use serde_json::json;
+    ///
+    /// let tool = |name: &str| Tool::new(name, "A tool", json!({"type": "object"}), |_, _| async { ToolResult::ok("") });
+    /// let agent = AgentBuilder::new()
+    ///     .with_harness(HarnessBuilder::new("Files").tool(tool("read")).build()?)
+    ///     .with_harness(HarnessBuilder::new("Mail").collapse("Mail").tool(tool("send")).build()?)
+    ///     .with_chat_client(ScriptedChatClient::new())
+    ///     .build()?;
+    /// assert_eq!(agent.harness_names(), ["Files", "Mail"]);
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
     #[must_use]
     pub fn harness_names(&self) -> Vec<String> {
         self.inner
@@ -107,6 +195,21 @@ impl Agent {
 
     /// The names of the tools the first request of a fresh session would carry (with the tool
     /// lists as they are now).
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, HarnessBuilder, ScriptedChatClient, Tool, ToolResult};
+    /// use serde_json::json;
+    ///
+    /// let tool = |name: &str| Tool::new(name, "A tool", json!({"type": "object"}), |_, _| async { ToolResult::ok("") });
+    /// let agent = AgentBuilder::new()
+    ///     .with_harness(HarnessBuilder::new("Files").tool(tool("read")).build()?)
+    ///     .with_harness(HarnessBuilder::new("Mail").collapse("Mail").tool(tool("send")).build()?)
+    ///     .with_chat_client(ScriptedChatClient::new())
+    ///     .build()?;
+    /// // Plain functions first, then containers.
+    /// assert_eq!(agent.initial_tool_names(), ["read", "Mail"]);
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
     #[must_use]
     pub fn initial_tool_names(&self) -> Vec<String> {
         self.inner
@@ -119,6 +222,22 @@ impl Agent {
     }
 
     /// A new, empty session.
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, ChatResponse, ScriptedChatClient};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let model = ScriptedChatClient::with_replies([ChatResponse::text("Hi Ada."), ChatResponse::text("You are Ada.")]);
+    /// let agent = AgentBuilder::new().with_chat_client(model.clone()).build()?;
+    /// let mut session = agent.session();
+    /// session.run("I am Ada").await?;
+    /// session.run("Who am I?").await?;
+    /// // The second request carried the whole conversation.
+    /// assert_eq!(model.requests()[1].messages.len(), 3);
+    /// # Ok(())
+    /// # }
+    /// ```
     #[must_use]
     pub fn session(&self) -> Session {
         Session {
@@ -130,6 +249,22 @@ impl Agent {
     }
 
     /// A session resumed from stored state. Scoped middleware is created afresh.
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, ChatMessage, ChatResponse, ScriptedChatClient, SessionState};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let agent = AgentBuilder::new()
+    ///     .with_chat_client(ScriptedChatClient::with_replies([ChatResponse::text("Welcome back.")]))
+    ///     .build()?;
+    /// let state = SessionState { history: vec![ChatMessage::user("Hello")], ..SessionState::default() };
+    /// let mut session = agent.resume(state);
+    /// session.run("I'm back").await?;
+    /// assert_eq!(session.history().len(), 3);
+    /// # Ok(())
+    /// # }
+    /// ```
     #[must_use]
     pub fn resume(&self, state: SessionState) -> Session {
         Session {
@@ -199,12 +334,43 @@ impl Agent {
     /// # Errors
     ///
     /// See [`Session::run`].
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, ChatResponse, ScriptedChatClient};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let agent = AgentBuilder::new()
+    ///     .with_chat_client(ScriptedChatClient::with_replies([ChatResponse::text("4")]))
+    ///     .build()?;
+    /// let output = agent.run("2 + 2?").await?;
+    /// assert_eq!((output.text.as_str(), output.iterations), ("4", 1));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn run(&self, message: impl Into<String>) -> Result<RunOutput, RunError> {
         self.session().run(message).await
     }
 }
 
 /// A conversation with an agent: history and expansion state kept across turns.
+///
+/// ```
+/// use hpd_agent::{AgentBuilder, ChatMessage, ChatResponse, ScriptedChatClient};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let agent = AgentBuilder::new()
+///     .with_chat_client(ScriptedChatClient::with_replies([ChatResponse::text("Hello!")]))
+///     .build()?;
+/// let mut session = agent.session();
+/// session.run("Hi").await?;
+/// assert_eq!(session.history()[0], ChatMessage::user("Hi"));
+/// let state = session.into_state(); // serializable, see `Agent::resume`
+/// assert_eq!(state.history.len(), 2);
+/// # Ok(())
+/// # }
+/// ```
 pub struct Session {
     agent: Agent,
     state: SessionState,
@@ -224,6 +390,23 @@ impl std::fmt::Debug for Session {
 }
 
 /// The result of a successful run.
+///
+/// ```
+/// use hpd_agent::{AgentBuilder, ChatResponse, FinishReason, ScriptedChatClient, Usage};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let usage = Usage { input_tokens: 12, output_tokens: 3, ..Usage::default() };
+/// let reply = ChatResponse::text("Once upon a").with_usage(usage).with_finish_reason(FinishReason::Length);
+/// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::with_replies([reply])).build()?;
+/// let output = agent.run("Tell a story").await?;
+/// assert_eq!(output.text, "Once upon a");
+/// assert_eq!(output.usage.output_tokens, 3);
+/// assert_eq!(output.iterations, 1);
+/// assert!(output.finish_reason.is_truncated()); // cut off at the token limit
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RunOutput {
     /// The model's final text.
@@ -247,6 +430,22 @@ impl Session {
     /// [`RunError`] when the provider fails, the run is cancelled, a middleware hook fails, or
     /// `max_iterations` is reached. The history stays valid (every tool call has a result) and
     /// the session can run again.
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, ChatError, ChatResponse, RunError, ScriptedChatClient};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let model = ScriptedChatClient::with_replies([ChatResponse::text("Hi")]);
+    /// let agent = AgentBuilder::new().with_chat_client(model).build()?;
+    /// let mut session = agent.session();
+    /// assert_eq!(session.run("Hello").await?.text, "Hi");
+    /// // The script is used up: the provider error ends the run, the session stays usable.
+    /// let error = session.run("Again").await.unwrap_err();
+    /// assert!(matches!(error, RunError::Chat(ChatError::ScriptExhausted(_))));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn run(&mut self, message: impl Into<String>) -> Result<RunOutput, RunError> {
         self.run_with(message, AgentRunConfig::new()).await
     }
@@ -263,6 +462,20 @@ impl Session {
     /// (its answer is the last message of [`history`](Self::history)) and the next run or
     /// [`save`](Self::save) saves it. When both the turn and the save fail, the turn's error
     /// is returned and [`is_saved`](Self::is_saved) tells that the save is still due.
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, AgentRunConfig, ChatResponse, ScriptedChatClient};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let model = ScriptedChatClient::with_replies([ChatResponse::text("Bonjour")]);
+    /// let agent = AgentBuilder::new().with_instructions("Be brief.").with_chat_client(model.clone()).build()?;
+    /// let run = AgentRunConfig::new().with_additional_instructions("Answer in French.");
+    /// agent.session().run_with("Hello", run).await?;
+    /// assert_eq!(model.requests()[0].instructions, "Be brief.\n\nAnswer in French.");
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn run_with(
         &mut self,
         message: impl Into<String>,
@@ -291,6 +504,18 @@ impl Session {
     /// [`Agent::open_session`]; [`StoreError::Conflict`] when another writer saved the session
     /// since it was loaded (reopen it to continue from theirs); [`StoreError::Unavailable`]
     /// when the store cannot be reached (the session stays as it is; try again later).
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, ScriptedChatClient, StoreError};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
+    /// // A session without a store has nothing to save to.
+    /// assert!(matches!(agent.session().save().await, Err(StoreError::Unbound)));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn save(&mut self) -> Result<(), StoreError> {
         let binding = self.store.as_mut().ok_or(StoreError::Unbound)?;
         if !binding.pending {
@@ -301,12 +526,45 @@ impl Session {
 
     /// Whether the in-memory session is saved: `true` for sessions without a store, `false`
     /// after a save that failed and has not been retried successfully.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use hpd_agent::store::MemorySessionStore;
+    /// use hpd_agent::{AgentBuilder, ChatResponse, ScriptedChatClient};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let agent = AgentBuilder::new()
+    ///     .with_chat_client(ScriptedChatClient::with_replies([ChatResponse::text("Hi")]))
+    ///     .build()?;
+    /// assert!(agent.session().is_saved()); // no store: nothing due
+    /// let mut session = agent.open_session(Arc::new(MemorySessionStore::new()), "s1").await?;
+    /// session.run("Hello").await?;
+    /// assert!(session.is_saved());
+    /// # Ok(())
+    /// # }
+    /// ```
     #[must_use]
     pub fn is_saved(&self) -> bool {
         self.store.as_ref().is_none_or(|b| !b.pending)
     }
 
     /// The id the session is stored under, for sessions opened with [`Agent::open_session`].
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use hpd_agent::store::MemorySessionStore;
+    /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
+    /// assert_eq!(agent.session().id(), None);
+    /// let session = agent.open_session(Arc::new(MemorySessionStore::new()), "user-7").await?;
+    /// assert_eq!(session.id(), Some("user-7"));
+    /// # Ok(())
+    /// # }
+    /// ```
     #[must_use]
     pub fn id(&self) -> Option<&str> {
         self.store.as_ref().map(|b| b.id.as_str())
@@ -314,6 +572,24 @@ impl Session {
 
     /// The version of the stored session this one last loaded or saved (0: not stored yet),
     /// for sessions opened with [`Agent::open_session`].
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use hpd_agent::store::MemorySessionStore;
+    /// use hpd_agent::{AgentBuilder, ChatResponse, ScriptedChatClient};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let model = ScriptedChatClient::with_replies([ChatResponse::text("a"), ChatResponse::text("b")]);
+    /// let agent = AgentBuilder::new().with_chat_client(model).build()?;
+    /// let mut session = agent.open_session(Arc::new(MemorySessionStore::new()), "s").await?;
+    /// assert_eq!(session.stored_version(), Some(0)); // not stored yet
+    /// session.run("one").await?;
+    /// session.run("two").await?;
+    /// assert_eq!(session.stored_version(), Some(2)); // one save per turn
+    /// # Ok(())
+    /// # }
+    /// ```
     #[must_use]
     pub fn stored_version(&self) -> Option<u64> {
         self.store.as_ref().map(|b| b.version)
@@ -321,6 +597,28 @@ impl Session {
 
     /// Runs one turn and streams its [`AgentEvent`]s. Poll the stream and the returned future
     /// together (e.g. with `tokio::join!`); the stream ends when the run does.
+    ///
+    /// ```
+    /// use futures::StreamExt;
+    /// use hpd_agent::{AgentBuilder, AgentEvent, AgentRunConfig, ChatResponse, ScriptedChatClient};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let agent = AgentBuilder::new()
+    ///     .with_chat_client(ScriptedChatClient::with_replies([ChatResponse::text("Hi")]))
+    ///     .build()?;
+    /// let mut session = agent.session();
+    /// let (events, run) = session.run_streamed("Hello", AgentRunConfig::new());
+    /// let (events, output) = tokio::join!(events.collect::<Vec<_>>(), run);
+    /// assert_eq!(output?.text, "Hi");
+    /// assert!(matches!(events.last(), Some(AgentEvent::TurnFinished { failed: false, .. })));
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// The future fails as [`run_with`](Self::run_with) does; the stream itself never fails.
     pub fn run_streamed(
         &mut self,
         message: impl Into<String>,
@@ -338,24 +636,75 @@ impl Session {
     }
 
     /// The conversation so far.
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, ChatMessage, ChatResponse, ScriptedChatClient};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let agent = AgentBuilder::new()
+    ///     .with_chat_client(ScriptedChatClient::with_replies([ChatResponse::text("Hello!")]))
+    ///     .build()?;
+    /// let mut session = agent.session();
+    /// session.run("Hi").await?;
+    /// assert_eq!(session.history()[0], ChatMessage::user("Hi"));
+    /// assert!(matches!(&session.history()[1], ChatMessage::Assistant { content: Some(text), .. } if text == "Hello!"));
+    /// # Ok(())
+    /// # }
+    /// ```
     #[must_use]
     pub fn history(&self) -> &[ChatMessage] {
         &self.state.history
     }
 
     /// The serializable state.
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, ChatResponse, ScriptedChatClient, SessionState};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let agent = AgentBuilder::new()
+    ///     .with_chat_client(ScriptedChatClient::with_replies([ChatResponse::text("Hello!")]))
+    ///     .build()?;
+    /// let mut session = agent.session();
+    /// session.run("Hi").await?;
+    /// let json = serde_json::to_string(session.state())?;
+    /// let back: SessionState = serde_json::from_str(&json)?;
+    /// assert_eq!(&back, session.state());
+    /// # Ok(())
+    /// # }
+    /// ```
     #[must_use]
     pub fn state(&self) -> &SessionState {
         &self.state
     }
 
     /// Consumes the session, returning its state.
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
+    ///
+    /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
+    /// let state = agent.session().into_state();
+    /// assert!(state.history.is_empty() && state.expanded.is_empty());
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
     #[must_use]
     pub fn into_state(self) -> SessionState {
         self.state
     }
 
     /// The agent this session talks to.
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
+    ///
+    /// let agent = AgentBuilder::new().with_name("a1").with_chat_client(ScriptedChatClient::new()).build()?;
+    /// let session = agent.session();
+    /// assert_eq!(session.agent().name(), "a1");
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
     #[must_use]
     pub fn agent(&self) -> &Agent {
         &self.agent
@@ -399,6 +748,20 @@ impl std::fmt::Debug for AgentRunConfig {
 
 impl AgentRunConfig {
     /// Default settings.
+    ///
+    /// ```
+    /// use hpd_agent::{AgentRunConfig, ScriptedChatClient, AgentBuilder, ChatResponse};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let agent = AgentBuilder::new()
+    ///     .with_chat_client(ScriptedChatClient::with_replies([ChatResponse::text("ok")]))
+    ///     .build()?;
+    /// // The same as `Session::run`.
+    /// agent.session().run_with("Hello", AgentRunConfig::new()).await?;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn new() -> Self {
         Self::default()
     }
@@ -409,6 +772,21 @@ impl AgentRunConfig {
     /// # Errors
     ///
     /// Invalid JSON, unknown keys, or a `collapsing` key (collapsing belongs to the agent).
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, AgentRunConfig, ChatResponse, ScriptedChatClient};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let model = ScriptedChatClient::with_replies([ChatResponse::text("Hallo")]);
+    /// let agent = AgentBuilder::new().with_chat_client(model.clone()).build()?;
+    /// let run = AgentRunConfig::from_json(r#"{"additional_instructions": "Answer in German.", "max_iterations": 2}"#)?;
+    /// agent.session().run_with("Hello", run).await?;
+    /// assert!(model.requests()[0].instructions.ends_with("Answer in German."));
+    /// assert!(AgentRunConfig::from_json(r#"{"max_iterations": "two"}"#).is_err());
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn from_json(text: &str) -> Result<Self, crate::ConfigError> {
         let data = RunConfigData::from_json(text)?;
         let mut config = AgentRunConfig::new();
@@ -421,6 +799,33 @@ impl AgentRunConfig {
     }
 
     /// Adds every function of `T` for this run.
+    ///
+    /// ```
+    /// use hpd_agent::prelude::*;
+    /// use hpd_agent::{AgentBuilder, AgentRunConfig, ChatResponse, ScriptedChatClient};
+    ///
+    /// #[derive(Default)]
+    /// pub struct RunOnlyClock;
+    ///
+    /// #[tool_harness]
+    /// impl RunOnlyClock {
+    ///     /// The time.
+    ///     #[ai_function]
+    ///     fn now(&self) -> String { "12:00".into() }
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let model = ScriptedChatClient::with_replies([ChatResponse::text("a"), ChatResponse::text("b")]);
+    /// let agent = AgentBuilder::new().with_chat_client(model.clone()).build()?;
+    /// let mut session = agent.session();
+    /// session.run_with("What time is it?", AgentRunConfig::new().with_tool_harness::<RunOnlyClock>()).await?;
+    /// session.run("And now?").await?;
+    /// assert_eq!(model.requests()[0].tool_names(), ["now"]);
+    /// assert!(model.requests()[1].tools.is_empty()); // only for that run
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn with_tool_harness<T: ToolHarness>(mut self) -> Self {
         self.registrations.add_harness::<T>();
         self
@@ -448,6 +853,34 @@ impl AgentRunConfig {
     }
 
     /// Adds `T` with options for this run.
+    ///
+    /// ```
+    /// use hpd_agent::prelude::*;
+    /// use hpd_agent::{AgentBuilder, AgentRunConfig, ChatResponse, ScriptedChatClient};
+    ///
+    /// #[derive(Default)]
+    /// pub struct RunOnlyUnits;
+    ///
+    /// #[tool_harness]
+    /// impl RunOnlyUnits {
+    ///     /// Metres to feet.
+    ///     #[ai_function]
+    ///     fn to_feet(&self, metres: f64) -> f64 { metres * 3.28084 }
+    ///     /// Feet to metres.
+    ///     #[ai_function]
+    ///     fn to_metres(&self, feet: f64) -> f64 { feet / 3.28084 }
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let model = ScriptedChatClient::with_replies([ChatResponse::text("ok")]);
+    /// let agent = AgentBuilder::new().with_chat_client(model.clone()).build()?;
+    /// let run = AgentRunConfig::new().with_tool_harness_with::<RunOnlyUnits>(|o| o.functions(["to_feet"]));
+    /// agent.session().run_with("Convert", run).await?;
+    /// assert_eq!(model.requests()[0].tool_names(), ["to_feet"]);
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn with_tool_harness_with<T: ToolHarness>(
         mut self,
         options: impl FnOnce(HarnessOptions<T>) -> HarnessOptions<T>,
@@ -457,18 +890,63 @@ impl AgentRunConfig {
     }
 
     /// Adds a harness by config reference for this run.
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, AgentRunConfig, ChatResponse, RunError, ScriptedChatClient, ToolHarnessReference};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let agent = AgentBuilder::new()
+    ///     .with_chat_client(ScriptedChatClient::with_replies([ChatResponse::text("ok")]))
+    ///     .build()?;
+    /// // References are resolved when the run starts; an unknown harness fails the run.
+    /// let run = AgentRunConfig::new().with_tool_harness_reference(&ToolHarnessReference::new("NoSuchHarness"));
+    /// assert!(matches!(agent.session().run_with("Hi", run).await, Err(RunError::Build(_))));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn with_tool_harness_reference(mut self, reference: &ToolHarnessReference) -> Self {
         self.registrations.add_reference(reference);
         self
     }
 
     /// Appends instructions (after a blank line) for this run.
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, AgentRunConfig, ChatResponse, ScriptedChatClient};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let model = ScriptedChatClient::with_replies([ChatResponse::text("ok")]);
+    /// let agent = AgentBuilder::new().with_instructions("Be brief.").with_chat_client(model.clone()).build()?;
+    /// let run = AgentRunConfig::new().with_additional_instructions("The user is Ada.");
+    /// agent.session().run_with("Hi", run).await?;
+    /// assert_eq!(model.requests()[0].instructions, "Be brief.\n\nThe user is Ada.");
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn with_additional_instructions(mut self, instructions: impl Into<String>) -> Self {
         self.additional_instructions = Some(instructions.into());
         self
     }
 
     /// Overrides the agent's `max_iterations` for this run.
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, AgentRunConfig, ChatResponse, RunError, ScriptedChatClient, ToolCall};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let model = ScriptedChatClient::with_replies([
+    ///     ChatResponse::tool_calls(vec![ToolCall::new("c1", "missing", "{}")]),
+    ///     ChatResponse::text("never reached"),
+    /// ]);
+    /// let agent = AgentBuilder::new().with_chat_client(model).build()?;
+    /// let run = AgentRunConfig::new().with_max_iterations(1);
+    /// assert!(matches!(agent.session().run_with("Hi", run).await, Err(RunError::MaxIterations(1))));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn with_max_iterations(mut self, max_iterations: usize) -> Self {
         self.max_iterations = Some(max_iterations);
         self
@@ -496,12 +974,50 @@ impl AgentRunConfig {
     /// Cancels the run when `token` is cancelled: the model request or the running functions
     /// are abandoned, every pending call gets `Error: run cancelled`, and the run fails with
     /// [`RunError::Cancelled`].
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, AgentRunConfig, CancellationToken, ChatResponse, RunError, ScriptedChatClient};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let agent = AgentBuilder::new()
+    ///     .with_chat_client(ScriptedChatClient::with_replies([ChatResponse::text("Hi")]))
+    ///     .build()?;
+    /// let token = CancellationToken::new();
+    /// token.cancel(); // e.g. from another task when the user presses Stop
+    /// let run = AgentRunConfig::new().with_cancellation(token);
+    /// assert!(matches!(agent.session().run_with("Hello", run).await, Err(RunError::Cancelled)));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn with_cancellation(mut self, token: CancellationToken) -> Self {
         self.cancellation = Some(token);
         self
     }
 
     /// Calls `handler` with every event of this run.
+    ///
+    /// ```
+    /// use std::sync::{Arc, Mutex};
+    /// use hpd_agent::{AgentBuilder, AgentEvent, AgentRunConfig, ChatResponse, ScriptedChatClient};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let agent = AgentBuilder::new()
+    ///     .with_chat_client(ScriptedChatClient::with_replies([ChatResponse::text("Hi")]))
+    ///     .build()?;
+    /// let finished = Arc::new(Mutex::new(0));
+    /// let count = finished.clone();
+    /// let run = AgentRunConfig::new().on_event(move |event| {
+    ///     if matches!(event, AgentEvent::TurnFinished { .. }) {
+    ///         *count.lock().unwrap() += 1;
+    ///     }
+    /// });
+    /// agent.session().run_with("Hello", run).await?;
+    /// assert_eq!(*finished.lock().unwrap(), 1);
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn on_event(mut self, handler: impl Fn(&AgentEvent) + Send + Sync + 'static) -> Self {
         self.handlers.push(Arc::new(handler));
         self

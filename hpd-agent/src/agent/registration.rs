@@ -323,6 +323,44 @@ impl<T: ToolHarness> HarnessOptions<T> {
 
     /// Adds a scoped middleware instance (shared across expansions; runs after the
     /// attribute-declared ones). Also allowed on a plain harness, where it is active all turn.
+    ///
+    /// ```
+    /// use hpd_agent::prelude::*;
+    /// use hpd_agent::{AgentBuilder, FunctionCall, Middleware, MiddlewareError, ScriptedChatClient};
+    ///
+    /// #[derive(Default)]
+    /// pub struct Payments;
+    ///
+    /// #[collapse("Payments")]
+    /// impl Payments {
+    ///     /// Refunds an order.
+    ///     #[ai_function]
+    ///     fn refund(&self, order: String) -> String { format!("refunded {order}") }
+    /// }
+    ///
+    /// struct NoRefunds;
+    ///
+    /// #[async_trait]
+    /// impl Middleware for NoRefunds {
+    ///     async fn before_function(&self, call: &mut FunctionCall) -> Result<(), MiddlewareError> {
+    ///         call.block_default(); // sees only calls of `Payments`
+    ///         Ok(())
+    ///     }
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let agent = AgentBuilder::new()
+    ///     .with_tool_harness_with::<Payments>(|o| o.add_scoped_middleware(NoRefunds))
+    ///     .with_chat_client(ScriptedChatClient::new())
+    ///     .build()?;
+    /// let tools = agent.tool_session();
+    /// tools.call("Payments", "{}", "c1").await?;
+    /// let outcome = tools.call("refund", r#"{"order": "A1"}"#, "c2").await?;
+    /// assert_eq!(outcome.result.text, "Function 'refund' was blocked");
+    /// # Ok(())
+    /// # }
+    /// ```
     #[must_use]
     pub fn add_scoped_middleware(mut self, middleware: impl Middleware) -> Self {
         self.registration.scoped.push(Arc::new(middleware));
@@ -330,6 +368,36 @@ impl<T: ToolHarness> HarnessOptions<T> {
     }
 
     /// Sets the harness metadata (conditions and description templates use it).
+    ///
+    /// ```
+    /// use hpd_agent::prelude::*;
+    /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
+    ///
+    /// #[derive(serde::Deserialize)]
+    /// pub struct Tier {
+    ///     premium: bool,
+    /// }
+    ///
+    /// #[derive(Default)]
+    /// pub struct Support;
+    ///
+    /// #[tool_harness(metadata = Tier)]
+    /// impl Support {
+    ///     /// Opens a ticket.
+    ///     #[ai_function]
+    ///     fn open_ticket(&self, text: String) -> String { text }
+    ///     /// Calls the customer back.
+    ///     #[ai_function(condition = metadata.premium)]
+    ///     fn call_back(&self) -> String { "scheduled".into() }
+    /// }
+    ///
+    /// let free = AgentBuilder::new()
+    ///     .with_tool_harness_with::<Support>(|o| o.metadata(Tier { premium: false }))
+    ///     .with_chat_client(ScriptedChatClient::new())
+    ///     .build()?;
+    /// assert_eq!(free.initial_tool_names(), ["open_ticket"]);
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
     #[must_use]
     pub fn metadata(mut self, metadata: T::Metadata) -> Self {
         self.registration.metadata = MetadataSource::Object(Arc::new(metadata));
@@ -337,6 +405,41 @@ impl<T: ToolHarness> HarnessOptions<T> {
     }
 
     /// Builds the harness with its config constructor from this config.
+    ///
+    /// ```
+    /// use hpd_agent::prelude::*;
+    /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
+    ///
+    /// #[derive(serde::Deserialize)]
+    /// pub struct LimitConfig {
+    ///     max: u32,
+    /// }
+    ///
+    /// pub struct Limited {
+    ///     max: u32,
+    /// }
+    ///
+    /// #[tool_harness]
+    /// impl Limited {
+    ///     pub fn new(config: LimitConfig) -> Self {
+    ///         Limited { max: config.max }
+    ///     }
+    ///
+    ///     /// The limit.
+    ///     #[ai_function]
+    ///     fn limit(&self) -> u32 { self.max }
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let agent = AgentBuilder::new()
+    ///     .with_tool_harness_with::<Limited>(|o| o.config(LimitConfig { max: 5 }))
+    ///     .with_chat_client(ScriptedChatClient::new())
+    ///     .build()?;
+    /// assert_eq!(agent.tool_session().call("limit", "{}", "c1").await?.result.text, "5");
+    /// # Ok(())
+    /// # }
+    /// ```
     #[must_use]
     pub fn config(mut self, config: T::Config) -> Self {
         self.registration.instance = InstanceSource::Object(Arc::new(T::from_config(config)));
@@ -344,6 +447,34 @@ impl<T: ToolHarness> HarnessOptions<T> {
     }
 
     /// Uses this pre-built instance.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicU32, Ordering};
+    /// use hpd_agent::prelude::*;
+    /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
+    ///
+    /// #[derive(Default)]
+    /// pub struct Visits {
+    ///     count: AtomicU32,
+    /// }
+    ///
+    /// #[tool_harness]
+    /// impl Visits {
+    ///     /// Counts a visit.
+    ///     #[ai_function]
+    ///     fn visit(&self) -> u32 { self.count.fetch_add(1, Ordering::SeqCst) + 1 }
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let agent = AgentBuilder::new()
+    ///     .with_tool_harness_with::<Visits>(|o| o.instance(Visits { count: AtomicU32::new(41) }).functions(["visit"]))
+    ///     .with_chat_client(ScriptedChatClient::new())
+    ///     .build()?;
+    /// assert_eq!(agent.tool_session().call("visit", "{}", "c1").await?.result.text, "42");
+    /// # Ok(())
+    /// # }
+    /// ```
     #[must_use]
     pub fn instance(mut self, instance: T) -> Self {
         self.registration.instance = InstanceSource::Object(Arc::new(instance));
@@ -352,6 +483,59 @@ impl<T: ToolHarness> HarnessOptions<T> {
 
     /// Sets the config of an attribute-declared scoped middleware, by its type name
     /// (case-insensitive). It is validated at build.
+    ///
+    /// ```
+    /// use hpd_agent::prelude::*;
+    /// use hpd_agent::{AgentBuilder, ConfigurableMiddleware, FunctionCall, Middleware, MiddlewareError};
+    /// use hpd_agent::ScriptedChatClient;
+    /// use serde_json::json;
+    ///
+    /// #[derive(serde::Deserialize)]
+    /// pub struct QuotaConfig {
+    ///     calls: u32,
+    /// }
+    ///
+    /// pub struct Quota {
+    ///     calls: u32,
+    /// }
+    /// #[async_trait]
+    /// impl Middleware for Quota {
+    ///     async fn before_function(&self, call: &mut FunctionCall) -> Result<(), MiddlewareError> {
+    ///         if self.calls == 0 {
+    ///             call.block("Error: quota used up");
+    ///         }
+    ///         Ok(())
+    ///     }
+    /// }
+    /// impl ConfigurableMiddleware for Quota {
+    ///     type Config = QuotaConfig;
+    ///     fn from_config(config: QuotaConfig) -> Self {
+    ///         Quota { calls: config.calls }
+    ///     }
+    /// }
+    ///
+    /// #[derive(Default)]
+    /// pub struct Geo;
+    ///
+    /// #[collapse("Geocoding", middlewares = [Quota])]
+    /// impl Geo {
+    ///     /// Finds a place.
+    ///     #[ai_function]
+    ///     fn geocode(&self, place: String) -> String { place }
+    /// }
+    ///
+    /// // `Quota` needs `calls`; without a config, `{}` is parsed and the build fails.
+    /// let ok = AgentBuilder::new()
+    ///     .with_tool_harness_with::<Geo>(|o| o.middleware_config("Quota", json!({"calls": 10})))
+    ///     .with_chat_client(ScriptedChatClient::new())
+    ///     .build();
+    /// assert!(ok.is_ok());
+    /// let missing = AgentBuilder::new()
+    ///     .with_tool_harness_with::<Geo>(|o| o.middleware_config("Quota", json!({})))
+    ///     .with_chat_client(ScriptedChatClient::new())
+    ///     .build();
+    /// assert!(missing.is_err());
+    /// ```
     #[must_use]
     pub fn middleware_config(mut self, middleware: impl Into<String>, config: Value) -> Self {
         insert_middleware_config(
@@ -363,6 +547,34 @@ impl<T: ToolHarness> HarnessOptions<T> {
     }
 
     /// Registers only these functions (by name or `Harness.function`), instead of all.
+    ///
+    /// ```
+    /// use hpd_agent::prelude::*;
+    /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
+    ///
+    /// #[derive(Default)]
+    /// pub struct Repo;
+    ///
+    /// #[tool_harness]
+    /// impl Repo {
+    ///     /// Shows the log.
+    ///     #[ai_function]
+    ///     fn log(&self) -> String { String::new() }
+    ///     /// Shows a diff.
+    ///     #[ai_function]
+    ///     fn diff(&self) -> String { String::new() }
+    ///     /// Pushes.
+    ///     #[ai_function]
+    ///     fn push(&self) -> String { String::new() }
+    /// }
+    ///
+    /// let agent = AgentBuilder::new()
+    ///     .with_tool_harness_with::<Repo>(|o| o.functions(["diff", "Repo.log"]))
+    ///     .with_chat_client(ScriptedChatClient::new())
+    ///     .build()?;
+    /// assert_eq!(agent.initial_tool_names(), ["log", "diff"]); // declaration order
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
     #[must_use]
     pub fn functions<I, S>(mut self, names: I) -> Self
     where

@@ -17,6 +17,27 @@ use super::Agent;
 use super::events::{AgentEvent, Emitter};
 
 /// What one [`ToolSession::call`] did.
+///
+/// ```
+/// use hpd_agent::{AgentBuilder, HarnessBuilder, ScriptedChatClient, Tool, ToolResult};
+/// use serde_json::json;
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let ping = Tool::new("ping", "Answers pong", json!({"type": "object"}), |_, _| async { ToolResult::ok("pong") });
+/// let agent = AgentBuilder::new()
+///     .with_harness(HarnessBuilder::new("Net").collapse("Network").tool(ping).build()?)
+///     .with_chat_client(ScriptedChatClient::new())
+///     .build()?;
+/// let tools = agent.tool_session();
+/// let opened = tools.call("Net", "{}", "c1").await?;
+/// assert!(opened.expanded);
+/// assert_eq!(opened.revealed[0].name, "ping");
+/// let pong = tools.call("ping", "{}", "c2").await?;
+/// assert_eq!((pong.result.text.as_str(), pong.expanded), ("pong", false));
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct ToolCallOutcome {
@@ -119,12 +140,40 @@ impl std::fmt::Debug for ToolSession {
 
 impl Agent {
     /// A [`ToolSession`] over this agent's tools, with collapsing as the agent has it.
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, HarnessBuilder, ScriptedChatClient, Tool, ToolResult};
+    /// use serde_json::json;
+    ///
+    /// let ping = Tool::new("ping", "Answers pong", json!({"type": "object"}), |_, _| async { ToolResult::ok("pong") });
+    /// let agent = AgentBuilder::new()
+    ///     .with_harness(HarnessBuilder::new("Net").collapse("Network").tool(ping).build()?)
+    ///     .with_chat_client(ScriptedChatClient::new())
+    ///     .build()?;
+    /// assert_eq!(agent.tool_session().visible_tool_names(), ["Net"]);
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
     #[must_use]
     pub fn tool_session(&self) -> ToolSession {
         ToolSession::new(self.clone(), false)
     }
 
     /// A [`ToolSession`] that lists every registered function, with no containers.
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, HarnessBuilder, ScriptedChatClient, Tool, ToolResult};
+    /// use serde_json::json;
+    ///
+    /// let ping = Tool::new("ping", "Answers pong", json!({"type": "object"}), |_, _| async { ToolResult::ok("pong") });
+    /// let agent = AgentBuilder::new()
+    ///     .with_harness(HarnessBuilder::new("Net").collapse("Network").tool(ping).build()?)
+    ///     .with_chat_client(ScriptedChatClient::new())
+    ///     .build()?;
+    /// let flat = agent.flat_tool_session();
+    /// assert!(flat.is_flat());
+    /// assert_eq!(flat.visible_tool_names(), ["ping"]);
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
     #[must_use]
     pub fn flat_tool_session(&self) -> ToolSession {
         ToolSession::new(self.clone(), true)
@@ -165,6 +214,28 @@ impl ToolSession {
     /// Cancels running calls when `token` is cancelled (their bodies see it through
     /// [`FunctionContext`](crate::FunctionContext)); such calls fail with
     /// [`RunError::Cancelled`].
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, CancellationToken, HarnessBuilder, RunError, ScriptedChatClient, Tool, ToolResult};
+    /// use serde_json::json;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let wait = Tool::new("wait", "Waits", json!({"type": "object"}), |_, ctx| async move {
+    ///     ctx.cancellation_token().cancelled().await;
+    ///     ToolResult::ok("stopped")
+    /// });
+    /// let agent = AgentBuilder::new()
+    ///     .with_harness(HarnessBuilder::new("Slow").tool(wait).build()?)
+    ///     .with_chat_client(ScriptedChatClient::new())
+    ///     .build()?;
+    /// let token = CancellationToken::new();
+    /// let tools = agent.tool_session().with_cancellation(token.clone());
+    /// token.cancel();
+    /// assert!(matches!(tools.call("wait", "{}", "c1").await, Err(RunError::Cancelled)));
+    /// # Ok(())
+    /// # }
+    /// ```
     #[must_use]
     pub fn with_cancellation(mut self, token: CancellationToken) -> Self {
         self.cancellation = token;
@@ -172,18 +243,50 @@ impl ToolSession {
     }
 
     /// The agent whose tools this session drives.
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
+    ///
+    /// let agent = AgentBuilder::new().with_name("served").with_chat_client(ScriptedChatClient::new()).build()?;
+    /// assert_eq!(agent.tool_session().agent().name(), "served");
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
     #[must_use]
     pub fn agent(&self) -> &Agent {
         &self.agent
     }
 
     /// Whether every function is listed (no containers).
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
+    ///
+    /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
+    /// assert!(!agent.tool_session().is_flat());
+    /// assert!(agent.flat_tool_session().is_flat());
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
     #[must_use]
     pub fn is_flat(&self) -> bool {
         self.flat
     }
 
     /// The tool definitions a model would see now, in the order it would see them.
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, HarnessBuilder, ScriptedChatClient, Tool, ToolResult};
+    /// use serde_json::json;
+    ///
+    /// let ping = Tool::new("ping", "Answers pong", json!({"type": "object"}), |_, _| async { ToolResult::ok("pong") });
+    /// let agent = AgentBuilder::new()
+    ///     .with_harness(HarnessBuilder::new("Net").collapse("Network checks").tool(ping).build()?)
+    ///     .with_chat_client(ScriptedChatClient::new())
+    ///     .build()?;
+    /// let tools = agent.tool_session().visible_tools();
+    /// assert_eq!(tools[0].name, "Net");
+    /// assert_eq!(tools[0].description, "Network checks (functions: ping)");
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
     #[must_use]
     pub fn visible_tools(&self) -> Vec<Arc<ToolDefinition>> {
         let state = self.lock();
@@ -191,6 +294,25 @@ impl ToolSession {
     }
 
     /// The names of [`visible_tools`](Self::visible_tools).
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, HarnessBuilder, ScriptedChatClient, Tool, ToolResult};
+    /// use serde_json::json;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let ping = Tool::new("ping", "Answers pong", json!({"type": "object"}), |_, _| async { ToolResult::ok("pong") });
+    /// let agent = AgentBuilder::new()
+    ///     .with_harness(HarnessBuilder::new("Net").collapse("Network").tool(ping).build()?)
+    ///     .with_chat_client(ScriptedChatClient::new())
+    ///     .build()?;
+    /// let tools = agent.tool_session();
+    /// assert_eq!(tools.visible_tool_names(), ["Net"]);
+    /// tools.call("Net", "{}", "c1").await?;
+    /// assert_eq!(tools.visible_tool_names(), ["ping"]);
+    /// # Ok(())
+    /// # }
+    /// ```
     #[must_use]
     pub fn visible_tool_names(&self) -> Vec<String> {
         self.visible_tools()
@@ -200,12 +322,50 @@ impl ToolSession {
     }
 
     /// The expanded containers, in expansion order.
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, HarnessBuilder, ScriptedChatClient, Tool, ToolResult};
+    /// use serde_json::json;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let ping = Tool::new("ping", "Answers pong", json!({"type": "object"}), |_, _| async { ToolResult::ok("pong") });
+    /// let agent = AgentBuilder::new()
+    ///     .with_harness(HarnessBuilder::new("Net").collapse("Network").tool(ping).build()?)
+    ///     .with_chat_client(ScriptedChatClient::new())
+    ///     .build()?;
+    /// let tools = agent.tool_session();
+    /// tools.call("Net.ping", "{}", "c1").await?; // a qualified hidden member: recovery expands `Net`
+    /// assert_eq!(tools.expanded(), ["Net"]);
+    /// # Ok(())
+    /// # }
+    /// ```
     #[must_use]
     pub fn expanded(&self) -> Vec<String> {
         self.lock().expansion.expanded.clone()
     }
 
     /// Collapses every container and drops the scoped pipelines, as a turn end does.
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, HarnessBuilder, ScriptedChatClient, Tool, ToolResult};
+    /// use serde_json::json;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let ping = Tool::new("ping", "Answers pong", json!({"type": "object"}), |_, _| async { ToolResult::ok("pong") });
+    /// let agent = AgentBuilder::new()
+    ///     .with_harness(HarnessBuilder::new("Net").collapse("Network").tool(ping).build()?)
+    ///     .with_chat_client(ScriptedChatClient::new())
+    ///     .build()?;
+    /// let tools = agent.tool_session();
+    /// tools.call("Net", "{}", "c1").await?;
+    /// tools.collapse_all();
+    /// assert!(tools.expanded().is_empty());
+    /// assert_eq!(tools.visible_tool_names(), ["Net"]);
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn collapse_all(&self) {
         let mut state = self.lock();
         state.expansion = Expansion::default();
@@ -215,6 +375,25 @@ impl ToolSession {
     /// Runs the `before_turn` hooks of harnesses built at run time and takes the agent's
     /// current tool lists. Expansions of harnesses that are still registered stay. Returns
     /// whether the visible tools changed.
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, HarnessBuilder, ScriptedChatClient, Tool, ToolResult};
+    /// use serde_json::json;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let tool = |name: &str| Tool::new(name, "A tool", json!({"type": "object"}), |_, _| async { ToolResult::ok("") });
+    /// let live = HarnessBuilder::new("Live").tool(tool("one")).build()?;
+    /// let updater = live.updater();
+    /// let agent = AgentBuilder::new().with_harness(live).with_chat_client(ScriptedChatClient::new()).build()?;
+    /// let tools = agent.tool_session();
+    /// assert!(!tools.refresh().await); // nothing changed
+    /// updater.replace(vec![tool("one"), tool("two")])?;
+    /// assert!(tools.refresh().await);
+    /// assert_eq!(tools.visible_tool_names(), ["one", "two"]);
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn refresh(&self) -> bool {
         let base = self.agent.inner.tools.for_turn().await;
         let mut state = self.lock();
@@ -245,6 +424,31 @@ impl ToolSession {
     /// A middleware hook (or creating a scoped middleware) failed, or the session was
     /// cancelled. Everything the model could cause (unknown names, bad arguments, failing or
     /// panicking bodies) is a result, not an error.
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, HarnessBuilder, ScriptedChatClient, Tool, ToolResult};
+    /// use serde_json::json;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let echo = Tool::new(
+    ///     "echo",
+    ///     "Echoes a text",
+    ///     json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}),
+    ///     |args, _| async move { ToolResult::ok(args["text"].as_str().unwrap_or_default().to_owned()) },
+    /// );
+    /// let agent = AgentBuilder::new()
+    ///     .with_harness(HarnessBuilder::new("Echo").tool(echo).build()?)
+    ///     .with_chat_client(ScriptedChatClient::new())
+    ///     .build()?;
+    /// let tools = agent.tool_session();
+    /// assert_eq!(tools.call("echo", r#"{"text": "hi"}"#, "c1").await?.result.text, "hi");
+    /// // What the model could get wrong is a result, not an error.
+    /// let unknown = tools.call("ech", "{}", "c2").await?;
+    /// assert!(unknown.result.is_error && unknown.result.text.starts_with("Function 'ech' not found"));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn call(
         &self,
         name: &str,

@@ -54,6 +54,14 @@ pub enum ChatMessage {
 
 impl ChatMessage {
     /// A user message.
+    ///
+    /// ```
+    /// use hpd_agent::ChatMessage;
+    ///
+    /// let message = ChatMessage::user("Hello");
+    /// assert_eq!(message, ChatMessage::User { content: "Hello".into() });
+    /// assert_eq!(serde_json::to_string(&message).unwrap(), r#"{"role":"user","content":"Hello"}"#);
+    /// ```
     #[must_use]
     pub fn user(content: impl Into<String>) -> Self {
         ChatMessage::User {
@@ -115,6 +123,14 @@ pub struct Reasoning {
 
 impl Reasoning {
     /// Reasoning with only text.
+    ///
+    /// ```
+    /// use hpd_agent::Reasoning;
+    ///
+    /// let thought = Reasoning::text("Sum the two numbers first.");
+    /// assert_eq!(thought.text, "Sum the two numbers first.");
+    /// assert!(thought.signature.is_none() && thought.id.is_none());
+    /// ```
     #[must_use]
     pub fn text(text: impl Into<String>) -> Self {
         Reasoning {
@@ -125,6 +141,15 @@ impl Reasoning {
 }
 
 /// A tool call made by the model.
+///
+/// ```
+/// use hpd_agent::ToolCall;
+///
+/// let call = ToolCall::new("call_1", "get_weather", r#"{"city": "Oslo"}"#);
+/// assert_eq!((call.id.as_str(), call.name.as_str()), ("call_1", "get_weather"));
+/// let arguments: serde_json::Value = serde_json::from_str(&call.arguments).unwrap();
+/// assert_eq!(arguments["city"], "Oslo");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolCall {
     /// The provider's id for the call; the result message carries it back.
@@ -137,6 +162,14 @@ pub struct ToolCall {
 
 impl ToolCall {
     /// A tool call with arguments given as JSON text.
+    ///
+    /// ```
+    /// use hpd_agent::ToolCall;
+    ///
+    /// // The arguments are kept as the model sent them, even when they are not valid JSON.
+    /// let call = ToolCall::new("c1", "search", "{not json");
+    /// assert_eq!(call.arguments, "{not json");
+    /// ```
     #[must_use]
     pub fn new(
         id: impl Into<String>,
@@ -155,6 +188,22 @@ impl ToolCall {
 ///
 /// Definitions are built once (at agent build, or once per harness for schemas) and shared by
 /// reference between requests.
+///
+/// ```
+/// use hpd_agent::{AgentBuilder, HarnessBuilder, ScriptedChatClient, Tool, ToolResult};
+/// use serde_json::json;
+///
+/// let schema = json!({"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]});
+/// let search = Tool::new("search", "Searches the web", schema.clone(), |_, _| async { ToolResult::ok("") });
+/// let agent = AgentBuilder::new()
+///     .with_harness(HarnessBuilder::new("Web").tool(search).build()?)
+///     .with_chat_client(ScriptedChatClient::new())
+///     .build()?;
+/// let definition = &agent.tool_session().visible_tools()[0];
+/// assert_eq!((definition.name.as_str(), definition.description.as_str()), ("search", "Searches the web"));
+/// assert_eq!(definition.parameters["required"], json!(["q"]));
+/// # Ok::<(), hpd_agent::BuildError>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ToolDefinition {
     /// The tool name.
@@ -189,6 +238,16 @@ pub struct ChatRequest<'a> {
 
 impl<'a> ChatRequest<'a> {
     /// A request without options.
+    ///
+    /// ```
+    /// use hpd_agent::{ChatMessage, ChatRequest, ModelOptions};
+    ///
+    /// let messages = [ChatMessage::user("Hi")];
+    /// let request = ChatRequest::new("Be brief.", &messages, &[]);
+    /// assert_eq!(request.instructions, "Be brief.");
+    /// assert!(request.options.is_empty());
+    /// assert!(ModelOptions::none().is_empty());
+    /// ```
     #[must_use]
     pub fn new(
         instructions: &'a str,
@@ -204,6 +263,15 @@ impl<'a> ChatRequest<'a> {
     }
 
     /// The request with these options.
+    ///
+    /// ```
+    /// use hpd_agent::{ChatMessage, ChatRequest, ModelOptions};
+    ///
+    /// let messages = [ChatMessage::user("Hi")];
+    /// let options = ModelOptions::new().with_max_output_tokens(64);
+    /// let request = ChatRequest::new("", &messages, &[]).with_options(&options);
+    /// assert_eq!(request.options.max_output_tokens, Some(64));
+    /// ```
     #[must_use]
     pub fn with_options(mut self, options: &'a ModelOptions) -> Self {
         self.options = options;
@@ -212,6 +280,17 @@ impl<'a> ChatRequest<'a> {
 }
 
 /// The model's answer to one request.
+///
+/// ```
+/// use hpd_agent::{ChatResponse, FinishReason, ToolCall, Usage};
+///
+/// let done = ChatResponse::text("It is sunny.");
+/// assert_eq!((done.text.as_deref(), done.finish_reason.clone()), (Some("It is sunny."), FinishReason::Stop));
+/// let calling = ChatResponse::tool_calls(vec![ToolCall::new("c1", "get_weather", "{}")])
+///     .with_usage(Usage { input_tokens: 50, output_tokens: 8, ..Usage::default() });
+/// assert_eq!(calling.finish_reason, FinishReason::ToolCalls);
+/// assert_eq!(calling.usage.input_tokens, 50);
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ChatResponse {
     /// The text part, if any.
@@ -228,6 +307,15 @@ pub struct ChatResponse {
 
 impl ChatResponse {
     /// A response with only text.
+    ///
+    /// ```
+    /// use hpd_agent::{ChatResponse, FinishReason};
+    ///
+    /// let response = ChatResponse::text("Done.");
+    /// assert_eq!(response.text.as_deref(), Some("Done."));
+    /// assert!(response.tool_calls.is_empty());
+    /// assert_eq!(response.finish_reason, FinishReason::Stop);
+    /// ```
     #[must_use]
     pub fn text(text: impl Into<String>) -> Self {
         ChatResponse {
@@ -237,6 +325,17 @@ impl ChatResponse {
     }
 
     /// A response with only tool calls (finish reason [`FinishReason::ToolCalls`]).
+    ///
+    /// ```
+    /// use hpd_agent::{ChatResponse, ToolCall};
+    ///
+    /// let response = ChatResponse::tool_calls(vec![
+    ///     ToolCall::new("c1", "get_weather", r#"{"city": "Oslo"}"#),
+    ///     ToolCall::new("c2", "get_weather", r#"{"city": "Rome"}"#),
+    /// ]);
+    /// assert_eq!(response.tool_calls.len(), 2);
+    /// assert_eq!(response.text, None);
+    /// ```
     #[must_use]
     pub fn tool_calls(calls: Vec<ToolCall>) -> Self {
         ChatResponse {
@@ -261,6 +360,13 @@ impl ChatResponse {
     }
 
     /// The response with this usage.
+    ///
+    /// ```
+    /// use hpd_agent::{ChatResponse, Usage};
+    ///
+    /// let response = ChatResponse::text("Hi").with_usage(Usage { input_tokens: 10, cached_input_tokens: 8, ..Usage::default() });
+    /// assert_eq!(response.usage.cached_input_tokens, 8);
+    /// ```
     #[must_use]
     pub fn with_usage(mut self, usage: Usage) -> Self {
         self.usage = usage;

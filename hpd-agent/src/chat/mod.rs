@@ -10,6 +10,22 @@
 //! - [`ModelOptions`], [`ToolChoice`]: generation settings of a request.
 //! - [`Usage`], [`FinishReason`], [`Reasoning`]: what comes back besides text and tool calls.
 //! - [`ChatClient`], [`ChatError`], [`TextSink`]: the provider contract.
+//!
+//! ```
+//! use hpd_agent::{ChatClient, ChatMessage, ChatRequest, ChatResponse, ModelOptions, ScriptedChatClient};
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), hpd_agent::ChatError> {
+//! // What an agent does for every model request, by hand.
+//! let client = ScriptedChatClient::with_replies([ChatResponse::text("Paris")]);
+//! let messages = [ChatMessage::user("Capital of France?")];
+//! let options = ModelOptions::new().with_temperature(0.0);
+//! let request = ChatRequest::new("Answer in one word.", &messages, &[]).with_options(&options);
+//! let response = client.complete(request, &|_delta| {}).await?;
+//! assert_eq!(response.text.as_deref(), Some("Paris"));
+//! # Ok(())
+//! # }
+//! ```
 
 mod message;
 mod options;
@@ -26,9 +42,41 @@ pub use usage::{FinishReason, Usage};
 
 /// Receives text as a provider streams it. Providers that do not stream call it once with the
 /// whole text, or not at all.
+///
+/// ```
+/// use std::sync::Mutex;
+/// use hpd_agent::{ChatClient, ChatMessage, ChatRequest, ChatResponse, ScriptedChatClient, TextSink};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), hpd_agent::ChatError> {
+/// let client = ScriptedChatClient::with_replies([ChatResponse::text("Hello")]);
+/// let received = Mutex::new(String::new());
+/// let sink: TextSink<'_> = &|delta: &str| received.lock().unwrap().push_str(delta);
+/// let messages = [ChatMessage::user("Hi")];
+/// client.complete(ChatRequest::new("", &messages, &[]), sink).await?;
+/// assert_eq!(*received.lock().unwrap(), "Hello");
+/// # Ok(())
+/// # }
+/// ```
 pub type TextSink<'a> = &'a (dyn Fn(&str) + Send + Sync);
 
 /// An error of a chat provider.
+///
+/// ```
+/// use hpd_agent::{AgentBuilder, ChatError, RunError, ScriptedChatClient};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
+/// match agent.run("Hi").await {
+///     Err(RunError::Chat(ChatError::ScriptExhausted(n))) => assert_eq!(n, 1),
+///     other => panic!("unexpected: {other:?}"),
+/// }
+/// let error = ChatError::Status { status: 429, message: "slow down".into() };
+/// assert_eq!(error.to_string(), "provider returned HTTP 429: slow down");
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ChatError {
@@ -88,6 +136,19 @@ pub trait ChatClient: Send + Sync {
     ///
     /// A [`ChatError`] when the provider fails; the run ends with it and the session keeps its
     /// history.
+    ///
+    /// ```
+    /// use hpd_agent::{ChatClient, ChatMessage, ChatRequest, ChatResponse, ScriptedChatClient};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), hpd_agent::ChatError> {
+    /// let client = ScriptedChatClient::with_replies([ChatResponse::text("Hi there")]);
+    /// let messages = [ChatMessage::user("Hi")];
+    /// let response = client.complete(ChatRequest::new("Be brief.", &messages, &[]), &|_| {}).await?;
+    /// assert_eq!(response.text.as_deref(), Some("Hi there"));
+    /// # Ok(())
+    /// # }
+    /// ```
     async fn complete(
         &self,
         request: ChatRequest<'_>,

@@ -52,6 +52,14 @@ static DEFAULT_OPTIONS: LazyLock<ModelOptions> = LazyLock::new(ModelOptions::def
 
 impl ModelOptions {
     /// No options set.
+    ///
+    /// ```
+    /// use hpd_agent::ModelOptions;
+    ///
+    /// let options = ModelOptions::new();
+    /// assert!(options.is_empty());
+    /// assert_eq!(options, ModelOptions::default());
+    /// ```
     #[must_use]
     pub fn new() -> Self {
         Self::default()
@@ -81,6 +89,12 @@ impl ModelOptions {
     }
 
     /// Sets `temperature`.
+    ///
+    /// ```
+    /// use hpd_agent::ModelOptions;
+    ///
+    /// assert_eq!(ModelOptions::new().with_temperature(0.2).temperature, Some(0.2));
+    /// ```
     #[must_use]
     pub fn with_temperature(mut self, temperature: f64) -> Self {
         self.temperature = Some(temperature);
@@ -88,6 +102,12 @@ impl ModelOptions {
     }
 
     /// Sets `top_p`.
+    ///
+    /// ```
+    /// use hpd_agent::ModelOptions;
+    ///
+    /// assert_eq!(ModelOptions::new().with_top_p(0.9).top_p, Some(0.9));
+    /// ```
     #[must_use]
     pub fn with_top_p(mut self, top_p: f64) -> Self {
         self.top_p = Some(top_p);
@@ -95,6 +115,12 @@ impl ModelOptions {
     }
 
     /// Sets `max_output_tokens`.
+    ///
+    /// ```
+    /// use hpd_agent::ModelOptions;
+    ///
+    /// assert_eq!(ModelOptions::new().with_max_output_tokens(512).max_output_tokens, Some(512));
+    /// ```
     #[must_use]
     pub fn with_max_output_tokens(mut self, max_output_tokens: u32) -> Self {
         self.max_output_tokens = Some(max_output_tokens);
@@ -102,6 +128,12 @@ impl ModelOptions {
     }
 
     /// Sets the stop sequences.
+    ///
+    /// ```
+    /// use hpd_agent::ModelOptions;
+    ///
+    /// assert_eq!(ModelOptions::new().with_stop(["\n\n", "END"]).stop, ["\n\n", "END"]);
+    /// ```
     #[must_use]
     pub fn with_stop<S: Into<String>>(mut self, stop: impl IntoIterator<Item = S>) -> Self {
         self.stop = stop.into_iter().map(Into::into).collect();
@@ -109,6 +141,12 @@ impl ModelOptions {
     }
 
     /// Sets `seed`.
+    ///
+    /// ```
+    /// use hpd_agent::ModelOptions;
+    ///
+    /// assert_eq!(ModelOptions::new().with_seed(42).seed, Some(42));
+    /// ```
     #[must_use]
     pub fn with_seed(mut self, seed: i64) -> Self {
         self.seed = Some(seed);
@@ -116,6 +154,13 @@ impl ModelOptions {
     }
 
     /// Sets `tool_choice`.
+    ///
+    /// ```
+    /// use hpd_agent::{ModelOptions, ToolChoice};
+    ///
+    /// let options = ModelOptions::new().with_tool_choice(ToolChoice::tool("get_weather"));
+    /// assert_eq!(options.tool_choice, Some(ToolChoice::Tool("get_weather".into())));
+    /// ```
     #[must_use]
     pub fn with_tool_choice(mut self, tool_choice: ToolChoice) -> Self {
         self.tool_choice = Some(tool_choice);
@@ -123,6 +168,12 @@ impl ModelOptions {
     }
 
     /// Sets `parallel_tool_calls`.
+    ///
+    /// ```
+    /// use hpd_agent::ModelOptions;
+    ///
+    /// assert_eq!(ModelOptions::new().with_parallel_tool_calls(false).parallel_tool_calls, Some(false));
+    /// ```
     #[must_use]
     pub fn with_parallel_tool_calls(mut self, parallel: bool) -> Self {
         self.parallel_tool_calls = Some(parallel);
@@ -130,6 +181,14 @@ impl ModelOptions {
     }
 
     /// Adds one field to `extra`.
+    ///
+    /// ```
+    /// use hpd_agent::ModelOptions;
+    /// use serde_json::json;
+    ///
+    /// let options = ModelOptions::new().with_extra("reasoning_effort", json!("low"));
+    /// assert_eq!(options.extra["reasoning_effort"], "low");
+    /// ```
     #[must_use]
     pub fn with_extra(mut self, key: impl Into<String>, value: Value) -> Self {
         self.extra.insert(key.into(), value);
@@ -212,6 +271,12 @@ pub enum ToolChoice {
 
 impl ToolChoice {
     /// `ToolChoice::Tool(name)`.
+    ///
+    /// ```
+    /// use hpd_agent::ToolChoice;
+    ///
+    /// assert_eq!(ToolChoice::tool("search"), ToolChoice::Tool("search".to_owned()));
+    /// ```
     #[must_use]
     pub fn tool(name: impl Into<String>) -> Self {
         ToolChoice::Tool(name.into())
@@ -219,6 +284,13 @@ impl ToolChoice {
 
     /// Whether the choice makes the model call a tool ([`Required`](Self::Required) or
     /// [`Tool`](Self::Tool)).
+    ///
+    /// ```
+    /// use hpd_agent::ToolChoice;
+    ///
+    /// assert!(ToolChoice::Required.forces_a_call() && ToolChoice::tool("search").forces_a_call());
+    /// assert!(!ToolChoice::Auto.forces_a_call() && !ToolChoice::None.forces_a_call());
+    /// ```
     #[must_use]
     pub fn forces_a_call(&self) -> bool {
         matches!(self, ToolChoice::Required | ToolChoice::Tool(_))

@@ -1,10 +1,31 @@
 //! [`Limits`]: the agent-wide caps on what tools exchange with the model.
 
 /// The default of [`Limits::max_tool_result_bytes`]: 64 KiB.
+///
+/// ```
+/// use hpd_agent::Limits;
+/// use hpd_agent::config::DEFAULT_MAX_TOOL_RESULT_BYTES;
+///
+/// assert_eq!(Limits::default().max_tool_result_bytes, DEFAULT_MAX_TOOL_RESULT_BYTES);
+/// ```
 pub const DEFAULT_MAX_TOOL_RESULT_BYTES: usize = 64 * 1024;
 /// The default of [`Limits::max_argument_bytes`]: 256 KiB.
+///
+/// ```
+/// use hpd_agent::Limits;
+/// use hpd_agent::config::DEFAULT_MAX_ARGUMENT_BYTES;
+///
+/// assert_eq!(Limits::default().max_argument_bytes, DEFAULT_MAX_ARGUMENT_BYTES);
+/// ```
 pub const DEFAULT_MAX_ARGUMENT_BYTES: usize = 256 * 1024;
 /// The default of [`Limits::max_parallel_calls`].
+///
+/// ```
+/// use hpd_agent::Limits;
+/// use hpd_agent::config::DEFAULT_MAX_PARALLEL_CALLS;
+///
+/// assert_eq!(Limits::default().max_parallel_calls, DEFAULT_MAX_PARALLEL_CALLS);
+/// ```
 pub const DEFAULT_MAX_PARALLEL_CALLS: usize = 16;
 
 /// Caps on what tools exchange with the model, for every tool of an agent (functions of

@@ -121,6 +121,14 @@ impl std::fmt::Debug for McpTransportConfig {
 
 impl McpServerConfig {
     /// A stdio server: `command` started with `args`.
+    ///
+    /// ```
+    /// use hpd_agent::{McpServerConfig, McpTransportConfig};
+    ///
+    /// let time = McpServerConfig::stdio("Time", "uvx", ["mcp-server-time"]);
+    /// assert!(matches!(&time.transport, McpTransportConfig::Stdio { command, .. } if command == "uvx"));
+    /// assert!(time.collapse); // collapsed by default
+    /// ```
     #[must_use]
     pub fn stdio<I, S>(name: impl Into<String>, command: impl Into<String>, args: I) -> Self
     where
@@ -138,6 +146,13 @@ impl McpServerConfig {
     }
 
     /// A streamable HTTP server at `url`.
+    ///
+    /// ```
+    /// use hpd_agent::{McpServerConfig, McpTransportConfig};
+    ///
+    /// let search = McpServerConfig::http("Search", "http://127.0.0.1:3000/mcp");
+    /// assert!(matches!(&search.transport, McpTransportConfig::Http { url, .. } if url.ends_with("/mcp")));
+    /// ```
     #[must_use]
     pub fn http(name: impl Into<String>, url: impl Into<String>) -> Self {
         McpServerConfig::with_transport(
@@ -161,6 +176,13 @@ impl McpServerConfig {
     }
 
     /// Sets the container description.
+    ///
+    /// ```
+    /// use hpd_agent::McpServerConfig;
+    ///
+    /// let git = McpServerConfig::stdio("Git", "uvx", ["mcp-server-git"]).with_description("Git history of the repository");
+    /// assert_eq!(git.description.as_deref(), Some("Git history of the repository"));
+    /// ```
     #[must_use]
     pub fn with_description(mut self, description: impl Into<String>) -> Self {
         self.description = Some(description.into());
@@ -168,6 +190,13 @@ impl McpServerConfig {
     }
 
     /// Sets whether the harness is collapsed.
+    ///
+    /// ```
+    /// use hpd_agent::McpServerConfig;
+    ///
+    /// let always_open = McpServerConfig::stdio("Time", "uvx", ["mcp-server-time"]).with_collapse(false);
+    /// assert!(!always_open.collapse);
+    /// ```
     #[must_use]
     pub fn with_collapse(mut self, collapse: bool) -> Self {
         self.collapse = collapse;
@@ -175,6 +204,14 @@ impl McpServerConfig {
     }
 
     /// Offers only these tools.
+    ///
+    /// ```
+    /// use hpd_agent::McpServerConfig;
+    ///
+    /// let files = McpServerConfig::stdio("Files", "npx", ["-y", "@modelcontextprotocol/server-filesystem", "/data"])
+    ///     .with_functions(["read_text_file", "list_directory"]);
+    /// assert_eq!(files.functions.as_ref().map(Vec::len), Some(2));
+    /// ```
     #[must_use]
     pub fn with_functions<I, S>(mut self, functions: I) -> Self
     where
@@ -186,6 +223,13 @@ impl McpServerConfig {
     }
 
     /// Sets the timeout in milliseconds.
+    ///
+    /// ```
+    /// use hpd_agent::McpServerConfig;
+    ///
+    /// let slow = McpServerConfig::http("Slow", "http://127.0.0.1:3000/mcp").with_timeout_ms(120_000);
+    /// assert_eq!(slow.timeout_ms, Some(120_000));
+    /// ```
     #[must_use]
     pub fn with_timeout_ms(mut self, timeout_ms: u64) -> Self {
         self.timeout_ms = Some(timeout_ms);
@@ -193,6 +237,14 @@ impl McpServerConfig {
     }
 
     /// Adds an environment variable of a stdio server; ignored for an HTTP server.
+    ///
+    /// ```
+    /// use hpd_agent::{McpServerConfig, McpTransportConfig};
+    ///
+    /// let github = McpServerConfig::stdio("GitHub", "github-mcp-server", ["stdio"]).with_env("GITHUB_TOKEN", "ghp-...");
+    /// assert!(matches!(&github.transport, McpTransportConfig::Stdio { env, .. } if env.contains_key("GITHUB_TOKEN")));
+    /// assert!(!format!("{github:?}").contains("ghp-")); // values are never printed
+    /// ```
     #[must_use]
     pub fn with_env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
         if let McpTransportConfig::Stdio { env, .. } = &mut self.transport {
@@ -202,6 +254,13 @@ impl McpServerConfig {
     }
 
     /// Adds a header of an HTTP server; ignored for a stdio server.
+    ///
+    /// ```
+    /// use hpd_agent::{McpServerConfig, McpTransportConfig};
+    ///
+    /// let remote = McpServerConfig::http("Remote", "https://mcp.example.invalid/mcp").with_header("Authorization", "Bearer t0ken");
+    /// assert!(matches!(&remote.transport, McpTransportConfig::Http { headers, .. } if headers.contains_key("Authorization")));
+    /// ```
     #[must_use]
     pub fn with_header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
         if let McpTransportConfig::Http { headers, .. } = &mut self.transport {

@@ -186,6 +186,14 @@ impl fmt::Debug for HarnessBuilder {
 
 impl HarnessBuilder {
     /// A plain harness named `name` without tools.
+    ///
+    /// ```
+    /// use hpd_agent::HarnessBuilder;
+    ///
+    /// let empty = HarnessBuilder::new("Plugins").build()?;
+    /// assert!(!empty.is_collapsed() && empty.tool_names().is_empty());
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
     pub fn new(name: impl Into<String>) -> Self {
         HarnessBuilder {
             name: name.into(),
@@ -199,30 +207,106 @@ impl HarnessBuilder {
     }
 
     /// Collapses the harness behind a container described by `description`.
+    ///
+    /// ```
+    /// use hpd_agent::{HarnessBuilder, Tool, ToolResult};
+    /// use serde_json::json;
+    ///
+    /// let ping = Tool::new("ping", "Answers pong", json!({"type": "object"}), |_, _| async { ToolResult::ok("pong") });
+    /// let net = HarnessBuilder::new("Net").collapse("Network checks").tool(ping).build()?;
+    /// assert!(net.is_collapsed());
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
     pub fn collapse(mut self, description: impl Into<String>) -> Self {
         self.collapse = Some(description.into());
         self
     }
 
     /// Text appended to the container call's result (collapsed harnesses only).
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, HarnessBuilder, ScriptedChatClient, Tool, ToolResult};
+    /// use serde_json::json;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let ping = Tool::new("ping", "Answers pong", json!({"type": "object"}), |_, _| async { ToolResult::ok("pong") });
+    /// let net = HarnessBuilder::new("Net").collapse("Network").function_result("Ping before anything else.").tool(ping).build()?;
+    /// let agent = AgentBuilder::new().with_harness(net).with_chat_client(ScriptedChatClient::new()).build()?;
+    /// let opened = agent.tool_session().call("Net", "{}", "c1").await?;
+    /// assert_eq!(opened.result.text, "Net expanded. Available functions: ping\n\nPing before anything else.");
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn function_result(mut self, text: impl Into<String>) -> Self {
         self.function_result = Some(text.into());
         self
     }
 
     /// Instructions active while the container is expanded (collapsed harnesses only).
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, ChatResponse, HarnessBuilder, ScriptedChatClient, Tool, ToolCall, ToolResult};
+    /// use serde_json::json;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let ping = Tool::new("ping", "Answers pong", json!({"type": "object"}), |_, _| async { ToolResult::ok("pong") });
+    /// let net = HarnessBuilder::new("Net").collapse("Network").system_prompt("Never ping more than once.").tool(ping).build()?;
+    /// let model = ScriptedChatClient::with_replies([
+    ///     ChatResponse::tool_calls(vec![ToolCall::new("c1", "Net", "{}")]),
+    ///     ChatResponse::text("Ready."),
+    /// ]);
+    /// let agent = AgentBuilder::new().with_harness(net).with_chat_client(model.clone()).build()?;
+    /// agent.run("Check the network").await?;
+    /// let requests = model.requests();
+    /// assert!(!requests[0].instructions.contains("Never ping"));
+    /// assert!(requests[1].instructions.contains("## Active container instructions"));
+    /// assert!(requests[1].instructions.contains("Never ping more than once."));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn system_prompt(mut self, text: impl Into<String>) -> Self {
         self.system_prompt = Some(text.into());
         self
     }
 
     /// Adds a tool.
+    ///
+    /// ```
+    /// use hpd_agent::{HarnessBuilder, Tool, ToolResult};
+    /// use serde_json::json;
+    ///
+    /// let time = Tool::new("time", "The time", json!({"type": "object"}), |_, _| async { ToolResult::ok("12:00") });
+    /// let date = Tool::new("date", "The date", json!({"type": "object"}), |_, _| async { ToolResult::ok("1 Dec") });
+    /// let clock = HarnessBuilder::new("Calendar").tool(time).tool(date).build()?;
+    /// assert_eq!(clock.tool_names(), ["time", "date"]);
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
     pub fn tool(mut self, tool: Tool) -> Self {
         self.tools.push(tool);
         self
     }
 
     /// Adds tools.
+    ///
+    /// ```
+    /// use hpd_agent::{HarnessBuilder, Tool, ToolResult};
+    /// use serde_json::json;
+    ///
+    /// // E.g. one tool per operation of an API description.
+    /// let operations = ["list_users", "get_user", "create_user"];
+    /// let tools = operations.iter().map(|op| {
+    ///     let op = op.to_string();
+    ///     Tool::new(op.clone(), format!("Calls {op}"), json!({"type": "object"}), move |_, _| {
+    ///         let op = op.clone();
+    ///         async move { ToolResult::ok(format!("{op}: ok")) }
+    ///     })
+    /// });
+    /// let api = HarnessBuilder::new("UsersApi").collapse("The users API").tools(tools).build()?;
+    /// assert_eq!(api.tool_names(), operations);
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
     pub fn tools(mut self, tools: impl IntoIterator<Item = Tool>) -> Self {
         self.tools.extend(tools);
         self
@@ -232,12 +316,56 @@ impl HarnessBuilder {
     /// is registered with). Scoped middleware sees only this harness's calls, plus the turn,
     /// iteration and batch hooks while the harness is expanded (all turn when its tools are
     /// visible without expansion).
+    ///
+    /// ```
+    /// use hpd_agent::{async_trait, AgentBuilder, FunctionCall, HarnessBuilder, Middleware, MiddlewareError};
+    /// use hpd_agent::{ScriptedChatClient, Tool, ToolResult};
+    /// use serde_json::json;
+    ///
+    /// struct Deny;
+    ///
+    /// #[async_trait]
+    /// impl Middleware for Deny {
+    ///     async fn before_function(&self, call: &mut FunctionCall) -> Result<(), MiddlewareError> {
+    ///         call.block("Error: maintenance window");
+    ///         Ok(())
+    ///     }
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let tool = |name: &str| Tool::new(name, "A tool", json!({"type": "object"}), |_, _| async { ToolResult::ok("ran") });
+    /// let agent = AgentBuilder::new()
+    ///     .with_harness(HarnessBuilder::new("Db").tool(tool("query")).scoped_middleware(Deny).build()?)
+    ///     .with_harness(HarnessBuilder::new("Web").tool(tool("fetch")).build()?)
+    ///     .with_chat_client(ScriptedChatClient::new())
+    ///     .build()?;
+    /// let tools = agent.tool_session();
+    /// assert_eq!(tools.call("query", "{}", "c1").await?.result.text, "Error: maintenance window");
+    /// assert_eq!(tools.call("fetch", "{}", "c2").await?.result.text, "ran"); // other harnesses unaffected
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn scoped_middleware(mut self, middleware: impl Middleware) -> Self {
         self.scoped.push(ScopedSource::Shared(Arc::new(middleware)));
         self
     }
 
     /// Adds a shared scoped middleware instance.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use hpd_agent::{HarnessBuilder, Middleware};
+    ///
+    /// struct Audit;
+    /// impl Middleware for Audit {}
+    ///
+    /// let audit: Arc<dyn Middleware> = Arc::new(Audit);
+    /// let a = HarnessBuilder::new("A").shared_scoped_middleware(audit.clone()).build()?;
+    /// let b = HarnessBuilder::new("B").shared_scoped_middleware(audit).build()?;
+    /// # drop((a, b));
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
     pub fn shared_scoped_middleware(mut self, middleware: Arc<dyn Middleware>) -> Self {
         self.scoped.push(ScopedSource::Shared(middleware));
         self
@@ -246,6 +374,24 @@ impl HarnessBuilder {
     /// Adds a scoped middleware created afresh by `make` at each expansion (and at each turn
     /// start when the tools are visible without expansion), like a type declared in
     /// `#[collapse(middlewares = [...])]`.
+    ///
+    /// ```
+    /// use std::time::Instant;
+    /// use hpd_agent::{HarnessBuilder, Middleware};
+    ///
+    /// struct PerExpansion {
+    ///     opened: Instant, // a new instance, so a new time, at every expansion
+    /// }
+    /// impl Middleware for PerExpansion {}
+    ///
+    /// let harness = HarnessBuilder::new("Tracked")
+    ///     .collapse("Tracked tools")
+    ///     .scoped_middleware_factory(|| PerExpansion { opened: Instant::now() })
+    ///     .build()?;
+    /// # let _ = |m: PerExpansion| m.opened;
+    /// # drop(harness);
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
     pub fn scoped_middleware_factory<M, F>(mut self, make: F) -> Self
     where
         M: Middleware,
@@ -260,9 +406,35 @@ impl HarnessBuilder {
     }
 
     /// Runs `hook` at the start of every turn, before the turn's tool list is taken (see the
-    /// [crate docs](crate#harnesses-built-at-run-time)). A source that lost its connection can reconnect here and replace
+    /// [crate docs](crate#dynamic-harnesses)). A source that lost its connection can reconnect here and replace
     /// the tool list through a [`ToolListUpdater`]; the hook cannot fail a turn (a panic in it
     /// is reported through `tracing`).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use hpd_agent::{AgentBuilder, ChatResponse, HarnessBuilder, ScriptedChatClient};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let turns = Arc::new(AtomicUsize::new(0));
+    /// let seen = turns.clone();
+    /// let source = HarnessBuilder::new("Remote")
+    ///     .before_turn(move || {
+    ///         let seen = seen.clone();
+    ///         async move {
+    ///             seen.fetch_add(1, Ordering::SeqCst); // e.g. reconnect and replace the tool list
+    ///         }
+    ///     })
+    ///     .build()?;
+    /// let model = ScriptedChatClient::with_replies([ChatResponse::text("a"), ChatResponse::text("b")]);
+    /// let agent = AgentBuilder::new().with_harness(source).with_chat_client(model).build()?;
+    /// agent.run("one").await?;
+    /// agent.run("two").await?;
+    /// assert_eq!(turns.load(Ordering::SeqCst), 2);
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn before_turn<F, Fut>(mut self, hook: F) -> Self
     where
         F: Fn() -> Fut + Send + Sync + 'static,
@@ -280,6 +452,17 @@ impl HarnessBuilder {
     /// [`BuildError::DuplicateTool`] for two tools of one name, [`BuildError::InvalidSchema`]
     /// for a schema that is not a JSON object schema, [`BuildError::NotCollapsed`] for
     /// `system_prompt` or `function_result` on a plain harness.
+    ///
+    /// ```
+    /// use hpd_agent::{BuildError, HarnessBuilder, Tool, ToolResult};
+    /// use serde_json::json;
+    ///
+    /// let tool = |name: &str| Tool::new(name, "", json!({"type": "object"}), |_, _| async { ToolResult::ok("") });
+    /// let twice = HarnessBuilder::new("Twice").tool(tool("a")).tool(tool("a")).build();
+    /// assert!(matches!(twice, Err(BuildError::DuplicateTool { .. })));
+    /// let plain_with_prompt = HarnessBuilder::new("Plain").system_prompt("Be careful.").build();
+    /// assert!(matches!(plain_with_prompt, Err(BuildError::NotCollapsed { .. })));
+    /// ```
     pub fn build(self) -> Result<DynamicHarness, BuildError> {
         if !is_valid(&self.name) {
             return Err(BuildError::InvalidName {
@@ -345,6 +528,22 @@ struct Core {
 /// Registering the same harness (or clones of it) twice merges the registrations like
 /// registering a macro harness twice; registering two different harnesses of one name fails the
 /// build.
+///
+/// ```
+/// use hpd_agent::{AgentBuilder, HarnessBuilder, ScriptedChatClient, Tool, ToolResult};
+/// use serde_json::json;
+///
+/// let tool = |name: &str| Tool::new(name, "", json!({"type": "object"}), |_, _| async { ToolResult::ok("") });
+/// let files = HarnessBuilder::new("Files").collapse("File access").tool(tool("read")).tool(tool("write")).build()?;
+/// // Clones share the tool list; a selection registers part of it.
+/// let agent = AgentBuilder::new()
+///     .with_harness(files.select(["read"])?)
+///     .with_chat_client(ScriptedChatClient::new())
+///     .build()?;
+/// assert_eq!(agent.tool_session().visible_tools()[0].description, "File access (functions: read)");
+/// assert_eq!(files.tool_names(), ["read", "write"]);
+/// # Ok::<(), hpd_agent::BuildError>(())
+/// ```
 #[derive(Clone)]
 pub struct DynamicHarness {
     core: Arc<Core>,
@@ -365,18 +564,43 @@ impl fmt::Debug for DynamicHarness {
 
 impl DynamicHarness {
     /// The harness name.
+    ///
+    /// ```
+    /// use hpd_agent::HarnessBuilder;
+    ///
+    /// assert_eq!(HarnessBuilder::new("Files").build()?.name(), "Files");
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
     #[must_use]
     pub fn name(&self) -> &str {
         &self.core.name
     }
 
     /// Whether it is collapsed behind a container.
+    ///
+    /// ```
+    /// use hpd_agent::HarnessBuilder;
+    ///
+    /// assert!(HarnessBuilder::new("Files").collapse("File access").build()?.is_collapsed());
+    /// assert!(!HarnessBuilder::new("Files").build()?.is_collapsed());
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
     #[must_use]
     pub fn is_collapsed(&self) -> bool {
         self.core.collapse.is_some()
     }
 
     /// The names of its current tools, in order (all of them, whatever the selection).
+    ///
+    /// ```
+    /// use hpd_agent::{HarnessBuilder, Tool, ToolResult};
+    /// use serde_json::json;
+    ///
+    /// let tool = |name: &str| Tool::new(name, "", json!({"type": "object"}), |_, _| async { ToolResult::ok("") });
+    /// let h = HarnessBuilder::new("Files").tool(tool("read")).tool(tool("write")).build()?;
+    /// assert_eq!(h.select(["write"])?.tool_names(), ["read", "write"]); // all, whatever the selection
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
     #[must_use]
     pub fn tool_names(&self) -> Vec<String> {
         let (_, tools) = self.core.list.snapshot();
@@ -444,6 +668,18 @@ impl DynamicHarness {
     }
 
     /// A handle that replaces the tool list (see [`ToolListUpdater`]).
+    ///
+    /// ```
+    /// use hpd_agent::{HarnessBuilder, Tool, ToolResult};
+    /// use serde_json::json;
+    ///
+    /// let tool = |name: &str| Tool::new(name, "", json!({"type": "object"}), |_, _| async { ToolResult::ok("") });
+    /// let remote = HarnessBuilder::new("Remote").tool(tool("a")).build()?;
+    /// let updater = remote.updater(); // hand it to the code that hears about changes
+    /// assert!(updater.replace(vec![tool("b")])?);
+    /// assert_eq!(remote.tool_names(), ["b"]);
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
     #[must_use]
     pub fn updater(&self) -> ToolListUpdater {
         ToolListUpdater {
@@ -453,6 +689,18 @@ impl DynamicHarness {
     }
 
     /// How many times the tool list was replaced.
+    ///
+    /// ```
+    /// use hpd_agent::{HarnessBuilder, Tool, ToolResult};
+    /// use serde_json::json;
+    ///
+    /// let tool = |name: &str| Tool::new(name, "", json!({"type": "object"}), |_, _| async { ToolResult::ok("") });
+    /// let remote = HarnessBuilder::new("Remote").build()?;
+    /// assert_eq!(remote.generation(), 0);
+    /// remote.updater().replace(vec![tool("a")])?;
+    /// assert_eq!(remote.generation(), 1);
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
     #[must_use]
     pub fn generation(&self) -> u64 {
         self.core.list.snapshot().0

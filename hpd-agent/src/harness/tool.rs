@@ -37,6 +37,14 @@ pub trait IntoToolSchema {
     /// # Errors
     ///
     /// The text is not JSON.
+    ///
+    /// ```
+    /// use hpd_agent::IntoToolSchema;
+    /// use serde_json::json;
+    ///
+    /// assert_eq!(r#"{"type": "object"}"#.into_tool_schema(), Ok(json!({"type": "object"})));
+    /// assert!("{oops".into_tool_schema().is_err());
+    /// ```
     fn into_tool_schema(self) -> Result<Value, String>;
 }
 
@@ -120,6 +128,36 @@ impl Tool {
     /// whose parameters `schema` describes (a JSON object schema: `{"type": "object", ...}`, as
     /// a value or as JSON text), run by `handler`. Names and schema are checked by
     /// [`HarnessBuilder::build`](crate::HarnessBuilder::build).
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, HarnessBuilder, ScriptedChatClient, Tool, ToolResult};
+    /// use serde_json::json;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let divide = Tool::new(
+    ///     "divide",
+    ///     "Divides a by b",
+    ///     json!({"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}, "required": ["a", "b"]}),
+    ///     |args, ctx| async move {
+    ///         let (a, b) = (args["a"].as_f64().unwrap_or(0.0), args["b"].as_f64().unwrap_or(0.0));
+    ///         if b == 0.0 {
+    ///             // Sent to the model as it is, with the error flag.
+    ///             return ToolResult::error(format!("Error: {} cannot divide by zero", ctx.function_name()));
+    ///         }
+    ///         ToolResult::ok((a / b).to_string())
+    ///     },
+    /// );
+    /// let agent = AgentBuilder::new()
+    ///     .with_harness(HarnessBuilder::new("Math").tool(divide).build()?)
+    ///     .with_chat_client(ScriptedChatClient::new())
+    ///     .build()?;
+    /// let tools = agent.tool_session();
+    /// assert_eq!(tools.call("divide", r#"{"a": 1, "b": 4}"#, "c1").await?.result.text, "0.25");
+    /// assert!(tools.call("divide", r#"{"a": 1, "b": 0}"#, "c2").await?.result.is_error);
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn new<F, Fut>(
         name: impl Into<String>,
         description: impl Into<String>,
@@ -146,6 +184,29 @@ impl Tool {
 
     /// Abandons the handler's future after `timeout`; the model gets
     /// `Error: function '{name}' timed out after {ms} ms`.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use hpd_agent::{AgentBuilder, HarnessBuilder, ScriptedChatClient, Tool, ToolResult};
+    /// use serde_json::json;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let slow = Tool::new("slow", "Takes long", json!({"type": "object"}), |_, _| async {
+    ///     tokio::time::sleep(Duration::from_secs(60)).await;
+    ///     ToolResult::ok("late")
+    /// })
+    /// .with_timeout(Duration::from_millis(10));
+    /// assert_eq!(slow.timeout(), Some(Duration::from_millis(10)));
+    /// let agent = AgentBuilder::new()
+    ///     .with_harness(HarnessBuilder::new("Slow").tool(slow).build()?)
+    ///     .with_chat_client(ScriptedChatClient::new())
+    ///     .build()?;
+    /// let outcome = agent.tool_session().call("slow", "{}", "c1").await?;
+    /// assert_eq!(outcome.result.text, "Error: function 'slow' timed out after 10 ms");
+    /// # Ok(())
+    /// # }
+    /// ```
     #[must_use]
     pub fn with_timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);
@@ -153,24 +214,55 @@ impl Tool {
     }
 
     /// The tool name.
+    ///
+    /// ```
+    /// use hpd_agent::{Tool, ToolResult};
+    ///
+    /// let tool = Tool::new("lookup", "Looks up a word", r#"{"type": "object"}"#, |_, _| async { ToolResult::ok("") });
+    /// assert_eq!(tool.name(), "lookup");
+    /// ```
     #[must_use]
     pub fn name(&self) -> &str {
         &self.name
     }
 
     /// The description.
+    ///
+    /// ```
+    /// use hpd_agent::{Tool, ToolResult};
+    ///
+    /// let tool = Tool::new("lookup", "Looks up a word", r#"{"type": "object"}"#, |_, _| async { ToolResult::ok("") });
+    /// assert_eq!(tool.description(), "Looks up a word");
+    /// ```
     #[must_use]
     pub fn description(&self) -> &str {
         &self.description
     }
 
     /// The parameter schema (`null` when the text given to [`Tool::new`] was not JSON).
+    ///
+    /// ```
+    /// use hpd_agent::{Tool, ToolResult};
+    /// use serde_json::json;
+    ///
+    /// let tool = Tool::new("lookup", "", r#"{"type": "object", "properties": {"word": {"type": "string"}}}"#, |_, _| async {
+    ///     ToolResult::ok("")
+    /// });
+    /// assert_eq!(tool.schema()["properties"]["word"], json!({"type": "string"}));
+    /// ```
     #[must_use]
     pub fn schema(&self) -> &Value {
         &self.schema
     }
 
     /// The timeout, if set.
+    ///
+    /// ```
+    /// use hpd_agent::{Tool, ToolResult};
+    ///
+    /// let tool = Tool::new("lookup", "", r#"{"type": "object"}"#, |_, _| async { ToolResult::ok("") });
+    /// assert_eq!(tool.timeout(), None); // no timeout unless `with_timeout` sets one
+    /// ```
     #[must_use]
     pub fn timeout(&self) -> Option<Duration> {
         self.timeout

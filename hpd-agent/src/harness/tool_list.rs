@@ -69,6 +69,18 @@ impl ToolListUpdater {
     ///
     /// As [`HarnessBuilder::build`](crate::HarnessBuilder::build) for the tools; the list is
     /// left unchanged then.
+    ///
+    /// ```
+    /// use hpd_agent::{HarnessBuilder, Tool, ToolResult};
+    /// use serde_json::json;
+    ///
+    /// let tool = |name: &str| Tool::new(name, "", json!({"type": "object"}), |_, _| async { ToolResult::ok("") });
+    /// let remote = HarnessBuilder::new("Remote").tool(tool("a")).build()?;
+    /// let updater = remote.updater();
+    /// assert!(updater.replace(vec![tool("bad name")]).is_err());
+    /// assert_eq!(remote.tool_names(), ["a"]); // a rejected list changes nothing
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
     pub fn replace(&self, tools: Vec<Tool>) -> Result<bool, BuildError> {
         let tools = checked(&self.harness, tools)?;
         let Some(list) = self.list.upgrade() else {
@@ -81,6 +93,20 @@ impl ToolListUpdater {
     }
 
     /// How many times the tool list was replaced; `None` once the harness is gone.
+    ///
+    /// ```
+    /// use hpd_agent::{HarnessBuilder, Tool, ToolResult};
+    /// use serde_json::json;
+    ///
+    /// let tool = |name: &str| Tool::new(name, "", json!({"type": "object"}), |_, _| async { ToolResult::ok("") });
+    /// let remote = HarnessBuilder::new("Remote").build()?;
+    /// let updater = remote.updater();
+    /// updater.replace(vec![tool("a")])?;
+    /// assert_eq!(updater.generation(), Some(1));
+    /// drop(remote);
+    /// assert_eq!(updater.generation(), None); // the harness is gone
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
     #[must_use]
     pub fn generation(&self) -> Option<u64> {
         self.list.upgrade().map(|list| list.snapshot().0)

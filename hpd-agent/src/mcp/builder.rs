@@ -43,6 +43,7 @@ impl AgentBuilder {
     /// # }
     /// # fn main() { let _ = demo(); }
     /// ```
+    #[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
     pub fn with_mcp_server(self, server: McpHarness) -> Self {
         let name = server.name().to_owned();
         self.add_pending(PendingSource {
@@ -87,6 +88,7 @@ impl AgentBuilder {
     ///
     /// [`BuildError::McpServer`] when a server cannot be connected (its message is the
     /// [`McpError`](crate::mcp::McpError)'s), else the errors of [`build`](Self::build).
+    #[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
     pub async fn build_async(mut self) -> Result<Agent, BuildError> {
         let (configs, pending) = self.take_pending();
         let sources = configs

@@ -11,9 +11,26 @@ use super::source::{Settings, Source};
 use crate::{DynamicHarness, HarnessBuilder, McpServerConfig, McpTransportConfig};
 
 /// The call timeout when none is given.
+///
+/// ```
+/// use std::time::Duration;
+/// use hpd_agent::mcp::{McpHarness, DEFAULT_TIMEOUT};
+///
+/// assert_eq!(DEFAULT_TIMEOUT, Duration::from_secs(60));
+/// let patient = McpHarness::stdio("Build", "build-mcp-server", ["--stdio"]).timeout(DEFAULT_TIMEOUT * 5);
+/// # drop(patient);
+/// ```
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The longest result text passed on to the model when no other limit is given.
+///
+/// ```
+/// use hpd_agent::mcp::{McpHarness, DEFAULT_MAX_RESULT_CHARS};
+///
+/// assert_eq!(DEFAULT_MAX_RESULT_CHARS, 100_000);
+/// let terse = McpHarness::http("Docs", "http://127.0.0.1:3000/mcp").max_result_chars(DEFAULT_MAX_RESULT_CHARS / 10);
+/// # drop(terse);
+/// ```
 pub const DEFAULT_MAX_RESULT_CHARS: usize = 100_000;
 
 /// Connects an MCP server and offers its tools as a harness, collapsed by default.
@@ -95,6 +112,18 @@ pub struct McpHarness {
 
 impl McpHarness {
     /// A server started as `command` with `args`, speaking MCP on its stdin and stdout.
+    ///
+    /// ```no_run
+    /// use hpd_agent::mcp::McpHarness;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), hpd_agent::mcp::McpError> {
+    /// // `no_run`: it starts `uvx mcp-server-time`, which must be installed.
+    /// let time = McpHarness::stdio("Time", "uvx", ["mcp-server-time"]).connect().await?;
+    /// assert!(time.is_collapsed());
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn stdio<I, S>(name: impl Into<String>, command: impl Into<String>, args: I) -> Self
     where
         I: IntoIterator<Item = S>,
@@ -111,6 +140,21 @@ impl McpHarness {
     }
 
     /// A server at a streamable HTTP endpoint such as `http://127.0.0.1:3000/mcp`.
+    ///
+    /// ```no_run
+    /// use hpd_agent::mcp::McpHarness;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), hpd_agent::mcp::McpError> {
+    /// // `no_run`: it needs a server listening there.
+    /// let search = McpHarness::http("Search", "http://127.0.0.1:3000/mcp")
+    ///     .header("Authorization", "Bearer my-token")
+    ///     .connect()
+    ///     .await?;
+    /// println!("{:?}", search.tool_names());
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn http(name: impl Into<String>, url: impl Into<String>) -> Self {
         McpHarness::new(
             name.into(),
@@ -137,6 +181,13 @@ impl McpHarness {
 
     /// The container's description. Default: the server's `instructions`, else a text naming
     /// the server.
+    ///
+    /// ```
+    /// use hpd_agent::mcp::McpHarness;
+    ///
+    /// let git = McpHarness::stdio("Git", "uvx", ["mcp-server-git"]).description("Git history and diffs of the repository");
+    /// # drop(git);
+    /// ```
     pub fn description(mut self, description: impl Into<String>) -> Self {
         self.description = Some(description.into());
         self
@@ -144,6 +195,14 @@ impl McpHarness {
 
     /// Offers only these tools (by the server's names). [`connect`](Self::connect) fails for a
     /// name the server does not have; a later tool list without one of them just leaves it out.
+    ///
+    /// ```
+    /// use hpd_agent::mcp::McpHarness;
+    ///
+    /// let files = McpHarness::stdio("Files", "npx", ["-y", "@modelcontextprotocol/server-filesystem", "/data"])
+    ///     .functions(["read_text_file", "list_directory"]); // read-only subset
+    /// # drop(files);
+    /// ```
     pub fn functions<I, S>(mut self, names: I) -> Self
     where
         I: IntoIterator<Item = S>,
@@ -154,18 +213,41 @@ impl McpHarness {
     }
 
     /// How long a call, the handshake or a tool listing may take (default 60 s).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use hpd_agent::mcp::McpHarness;
+    ///
+    /// let quick = McpHarness::http("Lookup", "http://127.0.0.1:3000/mcp").timeout(Duration::from_secs(5));
+    /// # drop(quick);
+    /// ```
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
         self
     }
 
     /// `false` offers the tools directly instead of behind a container.
+    ///
+    /// ```
+    /// use hpd_agent::mcp::McpHarness;
+    ///
+    /// // A server with two tools gains little from a container.
+    /// let clock = McpHarness::stdio("Clock", "uvx", ["mcp-server-time"]).collapse(false);
+    /// # drop(clock);
+    /// ```
     pub fn collapse(mut self, collapse: bool) -> Self {
         self.collapse = collapse;
         self
     }
 
     /// Results longer than this many characters become an error result (default 100,000).
+    ///
+    /// ```
+    /// use hpd_agent::mcp::McpHarness;
+    ///
+    /// let logs = McpHarness::http("Logs", "http://127.0.0.1:3000/mcp").max_result_chars(20_000);
+    /// # drop(logs);
+    /// ```
     pub fn max_result_chars(mut self, max: usize) -> Self {
         self.max_result_chars = max;
         self
@@ -173,6 +255,14 @@ impl McpHarness {
 
     /// Adds an HTTP header sent with every request, e.g. `Authorization`. Only for
     /// [`http`](Self::http) servers.
+    ///
+    /// ```
+    /// use hpd_agent::mcp::McpHarness;
+    ///
+    /// let token = std::env::var("SEARCH_TOKEN").unwrap_or_default();
+    /// let search = McpHarness::http("Search", "https://mcp.example.invalid/mcp").header("Authorization", format!("Bearer {token}"));
+    /// # drop(search);
+    /// ```
     pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
         match &mut self.endpoint {
             Endpoint::Http { headers, .. } => headers.push((name.into(), value.into())),
@@ -183,6 +273,14 @@ impl McpHarness {
 
     /// Sets an environment variable of the server process. Only for [`stdio`](Self::stdio)
     /// servers.
+    ///
+    /// ```
+    /// use hpd_agent::mcp::McpHarness;
+    ///
+    /// let github = McpHarness::stdio("GitHub", "github-mcp-server", ["stdio"])
+    ///     .env("GITHUB_PERSONAL_ACCESS_TOKEN", std::env::var("GITHUB_TOKEN").unwrap_or_default());
+    /// # drop(github);
+    /// ```
     pub fn env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
         match &mut self.endpoint {
             Endpoint::Stdio { env, .. } => {
@@ -201,6 +299,12 @@ impl McpHarness {
     }
 
     /// The harness name.
+    ///
+    /// ```
+    /// use hpd_agent::mcp::McpHarness;
+    ///
+    /// assert_eq!(McpHarness::stdio("Time", "uvx", ["mcp-server-time"]).name(), "Time");
+    /// ```
     #[must_use]
     pub fn name(&self) -> &str {
         &self.name
@@ -215,6 +319,17 @@ impl McpHarness {
     /// [`McpError::ListTools`] when its tool list cannot be read, and [`McpError::Invalid`]
     /// for an invalid harness name, header, URL, an allowlisted function the server does not
     /// offer, or two tools whose exposed names collide.
+    ///
+    /// ```
+    /// use hpd_agent::mcp::{McpError, McpHarness};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let error = McpHarness::stdio("Missing", "/nonexistent/mcp-server", ["--stdio"]).connect().await.unwrap_err();
+    /// assert!(matches!(error, McpError::Spawn { .. }));
+    /// assert!(error.to_string().starts_with("MCP server 'Missing': could not start"));
+    /// # }
+    /// ```
     pub async fn connect(self) -> Result<DynamicHarness, McpError> {
         if let Some(message) = self.misplaced {
             return Err(McpError::Invalid {

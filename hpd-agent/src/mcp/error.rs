@@ -6,6 +6,20 @@ use std::time::Duration;
 ///
 /// Every variant names the server (the harness name given to the builder) so a message read
 /// in a log tells which server failed.
+///
+/// ```
+/// use hpd_agent::mcp::{McpError, McpServer};
+/// use hpd_agent::{AgentBuilder, ScriptedChatClient};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), hpd_agent::BuildError> {
+/// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
+/// // HTTP serving needs a bearer token (or an explicit `allow_unauthenticated`).
+/// let error = McpServer::new(agent).serve_http("127.0.0.1:0".parse().unwrap()).await.unwrap_err();
+/// assert!(matches!(error, McpError::Invalid { .. }), "{error}");
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum McpError {

@@ -76,6 +76,19 @@ pub struct McpServer {
 impl McpServer {
     /// A server for `agent`'s tools, named after the agent (or `hpd-agent` when it has no
     /// name).
+    ///
+    /// ```no_run
+    /// use hpd_agent::mcp::McpServer;
+    /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// // `no_run`: it serves this process's stdin and stdout until the client hangs up.
+    /// let agent = AgentBuilder::new().with_name("tools").with_chat_client(ScriptedChatClient::new()).build()?;
+    /// McpServer::new(agent).serve_stdio().await?;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn new(agent: Agent) -> Self {
         let name = if agent.name().is_empty() {
             "hpd-agent".to_owned()
@@ -98,30 +111,89 @@ impl McpServer {
     }
 
     /// `true` lists every function, with no containers.
+    ///
+    /// ```
+    /// use hpd_agent::mcp::McpServer;
+    /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
+    ///
+    /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
+    /// // For clients that cannot refresh their tool list: every function, no containers.
+    /// let server = McpServer::new(agent).flat(true);
+    /// # drop(server);
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
     pub fn flat(mut self, flat: bool) -> Self {
         self.flat = flat;
         self
     }
 
     /// The server name sent in the handshake.
+    ///
+    /// ```
+    /// use hpd_agent::mcp::McpServer;
+    /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
+    ///
+    /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
+    /// let server = McpServer::new(agent).name("acme-tools");
+    /// # drop(server);
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
     pub fn name(mut self, name: impl Into<String>) -> Self {
         self.identity.name = name.into();
         self
     }
 
     /// Instructions sent in the handshake (clients may show them to their model).
+    ///
+    /// ```
+    /// use hpd_agent::mcp::McpServer;
+    /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
+    ///
+    /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
+    /// let server = McpServer::new(agent).instructions("Call a container tool to see its functions.");
+    /// # drop(server);
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
     pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
         self.identity.instructions = Some(instructions.into());
         self
     }
 
     /// The bearer token every HTTP request must carry (`Authorization: Bearer <token>`).
+    ///
+    /// ```
+    /// use hpd_agent::mcp::McpServer;
+    /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
+    ///
+    /// # #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
+    /// let server = McpServer::new(agent).bearer_token("s3cret").serve_http("127.0.0.1:0".parse()?).await?;
+    /// // Clients send `Authorization: Bearer s3cret`; other requests get 401.
+    /// server.shutdown().await;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
         self.token = Some(token.into());
         self
     }
 
     /// Serves HTTP without a bearer token: anyone who can reach the port may call the tools.
+    ///
+    /// ```
+    /// use hpd_agent::mcp::McpServer;
+    /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
+    ///
+    /// # #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
+    /// // Only for a port nobody else can reach.
+    /// let server = McpServer::new(agent).allow_unauthenticated().serve_http("127.0.0.1:0".parse()?).await?;
+    /// server.shutdown().await;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn allow_unauthenticated(mut self) -> Self {
         self.unauthenticated = true;
         self
@@ -129,6 +201,17 @@ impl McpServer {
 
     /// Also accepts requests whose `Origin` is `origin` (`scheme://host[:port]`), besides
     /// loopback origins.
+    ///
+    /// ```
+    /// use hpd_agent::mcp::McpServer;
+    /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
+    ///
+    /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
+    /// // A browser app served from this origin may call the tools.
+    /// let server = McpServer::new(agent).bearer_token("t").allow_origin("https://app.example.com");
+    /// # drop(server);
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
     pub fn allow_origin(mut self, origin: impl Into<String>) -> Self {
         self.origins.push(origin.into());
         self
@@ -136,6 +219,17 @@ impl McpServer {
 
     /// The hosts (`host` or `host:port`) the `Host` header may name; default `localhost`,
     /// `127.0.0.1` and `::1`.
+    ///
+    /// ```
+    /// use hpd_agent::mcp::McpServer;
+    /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
+    ///
+    /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
+    /// // Behind a reverse proxy that forwards `Host: tools.internal`.
+    /// let server = McpServer::new(agent).bearer_token("t").allowed_hosts(["tools.internal", "localhost"]);
+    /// # drop(server);
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
     pub fn allowed_hosts<I, S>(mut self, hosts: I) -> Self
     where
         I: IntoIterator<Item = S>,
@@ -160,6 +254,19 @@ impl McpServer {
     ///
     /// [`McpError::Serve`] when the session cannot start (e.g. the client sent no
     /// `initialize`) or its transport fails.
+    ///
+    /// ```no_run
+    /// use hpd_agent::mcp::McpServer;
+    /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// // `no_run`: an MCP client starts this program and talks to it on stdin and stdout.
+    /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
+    /// McpServer::new(agent).serve_stdio().await?;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn serve_stdio(self) -> Result<(), McpError> {
         let tools = Self::tool_session(&self.agent, self.flat);
         serve::serve_stdio(tools, Arc::new(self.identity)).await
@@ -174,6 +281,20 @@ impl McpServer {
     /// [`allow_unauthenticated`](Self::allow_unauthenticated)), with an empty token or an
     /// origin that is not `scheme://host[:port]`; [`McpError::Serve`] when `addr` cannot be
     /// bound.
+    ///
+    /// ```
+    /// use hpd_agent::mcp::McpServer;
+    /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
+    ///
+    /// # #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
+    /// let server = McpServer::new(agent).bearer_token("token").serve_http("127.0.0.1:0".parse()?).await?;
+    /// assert!(server.url().starts_with("http://127.0.0.1:"));
+    /// server.shutdown().await;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn serve_http(self, addr: SocketAddr) -> Result<McpHttpServer, McpError> {
         let invalid = |message: &str| McpError::Invalid {
             server: self.identity.name.clone(),
@@ -226,6 +347,26 @@ impl McpServer {
 
 /// A running streamable HTTP MCP server (see [`McpServer::serve_http`]). Dropping it stops the
 /// server.
+///
+/// ```
+/// use hpd_agent::mcp::{McpHarness, McpServer};
+/// use hpd_agent::{AgentBuilder, HarnessBuilder, ScriptedChatClient, Tool, ToolResult};
+/// use serde_json::json;
+///
+/// # #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let hello = Tool::new("hello", "Says hello", json!({"type": "object"}), |_, _| async { ToolResult::ok("hello") });
+/// let agent = AgentBuilder::new()
+///     .with_harness(HarnessBuilder::new("Greeter").tool(hello).build()?)
+///     .with_chat_client(ScriptedChatClient::new())
+///     .build()?;
+/// let server = McpServer::new(agent).bearer_token("t").serve_http("127.0.0.1:0".parse()?).await?;
+/// let remote = McpHarness::http("Remote", server.url()).header("Authorization", "Bearer t").connect().await?;
+/// assert_eq!(remote.tool_names(), ["hello"]);
+/// server.shutdown().await;
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug)]
 pub struct McpHttpServer {
     serving: serve::HttpServing,
@@ -233,18 +374,61 @@ pub struct McpHttpServer {
 
 impl McpHttpServer {
     /// The bound address (with the port the system chose for port 0).
+    ///
+    /// ```
+    /// use hpd_agent::mcp::McpServer;
+    /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
+    ///
+    /// # #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
+    /// let server = McpServer::new(agent).bearer_token("t").serve_http("127.0.0.1:0".parse()?).await?;
+    /// assert_ne!(server.local_addr().port(), 0); // the port the system chose
+    /// server.shutdown().await;
+    /// # Ok(())
+    /// # }
+    /// ```
     #[must_use]
     pub fn local_addr(&self) -> SocketAddr {
         self.serving.local_addr
     }
 
     /// The endpoint URL, `http://{local_addr}/mcp`.
+    ///
+    /// ```
+    /// use hpd_agent::mcp::McpServer;
+    /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
+    ///
+    /// # #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
+    /// let server = McpServer::new(agent).bearer_token("t").serve_http("127.0.0.1:0".parse()?).await?;
+    /// assert_eq!(server.url(), format!("http://{}/mcp", server.local_addr()));
+    /// server.shutdown().await;
+    /// # Ok(())
+    /// # }
+    /// ```
     #[must_use]
     pub fn url(&self) -> String {
         format!("http://{}/mcp", self.serving.local_addr)
     }
 
     /// Stops accepting connections, ends the sessions and waits for the server task.
+    ///
+    /// ```
+    /// use hpd_agent::mcp::McpServer;
+    /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
+    ///
+    /// # #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
+    /// let server = McpServer::new(agent).bearer_token("t").serve_http("127.0.0.1:0".parse()?).await?;
+    /// let addr = server.local_addr();
+    /// server.shutdown().await;
+    /// assert!(tokio::net::TcpStream::connect(addr).await.is_err()); // the port is closed
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn shutdown(mut self) {
         self.serving.shutdown.cancel();
         if let Some(task) = self.serving.task.take() {
@@ -253,6 +437,21 @@ impl McpHttpServer {
     }
 
     /// Waits until the server stops (it runs until shut down or dropped).
+    ///
+    /// ```no_run
+    /// use hpd_agent::mcp::McpServer;
+    /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// // `no_run`: it serves until the process is stopped.
+    /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
+    /// let server = McpServer::new(agent).bearer_token(std::env::var("MCP_TOKEN")?).serve_http("127.0.0.1:8765".parse()?).await?;
+    /// println!("serving on {}", server.url());
+    /// server.wait().await;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn wait(mut self) {
         if let Some(task) = self.serving.task.take() {
             let _ = task.await;

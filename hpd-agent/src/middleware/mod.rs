@@ -68,17 +68,57 @@ use crate::tool::{FunctionFailure, ToolResult};
 pub(crate) mod pipeline;
 
 /// An error returned by a middleware hook. It ends the run.
+///
+/// ```
+/// use hpd_agent::{async_trait, AgentBuilder, ChatResponse, Middleware, MiddlewareError, RunError, ScriptedChatClient};
+/// use hpd_agent::middleware::TurnInfo;
+///
+/// struct Closed;
+///
+/// #[async_trait]
+/// impl Middleware for Closed {
+///     async fn before_message_turn(&self, _turn: &TurnInfo) -> Result<(), MiddlewareError> {
+///         Err(MiddlewareError::new("the service is closed on Sundays"))
+///     }
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let agent = AgentBuilder::new()
+///     .with_middleware(Closed)
+///     .with_chat_client(ScriptedChatClient::with_replies([ChatResponse::text("Hi")]))
+///     .build()?;
+/// let error = agent.run("Hello").await.unwrap_err();
+/// assert!(matches!(&error, RunError::Middleware { hook: "before_message_turn", .. }));
+/// assert!(error.to_string().ends_with("the service is closed on Sundays"));
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MiddlewareError(String);
 
 impl MiddlewareError {
     /// An error with a message.
+    ///
+    /// ```
+    /// use hpd_agent::MiddlewareError;
+    ///
+    /// let error = MiddlewareError::new("quota exceeded");
+    /// assert_eq!(error.to_string(), "quota exceeded");
+    /// assert_eq!(MiddlewareError::from("quota exceeded"), error);
+    /// ```
     #[must_use]
     pub fn new(message: impl Into<String>) -> Self {
         MiddlewareError(message.into())
     }
 
     /// The message.
+    ///
+    /// ```
+    /// use hpd_agent::MiddlewareError;
+    ///
+    /// assert_eq!(MiddlewareError::new("denied").message(), "denied");
+    /// ```
     #[must_use]
     pub fn message(&self) -> &str {
         &self.0
@@ -106,9 +146,56 @@ impl From<&str> for MiddlewareError {
 }
 
 /// What a hook returns.
+///
+/// ```
+/// use hpd_agent::{async_trait, HookResult, Middleware};
+/// use hpd_agent::middleware::IterationInfo;
+///
+/// struct AtMostFive;
+///
+/// #[async_trait]
+/// impl Middleware for AtMostFive {
+///     async fn before_iteration(&self, iteration: &IterationInfo) -> HookResult {
+///         if iteration.iteration > 5 {
+///             return Err("more than five model requests".into());
+///         }
+///         Ok(())
+///     }
+/// }
+/// # let _ = AtMostFive;
+/// ```
 pub type HookResult = Result<(), MiddlewareError>;
 
 /// The turn a hook runs in.
+///
+/// ```
+/// use std::sync::{Arc, Mutex};
+/// use hpd_agent::{async_trait, AgentBuilder, ChatResponse, HookResult, Middleware, ScriptedChatClient};
+/// use hpd_agent::middleware::TurnInfo;
+///
+/// struct Greeted(Arc<Mutex<Vec<String>>>);
+///
+/// #[async_trait]
+/// impl Middleware for Greeted {
+///     async fn before_message_turn(&self, turn: &TurnInfo) -> HookResult {
+///         self.0.lock().unwrap().push(format!("{}: {}", turn.agent_name, turn.user_message));
+///         Ok(())
+///     }
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let seen = Arc::new(Mutex::new(Vec::new()));
+/// let agent = AgentBuilder::new()
+///     .with_name("concierge")
+///     .with_middleware(Greeted(seen.clone()))
+///     .with_chat_client(ScriptedChatClient::with_replies([ChatResponse::text("Hi")]))
+///     .build()?;
+/// agent.run("Hello").await?;
+/// assert_eq!(*seen.lock().unwrap(), ["concierge: Hello"]);
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, Clone)]
 pub struct TurnInfo {
     /// The agent's name (empty when none was set).
@@ -118,6 +205,40 @@ pub struct TurnInfo {
 }
 
 /// How a turn ended, for `after_message_turn`.
+///
+/// ```
+/// use std::sync::{Arc, Mutex};
+/// use hpd_agent::{async_trait, AgentBuilder, ChatResponse, HookResult, Middleware, ScriptedChatClient};
+/// use hpd_agent::middleware::{TurnInfo, TurnOutcome};
+///
+/// struct Outcomes(Arc<Mutex<Vec<String>>>);
+///
+/// #[async_trait]
+/// impl Middleware for Outcomes {
+///     async fn after_message_turn(&self, _turn: &TurnInfo, outcome: TurnOutcome<'_>) -> HookResult {
+///         let line = match outcome {
+///             TurnOutcome::Finished { text, usage } => format!("answered {text:?} ({} tokens out)", usage.output_tokens),
+///             TurnOutcome::Failed(error) => format!("failed: {error}"),
+///         };
+///         self.0.lock().unwrap().push(line);
+///         Ok(())
+///     }
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let lines = Arc::new(Mutex::new(Vec::new()));
+/// let agent = AgentBuilder::new()
+///     .with_middleware(Outcomes(lines.clone()))
+///     .with_chat_client(ScriptedChatClient::with_replies([ChatResponse::text("Hi")]))
+///     .build()?;
+/// agent.run("Hello").await?;
+/// let _ = agent.run("Again").await; // the script is used up
+/// assert_eq!(lines.lock().unwrap()[0], r#"answered "Hi" (0 tokens out)"#);
+/// assert!(lines.lock().unwrap()[1].starts_with("failed: "));
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, Clone, Copy)]
 pub enum TurnOutcome<'a> {
     /// The model answered with this final text.
@@ -132,6 +253,41 @@ pub enum TurnOutcome<'a> {
 }
 
 /// The iteration a hook runs in.
+///
+/// ```
+/// use std::sync::{Arc, Mutex};
+/// use hpd_agent::{async_trait, AgentBuilder, ChatResponse, HarnessBuilder, HookResult, Middleware};
+/// use hpd_agent::{ScriptedChatClient, Tool, ToolCall, ToolResult};
+/// use hpd_agent::middleware::IterationInfo;
+/// use serde_json::json;
+///
+/// struct ToolsPerRequest(Arc<Mutex<Vec<Vec<String>>>>);
+///
+/// #[async_trait]
+/// impl Middleware for ToolsPerRequest {
+///     async fn before_iteration(&self, iteration: &IterationInfo) -> HookResult {
+///         self.0.lock().unwrap().push(iteration.visible_tools.clone());
+///         Ok(())
+///     }
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let ping = Tool::new("ping", "Answers pong", json!({"type": "object"}), |_, _| async { ToolResult::ok("pong") });
+/// let seen = Arc::new(Mutex::new(Vec::new()));
+/// let agent = AgentBuilder::new()
+///     .with_harness(HarnessBuilder::new("Net").collapse("Network").tool(ping).build()?)
+///     .with_middleware(ToolsPerRequest(seen.clone()))
+///     .with_chat_client(ScriptedChatClient::with_replies([
+///         ChatResponse::tool_calls(vec![ToolCall::new("c1", "Net", "{}")]),
+///         ChatResponse::text("Open."),
+///     ]))
+///     .build()?;
+/// agent.run("Open the network tools").await?;
+/// assert_eq!(*seen.lock().unwrap(), [vec!["Net".to_owned()], vec!["ping".to_owned()]]);
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, Clone)]
 pub struct IterationInfo {
     /// 1 for the first model request of the turn.
@@ -141,6 +297,38 @@ pub struct IterationInfo {
 }
 
 /// A call that resolved to a function, as function hooks see it.
+///
+/// ```
+/// use hpd_agent::{async_trait, AgentBuilder, FunctionCall, HarnessBuilder, HookResult, Middleware};
+/// use hpd_agent::{ScriptedChatClient, Tool, ToolResult};
+/// use serde_json::json;
+///
+/// struct OnlyDryRuns;
+///
+/// #[async_trait]
+/// impl Middleware for OnlyDryRuns {
+///     async fn before_function(&self, call: &mut FunctionCall) -> HookResult {
+///         if call.harness_name() == "Deploy" && !call.arguments().contains("\"dry_run\":true") {
+///             call.block(format!("Error: {} needs \"dry_run\": true", call.function_name()));
+///         }
+///         Ok(())
+///     }
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let deploy = Tool::new("deploy", "Deploys", json!({"type": "object"}), |_, _| async { ToolResult::ok("deployed") });
+/// let agent = AgentBuilder::new()
+///     .with_harness(HarnessBuilder::new("Deploy").tool(deploy).build()?)
+///     .with_middleware(OnlyDryRuns)
+///     .with_chat_client(ScriptedChatClient::new())
+///     .build()?;
+/// let tools = agent.tool_session();
+/// assert_eq!(tools.call("deploy", r#"{"dry_run":true}"#, "c1").await?.result.text, "deployed");
+/// assert_eq!(tools.call("deploy", "{}", "c2").await?.result.text, "Error: deploy needs \"dry_run\": true");
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, Clone)]
 pub struct FunctionCall {
     call_id: String,
@@ -167,12 +355,45 @@ impl FunctionCall {
     }
 
     /// The model's id of the call.
+    ///
+    /// ```
+    /// use hpd_agent::{async_trait, FunctionCall, HookResult, Middleware};
+    ///
+    /// struct LogIds;
+    ///
+    /// #[async_trait]
+    /// impl Middleware for LogIds {
+    ///     async fn before_function(&self, call: &mut FunctionCall) -> HookResult {
+    ///         tracing::info!(call_id = call.call_id(), function = call.function_name(), "calling");
+    ///         Ok(())
+    ///     }
+    /// }
+    /// # let _ = LogIds;
+    /// ```
     #[must_use]
     pub fn call_id(&self) -> &str {
         &self.call_id
     }
 
     /// The canonical function name (for a sub-agent, its tool name).
+    ///
+    /// ```
+    /// use hpd_agent::{async_trait, FunctionCall, HookResult, Middleware};
+    ///
+    /// struct NoDeletes;
+    ///
+    /// #[async_trait]
+    /// impl Middleware for NoDeletes {
+    ///     async fn before_function(&self, call: &mut FunctionCall) -> HookResult {
+    ///         // The canonical name, also when the model called `Files.delete` or `files:delete`.
+    ///         if call.function_name() == "delete" {
+    ///             call.block_default();
+    ///         }
+    ///         Ok(())
+    ///     }
+    /// }
+    /// # let _ = NoDeletes;
+    /// ```
     #[must_use]
     pub fn function_name(&self) -> &str {
         &self.function
@@ -180,12 +401,47 @@ impl FunctionCall {
 
     /// The harness the function belongs to (for a sub-agent registered on its own, the
     /// sub-agent's name; for a `#[sub_agent]` member, its harness).
+    ///
+    /// ```
+    /// use hpd_agent::{async_trait, FunctionCall, HookResult, Middleware};
+    ///
+    /// struct ReadOnlyDb;
+    ///
+    /// #[async_trait]
+    /// impl Middleware for ReadOnlyDb {
+    ///     async fn before_function(&self, call: &mut FunctionCall) -> HookResult {
+    ///         if call.harness_name() == "Database" && call.function_name() != "query" {
+    ///             call.block("Error: the database is read-only");
+    ///         }
+    ///         Ok(())
+    ///     }
+    /// }
+    /// # let _ = ReadOnlyDb;
+    /// ```
     #[must_use]
     pub fn harness_name(&self) -> &str {
         &self.harness
     }
 
     /// The arguments text as the model sent it.
+    ///
+    /// ```
+    /// use hpd_agent::{async_trait, FunctionCall, HookResult, Middleware};
+    ///
+    /// struct NoSecretsInArguments;
+    ///
+    /// #[async_trait]
+    /// impl Middleware for NoSecretsInArguments {
+    ///     async fn before_function(&self, call: &mut FunctionCall) -> HookResult {
+    ///         // The text as the model sent it: possibly not even JSON.
+    ///         if call.arguments().contains("password") {
+    ///             call.block("Error: do not send passwords to tools");
+    ///         }
+    ///         Ok(())
+    ///     }
+    /// }
+    /// # let _ = NoSecretsInArguments;
+    /// ```
     #[must_use]
     pub fn arguments(&self) -> &str {
         &self.arguments
@@ -193,16 +449,79 @@ impl FunctionCall {
 
     /// Blocks the call (in `before_function`): the body does not run and the model gets `text`
     /// as an error result. The remaining `before_function` hooks and the wrappers are skipped.
+    ///
+    /// ```
+    /// use hpd_agent::{async_trait, FunctionCall, HookResult, Middleware};
+    ///
+    /// struct Maintenance;
+    ///
+    /// #[async_trait]
+    /// impl Middleware for Maintenance {
+    ///     async fn before_function(&self, call: &mut FunctionCall) -> HookResult {
+    ///         call.block("Error: tools are down for maintenance; answer without them");
+    ///         assert!(call.blocked().is_some());
+    ///         Ok(())
+    ///     }
+    /// }
+    /// # let _ = Maintenance;
+    /// ```
     pub fn block(&mut self, text: impl Into<String>) {
         self.blocked = Some(text.into());
     }
 
     /// Blocks the call with the default text `Function '{name}' was blocked`.
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, HarnessBuilder, ScriptedChatClient, Tool, ToolResult};
+    /// use hpd_agent::{async_trait, FunctionCall, HookResult, Middleware};
+    /// use serde_json::json;
+    ///
+    /// struct BlockAll;
+    ///
+    /// #[async_trait]
+    /// impl Middleware for BlockAll {
+    ///     async fn before_function(&self, call: &mut FunctionCall) -> HookResult {
+    ///         call.block_default();
+    ///         Ok(())
+    ///     }
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let ping = Tool::new("ping", "Answers pong", json!({"type": "object"}), |_, _| async { ToolResult::ok("pong") });
+    /// let agent = AgentBuilder::new()
+    ///     .with_harness(HarnessBuilder::new("Net").tool(ping).build()?)
+    ///     .with_middleware(BlockAll)
+    ///     .with_chat_client(ScriptedChatClient::new())
+    ///     .build()?;
+    /// let outcome = agent.tool_session().call("ping", "{}", "c1").await?;
+    /// assert_eq!((outcome.result.text.as_str(), outcome.result.is_error), ("Function 'ping' was blocked", true));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn block_default(&mut self) {
         self.blocked = Some(format!("Function '{}' was blocked", self.function));
     }
 
     /// The block text, when a hook blocked the call.
+    ///
+    /// ```
+    /// use hpd_agent::{async_trait, FunctionCall, HookResult, Middleware, ToolResult};
+    ///
+    /// // A later hook can tell a blocked call from one that ran.
+    /// struct CountBlocked;
+    ///
+    /// #[async_trait]
+    /// impl Middleware for CountBlocked {
+    ///     async fn after_function(&self, call: &FunctionCall, _result: &mut ToolResult) -> HookResult {
+    ///         if let Some(text) = call.blocked() {
+    ///             tracing::warn!(function = call.function_name(), text, "blocked");
+    ///         }
+    ///         Ok(())
+    ///     }
+    /// }
+    /// # let _ = CountBlocked;
+    /// ```
     #[must_use]
     pub fn blocked(&self) -> Option<&str> {
         self.blocked.as_deref()
@@ -210,6 +529,24 @@ impl FunctionCall {
 }
 
 /// The rest of the `wrap_function_call` chain; call [`Next::run`] to go on to the function.
+///
+/// ```
+/// use std::time::Instant;
+/// use hpd_agent::{async_trait, FunctionCall, Middleware, MiddlewareError, Next, ToolResult};
+///
+/// struct Timing;
+///
+/// #[async_trait]
+/// impl Middleware for Timing {
+///     async fn wrap_function_call(&self, call: &FunctionCall, next: Next<'_>) -> Result<ToolResult, MiddlewareError> {
+///         let started = Instant::now();
+///         let result = next.run().await?; // the inner wrappers, then the function
+///         tracing::info!(function = call.function_name(), ms = started.elapsed().as_millis() as u64);
+///         Ok(result)
+///     }
+/// }
+/// # let _ = Timing;
+/// ```
 pub struct Next<'a> {
     pub(crate) call: &'a FunctionCall,
     pub(crate) rest: &'a [Arc<dyn Middleware>],
@@ -231,6 +568,35 @@ impl Next<'_> {
     /// # Errors
     ///
     /// A wrapper further in returned an error.
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, HarnessBuilder, ScriptedChatClient, Tool};
+    /// use hpd_agent::{async_trait, FunctionCall, Middleware, MiddlewareError, Next, ToolResult};
+    /// use serde_json::json;
+    ///
+    /// struct Shout;
+    ///
+    /// #[async_trait]
+    /// impl Middleware for Shout {
+    ///     async fn wrap_function_call(&self, _call: &FunctionCall, next: Next<'_>) -> Result<ToolResult, MiddlewareError> {
+    ///         let mut result = next.run().await?;
+    ///         result.text = result.text.to_uppercase();
+    ///         Ok(result)
+    ///     }
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let hi = Tool::new("hi", "Says hi", json!({"type": "object"}), |_, _| async { ToolResult::ok("hi") });
+    /// let agent = AgentBuilder::new()
+    ///     .with_harness(HarnessBuilder::new("Greet").tool(hi).build()?)
+    ///     .with_middleware(Shout)
+    ///     .with_chat_client(ScriptedChatClient::new())
+    ///     .build()?;
+    /// assert_eq!(agent.tool_session().call("hi", "{}", "c1").await?.result.text, "HI");
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn run(self) -> Result<ToolResult, MiddlewareError> {
         match self.rest.split_first() {
             Some((first, rest)) => {
@@ -253,33 +619,182 @@ impl Next<'_> {
 /// Hooks around turns, iterations and function calls. Every hook defaults to doing nothing.
 ///
 /// See the [module docs](self) for the order in which hooks run.
+///
+/// ```
+/// use std::sync::atomic::{AtomicUsize, Ordering};
+/// use hpd_agent::{async_trait, FunctionCall, HookResult, Middleware, ToolResult};
+/// use hpd_agent::middleware::{IterationInfo, TurnInfo, TurnOutcome};
+///
+/// #[derive(Default)]
+/// struct Stats {
+///     requests: AtomicUsize,
+///     calls: AtomicUsize,
+/// }
+///
+/// // Override only the hooks you need; the others do nothing.
+/// #[async_trait]
+/// impl Middleware for Stats {
+///     async fn before_iteration(&self, _iteration: &IterationInfo) -> HookResult {
+///         self.requests.fetch_add(1, Ordering::Relaxed);
+///         Ok(())
+///     }
+///
+///     async fn after_function(&self, _call: &FunctionCall, _result: &mut ToolResult) -> HookResult {
+///         self.calls.fetch_add(1, Ordering::Relaxed);
+///         Ok(())
+///     }
+///
+///     async fn after_message_turn(&self, turn: &TurnInfo, _outcome: TurnOutcome<'_>) -> HookResult {
+///         tracing::info!(
+///             agent = %turn.agent_name,
+///             requests = self.requests.load(Ordering::Relaxed),
+///             calls = self.calls.load(Ordering::Relaxed),
+///         );
+///         Ok(())
+///     }
+/// }
+/// # let _ = Stats::default();
+/// ```
 #[async_trait]
 pub trait Middleware: Send + Sync + 'static {
     /// At the start of a turn.
+    ///
+    /// ```
+    /// use hpd_agent::{async_trait, HookResult, Middleware};
+    /// use hpd_agent::middleware::TurnInfo;
+    ///
+    /// struct MaxLength(usize);
+    ///
+    /// #[async_trait]
+    /// impl Middleware for MaxLength {
+    ///     async fn before_message_turn(&self, turn: &TurnInfo) -> HookResult {
+    ///         if turn.user_message.len() > self.0 {
+    ///             return Err(format!("messages are limited to {} bytes", self.0).into());
+    ///         }
+    ///         Ok(())
+    ///     }
+    /// }
+    /// # let _ = MaxLength(4096);
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// An error ends the run before the first model request with [`RunError::Middleware`];
+    /// `after_message_turn` still runs.
     async fn before_message_turn(&self, turn: &TurnInfo) -> HookResult {
         let _ = turn;
         Ok(())
     }
 
     /// At the end of a turn, also after a failed run.
+    ///
+    /// ```
+    /// use hpd_agent::{async_trait, HookResult, Middleware};
+    /// use hpd_agent::middleware::{TurnInfo, TurnOutcome};
+    ///
+    /// struct Usage;
+    ///
+    /// #[async_trait]
+    /// impl Middleware for Usage {
+    ///     async fn after_message_turn(&self, turn: &TurnInfo, outcome: TurnOutcome<'_>) -> HookResult {
+    ///         if let TurnOutcome::Finished { usage, .. } = outcome {
+    ///             eprintln!("{}: {} tokens in", turn.agent_name, usage.input_tokens);
+    ///         }
+    ///         Ok(())
+    ///     }
+    /// }
+    /// # let _ = Usage;
+    /// ```
+    ///
+    /// [`TurnOutcome`] has a runnable example.
+    ///
+    /// # Errors
+    ///
+    /// An error turns a finished run into [`RunError::Middleware`] (the history keeps the turn).
     async fn after_message_turn(&self, turn: &TurnInfo, outcome: TurnOutcome<'_>) -> HookResult {
         let _ = (turn, outcome);
         Ok(())
     }
 
     /// Before each model request.
+    ///
+    /// ```
+    /// use hpd_agent::{async_trait, HookResult, Middleware};
+    /// use hpd_agent::middleware::IterationInfo;
+    ///
+    /// struct Trace;
+    ///
+    /// #[async_trait]
+    /// impl Middleware for Trace {
+    ///     async fn before_iteration(&self, iteration: &IterationInfo) -> HookResult {
+    ///         eprintln!("request {} with tools {:?}", iteration.iteration, iteration.visible_tools);
+    ///         Ok(())
+    ///     }
+    /// }
+    /// # let _ = Trace;
+    /// ```
+    ///
+    /// [`IterationInfo`] has a runnable example.
+    ///
+    /// # Errors
+    ///
+    /// An error ends the run before the request is sent, with [`RunError::Middleware`].
     async fn before_iteration(&self, iteration: &IterationInfo) -> HookResult {
         let _ = iteration;
         Ok(())
     }
 
     /// After the calls of an iteration ran (or after a final answer).
+    ///
+    /// ```
+    /// use hpd_agent::{async_trait, HookResult, Middleware};
+    /// use hpd_agent::middleware::IterationInfo;
+    ///
+    /// struct Progress;
+    ///
+    /// #[async_trait]
+    /// impl Middleware for Progress {
+    ///     async fn after_iteration(&self, iteration: &IterationInfo) -> HookResult {
+    ///         eprintln!("request {} done", iteration.iteration);
+    ///         Ok(())
+    ///     }
+    /// }
+    /// # let _ = Progress;
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// An error ends the run with [`RunError::Middleware`]; the calls of the iteration have their
+    /// results already.
     async fn after_iteration(&self, iteration: &IterationInfo) -> HookResult {
         let _ = iteration;
         Ok(())
     }
 
     /// When a response has tool calls, with every call of the response, before resolution.
+    ///
+    /// ```
+    /// use hpd_agent::{async_trait, HookResult, Middleware, ToolCall};
+    /// use hpd_agent::middleware::IterationInfo;
+    ///
+    /// struct AtMostTenCalls;
+    ///
+    /// #[async_trait]
+    /// impl Middleware for AtMostTenCalls {
+    ///     async fn before_tool_execution(&self, _iteration: &IterationInfo, calls: &[ToolCall]) -> HookResult {
+    ///         if calls.len() > 10 {
+    ///             return Err(format!("the model made {} calls in one reply", calls.len()).into());
+    ///         }
+    ///         Ok(())
+    ///     }
+    /// }
+    /// # let _ = AtMostTenCalls;
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// An error ends the run with [`RunError::Middleware`]; every call of the response is answered
+    /// `Error: run aborted by middleware`.
     async fn before_tool_execution(
         &self,
         iteration: &IterationInfo,
@@ -290,6 +805,27 @@ pub trait Middleware: Send + Sync + 'static {
     }
 
     /// When two or more calls of a response resolved to functions.
+    ///
+    /// ```
+    /// use hpd_agent::{async_trait, FunctionCall, HookResult, Middleware};
+    /// use hpd_agent::middleware::IterationInfo;
+    ///
+    /// struct BatchLog;
+    ///
+    /// #[async_trait]
+    /// impl Middleware for BatchLog {
+    ///     async fn before_parallel_batch(&self, _iteration: &IterationInfo, calls: &[FunctionCall]) -> HookResult {
+    ///         let names: Vec<&str> = calls.iter().map(FunctionCall::function_name).collect();
+    ///         eprintln!("running {} at once", names.join(", "));
+    ///         Ok(())
+    ///     }
+    /// }
+    /// # let _ = BatchLog;
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// An error ends the run with [`RunError::Middleware`] before any call of the batch runs.
     async fn before_parallel_batch(
         &self,
         iteration: &IterationInfo,
@@ -300,6 +836,30 @@ pub trait Middleware: Send + Sync + 'static {
     }
 
     /// Before a function runs. May [`block`](FunctionCall::block) it.
+    ///
+    /// ```
+    /// use hpd_agent::{async_trait, FunctionCall, HookResult, Middleware};
+    ///
+    /// struct NoShell;
+    ///
+    /// #[async_trait]
+    /// impl Middleware for NoShell {
+    ///     async fn before_function(&self, call: &mut FunctionCall) -> HookResult {
+    ///         if call.function_name() == "run_shell" {
+    ///             call.block("Error: shell access is disabled");
+    ///         }
+    ///         Ok(())
+    ///     }
+    /// }
+    /// # let _ = NoShell;
+    /// ```
+    ///
+    /// [`FunctionCall`] has a runnable example.
+    ///
+    /// # Errors
+    ///
+    /// An error ends the run with [`RunError::Middleware`]; to refuse one call and let the model go
+    /// on, [`block`](FunctionCall::block) it instead.
     async fn before_function(&self, call: &mut FunctionCall) -> HookResult {
         let _ = call;
         Ok(())
@@ -307,6 +867,30 @@ pub trait Middleware: Send + Sync + 'static {
 
     /// Around the function body. Call `next.run().await` to go on; return another result to
     /// replace it.
+    ///
+    /// ```
+    /// use hpd_agent::{async_trait, FunctionCall, Middleware, MiddlewareError, Next, ToolResult};
+    ///
+    /// struct Cache;
+    ///
+    /// #[async_trait]
+    /// impl Middleware for Cache {
+    ///     async fn wrap_function_call(&self, call: &FunctionCall, next: Next<'_>) -> Result<ToolResult, MiddlewareError> {
+    ///         if call.function_name() == "today" {
+    ///             return Ok(ToolResult::ok("Monday")); // answered without running the function
+    ///         }
+    ///         next.run().await
+    ///     }
+    /// }
+    /// # let _ = Cache;
+    /// ```
+    ///
+    /// [`Next::run`] has a runnable example.
+    ///
+    /// # Errors
+    ///
+    /// An error (also one from `next.run()`) ends the run with [`RunError::Middleware`]; return
+    /// `Ok` with an error [`ToolResult`] to fail only the call.
     async fn wrap_function_call(
         &self,
         call: &FunctionCall,
@@ -317,12 +901,52 @@ pub trait Middleware: Send + Sync + 'static {
     }
 
     /// When the body returned `Err`, panicked or timed out.
+    ///
+    /// ```
+    /// use hpd_agent::{async_trait, FunctionCall, FunctionFailure, HookResult, Middleware};
+    ///
+    /// struct AlertOnPanic;
+    ///
+    /// #[async_trait]
+    /// impl Middleware for AlertOnPanic {
+    ///     async fn on_error(&self, call: &FunctionCall, failure: &FunctionFailure) -> HookResult {
+    ///         if matches!(failure, FunctionFailure::Panicked) {
+    ///             tracing::error!(function = call.function_name(), "a tool panicked");
+    ///         }
+    ///         Ok(())
+    ///     }
+    /// }
+    /// # let _ = AlertOnPanic;
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// An error ends the run with [`RunError::Middleware`].
     async fn on_error(&self, call: &FunctionCall, failure: &FunctionFailure) -> HookResult {
         let _ = (call, failure);
         Ok(())
     }
 
     /// After a function call (also a blocked one), with its result, which the hook may change.
+    ///
+    /// ```
+    /// use hpd_agent::{async_trait, FunctionCall, HookResult, Middleware, ToolResult};
+    ///
+    /// struct Redact;
+    ///
+    /// #[async_trait]
+    /// impl Middleware for Redact {
+    ///     async fn after_function(&self, _call: &FunctionCall, result: &mut ToolResult) -> HookResult {
+    ///         result.text = result.text.replace("4111 1111 1111 1111", "[card number]");
+    ///         Ok(())
+    ///     }
+    /// }
+    /// # let _ = Redact;
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// An error ends the run with [`RunError::Middleware`]; the call keeps its result.
     async fn after_function(&self, call: &FunctionCall, result: &mut ToolResult) -> HookResult {
         let _ = (call, result);
         Ok(())
@@ -366,5 +990,31 @@ pub trait ConfigurableMiddleware: Middleware + Sized {
     type Config: DeserializeOwned;
 
     /// Creates an instance.
+    ///
+    /// ```
+    /// use hpd_agent::{ConfigurableMiddleware, Middleware};
+    ///
+    /// #[derive(serde::Deserialize)]
+    /// struct LimitConfig {
+    ///     #[serde(default = "ten")]
+    ///     per_turn: u32,
+    /// }
+    /// fn ten() -> u32 { 10 }
+    ///
+    /// struct Limit {
+    ///     per_turn: u32,
+    /// }
+    /// impl Middleware for Limit {}
+    /// impl ConfigurableMiddleware for Limit {
+    ///     type Config = LimitConfig;
+    ///     fn from_config(config: LimitConfig) -> Self {
+    ///         Limit { per_turn: config.per_turn }
+    ///     }
+    /// }
+    ///
+    /// // The registry parses `{}` when the harness gives no config, so serde defaults apply.
+    /// let limit = Limit::from_config(serde_json::from_str("{}").unwrap());
+    /// assert_eq!(limit.per_turn, 10);
+    /// ```
     fn from_config(config: Self::Config) -> Self;
 }

@@ -12,6 +12,20 @@
 //! how long to wait before a request is sent again. Every HTTP client streams by default,
 //! retries HTTP 429, 5xx and connection failures, never retries once a response has started,
 //! and never shows its API key in an error, in `Debug` output or in a trace.
+//!
+//! ```
+//! use std::time::Duration;
+//! use hpd_agent::{AgentBuilder, OpenAiClient};
+//!
+//! // A local OpenAI-compatible server (llama.cpp, Ollama, vLLM): no key, its own base URL.
+//! let client = OpenAiClient::new("local-model", "")?
+//!     .with_base_url("http://127.0.0.1:8080/v1")?
+//!     .with_timeout(Duration::from_secs(300))
+//!     .with_max_retries(1);
+//! let agent = AgentBuilder::new().with_chat_client(client).build()?;
+//! # drop(agent);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 pub mod anthropic;
 pub(crate) mod http;

@@ -31,6 +31,18 @@ use reqwest::header::{HeaderMap, RETRY_AFTER};
 /// random ("equal jitter", so clients that failed together do not retry together), at most
 /// `max_backoff`. A wait the server asks for replaces the computed one, capped at
 /// `max_backoff` too.
+///
+/// ```
+/// use std::time::Duration;
+/// use hpd_agent::OpenAiClient;
+/// use hpd_agent::providers::retry::RetryPolicy;
+///
+/// let policy = RetryPolicy { max_retries: 5, backoff: Duration::from_secs(1), ..RetryPolicy::default() };
+/// assert_eq!(policy.max_backoff, Duration::from_secs(30));
+/// let client = OpenAiClient::new("gpt-4o-mini", "sk-...")?.with_retry_policy(policy);
+/// # drop(client);
+/// # Ok::<(), hpd_agent::ChatError>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RetryPolicy {
     /// How many times a request is sent again (0 never retries). Default 3.

@@ -1,4 +1,21 @@
 //! [`ScriptedChatClient`]: a chat client that replays scripted responses and records requests.
+//!
+//! ```
+//! use hpd_agent::{AgentBuilder, ChatResponse, ScriptedChatClient, ToolCall};
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! // A test of an agent: script the model's side, then check what the agent sent it.
+//! let model = ScriptedChatClient::with_replies([
+//!     ChatResponse::tool_calls(vec![ToolCall::new("c1", "missing_tool", "{}")]),
+//!     ChatResponse::text("I could not find that tool."),
+//! ]);
+//! let agent = AgentBuilder::new().with_chat_client(model.clone()).build()?;
+//! assert_eq!(agent.run("Use the tool").await?.text, "I could not find that tool.");
+//! assert_eq!(model.requests()[1].tool_result("c1").map(|(_, is_error)| is_error), Some(true));
+//! # Ok(())
+//! # }
+//! ```
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -11,6 +28,22 @@ use crate::chat::{
 };
 
 /// A copy of one request a [`ScriptedChatClient`] received.
+///
+/// ```
+/// use hpd_agent::{AgentBuilder, ChatMessage, ChatResponse, ScriptedChatClient};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let model = ScriptedChatClient::with_replies([ChatResponse::text("Hi")]);
+/// let agent = AgentBuilder::new().with_instructions("Be kind.").with_chat_client(model.clone()).build()?;
+/// agent.run("Hello").await?;
+/// let request = &model.requests()[0];
+/// assert_eq!(request.instructions, "Be kind.");
+/// assert_eq!(request.messages, [ChatMessage::user("Hello")]);
+/// assert!(request.tools.is_empty());
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, Clone)]
 pub struct RecordedRequest {
     /// The system instructions.
@@ -25,12 +58,49 @@ pub struct RecordedRequest {
 
 impl RecordedRequest {
     /// The names of the visible tools, in order.
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, ChatResponse, HarnessBuilder, ScriptedChatClient, Tool, ToolResult};
+    /// use serde_json::json;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let ping = Tool::new("ping", "Answers pong", json!({"type": "object"}), |_, _| async { ToolResult::ok("pong") });
+    /// let model = ScriptedChatClient::with_replies([ChatResponse::text("Hi")]);
+    /// let agent = AgentBuilder::new()
+    ///     .with_harness(HarnessBuilder::new("Net").collapse("Network").tool(ping).build()?)
+    ///     .with_chat_client(model.clone())
+    ///     .build()?;
+    /// agent.run("Hello").await?;
+    /// assert_eq!(model.requests()[0].tool_names(), ["Net"]);
+    /// # Ok(())
+    /// # }
+    /// ```
     #[must_use]
     pub fn tool_names(&self) -> Vec<&str> {
         self.tools.iter().map(|t| t.name.as_str()).collect()
     }
 
     /// The tool result message answering `call_id`, as `(content, is_error)`.
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, ChatResponse, ScriptedChatClient, ToolCall};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let model = ScriptedChatClient::with_replies([
+    ///     ChatResponse::tool_calls(vec![ToolCall::new("c1", "nothing", "{}")]),
+    ///     ChatResponse::text("Sorry."),
+    /// ]);
+    /// let agent = AgentBuilder::new().with_chat_client(model.clone()).build()?;
+    /// agent.run("Do it").await?;
+    /// let requests = model.requests();
+    /// let (text, is_error) = requests[1].tool_result("c1").unwrap();
+    /// assert!(is_error && text.starts_with("Function 'nothing' not found"));
+    /// assert_eq!(requests[1].tool_result("c9"), None);
+    /// # Ok(())
+    /// # }
+    /// ```
     #[must_use]
     pub fn tool_result(&self, call_id: &str) -> Option<(&str, bool)> {
         self.messages.iter().find_map(|m| match m {
@@ -69,12 +139,27 @@ pub struct ScriptedChatClient {
 
 impl ScriptedChatClient {
     /// A client with no replies queued.
+    ///
+    /// ```
+    /// use hpd_agent::ScriptedChatClient;
+    ///
+    /// let client = ScriptedChatClient::new();
+    /// assert_eq!(client.remaining(), 0);
+    /// assert!(client.requests().is_empty());
+    /// ```
     #[must_use]
     pub fn new() -> Self {
         Self::default()
     }
 
     /// A client with these replies queued.
+    ///
+    /// ```
+    /// use hpd_agent::{ChatResponse, ScriptedChatClient};
+    ///
+    /// let client = ScriptedChatClient::with_replies((1..=3).map(|n| ChatResponse::text(n.to_string())));
+    /// assert_eq!(client.remaining(), 3);
+    /// ```
     #[must_use]
     pub fn with_replies(replies: impl IntoIterator<Item = ChatResponse>) -> Self {
         let client = Self::new();
@@ -90,28 +175,91 @@ impl ScriptedChatClient {
     }
 
     /// Queues one reply.
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, ChatResponse, ScriptedChatClient};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let model = ScriptedChatClient::new();
+    /// let agent = AgentBuilder::new().with_chat_client(model.clone()).build()?;
+    /// model.push(ChatResponse::text("queued after the build")); // clones share the queue
+    /// assert_eq!(agent.run("Hi").await?.text, "queued after the build");
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn push(&self, reply: ChatResponse) {
         self.lock().replies.push_back(reply);
     }
 
     /// How many queued replies have not been used.
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, ChatResponse, ScriptedChatClient};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let model = ScriptedChatClient::with_replies([ChatResponse::text("a"), ChatResponse::text("b")]);
+    /// let agent = AgentBuilder::new().with_chat_client(model.clone()).build()?;
+    /// agent.run("Hi").await?;
+    /// assert_eq!(model.remaining(), 1);
+    /// # Ok(())
+    /// # }
+    /// ```
     #[must_use]
     pub fn remaining(&self) -> usize {
         self.lock().replies.len()
     }
 
     /// Drops the queued replies that were not used.
+    ///
+    /// ```
+    /// use hpd_agent::{ChatResponse, ScriptedChatClient};
+    ///
+    /// let client = ScriptedChatClient::with_replies([ChatResponse::text("unused")]);
+    /// client.clear_replies();
+    /// assert_eq!(client.remaining(), 0);
+    /// ```
     pub fn clear_replies(&self) {
         self.lock().replies.clear();
     }
 
     /// Every request received so far, oldest first.
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, ChatResponse, ScriptedChatClient};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let model = ScriptedChatClient::with_replies([ChatResponse::text("a"), ChatResponse::text("b")]);
+    /// let agent = AgentBuilder::new().with_chat_client(model.clone()).build()?;
+    /// agent.run("one").await?;
+    /// agent.run("two").await?;
+    /// assert_eq!(model.requests().len(), 2);
+    /// assert_eq!(model.requests().len(), 2); // reading does not consume
+    /// # Ok(())
+    /// # }
+    /// ```
     #[must_use]
     pub fn requests(&self) -> Vec<RecordedRequest> {
         self.lock().requests.clone()
     }
 
     /// Takes the recorded requests, leaving the record empty.
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, ChatResponse, ScriptedChatClient};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let model = ScriptedChatClient::with_replies([ChatResponse::text("a")]);
+    /// let agent = AgentBuilder::new().with_chat_client(model.clone()).build()?;
+    /// agent.run("one").await?;
+    /// assert_eq!(model.take_requests().len(), 1);
+    /// assert!(model.requests().is_empty());
+    /// # Ok(())
+    /// # }
+    /// ```
     #[must_use]
     pub fn take_requests(&self) -> Vec<RecordedRequest> {
         std::mem::take(&mut self.lock().requests)

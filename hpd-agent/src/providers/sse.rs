@@ -28,6 +28,19 @@
 use crate::chat::ChatError;
 
 /// Whether a stream goes on after an event.
+///
+/// ```
+/// use hpd_agent::providers::sse::{Flow, SseDecoder};
+///
+/// let mut decoder = SseDecoder::default();
+/// let mut count = 0;
+/// let flow = decoder.push(b"data: 1\n\ndata: [DONE]\n\ndata: never read\n\n", &mut |event| {
+///     count += 1;
+///     Ok(if event.data == "[DONE]" { Flow::Done } else { Flow::Continue })
+/// })?;
+/// assert_eq!((flow, count), (Flow::Done, 2)); // stopped at `Done`
+/// # Ok::<(), hpd_agent::ChatError>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Flow {
     /// Read on.
@@ -37,6 +50,18 @@ pub enum Flow {
 }
 
 /// One server-sent event, with the fields providers use.
+///
+/// ```
+/// use hpd_agent::providers::sse::{Flow, SseDecoder, SseEvent};
+///
+/// let mut events = Vec::new();
+/// SseDecoder::default().push(b"event: error\nerror: slot unavailable\ndata: a\ndata: b\n\n", &mut |event| {
+///     events.push(event);
+///     Ok(Flow::Continue)
+/// })?;
+/// assert_eq!(events, [SseEvent { event: "error".into(), data: "a\nb".into(), error: Some("slot unavailable".into()) }]);
+/// # Ok::<(), hpd_agent::ChatError>(())
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SseEvent {
     /// The `event` field; empty when absent.
@@ -56,6 +81,22 @@ pub struct SseEvent {
 /// `\r\n` pair too). A byte order mark is skipped at the very start only. An event is
 /// dispatched at the empty line that ends it; one left unfinished when the bytes end is never
 /// dispatched.
+///
+/// ```
+/// use hpd_agent::providers::sse::{Flow, SseDecoder};
+///
+/// let mut decoder = SseDecoder::default();
+/// let mut data = Vec::new();
+/// // A line split between two chunks.
+/// for chunk in [&b"data: hel"[..], b"lo\n\n"] {
+///     decoder.push(chunk, &mut |event| {
+///         data.push(event.data);
+///         Ok(Flow::Continue)
+///     })?;
+/// }
+/// assert_eq!(data, ["hello"]);
+/// # Ok::<(), hpd_agent::ChatError>(())
+/// ```
 #[derive(Debug, Default)]
 pub struct SseDecoder {
     /// The bytes of the unfinished line.
@@ -77,6 +118,18 @@ impl SseDecoder {
     /// # Errors
     ///
     /// [`ChatError::Malformed`] when a line is not valid UTF-8; any error `on_event` returns.
+    ///
+    /// ```
+    /// use hpd_agent::ChatError;
+    /// use hpd_agent::providers::sse::SseDecoder;
+    ///
+    /// let mut decoder = SseDecoder::default();
+    /// let result = decoder.push(b"data: {oops\n\n", &mut |event| {
+    ///     serde_json::from_str::<serde_json::Value>(&event.data).map_err(|e| ChatError::Malformed(e.to_string()))?;
+    ///     Ok(hpd_agent::providers::sse::Flow::Continue)
+    /// });
+    /// assert!(matches!(result, Err(ChatError::Malformed(_))));
+    /// ```
     pub fn push(
         &mut self,
         mut bytes: &[u8],

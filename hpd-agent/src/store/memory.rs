@@ -25,6 +25,14 @@ pub struct MemorySessionStore {
 
 impl MemorySessionStore {
     /// An empty store.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use hpd_agent::store::{MemorySessionStore, SessionStore};
+    ///
+    /// let store: Arc<dyn SessionStore> = Arc::new(MemorySessionStore::new());
+    /// # drop(store);
+    /// ```
     #[must_use]
     pub fn new() -> Self {
         Self::default()
@@ -51,6 +59,20 @@ impl MemorySessionStore {
     }
 
     /// The raw record of `id` and its version, as stored.
+    ///
+    /// ```
+    /// use hpd_agent::SessionState;
+    /// use hpd_agent::store::{MemorySessionStore, SessionStore};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), hpd_agent::StoreError> {
+    /// let store = MemorySessionStore::new();
+    /// store.save("s", &SessionState::default(), 0).await?;
+    /// assert_eq!(store.raw("s"), Some((1, r#"{"format":1,"state":{"history":[]}}"#.to_owned())));
+    /// assert_eq!(store.raw("other"), None);
+    /// # Ok(())
+    /// # }
+    /// ```
     #[must_use]
     pub fn raw(&self, id: &str) -> Option<(u64, String)> {
         self.lock().get(id).cloned()

@@ -85,22 +85,68 @@ use crate::session::SessionState;
 
 pub use memory::MemorySessionStore;
 #[cfg(feature = "postgres")]
+#[cfg_attr(docsrs, doc(cfg(feature = "postgres")))]
 pub use postgres::PostgresSessionStore;
 #[cfg(feature = "redis")]
+#[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
 pub use redis::RedisSessionStore;
 #[cfg(feature = "sqlite")]
+#[cfg_attr(docsrs, doc(cfg(feature = "sqlite")))]
 pub use sqlite::SqliteSessionStore;
 
 /// The format number of stored records this build writes and reads.
+///
+/// ```
+/// use hpd_agent::SessionState;
+/// use hpd_agent::store::{MemorySessionStore, SessionStore, RECORD_FORMAT};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), hpd_agent::StoreError> {
+/// let store = MemorySessionStore::new();
+/// store.save("s", &SessionState::default(), 0).await?;
+/// let (_, text) = store.raw("s").unwrap();
+/// assert!(text.starts_with(&format!(r#"{{"format":{RECORD_FORMAT},"#)));
+/// # Ok(())
+/// # }
+/// ```
 pub const RECORD_FORMAT: u32 = 1;
 
 /// The schema version of the tables and keys the backends create.
+///
+/// ```
+/// use hpd_agent::store::SCHEMA_VERSION;
+///
+/// // A store set up with another schema version is refused with `StoreError::UnknownSchema`.
+/// assert_eq!(SCHEMA_VERSION, 1);
+/// ```
 pub const SCHEMA_VERSION: u32 = 1;
 
 /// The longest session id, in bytes.
+///
+/// ```
+/// use hpd_agent::store::{validate_id, MAX_ID_LEN};
+///
+/// assert!(validate_id(&"a".repeat(MAX_ID_LEN)).is_ok());
+/// assert!(validate_id(&"a".repeat(MAX_ID_LEN + 1)).is_err());
+/// ```
 pub const MAX_ID_LEN: usize = 512;
 
 /// A session as stored: its state and the version it was stored at.
+///
+/// ```
+/// use hpd_agent::{ChatMessage, SessionState};
+/// use hpd_agent::store::{MemorySessionStore, SessionStore};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), hpd_agent::StoreError> {
+/// let store = MemorySessionStore::new();
+/// let state = SessionState { history: vec![ChatMessage::user("Hi")], ..SessionState::default() };
+/// store.save("s", &state, 0).await?;
+/// let stored = store.load("s").await?.unwrap();
+/// assert_eq!((stored.state, stored.version), (state, 1));
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoredSession {
     /// The session's state.
@@ -140,6 +186,17 @@ pub trait SessionStore: Send + Sync + fmt::Debug {
     /// [`StoreError::Corrupt`] when the record does not decode, [`StoreError::Unavailable`]
     /// when the store cannot be reached, [`StoreError::InvalidId`] for an id that no backend
     /// accepts.
+    ///
+    /// ```
+    /// use hpd_agent::store::{MemorySessionStore, SessionStore};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), hpd_agent::StoreError> {
+    /// let store = MemorySessionStore::new();
+    /// assert!(store.load("never-saved").await?.is_none());
+    /// # Ok(())
+    /// # }
+    /// ```
     async fn load(&self, id: &str) -> Result<Option<StoredSession>, StoreError>;
 
     /// Stores `state` if the stored version is `expected` (0: the session must not be stored
@@ -150,6 +207,22 @@ pub trait SessionStore: Send + Sync + fmt::Debug {
     /// [`StoreError::Conflict`] when the stored version is not `expected` (another writer saved
     /// or deleted the session); nothing is written. [`StoreError::Unavailable`] when the store
     /// cannot be reached.
+    ///
+    /// ```
+    /// use hpd_agent::SessionState;
+    /// use hpd_agent::store::{MemorySessionStore, SessionStore, StoreError};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), StoreError> {
+    /// let store = MemorySessionStore::new();
+    /// let state = SessionState::default();
+    /// let v1 = store.save("s", &state, 0).await?;
+    /// assert_eq!(v1, 1);
+    /// // A writer that still believes the session is new is refused.
+    /// assert!(matches!(store.save("s", &state, 0).await, Err(StoreError::Conflict { expected: 0, .. })));
+    /// # Ok(())
+    /// # }
+    /// ```
     async fn save(&self, id: &str, state: &SessionState, expected: u64) -> Result<u64, StoreError>;
 
     /// Deletes a session; `true` when it was stored.
@@ -157,6 +230,20 @@ pub trait SessionStore: Send + Sync + fmt::Debug {
     /// # Errors
     ///
     /// [`StoreError::Unavailable`] when the store cannot be reached.
+    ///
+    /// ```
+    /// use hpd_agent::SessionState;
+    /// use hpd_agent::store::{MemorySessionStore, SessionStore};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), hpd_agent::StoreError> {
+    /// let store = MemorySessionStore::new();
+    /// store.save("s", &SessionState::default(), 0).await?;
+    /// assert!(store.delete("s").await?);
+    /// assert!(!store.delete("s").await?); // already gone
+    /// # Ok(())
+    /// # }
+    /// ```
     async fn delete(&self, id: &str) -> Result<bool, StoreError>;
 
     /// The ids of the stored sessions that start with `prefix`, sorted.
@@ -164,10 +251,46 @@ pub trait SessionStore: Send + Sync + fmt::Debug {
     /// # Errors
     ///
     /// [`StoreError::Unavailable`] when the store cannot be reached.
+    ///
+    /// ```
+    /// use hpd_agent::SessionState;
+    /// use hpd_agent::store::{MemorySessionStore, SessionStore};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), hpd_agent::StoreError> {
+    /// let store = MemorySessionStore::new();
+    /// for id in ["user-2/a", "user-1/b", "user-1/a"] {
+    ///     store.save(id, &SessionState::default(), 0).await?;
+    /// }
+    /// assert_eq!(store.list("user-1/").await?, ["user-1/a", "user-1/b"]);
+    /// # Ok(())
+    /// # }
+    /// ```
     async fn list(&self, prefix: &str) -> Result<Vec<String>, StoreError>;
 }
 
 /// Why a store operation failed.
+///
+/// ```
+/// use std::sync::Arc;
+/// use hpd_agent::store::MemorySessionStore;
+/// use hpd_agent::{AgentBuilder, ChatResponse, RunError, ScriptedChatClient, StoreError};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let store = Arc::new(MemorySessionStore::new());
+/// let model = ScriptedChatClient::with_replies([ChatResponse::text("a"), ChatResponse::text("b")]);
+/// let agent = AgentBuilder::new().with_chat_client(model).build()?;
+/// // Two workers open the same conversation; the second to save loses.
+/// let mut first = agent.open_session(store.clone(), "chat").await?;
+/// let mut second = agent.open_session(store.clone(), "chat").await?;
+/// first.run("from worker 1").await?;
+/// let error = second.run("from worker 2").await.unwrap_err();
+/// assert!(matches!(error, RunError::Store(StoreError::Conflict { .. })));
+/// assert!(matches!(agent.open_session(store, "").await, Err(StoreError::InvalidId { .. })));
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum StoreError {
@@ -252,6 +375,17 @@ impl StoreError {
 /// # Errors
 ///
 /// [`StoreError::InvalidId`] saying what is wrong.
+///
+/// ```
+/// use hpd_agent::store::validate_id;
+///
+/// assert!(validate_id("user-42/chat-7").is_ok());
+/// assert_eq!(
+///     validate_id("line\nbreak").unwrap_err().to_string(),
+///     "invalid session id 'line\\nbreak': it contains a control character"
+/// );
+/// assert!(validate_id("").is_err());
+/// ```
 pub fn validate_id(id: &str) -> Result<(), StoreError> {
     let reason = if id.is_empty() {
         "it is empty"
@@ -311,6 +445,17 @@ pub fn encode_record(state: &SessionState) -> String {
 ///
 /// [`StoreError::Corrupt`] naming the session when the text is not a record, has a format this
 /// build does not know, or holds a state that does not decode (with the JSON path).
+///
+/// ```
+/// use hpd_agent::StoreError;
+/// use hpd_agent::store::decode_record;
+///
+/// let state = decode_record("s", r#"{"format":1,"state":{"history":[]}}"#)?;
+/// assert!(state.history.is_empty());
+/// let error = decode_record("s", r#"{"format":99,"state":{}}"#).unwrap_err();
+/// assert!(matches!(error, StoreError::Corrupt { .. }));
+/// # Ok::<(), StoreError>(())
+/// ```
 pub fn decode_record(id: &str, text: &str) -> Result<SessionState, StoreError> {
     let corrupt = |reason: String| StoreError::Corrupt {
         session: id.to_owned(),

@@ -97,6 +97,24 @@ impl PostgresSessionStore {
     /// the server cannot be reached, [`StoreError::UnknownSchema`] when the tables were set up
     /// with a schema version this build does not know, [`StoreError::Backend`] when the server
     /// refuses the login or the statements.
+    ///
+    /// `no_run`: it needs a PostgreSQL server.
+    ///
+    /// ```no_run
+    /// use std::sync::Arc;
+    /// use hpd_agent::store::PostgresSessionStore;
+    /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let url = std::env::var("DATABASE_URL")?; // postgres://user:password@127.0.0.1:5432/app
+    /// let store = Arc::new(PostgresSessionStore::connect(&url).await?);
+    /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
+    /// let session = agent.open_session(store, "user-42").await?;
+    /// # drop(session);
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
         let label = format!("postgres:{}", redact_url(url));
         let mut config: tokio_postgres::Config = url.parse().map_err(|e| {

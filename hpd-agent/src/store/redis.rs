@@ -94,6 +94,20 @@ impl RedisSessionStore {
     /// the server cannot be reached, [`StoreError::UnknownSchema`] when the database was set up
     /// with a schema version this build does not know, [`StoreError::Backend`] when the server
     /// refuses the login.
+    ///
+    /// `no_run`: it needs a Redis server.
+    ///
+    /// ```no_run
+    /// use std::sync::Arc;
+    /// use hpd_agent::store::RedisSessionStore;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), hpd_agent::StoreError> {
+    /// let store = Arc::new(RedisSessionStore::connect("redis://127.0.0.1:6379/0").await?);
+    /// # drop(store);
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
         let label = format!("redis:{}", redact_url(url));
         let client = Client::open(url).map_err(|e| {
@@ -120,6 +134,21 @@ impl RedisSessionStore {
     }
 
     /// Lets sessions expire `ttl` after their last save (rounded to milliseconds, at least 1).
+    ///
+    /// `no_run`: it needs a Redis server.
+    ///
+    /// ```no_run
+    /// use std::time::Duration;
+    /// use hpd_agent::store::RedisSessionStore;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), hpd_agent::StoreError> {
+    /// // Conversations idle for a day are forgotten.
+    /// let store = RedisSessionStore::connect("redis://127.0.0.1:6379").await?.with_ttl(Duration::from_secs(24 * 3600));
+    /// assert_eq!(store.ttl(), Some(Duration::from_secs(86_400)));
+    /// # Ok(())
+    /// # }
+    /// ```
     #[must_use]
     pub fn with_ttl(mut self, ttl: Duration) -> Self {
         self.ttl = Some(ttl);
@@ -127,6 +156,19 @@ impl RedisSessionStore {
     }
 
     /// The time to live set with [`with_ttl`](Self::with_ttl).
+    ///
+    /// `no_run`: it needs a Redis server.
+    ///
+    /// ```no_run
+    /// use hpd_agent::store::RedisSessionStore;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), hpd_agent::StoreError> {
+    /// let store = RedisSessionStore::connect("redis://127.0.0.1:6379").await?;
+    /// assert_eq!(store.ttl(), None); // sessions never expire unless `with_ttl` is set
+    /// # Ok(())
+    /// # }
+    /// ```
     #[must_use]
     pub fn ttl(&self) -> Option<Duration> {
         self.ttl

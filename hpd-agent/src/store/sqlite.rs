@@ -62,6 +62,24 @@ impl SqliteSessionStore {
     /// [`StoreError::Unavailable`] when the file cannot be opened or is locked,
     /// [`StoreError::UnknownSchema`] when the file was set up with a schema version this build
     /// does not know, [`StoreError::Backend`] when the file is not an SQLite database.
+    ///
+    /// ```
+    /// use hpd_agent::SessionState;
+    /// use hpd_agent::store::{SessionStore, SqliteSessionStore};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), hpd_agent::StoreError> {
+    /// let path = std::env::temp_dir().join(format!("hpd-agent-doc-open-{}.db", std::process::id()));
+    /// let store = SqliteSessionStore::open(&path).await?;
+    /// store.save("s", &SessionState::default(), 0).await?;
+    /// drop(store);
+    /// let reopened = SqliteSessionStore::open(&path).await?; // the file keeps the sessions
+    /// assert_eq!(reopened.load("s").await?.unwrap().version, 1);
+    /// # drop(reopened);
+    /// # for suffix in ["", "-wal", "-shm"] { let _ = std::fs::remove_file(format!("{}{suffix}", path.display())); }
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn open(path: impl AsRef<Path>) -> Result<Self, StoreError> {
         let path = path.as_ref().to_owned();
         let label = label(&path);
@@ -82,6 +100,20 @@ impl SqliteSessionStore {
     }
 
     /// The file's path.
+    ///
+    /// ```
+    /// use hpd_agent::store::SqliteSessionStore;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), hpd_agent::StoreError> {
+    /// let path = std::env::temp_dir().join(format!("hpd-agent-doc-path-{}.db", std::process::id()));
+    /// let store = SqliteSessionStore::open(&path).await?;
+    /// assert_eq!(store.path(), path);
+    /// # drop(store);
+    /// # for suffix in ["", "-wal", "-shm"] { let _ = std::fs::remove_file(format!("{}{suffix}", path.display())); }
+    /// # Ok(())
+    /// # }
+    /// ```
     #[must_use]
     pub fn path(&self) -> &Path {
         &self.path

@@ -75,30 +75,92 @@ impl FunctionContext {
     }
 
     /// The canonical function name.
+    ///
+    /// ```
+    /// use hpd_agent::{CancellationToken, FunctionContext};
+    ///
+    /// let ctx = FunctionContext::new("get_weather", "Weather", "call_1", CancellationToken::new());
+    /// assert_eq!(ctx.function_name(), "get_weather");
+    /// ```
     #[must_use]
     pub fn function_name(&self) -> &str {
         &self.function
     }
 
     /// The name of the harness the function belongs to.
+    ///
+    /// ```
+    /// use hpd_agent::{CancellationToken, FunctionContext};
+    ///
+    /// let ctx = FunctionContext::new("get_weather", "Weather", "call_1", CancellationToken::new());
+    /// assert_eq!(ctx.harness_name(), "Weather");
+    /// ```
     #[must_use]
     pub fn harness_name(&self) -> &str {
         &self.harness
     }
 
     /// The model's id of this call.
+    ///
+    /// ```
+    /// use hpd_agent::prelude::*;
+    ///
+    /// #[derive(Default)]
+    /// pub struct Tracker;
+    ///
+    /// #[tool_harness]
+    /// impl Tracker {
+    ///     /// Records the call.
+    ///     #[ai_function]
+    ///     fn track(&self, ctx: &FunctionContext) -> String {
+    ///         format!("call {} of {}", ctx.call_id(), ctx.function_name())
+    ///     }
+    /// }
+    /// # let _ = Tracker;
+    /// ```
     #[must_use]
     pub fn call_id(&self) -> &str {
         &self.call_id
     }
 
     /// The run's cancellation token. Long bodies should watch it.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use hpd_agent::prelude::*;
+    ///
+    /// #[derive(Default)]
+    /// pub struct Poller;
+    ///
+    /// #[tool_harness]
+    /// impl Poller {
+    ///     /// Polls until ready or cancelled.
+    ///     #[ai_function]
+    ///     async fn poll(&self, ctx: &FunctionContext) -> Result<String, String> {
+    ///         tokio::select! {
+    ///             _ = ctx.cancellation_token().cancelled() => Err("cancelled".into()),
+    ///             _ = tokio::time::sleep(Duration::from_millis(1)) => Ok("ready".into()),
+    ///         }
+    ///     }
+    /// }
+    /// # let _ = Poller;
+    /// ```
     #[must_use]
     pub fn cancellation_token(&self) -> &CancellationToken {
         &self.cancellation
     }
 
     /// Whether the run was cancelled.
+    ///
+    /// ```
+    /// use hpd_agent::{CancellationToken, FunctionContext};
+    ///
+    /// let token = CancellationToken::new();
+    /// let ctx = FunctionContext::new("export", "Reports", "c1", token.clone());
+    /// assert!(!ctx.is_cancelled());
+    /// token.cancel();
+    /// assert!(ctx.is_cancelled()); // check it between steps of long work
+    /// ```
     #[must_use]
     pub fn is_cancelled(&self) -> bool {
         self.cancellation.is_cancelled()

@@ -52,6 +52,33 @@ pub(crate) trait Invoke: Send + Sync + 'static {
 /// macros or built at run time) or a sub-agent.
 ///
 /// Cheap to clone. Its [`ToolDefinition`] is built once, when the agent is built.
+///
+/// ```
+/// use hpd_agent::prelude::*;
+/// use hpd_agent::Registry;
+///
+/// #[derive(Default)]
+/// pub struct Geometry;
+///
+/// #[tool_harness]
+/// impl Geometry {
+///     /// The area of a circle.
+///     #[ai_function(timeout_ms = 50)]
+///     fn circle_area(&self, radius: f64) -> f64 { std::f64::consts::PI * radius * radius }
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let area = Registry::global().instantiate::<Geometry>()?.remove(0);
+/// assert_eq!((area.name(), area.harness_name()), ("circle_area", "Geometry"));
+/// assert_eq!(area.description(), "The area of a circle.");
+/// assert_eq!(area.schema()["required"], serde_json::json!(["radius"]));
+/// assert_eq!(area.definition().name, "circle_area");
+/// assert_eq!(area.timeout(), Some(std::time::Duration::from_millis(50)));
+/// assert!(area.call("c1", r#"{"radius": 1}"#, Default::default()).await.text.starts_with("3.14159"));
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Clone)]
 pub struct Function {
     name: Arc<str>,
@@ -87,6 +114,18 @@ impl Function {
     }
 
     /// The canonical tool name.
+    ///
+    /// ```
+    /// use hpd_agent::Registry;
+    /// # use hpd_agent::prelude::*;
+    /// # #[derive(Default)] pub struct Planets;
+    /// # #[tool_harness] impl Planets { /// A planet by its number.
+    /// # #[ai_function(name = "planet")] fn planet_by_number(&self, n: u8) -> String { n.to_string() } }
+    ///
+    /// // The tool name, which `name = "..."` may have changed from the method's.
+    /// assert_eq!(Registry::global().instantiate::<Planets>()?[0].name(), "planet");
+    /// # Ok::<(), hpd_agent::ConstructError>(())
+    /// ```
     #[must_use]
     pub fn name(&self) -> &str {
         &self.name
@@ -94,30 +133,89 @@ impl Function {
 
     /// The name of the harness it belongs to (for a sub-agent registered on its own, the
     /// sub-agent's name).
+    ///
+    /// ```
+    /// use hpd_agent::Registry;
+    /// # use hpd_agent::prelude::*;
+    /// # #[derive(Default)] pub struct Almanac;
+    /// # #[tool_harness] impl Almanac { /// Sunrise.
+    /// # #[ai_function] fn sunrise(&self) -> String { "06:12".into() } }
+    ///
+    /// assert_eq!(Registry::global().instantiate::<Almanac>()?[0].harness_name(), "Almanac");
+    /// # Ok::<(), hpd_agent::ConstructError>(())
+    /// ```
     #[must_use]
     pub fn harness_name(&self) -> &str {
         &self.harness
     }
 
     /// The description the model reads (metadata placeholders rendered).
+    ///
+    /// ```
+    /// use hpd_agent::Registry;
+    /// # use hpd_agent::prelude::*;
+    /// # #[derive(Default)] pub struct Tides;
+    /// # #[tool_harness] impl Tides { /// The next high tide.
+    /// # #[ai_function] fn high_tide(&self) -> String { "14:03".into() } }
+    ///
+    /// assert_eq!(Registry::global().instantiate::<Tides>()?[0].description(), "The next high tide.");
+    /// # Ok::<(), hpd_agent::ConstructError>(())
+    /// ```
     #[must_use]
     pub fn description(&self) -> &str {
         &self.definition.description
     }
 
     /// The JSON schema of the parameters.
+    ///
+    /// ```
+    /// use hpd_agent::Registry;
+    /// # use hpd_agent::prelude::*;
+    /// # #[derive(Default)] pub struct Moon;
+    /// # #[tool_harness] impl Moon { /// The moon phase on a day.
+    /// # #[ai_function] fn moon_phase(&self, day: u32) -> String { day.to_string() } }
+    ///
+    /// let schema = Registry::global().instantiate::<Moon>()?[0].schema().clone();
+    /// assert_eq!(schema["properties"]["day"]["type"], "integer");
+    /// # Ok::<(), hpd_agent::ConstructError>(())
+    /// ```
     #[must_use]
     pub fn schema(&self) -> &Value {
         &self.definition.parameters
     }
 
     /// The tool definition sent to models.
+    ///
+    /// ```
+    /// use hpd_agent::Registry;
+    /// # use hpd_agent::prelude::*;
+    /// # #[derive(Default)] pub struct Stars;
+    /// # #[tool_harness] impl Stars { /// Visible stars.
+    /// # #[ai_function] fn visible_stars(&self) -> u32 { 3000 } }
+    ///
+    /// let function = &Registry::global().instantiate::<Stars>()?[0];
+    /// let definition = function.definition();
+    /// assert_eq!((definition.name.as_str(), definition.description.as_str()), ("visible_stars", "Visible stars."));
+    /// # Ok::<(), hpd_agent::ConstructError>(())
+    /// ```
     #[must_use]
     pub fn definition(&self) -> &Arc<ToolDefinition> {
         &self.definition
     }
 
     /// The timeout of the body, if the function declares one.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use hpd_agent::Registry;
+    /// # use hpd_agent::prelude::*;
+    /// # #[derive(Default)] pub struct Comet;
+    /// # #[tool_harness] impl Comet { /// Next comet.
+    /// # #[ai_function(timeout_ms = 1500)] fn next_comet(&self) -> String { "2061".into() } }
+    ///
+    /// assert_eq!(Registry::global().instantiate::<Comet>()?[0].timeout(), Some(Duration::from_millis(1500)));
+    /// # Ok::<(), hpd_agent::ConstructError>(())
+    /// ```
     #[must_use]
     pub fn timeout(&self) -> Option<Duration> {
         self.timeout
@@ -168,6 +266,27 @@ impl Function {
     }
 
     /// The result text of a failure, as the model sees it.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use hpd_agent::prelude::*;
+    /// use hpd_agent::{FunctionFailure, Registry};
+    ///
+    /// #[derive(Default)]
+    /// pub struct Pinger;
+    ///
+    /// #[tool_harness]
+    /// impl Pinger {
+    ///     /// Pings a host.
+    ///     #[ai_function]
+    ///     fn ping_host(&self, host: String) -> String { host }
+    /// }
+    ///
+    /// let ping = &Registry::global().instantiate::<Pinger>()?[0];
+    /// let result = ping.failure_result(&FunctionFailure::TimedOut(Duration::from_millis(250)));
+    /// assert_eq!(result.text, "Error: function 'ping_host' timed out after 250 ms");
+    /// # Ok::<(), hpd_agent::ConstructError>(())
+    /// ```
     #[must_use]
     pub fn failure_result(&self, failure: &FunctionFailure) -> ToolResult {
         failure.result_for(self.name())
@@ -179,6 +298,26 @@ impl Function {
     /// # Errors
     ///
     /// The invalid-arguments message when it is not.
+    ///
+    /// ```
+    /// use hpd_agent::prelude::*;
+    /// use hpd_agent::Registry;
+    ///
+    /// #[derive(Default)]
+    /// pub struct Echoer;
+    ///
+    /// #[tool_harness]
+    /// impl Echoer {
+    ///     /// Echoes.
+    ///     #[ai_function]
+    ///     fn echo_text(&self, text: Option<String>) -> String { text.unwrap_or_default() }
+    /// }
+    ///
+    /// let echo = &Registry::global().instantiate::<Echoer>()?[0];
+    /// assert_eq!(echo.check_arguments("")?, serde_json::json!({})); // empty counts as `{}`
+    /// assert!(echo.check_arguments("[1, 2]").is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn check_arguments(&self, arguments: &str) -> Result<Value, String> {
         parse_arguments_text(arguments)
     }
@@ -188,6 +327,29 @@ impl Function {
     /// # Errors
     ///
     /// A [`FunctionFailure`] saying what went wrong.
+    ///
+    /// ```
+    /// use hpd_agent::prelude::*;
+    /// use hpd_agent::{FunctionFailure, Registry};
+    ///
+    /// #[derive(Default)]
+    /// pub struct Fragile;
+    ///
+    /// #[tool_harness]
+    /// impl Fragile {
+    ///     /// Panics.
+    ///     #[ai_function]
+    ///     fn break_down(&self) -> String { panic!("oops") }
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let fragile = &Registry::global().instantiate::<Fragile>()?[0];
+    /// let failure = fragile.run("c1", "{}", Default::default()).await.unwrap_err();
+    /// assert_eq!(failure, FunctionFailure::Panicked); // caught; the payload is never reported
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn run(
         &self,
         call_id: &str,

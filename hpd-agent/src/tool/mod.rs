@@ -6,6 +6,30 @@
 //! [`Tool`](crate::Tool) given at run time, a `#[sub_agent]` method, a
 //! [`with_sub_agent`](crate::AgentBuilder::with_sub_agent) registration), is a [`Function`] and
 //! is called through [`Function::run`].
+//!
+//! ```
+//! use hpd_agent::prelude::*;
+//! use hpd_agent::Registry;
+//!
+//! #[derive(Default)]
+//! pub struct Salutation;
+//!
+//! #[tool_harness]
+//! impl Salutation {
+//!     /// Greets someone.
+//!     #[ai_function]
+//!     fn greet_person(&self, name: String) -> String { format!("Hello, {name}!") }
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! // Every tool is a `Function`, called the same way.
+//! let greet = &Registry::global().instantiate::<Salutation>()?[0];
+//! let result = greet.call("c1", r#"{"name": "Ada"}"#, CancellationToken::new()).await;
+//! assert_eq!((result.text.as_str(), result.is_error), ("Hello, Ada!", false));
+//! # Ok(())
+//! # }
+//! ```
 
 pub(crate) mod catalog;
 mod context;

@@ -23,6 +23,13 @@ pub struct ToolResult {
 
 impl ToolResult {
     /// A successful result.
+    ///
+    /// ```
+    /// use hpd_agent::ToolResult;
+    ///
+    /// let result = ToolResult::ok("42");
+    /// assert_eq!((result.text.as_str(), result.is_error), ("42", false));
+    /// ```
     #[must_use]
     pub fn ok(text: impl Into<String>) -> Self {
         ToolResult {
@@ -32,6 +39,13 @@ impl ToolResult {
     }
 
     /// An error result.
+    ///
+    /// ```
+    /// use hpd_agent::ToolResult;
+    ///
+    /// let result = ToolResult::error("Error: no such city");
+    /// assert_eq!((result.text.as_str(), result.is_error), ("Error: no such city", true));
+    /// ```
     #[must_use]
     pub fn error(text: impl Into<String>) -> Self {
         ToolResult {
@@ -42,6 +56,34 @@ impl ToolResult {
 }
 
 /// Why a function call failed, as `on_error` middleware hooks see it.
+///
+/// ```
+/// use hpd_agent::prelude::*;
+/// use hpd_agent::{FunctionFailure, Registry};
+///
+/// #[derive(Default)]
+/// pub struct Parser;
+///
+/// #[tool_harness]
+/// impl Parser {
+///     /// Parses a number.
+///     #[ai_function]
+///     fn parse_number(&self, text: String) -> Result<i64, String> {
+///         text.trim().parse().map_err(|_| format!("'{text}' is not a number"))
+///     }
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let parse = &Registry::global().instantiate::<Parser>()?[0];
+/// let failure = parse.run("c1", r#"{"text": "x"}"#, Default::default()).await.unwrap_err();
+/// assert_eq!(failure, FunctionFailure::Returned("'x' is not a number".into()));
+/// assert_eq!(parse.failure_result(&failure).text, "Error: 'x' is not a number");
+/// let failure = parse.run("c2", r#"{"txt": "1"}"#, Default::default()).await.unwrap_err();
+/// assert!(matches!(failure, FunctionFailure::InvalidArguments(_)));
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum FunctionFailure {

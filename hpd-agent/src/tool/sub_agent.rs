@@ -19,6 +19,15 @@ pub(crate) fn sub_agent_parameters() -> Value {
 }
 
 /// How deep sub-agents may nest when nothing else is set.
+///
+/// ```
+/// use hpd_agent::{AgentConfig, SubAgent};
+/// use hpd_agent::tool::DEFAULT_MAX_DEPTH;
+///
+/// assert_eq!(DEFAULT_MAX_DEPTH, 3);
+/// let shallow = SubAgent::new("helper", "Helps.", AgentConfig::default()).with_max_depth(1);
+/// # drop(shallow);
+/// ```
 pub const DEFAULT_MAX_DEPTH: usize = 3;
 
 /// A tool that runs a child agent.
@@ -67,6 +76,15 @@ pub struct SubAgent {
 impl SubAgent {
     /// A sub-agent tool named `name`, described to the parent model by `description`, running
     /// a child agent built from `config`.
+    ///
+    /// ```
+    /// use hpd_agent::{AgentConfig, SubAgent};
+    ///
+    /// let config = AgentConfig::from_json(r#"{"instructions": "Review code for bugs."}"#)?;
+    /// let reviewer = SubAgent::new("reviewer", "Reviews a diff and lists bugs.", config);
+    /// assert_eq!((reviewer.name(), reviewer.description()), ("reviewer", "Reviews a diff and lists bugs."));
+    /// # Ok::<(), hpd_agent::ConfigError>(())
+    /// ```
     #[must_use]
     pub fn new(
         name: impl Into<String>,
@@ -77,6 +95,17 @@ impl SubAgent {
     }
 
     /// The sub-agent of a config entry.
+    ///
+    /// ```
+    /// use hpd_agent::{AgentConfig, SubAgent};
+    ///
+    /// let config = AgentConfig::from_json(r#"{"sub_agents": [
+    ///     {"name": "researcher", "description": "Looks things up.", "config": {"instructions": "Be thorough."}}
+    /// ]}"#)?;
+    /// let researcher = SubAgent::from_config(&config.sub_agents[0]);
+    /// assert_eq!(researcher.name(), "researcher");
+    /// # Ok::<(), hpd_agent::ConfigError>(())
+    /// ```
     #[must_use]
     pub fn from_config(config: &SubAgentConfig) -> Self {
         SubAgent {
@@ -86,6 +115,32 @@ impl SubAgent {
     }
 
     /// Hands these functions of the parent's harnesses (`Harness.function`) to the child.
+    ///
+    /// ```
+    /// use hpd_agent::prelude::*;
+    /// use hpd_agent::{AgentBuilder, AgentConfig, ScriptedChatClient};
+    ///
+    /// #[derive(Default)]
+    /// pub struct Wiki;
+    ///
+    /// #[collapse("The wiki")]
+    /// impl Wiki {
+    ///     /// Searches the wiki.
+    ///     #[ai_function]
+    ///     fn search_wiki(&self, query: String) -> String { query }
+    /// }
+    ///
+    /// // The child gets the parent's `Wiki.search_wiki` as a plain tool.
+    /// let researcher = SubAgent::new("researcher", "Researches a topic.", AgentConfig::default())
+    ///     .with_parent_functions(["Wiki.search_wiki"]);
+    /// let agent = AgentBuilder::new()
+    ///     .with_tool_harness::<Wiki>()
+    ///     .with_sub_agent(researcher)
+    ///     .with_chat_client(ScriptedChatClient::new())
+    ///     .build()?;
+    /// assert_eq!(agent.initial_tool_names(), ["researcher", "Wiki"]);
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
     #[must_use]
     pub fn with_parent_functions<I, S>(mut self, functions: I) -> Self
     where
@@ -98,8 +153,30 @@ impl SubAgent {
         self
     }
 
-    /// How deep sub-agents may nest below this one's parent (default 3): building a chain of
-    /// nested sub-agents deeper than this fails.
+    /// How deep this sub-agent may sit (default 3): 1 is a sub-agent of a top-level agent, 2 a
+    /// sub-agent of that sub-agent's child (from its config's `sub_agents` or a `#[sub_agent]`
+    /// member of one of its harnesses), and so on. Building an agent where this sub-agent is
+    /// nested deeper fails with [`BuildError::SubAgentDepth`](crate::BuildError::SubAgentDepth).
+    /// The limit is checked for each sub-agent with its own value; sub-agents read from a
+    /// config always have the default.
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, AgentConfig, BuildError, ScriptedChatClient, SubAgent};
+    ///
+    /// // Registered on a top-level agent, the sub-agent sits at depth 1.
+    /// let error = AgentBuilder::new()
+    ///     .with_sub_agent(SubAgent::new("helper", "Helps.", AgentConfig::default()).with_max_depth(0))
+    ///     .with_chat_client(ScriptedChatClient::new())
+    ///     .build()
+    ///     .unwrap_err();
+    /// assert!(matches!(&error, BuildError::SubAgent { source, .. } if matches!(**source, BuildError::SubAgentDepth { max_depth: 0 })));
+    /// let fine = AgentBuilder::new()
+    ///     .with_sub_agent(SubAgent::new("helper", "Helps.", AgentConfig::default()).with_max_depth(1))
+    ///     .with_chat_client(ScriptedChatClient::new())
+    ///     .build();
+    /// assert!(fine.is_ok());
+    /// # Ok::<(), hpd_agent::ConfigError>(())
+    /// ```
     #[must_use]
     pub fn with_max_depth(mut self, max_depth: usize) -> Self {
         self.max_depth = max_depth;
@@ -107,12 +184,25 @@ impl SubAgent {
     }
 
     /// The tool name.
+    ///
+    /// ```
+    /// use hpd_agent::{AgentConfig, SubAgent};
+    ///
+    /// assert_eq!(SubAgent::new("critic", "Criticises a draft.", AgentConfig::default()).name(), "critic");
+    /// ```
     #[must_use]
     pub fn name(&self) -> &str {
         &self.entry.name
     }
 
     /// The description the parent model reads.
+    ///
+    /// ```
+    /// use hpd_agent::{AgentConfig, SubAgent};
+    ///
+    /// let critic = SubAgent::new("critic", "Criticises a draft.", AgentConfig::default());
+    /// assert_eq!(critic.description(), "Criticises a draft.");
+    /// ```
     #[must_use]
     pub fn description(&self) -> &str {
         &self.entry.description

@@ -53,10 +53,25 @@ use wire::{Settings, parse_message, request_body};
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
 
 /// The `anthropic-version` header every request carries.
+///
+/// ```
+/// assert_eq!(hpd_agent::providers::anthropic::API_VERSION, "2023-06-01");
+/// ```
 pub const API_VERSION: &str = "2023-06-01";
 
 /// `max_tokens` when [`ModelOptions::max_output_tokens`](crate::ModelOptions::max_output_tokens)
 /// is not set (the API requires one).
+///
+/// ```
+/// use hpd_agent::AnthropicClient;
+/// use hpd_agent::providers::anthropic::DEFAULT_MAX_TOKENS;
+///
+/// assert_eq!(DEFAULT_MAX_TOKENS, 4096);
+/// // Replies of this client may be longer unless a run sets `max_output_tokens`.
+/// let client = AnthropicClient::new("claude-sonnet-4-5", "sk-ant-...")?.with_default_max_tokens(8192);
+/// # drop(client);
+/// # Ok::<(), hpd_agent::ChatError>(())
+/// ```
 pub const DEFAULT_MAX_TOKENS: u32 = 4096;
 
 /// A [`ChatClient`] for the Anthropic Messages API (`POST {base_url}/v1/messages`).
@@ -96,6 +111,17 @@ pub const DEFAULT_MAX_TOKENS: u32 = 4096;
 /// `ContentFilter`, anything else `Other`.
 ///
 /// Cloning is cheap; the API key is never printed by `Debug` nor shown in an error.
+///
+/// ```
+/// use hpd_agent::{AgentBuilder, AnthropicClient};
+///
+/// let client = AnthropicClient::new("claude-sonnet-4-5", "sk-ant-secret")?
+///     .with_base_url("http://127.0.0.1:8080")?; // e.g. llama.cpp's Anthropic endpoint
+/// assert!(!format!("{client:?}").contains("sk-ant-secret")); // the key is never printed
+/// let agent = AgentBuilder::new().with_chat_client(client).build()?;
+/// # drop(agent);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone)]
 pub struct AnthropicClient {
     settings: HttpSettings,

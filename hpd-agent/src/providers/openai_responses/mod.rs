@@ -70,6 +70,16 @@ use wire::{parse_response, request_body};
 /// `input_tokens_details.cached_tokens`, `output_tokens_details.reasoning_tokens`.
 ///
 /// Cloning is cheap; the API key is never printed by `Debug` nor shown in an error.
+///
+/// ```
+/// use hpd_agent::{AgentBuilder, OpenAiResponsesClient};
+///
+/// let client = OpenAiResponsesClient::new("gpt-4o-mini", "sk-secret")?.with_store(false);
+/// assert!(!format!("{client:?}").contains("sk-secret")); // the key is never printed
+/// let agent = AgentBuilder::new().with_chat_client(client).build()?;
+/// # drop(agent);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone)]
 pub struct OpenAiResponsesClient {
     settings: HttpSettings,
