@@ -633,7 +633,9 @@ pub use registry::{FunctionSpec, HarnessEntry, HarnessInfo, Registry};
 pub use scripted::{RecordedRequest, ScriptedChatClient};
 pub use store::{SessionStore, StoreError};
 pub use tokio_util::sync::CancellationToken;
-pub use tool::{Function, FunctionContext, FunctionFailure, SubAgent, ToolResult};
+pub use tool::{
+    DEFAULT_MAX_DEPTH, Function, FunctionContext, FunctionFailure, SubAgent, ToolResult,
+};
 
 /// What harness code needs: the attribute macros and the types their functions use.
 ///
