@@ -12,7 +12,8 @@ use serde_json::Value;
 use super::names::is_valid;
 use crate::error::BuildError;
 use crate::tool::{
-    ArgumentsError, CallFuture, FunctionContext, FunctionFailure, Invoke, ToolResult,
+    ArgumentsError, CallParts, FunctionContext, FunctionFailure, Invoke, Invoked, ToolResult,
+    parse_arguments_text,
 };
 
 pub(crate) type Handler =
@@ -245,15 +246,16 @@ fn normalise_schema(schema: &mut Value) -> Result<(), String> {
 pub(crate) struct HandlerBody(pub(crate) Arc<Handler>);
 
 impl Invoke for HandlerBody {
-    fn invoke(&self, arguments: Value, ctx: FunctionContext) -> Result<CallFuture, ArgumentsError> {
-        let future = (self.0)(arguments, ctx);
-        Ok(Box::pin(async move {
+    fn invoke(&self, arguments: &str, call: &CallParts<'_>) -> Result<Invoked, ArgumentsError> {
+        let arguments = parse_arguments_text(arguments).map_err(ArgumentsError)?;
+        let future = (self.0)(arguments, call.context());
+        Ok(Invoked::Running(Box::pin(async move {
             let result = future.await;
             if result.is_error {
                 Err(FunctionFailure::Reported(result.text))
             } else {
                 Ok(result.text)
             }
-        }))
+        })))
     }
 }

@@ -4,8 +4,10 @@
 //! `after_function`).
 
 use std::any::Any;
+use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex, PoisonError};
+use std::task::Poll;
 
 use futures::FutureExt;
 use futures::future::BoxFuture;
@@ -172,6 +174,19 @@ pub(crate) async fn call_function(
     scope: &CallScope,
 ) -> Result<ToolResult, RunError> {
     let scoped: &[Arc<dyn Middleware>] = scoped.map_or(&[], |p| p.members.as_slice());
+    if global.is_empty() && scoped.is_empty() {
+        // No hook would see the call: run the function alone, without building the call the
+        // hooks read.
+        return Ok(
+            match function
+                .run_in(call_id, arguments, &scope.cancellation, scope.run.as_ref())
+                .await
+            {
+                Ok(text) => ToolResult::ok(text),
+                Err(failure) => function.failure_result(&failure),
+            },
+        );
+    }
     let mut call = FunctionCall::new(
         call_id.to_owned(),
         function.name(),
@@ -194,12 +209,7 @@ pub(crate) async fn call_function(
         let core = || -> BoxFuture<'_, ToolResult> {
             Box::pin(async {
                 let run = function
-                    .run_in(
-                        call_id,
-                        arguments,
-                        scope.cancellation.clone(),
-                        scope.run.clone(),
-                    )
+                    .run_in(call_id, arguments, &scope.cancellation, scope.run.as_ref())
                     .await;
                 match run {
                     Ok(text) => ToolResult::ok(text),
@@ -235,4 +245,28 @@ pub(crate) async fn call_function(
         guard("after_function", m.after_function(&call, &mut result)).await?;
     }
     Ok(result)
+}
+
+/// Runs `call` unless `token` is cancelled first: `None` when it is cancelled before the call
+/// finishes (checked before each poll, as a `biased` select with the cancellation first would).
+/// A call that finishes in its first poll (a synchronous body) never registers for the
+/// cancellation.
+pub(crate) async fn unless_cancelled<F: Future>(
+    token: &CancellationToken,
+    call: F,
+) -> Option<F::Output> {
+    if token.is_cancelled() {
+        return None;
+    }
+    let mut call = std::pin::pin!(call);
+    if let Poll::Ready(output) =
+        std::future::poll_fn(|cx| Poll::Ready(call.as_mut().poll(cx))).await
+    {
+        return Some(output);
+    }
+    tokio::select! {
+        biased;
+        () = token.cancelled() => None,
+        output = call => Some(output),
+    }
 }
