@@ -421,7 +421,7 @@ impl Turn<'_> {
         }
 
         let scope = CallScope {
-            cancellation: self.cancellation.clone(),
+            cancellation: &self.cancellation,
             // Only a sub-agent reads it, to forward its events; with no handler there is
             // nothing to forward.
             run: self
@@ -449,7 +449,7 @@ impl Turn<'_> {
                                 name = callable.name(),
                                 call_id = %call.id,
                             ));
-                    let result = unless_cancelled(&scope.cancellation, running)
+                    let result = unless_cancelled(scope.cancellation, running)
                         .await
                         .unwrap_or(Err(RunError::Cancelled));
                     (i, started.elapsed(), result)

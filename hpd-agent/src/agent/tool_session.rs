@@ -364,7 +364,7 @@ impl ToolSession {
             }
         };
         let scope = CallScope {
-            cancellation: self.cancellation.clone(),
+            cancellation: &self.cancellation,
             // Only a sub-agent reads it, to forward its events; with no handler there is
             // nothing to forward.
             run: emitter
@@ -372,17 +372,14 @@ impl ToolSession {
                 .then(|| Arc::new(emitter.clone()) as Arc<dyn Any + Send + Sync>),
         };
         let function = tools.function(function);
-        if self.cancellation.is_cancelled() {
-            return Err(RunError::Cancelled);
-        }
-        // A free slot is taken at once; otherwise wait for one unless cancelled.
+        // A free slot is taken at once (the cancellation is checked before the call starts);
+        // otherwise wait for one unless cancelled. Boxed: the wait is large, and only calls
+        // that find every slot taken need it.
         let _permit = match self.permits.try_acquire() {
             Ok(permit) => Ok(permit),
-            Err(_) => tokio::select! {
-                biased;
-                () = self.cancellation.cancelled() => return Err(RunError::Cancelled),
-                permit = self.permits.acquire() => permit,
-            },
+            Err(_) => Box::pin(unless_cancelled(&self.cancellation, self.permits.acquire()))
+                .await
+                .ok_or(RunError::Cancelled)?,
         };
         let call = call_function(
             &self.agent.inner.middleware,

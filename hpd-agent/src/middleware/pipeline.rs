@@ -154,8 +154,8 @@ pub(crate) async fn guard<T>(
 
 /// What a run hands to the tools it calls.
 #[derive(Clone)]
-pub(crate) struct CallScope {
-    pub(crate) cancellation: CancellationToken,
+pub(crate) struct CallScope<'a> {
+    pub(crate) cancellation: &'a CancellationToken,
     /// Run state for the runtime's own tools (see `FunctionContext`).
     pub(crate) run: Option<Arc<dyn Any + Send + Sync>>,
 }
@@ -171,7 +171,7 @@ pub(crate) async fn call_function(
     function: &Function,
     call_id: &str,
     arguments: &str,
-    scope: &CallScope,
+    scope: &CallScope<'_>,
 ) -> Result<ToolResult, RunError> {
     let scoped: &[Arc<dyn Middleware>] = scoped.map_or(&[], |p| p.members.as_slice());
     if global.is_empty() && scoped.is_empty() {
@@ -179,7 +179,7 @@ pub(crate) async fn call_function(
         // hooks read.
         return Ok(
             match function
-                .run_in(call_id, arguments, &scope.cancellation, scope.run.as_ref())
+                .run_in(call_id, arguments, scope.cancellation, scope.run.as_ref())
                 .await
             {
                 Ok(text) => ToolResult::ok(text),
@@ -187,6 +187,22 @@ pub(crate) async fn call_function(
             },
         );
     }
+    // Boxed: the hooks' state is large, and calls without middleware do not need it.
+    Box::pin(through_middleware(
+        global, scoped, function, call_id, arguments, scope,
+    ))
+    .await
+}
+
+/// [`call_function`] for a call that at least one middleware sees.
+async fn through_middleware(
+    global: &[Arc<dyn Middleware>],
+    scoped: &[Arc<dyn Middleware>],
+    function: &Function,
+    call_id: &str,
+    arguments: &str,
+    scope: &CallScope<'_>,
+) -> Result<ToolResult, RunError> {
     let mut call = FunctionCall::new(
         call_id.to_owned(),
         function.name(),
@@ -209,7 +225,7 @@ pub(crate) async fn call_function(
         let core = || -> BoxFuture<'_, ToolResult> {
             Box::pin(async {
                 let run = function
-                    .run_in(call_id, arguments, &scope.cancellation, scope.run.as_ref())
+                    .run_in(call_id, arguments, scope.cancellation, scope.run.as_ref())
                     .await;
                 match run {
                     Ok(text) => ToolResult::ok(text),
@@ -264,9 +280,11 @@ pub(crate) async fn unless_cancelled<F: Future>(
     {
         return Some(output);
     }
+    // Boxed: the registration is large, and only calls that wait need it.
+    let cancelled = Box::pin(token.cancelled());
     tokio::select! {
         biased;
-        () = token.cancelled() => None,
+        () = cancelled => None,
         output = call => Some(output),
     }
 }

@@ -270,7 +270,8 @@ impl Function {
         };
         let guarded = AssertUnwindSafe(body).catch_unwind();
         let outcome = match self.timeout {
-            Some(limit) => match tokio::time::timeout(limit, guarded).await {
+            // Boxed: the timer is large, and would otherwise enlarge the future of every call.
+            Some(limit) => match Box::pin(tokio::time::timeout(limit, guarded)).await {
                 Ok(outcome) => outcome,
                 Err(_) => return Err(FunctionFailure::TimedOut(limit)),
             },
@@ -316,16 +317,24 @@ pub(crate) fn deserialize_arguments<T: serde::de::DeserializeOwned>(
 pub(crate) fn parse_arguments<T: serde::de::DeserializeOwned>(
     arguments: &str,
 ) -> Result<T, ArgumentsError> {
-    /// Fewer opening brackets than this cannot nest as deep as serde_json's limit.
+    /// Fewer opening brackets than this cannot nest as deep as serde_json's limit, and a text
+    /// that parses with that many holds as many closing ones.
     const NESTING_LIMIT: usize = 128;
-    let trimmed = arguments.trim();
-    let text = if trimmed.is_empty() || trimmed == "null" {
-        "{}"
+    // The text as the model sends it almost always starts with the brace; serde_json skips the
+    // JSON whitespace after it. Anything else is trimmed first, as the slow way does.
+    let text = if arguments.starts_with('{') {
+        arguments
     } else {
-        trimmed
+        let trimmed = arguments.trim();
+        if trimmed.is_empty() || trimmed == "null" {
+            "{}"
+        } else {
+            trimmed
+        }
     };
     if text.starts_with('{')
-        && text.bytes().filter(|&b| b == b'{' || b == b'[').count() < NESTING_LIMIT
+        && (text.len() < 2 * NESTING_LIMIT
+            || text.bytes().filter(|&b| b == b'{' || b == b'[').count() < NESTING_LIMIT)
         && let Ok(parsed) = serde_json::from_str::<T>(text)
     {
         return Ok(parsed);
@@ -412,6 +421,9 @@ mod tests {
         let texts = [
             r#"{"a": 2, "b": 3}"#,
             "  {\"a\": 2,\n \"b\": 3}  ",
+            "{\"a\": 2, \"b\": 3}\u{a0}",
+            "\u{a0}{\"a\": 2, \"b\": 3}",
+            "{\"a\": 2, \"b\": 3} \n",
             r#"{"b": 3, "a": 2, "extra": {"deep": [1, 2, {"z": null}]}}"#,
             r#"{"a": 1, "a": 2, "b": 3}"#,
             r#"{"a": "two", "b": 3}"#,
