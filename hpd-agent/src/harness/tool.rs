@@ -1,6 +1,7 @@
 //! [`Tool`]: one tool of a harness built at run time, the checks its name and schema pass, and
 //! the catalog body that runs its handler.
 
+use std::collections::HashSet;
 use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
@@ -180,7 +181,9 @@ impl Tool {
 
 /// Checks names and schemas of a tool list and normalises the schemas.
 pub(crate) fn checked(harness: &str, tools: Vec<Tool>) -> Result<Arc<[Tool]>, BuildError> {
-    let mut seen: Vec<&str> = Vec::with_capacity(tools.len());
+    // Tool names are compared exactly (only harness names are case-insensitive); a set keeps
+    // the check linear in the number of tools.
+    let mut seen: HashSet<&str> = HashSet::with_capacity(tools.len());
     for tool in &tools {
         if !is_valid(&tool.name) {
             return Err(BuildError::InvalidName {
@@ -188,14 +191,13 @@ pub(crate) fn checked(harness: &str, tools: Vec<Tool>) -> Result<Arc<[Tool]>, Bu
                 name: tool.name.clone(),
             });
         }
-        if seen.contains(&tool.name.as_str()) {
+        if !seen.insert(&tool.name) {
             return Err(BuildError::DuplicateTool {
                 name: tool.name.clone(),
                 first: harness.to_owned(),
                 second: harness.to_owned(),
             });
         }
-        seen.push(&tool.name);
     }
     tools
         .into_iter()
