@@ -63,7 +63,7 @@ impl ChatClient for Replay {
 }
 
 /// An agent whose model calls `add` `calls` times per turn, then answers.
-fn agent(calls: usize) -> Agent {
+fn adder_agent(calls: usize) -> Agent {
     AgentBuilder::new()
         .with_instructions("Base.")
         .with_tool_harness::<Adder>()
@@ -128,7 +128,7 @@ fn main() {
         .enable_all()
         .build()
         .expect("runtime");
-    let agent = agent(4);
+    let agent = adder_agent(4);
     let out = runtime.block_on(agent.run("go")).expect("turn");
     assert_eq!((out.iterations, out.text.as_str()), (5, "5"));
 
@@ -177,7 +177,7 @@ fn main() {
 
     // The same, each session after one turn: the user's message, the model's call of `add`,
     // its result, the model's answer.
-    let agent = agent(1);
+    let agent = adder_agent(1);
     std::thread::sleep(Duration::from_millis(50));
     let before = resident_bytes();
     let sessions: Vec<Session> = (0..SESSIONS)

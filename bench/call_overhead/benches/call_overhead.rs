@@ -52,7 +52,7 @@ fn in_place<F: std::future::Future>(future: F) -> F::Output {
 /// The text of rmcp's answer, checked once so both sides are known to compute the same thing.
 fn rmcp_text(response: &CallToolResponse) -> String {
     match response {
-        CallToolResponse::Result(result) => result
+        CallToolResponse::Complete(result) => result
             .content
             .first()
             .and_then(|c| c.as_text())
@@ -140,21 +140,22 @@ fn calls(c: &mut Criterion) {
     );
     group.bench_function("rmcp ToolRouter::call from the text, in place", |b| {
         b.iter(|| {
-            let arguments: JsonObject =
-                serde_json::from_str(black_box(ARGUMENTS)).expect("object");
+            let arguments: JsonObject = serde_json::from_str(black_box(ARGUMENTS)).expect("object");
             in_place(call_rmcp(arguments)).expect("rmcp call")
         });
     });
     group.bench_function("rmcp ToolRouter::call from the text, block_on", |b| {
         b.iter(|| {
-            let arguments: JsonObject =
-                serde_json::from_str(black_box(ARGUMENTS)).expect("object");
+            let arguments: JsonObject = serde_json::from_str(black_box(ARGUMENTS)).expect("object");
             runtime.block_on(call_rmcp(arguments)).expect("rmcp call")
         });
     });
-    group.bench_function("rmcp ToolRouter::call from a parsed object, in place", |b| {
-        b.iter(|| in_place(call_rmcp(black_box(&parsed).clone())).expect("rmcp call"));
-    });
+    group.bench_function(
+        "rmcp ToolRouter::call from a parsed object, in place",
+        |b| {
+            b.iter(|| in_place(call_rmcp(black_box(&parsed).clone())).expect("rmcp call"));
+        },
+    );
     group.finish();
     drop(server);
 }

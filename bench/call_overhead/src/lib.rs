@@ -30,7 +30,7 @@ pub struct AddArgs {
 #[derive(Debug, Clone, Default)]
 pub struct RmcpAdder;
 
-#[tool_router(server_handler)]
+#[tool_router(server_handler, vis = "pub")]
 impl RmcpAdder {
     #[tool(description = "Adds two integers.")]
     fn add(&self, Parameters(AddArgs { a, b }): Parameters<AddArgs>) -> String {
