@@ -82,7 +82,7 @@ fn history_bytes(history: &[ChatMessage]) -> usize {
             .map(|c| c.id.capacity() + c.name.capacity() + c.arguments.capacity())
             .sum::<usize>()
     };
-    history.len() * std::mem::size_of::<ChatMessage>()
+    std::mem::size_of_val(history)
         + history
             .iter()
             .map(|m| match m {
