@@ -4,7 +4,9 @@
 //!   answers from the request at almost no cost (it reads how many tool results follow the last
 //!   user message; it records nothing); the figure per iteration is the turn's time / 5.
 //! - 10,000 idle sessions of one agent: the resident memory they add (from `/proc/self/statm`,
-//!   Linux only), per session, next to `size_of::<Session>()`.
+//!   Linux only), per session, next to `size_of::<Session>()`; then 10,000 sessions after one
+//!   turn each (user message, a call of `add`, its result, the answer), with the bytes the
+//!   history's own values hold (message slots, string and list capacities) subtracted.
 //!
 //! ```sh
 //! cargo bench -p hpd-agent-tests --bench loop_memory
@@ -14,8 +16,8 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use hpd_agent::{
-    Agent, AgentBuilder, ChatClient, ChatError, ChatMessage, ChatRequest, ChatResponse, Session,
-    TextSink, ToolCall, async_trait,
+    Agent, AgentBuilder, ChatClient, ChatError, ChatMessage, ChatRequest, ChatResponse, Reasoning,
+    Session, TextSink, ToolCall, async_trait,
 };
 
 /// `add` alone.
@@ -31,8 +33,8 @@ impl Adder {
     }
 }
 
-/// Calls `add` until 4 results follow the last user message, then answers.
-struct Replay;
+/// Calls `add` until `.0` results follow the last user message, then answers.
+struct Replay(usize);
 
 #[async_trait]
 impl ChatClient for Replay {
@@ -48,7 +50,7 @@ impl ChatClient for Replay {
             .take_while(|m| !matches!(m, ChatMessage::User { .. }))
             .filter(|m| matches!(m, ChatMessage::Tool { .. }))
             .count();
-        Ok(if results < 4 {
+        Ok(if results < self.0 {
             ChatResponse::tool_calls(vec![ToolCall::new(
                 format!("c{results}"),
                 "add",
@@ -60,13 +62,55 @@ impl ChatClient for Replay {
     }
 }
 
-fn agent() -> Agent {
+/// An agent whose model calls `add` `calls` times per turn, then answers.
+fn adder_agent(calls: usize) -> Agent {
     AgentBuilder::new()
         .with_instructions("Base.")
         .with_tool_harness::<Adder>()
-        .with_chat_client(Replay)
+        .with_chat_client(Replay(calls))
         .build()
         .expect("agent")
+}
+
+/// The heap bytes a history's own values hold: the message slots (`len` of them; spare
+/// capacity of the history's buffer is not counted, so it shows as overhead) and the capacity
+/// of every string and tool-call list in them. Allocator bookkeeping is not counted either.
+fn history_bytes(history: &[ChatMessage]) -> usize {
+    let calls = |calls: &[ToolCall]| {
+        calls
+            .iter()
+            .map(|c| c.id.capacity() + c.name.capacity() + c.arguments.capacity())
+            .sum::<usize>()
+    };
+    std::mem::size_of_val(history)
+        + history
+            .iter()
+            .map(|m| match m {
+                ChatMessage::User { content } => content.capacity(),
+                ChatMessage::Assistant {
+                    content,
+                    tool_calls,
+                    reasoning,
+                } => {
+                    content.as_ref().map_or(0, String::capacity)
+                        + tool_calls.capacity() * std::mem::size_of::<ToolCall>()
+                        + calls(tool_calls)
+                        + reasoning.capacity() * std::mem::size_of::<Reasoning>()
+                        + reasoning
+                            .iter()
+                            .map(|r| {
+                                r.text.capacity()
+                                    + r.signature.as_ref().map_or(0, String::capacity)
+                                    + r.redacted.as_ref().map_or(0, String::capacity)
+                                    + r.id.as_ref().map_or(0, String::capacity)
+                            })
+                            .sum::<usize>()
+                }
+                ChatMessage::Tool {
+                    call_id, content, ..
+                } => call_id.capacity() + content.capacity(),
+            })
+            .sum::<usize>()
 }
 
 fn resident_bytes() -> u64 {
@@ -84,7 +128,7 @@ fn main() {
         .enable_all()
         .build()
         .expect("runtime");
-    let agent = agent();
+    let agent = adder_agent(4);
     let out = runtime.block_on(agent.run("go")).expect("turn");
     assert_eq!((out.iterations, out.text.as_str()), (5, "5"));
 
@@ -128,6 +172,37 @@ fn main() {
     println!(
         "goal: under 1 KiB per idle session plus the history: {verdict} ({per_session:.0} bytes, {:.2} of 1 KiB)",
         per_session / 1024.0
+    );
+    drop(black_box(sessions));
+
+    // The same, each session after one turn: the user's message, the model's call of `add`,
+    // its result, the model's answer.
+    let agent = adder_agent(1);
+    std::thread::sleep(Duration::from_millis(50));
+    let before = resident_bytes();
+    let sessions: Vec<Session> = (0..SESSIONS)
+        .map(|_| {
+            let mut session = agent.session();
+            black_box(runtime.block_on(session.run("go")).expect("turn"));
+            session
+        })
+        .collect();
+    let after = resident_bytes();
+    let messages = sessions[0].history().len();
+    let history = sessions
+        .iter()
+        .map(|s| history_bytes(s.history()))
+        .sum::<usize>() as f64
+        / SESSIONS as f64;
+    let per_session = (after.saturating_sub(before)) as f64 / SESSIONS as f64;
+    let beyond = per_session - history;
+    println!(
+        "{SESSIONS} idle sessions after one turn ({messages} messages): {per_session:.0} bytes per session resident, of which the history's own values {history:.0} bytes; beyond the history {beyond:.0} bytes"
+    );
+    let verdict = if beyond < 1024.0 { "met" } else { "NOT met" };
+    println!(
+        "goal: under 1 KiB per idle session plus the history, with a history: {verdict} ({beyond:.0} bytes beyond the history, {:.2} of 1 KiB)",
+        beyond / 1024.0
     );
     black_box(sessions);
 }

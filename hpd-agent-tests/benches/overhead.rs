@@ -9,7 +9,10 @@
 //! - call overhead: `add(a, b)` with `{"a": 2, "b": 3}` through `Function::call` (argument
 //!   parsing, body, result serialization) and through `ToolSession::call` (name lookup, empty
 //!   middleware chain, events), against the limit: `serde_json::from_str` of the arguments,
-//!   the addition, `serde_json::to_string` of the result.
+//!   the addition, `serde_json::to_string` of the result. Each call is measured twice: awaited
+//!   with `block_on` on a current-thread Tokio runtime, and polled once in place (no executor
+//!   entered, as inside the agent loop's own task; the body is synchronous, so it finishes in
+//!   that poll).
 //!
 //! ```sh
 //! cargo bench -p hpd-agent-tests --bench overhead
@@ -125,10 +128,15 @@ fn calls(c: &mut Criterion) {
         .into_iter()
         .find(|f| f.name() == "add")
         .expect("add");
+    // The caller's cancellation token (a run's), made once: each call gets a clone of it.
+    let token = hpd_agent::CancellationToken::new();
     group.bench_function("Function::call", |b| {
         b.iter(|| {
-            runtime.block_on(add.call("c1", black_box(r#"{"a": 2, "b": 3}"#), Default::default()))
+            runtime.block_on(add.call("c1", black_box(r#"{"a": 2, "b": 3}"#), token.clone()))
         });
+    });
+    group.bench_function("Function::call, polled in place", |b| {
+        b.iter(|| in_place(add.call("c1", black_box(r#"{"a": 2, "b": 3}"#), token.clone())));
     });
     let agent = AgentBuilder::new()
         .with_tool_harness::<Adder>()
@@ -144,7 +152,24 @@ fn calls(c: &mut Criterion) {
                 .expect("call")
         });
     });
+    group.bench_function("ToolSession::call, polled in place", |b| {
+        b.iter(|| {
+            in_place(session.call("add", black_box(r#"{"a": 2, "b": 3}"#), "c1")).expect("call")
+        });
+    });
     group.finish();
+}
+
+/// Polls a future once, as the task that awaits it would, without entering an executor (the
+/// agent loop awaits a call inside its own, already running task). A synchronous body
+/// finishes in that poll.
+fn in_place<F: std::future::Future>(future: F) -> F::Output {
+    let mut future = std::pin::pin!(future);
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    match future.as_mut().poll(&mut cx) {
+        std::task::Poll::Ready(output) => output,
+        std::task::Poll::Pending => panic!("the call of a synchronous body did not finish at once"),
+    }
 }
 
 fn config() -> Criterion {

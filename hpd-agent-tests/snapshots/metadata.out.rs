@@ -60,37 +60,40 @@ const _: () = {
     ) -> ::std::sync::Arc<H> {
         __hpd::downcast::<H>(__hpd_instance)
     }
+    fn __hpd_this_ref<H: __hpd::ToolHarness>(
+        __hpd_instance: &__hpd::HarnessObject,
+    ) -> &H {
+        __hpd::downcast_ref::<H>(__hpd_instance)
+    }
     fn __hpd_invoke(
         __hpd_instance: &__hpd::HarnessObject,
         __hpd_index: usize,
-        __hpd_arguments: __hpd::serde_json::Value,
-        __hpd_ctx: __hpd::FunctionContext,
-    ) -> __hpd::Result<__hpd::BodyFuture, __hpd::ArgumentsError> {
+        __hpd_arguments: &str,
+        __hpd_call: &__hpd::CallParts<'_>,
+    ) -> __hpd::Result<__hpd::Started, __hpd::ArgumentsError> {
         match __hpd_index {
             0usize => {
                 let __HpdArgs0 { query } = __hpd::parse_arguments::<
                     __HpdArgs0,
                 >(__hpd_arguments)?;
-                let __hpd_instance = ::std::sync::Arc::clone(__hpd_instance);
+                let __hpd_this = __hpd_this_ref::<SearchTools>(__hpd_instance);
                 __hpd::Ok(
-                    __hpd::Box::pin(async move {
-                        let __hpd_this = __hpd_this::<SearchTools>(&__hpd_instance);
-                        __hpd::output_value(<SearchTools>::search(&*__hpd_this, query))
-                    }),
+                    __hpd::Started::Done(
+                        __hpd::output_value(<SearchTools>::search(&*__hpd_this, query)),
+                    ),
                 )
             }
             1usize => {
                 let __HpdArgs1 { query } = __hpd::parse_arguments::<
                     __HpdArgs1,
                 >(__hpd_arguments)?;
-                let __hpd_instance = ::std::sync::Arc::clone(__hpd_instance);
+                let __hpd_this = __hpd_this_ref::<SearchTools>(__hpd_instance);
                 __hpd::Ok(
-                    __hpd::Box::pin(async move {
-                        let __hpd_this = __hpd_this::<SearchTools>(&__hpd_instance);
+                    __hpd::Started::Done(
                         __hpd::output_value(
                             <SearchTools>::tavily_search(&*__hpd_this, query),
-                        )
-                    }),
+                        ),
+                    ),
                 )
             }
             _ => {

@@ -61,45 +61,52 @@ const _: () = {
     ) -> ::std::sync::Arc<H> {
         __hpd::downcast::<H>(__hpd_instance)
     }
+    fn __hpd_this_ref<H: __hpd::ToolHarness>(
+        __hpd_instance: &__hpd::HarnessObject,
+    ) -> &H {
+        __hpd::downcast_ref::<H>(__hpd_instance)
+    }
     fn __hpd_invoke(
         __hpd_instance: &__hpd::HarnessObject,
         __hpd_index: usize,
-        __hpd_arguments: __hpd::serde_json::Value,
-        __hpd_ctx: __hpd::FunctionContext,
-    ) -> __hpd::Result<__hpd::BodyFuture, __hpd::ArgumentsError> {
+        __hpd_arguments: &str,
+        __hpd_call: &__hpd::CallParts<'_>,
+    ) -> __hpd::Result<__hpd::Started, __hpd::ArgumentsError> {
         match __hpd_index {
             0usize => {
                 let __HpdArgs0 { city } = __hpd::parse_arguments::<
                     __HpdArgs0,
                 >(__hpd_arguments)?;
-                let __hpd_instance = ::std::sync::Arc::clone(__hpd_instance);
+                let __hpd_this = __hpd_this_ref::<WeatherTools>(__hpd_instance);
                 __hpd::Ok(
-                    __hpd::Box::pin(async move {
-                        let __hpd_this = __hpd_this::<WeatherTools>(&__hpd_instance);
+                    __hpd::Started::Done(
                         __hpd::output_value(
                             <WeatherTools>::get_weather(&*__hpd_this, city),
-                        )
-                    }),
+                        ),
+                    ),
                 )
             }
             1usize => {
                 let __HpdArgs1 { city, days } = __hpd::parse_arguments::<
                     __HpdArgs1,
                 >(__hpd_arguments)?;
+                let __hpd_ctx = __hpd_call.context();
                 let __hpd_instance = ::std::sync::Arc::clone(__hpd_instance);
                 __hpd::Ok(
-                    __hpd::Box::pin(async move {
-                        let __hpd_this = __hpd_this::<WeatherTools>(&__hpd_instance);
-                        __hpd::output_result(
-                            <WeatherTools>::get_forecast(
-                                    &*__hpd_this,
-                                    city,
-                                    days,
-                                    &__hpd_ctx,
-                                )
-                                .await,
-                        )
-                    }),
+                    __hpd::Started::Running(
+                        __hpd::Box::pin(async move {
+                            let __hpd_this = __hpd_this::<WeatherTools>(&__hpd_instance);
+                            __hpd::output_result(
+                                <WeatherTools>::get_forecast(
+                                        &*__hpd_this,
+                                        city,
+                                        days,
+                                        &__hpd_ctx,
+                                    )
+                                    .await,
+                            )
+                        }),
+                    ),
                 )
             }
             _ => {

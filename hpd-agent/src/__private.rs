@@ -19,7 +19,7 @@ pub use crate::harness::registry::{
     MetadataSpec, ScopedMiddlewareSpec,
 };
 pub use crate::middleware::{ConfigurableMiddleware, Middleware};
-pub use crate::tool::{ArgumentsError, BodyFuture, FunctionContext, SubAgent};
+pub use crate::tool::{ArgumentsError, BodyFuture, CallParts, FunctionContext, Started, SubAgent};
 pub use inventory;
 pub use schemars;
 pub use serde;
@@ -39,13 +39,15 @@ pub use std::string::String;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
 pub enum Never {}
 
-/// Deserializes the arguments of one function call.
+/// Parses the arguments text of one function call into the generated arguments struct: empty,
+/// blank or `null` text counts as `{}`, anything else must be a JSON object that fits.
 ///
 /// # Errors
 ///
-/// serde's message, prefixed with the JSON path of the offending value when there is one.
-pub fn parse_arguments<T: DeserializeOwned>(arguments: Value) -> Result<T, ArgumentsError> {
-    crate::tool::deserialize_arguments(arguments)
+/// The text is not a JSON object, or serde's message, prefixed with the JSON path of the
+/// offending value when there is one.
+pub fn parse_arguments<T: DeserializeOwned>(arguments: &str) -> Result<T, ArgumentsError> {
+    crate::tool::parse_arguments(arguments)
 }
 
 /// The result text of a returned value: a JSON string without quotes, `null` as the empty
@@ -55,12 +57,7 @@ pub fn parse_arguments<T: DeserializeOwned>(arguments: Value) -> Result<T, Argum
 ///
 /// The value does not serialize.
 pub fn output_value<T: Serialize>(value: T) -> Result<String, String> {
-    match serde_json::to_value(value) {
-        Ok(Value::String(s)) => Ok(s),
-        Ok(Value::Null) => Ok(String::new()),
-        Ok(other) => Ok(other.to_string()),
-        Err(e) => Err(format!("the function result could not be serialized: {e}")),
-    }
+    crate::tool::result_text(&value)
 }
 
 /// The result of a function returning `Result<T, E>`: `Ok` as [`output_value`], `Err(e)` as an
@@ -207,6 +204,20 @@ pub fn downcast<T: Send + Sync + 'static>(instance: &HarnessObject) -> Arc<T> {
     match Arc::clone(instance).downcast::<T>() {
         Ok(this) => this,
         Err(_) => unreachable!("harness instance of the wrong type"),
+    }
+}
+
+/// Borrows a harness instance as its type (for a synchronous call, which needs no `Arc` of
+/// its own).
+///
+/// # Panics
+///
+/// Never for generated code: the runtime only passes instances of the entry's own type.
+#[must_use]
+pub fn downcast_ref<T: Send + Sync + 'static>(instance: &HarnessObject) -> &T {
+    match instance.downcast_ref::<T>() {
+        Some(this) => this,
+        None => unreachable!("harness instance of the wrong type"),
     }
 }
 

@@ -71,11 +71,34 @@ pub fn invoke_arm(harness: &Harness, index: usize, function: &Function) -> Token
     } else {
         quote_spanned!(output_span=> __hpd::output_value)
     };
-    // The future owns the type-erased instance (always `Send`) and downcasts inside, so the
-    // future of a synchronous method is `Send` whatever the harness type is.
+    // The context is built only when the method takes it (a call of any other method allocates
+    // nothing for it).
+    let takes_context = function
+        .params
+        .iter()
+        .any(|param| !matches!(param.kind, ParamKind::Argument));
+    let context = takes_context.then(|| quote!(let __hpd_ctx = __hpd_call.context();));
+    let instance = Ident::new("__hpd_instance", Span::call_site());
+    let parse = quote! {
+        let #args { #(#bindings),* } = __hpd::parse_arguments::<#args>(__hpd_arguments)?;
+        #context
+    };
+    if sig.asyncness.is_none() {
+        // A synchronous method runs right here, on the borrowed instance: no future, no box.
+        let body = quote_spanned! {sig.ident.span()=>
+            let #this = __hpd_this_ref::<#ty>(#instance);
+            __hpd::Ok(__hpd::Started::Done(#output(#call)))
+        };
+        return quote! {
+            #index => {
+                #parse
+                #body
+            }
+        };
+    }
+    // The future owns the type-erased instance (always `Send`) and downcasts inside.
     // The instance is bound by call-site code below; name it at the call site here too, so it
     // resolves when the user's tokens carry `macro_rules!` hygiene.
-    let instance = Ident::new("__hpd_instance", Span::call_site());
     let body = quote_spanned! {sig.ident.span()=>
         __hpd::Box::pin(async move {
             let #this = __hpd_this::<#ty>(&#instance);
@@ -84,9 +107,9 @@ pub fn invoke_arm(harness: &Harness, index: usize, function: &Function) -> Token
     };
     quote! {
         #index => {
-            let #args { #(#bindings),* } = __hpd::parse_arguments::<#args>(__hpd_arguments)?;
+            #parse
             let __hpd_instance = ::std::sync::Arc::clone(__hpd_instance);
-            __hpd::Ok(#body)
+            __hpd::Ok(__hpd::Started::Running(#body))
         }
     }
 }

@@ -431,12 +431,18 @@ fn generated(harness: &Harness) -> TokenStream {
                 __hpd::downcast::<H>(__hpd_instance)
             }
 
+            fn __hpd_this_ref<H: __hpd::ToolHarness>(
+                __hpd_instance: &__hpd::HarnessObject,
+            ) -> &H {
+                __hpd::downcast_ref::<H>(__hpd_instance)
+            }
+
             fn __hpd_invoke(
                 __hpd_instance: &__hpd::HarnessObject,
                 __hpd_index: usize,
-                __hpd_arguments: __hpd::serde_json::Value,
-                __hpd_ctx: __hpd::FunctionContext,
-            ) -> __hpd::Result<__hpd::BodyFuture, __hpd::ArgumentsError> {
+                __hpd_arguments: &str,
+                __hpd_call: &__hpd::CallParts<'_>,
+            ) -> __hpd::Result<__hpd::Started, __hpd::ArgumentsError> {
                 match __hpd_index {
                     #(#invoke_arms)*
                     _ => __hpd::Err(__hpd::ArgumentsError(__hpd::String::from("no such function"))),

@@ -201,4 +201,10 @@ impl Emitter {
     pub(crate) fn is_listening(&self) -> bool {
         !self.handlers.is_empty()
     }
+
+    /// Whether anyone would see a tool-call event: a handler, or a `tracing` subscriber that
+    /// takes this crate's debug events. When nobody does, callers may skip building them.
+    pub(crate) fn sees_tool_calls(&self) -> bool {
+        self.is_listening() || tracing::enabled!(target: "hpd_agent", tracing::Level::DEBUG)
+    }
 }

@@ -1,5 +1,6 @@
 //! The model loop of one turn.
 
+use std::any::Any;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -15,7 +16,7 @@ use crate::collapse::{
 use crate::error::RunError;
 use crate::harness::registry::Registry;
 use crate::middleware::pipeline::{
-    CallScope, ScopedPipeline, backward, call_function, forward, run_hooks,
+    CallScope, ScopedPipeline, backward, call_function, forward, run_hooks, unless_cancelled,
 };
 use crate::middleware::{FunctionCall, IterationInfo, TurnInfo, TurnOutcome};
 use crate::tool::ToolResult;
@@ -420,33 +421,41 @@ impl Turn<'_> {
         }
 
         let scope = CallScope {
-            cancellation: self.cancellation.clone(),
-            run: Some(Arc::new(self.emitter.clone())),
+            cancellation: &self.cancellation,
+            // Only a sub-agent reads it, to forward its events; with no handler there is
+            // nothing to forward.
+            run: self
+                .emitter
+                .is_listening()
+                .then(|| Arc::new(self.emitter.clone()) as Arc<dyn Any + Send + Sync>),
         };
         let expansion = &self.expansion;
         // Collected first: a lazy iterator inside the stream trips the `Send` check of the
         // run's future.
-        let executions: Vec<_> = runs.iter().map(|&(i, target)| {
-            let pipeline = expansion.pipeline(tools, target);
-            let callable = tools.function(target);
-            let call = &calls[i];
-            let scope = &scope;
-            async move {
-                let started = Instant::now();
-                let result = tokio::select! {
-                    biased;
-                    () = scope.cancellation.cancelled() => Err(RunError::Cancelled),
-                    result = call_function(global, pipeline, callable, &call.id, &call.arguments, scope)
-                        .instrument(tracing::debug_span!(
-                            target: "hpd_agent",
-                            "tool_call",
-                            name = callable.name(),
-                            call_id = %call.id,
-                        )) => result,
-                };
-                (i, started.elapsed(), result)
-            }
-        }).collect();
+        let executions: Vec<_> = runs
+            .iter()
+            .map(|&(i, target)| {
+                let pipeline = expansion.pipeline(tools, target);
+                let callable = tools.function(target);
+                let call = &calls[i];
+                let scope = &scope;
+                async move {
+                    let started = Instant::now();
+                    let running =
+                        call_function(global, pipeline, callable, &call.id, &call.arguments, scope)
+                            .instrument(tracing::debug_span!(
+                                target: "hpd_agent",
+                                "tool_call",
+                                name = callable.name(),
+                                call_id = %call.id,
+                            ));
+                    let result = unless_cancelled(scope.cancellation, running)
+                        .await
+                        .unwrap_or(Err(RunError::Cancelled));
+                    (i, started.elapsed(), result)
+                }
+            })
+            .collect();
         // At most `max_parallel_calls` run at once; `buffered` yields them in call order.
         let finished: Vec<_> = futures::stream::iter(executions)
             .buffered(self.agent.limits.max_parallel_calls)

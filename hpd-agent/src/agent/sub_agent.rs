@@ -3,14 +3,12 @@
 
 use std::sync::Arc;
 
-use serde_json::Value;
-
 use crate::chat::{ChatClient, ToolDefinition};
 use crate::collapse::{GroupExtras, Part, Toolset};
 use crate::error::BuildError;
 use crate::tool::catalog::Group;
 use crate::tool::{
-    ArgumentsError, CallFuture, Function, FunctionContext, FunctionFailure, Invoke, SubAgent,
+    ArgumentsError, CallParts, Function, FunctionFailure, Invoke, Invoked, SubAgent,
     sub_agent_parameters,
 };
 
@@ -125,8 +123,9 @@ struct SubAgentInput {
 }
 
 impl Invoke for SubAgentBody {
-    fn invoke(&self, arguments: Value, ctx: FunctionContext) -> Result<CallFuture, ArgumentsError> {
-        let SubAgentInput { input } = crate::tool::deserialize_arguments(arguments)?;
+    fn invoke(&self, arguments: &str, call: &CallParts<'_>) -> Result<Invoked, ArgumentsError> {
+        let SubAgentInput { input } = crate::tool::parse_arguments(arguments)?;
+        let ctx = call.context();
         let emitter = ctx
             .run
             .as_ref()
@@ -134,7 +133,7 @@ impl Invoke for SubAgentBody {
             .cloned()
             .unwrap_or_default();
         let (name, depth, agent) = (self.name.clone(), self.depth, self.agent.clone());
-        Ok(Box::pin(async move {
+        Ok(Invoked::Running(Box::pin(async move {
             let tag = name.clone();
             let config = AgentRunConfig::new()
                 .with_cancellation(ctx.cancellation_token().child_token())
@@ -152,6 +151,6 @@ impl Invoke for SubAgentBody {
                     "sub-agent '{name}' failed: {e}"
                 ))),
             }
-        }))
+        })))
     }
 }

@@ -1,6 +1,7 @@
 //! [`ToolSession`]: an agent's tools driven without a model, with collapsing, e.g. to serve
 //! them over MCP.
 
+use std::any::Any;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
@@ -10,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 use crate::chat::ToolDefinition;
 use crate::collapse::{Expansion, Routed, Toolset, unknown_text};
 use crate::error::RunError;
-use crate::middleware::pipeline::{CallScope, ScopedPipeline, call_function};
+use crate::middleware::pipeline::{CallScope, ScopedPipeline, call_function, unless_cancelled};
 use crate::tool::ToolResult;
 
 use super::Agent;
@@ -456,11 +457,14 @@ impl ToolSession {
         call_id: &str,
     ) -> Result<ToolCallOutcome, RunError> {
         let emitter = Emitter::new(self.agent.inner.handlers.clone());
-        let started = Instant::now();
-        emitter.emit(&AgentEvent::ToolCallStarted {
-            call_id: call_id.to_owned(),
-            name: name.to_owned(),
-            arguments: arguments.to_owned(),
+        // Nobody listening: no event is built (no copies of the name, arguments and result).
+        let started = emitter.sees_tool_calls().then(|| {
+            emitter.emit(&AgentEvent::ToolCallStarted {
+                call_id: call_id.to_owned(),
+                name: name.to_owned(),
+                arguments: arguments.to_owned(),
+            });
+            Instant::now()
         });
         let limits = self.agent.inner.limits;
         let outcome = match limits.check_arguments(name, arguments) {
@@ -475,17 +479,19 @@ impl ToolSession {
             outcome.result.text = limits.cut_result(outcome.result.text);
             outcome
         });
-        let (text, is_error) = match &outcome {
-            Ok(outcome) => (outcome.result.text.clone(), outcome.result.is_error),
-            Err(e) => (e.to_string(), true),
-        };
-        emitter.emit(&AgentEvent::ToolCallFinished {
-            call_id: call_id.to_owned(),
-            name: name.to_owned(),
-            result: text,
-            duration: started.elapsed(),
-            is_error,
-        });
+        if let Some(started) = started {
+            let (text, is_error) = match &outcome {
+                Ok(outcome) => (outcome.result.text.clone(), outcome.result.is_error),
+                Err(e) => (e.to_string(), true),
+            };
+            emitter.emit(&AgentEvent::ToolCallFinished {
+                call_id: call_id.to_owned(),
+                name: name.to_owned(),
+                result: text,
+                duration: started.elapsed(),
+                is_error,
+            });
+        }
         outcome
     }
 
@@ -562,27 +568,34 @@ impl ToolSession {
             }
         };
         let scope = CallScope {
-            cancellation: self.cancellation.clone(),
-            run: Some(Arc::new(emitter.clone())),
+            cancellation: &self.cancellation,
+            // Only a sub-agent reads it, to forward its events; with no handler there is
+            // nothing to forward.
+            run: emitter
+                .is_listening()
+                .then(|| Arc::new(emitter.clone()) as Arc<dyn Any + Send + Sync>),
         };
         let function = tools.function(function);
-        let _permit = tokio::select! {
-            biased;
-            () = self.cancellation.cancelled() => return Err(RunError::Cancelled),
-            permit = self.permits.acquire() => permit,
+        // A free slot is taken at once (the cancellation is checked before the call starts);
+        // otherwise wait for one unless cancelled. Boxed: the wait is large, and only calls
+        // that find every slot taken need it.
+        let _permit = match self.permits.try_acquire() {
+            Ok(permit) => Ok(permit),
+            Err(_) => Box::pin(unless_cancelled(&self.cancellation, self.permits.acquire()))
+                .await
+                .ok_or(RunError::Cancelled)?,
         };
-        let result = tokio::select! {
-            biased;
-            () = self.cancellation.cancelled() => return Err(RunError::Cancelled),
-            result = call_function(
-                &self.agent.inner.middleware,
-                pipeline.as_deref(),
-                function,
-                call_id,
-                arguments,
-                &scope,
-            ) => result?,
-        };
+        let call = call_function(
+            &self.agent.inner.middleware,
+            pipeline.as_deref(),
+            function,
+            call_id,
+            arguments,
+            &scope,
+        );
+        let result = unless_cancelled(&self.cancellation, call)
+            .await
+            .ok_or(RunError::Cancelled)??;
         Ok(ToolCallOutcome {
             result,
             expanded,

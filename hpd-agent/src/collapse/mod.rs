@@ -27,6 +27,7 @@ mod refresh;
 pub(crate) mod tool_choice;
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 use crate::chat::ToolDefinition;
@@ -97,6 +98,34 @@ enum NameSlot {
 }
 
 /// The complete tool registry of an agent or a run, with collapsing applied.
+/// The hasher of the tool-name index: FNV-1a, much cheaper than the default SipHash on the
+/// short names it holds, which the lookup of every call pays. The keys are the registered
+/// names (chosen by the program, not by the model), so the flooding resistance SipHash buys
+/// is not needed; the names a model sends are only looked up.
+type NameHash = BuildHasherDefault<Fnv>;
+
+/// FNV-1a, 64 bits.
+pub(crate) struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Hasher for Fnv {
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.0 ^= u64::from(byte);
+            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
 #[derive(Clone)]
 pub(crate) struct Toolset {
     pub(crate) catalog: Catalog,
@@ -110,7 +139,7 @@ pub(crate) struct Toolset {
     /// Parallel to `catalog.groups`: `f1, f2, ...` of the registered members.
     member_lists: Vec<String>,
     always_visible: Vec<Arc<ToolDefinition>>,
-    by_name: HashMap<String, NameSlot>,
+    by_name: HashMap<String, NameSlot, NameHash>,
     /// Folded harness names.
     by_harness: HashMap<String, usize>,
 }
@@ -265,7 +294,7 @@ impl Toolset {
         extras: Vec<GroupExtras>,
         settings: CollapsingConfig,
     ) -> Result<Toolset, BuildError> {
-        let mut by_name: HashMap<String, NameSlot> = HashMap::new();
+        let mut by_name: HashMap<String, NameSlot, NameHash> = HashMap::default();
         let mut by_harness: HashMap<String, usize> = HashMap::new();
         let mut always_visible = Vec::new();
         let groups = &catalog.groups;

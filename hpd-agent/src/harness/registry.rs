@@ -47,8 +47,7 @@ use crate::chat::ToolDefinition;
 use crate::error::{ConstructError, HydrateError, RegistryError};
 use crate::middleware::Middleware;
 use crate::tool::{
-    ArgumentsError, BodyFuture, CallFuture, Function, FunctionContext, FunctionFailure, Invoke,
-    SubAgent,
+    ArgumentsError, CallParts, Function, FunctionFailure, Invoke, Invoked, Started, SubAgent,
 };
 
 /// A harness instance, type-erased. The generated code downcasts it back to the harness type.
@@ -79,13 +78,14 @@ use crate::tool::{
 pub type HarnessObject = Arc<dyn Any + Send + Sync>;
 
 // Not public API. Used by generated code.
-/// Calls member `index` of a harness instance with JSON arguments.
+/// Calls member `index` of a harness instance with the arguments text the model sent.
 ///
-/// Returns the body's future, or an [`ArgumentsError`] when the arguments do not match the
-/// parameters (the body does not run then).
+/// A synchronous method runs at once and returns its result; an `async` one returns its
+/// future. An [`ArgumentsError`] when the arguments do not match the parameters (the body does
+/// not run then).
 #[doc(hidden)]
 pub type InvokeFn =
-    fn(&HarnessObject, usize, Value, FunctionContext) -> Result<BodyFuture, ArgumentsError>;
+    fn(&HarnessObject, usize, &str, &CallParts<'_>) -> Result<Started, ArgumentsError>;
 
 /// The static description of one member of a macro harness (an `#[ai_function]` or a
 /// `#[sub_agent]` method), emitted by the macros.
@@ -716,11 +716,15 @@ struct MacroBody {
 }
 
 impl Invoke for MacroBody {
-    fn invoke(&self, arguments: Value, ctx: FunctionContext) -> Result<CallFuture, ArgumentsError> {
-        let body = (self.invoke)(&self.instance, self.index, arguments, ctx)?;
-        Ok(Box::pin(async move {
-            body.await.map_err(FunctionFailure::Returned)
-        }))
+    fn invoke(&self, arguments: &str, call: &CallParts<'_>) -> Result<Invoked, ArgumentsError> {
+        Ok(
+            match (self.invoke)(&self.instance, self.index, arguments, call)? {
+                Started::Done(outcome) => Invoked::Done(outcome.map_err(FunctionFailure::Returned)),
+                Started::Running(body) => Invoked::Running(Box::pin(async move {
+                    body.await.map_err(FunctionFailure::Returned)
+                })),
+            },
+        )
     }
 }
 

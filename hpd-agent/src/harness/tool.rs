@@ -1,6 +1,7 @@
 //! [`Tool`]: one tool of a harness built at run time, the checks its name and schema pass, and
 //! the catalog body that runs its handler.
 
+use std::collections::HashSet;
 use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
@@ -12,7 +13,8 @@ use serde_json::Value;
 use super::names::is_valid;
 use crate::error::BuildError;
 use crate::tool::{
-    ArgumentsError, CallFuture, FunctionContext, FunctionFailure, Invoke, ToolResult,
+    ArgumentsError, CallParts, FunctionContext, FunctionFailure, Invoke, Invoked, ToolResult,
+    parse_arguments_text,
 };
 
 pub(crate) type Handler =
@@ -271,7 +273,9 @@ impl Tool {
 
 /// Checks names and schemas of a tool list and normalises the schemas.
 pub(crate) fn checked(harness: &str, tools: Vec<Tool>) -> Result<Arc<[Tool]>, BuildError> {
-    let mut seen: Vec<&str> = Vec::with_capacity(tools.len());
+    // Tool names are compared exactly (only harness names are case-insensitive); a set keeps
+    // the check linear in the number of tools.
+    let mut seen: HashSet<&str> = HashSet::with_capacity(tools.len());
     for tool in &tools {
         if !is_valid(&tool.name) {
             return Err(BuildError::InvalidName {
@@ -279,14 +283,13 @@ pub(crate) fn checked(harness: &str, tools: Vec<Tool>) -> Result<Arc<[Tool]>, Bu
                 name: tool.name.clone(),
             });
         }
-        if seen.contains(&tool.name.as_str()) {
+        if !seen.insert(&tool.name) {
             return Err(BuildError::DuplicateTool {
                 name: tool.name.clone(),
                 first: harness.to_owned(),
                 second: harness.to_owned(),
             });
         }
-        seen.push(&tool.name);
     }
     tools
         .into_iter()
@@ -337,15 +340,16 @@ fn normalise_schema(schema: &mut Value) -> Result<(), String> {
 pub(crate) struct HandlerBody(pub(crate) Arc<Handler>);
 
 impl Invoke for HandlerBody {
-    fn invoke(&self, arguments: Value, ctx: FunctionContext) -> Result<CallFuture, ArgumentsError> {
-        let future = (self.0)(arguments, ctx);
-        Ok(Box::pin(async move {
+    fn invoke(&self, arguments: &str, call: &CallParts<'_>) -> Result<Invoked, ArgumentsError> {
+        let arguments = parse_arguments_text(arguments).map_err(ArgumentsError)?;
+        let future = (self.0)(arguments, call.context());
+        Ok(Invoked::Running(Box::pin(async move {
             let result = future.await;
             if result.is_error {
                 Err(FunctionFailure::Reported(result.text))
             } else {
                 Ok(result.text)
             }
-        }))
+        })))
     }
 }

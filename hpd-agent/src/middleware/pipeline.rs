@@ -4,8 +4,10 @@
 //! `after_function`).
 
 use std::any::Any;
+use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex, PoisonError};
+use std::task::Poll;
 
 use futures::FutureExt;
 use futures::future::BoxFuture;
@@ -152,8 +154,8 @@ pub(crate) async fn guard<T>(
 
 /// What a run hands to the tools it calls.
 #[derive(Clone)]
-pub(crate) struct CallScope {
-    pub(crate) cancellation: CancellationToken,
+pub(crate) struct CallScope<'a> {
+    pub(crate) cancellation: &'a CancellationToken,
     /// Run state for the runtime's own tools (see `FunctionContext`).
     pub(crate) run: Option<Arc<dyn Any + Send + Sync>>,
 }
@@ -169,9 +171,38 @@ pub(crate) async fn call_function(
     function: &Function,
     call_id: &str,
     arguments: &str,
-    scope: &CallScope,
+    scope: &CallScope<'_>,
 ) -> Result<ToolResult, RunError> {
     let scoped: &[Arc<dyn Middleware>] = scoped.map_or(&[], |p| p.members.as_slice());
+    if global.is_empty() && scoped.is_empty() {
+        // No hook would see the call: run the function alone, without building the call the
+        // hooks read.
+        return Ok(
+            match function
+                .run_in(call_id, arguments, scope.cancellation, scope.run.as_ref())
+                .await
+            {
+                Ok(text) => ToolResult::ok(text),
+                Err(failure) => function.failure_result(&failure),
+            },
+        );
+    }
+    // Boxed: the hooks' state is large, and calls without middleware do not need it.
+    Box::pin(through_middleware(
+        global, scoped, function, call_id, arguments, scope,
+    ))
+    .await
+}
+
+/// [`call_function`] for a call that at least one middleware sees.
+async fn through_middleware(
+    global: &[Arc<dyn Middleware>],
+    scoped: &[Arc<dyn Middleware>],
+    function: &Function,
+    call_id: &str,
+    arguments: &str,
+    scope: &CallScope<'_>,
+) -> Result<ToolResult, RunError> {
     let mut call = FunctionCall::new(
         call_id.to_owned(),
         function.name(),
@@ -194,12 +225,7 @@ pub(crate) async fn call_function(
         let core = || -> BoxFuture<'_, ToolResult> {
             Box::pin(async {
                 let run = function
-                    .run_in(
-                        call_id,
-                        arguments,
-                        scope.cancellation.clone(),
-                        scope.run.clone(),
-                    )
+                    .run_in(call_id, arguments, scope.cancellation, scope.run.as_ref())
                     .await;
                 match run {
                     Ok(text) => ToolResult::ok(text),
@@ -235,4 +261,30 @@ pub(crate) async fn call_function(
         guard("after_function", m.after_function(&call, &mut result)).await?;
     }
     Ok(result)
+}
+
+/// Runs `call` unless `token` is cancelled first: `None` when it is cancelled before the call
+/// finishes (checked before each poll, as a `biased` select with the cancellation first would).
+/// A call that finishes in its first poll (a synchronous body) never registers for the
+/// cancellation.
+pub(crate) async fn unless_cancelled<F: Future>(
+    token: &CancellationToken,
+    call: F,
+) -> Option<F::Output> {
+    if token.is_cancelled() {
+        return None;
+    }
+    let mut call = std::pin::pin!(call);
+    if let Poll::Ready(output) =
+        std::future::poll_fn(|cx| Poll::Ready(call.as_mut().poll(cx))).await
+    {
+        return Some(output);
+    }
+    // Boxed: the registration is large, and only calls that wait need it.
+    let cancelled = Box::pin(token.cancelled());
+    tokio::select! {
+        biased;
+        () = cancelled => None,
+        output = call => Some(output),
+    }
 }

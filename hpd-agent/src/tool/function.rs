@@ -25,6 +25,15 @@ use crate::chat::ToolDefinition;
 /// The future of one macro-generated function body: `Ok(result text)` or `Err(error text)`.
 pub type BodyFuture = Pin<Box<dyn Future<Output = Result<String, String>> + Send>>;
 
+/// How a macro-generated function body started: a synchronous method has finished already
+/// (no future, no executor), an `async` one returns its future.
+pub enum Started {
+    /// The result of a body that ran to completion: `Ok(result text)` or `Err(error text)`.
+    Done(Result<String, String>),
+    /// The body of an `async` method, still to be awaited.
+    Running(BodyFuture),
+}
+
 /// Arguments the model sent that could not be turned into the function's parameters.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ArgumentsError(pub String);
@@ -35,17 +44,52 @@ impl fmt::Display for ArgumentsError {
     }
 }
 
+/// What a body needs to build the [`FunctionContext`] of its call. The context is built only
+/// for bodies that ask for it ([`context`](Self::context)), so a call of a method without a
+/// context parameter allocates nothing for it.
+pub struct CallParts<'a> {
+    function: &'a Arc<str>,
+    harness: &'a Arc<str>,
+    call_id: &'a str,
+    cancellation: &'a CancellationToken,
+    run: Option<&'a Arc<dyn Any + Send + Sync>>,
+}
+
+impl CallParts<'_> {
+    /// The context of the call.
+    #[must_use]
+    pub fn context(&self) -> FunctionContext {
+        let mut ctx = FunctionContext::new(
+            Arc::clone(self.function),
+            Arc::clone(self.harness),
+            self.call_id,
+            self.cancellation.clone(),
+        );
+        ctx.run = self.run.cloned();
+        ctx
+    }
+}
+
 /// The running body of a catalog entry: the result text or why it failed.
 pub(crate) type CallFuture = BoxFuture<'static, Result<String, FunctionFailure>>;
 
+/// How the body of a catalog entry started.
+pub(crate) enum Invoked {
+    /// It finished while starting (a synchronous body).
+    Done(Result<String, FunctionFailure>),
+    /// It is still running.
+    Running(CallFuture),
+}
+
 /// What runs behind a catalog entry.
 pub(crate) trait Invoke: Send + Sync + 'static {
-    /// Starts the body with the call's arguments, already known to be a JSON object.
+    /// Starts the body with the call's arguments text (as the model sent it).
     ///
     /// # Errors
     ///
-    /// The arguments do not fit the parameters; the body does not run then.
-    fn invoke(&self, arguments: Value, ctx: FunctionContext) -> Result<CallFuture, ArgumentsError>;
+    /// The arguments are not a JSON object (empty, blank and `null` count as `{}`) or do not
+    /// fit the parameters; the body does not run then.
+    fn invoke(&self, arguments: &str, call: &CallParts<'_>) -> Result<Invoked, ArgumentsError>;
 }
 
 /// A model-callable tool of an agent, ready to be called: a harness function (declared by the
@@ -356,32 +400,40 @@ impl Function {
         arguments: &str,
         cancellation: CancellationToken,
     ) -> Result<String, FunctionFailure> {
-        self.run_in(call_id, arguments, cancellation, None).await
+        self.run_in(call_id, arguments, &cancellation, None).await
     }
 
     /// [`run`](Self::run) with the run state the runtime hands to its own tools.
+    ///
+    /// A synchronous body runs to completion inside the first poll, without a boxed future
+    /// and without the timer (a timeout cannot interrupt a body that does not yield).
     pub(crate) async fn run_in(
         &self,
         call_id: &str,
         arguments: &str,
-        cancellation: CancellationToken,
-        run: Option<Arc<dyn Any + Send + Sync>>,
+        cancellation: &CancellationToken,
+        run: Option<&Arc<dyn Any + Send + Sync>>,
     ) -> Result<String, FunctionFailure> {
-        let value = parse_arguments_text(arguments).map_err(FunctionFailure::InvalidArguments)?;
-        let mut ctx = FunctionContext::new(
-            Arc::clone(&self.name),
-            Arc::clone(&self.harness),
+        let parts = CallParts {
+            function: &self.name,
+            harness: &self.harness,
             call_id,
             cancellation,
-        );
-        ctx.run = run;
-        // Starting the body runs user code (argument hydration); guard it like the body.
-        let invoked = std::panic::catch_unwind(AssertUnwindSafe(|| self.body.invoke(value, ctx)))
-            .map_err(|_| FunctionFailure::Panicked)?;
-        let body = invoked.map_err(|e| FunctionFailure::InvalidArguments(e.0))?;
+            run,
+        };
+        // Starting the body runs user code (argument hydration, a synchronous body); guard it
+        // like the body.
+        let invoked =
+            std::panic::catch_unwind(AssertUnwindSafe(|| self.body.invoke(arguments, &parts)))
+                .map_err(|_| FunctionFailure::Panicked)?;
+        let body = match invoked.map_err(|e| FunctionFailure::InvalidArguments(e.0))? {
+            Invoked::Done(outcome) => return outcome,
+            Invoked::Running(body) => body,
+        };
         let guarded = AssertUnwindSafe(body).catch_unwind();
         let outcome = match self.timeout {
-            Some(limit) => match tokio::time::timeout(limit, guarded).await {
+            // Boxed: the timer is large, and would otherwise enlarge the future of every call.
+            Some(limit) => match Box::pin(tokio::time::timeout(limit, guarded)).await {
                 Ok(outcome) => outcome,
                 Err(_) => return Err(FunctionFailure::TimedOut(limit)),
             },
@@ -410,6 +462,49 @@ pub(crate) fn deserialize_arguments<T: serde::de::DeserializeOwned>(
     })
 }
 
+/// Parses the arguments text the model sent straight into a parameter type, with the rules of
+/// [`parse_arguments_text`] followed by [`deserialize_arguments`] and exactly their error texts.
+///
+/// The common case (a JSON object that fits `T`) is parsed once, from the text into `T`. Any
+/// failure is parsed again the slow way (text to [`Value`], then `T` with the JSON path of the
+/// offending value), so an error says what it always said and takes the same precedence
+/// (invalid JSON before a wrong type, the first wrong field in key order). The slow way also
+/// decides the cases where the one-pass parse could differ: duplicate keys (the last one wins)
+/// and texts with enough brackets to reach serde_json's nesting limit of 128 (which the
+/// one-pass parse does not apply to values it skips).
+///
+/// # Errors
+///
+/// The invalid-arguments message (without the `Invalid arguments for '...': ` prefix).
+pub(crate) fn parse_arguments<T: serde::de::DeserializeOwned>(
+    arguments: &str,
+) -> Result<T, ArgumentsError> {
+    /// Fewer opening brackets than this cannot nest as deep as serde_json's limit, and a text
+    /// that parses with that many holds as many closing ones.
+    const NESTING_LIMIT: usize = 128;
+    // The text as the model sends it almost always starts with the brace; serde_json skips the
+    // JSON whitespace after it. Anything else is trimmed first, as the slow way does.
+    let text = if arguments.starts_with('{') {
+        arguments
+    } else {
+        let trimmed = arguments.trim();
+        if trimmed.is_empty() || trimmed == "null" {
+            "{}"
+        } else {
+            trimmed
+        }
+    };
+    if text.starts_with('{')
+        && (text.len() < 2 * NESTING_LIMIT
+            || text.bytes().filter(|&b| b == b'{' || b == b'[').count() < NESTING_LIMIT)
+        && let Ok(parsed) = serde_json::from_str::<T>(text)
+    {
+        return Ok(parsed);
+    }
+    let value = parse_arguments_text(arguments).map_err(ArgumentsError)?;
+    deserialize_arguments(value)
+}
+
 /// Parses the arguments text the model sent: empty, blank or `null` is `{}`; anything else must
 /// be a JSON object.
 pub(crate) fn parse_arguments_text(arguments: &str) -> Result<Value, String> {
@@ -436,5 +531,113 @@ fn json_kind(value: &Value) -> &'static str {
         Value::String(_) => "a string",
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, PartialEq, serde::Deserialize)]
+    struct Add {
+        a: i64,
+        b: i64,
+    }
+
+    #[derive(Debug, PartialEq, serde::Deserialize)]
+    struct Options {
+        #[serde(default)]
+        limit: Option<u8>,
+        #[serde(default)]
+        tags: Vec<String>,
+        nested: Option<Inner>,
+    }
+
+    #[derive(Debug, PartialEq, serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Inner {
+        x: f64,
+    }
+
+    /// The way arguments were always read: text to `Value`, then the struct.
+    fn reference<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, ArgumentsError> {
+        let value = parse_arguments_text(text).map_err(ArgumentsError)?;
+        deserialize_arguments(value)
+    }
+
+    fn same<T: serde::de::DeserializeOwned + PartialEq + fmt::Debug>(text: &str) {
+        assert_eq!(
+            parse_arguments::<T>(text),
+            reference::<T>(text),
+            "for {text:?}"
+        );
+    }
+
+    #[test]
+    fn one_pass_parsing_reads_and_rejects_what_the_value_path_did() {
+        let deep = format!(
+            "{{\"a\": 1, \"b\": 2, \"x\": {}{}}}",
+            "[".repeat(130),
+            "]".repeat(130)
+        );
+        let texts = [
+            r#"{"a": 2, "b": 3}"#,
+            "  {\"a\": 2,\n \"b\": 3}  ",
+            "{\"a\": 2, \"b\": 3}\u{a0}",
+            "\u{a0}{\"a\": 2, \"b\": 3}",
+            "{\"a\": 2, \"b\": 3} \n",
+            r#"{"b": 3, "a": 2, "extra": {"deep": [1, 2, {"z": null}]}}"#,
+            r#"{"a": 1, "a": 2, "b": 3}"#,
+            r#"{"a": "two", "b": 3}"#,
+            r#"{"b": "three", "a": "two"}"#,
+            r#"{"a": 2.5, "b": 3}"#,
+            r#"{"a": 2}"#,
+            r#"{"a": 2, "b": 3"#,
+            r#"{"a": 2, "b": 3} trailing"#,
+            r#"{"a": "x", "b": 3, }"#,
+            r#"{"a": 99999999999999999999, "b": 1}"#,
+            "[2, 3]",
+            "5",
+            "\"text\"",
+            "true",
+            "null",
+            " null ",
+            "",
+            "   ",
+            "{}",
+            "{",
+            "not json",
+            &deep,
+        ];
+        for text in texts {
+            same::<Add>(text);
+            same::<Options>(text);
+        }
+        for text in [
+            r#"{"limit": 300}"#,
+            r#"{"limit": 3, "tags": ["a", "b"]}"#,
+            r#"{"tags": "a"}"#,
+            r#"{"nested": {"x": 1}}"#,
+            r#"{"nested": {"x": 1, "y": 2}}"#,
+            r#"{"nested": {"x": "one"}}"#,
+            r#"{"nested": null}"#,
+        ] {
+            same::<Options>(text);
+        }
+        assert_eq!(
+            parse_arguments::<Add>(r#"{"a": 2, "b": 3}"#),
+            Ok(Add { a: 2, b: 3 })
+        );
+        assert_eq!(
+            parse_arguments::<Add>(r#"{"a": 1, "a": 2, "b": 3}"#),
+            Ok(Add { a: 2, b: 3 })
+        );
+        assert_eq!(
+            parse_arguments::<Options>(r#"{"nested": {"x": "one"}}"#),
+            Err(ArgumentsError(
+                "nested.x: invalid type: string \"one\", expected f64".to_owned()
+            ))
+        );
+        assert!(parse_arguments::<Add>(&deep).is_err_and(|e| e.0.contains("recursion limit")));
     }
 }

@@ -34,6 +34,7 @@
 pub(crate) mod catalog;
 mod context;
 mod function;
+mod output;
 mod result;
 mod sub_agent;
 
@@ -41,9 +42,10 @@ pub use context::FunctionContext;
 pub use function::Function;
 // Not public API. Used by generated code.
 #[doc(hidden)]
-pub use function::{ArgumentsError, BodyFuture};
+pub use function::{ArgumentsError, BodyFuture, CallParts, Started};
 pub use result::{FunctionFailure, ToolResult};
 pub(crate) use sub_agent::sub_agent_parameters;
 pub use sub_agent::{DEFAULT_MAX_DEPTH, SubAgent};
 
-pub(crate) use function::{CallFuture, Invoke, deserialize_arguments};
+pub(crate) use function::{Invoke, Invoked, parse_arguments, parse_arguments_text};
+pub(crate) use output::result_text;
