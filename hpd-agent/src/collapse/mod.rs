@@ -27,7 +27,6 @@ mod refresh;
 pub(crate) mod tool_choice;
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 use crate::chat::ToolDefinition;
@@ -98,33 +97,12 @@ enum NameSlot {
 }
 
 /// The complete tool registry of an agent or a run, with collapsing applied.
-/// The hasher of the tool-name index: FNV-1a, much cheaper than the default SipHash on the
-/// short names it holds, which the lookup of every call pays. The keys are the registered
-/// names (chosen by the program, not by the model), so the flooding resistance SipHash buys
-/// is not needed; the names a model sends are only looked up.
-type NameHash = BuildHasherDefault<Fnv>;
-
-/// FNV-1a, 64 bits.
-pub(crate) struct Fnv(u64);
-
-impl Default for Fnv {
-    fn default() -> Self {
-        Fnv(0xcbf2_9ce4_8422_2325)
-    }
-}
-
-impl Hasher for Fnv {
-    fn write(&mut self, bytes: &[u8]) {
-        for &byte in bytes {
-            self.0 ^= u64::from(byte);
-            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
+/// The hasher of the tool-name index: FNV-1a (the `fnv` crate, already in the dependency tree
+/// through the HTTP stack), much cheaper than the default SipHash on the short names it holds,
+/// which the lookup of every call pays. The keys are the registered names (chosen by the
+/// program, not by the model), so the flooding resistance SipHash buys is not needed; the names
+/// a model sends are only looked up.
+type NameHash = fnv::FnvBuildHasher;
 
 #[derive(Clone)]
 pub(crate) struct Toolset {
