@@ -12,40 +12,12 @@
 //! cargo build -p hpd-agent-examples --example demo && cargo test -p hpd-agent-examples --test demo
 //! ```
 
-use std::path::PathBuf;
-use std::process::Command;
-
-/// `target/<profile>/examples/demo`, next to this test's `deps` directory.
-fn demo_binary() -> PathBuf {
-    let exe = std::env::current_exe().expect("the test knows its own path");
-    let profile_dir = exe
-        .parent()
-        .and_then(|deps| deps.parent())
-        .expect("the test runs from target/<profile>/deps");
-    let path = profile_dir
-        .join("examples")
-        .join(format!("demo{}", std::env::consts::EXE_SUFFIX));
-    assert!(
-        path.exists(),
-        "{} is not built: run `cargo test -p hpd-agent-examples` (it builds the examples), or \
-         `cargo build -p hpd-agent-examples --example demo` before `--test demo`",
-        path.display()
-    );
-    path
-}
+mod support;
 
 /// Runs the demo offline with stdout piped, `colour` variables set as given; its stdout.
 fn run_demo(colour: &[(&str, &str)]) -> String {
-    let mut command = Command::new(demo_binary());
-    for name in [
-        "HPD_PROVIDER",
-        "OPENAI_API_KEY",
-        "ANTHROPIC_API_KEY",
-        "NO_COLOR",
-        "CLICOLOR_FORCE",
-    ] {
-        command.env_remove(name);
-    }
+    let mut command = support::offline_command("demo");
+    command.env_remove("NO_COLOR").env_remove("CLICOLOR_FORCE");
     command.envs(colour.iter().copied());
     let output = command.output().expect("the demo starts");
     let stdout = String::from_utf8(output.stdout).expect("the demo prints UTF-8");

@@ -14,11 +14,12 @@
 //! `*_BASE_URL`), `NO_COLOR=1`, stdin closed and a timeout.
 
 use std::io::{BufRead, BufReader, Read};
-use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use hpd_agent::mcp::McpHarness;
+
+mod support;
 
 /// How long one example may take.
 const TIMEOUT: Duration = Duration::from_secs(60);
@@ -39,39 +40,9 @@ const TESTED: &[&str] = &[
     "persistent_chat",
 ];
 
-/// `target/<profile>/examples/<name>`, or a panic saying how to build it.
-fn binary(name: &str) -> PathBuf {
-    let exe = std::env::current_exe().expect("the test's own path");
-    let profile_dir = exe
-        .parent()
-        .and_then(|deps| deps.parent())
-        .expect("the test runs from target/<profile>/deps");
-    let path = profile_dir
-        .join("examples")
-        .join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
-    assert!(
-        path.is_file(),
-        "{} is missing: run `cargo test -p hpd-agent-examples`, which builds the examples \
-         (`--test examples_run` alone does not)",
-        path.display()
-    );
-    path
-}
-
 /// A command for the example with the provider environment cleared.
 fn command(name: &str) -> Command {
-    let mut command = Command::new(binary(name));
-    for (key, _) in std::env::vars_os() {
-        let key = key.to_string_lossy();
-        let provider = key == "HPD_PROVIDER"
-            || key.starts_with("OPENAI_")
-            || key.starts_with("ANTHROPIC_")
-            || key.ends_with("_API_KEY")
-            || key.ends_with("_BASE_URL");
-        if provider {
-            command.env_remove(&*key);
-        }
-    }
+    let mut command = support::offline_command(name);
     command.env("NO_COLOR", "1").stdin(Stdio::null());
     command
 }
@@ -355,7 +326,7 @@ fn mcp_client_against_itself() {
 
 #[test]
 fn mcp_server_over_stdio_seen_by_mcp_client() {
-    let server = binary("mcp_server");
+    let server = support::example_binary("mcp_server");
     let server = server.to_str().expect("a UTF-8 path");
     let out = run("mcp_client", &[server]);
     expect_in_order(
