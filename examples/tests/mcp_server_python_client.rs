@@ -12,11 +12,21 @@ use std::io::BufRead as _;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
+/// Says why a test is skipped, on the process's real stderr, and so in the output of a plain
+/// `cargo test`: libtest captures what `print!` and `eprint!` write in a passing test, which
+/// would hide the reason. `.ci/run` fails when a test of its run says it was skipped.
+macro_rules! skip {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 fn python() -> Option<String> {
     match std::env::var("HPD_MCP_PYTHON") {
         Ok(python) if !python.trim().is_empty() => Some(python),
         _ => {
-            println!(
+            skip!(
                 "skipped: HPD_MCP_PYTHON is not set (run `eval \"$(bash .ci/mcp-servers.sh)\"` first)"
             );
             None
@@ -31,7 +41,7 @@ fn example() -> Option<PathBuf> {
     if path.exists() {
         Some(path)
     } else {
-        println!(
+        skip!(
             "skipped: {} is not built (run `cargo build -p hpd-agent-examples --example mcp_server`)",
             path.display()
         );

@@ -19,6 +19,21 @@ use hpd_agent::{
 };
 use serde::Deserialize;
 
+/// Says why a test is skipped, on the process's real stderr, and so in the output of a plain
+/// `cargo test`: libtest captures what `print!` and `eprint!` write in a passing test, which
+/// would hide the reason. `.ci/run` fails when a test of its run says it was skipped.
+///
+/// ```
+/// hpd_agent_tests::skip!("skipped: {} is not set", "HPD_EXAMPLE_URL");
+/// ```
+#[macro_export]
+macro_rules! skip {
+    ($($arg:tt)*) => {{
+        use ::std::io::Write as _;
+        let _ = ::std::writeln!(::std::io::stderr(), $($arg)*);
+    }};
+}
+
 static EXECUTIONS: Mutex<Vec<String>> = Mutex::new(Vec::new());
 static MIDDLEWARE_LOG: Mutex<Vec<String>> = Mutex::new(Vec::new());
 static DB_AUDIT_INSTANCES: AtomicUsize = AtomicUsize::new(0);

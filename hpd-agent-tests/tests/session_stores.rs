@@ -97,7 +97,7 @@ fn env_url(var: &str, what: &str) -> Option<String> {
     match std::env::var(var) {
         Ok(url) if !url.trim().is_empty() => Some(url),
         _ => {
-            println!(
+            hpd_agent_tests::skip!(
                 "skipped: {var} is not set, so there is no {what} server to test against (.ci/run starts one)"
             );
             None

@@ -16,6 +16,16 @@ use hpd_agent::{
     ToolCall,
 };
 
+/// Says why a test is skipped, on the process's real stderr, and so in the output of a plain
+/// `cargo test`: libtest captures what `print!` and `eprint!` write in a passing test, which
+/// would hide the reason. `.ci/run` fails when a test of its run says it was skipped.
+macro_rules! skip {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 /// Weather lookups for the live turn.
 #[derive(Default)]
 pub struct LiveWeather;
@@ -65,7 +75,7 @@ fn server(test: &str) -> Option<String> {
     match std::env::var("HPD_LLAMA_URL") {
         Ok(url) if !url.trim().is_empty() => Some(url.trim().trim_end_matches('/').to_owned()),
         _ => {
-            eprintln!(
+            skip!(
                 "{test}: skipped: HPD_LLAMA_URL is not set (start a server with \
                  `.ci/llama-server.sh start` and export the URL it prints)"
             );

@@ -12,7 +12,9 @@ pub fn command_from_env(var: &str) -> Option<Vec<String>> {
             Some(line.split_whitespace().map(str::to_owned).collect())
         }
         _ => {
-            println!("skipped: {var} is not set (run `eval \"$(bash .ci/mcp-servers.sh)\"` first)");
+            hpd_agent_tests::skip!(
+                "skipped: {var} is not set (run `eval \"$(bash .ci/mcp-servers.sh)\"` first)"
+            );
             None
         }
     }
@@ -28,7 +30,7 @@ pub fn python(with_sdk: bool) -> Option<String> {
         return Some(python);
     }
     if with_sdk {
-        println!(
+        hpd_agent_tests::skip!(
             "skipped: HPD_MCP_PYTHON (a Python with the `mcp` SDK) is not set (run `eval \"$(bash .ci/mcp-servers.sh)\"` first)"
         );
         return None;
@@ -40,7 +42,9 @@ pub fn python(with_sdk: bool) -> Option<String> {
     if works {
         Some("python3".to_owned())
     } else {
-        println!("skipped: no Python interpreter (set HPD_MCP_PYTHON or install python3)");
+        hpd_agent_tests::skip!(
+            "skipped: no Python interpreter (set HPD_MCP_PYTHON or install python3)"
+        );
         None
     }
 }

@@ -2,6 +2,16 @@
 
 use super::*;
 
+/// Says why a test is skipped, on the process's real stderr, and so in the output of a plain
+/// `cargo test`: libtest captures what `print!` and `eprint!` write in a passing test, which
+/// would hide the reason. `.ci/run` fails when a test of its run says it was skipped.
+macro_rules! skip {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 #[test]
 fn endpoints_are_checked_before_connecting() {
     let empty = Endpoint::Stdio {
@@ -107,7 +117,7 @@ fn fault_server(mode: &str) -> Option<Endpoint> {
         .output()
         .is_ok_and(|o| o.status.success());
     if !works {
-        println!("skipped: no Python interpreter (set HPD_MCP_PYTHON or install python3)");
+        skip!("skipped: no Python interpreter (set HPD_MCP_PYTHON or install python3)");
         return None;
     }
     let script = concat!(
