@@ -22,6 +22,7 @@
 //! stdout carries the protocol, so the server writes what it does to stderr.
 
 use std::net::SocketAddr;
+use std::process::ExitCode;
 
 use hpd_agent::mcp::McpServer;
 use hpd_agent::prelude::*;
@@ -79,7 +80,19 @@ impl TextTools {
 }
 
 #[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+async fn main() -> ExitCode {
+    match serve().await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            // The error's own text (`Display`), not `main`'s default `Debug` output.
+            eprintln!("mcp_server: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Builds the agent and serves its tools until the client goes away.
+async fn serve() -> Result<(), Box<dyn std::error::Error>> {
     let agent = AgentBuilder::new()
         .with_name("hpd-agent-example")
         .with_tool_harness::<WeatherTools>()
