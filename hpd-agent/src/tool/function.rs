@@ -471,7 +471,10 @@ pub(crate) fn deserialize_arguments<T: serde::de::DeserializeOwned>(
 /// (invalid JSON before a wrong type, the first wrong field in key order). The slow way also
 /// decides the cases where the one-pass parse could differ: duplicate keys (the last one wins)
 /// and texts with enough brackets to reach serde_json's nesting limit of 128 (which the
-/// one-pass parse does not apply to values it skips).
+/// one-pass parse does not apply to values it skips). Where the one-pass parse succeeds it is
+/// the answer, so a parameter gets what its type can hold even when a [`Value`] could not
+/// (an `i128` beyond the `u64` range; the slow way alone would reject it as a float): the
+/// `tool_args_macro` fuzz target's mirror reads arguments the same two ways.
 ///
 /// # Errors
 ///
