@@ -34,7 +34,7 @@
 mod demo_tools;
 
 use std::io::IsTerminal as _;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use demo_tools::{Calendar, FileTools, MathTools, WeatherTools};
 use hpd_agent::chat::ToolDefinition;
@@ -269,8 +269,7 @@ fn find_sku(items: &[Item], args: &Value) -> Result<usize, String> {
 // ---------------------------------------------------------------------------------------------
 // The agent and its model.
 
-/// The agent of the demo, without its chat client: built twice, collapsed for the turn and flat
-/// for the comparison.
+/// The agent of the demo, without its chat client.
 fn agent_builder(inventory: &DynamicHarness) -> AgentBuilder {
     AgentBuilder::new()
         .with_instructions("You are a helpful assistant for an events team. Use the tools.")
@@ -527,21 +526,33 @@ struct TraceState {
 #[derive(Debug)]
 struct Trace {
     paint: Paint,
-    /// Every function's definition, as a flat agent sends them.
-    flat: Vec<Arc<ToolDefinition>>,
-    flat_tokens: usize,
+    /// Every function's definition, as the agent sends them with collapsing off, and their
+    /// tokens: set once the agent is built (its model client holds the trace).
+    flat: OnceLock<(Vec<Arc<ToolDefinition>>, usize)>,
     state: Mutex<TraceState>,
 }
 
 impl Trace {
-    fn new(paint: Paint, flat: Vec<Arc<ToolDefinition>>) -> Trace {
-        let flat_tokens = tool_tokens(&flat);
+    fn new(paint: Paint) -> Trace {
         Trace {
             paint,
-            flat,
-            flat_tokens,
+            flat: OnceLock::new(),
             state: Mutex::default(),
         }
+    }
+
+    /// Records the flat list the requests are compared with.
+    fn set_flat(&self, flat: Vec<Arc<ToolDefinition>>) {
+        let tokens = tool_tokens(&flat);
+        // Set once, before the turn; a second call would change nothing.
+        let _ = self.flat.set((flat, tokens));
+    }
+
+    /// The flat list and its tokens (empty before [`set_flat`](Self::set_flat)).
+    fn flat(&self) -> (&[Arc<ToolDefinition>], usize) {
+        self.flat
+            .get()
+            .map_or((&[], 0), |(tools, tokens)| (tools.as_slice(), *tokens))
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, TraceState> {
@@ -555,6 +566,7 @@ impl Trace {
     /// The request header: tools, their tokens against the flat list, container instructions.
     fn request(&self, request: &ChatRequest<'_>) {
         let p = self.paint;
+        let (flat, flat_tokens) = self.flat();
         let tokens = tool_tokens(request.tools);
         let number = {
             let mut state = self.state();
@@ -566,7 +578,7 @@ impl Trace {
         let rule = "─".repeat(WIDTH.saturating_sub(title.chars().count()));
         println!("\n{}", p.paint(BOLD_CYAN, &format!("{title}{rule}")));
 
-        let is_function = |name: &str| self.flat.iter().any(|f| f.name == name);
+        let is_function = |name: &str| flat.iter().any(|f| f.name == name);
         let (functions, containers): (Vec<&str>, Vec<&str>) = request
             .tools
             .iter()
@@ -581,14 +593,14 @@ impl Trace {
         };
         self.line("tools", DIM, GREEN, &list(&functions));
         self.line("containers", DIM, YELLOW, &list(&containers));
-        let saved = 100.0 * (1.0 - tokens as f64 / self.flat_tokens.max(1) as f64);
+        let saved = 100.0 * (1.0 - tokens as f64 / flat_tokens.max(1) as f64);
         println!(
             "  {}{} for these {} tools vs {} for all {} functions flat: {}",
             p.paint(DIM, &format!("{:<LABEL$}", "tokens")),
             p.paint(BOLD, &tokens.to_string()),
             request.tools.len(),
-            p.paint(BOLD, &self.flat_tokens.to_string()),
-            self.flat.len(),
+            p.paint(BOLD, &flat_tokens.to_string()),
+            flat.len(),
             p.paint(BOLD_GREEN, &format!("{saved:.1}% saved"))
         );
 
@@ -717,7 +729,7 @@ impl Trace {
             let state = self.state();
             (state.requests, state.sent_tokens)
         };
-        let flat = requests * self.flat_tokens;
+        let flat = requests * self.flat().1;
         let saved = 100.0 * (1.0 - sent as f64 / flat.max(1) as f64);
         let noun = if requests == 1 { "request" } else { "requests" };
         let text = format!(
@@ -783,14 +795,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let rows = items.len();
     let inventory = inventory_harness(items)?;
 
-    // The flat list: the same agent with collapsing off shows the model every function.
-    let flat = agent_builder(&inventory)
-        .without_harness_collapsing()
-        .with_chat_client(ScriptedChatClient::new())
-        .build()?
-        .tool_session()
-        .visible_tools();
-    let trace = Arc::new(Trace::new(paint, flat));
+    let trace = Arc::new(Trace::new(paint));
 
     let handler = trace.clone();
     let agent = agent_builder(&inventory)
@@ -800,6 +805,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         })
         .on_event(move |event| handler.event(event))
         .build()?;
+    // What the model would see with collapsing off: every function.
+    trace.set_flat(agent.flat_tool_session().visible_tools());
 
     let harnesses = [
         described::<WeatherTools>(),
