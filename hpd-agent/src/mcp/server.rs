@@ -240,11 +240,7 @@ impl McpServer {
     }
 
     fn tool_session(agent: &Agent, flat: bool) -> crate::ToolSession {
-        if flat {
-            agent.flat_tool_session()
-        } else {
-            agent.tool_session()
-        }
+        agent.served_tool_session(flat)
     }
 
     /// Serves one session on this process's stdin and stdout until the client closes it.

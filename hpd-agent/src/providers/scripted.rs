@@ -108,6 +108,7 @@ impl RecordedRequest {
                 call_id: id,
                 content,
                 is_error,
+                ..
             } if id == call_id => Some((content.as_str(), *is_error)),
             _ => None,
         })

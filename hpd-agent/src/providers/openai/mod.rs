@@ -335,8 +335,6 @@ mod tests {
                 .settings
                 .transport
                 .header("authorization")
-                .unwrap()
-                .to_str()
                 .unwrap(),
             "Bearer sk-1"
         );
