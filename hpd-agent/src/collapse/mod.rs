@@ -32,6 +32,8 @@ pub(crate) mod tool_choice;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use serde_json::Value;
+
 use crate::chat::{DeferredGroup, DeferredTools, ToolDefinition};
 use crate::config::{CALL_TOOL, CollapsingConfig, CollapsingLayout};
 use crate::error::BuildError;
@@ -718,13 +720,14 @@ impl Toolset {
         );
         for function in &self.catalog.groups[h].members {
             let definition = function.definition();
-            let line = serde_json::json!({
-                "name": definition.name,
-                "description": definition.description,
-                "parameters": &*definition.parameters,
-            });
-            text.push('\n');
-            text.push_str(&line.to_string());
+            // Written by hand so the name comes first (a JSON map would sort the keys).
+            text.push_str("\n{\"name\":");
+            text.push_str(&Value::String(definition.name.clone()).to_string());
+            text.push_str(",\"description\":");
+            text.push_str(&Value::String(definition.description.clone()).to_string());
+            text.push_str(",\"parameters\":");
+            text.push_str(&definition.parameters.to_string());
+            text.push('}');
         }
         text
     }
