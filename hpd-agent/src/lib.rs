@@ -617,8 +617,9 @@ pub use chat::{
     FinishReason, ModelOptions, Reasoning, TextSink, ToolCall, ToolChoice, ToolDefinition, Usage,
 };
 pub use config::{
-    AgentConfig, CALL_TOOL, CollapsingConfig, CollapsingLayout, ConfigError, ConfigErrorKind, Limits, McpServerConfig,
-    McpTransportConfig, ModelConfig, RunConfigData, SubAgentConfig, ToolHarnessReference,
+    AgentConfig, CALL_TOOL, CollapsingConfig, CollapsingLayout, ConfigError, ConfigErrorKind,
+    Limits, McpServerConfig, McpTransportConfig, ModelConfig, RunConfigData, SubAgentConfig,
+    ToolHarnessReference,
 };
 pub use error::{BuildError, ConstructError, HydrateError, RegistryError, RunError};
 pub use harness::{

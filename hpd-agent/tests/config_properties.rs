@@ -253,15 +253,13 @@ mod properties {
             prop::sample::select(hpd_agent::CollapsingLayout::ALL.to_vec()),
         )
             .prop_map(
-                |(enabled, never_collapse, recovery, execute, persist, layout)| {
-                    CollapsingConfig {
-                        enabled,
-                        never_collapse,
-                        recovery,
-                        execute_recovered_calls: execute,
-                        persist_system_prompt_injections: persist,
-                        layout,
-                    }
+                |(enabled, never_collapse, recovery, execute, persist, layout)| CollapsingConfig {
+                    enabled,
+                    never_collapse,
+                    recovery,
+                    execute_recovered_calls: execute,
+                    persist_system_prompt_injections: persist,
+                    layout,
                 },
             )
     }

@@ -574,7 +574,8 @@ impl ToolSession {
                     });
                 }
                 Routed::Unknown => {
-                    let result = ToolResult::error(unknown_text(&name, &tools.callable_names(&seen)));
+                    let result =
+                        ToolResult::error(unknown_text(&name, &tools.callable_names(&seen)));
                     return Ok(ToolCallOutcome {
                         result,
                         expanded,

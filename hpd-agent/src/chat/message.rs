@@ -371,7 +371,10 @@ impl<'a> ChatRequest<'a> {
     /// assert!(request.deferred_tool("sub").is_none());
     /// ```
     #[must_use]
-    pub fn deferred_tool(&self, name: &str) -> Option<(&'a DeferredGroup, &'a Arc<ToolDefinition>)> {
+    pub fn deferred_tool(
+        &self,
+        name: &str,
+    ) -> Option<(&'a DeferredGroup, &'a Arc<ToolDefinition>)> {
         self.deferred
             .iter()
             .find_map(|g| g.tools.iter().find(|t| t.name == name).map(|t| (g, t)))

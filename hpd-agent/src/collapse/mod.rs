@@ -26,8 +26,8 @@
 
 mod expansion;
 mod refresh;
-mod unwrap;
 pub(crate) mod tool_choice;
+mod unwrap;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -182,7 +182,12 @@ impl Toolset {
             catalog.groups.push(part.group);
             extras.push(part.extras);
         }
-        Self::index(catalog, extras, settings.clone(), DeferredTools::Unsupported)
+        Self::index(
+            catalog,
+            extras,
+            settings.clone(),
+            DeferredTools::Unsupported,
+        )
     }
 
     /// The same set for a chat client with this form of deferred loading.
@@ -487,7 +492,10 @@ impl Toolset {
                 Some(DeferredGroup::new(
                     g.name.to_string(),
                     container.description.clone(),
-                    g.members.iter().map(|f| Arc::clone(f.definition())).collect(),
+                    g.members
+                        .iter()
+                        .map(|f| Arc::clone(f.definition()))
+                        .collect(),
                 ))
             })
             .collect();
@@ -543,7 +551,12 @@ impl Toolset {
             }
         }
         if layout.is_fixed_list() {
-            tools.extend(self.call_tool.iter().filter(|_| layout == Layout::Fixed).cloned());
+            tools.extend(
+                self.call_tool
+                    .iter()
+                    .filter(|_| layout == Layout::Fixed)
+                    .cloned(),
+            );
             return tools;
         }
         for name in expanded {

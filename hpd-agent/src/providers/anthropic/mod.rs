@@ -277,7 +277,9 @@ impl AnthropicClient {
             None => beta.to_owned(),
         };
         let value = reqwest::header::HeaderValue::from_str(&value).map_err(|_| {
-            ChatError::Config(format!("the beta name '{beta}' cannot be sent in an HTTP header"))
+            ChatError::Config(format!(
+                "the beta name '{beta}' cannot be sent in an HTTP header"
+            ))
         })?;
         self.settings.transport.set_header(name, value);
         Ok(self)
