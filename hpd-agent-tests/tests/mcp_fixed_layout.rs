@@ -74,7 +74,7 @@ async fn fixed_is_served_without_list_changed_and_hide_sends_it() {
             .build()
             .unwrap()
             .tool_session();
-        let opened = tools.call(&list[2], "{}", "m1").await.unwrap();
+        let opened = tools.call(list[2], "{}", "m1").await.unwrap();
         assert!(!opened.result.is_error, "{}", opened.result.text);
         assert!(
             opened.result.text.starts_with("MathTools expanded. Available functions: add, multiply, divide\n\nCall them with call_function"),
@@ -83,7 +83,7 @@ async fn fixed_is_served_without_list_changed_and_hide_sends_it() {
         );
         let sum = tools
             .call(
-                &list[3],
+                list[3],
                 r#"{"name": "add", "arguments": {"a": 40, "b": 2}}"#,
                 "m2",
             )
