@@ -608,3 +608,52 @@ fn the_layout_in_json_config() {
             .unwrap();
     assert_eq!(same.collapsing.layout, CollapsingLayout::Append);
 }
+
+#[tokio::test]
+async fn a_forced_member_goes_through_what_the_list_shows() {
+    let _serial = SERIAL.lock().await;
+    let options =
+        hpd_agent::ModelOptions::new().with_tool_choice(hpd_agent::ToolChoice::Tool("add".into()));
+    let client = ScriptedChatClient::with_replies([
+        through("c1", "add", json!({"a": 1, "b": 2})),
+        ChatResponse::text("3"),
+    ]);
+    agent(&client, CollapsingLayout::Fixed)
+        .with_model_options(options.clone())
+        .build()
+        .unwrap()
+        .run("x")
+        .await
+        .unwrap();
+    let requests = client.requests();
+    assert_eq!(
+        requests[0].options.tool_choice,
+        Some(hpd_agent::ToolChoice::Tool(CALL_TOOL.into()))
+    );
+    // Forcing expanded the container first, as recovery would, so the call runs.
+    assert_eq!(
+        requests[1].tool_result("c1"),
+        Some((
+            "3\n\n## Active container instructions\n\n### MathTools\nUse exact arithmetic and show units when relevant.",
+            false
+        ))
+    );
+    assert_eq!(
+        requests[1].options.tool_choice,
+        Some(hpd_agent::ToolChoice::Auto)
+    );
+
+    let client = ScriptedChatClient::new().with_deferred_tools(DeferredTools::ToolSearch);
+    client.push(ChatResponse::text("no"));
+    agent(&client, CollapsingLayout::Native)
+        .with_model_options(options)
+        .build()
+        .unwrap()
+        .run("x")
+        .await
+        .unwrap();
+    assert_eq!(
+        client.requests()[0].options.tool_choice,
+        Some(hpd_agent::ToolChoice::Required)
+    );
+}
