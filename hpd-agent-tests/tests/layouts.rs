@@ -657,3 +657,55 @@ async fn a_forced_member_goes_through_what_the_list_shows() {
         Some(hpd_agent::ToolChoice::Required)
     );
 }
+
+#[tokio::test]
+async fn a_container_opened_again_in_a_session_does_not_repeat_what_the_history_shows() {
+    let _serial = SERIAL.lock().await;
+    let client = ScriptedChatClient::with_replies([
+        call("c1", "MathTools", json!({})),
+        ChatResponse::text("open"),
+        call("c2", "MathTools", json!({})),
+        ChatResponse::text("open again"),
+    ]);
+    let built = agent(&client, CollapsingLayout::Fixed).build().unwrap();
+    let mut session = built.session();
+    session.run("one").await.unwrap();
+    session.run("two").await.unwrap();
+    let requests = client.requests();
+    let (first, _) = requests[1].tool_result("c1").unwrap();
+    assert!(first.contains(r#"{"name":"add","#) && first.contains("### MathTools"));
+    let (again, _) = requests[3].tool_result("c2").unwrap();
+    assert_eq!(
+        again,
+        "MathTools expanded. Available functions: add, multiply, divide\n\nCall them with \
+         call_function, giving {\"name\": \"<function>\", \"arguments\": {...}}. Their parameters \
+         are in an earlier result.\n\nMath tools are active."
+    );
+    assert_continuations(&requests);
+
+    // Native: members already loaded are not referenced again.
+    let client = ScriptedChatClient::new().with_deferred_tools(DeferredTools::ToolReferences);
+    for reply in [
+        call("c1", "MathTools", json!({})),
+        ChatResponse::text("open"),
+        call("c2", "MathTools", json!({})),
+        ChatResponse::text("open again"),
+    ] {
+        client.push(reply);
+    }
+    let mut session = agent(&client, CollapsingLayout::Native)
+        .build()
+        .unwrap()
+        .session();
+    session.run("one").await.unwrap();
+    session.run("two").await.unwrap();
+    let loaded: Vec<Vec<String>> = session
+        .history()
+        .iter()
+        .filter_map(|m| match m {
+            ChatMessage::Tool { references, .. } => Some(references.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(loaded, [vec!["add", "multiply", "divide"], vec![]]);
+}

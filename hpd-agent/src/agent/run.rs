@@ -344,8 +344,10 @@ impl Turn<'_> {
         )
         .await?;
 
-        // Resolution sees the expansion state of the request these calls answer.
+        // Resolution sees the expansion state of the request these calls answer, and what the
+        // history already shows the model (schemas, loaded tools: not sent again).
         let seen = self.expansion.expanded.clone();
+        let delivered = self.tools.delivered(self.history);
         let tools = self.tools;
         let mut runs: Vec<(usize, Target)> = Vec::new();
         // Instructions a run's result carries (every layout but `hide`).
@@ -371,15 +373,17 @@ impl Turn<'_> {
             };
             let (routed, container) =
                 self.expansion
-                    .route(tools, &call.name, &seen, &mut expanded)?;
+                    .route(tools, &call.name, &seen, &delivered, &mut expanded)?;
             match routed {
                 Routed::Run(target) => {
-                    if let Some(section) = self.expansion.take_instructions(tools, target) {
+                    if let Some(section) =
+                        self.expansion.take_instructions(tools, target, &delivered)
+                    {
                         carried.push((i, section));
                     }
                     // An executed recovered call loads its container's members too.
                     if let Some(h) = container {
-                        references[i] = tools.references(h);
+                        references[i] = tools.references(h, &delivered);
                     }
                     runs.push((i, target));
                 }

@@ -553,7 +553,10 @@ impl ToolSession {
                     recovery,
                 });
             };
-            let (routed, container) = expansion.route(tools, &name, &seen, &mut on_expand)?;
+            // A tool session keeps no conversation: every container result is complete.
+            let delivered = crate::collapse::Delivered::default();
+            let (routed, container) =
+                expansion.route(tools, &name, &seen, &delivered, &mut on_expand)?;
             let tools_changed = expanded && !tools.layout().is_fixed_list();
             let revealed: Vec<Arc<ToolDefinition>> = container
                 .map(|h| {
