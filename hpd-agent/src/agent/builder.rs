@@ -582,8 +582,12 @@ impl AgentBuilder {
     /// # #![allow(deprecated)]
     /// use hpd_agent::{AgentBuilder, CollapsingLayout, ScriptedChatClient};
     ///
-    /// let builder = AgentBuilder::new().with_cache_stable_collapsing();
-    /// # let _ = builder;
+    /// let agent = AgentBuilder::new()
+    ///     .with_cache_stable_collapsing()
+    ///     .with_chat_client(ScriptedChatClient::new())
+    ///     .build()?;
+    /// # let _ = (agent, CollapsingLayout::Append);
+    /// # Ok::<(), hpd_agent::BuildError>(())
     /// ```
     #[deprecated(note = "use `with_collapsing_layout(CollapsingLayout::Append)`")]
     pub fn with_cache_stable_collapsing(self) -> Self {

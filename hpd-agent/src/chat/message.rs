@@ -361,7 +361,7 @@ impl<'a> ChatRequest<'a> {
     ///
     /// ```
     /// use std::sync::Arc;
-    /// use hpd_agent::{ChatMessage, ChatRequest, DeferredGroup, ToolDefinition};
+    /// use hpd_agent::{ChatRequest, DeferredGroup, ToolDefinition};
     /// use serde_json::json;
     ///
     /// let add = Arc::new(ToolDefinition { name: "add".into(), description: String::new(), parameters: Arc::new(json!({})) });
