@@ -211,6 +211,7 @@ macro_rules! all_backends {
                 containers_persist,
                 workers_take_turns,
                 two_writers_at_once,
+                conflict_hands_back_the_unsaved_turn,
                 corrupt_row,
                 list_by_prefix,
                 delete,

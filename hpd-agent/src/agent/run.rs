@@ -47,6 +47,8 @@ struct Turn<'a> {
     tool_called: bool,
     /// Why the model stopped its latest reply.
     finish_reason: FinishReason,
+    /// The turn's id, which its functions see.
+    turn_id: Arc<str>,
 }
 
 /// The agent's toolset for this turn (hooks run, current tool lists), with the harnesses the
@@ -121,6 +123,7 @@ pub(super) async fn run_turn(
         options,
         tool_called: false,
         finish_reason: FinishReason::default(),
+        turn_id: config.turn_id.unwrap_or_else(super::new_turn_id).into(),
     };
 
     let outcome = match turn.expansion.start(tools) {
@@ -422,6 +425,7 @@ impl Turn<'_> {
 
         let scope = CallScope {
             cancellation: &self.cancellation,
+            turn_id: Some(Arc::clone(&self.turn_id)),
             // Only a sub-agent reads it, to forward its events; with no handler there is
             // nothing to forward.
             run: self

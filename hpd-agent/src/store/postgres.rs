@@ -311,10 +311,7 @@ impl SessionStore for PostgresSessionStore {
                 return Ok(expected + 1);
             }
         }
-        Err(StoreError::Conflict {
-            session: key,
-            expected,
-        })
+        Err(StoreError::conflict(&key, expected))
     }
 
     async fn delete(&self, id: &str) -> Result<bool, StoreError> {

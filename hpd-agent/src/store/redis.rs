@@ -330,10 +330,7 @@ impl SessionStore for RedisSessionStore {
             }
         }
         match written {
-            -1 => Err(StoreError::Conflict {
-                session: id.to_owned(),
-                expected,
-            }),
+            -1 => Err(StoreError::conflict(id, expected)),
             -2 => Err(StoreError::Corrupt {
                 session: id.to_owned(),
                 reason: "the stored version is not a number".to_owned(),

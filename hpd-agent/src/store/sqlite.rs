@@ -274,10 +274,7 @@ impl SessionStore for SqliteSessionStore {
         if written == 1 {
             Ok(expected + 1)
         } else {
-            Err(StoreError::Conflict {
-                session: id.to_owned(),
-                expected,
-            })
+            Err(StoreError::conflict(id, expected))
         }
     }
 
