@@ -8,6 +8,11 @@
 #   .ci/postgres.sh stop     stop the server, keep its data
 #   .ci/postgres.sh url      print the connection URL
 #   .ci/postgres.sh destroy  stop the server and delete its data
+#   .ci/postgres.sh pid      print the server's process ids (the postmaster first, then the
+#                            backends it started), one a line
+#   .ci/postgres.sh pause    stop every server process with SIGSTOP: the server hangs, its
+#                            connections stay open and unanswered (for the timeout tests)
+#   .ci/postgres.sh resume   SIGCONT to every server process: it answers again
 #
 # PostgreSQL refuses to run as root: as root, initdb and pg_ctl run as the `postgres` user.
 set -euo pipefail
@@ -69,7 +74,36 @@ start_server() {
     ci_wait_port "$PORT" 30 || { echo "PostgreSQL did not open port $PORT" >&2; exit 1; }
 }
 
+# The postmaster's process id and those of its children, one a line.
+server_pids() {
+    # shellcheck disable=SC1090
+    source "$state"
+    local main
+    main="$(head -n 1 "$DATA/postmaster.pid" 2>/dev/null)" || true
+    [ -n "$main" ] && kill -0 "$main" 2>/dev/null || { echo "PostgreSQL is not running" >&2; return 1; }
+    printf '%s\n' "$main"
+    pgrep -P "$main" || true
+}
+
 case "${1:-}" in
+    pid)
+        [ -f "$state" ] || { echo "no PostgreSQL server was started; run: $0 start" >&2; exit 1; }
+        server_pids
+        ;;
+    pause)
+        [ -f "$state" ] || { echo "no PostgreSQL server was started; run: $0 start" >&2; exit 1; }
+        pids="$(server_pids)"
+        # The postmaster last, so it cannot start a process that escapes the pause.
+        for pid in $(printf '%s\n' "$pids" | tail -n +2) $(printf '%s\n' "$pids" | head -n 1); do
+            kill -STOP "$pid" 2>/dev/null || true
+        done
+        ;;
+    resume)
+        [ -f "$state" ] || { echo "no PostgreSQL server was started; run: $0 start" >&2; exit 1; }
+        for pid in $(server_pids); do
+            kill -CONT "$pid" 2>/dev/null || true
+        done
+        ;;
     start)
         ensure_installed
         if [ ! -f "$state" ] || [ ! -d "$(source "$state"; printf '%s' "$DATA")" ]; then
@@ -112,7 +146,7 @@ case "${1:-}" in
         rmdir "$state_dir" 2>/dev/null || true
         ;;
     *)
-        echo "usage: $0 start|stop|url|destroy" >&2
+        echo "usage: $0 start|stop|url|destroy|pid|pause|resume" >&2
         exit 2
         ;;
 esac

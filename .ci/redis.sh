@@ -8,6 +8,10 @@
 #   .ci/redis.sh stop     stop the server (it writes its append-only file first), keep its data
 #   .ci/redis.sh url      print the connection URL
 #   .ci/redis.sh destroy  stop the server and delete its data
+#   .ci/redis.sh pid      print the server's process id
+#   .ci/redis.sh pause    stop the server with SIGSTOP: it hangs, connections stay open and
+#                         unanswered (for the timeout tests)
+#   .ci/redis.sh resume   SIGCONT: it answers again
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -41,6 +45,16 @@ stop_server() {
 }
 
 case "${1:-}" in
+    pid|pause|resume)
+        [ -f "$state" ] || { echo "no Redis server was started; run: $0 start" >&2; exit 1; }
+        running || { echo "Redis is not running" >&2; exit 1; }
+        pid="$(cat "$DATA/redis.pid")"
+        case "$1" in
+            pid) printf '%s\n' "$pid" ;;
+            pause) kill -STOP "$pid" ;;
+            resume) kill -CONT "$pid" ;;
+        esac
+        ;;
     start)
         command -v redis-server >/dev/null || ci_apt_install redis-server
         if [ ! -f "$state" ] || [ ! -d "$(source "$state"; printf '%s' "$DATA")" ]; then
@@ -78,7 +92,7 @@ case "${1:-}" in
         rmdir "$state_dir" 2>/dev/null || true
         ;;
     *)
-        echo "usage: $0 start|stop|url|destroy" >&2
+        echo "usage: $0 start|stop|url|destroy|pid|pause|resume" >&2
         exit 2
         ;;
 esac

@@ -462,7 +462,12 @@ async fn sqlite_locked_by_another_process_fails_the_save_and_a_later_run_saves_i
 
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("sessions.db");
-    let store = Arc::new(SqliteSessionStore::open(&path).await.expect("open"));
+    let store = Arc::new(
+        SqliteSessionStore::open(&path)
+            .await
+            .expect("open")
+            .with_timeout(std::time::Duration::from_secs(2)),
+    );
     let model = ScriptedChatClient::with_replies(["one", "two", "three"].map(ChatResponse::text));
     let agent = AgentBuilder::new()
         .with_chat_client(model)
@@ -474,7 +479,7 @@ async fn sqlite_locked_by_another_process_fails_the_save_and_a_later_run_saves_i
         .expect("open");
     session.run("first").await.expect("saved");
 
-    // Another process holds the write lock for longer than the store waits (5 s).
+    // Another process holds the write lock for longer than the store waits (2 s).
     let other = ::rusqlite::Connection::open(&path).expect("open");
     other.execute_batch("BEGIN EXCLUSIVE").expect("lock");
     let err = session.run("second").await.expect_err("the save fails");
@@ -499,4 +504,99 @@ async fn sqlite_locked_by_another_process_fails_the_save_and_a_later_run_saves_i
     session.save().await.expect("nothing due");
     let err = agent.session().save().await.expect_err("unbound");
     assert!(matches!(err, StoreError::Unbound), "{err:?}");
+}
+
+// ---- the Redis index
+
+/// `calls` of a command in the server's `INFO commandstats`.
+async fn command_calls(connection: &mut ::redis::aio::MultiplexedConnection, name: &str) -> u64 {
+    let info: String = ::redis::cmd("INFO")
+        .arg("commandstats")
+        .query_async(connection)
+        .await
+        .expect("INFO");
+    info.lines()
+        .find_map(|line| line.strip_prefix(&format!("cmdstat_{name}:calls=")))
+        .and_then(|rest| rest.split(',').next())
+        .and_then(|calls| calls.parse().ok())
+        .unwrap_or(0)
+}
+
+#[tokio::test]
+async fn redis_lists_from_its_index_and_indexes_older_data_once() {
+    let Some(url) = env_url("HPD_REDIS_URL", "Redis") else {
+        return;
+    };
+    // Database 14, so the shared database keeps its index marker.
+    let scoped = match url.rsplit_once('/') {
+        Some((base, db)) if db.chars().all(|c| c.is_ascii_digit()) && base.contains("://") => {
+            format!("{base}/14")
+        }
+        _ => format!("{}/14", url.trim_end_matches('/')),
+    };
+    let mut raw = redis_connection(&scoped).await;
+    let _: () = ::redis::cmd("FLUSHDB")
+        .query_async(&mut raw)
+        .await
+        .expect("FLUSHDB");
+    // Sessions stored by a build without the index: hashes only.
+    for id in ["old/a", "old/b", "other/c"] {
+        let _: i64 = ::redis::cmd("HSET")
+            .arg(format!("hpd:session:{id}"))
+            .arg("version")
+            .arg(1)
+            .arg("data")
+            .arg(r#"{"format":1,"state":{"history":[]}}"#)
+            .query_async(&mut raw)
+            .await
+            .expect("HSET");
+    }
+    let _: () = ::redis::cmd("SET")
+        .arg("hpd:store:schema")
+        .arg("1")
+        .query_async(&mut raw)
+        .await
+        .expect("SET");
+
+    // The first connection indexes them, once.
+    let store = RedisSessionStore::connect(&scoped).await.expect("connect");
+    assert_eq!(store.list("old/").await.expect("list"), ["old/a", "old/b"]);
+    let scans = command_calls(&mut raw, "scan").await;
+    assert!(scans >= 1, "the existing data was indexed with SCAN");
+    drop(RedisSessionStore::connect(&scoped).await.expect("again"));
+
+    // Saves and deletes keep the index; listing never scans.
+    let state = hpd_agent::SessionState::default();
+    store.save("new/x", &state, 0).await.expect("save");
+    store.save("new/y", &state, 0).await.expect("save");
+    assert!(store.delete("old/a").await.expect("delete"));
+    let expiring = store.with_ttl(std::time::Duration::from_millis(50));
+    expiring.save("new/gone", &state, 0).await.expect("save");
+    tokio::time::sleep(std::time::Duration::from_millis(150)).await;
+    assert_eq!(
+        expiring.list("").await.expect("list"),
+        ["new/x", "new/y", "old/b", "other/c"]
+    );
+    assert_eq!(
+        expiring.list("new/").await.expect("list"),
+        ["new/x", "new/y"]
+    );
+    assert!(expiring.list("nothing/").await.expect("list").is_empty());
+    assert_eq!(
+        command_calls(&mut raw, "scan").await,
+        scans,
+        "no SCAN after the first indexing"
+    );
+    // The expired session's entry was dropped when a list met it.
+    let score: Option<f64> = ::redis::cmd("ZSCORE")
+        .arg("hpd:store:sessions")
+        .arg("new/gone")
+        .query_async(&mut raw)
+        .await
+        .expect("ZSCORE");
+    assert_eq!(score, None);
+    let _: () = ::redis::cmd("FLUSHDB")
+        .query_async(&mut raw)
+        .await
+        .expect("FLUSHDB");
 }

@@ -126,6 +126,8 @@ mod redis;
 mod sqlite;
 
 use std::fmt;
+use std::future::Future;
+use std::time::Duration;
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
@@ -620,6 +622,41 @@ pub fn decode_record(id: &str, text: &str) -> Result<SessionState, StoreError> {
     }
     serde_path_to_error::deserialize(record.state)
         .map_err(|e| corrupt(format!("invalid state at '{}': {}", e.path(), e.inner())))
+}
+
+/// The deadline of every call of the server and file backends unless their `with_timeout`
+/// says otherwise.
+///
+/// ```
+/// use std::time::Duration;
+/// use hpd_agent::store::DEFAULT_TIMEOUT;
+///
+/// assert_eq!(DEFAULT_TIMEOUT, Duration::from_secs(10));
+/// ```
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Runs `work` within `timeout`; past it the call is abandoned and reported as
+/// [`StoreError::Unavailable`] of `store`, naming `what` was tried.
+#[cfg_attr(
+    not(any(feature = "sqlite", feature = "postgres", feature = "redis")),
+    allow(dead_code)
+)]
+pub(crate) async fn within<T>(
+    timeout: Duration,
+    store: &str,
+    what: &str,
+    work: impl Future<Output = Result<T, StoreError>>,
+) -> Result<T, StoreError> {
+    match tokio::time::timeout(timeout, work).await {
+        Ok(result) => result,
+        Err(_) => Err(StoreError::Unavailable {
+            store: store.to_owned(),
+            message: format!(
+                "{what} got no answer within {timeout:?} (the server may be hung or unreachable); \
+                 the call was abandoned and the next call starts on a new connection"
+            ),
+        }),
+    }
 }
 
 pub use crate::credentials::redact_url;

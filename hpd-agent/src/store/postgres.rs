@@ -9,8 +9,8 @@ use tokio_postgres::error::SqlState;
 use tokio_postgres::{Client, NoTls, Statement};
 
 use super::{
-    SCHEMA_VERSION, SessionStore, StoreError, StoredSession, decode_record, encode_record,
-    redact_url, scrub, url_password, validate_id,
+    DEFAULT_TIMEOUT, SCHEMA_VERSION, SessionStore, StoreError, StoredSession, decode_record,
+    encode_record, redact_url, scrub, url_password, validate_id, within,
 };
 use crate::session::SessionState;
 
@@ -43,7 +43,12 @@ COMMIT;
 ///
 /// The store keeps one connection (queries from many tasks are pipelined on it) and opens a new
 /// one when it is lost: while the server is down every call fails with
-/// [`StoreError::Unavailable`], and the first call after it is back succeeds. Tables
+/// [`StoreError::Unavailable`], and the first call after it is back succeeds. Every call has a
+/// deadline ([`with_timeout`](Self::with_timeout), default [`DEFAULT_TIMEOUT`]): a server that
+/// hangs gives `Unavailable` in that time, the connection is dropped, and the next call opens a
+/// new one. A save abandoned this way may still be applied by the server later; saving the
+/// same state again at the same expected version then succeeds (a save whose exact record is
+/// already stored is not a conflict). Tables
 /// `hpd_sessions` and `hpd_store_meta` are created in the first schema of the connection's
 /// `search_path` on first use. Saves are single statements guarded by the expected version.
 /// The connection is not encrypted (no TLS): use it on loopback or a private network.
@@ -65,6 +70,7 @@ pub struct PostgresSessionStore {
     config: tokio_postgres::Config,
     label: String,
     password: Option<String>,
+    timeout: Duration,
     connection: tokio::sync::Mutex<Option<Arc<Connection>>>,
 }
 
@@ -72,6 +78,7 @@ impl fmt::Debug for PostgresSessionStore {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("PostgresSessionStore")
             .field("url", &self.label)
+            .field("timeout", &self.timeout)
             .finish_non_exhaustive()
     }
 }
@@ -134,10 +141,76 @@ impl PostgresSessionStore {
             config,
             label,
             password,
+            timeout: DEFAULT_TIMEOUT,
             connection: tokio::sync::Mutex::new(None),
         };
-        store.connection().await?;
+        within(
+            DEFAULT_TIMEOUT,
+            &store.label,
+            "connecting",
+            store.connection(),
+        )
+        .await?;
         Ok(store)
+    }
+
+    /// Sets the deadline of every call (connecting again included). Default:
+    /// [`DEFAULT_TIMEOUT`].
+    ///
+    /// `no_run`: it needs a PostgreSQL server.
+    ///
+    /// ```no_run
+    /// use std::time::Duration;
+    /// use hpd_agent::store::PostgresSessionStore;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), hpd_agent::StoreError> {
+    /// let store = PostgresSessionStore::connect("postgres://app@127.0.0.1/app")
+    ///     .await?
+    ///     .with_timeout(Duration::from_secs(2)); // a hung server: Unavailable after 2 s
+    /// assert_eq!(store.timeout(), Duration::from_secs(2));
+    /// # Ok(())
+    /// # }
+    /// ```
+    #[must_use]
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// The deadline of every call.
+    ///
+    /// `no_run`: it needs a PostgreSQL server.
+    ///
+    /// ```no_run
+    /// use hpd_agent::store::{PostgresSessionStore, DEFAULT_TIMEOUT};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), hpd_agent::StoreError> {
+    /// let store = PostgresSessionStore::connect("postgres://app@127.0.0.1/app").await?;
+    /// assert_eq!(store.timeout(), DEFAULT_TIMEOUT);
+    /// # Ok(())
+    /// # }
+    /// ```
+    #[must_use]
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    /// Runs one store call within the deadline; past it the connection is dropped, so the next
+    /// call opens a new one.
+    async fn bounded<T>(
+        &self,
+        what: &str,
+        work: impl Future<Output = Result<T, StoreError>>,
+    ) -> Result<T, StoreError> {
+        let result = within(self.timeout, &self.label, what, work).await;
+        if let Err(StoreError::Unavailable { .. }) = &result
+            && let Ok(mut slot) = self.connection.try_lock()
+        {
+            *slot = None;
+        }
+        result
     }
 
     /// The live connection, opening a new one when there is none or it was lost, and whether
@@ -270,7 +343,12 @@ impl SessionStore for PostgresSessionStore {
     async fn load(&self, id: &str) -> Result<Option<StoredSession>, StoreError> {
         validate_id(id)?;
         let id = id.to_owned();
-        let (row, _) = self.run(|c| load_row(c, id.clone())).await?;
+        let (row, _) = self
+            .bounded(
+                &format!("loading session '{id}'"),
+                self.run(|c| load_row(c, id.clone())),
+            )
+            .await?;
         let Some((version, text)) = row else {
             return Ok(None);
         };
@@ -286,30 +364,34 @@ impl SessionStore for PostgresSessionStore {
         validate_id(id)?;
         let text = encode_record(state);
         let key = id.to_owned();
-        let (written, retried) = self
-            .run(|c| {
-                let (id, text) = (key.clone(), text.clone());
-                async move {
-                    if expected == 0 {
-                        c.client.execute(&c.insert, &[&id, &text]).await
-                    } else {
-                        c.client
-                            .execute(&c.update, &[&id, &to_i64(expected), &text])
-                            .await
+        let what = format!("saving session '{key}'");
+        let (written, _) = self
+            .bounded(
+                &what,
+                self.run(|c| {
+                    let (id, text) = (key.clone(), text.clone());
+                    async move {
+                        if expected == 0 {
+                            c.client.execute(&c.insert, &[&id, &text]).await
+                        } else {
+                            c.client
+                                .execute(&c.update, &[&id, &to_i64(expected), &text])
+                                .await
+                        }
                     }
-                }
-            })
+                }),
+            )
             .await?;
         if written == 1 {
             return Ok(expected + 1);
         }
-        if retried {
-            // The first attempt may have run before the connection was lost: then the stored
-            // record is this very write.
-            let (stored, _) = self.run(|c| load_row(c, key.clone())).await?;
-            if stored == Some((to_i64(expected + 1), text)) {
-                return Ok(expected + 1);
-            }
+        // An earlier attempt of this very write may have run (before a lost connection, or
+        // after a timeout): then the stored record is this write, and it is no conflict.
+        let (stored, _) = self
+            .bounded(&what, self.run(|c| load_row(c, key.clone())))
+            .await?;
+        if stored == Some((to_i64(expected + 1), text)) {
+            return Ok(expected + 1);
         }
         Err(StoreError::conflict(&key, expected))
     }
@@ -318,10 +400,13 @@ impl SessionStore for PostgresSessionStore {
         validate_id(id)?;
         let key = id.to_owned();
         let (deleted, _) = self
-            .run(|c| {
-                let id = key.clone();
-                async move { c.client.execute(&c.delete, &[&id]).await }
-            })
+            .bounded(
+                &format!("deleting session '{key}'"),
+                self.run(|c| {
+                    let id = key.clone();
+                    async move { c.client.execute(&c.delete, &[&id]).await }
+                }),
+            )
             .await?;
         Ok(deleted > 0)
     }
@@ -329,17 +414,20 @@ impl SessionStore for PostgresSessionStore {
     async fn list(&self, prefix: &str) -> Result<Vec<String>, StoreError> {
         let prefix = prefix.to_owned();
         let (ids, _) = self
-            .run(|c| {
-                let prefix = prefix.clone();
-                async move {
-                    c.client
-                        .query(&c.list, &[&prefix])
-                        .await?
-                        .iter()
-                        .map(|row| row.try_get(0))
-                        .collect::<Result<Vec<String>, _>>()
-                }
-            })
+            .bounded(
+                "listing sessions",
+                self.run(|c| {
+                    let prefix = prefix.clone();
+                    async move {
+                        c.client
+                            .query(&c.list, &[&prefix])
+                            .await?
+                            .iter()
+                            .map(|row| row.try_get(0))
+                            .collect::<Result<Vec<String>, _>>()
+                    }
+                }),
+            )
             .await?;
         Ok(ids)
     }
