@@ -455,12 +455,11 @@ pub fn assert_valid_history(history: &[ChatMessage]) {
     assert!(open.is_empty(), "calls {open:?} unanswered at the end");
 }
 
-/// A side-effecting `book` tool recording what it saw of each call: (call id, turn id,
-/// idempotency key).
-fn booking_agent(
-    model: &ScriptedChatClient,
-    seen: &Arc<std::sync::Mutex<Vec<(String, Option<String>, String)>>>,
-) -> Agent {
+/// What the `book` tool saw of each call: (call id, turn id, idempotency key).
+type Seen = Arc<std::sync::Mutex<Vec<(String, Option<String>, String)>>>;
+
+/// A side-effecting `book` tool recording what it saw of each call.
+fn booking_agent(model: &ScriptedChatClient, seen: &Seen) -> Agent {
     let seen = Arc::clone(seen);
     let book = Tool::new(
         "book",
@@ -506,7 +505,7 @@ pub async fn conflict_hands_back_the_unsaved_turn(b: &Backend) {
         .expect("turn");
 
     let (winner_agent, _) = text_agent(&["the winner's answer"]);
-    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen: Seen = Arc::default();
     let loser_model = ScriptedChatClient::with_replies([
         ChatResponse::tool_calls(vec![ToolCall::new("call-1", "book", r#"{"at": "8pm"}"#)]),
         ChatResponse::text("Booked for 8pm."),
