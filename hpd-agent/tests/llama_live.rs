@@ -101,7 +101,7 @@ async fn tool_turn(client: impl ChatClient + 'static) -> RunOutput {
     let seen = Arc::clone(&events);
     let mut session = agent.resume(SessionState {
         history: few_shot(),
-        expanded: Vec::new(),
+        ..SessionState::default()
     });
     let output = session
         .run_with(

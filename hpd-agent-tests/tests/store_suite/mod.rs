@@ -276,11 +276,11 @@ pub async fn two_writers_at_once(b: &Backend) {
     let fresh = b.id("two-creators");
     let one = SessionState {
         history: vec![ChatMessage::user("one")],
-        expanded: Vec::new(),
+        ..SessionState::default()
     };
     let two = SessionState {
         history: vec![ChatMessage::user("two")],
-        expanded: Vec::new(),
+        ..SessionState::default()
     };
     let (r1, r2) = tokio::join!(b.store.save(&fresh, &one, 0), b.store.save(&fresh, &two, 0));
     let winner = match (&r1, &r2) {
@@ -299,7 +299,7 @@ pub async fn corrupt_row(b: &Backend) {
     let healthy = b.id("healthy");
     let state = SessionState {
         history: vec![ChatMessage::user("hello")],
-        expanded: Vec::new(),
+        ..SessionState::default()
     };
     b.store.save(&id, &state, 0).await.expect("save");
     b.store.save(&healthy, &state, 0).await.expect("save");

@@ -20,6 +20,7 @@
 //! # }
 //! ```
 
+pub mod budget;
 mod builder;
 mod events;
 mod registration;
@@ -44,6 +45,7 @@ use crate::store::{SessionStore, StoreError, UnsavedTurn};
 
 pub use crate::session::SessionState;
 pub use crate::tool::{DEFAULT_MAX_DEPTH, SubAgent};
+pub use budget::{ApproxTokens, ContextBudget, Summarizer, TokenEstimator};
 pub use builder::AgentBuilder;
 #[cfg_attr(not(feature = "mcp"), allow(unused_imports))]
 pub(crate) use builder::{Connect, PendingSource};
@@ -86,6 +88,8 @@ pub(crate) struct AgentInner {
     pub(crate) handlers: Vec<EventHandler>,
     /// 0 for a top-level agent; the nesting level of a sub-agent's child.
     pub(crate) depth: usize,
+    /// The context budget, when one limits requests.
+    pub(crate) budgeting: Option<budget::Budgeting>,
 }
 
 /// An agent: instructions, registered tools, middleware and a chat client.
@@ -245,6 +249,8 @@ impl Agent {
             state: SessionState::default(),
             pipelines: Vec::new(),
             store: None,
+            known_prompt: None,
+            dropped: 0,
         }
     }
 
@@ -272,6 +278,8 @@ impl Agent {
             state,
             pipelines: Vec::new(),
             store: None,
+            known_prompt: None,
+            dropped: 0,
         }
     }
 
@@ -322,6 +330,8 @@ impl Agent {
             state,
             pipelines: Vec::new(),
             store: Some(Binding::loaded(store, id, version, saved_len)),
+            known_prompt: None,
+            dropped: 0,
         })
     }
 
@@ -374,6 +384,11 @@ pub struct Session {
     pipelines: Vec<Arc<ScopedPipeline>>,
     /// Where the session is saved after each turn ([`Agent::open_session`]).
     store: Option<Binding>,
+    /// The prompt tokens the provider reported for the latest request, for the budget.
+    known_prompt: Option<budget::KnownPrompt>,
+    /// Messages removed from the start of the history by the budget (`drop_trimmed`) during
+    /// the current turn.
+    pub(crate) dropped: usize,
 }
 
 impl std::fmt::Debug for Session {
@@ -487,10 +502,17 @@ impl Session {
         if let Some(binding) = self.store.as_mut() {
             binding.last_turn = Some((turn_id, message.clone()));
         }
+        let trimmed_before = (self.state.trimmed, self.state.summary.clone());
+        self.dropped = 0;
         let outcome = run::run_turn(&agent, self, message, config)
             .instrument(span)
             .await;
-        let changed = before != (self.state.history.len(), self.state.expanded.clone());
+        let changed = before != (self.state.history.len(), self.state.expanded.clone())
+            || trimmed_before != (self.state.trimmed, self.state.summary.clone())
+            || self.dropped > 0;
+        if let Some(binding) = self.store.as_mut() {
+            binding.saved_len = binding.saved_len.saturating_sub(self.dropped);
+        }
         match self.store.as_mut() {
             Some(binding) => binding.after_turn(&self.state, changed, outcome).await,
             None => outcome,
@@ -571,6 +593,7 @@ impl Session {
         binding.saved_len = state.history.len();
         self.state = state;
         self.pipelines = Vec::new();
+        self.known_prompt = None;
         Ok(())
     }
 

@@ -21,6 +21,7 @@ use crate::middleware::pipeline::{
 use crate::middleware::{FunctionCall, IterationInfo, TurnInfo, TurnOutcome};
 use crate::tool::ToolResult;
 
+use super::budget::{KnownPrompt, next_turn_start, summary_turn};
 use super::builder::{split_pending, with_sub_agent_members};
 use super::events::{AgentEvent, Emitter};
 use super::registration::resolve;
@@ -49,6 +50,15 @@ struct Turn<'a> {
     finish_reason: FinishReason,
     /// The turn's id, which its functions see.
     turn_id: Arc<str>,
+    /// The session's trimmed mark and summary (see `budget`).
+    trimmed: &'a mut usize,
+    summary: &'a mut Option<String>,
+    /// The prompt tokens reported for the latest request.
+    known: &'a mut Option<KnownPrompt>,
+    /// Messages the budget removed from the history in this turn.
+    dropped: &'a mut usize,
+    /// Where this turn starts in the history: it is never trimmed.
+    turn_start: usize,
 }
 
 /// The agent's toolset for this turn (hooks run, current tool lists), with the harnesses the
@@ -106,6 +116,7 @@ pub(super) async fn run_turn(
         agent_name: agent.name.clone(),
         user_message: message.clone(),
     };
+    let turn_start = session.state.history.len();
     session.state.history.push(ChatMessage::user(message));
 
     let mut turn = Turn {
@@ -119,6 +130,11 @@ pub(super) async fn run_turn(
             std::mem::take(&mut session.pipelines),
         ),
         history: &mut session.state.history,
+        trimmed: &mut session.state.trimmed,
+        summary: &mut session.state.summary,
+        known: &mut session.known_prompt,
+        dropped: &mut session.dropped,
+        turn_start,
         usage: Usage::default(),
         options,
         tool_called: false,
@@ -214,9 +230,22 @@ impl Turn<'_> {
                     });
                 }
             };
+            let fixed = self.fit_budget(&instructions, &visible).await?;
             let options = changed_options.as_ref().unwrap_or(&self.options);
-            let request =
-                ChatRequest::new(&instructions, self.history, &visible).with_options(options);
+            let start = (*self.trimmed).min(self.history.len());
+            let with_summary: Vec<ChatMessage>;
+            let messages: &[ChatMessage] = match self.summary.as_deref() {
+                Some(summary) => {
+                    with_summary = summary_turn(summary)
+                        .into_iter()
+                        .chain(self.history[start..].iter().cloned())
+                        .collect();
+                    &with_summary
+                }
+                None => &self.history[start..],
+            };
+            let sent_len = self.history.len();
+            let request = ChatRequest::new(&instructions, messages, &visible).with_options(options);
             let response = tokio::select! {
                 biased;
                 () = self.cancellation.cancelled() => return Err(RunError::Cancelled),
@@ -227,6 +256,17 @@ impl Turn<'_> {
                     .instrument(tracing::debug_span!(target: "hpd_agent", "model_request", iteration)) => response?,
             };
             self.usage += response.usage;
+            if let Some(fixed) = fixed {
+                *self.known = usize::try_from(response.usage.input_tokens)
+                    .ok()
+                    .filter(|&tokens| tokens > 0)
+                    .map(|tokens| KnownPrompt {
+                        trimmed: *self.trimmed,
+                        sent_len,
+                        fixed,
+                        tokens,
+                    });
+            }
             self.history.push(ChatMessage::assistant(&response));
             self.finish_reason = response.finish_reason.clone();
             if !matches!(
@@ -257,6 +297,68 @@ impl Turn<'_> {
             }
         }
         Err(RunError::MaxIterations(max_iterations))
+    }
+
+    /// Trims the oldest whole turns from the request until it fits the agent's budget (turns
+    /// before this one only), replacing them with a summary when the agent has a summarizer.
+    /// Returns the estimate of the request's parts besides its messages, `None` without a
+    /// budget.
+    async fn fit_budget(
+        &mut self,
+        instructions: &str,
+        tools: &[Arc<ToolDefinition>],
+    ) -> Result<Option<usize>, RunError> {
+        let Some(budgeting) = &self.agent.budgeting else {
+            return Ok(None);
+        };
+        let mut trimmed = (*self.trimmed).min(self.turn_start);
+        let mut summary = self.summary.clone();
+        let mut fixed = budgeting.fixed_tokens(instructions, tools, summary.as_deref());
+        let known = *self.known;
+        loop {
+            // The oldest turns leave until the rest fits (or only this turn is left: it is
+            // sent as it is).
+            let mut target = trimmed;
+            while !budgeting.fits(self.history, target, fixed, summary.is_some(), known) {
+                match next_turn_start(self.history, target, self.turn_start) {
+                    Some(next) => target = next,
+                    None => break,
+                }
+            }
+            if target == trimmed {
+                break;
+            }
+            let Some(summarizer) = &budgeting.summarizer else {
+                trimmed = target;
+                break;
+            };
+            // The summary grows with the turns it covers: check again with the new one.
+            let text = summarizer
+                .summarize(summary.as_deref(), &self.history[trimmed..target])
+                .await
+                .map_err(RunError::Summarizer)?;
+            summary = Some(text);
+            fixed = budgeting.fixed_tokens(instructions, tools, summary.as_deref());
+            trimmed = target;
+        }
+        if trimmed != *self.trimmed {
+            tracing::debug!(
+                target: "hpd_agent",
+                trimmed,
+                of = self.history.len(),
+                "trimmed the oldest turns to fit the context budget"
+            );
+        }
+        *self.summary = summary;
+        if budgeting.budget.drop_trimmed && trimmed > 0 {
+            self.history.drain(..trimmed);
+            *self.dropped += trimmed;
+            self.turn_start -= trimmed;
+            *self.known = None;
+            trimmed = 0;
+        }
+        *self.trimmed = trimmed;
+        Ok(Some(fixed))
     }
 
     /// The options of the next request: the turn's, with the tool choice resolved against the

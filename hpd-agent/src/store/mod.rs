@@ -575,7 +575,7 @@ struct RecordIn {
 /// use hpd_agent::{ChatMessage, SessionState};
 /// use hpd_agent::store::{decode_record, encode_record};
 ///
-/// let state = SessionState { history: vec![ChatMessage::user("hi")], expanded: vec![] };
+/// let state = SessionState { history: vec![ChatMessage::user("hi")], ..SessionState::default() };
 /// let text = encode_record(&state);
 /// assert_eq!(text, r#"{"format":1,"state":{"history":[{"role":"user","content":"hi"}]}}"#);
 /// assert_eq!(decode_record("s", &text).unwrap(), state);
