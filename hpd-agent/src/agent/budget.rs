@@ -3,8 +3,9 @@
 //!
 //! Before every model request the run checks that the request fits the agent's budget (tokens,
 //! messages, or both). When it does not, the oldest whole turns (a user message and everything
-//! up to the next user message) leave the request, until it fits; the turn being run is never
-//! trimmed. A turn is the unit, so a tool call never loses its result and the request still
+//! up to the next user message) leave the request until it fits three quarters of the budget
+//! (so the requests that follow share their start until the next trim, and providers' prompt
+//! caches keep working); the turn being run is never trimmed. A turn is the unit, so a tool call never loses its result and the request still
 //! starts with a user message, as every provider wants. The system text and the instructions
 //! of expanded containers are not part of the history and are never trimmed (their tokens
 //! count against the budget).
@@ -350,7 +351,10 @@ impl Budgeting {
             + summary
     }
 
-    /// Whether a request of `history[trimmed..]` (plus the summary turn) fits.
+    /// Whether a request of `history[trimmed..]` (plus the summary turn) fits the budget, or,
+    /// with `slack`, three quarters of it (what trimming aims for, so that the requests after
+    /// a trim share their start until the next one, and providers' prompt caches keep
+    /// working).
     pub(crate) fn fits(
         &self,
         history: &[ChatMessage],
@@ -358,14 +362,20 @@ impl Budgeting {
         fixed: usize,
         has_summary: bool,
         known: Option<KnownPrompt>,
+        slack: bool,
     ) -> bool {
+        let limit = |max: usize| if slack { max - max / 4 } else { max };
         let sent = history.len().saturating_sub(trimmed) + if has_summary { 2 } else { 0 };
-        if self.budget.max_messages.is_some_and(|max| sent > max) {
+        if self
+            .budget
+            .max_messages
+            .is_some_and(|max| sent > limit(max))
+        {
             return false;
         }
         self.budget
             .max_tokens
-            .is_none_or(|max| self.request_tokens(history, trimmed, fixed, known) <= max)
+            .is_none_or(|max| self.request_tokens(history, trimmed, fixed, known) <= limit(max))
     }
 }
 

@@ -316,10 +316,20 @@ impl Turn<'_> {
         let mut fixed = budgeting.fixed_tokens(instructions, tools, summary.as_deref());
         let known = *self.known;
         loop {
-            // The oldest turns leave until the rest fits (or only this turn is left: it is
-            // sent as it is).
+            if budgeting.fits(
+                self.history,
+                trimmed,
+                fixed,
+                summary.is_some(),
+                known,
+                false,
+            ) {
+                break;
+            }
+            // The oldest turns leave until the rest fits three quarters of the budget (or only
+            // this turn is left: it is sent as it is).
             let mut target = trimmed;
-            while !budgeting.fits(self.history, target, fixed, summary.is_some(), known) {
+            while !budgeting.fits(self.history, target, fixed, summary.is_some(), known, true) {
                 match next_turn_start(self.history, target, self.turn_start) {
                     Some(next) => target = next,
                     None => break,
