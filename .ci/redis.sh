@@ -12,16 +12,27 @@
 #   .ci/redis.sh pause    stop the server with SIGSTOP: it hangs, connections stay open and
 #                         unanswered (for the timeout tests)
 #   .ci/redis.sh resume   SIGCONT: it answers again
+#
+# With HPD_CI_TLS=1 every command acts on a second, TLS-only server (its own state, data and
+# port; no plain port), with a certificate for `localhost` signed by the throwaway CA of
+# .ci/tls-certs.sh; `url` prints rediss://:PASSWORD@localhost:PORT/0?sslrootcert=CA_FILE.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+here="$(dirname "${BASH_SOURCE[0]}")"
+source "$here/lib.sh"
 
 state_dir="$(ci_state_dir)"
-state="$state_dir/redis.env"
+tls="${HPD_CI_TLS:-}"
+state="$state_dir/redis${tls:+-tls}.env"
+certs="$state_dir/certs"
 
 url() {
     # shellcheck disable=SC1090
     source "$state"
-    printf 'redis://:%s@127.0.0.1:%s/0\n' "$PASSWORD" "$PORT"
+    if [ -n "$tls" ]; then
+        printf 'rediss://:%s@localhost:%s/0?sslrootcert=%s\n' "$PASSWORD" "$PORT" "$certs/ca.pem"
+    else
+        printf 'redis://:%s@127.0.0.1:%s/0\n' "$PASSWORD" "$PORT"
+    fi
 }
 
 running() {
@@ -68,7 +79,14 @@ case "${1:-}" in
             # The password goes in a config file, not on the command line.
             printf 'requirepass %s\n' "$PASSWORD" > "$DATA/redis.conf"
             chmod 600 "$DATA/redis.conf"
-            redis-server "$DATA/redis.conf" --bind 127.0.0.1 --port "$PORT" --dir "$DATA" \
+            ports=(--port "$PORT")
+            if [ -n "$tls" ]; then
+                bash "$here/tls-certs.sh" "$certs" >/dev/null
+                ports=(--port 0 --tls-port "$PORT" --tls-cert-file "$certs/server.pem"
+                       --tls-key-file "$certs/server.key" --tls-ca-cert-file "$certs/ca.pem"
+                       --tls-auth-clients no)
+            fi
+            redis-server "$DATA/redis.conf" --bind 127.0.0.1 "${ports[@]}" --dir "$DATA" \
                 --daemonize yes --pidfile "$DATA/redis.pid" --logfile "$DATA/redis.log" \
                 --save "" --appendonly yes --appendfsync everysec >&2
             ci_wait_port "$PORT" 30 || { echo "Redis did not open port $PORT" >&2; exit 1; }
@@ -88,6 +106,10 @@ case "${1:-}" in
             # shellcheck disable=SC1090
             source "$state"
             rm -rf "$DATA" "$state"
+        fi
+        # The certificates go with the last TLS server.
+        if [ ! -f "$state_dir/postgres-tls.env" ] && [ ! -f "$state_dir/redis-tls.env" ]; then
+            rm -rf "$certs"
         fi
         rmdir "$state_dir" 2>/dev/null || true
         ;;

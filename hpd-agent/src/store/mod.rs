@@ -124,6 +124,8 @@ mod postgres;
 mod redis;
 #[cfg(feature = "sqlite")]
 mod sqlite;
+#[cfg(any(feature = "postgres", feature = "redis"))]
+mod tls;
 
 use std::fmt;
 use std::future::Future;

@@ -5,8 +5,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
+use tokio_postgres::config::SslMode;
 use tokio_postgres::error::SqlState;
 use tokio_postgres::{Client, NoTls, Statement};
+use tokio_postgres_rustls::MakeRustlsConnect;
+
+use super::tls::{self, TlsMode, TlsSettings};
 
 use super::{
     DEFAULT_TIMEOUT, SCHEMA_VERSION, SessionStore, StoreError, StoredSession, decode_record,
@@ -51,7 +55,13 @@ COMMIT;
 /// already stored is not a conflict). Tables
 /// `hpd_sessions` and `hpd_store_meta` are created in the first schema of the connection's
 /// `search_path` on first use. Saves are single statements guarded by the expected version.
-/// The connection is not encrypted (no TLS): use it on loopback or a private network.
+///
+/// TLS (rustls) is chosen in the URL, with libpq's parameters: `sslmode=disable` (the default:
+/// no TLS), `sslmode=require` (encrypted, the server's certificate is not checked) or
+/// `sslmode=verify-full` (the certificate must be signed by a trusted authority and issued for
+/// the URL's host name), and `sslrootcert=/path/ca.pem` for a private authority (else the
+/// system's roots are trusted). A server whose certificate fails the check is refused with
+/// [`StoreError::Unavailable`] saying why.
 ///
 /// ```no_run
 /// use std::sync::Arc;
@@ -71,6 +81,9 @@ pub struct PostgresSessionStore {
     label: String,
     password: Option<String>,
     timeout: Duration,
+    /// The TLS connector, `None` for `sslmode=disable`; and what the settings were, for errors.
+    tls: Option<MakeRustlsConnect>,
+    tls_settings: TlsSettings,
     connection: tokio::sync::Mutex<Option<Arc<Connection>>>,
 }
 
@@ -124,7 +137,8 @@ impl PostgresSessionStore {
     /// ```
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
         let label = format!("postgres:{}", redact_url(url));
-        let mut config: tokio_postgres::Config = url.parse().map_err(|e| {
+        let (rest, tls_settings) = tls::take_settings(url, TlsMode::Disable)?;
+        let mut config: tokio_postgres::Config = rest.parse().map_err(|e| {
             StoreError::Config(format!(
                 "invalid PostgreSQL URL '{}': {}",
                 redact_url(url),
@@ -137,11 +151,20 @@ impl PostgresSessionStore {
         let password = config
             .get_password()
             .map(|p| String::from_utf8_lossy(p).into_owned());
+        let tls = tls::client_config(&tls_settings)
+            .map_err(|message| StoreError::Config(format!("{label}: {message}")))?
+            .map(MakeRustlsConnect::new);
+        if tls.is_some() {
+            // TLS or nothing: never the plain connection `prefer` would fall back to.
+            config.ssl_mode(SslMode::Require);
+        }
         let store = PostgresSessionStore {
             config,
             label,
             password,
             timeout: DEFAULT_TIMEOUT,
+            tls,
+            tls_settings,
             connection: tokio::sync::Mutex::new(None),
         };
         within(
@@ -254,16 +277,34 @@ impl PostgresSessionStore {
     }
 
     async fn open(&self) -> Result<Connection, StoreError> {
-        let (client, driver) = self
-            .config
-            .connect(NoTls)
-            .await
-            .map_err(|e| self.map_error(&e))?;
-        tokio::spawn(async move {
-            if let Err(e) = driver.await {
-                tracing::debug!(target: "hpd_agent", error = %e, "PostgreSQL connection ended");
+        let client = match &self.tls {
+            None => {
+                let (client, driver) = self
+                    .config
+                    .connect(NoTls)
+                    .await
+                    .map_err(|e| self.map_error(&e))?;
+                tokio::spawn(async move {
+                    if let Err(e) = driver.await {
+                        tracing::debug!(target: "hpd_agent", error = %e, "PostgreSQL connection ended");
+                    }
+                });
+                client
             }
-        });
+            Some(tls) => {
+                let (client, driver) = self
+                    .config
+                    .connect(tls.clone())
+                    .await
+                    .map_err(|e| self.tls_error(&e))?;
+                tokio::spawn(async move {
+                    if let Err(e) = driver.await {
+                        tracing::debug!(target: "hpd_agent", error = %e, "PostgreSQL connection ended");
+                    }
+                });
+                client
+            }
+        };
         let schema = SCHEMA
             .replace("{lock}", &SCHEMA_LOCK.to_string())
             .replace("{version}", &SCHEMA_VERSION.to_string());
@@ -312,6 +353,29 @@ impl PostgresSessionStore {
             delete,
             list,
         })
+    }
+
+    /// A failure to connect with TLS, saying what was asked of the server's certificate.
+    fn tls_error(&self, error: &tokio_postgres::Error) -> StoreError {
+        let what = match (&self.tls_settings.mode, &self.tls_settings.ca_file) {
+            (TlsMode::VerifyFull, Some(ca)) => format!(
+                "TLS with sslmode=verify-full: the certificate must be signed by an authority of '{}' and name the host",
+                ca.display()
+            ),
+            (TlsMode::VerifyFull, None) => "TLS with sslmode=verify-full: the certificate must be signed by an authority the system trusts and name the host".to_owned(),
+            _ => "TLS with sslmode=require".to_owned(),
+        };
+        match self.map_error(error) {
+            StoreError::Unavailable { store, message } => StoreError::Unavailable {
+                store,
+                message: format!("{message} ({what})"),
+            },
+            StoreError::Backend { store, message } => StoreError::Backend {
+                store,
+                message: format!("{message} ({what})"),
+            },
+            other => other,
+        }
     }
 
     fn map_error(&self, error: &tokio_postgres::Error) -> StoreError {

@@ -8,6 +8,7 @@ use async_trait::async_trait;
 use redis::aio::MultiplexedConnection;
 use redis::{AsyncConnectionConfig, Client, RedisError};
 
+use super::tls::{self, TlsMode};
 use super::{
     DEFAULT_TIMEOUT, SCHEMA_VERSION, SessionStore, StoreError, StoredSession, decode_record,
     encode_record, redact_url, scrub, url_password, validate_id, within,
@@ -91,7 +92,12 @@ return live
 /// marker key `hpd:store:index-built` indexes the existing sessions once (one `SCAN`) and sets
 /// it. Sessions that workers of an older build create after that are not indexed; once every
 /// worker runs this build, `DEL hpd:store:index-built` makes the next connection index them.
-/// The connection is not encrypted (no TLS): use it on loopback or a private network.
+///
+/// TLS (rustls) comes with a `rediss://` URL, with the same choices as the PostgreSQL store:
+/// the server's certificate must be signed by a trusted authority and issued for the URL's host
+/// name (`sslmode=verify-full`, the default), with `sslrootcert=/path/ca.pem` for a private
+/// authority (else the system's roots), or is not checked (`sslmode=require`). A `redis://`
+/// URL is not encrypted: use it on loopback or a private network.
 ///
 /// ```no_run
 /// use std::sync::Arc;
@@ -154,13 +160,52 @@ impl RedisSessionStore {
     /// ```
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
         let label = format!("redis:{}", redact_url(url));
-        let client = Client::open(url).map_err(|e| {
+        let tls_scheme = url.trim_start().starts_with("rediss://");
+        let default = if tls_scheme {
+            TlsMode::VerifyFull
+        } else {
+            TlsMode::Disable
+        };
+        let (mut rest, settings) = tls::take_settings(url, default)?;
+        match (tls_scheme, settings.mode) {
+            (false, TlsMode::Disable) | (true, TlsMode::VerifyFull) => {}
+            (true, TlsMode::Require) => {
+                // The `redis` crate's way of not checking the certificate.
+                if let Some(at) = rest.find('#') {
+                    rest.truncate(at);
+                }
+                rest.push_str("#insecure");
+            }
+            (true, TlsMode::Disable) => {
+                return Err(StoreError::Config(format!(
+                    "{label}: sslmode=disable contradicts rediss://; use redis:// for no TLS"
+                )));
+            }
+            (false, _) => {
+                return Err(StoreError::Config(format!(
+                    "{label}: TLS needs a rediss:// URL (sslmode and sslrootcert apply to it)"
+                )));
+            }
+        }
+        let invalid = |e: RedisError| {
             StoreError::Config(format!(
                 "invalid Redis URL '{}': {}",
                 redact_url(url),
                 scrub(&e, url_password(url))
             ))
-        })?;
+        };
+        let client = match &settings.ca_file {
+            Some(ca) => {
+                let pem = tls::read_ca(ca)
+                    .map_err(|message| StoreError::Config(format!("{label}: {message}")))?;
+                let certificates = redis::TlsCertificates {
+                    client_tls: None,
+                    root_cert: Some(pem),
+                };
+                Client::build_with_tls(rest.as_str(), certificates).map_err(invalid)?
+            }
+            None => Client::open(rest.as_str()).map_err(invalid)?,
+        };
         let password = client
             .get_connection_info()
             .redis_settings()
