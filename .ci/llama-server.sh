@@ -15,6 +15,9 @@
 #                                      URL (http://127.0.0.1:PORT) once the server is healthy
 #   .ci/llama-server.sh stop PORT      stop the server started on PORT
 #
+# HPD_LLAMA_CTX sets the context size in tokens (`-c`, default 8192); .ci/run uses 2048, so the
+# live context-budget test meets a server that refuses an over-long request.
+#
 # The model is tiny: it calls tools only at temperature 0 with two few-shot examples of the
 # same tool in the history (question, tool call, tool result, answer); otherwise it answers in
 # text. The live tests check the protocols (requests accepted, tool calls parsed, results sent
@@ -83,7 +86,7 @@ case "$cmd" in
     port=${2:-$(free_port)}
     if healthy "$port"; then echo "http://127.0.0.1:$port"; exit 0; fi
     setsid "$bin" -m "$model" --host 127.0.0.1 --port "$port" --jinja \
-      --chat-template-file "$here/smollm2-tools.jinja" -c 8192 -t 2 \
+      --chat-template-file "$here/smollm2-tools.jinja" -c "${HPD_LLAMA_CTX:-8192}" -t 2 \
       >"$cache/server-$port.log" 2>&1 </dev/null &
     echo $! >"$cache/server-$port.pid"
     for _ in $(seq 1 150); do

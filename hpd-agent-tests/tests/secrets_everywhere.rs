@@ -2,8 +2,11 @@
 //! `x-api-key` headers, echoed back by the server), MCP server headers (`Authorization:
 //! Bearer ...`), an MCP URL's password, MCP server environment values (printed to stderr by
 //! the server itself), the same in `AgentConfig`, and passwords in PostgreSQL and Redis store
-//! URLs. Every error text, `Debug` rendering, event and line of a recording `tracing`
-//! subscriber is searched for it.
+//! URLs, plain and with TLS settings (bad ones, and, when `HPD_POSTGRES_TLS_URL` and
+//! `HPD_REDIS_TLS_URL` are set, a wrong password and a wrong CA against the TLS-only servers).
+//! Every error text, `Debug` rendering, event and line of a recording `tracing` subscriber is
+//! searched for it. (The stores take no client certificate, so there is no TLS key path to
+//! leak.)
 
 mod mcp_common;
 mod support;
@@ -212,6 +215,59 @@ async fn stores(texts: &mut Texts) {
             .expect_err("no PostgreSQL there");
         texts.add("postgres", error.to_string());
         texts.debug("postgres", &error);
+    }
+    // TLS settings that cannot work: a CA file that is not there, a mode that does not exist,
+    // TLS asked of a plain URL.
+    for url in [
+        format!(
+            "postgres://app:{SECRET}@{closed}/db?sslmode=verify-full&sslrootcert=/nonexistent/ca.pem"
+        ),
+        format!("postgres://app:{SECRET}@{closed}/db?sslmode=verify-ca"),
+        format!("host=127.0.0.1 password={SECRET} sslmode=require sslrootcert=/nonexistent/ca.pem"),
+    ] {
+        let error = PostgresSessionStore::connect(&url)
+            .await
+            .expect_err("bad TLS settings");
+        texts.add("postgres-tls", error.to_string());
+        texts.debug("postgres-tls", &error);
+    }
+    for url in [
+        format!("rediss://:{SECRET}@{closed}/0?sslrootcert=/nonexistent/ca.pem"),
+        format!("redis://:{SECRET}@{closed}/0?sslmode=verify-full"),
+        format!("rediss://:{SECRET}@{closed}/0?sslmode=disable"),
+    ] {
+        let error = RedisSessionStore::connect(&url)
+            .await
+            .expect_err("bad TLS settings");
+        texts.add("redis-tls", error.to_string());
+        texts.debug("redis-tls", &error);
+    }
+    // The TLS-only servers, when running: a wrong password and a wrong CA over TLS.
+    for (var, is_redis) in [("HPD_POSTGRES_TLS_URL", false), ("HPD_REDIS_TLS_URL", true)] {
+        let Ok(url) = std::env::var(var) else {
+            continue;
+        };
+        let Some(real) = url
+            .split("://")
+            .nth(1)
+            .and_then(|rest| rest.split('@').next())
+            .and_then(|authority| authority.split_once(':'))
+            .map(|(_, password)| password.to_owned())
+        else {
+            continue;
+        };
+        let wrong_password = url.replace(&real, SECRET);
+        let wrong_ca = wrong_password.replace("/ca.pem", "/wrong-ca.pem");
+        for url in [wrong_password, wrong_ca] {
+            let error = if is_redis {
+                RedisSessionStore::connect(&url).await.map(drop)
+            } else {
+                PostgresSessionStore::connect(&url).await.map(drop)
+            }
+            .expect_err("refused");
+            texts.add(var, error.to_string());
+            texts.debug(var, &error);
+        }
     }
     for url in [
         format!("redis://:{SECRET}@{closed}/0"),

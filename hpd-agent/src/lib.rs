@@ -608,8 +608,9 @@ pub mod __private;
 pub use harness::registry;
 
 pub use agent::{
-    Agent, AgentBuilder, AgentEvent, AgentRunConfig, DEFAULT_MAX_ITERATIONS, HarnessOptions,
-    RunOutput, Session, SessionState, ToolCallOutcome, ToolSession,
+    Agent, AgentBuilder, AgentEvent, AgentRunConfig, ApproxTokens, ContextBudget,
+    DEFAULT_MAX_ITERATIONS, HarnessOptions, RunOutput, Session, SessionState, Summarizer,
+    TokenEstimator, ToolCallOutcome, ToolSession,
 };
 pub use async_trait::async_trait;
 pub use chat::{

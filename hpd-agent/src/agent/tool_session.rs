@@ -608,6 +608,8 @@ impl ToolSession {
         };
         let scope = CallScope {
             cancellation: &self.cancellation,
+            // A tool session has no turns.
+            turn_id: None,
             // Only a sub-agent reads it, to forward its events; with no handler there is
             // nothing to forward.
             run: emitter

@@ -141,6 +141,12 @@ impl McpHarness {
 
     /// A server at a streamable HTTP endpoint such as `http://127.0.0.1:3000/mcp`.
     ///
+    /// A request that meets a connection the server (or a proxy) closed or reset before it
+    /// answered is sent again on a fresh connection, up to 3 times with backoff (the default
+    /// [`RetryPolicy`](crate::providers::retry::RetryPolicy)); `rmcp` itself retries no request
+    /// and only reconnects the server's event stream. A call sent again may run twice on a
+    /// server that did run it and then closed without answering.
+    ///
     /// ```no_run
     /// use hpd_agent::mcp::McpHarness;
     ///

@@ -21,6 +21,8 @@ use serde_json::{Map, Value};
 use tokio::io::{AsyncBufReadExt as _, BufReader};
 
 use super::McpError;
+use super::http_client::RetryingHttpClient;
+use crate::providers::retry::RetryPolicy;
 
 /// How many lines of a server's stderr are kept for error messages.
 const STDERR_TAIL_LINES: usize = 5;
@@ -287,7 +289,14 @@ impl Connection {
                 })?;
                 let config = StreamableHttpClientTransportConfig::with_uri(url.as_str())
                     .custom_headers(headers);
-                let transport = StreamableHttpClientTransport::from_config(config);
+                let client =
+                    RetryingHttpClient::new(server, RetryPolicy::default()).map_err(|message| {
+                        McpError::Invalid {
+                            server: server.to_owned(),
+                            message,
+                        }
+                    })?;
+                let transport = StreamableHttpClientTransport::with_client(client, config);
                 tokio::time::timeout(timeout, state.serve(transport)).await
             }
         };

@@ -95,6 +95,7 @@ mod client;
 mod connection;
 mod content;
 mod error;
+mod http_client;
 mod http_server;
 mod names;
 mod serve;

@@ -32,7 +32,7 @@
 //! ```
 
 pub(crate) mod catalog;
-mod context;
+pub(crate) mod context;
 mod function;
 mod output;
 mod result;

@@ -20,8 +20,9 @@
 //! ```
 //!
 //! Error policy: as for [`OpenAiClient`](crate::OpenAiClient) (see [`crate::openai`]): HTTP
-//! 429, 529 (overloaded), other 5xx and failures to connect are retried with backoff and
-//! jitter, honouring `retry-after`; a stream that has started is never retried; an `error`
+//! 429, 529 (overloaded), other 5xx, failures to connect and connections closed before the
+//! answer (a stale pooled connection) are retried with backoff and jitter, honouring
+//! `retry-after`; a stream of which bytes have arrived is never retried; an `error`
 //! event inside a stream is [`ChatError::Status`] with the status its error type stands for
 //! (`overloaded_error` 529, `rate_limit_error` 429, `api_error` 500, ...); a stream that ends
 //! before `message_stop` and without a stop reason is [`ChatError::Transport`].
