@@ -11,9 +11,11 @@ use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ClientRequest,
-    CustomRequest, CustomResult, Implementation, ServerPeerInfo, ServerResult,
+    CustomRequest, CustomResult, Implementation, ProtocolVersion, ServerPeerInfo, ServerResult,
 };
-use rmcp::service::{NotificationContext, RunningService, ServiceError};
+use rmcp::service::{
+    ClientLifecycleMode, ClientServiceExt as _, NotificationContext, RunningService, ServiceError,
+};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, RoleClient, ServiceExt as _};
@@ -218,11 +220,15 @@ impl ClientHandler for ClientState {
         self.tools_changed.store(true, Ordering::SeqCst);
     }
 
+    /// The `initialize` request names the newest revision that has that handshake
+    /// (`rmcp`'s default is its newest revision, 2026-07-28, which has none, so servers that
+    /// check the handshake's version refuse it).
     fn get_info(&self) -> ClientConfig {
         ClientConfig::new(
             ClientCapabilities::default(),
             Implementation::new("hpd-agent", env!("CARGO_PKG_VERSION")),
         )
+        .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
     }
 }
 
@@ -287,8 +293,7 @@ impl Connection {
                 })?;
                 let config = StreamableHttpClientTransportConfig::with_uri(url.as_str())
                     .custom_headers(headers);
-                let transport = StreamableHttpClientTransport::from_config(config);
-                tokio::time::timeout(timeout, state.serve(transport)).await
+                connect_http(state, config, timeout).await
             }
         };
         let service = match handshake {
@@ -467,6 +472,50 @@ impl Connection {
             .peer()
             .send_request(rmcp::model::ClientRequest::PingRequest(Default::default()));
         matches!(tokio::time::timeout(timeout, ping).await, Ok(Ok(_)))
+    }
+}
+
+/// The revision the client asks for with `server/discover`. Only the stateless one: a
+/// discover that settled on a revision with sessions would leave the client without one, and
+/// so without the server's `notifications/tools/list_changed`; such servers are reached with
+/// `initialize` instead.
+const DISCOVER_VERSIONS: [ProtocolVersion; 1] = [ProtocolVersion::V_2026_07_28];
+
+/// Connects over streamable HTTP the way `rmcp` negotiates: `server/discover` first (its
+/// `Auto` lifecycle), falling back to `initialize` when the server answers as a legacy server.
+///
+/// `rmcp` falls back only when the discover probe ends in a JSON-RPC error; a server that
+/// offers only revisions with sessions (its answer names no revision the client discovers
+/// with), and a legacy server
+/// that refuses the probe at the HTTP level instead (a 400 or 404 for a request without a
+/// session, as several SDKs answer) fails the probe. Such a server gets one more attempt, on a
+/// new transport, with the `initialize` handshake alone.
+async fn connect_http(
+    state: ClientState,
+    config: StreamableHttpClientTransportConfig,
+    timeout: Duration,
+) -> Result<
+    Result<RunningService<RoleClient, ClientState>, rmcp::service::ClientInitializeError>,
+    tokio::time::error::Elapsed,
+> {
+    let deadline = tokio::time::Instant::now() + timeout;
+    let lifecycle = ClientLifecycleMode::Auto {
+        preferred_versions: DISCOVER_VERSIONS.to_vec(),
+        legacy_version: Some(ProtocolVersion::LATEST_WITH_INITIALIZE),
+    };
+    let retry_state = ClientState {
+        tools_changed: state.tools_changed.clone(),
+        server: state.server.clone(),
+    };
+    let transport = StreamableHttpClientTransport::from_config(config.clone());
+    match tokio::time::timeout_at(deadline, state.serve_with_lifecycle(transport, lifecycle)).await
+    {
+        Ok(Err(error)) => {
+            tracing::debug!(target: "hpd_agent::mcp", server = %retry_state.server, %error, "server/discover failed; trying initialize");
+            let transport = StreamableHttpClientTransport::from_config(config);
+            tokio::time::timeout_at(deadline, retry_state.serve(transport)).await
+        }
+        other => other,
     }
 }
 

@@ -1,0 +1,72 @@
+//! The MCP client under test of the official conformance suite
+//! (npm `@modelcontextprotocol/conformance`, `conformance client --command ...`), run by
+//! `.ci/mcp-conformance.sh`.
+//!
+//! The suite starts a test server per scenario and runs this program with the server's URL as
+//! its last argument and the scenario's name in `MCP_CONFORMANCE_SCENARIO`. The program does
+//! what an agent would: it connects the server as an [`McpHarness`], lists its tools and calls
+//! each one through a [`ToolSession`](hpd_agent::ToolSession), with arguments made from the
+//! tool's schema. It exits with status 1 when connecting fails.
+//!
+//! ```text
+//! MCP_CONFORMANCE_SCENARIO=tools_call mcp_conformance_client http://localhost:PORT/mcp
+//! ```
+
+use hpd_agent::mcp::McpHarness;
+use hpd_agent::{AgentBuilder, ScriptedChatClient};
+use serde_json::{Map, Value};
+
+/// Arguments for a tool: a value of the declared type for every required property.
+fn arguments_for(schema: &Value) -> Value {
+    let mut arguments = Map::new();
+    let required = schema["required"].as_array().cloned().unwrap_or_default();
+    for name in required.iter().filter_map(Value::as_str) {
+        let property = &schema["properties"][name];
+        let value = match property["type"].as_str() {
+            Some("number" | "integer") => Value::from(1),
+            Some("boolean") => Value::Bool(true),
+            Some("array") => Value::Array(Vec::new()),
+            Some("object") => Value::Object(Map::new()),
+            _ => Value::from("test"),
+        };
+        arguments.insert(name.to_owned(), value);
+    }
+    Value::Object(arguments)
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let url = std::env::args()
+        .next_back()
+        .filter(|arg| arg.starts_with("http"))
+        .ok_or("usage: mcp_conformance_client URL")?;
+    let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
+    eprintln!("scenario {scenario:?} against {url}");
+    let harness = McpHarness::http("Conformance", url)
+        .collapse(false)
+        .connect()
+        .await?;
+    let agent = AgentBuilder::new()
+        .with_harness(harness)
+        // The model is never asked: this program makes the calls itself.
+        .with_chat_client(ScriptedChatClient::new())
+        .build()?;
+    let tools = agent.flat_tool_session();
+    for (index, tool) in tools.visible_tools().iter().enumerate() {
+        let arguments = arguments_for(&tool.parameters).to_string();
+        let outcome = tools
+            .call(&tool.name, &arguments, &format!("c{index}"))
+            .await?;
+        eprintln!(
+            "{}({arguments}) -> {}{}",
+            tool.name,
+            if outcome.result.is_error {
+                "error: "
+            } else {
+                ""
+            },
+            outcome.result.text
+        );
+    }
+    Ok(())
+}
