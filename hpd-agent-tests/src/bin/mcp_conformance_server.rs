@@ -11,9 +11,10 @@
 //! ```
 
 use std::net::SocketAddr;
+use std::time::Duration;
 
 use hpd_agent::mcp::McpServer;
-use hpd_agent::{AgentBuilder, HarnessBuilder, ScriptedChatClient, Tool, ToolResult};
+use hpd_agent::{AgentBuilder, HarnessBuilder, LogLevel, ScriptedChatClient, Tool, ToolResult};
 use serde_json::json;
 
 fn no_arguments() -> serde_json::Value {
@@ -34,6 +35,36 @@ fn fixture_tools() -> Vec<Tool> {
             no_arguments(),
             |_, _| async {
                 ToolResult::error("This tool intentionally returns an error for testing")
+            },
+        ),
+        // Reports 0, 50 and 100 of 100, with pauses, through `FunctionContext::report_progress`.
+        Tool::new(
+            "test_tool_with_progress",
+            "Reports progress while it runs",
+            no_arguments(),
+            |_, ctx| async move {
+                for progress in [0.0, 50.0, 100.0] {
+                    ctx.report_progress(progress, Some(100.0), Some("working"));
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+                ToolResult::ok("Progress test completed")
+            },
+        ),
+        // Logs three messages, with pauses, through `FunctionContext::log`.
+        Tool::new(
+            "test_tool_with_logging",
+            "Logs messages while it runs",
+            no_arguments(),
+            |_, ctx| async move {
+                for message in [
+                    "Tool execution started",
+                    "Tool processing data",
+                    "Tool execution completed",
+                ] {
+                    ctx.log(LogLevel::Info, message);
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+                ToolResult::ok("Logging test completed")
             },
         ),
     ]

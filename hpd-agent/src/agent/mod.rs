@@ -21,7 +21,7 @@
 //! ```
 
 mod builder;
-mod events;
+pub(crate) mod events;
 mod registration;
 mod run;
 mod stored;

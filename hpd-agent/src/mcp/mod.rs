@@ -79,6 +79,11 @@
 //! - The server offers protocol revisions up to 2025-11-25, which have sessions: expansions
 //!   live in the session. A result that made tools visible (a container call, a recovered
 //!   member) ends with the new tools, their descriptions and parameter schemas.
+//! - A served function's [`FunctionContext::report_progress`](crate::FunctionContext::report_progress)
+//!   becomes `notifications/progress` when the request carries a `progressToken`, and its
+//!   [`FunctionContext::log`](crate::FunctionContext::log) `notifications/message` at or
+//!   above the level the client set with `logging/setLevel` (`info` until it sets one); both
+//!   are sent before the call's result.
 //! - The HTTP server accepts requests without `Origin` (non-browser clients) and with a
 //!   loopback origin; others must be allowed with [`McpServer::allow_origin`].
 //! - Tracing: connection, restarts, renames and rejected HTTP requests log under the target
