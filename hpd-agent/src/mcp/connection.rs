@@ -293,7 +293,7 @@ impl Connection {
                 })?;
                 let config = StreamableHttpClientTransportConfig::with_uri(url.as_str())
                     .custom_headers(headers);
-                connect_http(state, config, timeout).await
+                connect_http(state, config, timeout, &endpoint.secrets()).await
             }
         };
         let service = match handshake {
@@ -489,11 +489,13 @@ const DISCOVER_VERSIONS: [ProtocolVersion; 1] = [ProtocolVersion::V_2026_07_28];
 /// with), and a legacy server
 /// that refuses the probe at the HTTP level instead (a 400 or 404 for a request without a
 /// session, as several SDKs answer) fails the probe. Such a server gets one more attempt, on a
-/// new transport, with the `initialize` handshake alone.
+/// new transport, with the `initialize` handshake alone. `secrets` are scrubbed from what is
+/// logged of the first attempt.
 async fn connect_http(
     state: ClientState,
     config: StreamableHttpClientTransportConfig,
     timeout: Duration,
+    secrets: &[String],
 ) -> Result<
     Result<RunningService<RoleClient, ClientState>, rmcp::service::ClientInitializeError>,
     tokio::time::error::Elapsed,
@@ -511,6 +513,8 @@ async fn connect_http(
     match tokio::time::timeout_at(deadline, state.serve_with_lifecycle(transport, lifecycle)).await
     {
         Ok(Err(error)) => {
+            // The server's answer may quote the request's headers.
+            let error = scrub_secrets(error.to_string(), secrets);
             tracing::debug!(target: "hpd_agent::mcp", server = %retry_state.server, %error, "server/discover failed; trying initialize");
             let transport = StreamableHttpClientTransport::from_config(config);
             tokio::time::timeout_at(deadline, retry_state.serve(transport)).await

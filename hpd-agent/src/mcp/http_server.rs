@@ -14,6 +14,8 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
+use super::resource_server::BoundResource;
+
 type HttpResponse = Response<BoxBody<Bytes, Infallible>>;
 
 /// What a request must show to reach the MCP transport.
@@ -23,6 +25,8 @@ pub(crate) struct Guard {
     pub(crate) token: Option<String>,
     /// Origins allowed besides loopback ones, normalised by [`parse_origin`].
     pub(crate) allowed_origins: Vec<Origin>,
+    /// OAuth: access tokens checked by a verifier, and the metadata served.
+    pub(crate) oauth: Option<BoundResource>,
 }
 
 /// A browser origin: scheme, host and port (the scheme's default port when none is given).
@@ -84,6 +88,64 @@ pub(crate) enum Rejection {
     Origin(String),
     /// 401: no bearer token, or a wrong one.
     Unauthorized,
+    /// OAuth refused the token: 401 (`invalid_token`, or no token) or 403
+    /// (`insufficient_scope`), with the `WWW-Authenticate` challenge; `reason` is logged (it
+    /// never contains the token).
+    OAuth {
+        status: StatusCode,
+        challenge: String,
+        reason: String,
+    },
+}
+
+/// The credentials of `Authorization: Bearer <token>`.
+fn bearer(headers: &http::HeaderMap) -> Option<&str> {
+    headers
+        .get(header::AUTHORIZATION)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| {
+            let (scheme, credentials) = value.trim().split_once(' ')?;
+            scheme
+                .eq_ignore_ascii_case("bearer")
+                .then(|| credentials.trim())
+        })
+}
+
+impl BoundResource {
+    /// Checks a request's access token: verified, and granting every required scope.
+    pub(crate) async fn check(&self, headers: &http::HeaderMap) -> Result<(), Rejection> {
+        let Some(token) = bearer(headers) else {
+            return Err(Rejection::OAuth {
+                status: StatusCode::UNAUTHORIZED,
+                challenge: self.challenge(None),
+                reason: "no bearer token".to_owned(),
+            });
+        };
+        let verified = self
+            .config
+            .verifier
+            .verify(token, &self.resource)
+            .await
+            .map_err(|rejected| Rejection::OAuth {
+                status: StatusCode::UNAUTHORIZED,
+                challenge: self.challenge(Some("invalid_token")),
+                reason: rejected.to_string(),
+            })?;
+        let missing: Vec<&String> = self
+            .config
+            .required_scopes
+            .iter()
+            .filter(|scope| !verified.has_scope(scope))
+            .collect();
+        if !missing.is_empty() {
+            return Err(Rejection::OAuth {
+                status: StatusCode::FORBIDDEN,
+                challenge: self.challenge(Some("insufficient_scope")),
+                reason: format!("the token lacks the scopes {missing:?}"),
+            });
+        }
+        Ok(())
+    }
 }
 
 impl Guard {
@@ -100,15 +162,7 @@ impl Guard {
             }
         }
         if let Some(token) = &self.token {
-            let presented = headers
-                .get(header::AUTHORIZATION)
-                .and_then(|value| value.to_str().ok())
-                .and_then(|value| {
-                    let (scheme, credentials) = value.trim().split_once(' ')?;
-                    scheme
-                        .eq_ignore_ascii_case("bearer")
-                        .then(|| credentials.trim())
-                });
+            let presented = bearer(headers);
             if !presented.is_some_and(|presented| constant_time_eq(presented, token)) {
                 return Err(Rejection::Unauthorized);
             }
@@ -118,7 +172,7 @@ impl Guard {
 }
 
 /// Compares two secrets in time that depends only on their lengths.
-fn constant_time_eq(a: &str, b: &str) -> bool {
+pub(crate) fn constant_time_eq(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     let mut difference = u8::from(a.len() != b.len());
     for (index, byte) in a.iter().enumerate() {
@@ -128,12 +182,31 @@ fn constant_time_eq(a: &str, b: &str) -> bool {
 }
 
 fn rejection_response(rejection: &Rejection) -> HttpResponse {
+    if let Rejection::OAuth {
+        status, challenge, ..
+    } = rejection
+    {
+        let text = if *status == StatusCode::FORBIDDEN {
+            "Forbidden: the access token lacks a required scope"
+        } else {
+            "Unauthorized: a valid access token is required"
+        };
+        let mut response = Response::new(Full::new(Bytes::from(text)).boxed());
+        *response.status_mut() = *status;
+        if let Ok(value) = http::HeaderValue::from_str(challenge) {
+            response
+                .headers_mut()
+                .insert(header::WWW_AUTHENTICATE, value);
+        }
+        return response;
+    }
     let (status, text) = match rejection {
         Rejection::Origin(origin) => (
             StatusCode::FORBIDDEN,
             format!("Forbidden: the origin '{origin}' is not allowed"),
         ),
-        Rejection::Unauthorized => (
+        // Answered above; kept for a match over every kind.
+        Rejection::Unauthorized | Rejection::OAuth { .. } => (
             StatusCode::UNAUTHORIZED,
             "Unauthorized: a valid bearer token is required".to_owned(),
         ),
@@ -146,6 +219,25 @@ fn rejection_response(rejection: &Rejection) -> HttpResponse {
             http::HeaderValue::from_static("Bearer"),
         );
     }
+    response
+}
+
+/// The protected-resource metadata document (GET only; it is public).
+fn metadata_response(oauth: &BoundResource, method: &http::Method) -> HttpResponse {
+    if method != http::Method::GET {
+        let mut response = Response::new(Full::new(Bytes::from("Method Not Allowed")).boxed());
+        *response.status_mut() = StatusCode::METHOD_NOT_ALLOWED;
+        response
+            .headers_mut()
+            .insert(header::ALLOW, http::HeaderValue::from_static("GET"));
+        return response;
+    }
+    let body = oauth.metadata().to_string();
+    let mut response = Response::new(Full::new(Bytes::from(body)).boxed());
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        http::HeaderValue::from_static("application/json"),
+    );
     response
 }
 
@@ -183,6 +275,15 @@ pub(crate) async fn serve<S>(
                         if let Err(rejection) = guard.check(request.headers()) {
                             tracing::info!(target: "hpd_agent::mcp", %peer, ?rejection, "request rejected");
                             return Ok::<_, Infallible>(rejection_response(&rejection));
+                        }
+                        if let Some(oauth) = &guard.oauth {
+                            if oauth.is_metadata_path(request.uri().path()) {
+                                return Ok(metadata_response(oauth, request.method()));
+                            }
+                            if let Err(rejection) = oauth.check(request.headers()).await {
+                                tracing::info!(target: "hpd_agent::mcp", %peer, ?rejection, "request rejected");
+                                return Ok(rejection_response(&rejection));
+                            }
                         }
                         Ok(service.handle(request).await)
                     }
@@ -222,6 +323,7 @@ mod tests {
         Guard {
             token: token.map(str::to_owned),
             allowed_origins: origins.iter().filter_map(|o| parse_origin(o)).collect(),
+            oauth: None,
         }
     }
 

@@ -102,10 +102,15 @@ mod content;
 mod error;
 mod http_server;
 mod names;
+mod resource_server;
 mod serve;
 mod server;
 mod source;
 
 pub use client::{DEFAULT_MAX_RESULT_CHARS, DEFAULT_TIMEOUT, McpHarness};
 pub use error::McpError;
+pub use resource_server::{
+    DiscoveryError, JwtVerifier, ProtectedResource, StaticTokenVerifier, TokenRejected,
+    TokenVerifier, VerifiedToken,
+};
 pub use server::{McpHttpServer, McpServer};

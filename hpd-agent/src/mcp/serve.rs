@@ -375,7 +375,8 @@ pub(crate) async fn serve_http<F>(
     addr: SocketAddr,
     make_tools: F,
     identity: Arc<Identity>,
-    guard: Guard,
+    mut guard: Guard,
+    oauth: Option<super::ProtectedResource>,
     allowed_hosts: Option<Vec<String>>,
     shutdown: CancellationToken,
 ) -> Result<HttpServing, McpError>
@@ -388,6 +389,10 @@ where
     let local_addr = listener
         .local_addr()
         .map_err(|error| McpError::Serve(format!("could not read the bound address: {error}")))?;
+    // The resource URL defaults to the endpoint, known only now (port 0).
+    guard.oauth = oauth.map(|config| {
+        super::resource_server::BoundResource::new(config, &format!("http://{local_addr}/mcp"))
+    });
     let mut config =
         StreamableHttpServerConfig::default().with_cancellation_token(shutdown.child_token());
     if let Some(hosts) = allowed_hosts {

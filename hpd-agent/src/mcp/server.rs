@@ -5,9 +5,9 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
-use super::McpError;
 use super::http_server::{Guard, parse_origin};
 use super::serve::{self, Identity};
+use super::{McpError, ProtectedResource};
 use crate::Agent;
 
 /// Serves an agent's tools to MCP clients, over stdio or streamable HTTP.
@@ -75,6 +75,7 @@ pub struct McpServer {
     flat: bool,
     identity: Identity,
     token: Option<String>,
+    oauth: Option<ProtectedResource>,
     unauthenticated: bool,
     origins: Vec<String>,
     hosts: Option<Vec<String>>,
@@ -111,6 +112,7 @@ impl McpServer {
                 instructions: None,
             },
             token: None,
+            oauth: None,
             unauthenticated: false,
             origins: Vec::new(),
             hosts: None,
@@ -183,6 +185,35 @@ impl McpServer {
     /// ```
     pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
         self.token = Some(token.into());
+        self
+    }
+
+    /// Protects the HTTP server with OAuth: access tokens issued by the given authorization
+    /// servers, checked by its [`TokenVerifier`](super::TokenVerifier), and the
+    /// protected-resource metadata that tells clients where to get them (see
+    /// [`ProtectedResource`]). Replaces a [`bearer_token`](Self::bearer_token).
+    ///
+    /// ```
+    /// use hpd_agent::mcp::{McpServer, ProtectedResource, StaticTokenVerifier};
+    /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
+    ///
+    /// # #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
+    /// let server = McpServer::new(agent)
+    ///     .oauth(ProtectedResource::new("https://auth.example.com", StaticTokenVerifier::new("t0ken-t0ken")))
+    ///     .serve_http("127.0.0.1:0".parse()?)
+    ///     .await?;
+    /// let refused = reqwest::Client::new().post(server.url()).body("{}").send().await?;
+    /// assert_eq!(refused.status(), 401);
+    /// let challenge = refused.headers()["www-authenticate"].to_str()?;
+    /// assert!(challenge.contains("/.well-known/oauth-protected-resource/mcp"));
+    /// server.shutdown().await;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn oauth(mut self, resource: ProtectedResource) -> Self {
+        self.oauth = Some(resource);
         self
     }
 
@@ -280,7 +311,7 @@ impl McpServer {
     ///
     /// # Errors
     ///
-    /// [`McpError::Invalid`] without a bearer token (and without
+    /// [`McpError::Invalid`] without a bearer token or [`oauth`](Self::oauth) (and without
     /// [`allow_unauthenticated`](Self::allow_unauthenticated)), with an empty token or an
     /// origin that is not `scheme://host[:port]`; [`McpError::Serve`] when `addr` cannot be
     /// bound.
@@ -304,6 +335,8 @@ impl McpServer {
             message: message.to_owned(),
         };
         let token = match (&self.token, self.unauthenticated) {
+            // OAuth replaces the static token.
+            _ if self.oauth.is_some() => None,
             (Some(token), _) if token.trim().is_empty() => {
                 return Err(invalid("the bearer token is empty"));
             }
@@ -311,7 +344,7 @@ impl McpServer {
             (None, true) => None,
             (None, false) => {
                 return Err(invalid(
-                    "serve_http needs a bearer token: call bearer_token(..), or allow_unauthenticated() to serve the tools to anyone who can reach the port",
+                    "serve_http needs a bearer token: call bearer_token(..) or oauth(..), or allow_unauthenticated() to serve the tools to anyone who can reach the port",
                 ));
             }
         };
@@ -329,6 +362,7 @@ impl McpServer {
         let guard = Guard {
             token,
             allowed_origins,
+            oauth: None,
         };
         let agent = self.agent;
         let flat = self.flat;
@@ -339,6 +373,7 @@ impl McpServer {
             move || Self::tool_session(&agent, flat).with_cancellation(session_token.child_token()),
             Arc::new(self.identity),
             guard,
+            self.oauth,
             self.hosts,
             shutdown,
         )
