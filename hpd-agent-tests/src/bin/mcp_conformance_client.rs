@@ -12,9 +12,62 @@
 //! MCP_CONFORMANCE_SCENARIO=tools_call mcp_conformance_client http://localhost:PORT/mcp
 //! ```
 
-use hpd_agent::mcp::McpHarness;
+use async_trait::async_trait;
+use hpd_agent::mcp::{AuthorizationHandler, McpHarness, McpOAuth};
 use hpd_agent::{AgentBuilder, ScriptedChatClient};
 use serde_json::{Map, Value};
+
+/// The URL of the client ID metadata document the suite's authorization servers know.
+const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
+
+/// The browser step without a browser: the suite's authorization endpoints redirect at once,
+/// so the callback is the `Location` of the authorization URL's answer.
+struct FollowRedirect {
+    http: reqwest::Client,
+}
+
+#[async_trait]
+impl AuthorizationHandler for FollowRedirect {
+    fn redirect_uri(&self) -> String {
+        "http://localhost:3000/callback".to_owned()
+    }
+
+    async fn authorize(&self, authorization_url: &str) -> Result<String, String> {
+        let response = self
+            .http
+            .get(authorization_url)
+            .send()
+            .await
+            .map_err(|e| e.to_string())?;
+        response
+            .headers()
+            .get("location")
+            .and_then(|value| value.to_str().ok())
+            .map(str::to_owned)
+            .ok_or_else(|| format!("the authorization endpoint answered {}", response.status()))
+    }
+}
+
+/// The sign-in: a client ID metadata document where the server supports them (dynamic
+/// registration elsewhere), or the pre-registered client of `MCP_CONFORMANCE_CONTEXT`.
+fn oauth() -> Result<McpOAuth, Box<dyn std::error::Error>> {
+    let http = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()?;
+    let mut oauth = McpOAuth::new(FollowRedirect { http })
+        .client_name("hpd-agent conformance client")
+        .client_metadata_url(CLIENT_METADATA_URL);
+    if let Ok(context) = std::env::var("MCP_CONFORMANCE_CONTEXT") {
+        let context: Value = serde_json::from_str(&context)?;
+        if let Some(client_id) = context["client_id"].as_str() {
+            oauth = oauth.client_id(client_id);
+            if let Some(secret) = context["client_secret"].as_str() {
+                oauth = oauth.client_secret(secret);
+            }
+        }
+    }
+    Ok(oauth)
+}
 
 /// Arguments for a tool: a value of the declared type for every required property.
 fn arguments_for(schema: &Value) -> Value {
@@ -43,6 +96,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
     eprintln!("scenario {scenario:?} against {url}");
     let harness = McpHarness::http("Conformance", url)
+        .oauth(oauth()?)
         .collapse(false)
         .connect()
         .await?;

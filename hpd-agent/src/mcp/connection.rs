@@ -16,6 +16,7 @@ use rmcp::model::{
 use rmcp::service::{
     ClientLifecycleMode, ClientServiceExt as _, NotificationContext, RunningService, ServiceError,
 };
+use rmcp::transport::auth::AuthClient;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, RoleClient, ServiceExt as _};
@@ -56,6 +57,8 @@ pub(crate) enum Endpoint {
         url: String,
         /// Headers sent with every request (e.g. `Authorization`).
         headers: Vec<(String, String)>,
+        /// The OAuth sign-in, when the server is behind an authorization server.
+        oauth: Option<super::McpOAuth>,
     },
 }
 
@@ -78,13 +81,18 @@ impl std::fmt::Debug for Endpoint {
                 .field("args", args)
                 .field("env", &redacted(env.keys().collect()))
                 .finish(),
-            Endpoint::Http { url, headers } => f
+            Endpoint::Http {
+                url,
+                headers,
+                oauth,
+            } => f
                 .debug_struct("Http")
                 .field("url", &crate::credentials::redact_url(url))
                 .field(
                     "headers",
                     &redacted(headers.iter().map(|(n, _)| n).collect()),
                 )
+                .field("oauth", oauth)
                 .finish(),
         }
     }
@@ -97,8 +105,13 @@ impl Endpoint {
     pub(crate) fn secrets(&self) -> Vec<String> {
         let mut secrets: Vec<String> = match self {
             Endpoint::Stdio { env, .. } => env.values().cloned().collect(),
-            Endpoint::Http { url, headers } => {
+            Endpoint::Http {
+                url,
+                headers,
+                oauth,
+            } => {
                 let mut values: Vec<String> = Vec::new();
+                values.extend(oauth.iter().flat_map(super::McpOAuth::secrets));
                 for (_, value) in headers {
                     values.push(value.clone());
                     if let Some(word) = value.split_whitespace().last() {
@@ -129,7 +142,7 @@ impl Endpoint {
                     return Err(invalid("the command is empty".to_owned()));
                 }
             }
-            Endpoint::Http { url, headers } => {
+            Endpoint::Http { url, headers, .. } => {
                 if !(url.starts_with("http://") || url.starts_with("https://")) {
                     return Err(invalid(format!(
                         "the URL `{url}` does not start with http:// or https://"
@@ -236,6 +249,8 @@ impl ClientHandler for ClientState {
 /// server the child process (its stdin is closed, then it is terminated if it lingers).
 pub(crate) struct Connection {
     service: RunningService<RoleClient, ClientState>,
+    /// The endpoint URL and the OAuth sign-in, for a step-up during a call.
+    oauth: Option<(String, super::McpOAuth)>,
     server: String,
     stderr_tail: Arc<StderrTail>,
     tools_changed: Arc<AtomicBool>,
@@ -285,7 +300,11 @@ impl Connection {
                 }
                 tokio::time::timeout(timeout, state.serve(transport)).await
             }
-            Endpoint::Http { url, headers } => {
+            Endpoint::Http {
+                url,
+                headers,
+                oauth,
+            } => {
                 stderr_tail.finish();
                 let headers = header_map(headers).map_err(|message| McpError::Invalid {
                     server: server.to_owned(),
@@ -293,7 +312,21 @@ impl Connection {
                 })?;
                 let config = StreamableHttpClientTransportConfig::with_uri(url.as_str())
                     .custom_headers(headers);
-                connect_http(state, config, timeout, &endpoint.secrets()).await
+                match oauth {
+                    None => {
+                        connect_http(
+                            state,
+                            || StreamableHttpClientTransport::from_config(config.clone()),
+                            timeout,
+                            &endpoint.secrets(),
+                        )
+                        .await
+                    }
+                    Some(oauth) => {
+                        connect_with_oauth(server, url, oauth, state, config, timeout, endpoint)
+                            .await?
+                    }
+                }
             }
         };
         let service = match handshake {
@@ -313,8 +346,17 @@ impl Connection {
             }
         };
         tracing::debug!(target: "hpd_agent::mcp", server, endpoint = %endpoint.describe(), "connected");
+        let oauth = match endpoint {
+            Endpoint::Http {
+                url,
+                oauth: Some(oauth),
+                ..
+            } => Some((url.clone(), oauth.clone())),
+            _ => None,
+        };
         Ok(Connection {
             service,
+            oauth,
             server: server.to_owned(),
             stderr_tail,
             tools_changed,
@@ -349,7 +391,18 @@ impl Connection {
     /// tool whose `inputSchema` is no object, a name that is no string), the list is read
     /// again entry by entry: such entries are left out (with a warning) and the rest is used.
     pub(crate) async fn list_tools(&self, timeout: Duration) -> Result<Vec<RemoteTool>, McpError> {
-        let listed = tokio::time::timeout(timeout, self.service.peer().list_all_tools()).await;
+        let deadline = tokio::time::Instant::now() + timeout;
+        let mut sign_ins = 0;
+        let listed = loop {
+            let listed =
+                tokio::time::timeout_at(deadline, self.service.peer().list_all_tools()).await;
+            if let Ok(Err(error)) = &listed
+                && let Ok(true) = self.sign_in_again(error, &mut sign_ins).await
+            {
+                continue;
+            }
+            break listed;
+        };
         let tools = match listed {
             Ok(Ok(tools)) => tools,
             Ok(Err(ServiceError::UnexpectedResponse)) => {
@@ -449,7 +502,22 @@ impl Connection {
             return Err(CallFailure::Closed(self.stderr_tail.quote(message).await));
         }
         let params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
-        match tokio::time::timeout(timeout, self.service.peer().call_tool(params)).await {
+        let deadline = tokio::time::Instant::now() + timeout;
+        let mut sign_ins = 0;
+        let answer = loop {
+            let answer =
+                tokio::time::timeout_at(deadline, self.service.peer().call_tool(params.clone()))
+                    .await;
+            match &answer {
+                Ok(Err(error)) => match self.sign_in_again(error, &mut sign_ins).await {
+                    Ok(true) => continue,
+                    Ok(false) => break answer,
+                    Err(message) => return Err(CallFailure::Protocol(message)),
+                },
+                _ => break answer,
+            }
+        };
+        match answer {
             Ok(Ok(result)) => Ok(result),
             Ok(Err(ServiceError::McpError(error))) => Err(CallFailure::Protocol(format!(
                 "{} (JSON-RPC error {})",
@@ -463,6 +531,36 @@ impl Connection {
             )),
             Err(_) => Err(CallFailure::TimedOut(timeout)),
         }
+    }
+
+    /// After a request failed: when the server asked for authorization (a 401, or a 403 for
+    /// more scopes, as after a token was revoked, its authorization server changed, or a call
+    /// needs more scopes) and the connection signs in with OAuth, signs in again; `Ok(true)`
+    /// means the request should be sent once more. At most
+    /// [`MAX_SIGN_INS`](super::oauth::MAX_SIGN_INS) per request.
+    async fn sign_in_again(
+        &self,
+        error: &ServiceError,
+        sign_ins: &mut usize,
+    ) -> Result<bool, String> {
+        let (Some((url, oauth)), Some(challenge)) = (&self.oauth, error.auth_challenge()) else {
+            return Ok(false);
+        };
+        if *sign_ins == super::oauth::MAX_SIGN_INS {
+            return Ok(false);
+        }
+        *sign_ins += 1;
+        tracing::info!(target: "hpd_agent::mcp", server = %self.server, "signing in again (OAuth)");
+        oauth
+            .sign_in(url, challenge)
+            .await
+            .map(|()| true)
+            .map_err(|message| {
+                scrub_secrets(
+                    format!("the OAuth sign-in failed: {message}"),
+                    &oauth.secrets(),
+                )
+            })
     }
 
     /// Whether the server answers a ping within `timeout`.
@@ -491,15 +589,19 @@ const DISCOVER_VERSIONS: [ProtocolVersion; 1] = [ProtocolVersion::V_2026_07_28];
 /// session, as several SDKs answer) fails the probe. Such a server gets one more attempt, on a
 /// new transport, with the `initialize` handshake alone. `secrets` are scrubbed from what is
 /// logged of the first attempt.
-async fn connect_http(
+async fn connect_http<T, F>(
     state: ClientState,
-    config: StreamableHttpClientTransportConfig,
+    make_transport: F,
     timeout: Duration,
     secrets: &[String],
 ) -> Result<
     Result<RunningService<RoleClient, ClientState>, rmcp::service::ClientInitializeError>,
     tokio::time::error::Elapsed,
-> {
+>
+where
+    F: Fn() -> T,
+    T: rmcp::transport::Transport<RoleClient> + 'static,
+{
     let deadline = tokio::time::Instant::now() + timeout;
     let lifecycle = ClientLifecycleMode::Auto {
         preferred_versions: DISCOVER_VERSIONS.to_vec(),
@@ -509,17 +611,76 @@ async fn connect_http(
         tools_changed: state.tools_changed.clone(),
         server: state.server.clone(),
     };
-    let transport = StreamableHttpClientTransport::from_config(config.clone());
-    match tokio::time::timeout_at(deadline, state.serve_with_lifecycle(transport, lifecycle)).await
+    match tokio::time::timeout_at(
+        deadline,
+        state.serve_with_lifecycle(make_transport(), lifecycle),
+    )
+    .await
     {
-        Ok(Err(error)) => {
+        // A refusal for want of authorization is the same for both handshakes.
+        Ok(Err(error)) if error.auth_challenge().is_none() => {
             // The server's answer may quote the request's headers.
             let error = scrub_secrets(error.to_string(), secrets);
             tracing::debug!(target: "hpd_agent::mcp", server = %retry_state.server, %error, "server/discover failed; trying initialize");
-            let transport = StreamableHttpClientTransport::from_config(config);
-            tokio::time::timeout_at(deadline, retry_state.serve(transport)).await
+            tokio::time::timeout_at(deadline, retry_state.serve(make_transport())).await
         }
         other => other,
+    }
+}
+
+/// Connects through `rmcp`'s OAuth client: the kept tokens are sent; a 401 or a 403 with
+/// `insufficient_scope` starts a sign-in (at most [`MAX_SIGN_INS`](super::oauth::MAX_SIGN_INS)
+/// times), after which the handshake is tried again.
+async fn connect_with_oauth(
+    server: &str,
+    url: &str,
+    oauth: &super::McpOAuth,
+    state: ClientState,
+    config: StreamableHttpClientTransportConfig,
+    timeout: Duration,
+    endpoint: &Endpoint,
+) -> Result<
+    Result<
+        Result<RunningService<RoleClient, ClientState>, rmcp::service::ClientInitializeError>,
+        tokio::time::error::Elapsed,
+    >,
+    McpError,
+> {
+    let secrets = endpoint.secrets();
+    let refused = |message: String| McpError::Handshake {
+        server: server.to_owned(),
+        message: scrub_secrets(message, &secrets),
+    };
+    let mut sign_ins = 0;
+    loop {
+        let manager = oauth.manager(url).await.map_err(refused)?;
+        let client = AuthClient::new(reqwest::Client::new(), manager);
+        let attempt_state = ClientState {
+            tools_changed: state.tools_changed.clone(),
+            server: state.server.clone(),
+        };
+        let connected = connect_http(
+            attempt_state,
+            || StreamableHttpClientTransport::with_client(client.clone(), config.clone()),
+            timeout,
+            &secrets,
+        )
+        .await;
+        let challenge = match &connected {
+            Ok(Err(error)) => error.auth_challenge().map(str::to_owned),
+            _ => None,
+        };
+        match challenge {
+            Some(challenge) if sign_ins < super::oauth::MAX_SIGN_INS => {
+                sign_ins += 1;
+                tracing::info!(target: "hpd_agent::mcp", server, "signing in (OAuth)");
+                oauth
+                    .sign_in(url, &challenge)
+                    .await
+                    .map_err(|message| refused(format!("the OAuth sign-in failed: {message}")))?;
+            }
+            _ => return Ok(connected),
+        }
     }
 }
 

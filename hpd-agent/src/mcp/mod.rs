@@ -102,6 +102,7 @@ mod content;
 mod error;
 mod http_server;
 mod names;
+mod oauth;
 mod resource_server;
 mod serve;
 mod server;
@@ -109,6 +110,10 @@ mod source;
 
 pub use client::{DEFAULT_MAX_RESULT_CHARS, DEFAULT_TIMEOUT, McpHarness};
 pub use error::McpError;
+pub use oauth::{
+    AuthorizationHandler, FileTokenStore, LoopbackRedirect, MAX_SIGN_INS, McpOAuth,
+    MemoryTokenStore, StoredTokens, TokenStore, TokenStoreError,
+};
 pub use resource_server::{
     DiscoveryError, JwtVerifier, ProtectedResource, StaticTokenVerifier, TokenRejected,
     TokenVerifier, VerifiedToken,
