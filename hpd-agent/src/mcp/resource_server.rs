@@ -312,7 +312,7 @@ const JWKS_MIN_REFETCH: Duration = Duration::from_secs(10);
 /// Verifies JWT access tokens (RFC 9068): the signature with a key of the issuer's JWKS, the
 /// issuer (`iss`), the audience (`aud`, the server's resource URL unless
 /// [`audience`](Self::audience) says otherwise) and the expiry (`exp`, with 30 seconds of
-/// leeway for clock skew). Scopes come from `scope` (space-separated) or `scp` (a list).
+/// [`leeway`](Self::leeway) for clock skew). Scopes come from `scope` (space-separated) or `scp` (a list).
 ///
 /// Keys are fetched from the JWKS URL on first use and again after five minutes, or when a
 /// token names a key the set does not have (at most every ten seconds). Symmetric algorithms
@@ -339,6 +339,7 @@ pub struct JwtVerifier {
     issuer: String,
     jwks_uri: String,
     audience: Option<String>,
+    leeway: Duration,
     http: reqwest::Client,
     keys: Mutex<Option<FetchedKeys>>,
 }
@@ -389,6 +390,7 @@ impl JwtVerifier {
             issuer: issuer.into(),
             jwks_uri: jwks_uri.into(),
             audience: None,
+            leeway: Duration::from_secs(30),
             http: reqwest::Client::new(),
             keys: Mutex::new(None),
         }
@@ -472,6 +474,22 @@ impl JwtVerifier {
         self
     }
 
+    /// How much clock skew `exp` (and `nbf`) allow; default 30 seconds.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use hpd_agent::mcp::JwtVerifier;
+    ///
+    /// let strict = JwtVerifier::new("https://auth.example.com", "https://auth.example.com/jwks")
+    ///     .leeway(Duration::ZERO);
+    /// # drop(strict);
+    /// ```
+    #[must_use]
+    pub fn leeway(mut self, leeway: Duration) -> Self {
+        self.leeway = leeway;
+        self
+    }
+
     async fn fetch_keys(&self) -> Result<JwkSet, TokenRejected> {
         let unavailable = |what: String| {
             tracing::warn!(target: "hpd_agent::mcp", jwks_uri = %self.jwks_uri, "{what}");
@@ -552,7 +570,7 @@ impl TokenVerifier for JwtVerifier {
         }
         let key = self.key(header.kid.as_deref()).await?;
         let mut validation = Validation::new(header.alg);
-        validation.leeway = 30;
+        validation.leeway = self.leeway.as_secs();
         validation.set_issuer(&[self.issuer.as_str()]);
         validation.set_audience(&[self.audience.as_deref().unwrap_or(resource)]);
         validation.required_spec_claims = HashSet::from(["exp", "iss", "aud"].map(str::to_owned));
