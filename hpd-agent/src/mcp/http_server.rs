@@ -2,16 +2,21 @@
 //! bearer token before the MCP transport sees it.
 
 use std::convert::Infallible;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use http::{Request, Response, StatusCode, header};
 use http_body_util::{BodyExt as _, Full, combinators::BoxBody};
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use rmcp::ServerHandler;
 use rmcp::transport::StreamableHttpService;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-use tokio::net::TcpListener;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
 
 use super::resource_server::BoundResource;
@@ -241,16 +246,108 @@ fn metadata_response(oauth: &BoundResource, method: &http::Method) -> HttpRespon
     response
 }
 
+/// How long a connection may take and how many there may be (see
+/// [`McpServer::header_read_timeout`](super::McpServer::header_read_timeout),
+/// [`idle_timeout`](super::McpServer::idle_timeout) and
+/// [`max_connections`](super::McpServer::max_connections)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ConnectionLimits {
+    /// The time a request's headers may take to arrive, from its first byte.
+    pub(crate) header_read: Duration,
+    /// The time a connection may go without a byte read or written.
+    pub(crate) idle: Duration,
+    /// Connections open at once; more are closed as they arrive.
+    pub(crate) max_connections: usize,
+}
+
+impl Default for ConnectionLimits {
+    fn default() -> Self {
+        ConnectionLimits {
+            header_read: Duration::from_secs(10),
+            idle: Duration::from_secs(60),
+            max_connections: 1024,
+        }
+    }
+}
+
+/// A TCP stream that notes when a byte last went through it, for the idle timeout.
+struct Watched {
+    stream: TcpStream,
+    started: Instant,
+    /// Milliseconds after `started` of the last read or write.
+    last: Arc<AtomicU64>,
+}
+
+impl Watched {
+    fn touch(&self) {
+        let now = u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        self.last.store(now, Ordering::Relaxed);
+    }
+}
+
+impl AsyncRead for Watched {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        let before = buf.filled().len();
+        let polled = Pin::new(&mut self.stream).poll_read(cx, buf);
+        if matches!(polled, Poll::Ready(Ok(()))) && buf.filled().len() > before {
+            self.touch();
+        }
+        polled
+    }
+}
+
+impl AsyncWrite for Watched {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        data: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        let polled = Pin::new(&mut self.stream).poll_write(cx, data);
+        if matches!(polled, Poll::Ready(Ok(written)) if written > 0) {
+            self.touch();
+        }
+        polled
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.stream).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.stream).poll_shutdown(cx)
+    }
+}
+
+/// Waits until nothing went through the connection for `idle`.
+async fn idle_for(started: Instant, last: &AtomicU64, idle: Duration) {
+    loop {
+        let last = Duration::from_millis(last.load(Ordering::Relaxed));
+        let quiet_until = started + last + idle;
+        if Instant::now() >= quiet_until {
+            return;
+        }
+        tokio::time::sleep_until(quiet_until.into()).await;
+    }
+}
+
 /// Serves `service` on `listener` until `shutdown` is cancelled, checking every request with
 /// `guard` first: a rejected request never reaches the MCP transport, so no tool runs.
 pub(crate) async fn serve<S>(
     listener: TcpListener,
     service: StreamableHttpService<S, LocalSessionManager>,
     guard: Arc<Guard>,
+    limits: ConnectionLimits,
     shutdown: CancellationToken,
 ) where
     S: ServerHandler + Send + 'static,
 {
+    let slots = Arc::new(tokio::sync::Semaphore::new(limits.max_connections));
+    // The "limit reached" line is logged once per stretch of refusals, not per connection.
+    let mut at_limit = false;
     loop {
         let accepted = tokio::select! {
             () = shutdown.cancelled() => break,
@@ -263,10 +360,36 @@ pub(crate) async fn serve<S>(
                 continue;
             }
         };
+        let Ok(slot) = slots.clone().try_acquire_owned() else {
+            if !at_limit {
+                tracing::warn!(
+                    target: "hpd_agent::mcp",
+                    max_connections = limits.max_connections,
+                    %peer,
+                    "MCP HTTP server at its connection limit ({}): closing new connections until one ends",
+                    limits.max_connections
+                );
+                at_limit = true;
+            }
+            drop(stream);
+            continue;
+        };
+        if at_limit {
+            tracing::info!(target: "hpd_agent::mcp", "MCP HTTP server below its connection limit again");
+            at_limit = false;
+        }
+        let started = Instant::now();
+        let last = Arc::new(AtomicU64::new(0));
+        let stream = Watched {
+            stream,
+            started,
+            last: last.clone(),
+        };
         let service = service.clone();
         let guard = guard.clone();
         let connection_shutdown = shutdown.clone();
         tokio::spawn(async move {
+            let _slot = slot;
             let handler = hyper::service::service_fn(
                 move |request: Request<hyper::body::Incoming>| {
                     let service = service.clone();
@@ -290,6 +413,8 @@ pub(crate) async fn serve<S>(
                 },
             );
             let connection = hyper::server::conn::http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(limits.header_read)
                 .serve_connection(TokioIo::new(stream), handler);
             tokio::pin!(connection);
             tokio::select! {
@@ -297,6 +422,11 @@ pub(crate) async fn serve<S>(
                     if let Err(error) = result {
                         tracing::debug!(target: "hpd_agent::mcp", %peer, %error, "connection ended with an error");
                     }
+                }
+                // Nothing read or written for the idle timeout (an SSE stream's keep-alive
+                // pings count): the connection is dropped, and with it the socket.
+                () = idle_for(started, &last, limits.idle) => {
+                    tracing::debug!(target: "hpd_agent::mcp", %peer, "idle connection closed");
                 }
                 () = connection_shutdown.cancelled() => {
                     connection.as_mut().graceful_shutdown();

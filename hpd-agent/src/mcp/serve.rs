@@ -369,20 +369,36 @@ pub(crate) struct HttpServing {
     pub(crate) task: Option<tokio::task::JoinHandle<()>>,
 }
 
+/// How the HTTP front guards and bounds what reaches the MCP transport.
+pub(crate) struct HttpFront {
+    /// What a request must show.
+    pub(crate) guard: Guard,
+    /// Timeouts and the connection cap.
+    pub(crate) limits: http_server::ConnectionLimits,
+    /// OAuth, bound to the endpoint once the address is known.
+    pub(crate) oauth: Option<super::ProtectedResource>,
+    /// The hosts the `Host` header may name (rmcp's default: loopback ones).
+    pub(crate) allowed_hosts: Option<Vec<String>>,
+}
+
 /// Binds `addr` and serves MCP sessions (on every path), each with the tool session
 /// `make_tools` creates for it.
 pub(crate) async fn serve_http<F>(
     addr: SocketAddr,
     make_tools: F,
     identity: Arc<Identity>,
-    mut guard: Guard,
-    oauth: Option<super::ProtectedResource>,
-    allowed_hosts: Option<Vec<String>>,
+    front: HttpFront,
     shutdown: CancellationToken,
 ) -> Result<HttpServing, McpError>
 where
     F: Fn() -> ToolSession + Send + Sync + 'static,
 {
+    let HttpFront {
+        mut guard,
+        limits,
+        oauth,
+        allowed_hosts,
+    } = front;
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .map_err(|error| McpError::Serve(format!("could not bind {addr}: {error}")))?;
@@ -407,6 +423,7 @@ where
         listener,
         service,
         Arc::new(guard),
+        limits,
         shutdown.clone(),
     ));
     Ok(HttpServing {

@@ -2,10 +2,11 @@
 
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
-use super::http_server::{Guard, parse_origin};
+use super::http_server::{ConnectionLimits, Guard, parse_origin};
 use super::serve::{self, Identity};
 use super::{McpError, ProtectedResource};
 use crate::Agent;
@@ -79,6 +80,7 @@ pub struct McpServer {
     unauthenticated: bool,
     origins: Vec<String>,
     hosts: Option<Vec<String>>,
+    limits: ConnectionLimits,
 }
 
 impl McpServer {
@@ -116,6 +118,7 @@ impl McpServer {
             unauthenticated: false,
             origins: Vec::new(),
             hosts: None,
+            limits: ConnectionLimits::default(),
         }
     }
 
@@ -277,6 +280,61 @@ impl McpServer {
         self
     }
 
+    /// How long a request's headers may take to arrive, from the connection's first byte or
+    /// the end of the previous request; default 10 seconds. A client that takes longer (a
+    /// slow-loris attack holds connections this way) is disconnected.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use hpd_agent::mcp::McpServer;
+    /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
+    ///
+    /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
+    /// let server = McpServer::new(agent).bearer_token("t").header_read_timeout(Duration::from_secs(5));
+    /// # drop(server);
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
+    pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
+        self.limits.header_read = timeout;
+        self
+    }
+
+    /// How long a connection may go without a byte read or written before it is closed;
+    /// default 60 seconds. Open SSE streams stay open: the server sends them keep-alive
+    /// pings every 15 seconds, so keep this longer than that.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use hpd_agent::mcp::McpServer;
+    /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
+    ///
+    /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
+    /// let server = McpServer::new(agent).bearer_token("t").idle_timeout(Duration::from_secs(120));
+    /// # drop(server);
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
+    pub fn idle_timeout(mut self, timeout: Duration) -> Self {
+        self.limits.idle = timeout;
+        self
+    }
+
+    /// How many connections may be open at once; default 1024. Connections beyond it are
+    /// closed as they arrive, and a warning says so (once until the count drops again).
+    ///
+    /// ```
+    /// use hpd_agent::mcp::McpServer;
+    /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
+    ///
+    /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
+    /// let server = McpServer::new(agent).bearer_token("t").max_connections(256);
+    /// # drop(server);
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
+    pub fn max_connections(mut self, max: usize) -> Self {
+        self.limits.max_connections = max;
+        self
+    }
+
     fn tool_session(agent: &Agent, flat: bool) -> crate::ToolSession {
         agent.served_tool_session(flat)
     }
@@ -348,6 +406,14 @@ impl McpServer {
                 ));
             }
         };
+        if self.limits.max_connections == 0 {
+            return Err(invalid("max_connections must be at least 1"));
+        }
+        if self.limits.header_read.is_zero() || self.limits.idle.is_zero() {
+            return Err(invalid(
+                "the header-read and idle timeouts must be longer than zero",
+            ));
+        }
         let mut allowed_origins = Vec::with_capacity(self.origins.len());
         for origin in &self.origins {
             match parse_origin(origin) {
@@ -372,9 +438,12 @@ impl McpServer {
             addr,
             move || Self::tool_session(&agent, flat).with_cancellation(session_token.child_token()),
             Arc::new(self.identity),
-            guard,
-            self.oauth,
-            self.hosts,
+            serve::HttpFront {
+                guard,
+                limits: self.limits,
+                oauth: self.oauth,
+                allowed_hosts: self.hosts,
+            },
             shutdown,
         )
         .await?;
