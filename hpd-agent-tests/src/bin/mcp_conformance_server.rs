@@ -86,7 +86,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .with_chat_client(ScriptedChatClient::new())
         .build()?;
     // The suite sends no credentials; the port is on loopback and lives for one run.
+    // Flat: the fixtures are plain tools, and a flat server also offers the stateless
+    // 2026-07-28 revision.
     let server = McpServer::new(agent)
+        .flat(true)
         .allow_unauthenticated()
         .serve_http(addr)
         .await?;

@@ -251,9 +251,17 @@ impl ServerHandler for SessionHandler {
     }
 
     /// Collapsing keeps state per session, which protocol revisions without sessions
-    /// (2026-07-28 and later) do not have; clients negotiate an earlier revision.
+    /// (2026-07-28 and later) do not have: a collapsing server offers revisions up to
+    /// 2025-11-25, and clients negotiate one of them. A [flat](super::McpServer::flat) server
+    /// has no state to keep, so it also offers the stateless 2026-07-28 (rmcp then serves each
+    /// request of that revision on a handler of its own).
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
-        Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::V_2025_11_25))
+        let newest = if self.tools.is_flat() {
+            &ProtocolVersion::V_2026_07_28
+        } else {
+            &ProtocolVersion::V_2025_11_25
+        };
+        Cow::Borrowed(ProtocolVersion::known_up_to(newest))
     }
 
     async fn list_tools(

@@ -33,8 +33,11 @@ use crate::Agent;
 /// events, and harnesses built at run time refresh their tool lists before each `tools/list`
 /// and call.
 ///
-/// Protocol revisions that have sessions (up to 2025-11-25) are offered; a client that asks
-/// for a later one negotiates down.
+/// Protocol revisions: a collapsing server offers those that have sessions (2025-06-18 and
+/// 2025-11-25, with the older ones rmcp knows), since expansions live in the session; a
+/// client that asks for a later one negotiates down. A [`flat`](Self::flat) server keeps no
+/// state and also offers the stateless 2026-07-28 (`server/discover`, no session), which
+/// rmcp 3.11 prefers.
 ///
 /// ```no_run
 /// use hpd_agent::mcp::McpServer;
