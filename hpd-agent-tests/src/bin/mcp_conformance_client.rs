@@ -69,22 +69,34 @@ fn oauth() -> Result<McpOAuth, Box<dyn std::error::Error>> {
     Ok(oauth)
 }
 
-/// Arguments for a tool: a value of the declared type for every required property.
-fn arguments_for(schema: &Value) -> Value {
+/// Arguments for a tool: a value of the declared type for every required property, strings
+/// being `text`. A required object property named `schema` gets the input schema the client
+/// sees for another of the server's tools (the suite's schema-preservation echo).
+fn arguments_for(schema: &Value, text: &str, others: &[&Value]) -> Value {
     let mut arguments = Map::new();
     let required = schema["required"].as_array().cloned().unwrap_or_default();
     for name in required.iter().filter_map(Value::as_str) {
         let property = &schema["properties"][name];
         let value = match property["type"].as_str() {
+            Some("object") if name == "schema" => others
+                .first()
+                .map_or_else(|| Value::Object(Map::new()), |other| (*other).clone()),
             Some("number" | "integer") => Value::from(1),
             Some("boolean") => Value::Bool(true),
             Some("array") => Value::Array(Vec::new()),
             Some("object") => Value::Object(Map::new()),
-            _ => Value::from("test"),
+            _ => Value::from(text),
         };
         arguments.insert(name.to_owned(), value);
     }
     Value::Object(arguments)
+}
+
+/// Whether a parameter of the tool is mirrored into an HTTP header (`x-mcp-header`).
+fn has_header_parameters(schema: &Value) -> bool {
+    schema["properties"]
+        .as_object()
+        .is_some_and(|properties| properties.values().any(|p| p.get("x-mcp-header").is_some()))
 }
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
@@ -106,21 +118,38 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .with_chat_client(ScriptedChatClient::new())
         .build()?;
     let tools = agent.flat_tool_session();
-    for (index, tool) in tools.visible_tools().iter().enumerate() {
-        let arguments = arguments_for(&tool.parameters).to_string();
-        let outcome = tools
-            .call(&tool.name, &arguments, &format!("c{index}"))
-            .await?;
-        eprintln!(
-            "{}({arguments}) -> {}{}",
-            tool.name,
-            if outcome.result.is_error {
-                "error: "
-            } else {
-                ""
-            },
-            outcome.result.text
-        );
+    let listed = tools.visible_tools();
+    let mut calls = 0;
+    for tool in &listed {
+        let others: Vec<&Value> = listed
+            .iter()
+            .filter(|other| other.name != tool.name)
+            .map(|other| other.parameters.as_ref())
+            .collect();
+        // A tool whose parameters become headers is also called with a text that a header
+        // cannot carry as it is (it is sent base64-encoded).
+        let texts: &[&str] = if has_header_parameters(&tool.parameters) {
+            &["test", "t\u{e9}st \u{2713}"]
+        } else {
+            &["test"]
+        };
+        for text in texts {
+            let arguments = arguments_for(&tool.parameters, text, &others).to_string();
+            calls += 1;
+            let outcome = tools
+                .call(&tool.name, &arguments, &format!("c{calls}"))
+                .await?;
+            eprintln!(
+                "{}({arguments}) -> {}{}",
+                tool.name,
+                if outcome.result.is_error {
+                    "error: "
+                } else {
+                    ""
+                },
+                outcome.result.text
+            );
+        }
     }
     Ok(())
 }
