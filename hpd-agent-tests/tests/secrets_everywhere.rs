@@ -3,10 +3,10 @@
 //! Bearer ...`), an MCP URL's password, MCP server environment values (printed to stderr by
 //! the server itself), the same in `AgentConfig`, and passwords in PostgreSQL and Redis store
 //! URLs, plain and with TLS settings (bad ones, and, when `HPD_POSTGRES_TLS_URL` and
-//! `HPD_REDIS_TLS_URL` are set, a wrong password and a wrong CA against the TLS-only servers).
-//! Every error text, `Debug` rendering, event and line of a recording `tracing` subscriber is
-//! searched for it. (The stores take no client certificate, so there is no TLS key path to
-//! leak.)
+//! `HPD_REDIS_TLS_URL` are set, a wrong password and a wrong CA against the TLS-only servers),
+//! and the access tokens an OAuth-protected `McpServer` is given or refuses. Every error text,
+//! `Debug` rendering, event and line of a recording `tracing` subscriber is searched for it.
+//! (The stores take no client certificate, so there is no TLS key path to leak.)
 
 mod mcp_common;
 mod support;
@@ -14,7 +14,9 @@ mod support;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use hpd_agent::mcp::McpHarness;
+use hpd_agent::mcp::{
+    JwtVerifier, McpHarness, McpServer, ProtectedResource, StaticTokenVerifier, TokenVerifier,
+};
 use hpd_agent::store::{PostgresSessionStore, RedisSessionStore};
 use hpd_agent::{
     AgentBuilder, AgentConfig, AgentRunConfig, AnthropicClient, ChatClient, ChatResponse,
@@ -163,6 +165,55 @@ async fn mcp_http(texts: &mut Texts) {
     texts.debug("mcp http error", &error);
 }
 
+/// An OAuth-protected server whose static token is the secret, and tokens that carry it and
+/// are refused: the server's answers and logs, `Debug` of everything, the verifiers' refusals.
+async fn mcp_oauth_server(texts: &mut Texts) {
+    let verifier = StaticTokenVerifier::new(SECRET).with_scopes(["tools"]);
+    texts.debug("oauth", &verifier);
+    let resource = ProtectedResource::new("https://auth.example.test", verifier)
+        .required_scopes(["tools", "more"]);
+    texts.debug("oauth", &resource);
+    let agent = AgentBuilder::new()
+        .with_chat_client(ScriptedChatClient::new())
+        .build()
+        .unwrap();
+    let server = McpServer::new(agent).oauth(resource);
+    texts.debug("oauth", &server);
+    let server = server
+        .serve_http("127.0.0.1:0".parse().unwrap())
+        .await
+        .unwrap();
+    texts.debug("oauth", &server);
+    let http = reqwest::Client::new();
+    // The right token without a required scope (403), and wrong tokens that contain it (401).
+    for token in [
+        SECRET.to_owned(),
+        format!("{SECRET}-wrong"),
+        format!("x{SECRET}"),
+    ] {
+        let response = http
+            .post(server.url())
+            .bearer_auth(&token)
+            .body("{}")
+            .send()
+            .await
+            .unwrap();
+        texts.add("oauth", format!("{:?}", response.headers()));
+        texts.add("oauth", response.text().await.unwrap());
+    }
+    let jwt = JwtVerifier::new("https://auth.example.test", "http://127.0.0.1:9/jwks");
+    for token in [SECRET.to_owned(), format!("eyJ.{SECRET}.sig")] {
+        let refused = jwt
+            .verify(&token, "http://127.0.0.1:1/mcp")
+            .await
+            .unwrap_err();
+        texts.add("oauth", refused.to_string());
+        texts.debug("oauth", &refused);
+    }
+    texts.debug("oauth", &jwt);
+    server.shutdown().await;
+}
+
 async fn config(texts: &mut Texts) {
     let address = "127.0.0.1:9";
     let config = AgentConfig::from_value(json!({
@@ -294,6 +345,7 @@ fn a_planted_secret_shows_nowhere() {
             providers(&mut texts).await;
             let stdio = mcp_stdio(&mut texts).await;
             mcp_http(&mut texts).await;
+            mcp_oauth_server(&mut texts).await;
             config(&mut texts).await;
             stores(&mut texts).await;
             (texts, stdio)

@@ -639,7 +639,7 @@ pub use scripted::{RecordedRequest, ScriptedChatClient};
 pub use store::{SessionStore, StoreError};
 pub use tokio_util::sync::CancellationToken;
 pub use tool::{
-    DEFAULT_MAX_DEPTH, Function, FunctionContext, FunctionFailure, SubAgent, ToolResult,
+    DEFAULT_MAX_DEPTH, Function, FunctionContext, FunctionFailure, LogLevel, SubAgent, ToolResult,
 };
 
 /// What harness code needs: the attribute macros and the types their functions use.

@@ -22,7 +22,7 @@
 
 pub mod budget;
 mod builder;
-mod events;
+pub(crate) mod events;
 mod registration;
 mod run;
 mod stored;

@@ -1,6 +1,5 @@
 //! The model loop of one turn.
 
-use std::any::Any;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -23,7 +22,7 @@ use crate::tool::ToolResult;
 
 use super::budget::{KnownPrompt, next_turn_start, summary_turn};
 use super::builder::{split_pending, with_sub_agent_members};
-use super::events::{AgentEvent, Emitter};
+use super::events::{AgentEvent, CallRun, Emitter};
 use super::registration::resolve;
 use super::{AgentInner, AgentRunConfig, RunOutput, Session};
 
@@ -558,12 +557,9 @@ impl Turn<'_> {
         let scope = CallScope {
             cancellation: &self.cancellation,
             turn_id: Some(Arc::clone(&self.turn_id)),
-            // Only a sub-agent reads it, to forward its events; with no handler there is
-            // nothing to forward.
-            run: self
-                .emitter
-                .is_listening()
-                .then(|| Arc::new(self.emitter.clone()) as Arc<dyn Any + Send + Sync>),
+            // Sub-agents forward their events through it, and functions report progress and
+            // log through it; with nobody listening there is nothing to build.
+            run: CallRun::for_call(&self.emitter, None),
         };
         let expansion = &self.expansion;
         // Collected first: a lazy iterator inside the stream trips the `Send` check of the

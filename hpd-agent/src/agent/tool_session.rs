@@ -1,7 +1,6 @@
 //! [`ToolSession`]: an agent's tools driven without a model, with collapsing, e.g. to serve
 //! them over MCP.
 
-use std::any::Any;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
@@ -12,10 +11,10 @@ use crate::chat::ToolDefinition;
 use crate::collapse::{Expansion, Routed, Toolset, Unwrapped, unknown_text};
 use crate::error::RunError;
 use crate::middleware::pipeline::{CallScope, ScopedPipeline, call_function, unless_cancelled};
-use crate::tool::ToolResult;
+use crate::tool::{CallReporter, ToolResult};
 
 use super::Agent;
-use super::events::{AgentEvent, Emitter};
+use super::events::{AgentEvent, CallRun, Emitter};
 
 /// What one [`ToolSession::call`] did.
 ///
@@ -471,6 +470,18 @@ impl ToolSession {
         arguments: &str,
         call_id: &str,
     ) -> Result<ToolCallOutcome, RunError> {
+        self.call_reporting(name, arguments, call_id, None).await
+    }
+
+    /// [`call`](Self::call), with the called function's progress reports and log messages
+    /// also going to `reporter` (the MCP server's client).
+    pub(crate) async fn call_reporting(
+        &self,
+        name: &str,
+        arguments: &str,
+        call_id: &str,
+        reporter: Option<Arc<dyn CallReporter>>,
+    ) -> Result<ToolCallOutcome, RunError> {
         let emitter = Emitter::new(self.agent.inner.handlers.clone());
         // Nobody listening: no event is built (no copies of the name, arguments and result).
         let started = emitter.sees_tool_calls().then(|| {
@@ -489,7 +500,10 @@ impl ToolSession {
                 tools_changed: false,
                 revealed: Vec::new(),
             }),
-            None => self.dispatch(name, arguments, call_id, &emitter).await,
+            None => {
+                self.dispatch(name, arguments, call_id, &emitter, reporter)
+                    .await
+            }
         }
         .map(|mut outcome| {
             outcome.result.text = limits.cut_result(outcome.result.text);
@@ -517,6 +531,7 @@ impl ToolSession {
         arguments: &str,
         call_id: &str,
         emitter: &Emitter,
+        reporter: Option<Arc<dyn CallReporter>>,
     ) -> Result<ToolCallOutcome, RunError> {
         // Route under the lock; run without it, so calls may overlap.
         let (tools, function, pipeline, expanded, tools_changed, revealed, arguments) = {
@@ -610,11 +625,9 @@ impl ToolSession {
             cancellation: &self.cancellation,
             // A tool session has no turns.
             turn_id: None,
-            // Only a sub-agent reads it, to forward its events; with no handler there is
-            // nothing to forward.
-            run: emitter
-                .is_listening()
-                .then(|| Arc::new(emitter.clone()) as Arc<dyn Any + Send + Sync>),
+            // Sub-agents forward their events through it, and functions report progress and
+            // log through it (also to the MCP client of a served call).
+            run: CallRun::for_call(emitter, reporter),
         };
         let function = tools.function(function);
         // A free slot is taken at once (the cancellation is checked before the call starts);

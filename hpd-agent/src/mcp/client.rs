@@ -167,6 +167,7 @@ impl McpHarness {
             Endpoint::Http {
                 url: url.into(),
                 headers: Vec::new(),
+                oauth: None,
             },
         )
     }
@@ -273,6 +274,34 @@ impl McpHarness {
         match &mut self.endpoint {
             Endpoint::Http { headers, .. } => headers.push((name.into(), value.into())),
             Endpoint::Stdio { .. } => self.misplaced = Some("header() is only for HTTP servers"),
+        }
+        self
+    }
+
+    /// Signs in with OAuth 2.1 to a server behind an authorization server (see
+    /// [`McpOAuth`](super::McpOAuth)): a `401` (or a `403` asking for more scopes) makes the
+    /// client discover the authorization server, identify itself, send the user through the
+    /// handler's browser step and keep the tokens, refreshed as they expire. Only for
+    /// [`http`](Self::http) servers.
+    ///
+    /// ```no_run
+    /// use hpd_agent::mcp::{LoopbackRedirect, McpHarness, McpOAuth};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// // `no_run`: it signs in at a real server.
+    /// let wiki = McpHarness::http("Wiki", "https://wiki.example.com/mcp")
+    ///     .oauth(McpOAuth::new(LoopbackRedirect::bind(0).await?))
+    ///     .connect()
+    ///     .await?;
+    /// # drop(wiki);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn oauth(mut self, oauth: super::McpOAuth) -> Self {
+        match &mut self.endpoint {
+            Endpoint::Http { oauth: slot, .. } => *slot = Some(oauth),
+            Endpoint::Stdio { .. } => self.misplaced = Some("oauth() is only for HTTP servers"),
         }
         self
     }

@@ -6,6 +6,73 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
+use crate::agent::events::{AgentEvent, CallRun};
+
+/// The severity of a message a function logs with [`FunctionContext::log`]: the levels of
+/// syslog (RFC 5424), as MCP's logging uses them, least severe first.
+///
+/// ```
+/// use hpd_agent::LogLevel;
+///
+/// assert!(LogLevel::Warning > LogLevel::Info);
+/// assert_eq!(LogLevel::Warning.as_str(), "warning");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum LogLevel {
+    /// Detailed information for debugging.
+    Debug,
+    /// Normal operation.
+    Info,
+    /// Normal but significant.
+    Notice,
+    /// Something may need attention.
+    Warning,
+    /// Something failed.
+    Error,
+    /// A component failed.
+    Critical,
+    /// Action must be taken at once.
+    Alert,
+    /// The system is unusable.
+    Emergency,
+}
+
+impl LogLevel {
+    /// The level's name in lower case, as MCP writes it (`"debug"`, ..., `"emergency"`).
+    ///
+    /// ```
+    /// assert_eq!(hpd_agent::LogLevel::Emergency.as_str(), "emergency");
+    /// ```
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LogLevel::Debug => "debug",
+            LogLevel::Info => "info",
+            LogLevel::Notice => "notice",
+            LogLevel::Warning => "warning",
+            LogLevel::Error => "error",
+            LogLevel::Critical => "critical",
+            LogLevel::Alert => "alert",
+            LogLevel::Emergency => "emergency",
+        }
+    }
+}
+
+impl fmt::Display for LogLevel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Where a call's progress and log messages go besides the run's events: the MCP server
+/// turns them into notifications for the client that made the call.
+pub(crate) trait CallReporter: Send + Sync {
+    /// See [`FunctionContext::report_progress`].
+    fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>);
+    /// See [`FunctionContext::log`].
+    fn log(&self, level: LogLevel, message: &str);
+}
+
 /// What a function body can learn about the call that runs it.
 ///
 /// A macro harness method declares a parameter of type `&FunctionContext` to receive it (it is
@@ -230,6 +297,99 @@ impl FunctionContext {
     #[must_use]
     pub fn is_cancelled(&self) -> bool {
         self.cancellation.is_cancelled()
+    }
+
+    /// What the run hands to this call: its events and where else reports go.
+    fn call_run(&self) -> Option<&CallRun> {
+        self.run.as_ref()?.downcast_ref::<CallRun>()
+    }
+
+    /// Reports how far the call is: `progress` so far (it should grow with every report), out
+    /// of `total` when that is known, with an optional message.
+    ///
+    /// In an agent's run it becomes an [`AgentEvent::ToolProgress`]; served over MCP, a
+    /// `notifications/progress` for the client when its request asked for progress (a
+    /// `progressToken`). Reporting never fails and costs nothing when nobody listens.
+    ///
+    /// ```
+    /// use hpd_agent::prelude::*;
+    ///
+    /// #[derive(Default)]
+    /// pub struct Importer;
+    ///
+    /// #[tool_harness]
+    /// impl Importer {
+    ///     /// Imports three files.
+    ///     #[ai_function]
+    ///     fn import(&self, ctx: &FunctionContext) -> String {
+    ///         for done in 1..=3 {
+    ///             ctx.report_progress(f64::from(done), Some(3.0), Some("importing"));
+    ///         }
+    ///         "3 files imported".to_owned()
+    ///     }
+    /// }
+    /// # let _ = Importer;
+    /// ```
+    pub fn report_progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        let Some(run) = self.call_run() else {
+            return;
+        };
+        if run.emitter.sees_tool_calls() {
+            run.emitter.emit(&AgentEvent::ToolProgress {
+                call_id: self.call_id.to_string(),
+                name: self.function.to_string(),
+                progress,
+                total,
+                message: message.map(str::to_owned),
+            });
+        }
+        if let Some(reporter) = &run.reporter {
+            reporter.progress(progress, total, message);
+        }
+    }
+
+    /// Logs a message about the call at `level`.
+    ///
+    /// In an agent's run it becomes an [`AgentEvent::ToolLog`]; served over MCP, a
+    /// `notifications/message` for the client (at or above the level it set with
+    /// `logging/setLevel`, `info` until it sets one). Logging never fails and costs nothing
+    /// when nobody listens.
+    ///
+    /// ```
+    /// use hpd_agent::prelude::*;
+    /// use hpd_agent::LogLevel;
+    ///
+    /// #[derive(Default)]
+    /// pub struct Backup;
+    ///
+    /// #[tool_harness]
+    /// impl Backup {
+    ///     /// Backs the database up.
+    ///     #[ai_function]
+    ///     fn backup(&self, ctx: &FunctionContext) -> String {
+    ///         ctx.log(LogLevel::Info, "backup started");
+    ///         ctx.log(LogLevel::Warning, "the disk is 90% full");
+    ///         "backed up".to_owned()
+    ///     }
+    /// }
+    /// # let _ = Backup;
+    /// ```
+    pub fn log(&self, level: LogLevel, message: impl AsRef<str>) {
+        let Some(run) = self.call_run() else {
+            return;
+        };
+        let message = message.as_ref();
+        if run.emitter.sees_tool_calls() {
+            run.emitter.emit(&AgentEvent::ToolLog {
+                call_id: self.call_id.to_string(),
+                name: self.function.to_string(),
+                level,
+                message: message.to_owned(),
+            });
+        }
+        if let Some(reporter) = &run.reporter {
+            reporter.log(level, message);
+        }
     }
 }
 
