@@ -164,7 +164,7 @@ fn turn(
     builder = match layout {
         Layout::Flat => builder.without_harness_collapsing(),
         Layout::Collapsed => builder,
-        Layout::CacheStable => builder.with_cache_stable_collapsing(),
+        Layout::CacheStable => builder.with_collapsing_layout(hpd_agent::CollapsingLayout::Append),
     };
     let agent = builder.build().expect("agent builds");
     runtime

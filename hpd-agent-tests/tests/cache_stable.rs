@@ -1,11 +1,11 @@
-//! Behaviour of the cache-stable collapsing layout (`collapsing.cache_stable`): every request of a
+//! Behaviour of the `append` collapsing layout (the seed's `collapsing.cache_stable`): every request of a
 //! turn starts with the previous one (tools, then system text, then messages), expanded
 //! containers stay in the tool list with their members appended, and container system prompts
 //! travel in call results instead of the system text.
 
 use hpd_agent::{
-    AgentBuilder, AgentConfig, ChatMessage, ChatResponse, CollapsingConfig, ModelOptions,
-    RecordedRequest, ScriptedChatClient, ToolCall, ToolChoice,
+    AgentBuilder, AgentConfig, ChatMessage, ChatResponse, CollapsingConfig, CollapsingLayout,
+    ModelOptions, RecordedRequest, ScriptedChatClient, ToolCall, ToolChoice,
 };
 use hpd_agent_tests::{DatabaseTools, FileTools, MathTools, WeatherTools};
 
@@ -66,7 +66,7 @@ fn assert_prefix_stable(requests: &[RecordedRequest]) {
 async fn expanded_containers_stay_and_members_are_appended() {
     let client = ScriptedChatClient::new();
     let agent = builder(&client)
-        .with_cache_stable_collapsing()
+        .with_collapsing_layout(CollapsingLayout::Append)
         .build()
         .unwrap();
     script_two_expansions(&client);
@@ -130,7 +130,7 @@ async fn a_second_container_call_does_not_repeat_the_instructions() {
         ChatResponse::text("done"),
     ]);
     let agent = builder(&client)
-        .with_cache_stable_collapsing()
+        .with_collapsing_layout(CollapsingLayout::Append)
         .build()
         .unwrap();
     agent.run("go").await.unwrap();
@@ -150,7 +150,7 @@ async fn a_recovered_call_carries_the_instructions() {
         ChatResponse::text("done"),
     ]);
     let agent = builder(&client)
-        .with_cache_stable_collapsing()
+        .with_collapsing_layout(CollapsingLayout::Append)
         .build()
         .unwrap();
     agent.run("go").await.unwrap();
@@ -181,7 +181,7 @@ async fn an_executed_recovered_call_carries_the_instructions_once() {
         ChatResponse::text("done"),
     ]);
     let agent = builder(&client)
-        .with_cache_stable_collapsing()
+        .with_collapsing_layout(CollapsingLayout::Append)
         .configure_harness_collapsing(|c| c.execute_recovered_calls = true)
         .build()
         .unwrap();
@@ -202,7 +202,7 @@ async fn a_forced_tool_choice_expansion_puts_the_instructions_in_the_first_membe
         ChatResponse::text("done"),
     ]);
     let agent = builder(&client)
-        .with_cache_stable_collapsing()
+        .with_collapsing_layout(CollapsingLayout::Append)
         .with_model_options(
             ModelOptions::default().with_tool_choice(ToolChoice::Tool("multiply".into())),
         )
@@ -225,7 +225,7 @@ async fn a_forced_tool_choice_expansion_puts_the_instructions_in_the_first_membe
 async fn turn_end_collapses_and_the_next_turn_delivers_again() {
     let client = ScriptedChatClient::new();
     let agent = builder(&client)
-        .with_cache_stable_collapsing()
+        .with_collapsing_layout(CollapsingLayout::Append)
         .build()
         .unwrap();
     let mut session = agent.session();
@@ -253,7 +253,7 @@ async fn persisted_expansions_keep_the_list_and_the_system_text() {
     let client = ScriptedChatClient::new();
     let agent = builder(&client)
         .configure_harness_collapsing(|c| {
-            c.cache_stable = true;
+            c.layout = CollapsingLayout::Append;
             c.persist_system_prompt_injections = true;
         })
         .build()
@@ -287,13 +287,14 @@ async fn the_json_key_round_trips_and_configures_the_agent() {
     assert_eq!(
         config.collapsing,
         CollapsingConfig {
-            cache_stable: true,
+            layout: CollapsingLayout::Append,
             ..CollapsingConfig::default()
         }
     );
+    // Written back under its current name.
     assert_eq!(
         config.to_json(),
-        "{\n  \"collapsing\": {\n    \"cache_stable\": true\n  }\n}"
+        "{\n  \"collapsing\": {\n    \"layout\": \"append\"\n  }\n}"
     );
     assert_eq!(AgentConfig::from_json(&config.to_json()).unwrap(), config);
     assert!(

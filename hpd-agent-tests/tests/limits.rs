@@ -248,6 +248,7 @@ async fn five_thousand_calls_run_with_bounded_concurrency_in_call_order() {
                 call_id,
                 content,
                 is_error,
+                ..
             } => Some((call_id.as_str(), content.as_str(), *is_error)),
             _ => None,
         })

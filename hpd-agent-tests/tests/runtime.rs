@@ -316,10 +316,10 @@ async fn failing_middleware_ends_the_run_but_answers_every_call() {
     assert_eq!(turns_ended.load(Ordering::SeqCst), 1);
     assert_history_valid(session.history());
     assert!(session.history().iter().any(|m| matches!(m,
-        ChatMessage::Tool { call_id, content, is_error: true }
+        ChatMessage::Tool { call_id, content, is_error: true, .. }
             if call_id == "c2" && content == "Error: run aborted by middleware")));
     assert!(session.history().iter().any(|m| matches!(m,
-        ChatMessage::Tool { call_id, content, is_error: false }
+        ChatMessage::Tool { call_id, content, is_error: false, .. }
             if call_id == "c1" && content == "pong")));
 }
 

@@ -122,14 +122,17 @@
 //!   uses.
 //! - **Turn end.** At the end of a turn all containers collapse again, unless
 //!   [`CollapsingConfig::persist_system_prompt_injections`] is set.
-//! - **Cache-stable layout.** Providers cache the longest unchanged prefix of a request (tools,
-//!   then system text, then messages), and the layout above changes the middle of the tool list
-//!   and the system text when a container expands. The cache-stable layout
-//!   ([`AgentBuilder::with_cache_stable_collapsing`], `{"collapsing": {"cache_stable": true}}`)
-//!   keeps every request of a turn a continuation of the previous one: an expanded container
-//!   stays in place with its members appended after all other tools, and its `system_prompt`
-//!   is carried, under the same heading, by the result of the call that expanded it instead of
-//!   the system text.
+//! - **Layouts and the prompt cache.** Providers cache the longest unchanged prefix of a
+//!   request (tools, then system text, then messages), and the layout above (`hide`) changes
+//!   the tool list and the system text when a container expands, so everything after the
+//!   change is billed again. [`CollapsingLayout`] has three more
+//!   ([`AgentBuilder::with_collapsing_layout`], `{"collapsing": {"layout": "fixed"}}`):
+//!   `append` keeps expanded containers in place and appends their members; `fixed` never
+//!   changes the tool list at all (containers answer with their members' schemas, and the
+//!   model calls them through the call tool [`CALL_TOOL`]); `native` uses the provider's own
+//!   deferred loading (Anthropic `tool_reference` blocks, OpenAI Responses namespaces) and
+//!   `fixed` where it has none. Outside `hide` a container's `system_prompt` is carried, under
+//!   the same heading, by the result of the call that expanded it instead of the system text.
 //!
 //! Collapsing is on by default; turn it off with
 //! [`AgentBuilder::without_harness_collapsing`] or `{"collapsing": {"enabled": false}}`, keep
@@ -186,7 +189,7 @@
 //!     "name": "assistant",
 //!     "instructions": "Be brief.",
 //!     "max_iterations": 8,
-//!     "collapsing": {"cache_stable": true},
+//!     "collapsing": {"layout": "append"},
 //!     "tool_harnesses": [{"name": "Archive", "functions": ["read"]}]
 //! }"#)?;
 //! let agent = AgentBuilder::from_config(config)
@@ -611,12 +614,13 @@ pub use agent::{
 };
 pub use async_trait::async_trait;
 pub use chat::{
-    ChatClient, ChatError, ChatMessage, ChatRequest, ChatResponse, FinishReason, ModelOptions,
-    Reasoning, TextSink, ToolCall, ToolChoice, ToolDefinition, Usage,
+    ChatClient, ChatError, ChatMessage, ChatRequest, ChatResponse, DeferredGroup, DeferredTools,
+    FinishReason, ModelOptions, Reasoning, TextSink, ToolCall, ToolChoice, ToolDefinition, Usage,
 };
 pub use config::{
-    AgentConfig, CollapsingConfig, ConfigError, ConfigErrorKind, Limits, McpServerConfig,
-    McpTransportConfig, ModelConfig, RunConfigData, SubAgentConfig, ToolHarnessReference,
+    AgentConfig, CALL_TOOL, CollapsingConfig, CollapsingLayout, ConfigError, ConfigErrorKind,
+    Limits, McpServerConfig, McpTransportConfig, ModelConfig, RunConfigData, SubAgentConfig,
+    ToolHarnessReference,
 };
 pub use error::{BuildError, ConstructError, HydrateError, RegistryError, RunError};
 pub use harness::{

@@ -34,6 +34,7 @@ mod properties {
         "recovery",
         "execute_recovered_calls",
         "persist_system_prompt_injections",
+        "layout",
         "cache_stable",
         "functions",
         "config",
@@ -249,18 +250,16 @@ mod properties {
             any::<bool>(),
             any::<bool>(),
             any::<bool>(),
-            any::<bool>(),
+            prop::sample::select(hpd_agent::CollapsingLayout::ALL.to_vec()),
         )
             .prop_map(
-                |(enabled, never_collapse, recovery, execute, persist, cache_stable)| {
-                    CollapsingConfig {
-                        enabled,
-                        never_collapse,
-                        recovery,
-                        execute_recovered_calls: execute,
-                        persist_system_prompt_injections: persist,
-                        cache_stable,
-                    }
+                |(enabled, never_collapse, recovery, execute, persist, layout)| CollapsingConfig {
+                    enabled,
+                    never_collapse,
+                    recovery,
+                    execute_recovered_calls: execute,
+                    persist_system_prompt_injections: persist,
+                    layout,
                 },
             )
     }

@@ -195,7 +195,7 @@ fn full_config() -> AgentConfig {
             recovery: false,
             execute_recovered_calls: true,
             persist_system_prompt_injections: true,
-            cache_stable: false,
+            layout: hpd_agent::CollapsingLayout::Hide,
         },
         tool_harnesses: vec![
             ToolHarnessReference::new("WeatherTools"),

@@ -56,11 +56,7 @@ fn few_shot() -> Vec<ChatMessage> {
             )],
             reasoning: vec![],
         });
-        history.push(ChatMessage::Tool {
-            call_id: id,
-            content: weather.to_owned(),
-            is_error: false,
-        });
+        history.push(ChatMessage::tool(id, weather.to_owned(), false));
         history.push(ChatMessage::Assistant {
             content: Some(format!("It is {} in {city}.", weather.to_lowercase())),
             tool_calls: vec![],

@@ -645,25 +645,51 @@ impl AgentBuilder {
         self
     }
 
-    /// Lays requests out for prefix caching ([`CollapsingConfig::cache_stable`]): an expanded
-    /// container stays in the tool list with its members appended after every other tool, and
-    /// container system prompts travel in call results, so the system text never changes.
+    /// Sets how requests carry collapsed harnesses ([`CollapsingConfig::layout`]; JSON
+    /// `collapsing.layout`). See [`CollapsingLayout`](crate::CollapsingLayout) for what each
+    /// layout sends and what it costs.
     ///
     /// # Examples
     ///
     /// ```
-    /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
+    /// use hpd_agent::{AgentBuilder, CollapsingLayout, HarnessBuilder, ScriptedChatClient, Tool, ToolResult, CALL_TOOL};
+    /// use serde_json::json;
+    ///
+    /// let ping = Tool::new("ping", "Answers pong", json!({"type": "object"}), |_, _| async { ToolResult::ok("pong") });
+    /// let agent = AgentBuilder::new()
+    ///     .with_harness(HarnessBuilder::new("Net").collapse("Network").tool(ping).build()?)
+    ///     .with_collapsing_layout(CollapsingLayout::Fixed)
+    ///     .with_chat_client(ScriptedChatClient::new())
+    ///     .build()?;
+    /// // The container and the call tool, for the whole session.
+    /// assert_eq!(agent.tool_session().visible_tool_names(), ["Net", CALL_TOOL]);
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
+    pub fn with_collapsing_layout(mut self, layout: crate::CollapsingLayout) -> Self {
+        self.collapsing.layout = layout;
+        self
+    }
+
+    /// The [`append`](crate::CollapsingLayout::Append) layout: an expanded container stays in
+    /// the tool list with its members appended after every other tool, and container system
+    /// prompts travel in call results, so the system text never changes.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # #![allow(deprecated)]
+    /// use hpd_agent::{AgentBuilder, CollapsingLayout, ScriptedChatClient};
     ///
     /// let agent = AgentBuilder::new()
     ///     .with_cache_stable_collapsing()
     ///     .with_chat_client(ScriptedChatClient::new())
     ///     .build()?;
-    /// # let _ = agent;
+    /// # let _ = (agent, CollapsingLayout::Append);
     /// # Ok::<(), hpd_agent::BuildError>(())
     /// ```
-    pub fn with_cache_stable_collapsing(mut self) -> Self {
-        self.collapsing.cache_stable = true;
-        self
+    #[deprecated(note = "use `with_collapsing_layout(CollapsingLayout::Append)`")]
+    pub fn with_cache_stable_collapsing(self) -> Self {
+        self.with_collapsing_layout(crate::CollapsingLayout::Append)
     }
 
     /// Changes the [`CollapsingConfig`]. Collapsing is on by default.
@@ -998,6 +1024,19 @@ impl AgentBuilder {
                 None => return Err(BuildError::NoChatClient),
             },
         };
+        let tools = tools.with_native(client.deferred_tools());
+        if tools.native_falls_back() {
+            tracing::info!(
+                target: "hpd_agent",
+                agent = %self.name,
+                "collapsing layout native: the chat client has no deferred tool loading; using fixed"
+            );
+            super::events::Emitter::new(self.handlers.clone()).emit(&AgentEvent::LayoutFallback {
+                requested: crate::CollapsingLayout::Native,
+                used: crate::CollapsingLayout::Fixed,
+                reason: "the chat client has no deferred tool loading".to_owned(),
+            });
+        }
         let depth = self.depth + 1;
         let tools = with_sub_agent_members(tools, pending, &client, depth)?;
         let singles = self

@@ -77,16 +77,18 @@ pub enum AgentEvent {
     ToolCallStarted {
         /// The model's call id.
         call_id: String,
-        /// The name as the model sent it.
+        /// The name as the model sent it; for a call of the fixed layout's call tool
+        /// ([`CALL_TOOL`](crate::CALL_TOOL)), the name it calls.
         name: String,
-        /// The arguments text as the model sent it.
+        /// The arguments text as the model sent it; for a call of the call tool, the
+        /// arguments it passes on.
         arguments: String,
     },
     /// A tool call got its result.
     ToolCallFinished {
         /// The model's call id.
         call_id: String,
-        /// The name as the model sent it.
+        /// The name as [`ToolCallStarted`](AgentEvent::ToolCallStarted) gave it.
         name: String,
         /// The result text the model gets.
         result: String,
@@ -110,6 +112,17 @@ pub enum AgentEvent {
         depth: usize,
         /// The child's event.
         event: Box<AgentEvent>,
+    },
+    /// The agent was built with a collapsing layout its chat client cannot carry, and uses
+    /// another one (sent once, when the agent is built, to the handlers registered on the
+    /// builder; also logged).
+    LayoutFallback {
+        /// The layout asked for.
+        requested: crate::CollapsingLayout,
+        /// The layout used instead.
+        used: crate::CollapsingLayout,
+        /// Why.
+        reason: String,
     },
     /// The turn ended.
     TurnFinished {
@@ -178,6 +191,17 @@ impl Emitter {
                 tracing::debug!(target: "hpd_agent", harness, recovery, "container expanded");
             }
             AgentEvent::SubAgent { .. } => {}
+            AgentEvent::LayoutFallback {
+                requested,
+                used,
+                reason,
+            } => tracing::debug!(
+                target: "hpd_agent",
+                %requested,
+                %used,
+                reason = reason.as_str(),
+                "collapsing layout fallback"
+            ),
             AgentEvent::TurnFinished { usage, failed } => tracing::debug!(
                 target: "hpd_agent",
                 input_tokens = usage.input_tokens,

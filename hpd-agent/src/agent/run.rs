@@ -11,7 +11,7 @@ use crate::chat::{
     ChatMessage, ChatRequest, FinishReason, ModelOptions, ToolCall, ToolDefinition, Usage,
 };
 use crate::collapse::{
-    Expansion, Routed, Target, Toolset, tool_choice, unknown_text, with_section,
+    Expansion, Routed, Target, Toolset, Unwrapped, tool_choice, unknown_text, with_section,
 };
 use crate::error::RunError;
 use crate::harness::registry::Registry;
@@ -245,7 +245,9 @@ impl Turn<'_> {
                 None => &self.history[start..],
             };
             let sent_len = self.history.len();
-            let request = ChatRequest::new(&instructions, messages, &visible).with_options(options);
+            let request = ChatRequest::new(&instructions, messages, &visible)
+                .with_deferred(self.tools.deferred())
+                .with_options(options);
             let response = tokio::select! {
                 biased;
                 () = self.cancellation.cancelled() => return Err(RunError::Cancelled),
@@ -405,16 +407,23 @@ impl Turn<'_> {
         calls: &[ToolCall],
     ) -> Result<(), RunError> {
         let mut results: Vec<Option<ToolResult>> = vec![None; calls.len()];
+        let mut references: Vec<Vec<String>> = vec![Vec::new(); calls.len()];
         let mut durations = vec![std::time::Duration::ZERO; calls.len()];
+        // Calls of the layout's own tools stand for the calls they name from here on: events,
+        // middleware, limits and results see those.
+        let unwrapped = unwrap_calls(self.tools, self.agent.limits, calls, &mut results);
+        let calls: &[ToolCall] = unwrapped.as_deref().unwrap_or(calls);
         let outcome = self
-            .resolve_and_run(info, calls, &mut results, &mut durations)
+            .resolve_and_run(info, calls, &mut results, &mut references, &mut durations)
             .await;
         let filler = match &outcome {
             Err(RunError::Cancelled) => CANCELLED,
             _ => ABORTED,
         };
         let limits = self.agent.limits;
-        for ((call, result), duration) in calls.iter().zip(results).zip(durations) {
+        for (((call, result), references), duration) in
+            calls.iter().zip(results).zip(references).zip(durations)
+        {
             let mut result = result.unwrap_or_else(|| ToolResult::error(filler));
             result.text = limits.cut_result(result.text);
             self.emitter.emit(&AgentEvent::ToolCallFinished {
@@ -428,6 +437,7 @@ impl Turn<'_> {
                 call_id: call.id.clone(),
                 content: result.text,
                 is_error: result.is_error,
+                references,
             });
         }
         outcome
@@ -438,6 +448,7 @@ impl Turn<'_> {
         info: &IterationInfo,
         calls: &[ToolCall],
         results: &mut [Option<ToolResult>],
+        references: &mut [Vec<String>],
         durations: &mut [std::time::Duration],
     ) -> Result<(), RunError> {
         let global = &self.agent.middleware;
@@ -449,11 +460,16 @@ impl Turn<'_> {
         )
         .await?;
 
-        // Resolution sees the expansion state of the request these calls answer.
+        // Resolution sees the expansion state of the request these calls answer, and what the
+        // history already shows the model (schemas, loaded tools: not sent again).
         let seen = self.expansion.expanded.clone();
+        // Only what the request carried counts: turns the context budget trimmed are gone
+        // from the model's view.
+        let sent = (*self.trimmed).min(self.history.len());
+        let delivered = self.tools.delivered(&self.history[sent..]);
         let tools = self.tools;
         let mut runs: Vec<(usize, Target)> = Vec::new();
-        // Instructions a run's result carries (the cache-stable collapsing layout).
+        // Instructions a run's result carries (every layout but `hide`).
         let mut carried: Vec<(usize, String)> = Vec::new();
         for (i, call) in calls.iter().enumerate() {
             let started = Instant::now();
@@ -462,12 +478,8 @@ impl Turn<'_> {
                 name: call.name.clone(),
                 arguments: call.arguments.clone(),
             });
-            if let Some(rejected) = self
-                .agent
-                .limits
-                .check_arguments(&call.name, &call.arguments)
-            {
-                results[i] = Some(ToolResult::error(rejected));
+            if results[i].is_some() {
+                // Answered before resolution (limits, the layout's own tools).
                 durations[i] = started.elapsed();
                 continue;
             }
@@ -478,22 +490,30 @@ impl Turn<'_> {
                     recovery,
                 });
             };
-            match self
-                .expansion
-                .route(tools, &call.name, &seen, &mut expanded)?
-                .0
-            {
+            let (routed, container) =
+                self.expansion
+                    .route(tools, &call.name, &seen, &delivered, &mut expanded)?;
+            match routed {
                 Routed::Run(target) => {
-                    if let Some(section) = self.expansion.take_instructions(tools, target) {
+                    if let Some(section) =
+                        self.expansion.take_instructions(tools, target, &delivered)
+                    {
                         carried.push((i, section));
+                    }
+                    // An executed recovered call loads its container's members too.
+                    if let Some(h) = container {
+                        references[i] = tools.references(h, &delivered);
                     }
                     runs.push((i, target));
                 }
-                Routed::Answer(result) => results[i] = Some(result),
+                Routed::Answer(result, loaded) => {
+                    results[i] = Some(result);
+                    references[i] = loaded;
+                }
                 Routed::Unknown => {
                     results[i] = Some(ToolResult::error(unknown_text(
                         &call.name,
-                        &info.visible_tools,
+                        &tools.callable_names(&seen),
                     )));
                 }
             }
@@ -594,4 +614,32 @@ impl Turn<'_> {
         }
         first_error.map_or(Ok(()), Err)
     }
+}
+
+/// Answers the calls that limits reject (in `results`) and unwraps the calls of the layout's
+/// own tools (answering those whose arguments name nothing). Returns the calls as they stand
+/// after unwrapping, when one changed.
+fn unwrap_calls(
+    tools: &Toolset,
+    limits: crate::Limits,
+    calls: &[ToolCall],
+    results: &mut [Option<ToolResult>],
+) -> Option<Vec<ToolCall>> {
+    let mut unwrapped: Option<Vec<ToolCall>> = None;
+    for (i, call) in calls.iter().enumerate() {
+        if let Some(rejected) = limits.check_arguments(&call.name, &call.arguments) {
+            results[i] = Some(ToolResult::error(rejected));
+            continue;
+        }
+        match tools.unwrap_call(&call.name, &call.arguments) {
+            Unwrapped::Direct => {}
+            Unwrapped::Inner { name, arguments } => {
+                let calls = unwrapped.get_or_insert_with(|| calls.to_vec());
+                calls[i].name = name;
+                calls[i].arguments = arguments;
+            }
+            Unwrapped::Invalid(result) => results[i] = Some(result),
+        }
+    }
+    unwrapped
 }

@@ -9,7 +9,7 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
 use crate::chat::ToolDefinition;
-use crate::collapse::{Expansion, Routed, Toolset, unknown_text};
+use crate::collapse::{Expansion, Routed, Toolset, Unwrapped, unknown_text};
 use crate::error::RunError;
 use crate::middleware::pipeline::{CallScope, ScopedPipeline, call_function, unless_cancelled};
 use crate::tool::ToolResult;
@@ -44,9 +44,12 @@ use super::events::{AgentEvent, Emitter};
 pub struct ToolCallOutcome {
     /// The result the caller gets.
     pub result: ToolResult,
-    /// Whether the call expanded a container, so the visible tools changed (an MCP server
-    /// sends `notifications/tools/list_changed` then).
+    /// Whether the call expanded a container.
     pub expanded: bool,
+    /// Whether the visible tools changed: an expansion in the `hide` and `append` layouts (an
+    /// MCP server sends `notifications/tools/list_changed` then). Never in `fixed`, whose
+    /// tool list stays the same for the whole session.
+    pub tools_changed: bool,
     /// For a call of a container, or of a hidden member it recovered: the definitions of that
     /// harness's members (also when it was expanded already), for callers that show them
     /// right away instead of waiting for the client to list the tools again. Empty otherwise.
@@ -56,7 +59,7 @@ pub struct ToolCallOutcome {
 struct State {
     /// The agent's toolset this session was prepared from.
     base: Arc<Toolset>,
-    /// `base`, or its flat form.
+    /// `base`, its flat form, or its served form.
     tools: Arc<Toolset>,
     expansion: Expansion,
     /// Whether the pipelines of harnesses visible without expansion exist.
@@ -124,6 +127,8 @@ struct State {
 pub struct ToolSession {
     agent: Agent,
     flat: bool,
+    /// Prepared as an MCP server serves it (`native` is `fixed`).
+    served: bool,
     cancellation: CancellationToken,
     /// One permit per call that may run at once (`Limits::max_parallel_calls`).
     permits: Semaphore,
@@ -156,7 +161,7 @@ impl Agent {
     /// ```
     #[must_use]
     pub fn tool_session(&self) -> ToolSession {
-        ToolSession::new(self.clone(), false)
+        ToolSession::new(self.clone(), false, false)
     }
 
     /// A [`ToolSession`] that lists every registered function, with no containers.
@@ -177,18 +182,26 @@ impl Agent {
     /// ```
     #[must_use]
     pub fn flat_tool_session(&self) -> ToolSession {
-        ToolSession::new(self.clone(), true)
+        ToolSession::new(self.clone(), true, false)
+    }
+
+    /// A [`ToolSession`] as an MCP server serves it: MCP has no deferred loading, so the
+    /// `native` layout is `fixed` there.
+    #[cfg(feature = "mcp")]
+    pub(crate) fn served_tool_session(&self, flat: bool) -> ToolSession {
+        ToolSession::new(self.clone(), flat, true)
     }
 }
 
 impl ToolSession {
-    fn new(agent: Agent, flat: bool) -> Self {
+    fn new(agent: Agent, flat: bool, served: bool) -> Self {
         let base = agent.inner.tools.current();
-        let tools = Self::prepare(&base, flat);
+        let tools = Self::prepare(&base, flat, served);
         let permits = Semaphore::new(agent.inner.limits.max_parallel_calls);
         ToolSession {
             agent,
             flat,
+            served,
             cancellation: CancellationToken::new(),
             permits,
             state: Mutex::new(State {
@@ -200,9 +213,11 @@ impl ToolSession {
         }
     }
 
-    fn prepare(base: &Arc<Toolset>, flat: bool) -> Arc<Toolset> {
+    fn prepare(base: &Arc<Toolset>, flat: bool, served: bool) -> Arc<Toolset> {
         if flat {
             Arc::new(base.flat())
+        } else if served {
+            Arc::new(base.served())
         } else {
             Arc::clone(base)
         }
@@ -401,7 +416,7 @@ impl ToolSession {
         if Arc::ptr_eq(&base, &state.base) {
             return false;
         }
-        let fresh = Self::prepare(&base, self.flat);
+        let fresh = Self::prepare(&base, self.flat, self.served);
         state.base = base;
         let before = state.tools.visible(&state.expansion.expanded);
         let expansion = std::mem::take(&mut state.expansion);
@@ -471,6 +486,7 @@ impl ToolSession {
             Some(rejected) => Ok(ToolCallOutcome {
                 result: ToolResult::error(rejected),
                 expanded: false,
+                tools_changed: false,
                 revealed: Vec::new(),
             }),
             None => self.dispatch(name, arguments, call_id, &emitter).await,
@@ -503,7 +519,7 @@ impl ToolSession {
         emitter: &Emitter,
     ) -> Result<ToolCallOutcome, RunError> {
         // Route under the lock; run without it, so calls may overlap.
-        let (tools, function, pipeline, expanded, revealed) = {
+        let (tools, function, pipeline, expanded, tools_changed, revealed, arguments) = {
             let mut state = self.lock();
             let State {
                 tools,
@@ -515,6 +531,19 @@ impl ToolSession {
                 expansion.start(tools)?;
                 *started = true;
             }
+            // A call of the layout's own call tool stands for the call it names.
+            let (name, arguments) = match tools.unwrap_call(name, arguments) {
+                Unwrapped::Direct => (name.to_owned(), arguments.to_owned()),
+                Unwrapped::Inner { name, arguments } => (name, arguments),
+                Unwrapped::Invalid(result) => {
+                    return Ok(ToolCallOutcome {
+                        result,
+                        expanded: false,
+                        tools_changed: false,
+                        revealed: Vec::new(),
+                    });
+                }
+            };
             let seen = expansion.expanded.clone();
             let mut expanded = false;
             let mut on_expand = |harness: &str, recovery: bool| {
@@ -524,7 +553,11 @@ impl ToolSession {
                     recovery,
                 });
             };
-            let (routed, container) = expansion.route(tools, name, &seen, &mut on_expand)?;
+            // A tool session keeps no conversation: every container result is complete.
+            let delivered = crate::collapse::Delivered::default();
+            let (routed, container) =
+                expansion.route(tools, &name, &seen, &delivered, &mut on_expand)?;
+            let tools_changed = expanded && !tools.layout().is_fixed_list();
             let revealed: Vec<Arc<ToolDefinition>> = container
                 .map(|h| {
                     tools.groups()[h]
@@ -535,23 +568,21 @@ impl ToolSession {
                 })
                 .unwrap_or_default();
             match routed {
-                Routed::Answer(result) => {
+                Routed::Answer(result, _) => {
                     return Ok(ToolCallOutcome {
                         result,
                         expanded,
+                        tools_changed,
                         revealed,
                     });
                 }
                 Routed::Unknown => {
-                    let visible: Vec<String> = tools
-                        .visible(&seen)
-                        .iter()
-                        .map(|t| t.name.clone())
-                        .collect();
-                    let result = ToolResult::error(unknown_text(name, &visible));
+                    let result =
+                        ToolResult::error(unknown_text(&name, &tools.callable_names(&seen)));
                     return Ok(ToolCallOutcome {
                         result,
                         expanded,
+                        tools_changed,
                         revealed,
                     });
                 }
@@ -563,7 +594,15 @@ impl ToolSession {
                             expansion.pipelines.iter().find(|p| p.harness == *harness)
                         })
                         .cloned();
-                    (Arc::clone(tools), target, pipeline, expanded, revealed)
+                    (
+                        Arc::clone(tools),
+                        target,
+                        pipeline,
+                        expanded,
+                        tools_changed,
+                        revealed,
+                        arguments,
+                    )
                 }
             }
         };
@@ -592,7 +631,7 @@ impl ToolSession {
             pipeline.as_deref(),
             function,
             call_id,
-            arguments,
+            &arguments,
             &scope,
         );
         let result = unless_cancelled(&self.cancellation, call)
@@ -601,6 +640,7 @@ impl ToolSession {
         Ok(ToolCallOutcome {
             result,
             expanded,
+            tools_changed,
             revealed,
         })
     }

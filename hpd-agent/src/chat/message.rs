@@ -49,6 +49,12 @@ pub enum ChatMessage {
         /// drop it.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         is_error: bool,
+        /// Deferred tools this result loads (the [`native`](crate::CollapsingLayout::Native)
+        /// collapsing layout): a provider with deferred loading sends them as references
+        /// (Anthropic `tool_reference` blocks, a Responses `tool_search_output`); others ignore
+        /// them. Empty for every other result.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        references: Vec<String>,
     },
 }
 
@@ -66,6 +72,24 @@ impl ChatMessage {
     pub fn user(content: impl Into<String>) -> Self {
         ChatMessage::User {
             content: content.into(),
+        }
+    }
+
+    /// A tool result message answering the call `call_id`, loading no deferred tool.
+    ///
+    /// ```
+    /// use hpd_agent::ChatMessage;
+    ///
+    /// let result = ChatMessage::tool("c1", "5", false);
+    /// assert!(matches!(result, ChatMessage::Tool { ref call_id, ref references, .. } if call_id == "c1" && references.is_empty()));
+    /// ```
+    #[must_use]
+    pub fn tool(call_id: impl Into<String>, content: impl Into<String>, is_error: bool) -> Self {
+        ChatMessage::Tool {
+            call_id: call_id.into(),
+            content: content.into(),
+            is_error,
+            references: Vec::new(),
         }
     }
 
@@ -232,8 +256,62 @@ pub struct ChatRequest<'a> {
     pub messages: &'a [ChatMessage],
     /// The tools visible for this request, in the order the model should see them.
     pub tools: &'a [Arc<ToolDefinition>],
+    /// Tools the provider should send deferred, grouped by collapsed harness, after `tools`
+    /// (the [`native`](crate::CollapsingLayout::Native) collapsing layout with a client whose
+    /// [`deferred_tools`](crate::ChatClient::deferred_tools) has a form). Empty otherwise.
+    pub deferred: &'a [DeferredGroup],
     /// Generation settings; [`ModelOptions::none`] when none are set.
     pub options: &'a ModelOptions,
+}
+
+/// A collapsed harness whose members a request sends deferred: loaded into the model's
+/// context only once a tool result references them (see [`ChatRequest::deferred`]).
+///
+/// ```
+/// use std::sync::Arc;
+/// use hpd_agent::{DeferredGroup, ToolDefinition};
+/// use serde_json::json;
+///
+/// let add = ToolDefinition {
+///     name: "add".into(),
+///     description: "Adds two integers.".into(),
+///     parameters: Arc::new(json!({"type": "object"})),
+/// };
+/// let group = DeferredGroup::new("MathTools", "Math operations", vec![Arc::new(add)]);
+/// assert_eq!(group.tools[0].name, "add");
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct DeferredGroup {
+    /// The harness name (the container's name).
+    pub name: String,
+    /// The harness's collapse description.
+    pub description: String,
+    /// Its registered members, in declaration order.
+    pub tools: Vec<Arc<ToolDefinition>>,
+}
+
+impl DeferredGroup {
+    /// A group of deferred tools.
+    ///
+    /// ```
+    /// use hpd_agent::DeferredGroup;
+    ///
+    /// let group = DeferredGroup::new("Empty", "Nothing yet", Vec::new());
+    /// assert!(group.tools.is_empty());
+    /// ```
+    #[must_use]
+    pub fn new(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        tools: Vec<Arc<ToolDefinition>>,
+    ) -> Self {
+        DeferredGroup {
+            name: name.into(),
+            description: description.into(),
+            tools,
+        }
+    }
 }
 
 impl<'a> ChatRequest<'a> {
@@ -258,8 +336,48 @@ impl<'a> ChatRequest<'a> {
             instructions,
             messages,
             tools,
+            deferred: &[],
             options: ModelOptions::none(),
         }
+    }
+
+    /// The request with these deferred tools.
+    ///
+    /// ```
+    /// use hpd_agent::{ChatMessage, ChatRequest, DeferredGroup};
+    ///
+    /// let messages = [ChatMessage::user("Hi")];
+    /// let groups = [DeferredGroup::new("MathTools", "Math operations", Vec::new())];
+    /// let request = ChatRequest::new("", &messages, &[]).with_deferred(&groups);
+    /// assert_eq!(request.deferred[0].name, "MathTools");
+    /// ```
+    #[must_use]
+    pub fn with_deferred(mut self, deferred: &'a [DeferredGroup]) -> Self {
+        self.deferred = deferred;
+        self
+    }
+
+    /// The definition of a deferred tool by name, if this request defers one of that name.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use hpd_agent::{ChatRequest, DeferredGroup, ToolDefinition};
+    /// use serde_json::json;
+    ///
+    /// let add = Arc::new(ToolDefinition { name: "add".into(), description: String::new(), parameters: Arc::new(json!({})) });
+    /// let groups = [DeferredGroup::new("MathTools", "Math operations", vec![add])];
+    /// let request = ChatRequest::new("", &[], &[]).with_deferred(&groups);
+    /// assert_eq!(request.deferred_tool("add").map(|(g, _)| g.name.as_str()), Some("MathTools"));
+    /// assert!(request.deferred_tool("sub").is_none());
+    /// ```
+    #[must_use]
+    pub fn deferred_tool(
+        &self,
+        name: &str,
+    ) -> Option<(&'a DeferredGroup, &'a Arc<ToolDefinition>)> {
+        self.deferred
+            .iter()
+            .find_map(|g| g.tools.iter().find(|t| t.name == name).map(|t| (g, t)))
     }
 
     /// The request with these options.

@@ -36,7 +36,9 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 
-pub use message::{ChatMessage, ChatRequest, ChatResponse, Reasoning, ToolCall, ToolDefinition};
+pub use message::{
+    ChatMessage, ChatRequest, ChatResponse, DeferredGroup, Reasoning, ToolCall, ToolDefinition,
+};
 pub use options::{ModelOptions, ToolChoice};
 pub use usage::{FinishReason, Usage};
 
@@ -154,6 +156,44 @@ pub trait ChatClient: Send + Sync {
         request: ChatRequest<'_>,
         text: TextSink<'_>,
     ) -> Result<ChatResponse, ChatError>;
+
+    /// The provider's own form of deferred tool loading, which the
+    /// [`native`](crate::CollapsingLayout::Native) collapsing layout maps onto; the default,
+    /// [`DeferredTools::Unsupported`], makes that layout fall back to
+    /// [`fixed`](crate::CollapsingLayout::Fixed).
+    ///
+    /// ```
+    /// use hpd_agent::{AnthropicClient, ChatClient, DeferredTools, ScriptedChatClient};
+    ///
+    /// assert_eq!(ScriptedChatClient::new().deferred_tools(), DeferredTools::Unsupported);
+    /// let claude = AnthropicClient::new("claude-sonnet-4-5", "sk-ant-...")?;
+    /// assert_eq!(claude.deferred_tools(), DeferredTools::ToolReferences);
+    /// # Ok::<(), hpd_agent::ChatError>(())
+    /// ```
+    fn deferred_tools(&self) -> DeferredTools {
+        DeferredTools::Unsupported
+    }
+}
+
+/// How a provider loads tool definitions on demand (see [`ChatClient::deferred_tools`]).
+///
+/// ```
+/// use hpd_agent::DeferredTools;
+///
+/// assert_eq!(DeferredTools::default(), DeferredTools::Unsupported);
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum DeferredTools {
+    /// No deferred loading: every tool the model may call is in the request's tool list.
+    #[default]
+    Unsupported,
+    /// Anthropic's form: tools sent with `defer_loading: true` stay out of the model's context
+    /// until a tool result carries `tool_reference` blocks naming them.
+    ToolReferences,
+    /// The OpenAI Responses form: deferred functions grouped in `namespace` tools, loaded
+    /// through a client-executed `tool_search` whose output carries their definitions.
+    ToolSearch,
 }
 
 impl fmt::Debug for dyn ChatClient {
@@ -171,6 +211,10 @@ impl<C: ChatClient + ?Sized> ChatClient for Box<C> {
     ) -> Result<ChatResponse, ChatError> {
         (**self).complete(request, text).await
     }
+
+    fn deferred_tools(&self) -> DeferredTools {
+        (**self).deferred_tools()
+    }
 }
 
 #[async_trait]
@@ -181,5 +225,9 @@ impl<C: ChatClient + ?Sized> ChatClient for Arc<C> {
         text: TextSink<'_>,
     ) -> Result<ChatResponse, ChatError> {
         (**self).complete(request, text).await
+    }
+
+    fn deferred_tools(&self) -> DeferredTools {
+        (**self).deferred_tools()
     }
 }

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use super::{Resolution, Target, Toolset};
+use super::{Delivered, Resolution, Target, Toolset};
 use crate::error::RunError;
 use crate::middleware::pipeline::ScopedPipeline;
 use crate::tool::ToolResult;
@@ -16,7 +16,7 @@ pub(crate) struct Expansion {
     pub(crate) expanded: Vec<String>,
     /// Scoped pipelines in creation order.
     pub(crate) pipelines: Vec<Arc<ScopedPipeline>>,
-    /// With the cache-stable layout: expanded harnesses whose system prompt no call result
+    /// Outside the hide layout: expanded harnesses whose system prompt no call result
     /// has carried yet, in expansion order.
     undelivered: Vec<String>,
 }
@@ -26,8 +26,9 @@ pub(crate) struct Expansion {
 pub(crate) enum Routed {
     /// Run this tool through the function pipeline.
     Run(Target),
-    /// Answer with this result (a container call, a recovered call that is not executed).
-    Answer(ToolResult),
+    /// Answer with this result (a container call, a recovered call that is not executed), which
+    /// loads these deferred tools (the native layouts; empty otherwise).
+    Answer(ToolResult, Vec<String>),
     /// No such tool.
     Unknown,
 }
@@ -111,7 +112,7 @@ impl Expansion {
         Ok(true)
     }
 
-    /// With the cache-stable layout, the system prompt of harness `h` if no call result has
+    /// Outside the hide layout, the system prompt of harness `h` if no call result has
     /// carried it since it expanded; a result that carries it calls this once.
     fn take_carried(&mut self, tools: &Toolset, h: usize) -> Option<String> {
         let name = &*tools.groups()[h].name;
@@ -120,12 +121,18 @@ impl Expansion {
         tools.carried_instructions(h)
     }
 
-    /// With the cache-stable layout, the instructions the result of a run of `target` carries
+    /// Outside the hide layout, the instructions the result of a run of `target` carries
     /// (appended after a blank line): those of its harness when it expanded without a result
     /// that carried them (a forced tool choice, an executed recovered call). `None` otherwise.
-    pub(crate) fn take_instructions(&mut self, tools: &Toolset, target: Target) -> Option<String> {
+    pub(crate) fn take_instructions(
+        &mut self,
+        tools: &Toolset,
+        target: Target,
+        delivered: &Delivered,
+    ) -> Option<String> {
         let h = tools.owner(target)?;
         self.take_carried(tools, h)
+            .filter(|_| !delivered.instructed(h))
     }
 
     /// Resolves a call name against `seen` (the expansion state of the request the call
@@ -143,6 +150,7 @@ impl Expansion {
         tools: &Toolset,
         name: &str,
         seen: &[String],
+        delivered: &Delivered,
         expanded: &mut dyn FnMut(&str, bool),
     ) -> Result<(Routed, Option<usize>), RunError> {
         Ok(match tools.resolve(name, seen) {
@@ -151,8 +159,23 @@ impl Expansion {
                 if self.expand(tools, h)? {
                     expanded(&tools.groups()[h].name, false);
                 }
-                let text = with_section(tools.expansion_text(h), self.take_carried(tools, h));
-                (Routed::Answer(ToolResult::ok(text)), Some(h))
+                // With a fixed tool list the container's result is its manual: it always
+                // carries the system prompt, as it always lists the members.
+                // A section an earlier result of the history carried is not sent again.
+                let section = if delivered.instructed(h) {
+                    self.take_carried(tools, h);
+                    None
+                } else if tools.layout().is_fixed_list() {
+                    self.take_carried(tools, h);
+                    tools.carried_instructions(h)
+                } else {
+                    self.take_carried(tools, h)
+                };
+                let text = with_section(tools.expansion_text(h, delivered), section);
+                (
+                    Routed::Answer(ToolResult::ok(text), tools.references(h, delivered)),
+                    Some(h),
+                )
             }
             Resolution::Recover(h, f) => {
                 if self.expand(tools, h)? {
@@ -162,11 +185,11 @@ impl Expansion {
                     Routed::Run(Target::Member(h, f))
                 } else {
                     let function = tools.function(Target::Member(h, f)).name();
-                    let text = with_section(
-                        tools.recovery_text(h, function),
-                        self.take_carried(tools, h),
-                    );
-                    Routed::Answer(ToolResult::ok(text))
+                    let section = self
+                        .take_carried(tools, h)
+                        .filter(|_| !delivered.instructed(h));
+                    let text = with_section(tools.recovery_text(h, function, delivered), section);
+                    Routed::Answer(ToolResult::ok(text), tools.references(h, delivered))
                 };
                 (routed, Some(h))
             }
@@ -176,10 +199,10 @@ impl Expansion {
 
     /// The system instructions for the next request: `base`, then one section per expanded
     /// container with a system prompt, in expansion order, under
-    /// `## Active container instructions`. With the cache-stable layout always `base`: call
+    /// `## Active container instructions`. In every layout but `hide` always `base`: call
     /// results carry those sections instead.
     pub(crate) fn instructions(&self, tools: &Toolset, base: &str) -> String {
-        if tools.settings.cache_stable {
+        if tools.layout().carries_instructions() {
             return base.to_owned();
         }
         let sections: Vec<String> = self

@@ -9,13 +9,15 @@
 //! The order of the visible tools is:
 //! 1. tools visible without expansion (functions of plain, never-collapsed or, with collapsing
 //!    off, all harnesses, and tools registered on their own), in registration order;
-//! 2. containers that are not expanded (with the cache-stable layout: every container,
-//!    expanded or not), in registration order;
-//! 3. members of expanded containers, in expansion order.
+//! 2. containers that are not expanded (in every layout but `hide`: every container, expanded
+//!    or not), in registration order;
+//! 3. members of expanded containers, in expansion order (`hide` and `append`); in `fixed`, the
+//!    call tool instead; in the native layouts nothing: the members go as deferred groups
+//!    ([`Toolset::deferred`]), and with Responses namespaces the containers too.
 //!
-//! With the cache-stable layout a request's tool list therefore starts with the previous
-//! request's list within a turn, and container system prompts travel in call results (see
-//! [`Toolset::carried_instructions`]) instead of the system text.
+//! Outside `hide` a request's tool list therefore starts with the previous request's list, and
+//! container system prompts travel in call results (see [`Toolset::carried_instructions`])
+//! instead of the system text.
 //!
 //! A call name resolves, in this order, to a visible tool, a container, a hidden member (exact
 //! name: recovery), or a qualified name `Harness{sep}tool` (`.` `:` `/` `-` `__`, every split
@@ -25,12 +27,15 @@
 mod expansion;
 mod refresh;
 pub(crate) mod tool_choice;
+mod unwrap;
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::chat::ToolDefinition;
-use crate::config::CollapsingConfig;
+use serde_json::Value;
+
+use crate::chat::{ChatMessage, DeferredGroup, DeferredTools, ToolDefinition};
+use crate::config::{CALL_TOOL, CollapsingConfig, CollapsingLayout};
 use crate::error::BuildError;
 use crate::harness::DynamicHarness;
 use crate::harness::names::{fold, same};
@@ -40,6 +45,7 @@ use crate::tool::catalog::{Catalog, Group, Slot};
 
 pub(crate) use expansion::{Expansion, Routed, unknown_text, with_section};
 pub(crate) use refresh::LiveToolset;
+pub(crate) use unwrap::Unwrapped;
 
 /// Where a harness built at run time came from, to pick up a changed tool list.
 #[derive(Clone)]
@@ -66,6 +72,35 @@ pub(crate) struct Part {
     pub(crate) group: Group,
     pub(crate) extras: GroupExtras,
 }
+
+/// The layout a toolset lays requests out in: the configured one, with `native` resolved
+/// against the chat client's form of deferred loading.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Layout {
+    Hide,
+    Append,
+    Fixed,
+    /// Native, as Anthropic's `defer_loading` with `tool_reference` blocks.
+    References,
+    /// Native, as the OpenAI Responses namespaces with a client-executed `tool_search`.
+    Search,
+}
+
+impl Layout {
+    /// Whether container system prompts travel in call results instead of the system text.
+    pub(crate) fn carries_instructions(self) -> bool {
+        self != Layout::Hide
+    }
+
+    /// Whether the tool list stays the same across expansions.
+    pub(crate) fn is_fixed_list(self) -> bool {
+        matches!(self, Layout::Fixed | Layout::References | Layout::Search)
+    }
+}
+
+/// The name under which a provider hands the runtime a client-executed `tool_search` call of
+/// the OpenAI Responses API (the `native` layout there).
+pub(crate) const SEARCH_TOOL: &str = "tool_search";
 
 /// What one call name resolves to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -94,6 +129,8 @@ pub(crate) enum Target {
 enum NameSlot {
     Tool(Target),
     Container(usize),
+    /// A name the layout reserves ([`CALL_TOOL`], [`SEARCH_TOOL`]).
+    Reserved,
 }
 
 /// The complete tool registry of an agent or a run, with collapsing applied.
@@ -120,6 +157,36 @@ pub(crate) struct Toolset {
     by_name: HashMap<String, NameSlot, NameHash>,
     /// Folded harness names.
     by_harness: HashMap<String, usize>,
+    /// The chat client's form of deferred loading (what `native` becomes).
+    native: DeferredTools,
+    /// The call tool of the fixed layout, when that layout (or `native`) has a container.
+    call_tool: Option<Arc<ToolDefinition>>,
+    /// The collapsed harnesses with a container, as deferred groups.
+    deferred: Arc<[DeferredGroup]>,
+    /// Parallel to `catalog.groups`: the fixed layout's schema line of each member (empty in
+    /// the other layouts).
+    schema_lines: Vec<Vec<String>>,
+}
+
+/// The start of every schema line of the fixed layout.
+const SCHEMA_LINE_START: &str = "{\"name\":";
+
+/// What earlier results of a session show the model already (see [`Toolset::delivered`]).
+#[derive(Debug, Default)]
+pub(crate) struct Delivered {
+    /// Schema lines of the fixed layout.
+    schemas: std::collections::HashSet<String>,
+    /// Deferred tools loaded by references.
+    loaded: std::collections::HashSet<String>,
+    /// Harnesses whose system-prompt section an earlier result carried.
+    instructed: std::collections::HashSet<usize>,
+}
+
+impl Delivered {
+    /// Whether an earlier result carried the system-prompt section of harness `h`.
+    pub(crate) fn instructed(&self, h: usize) -> bool {
+        self.instructed.contains(&h)
+    }
 }
 
 impl Toolset {
@@ -139,7 +206,41 @@ impl Toolset {
             catalog.groups.push(part.group);
             extras.push(part.extras);
         }
-        Self::index(catalog, extras, settings.clone())
+        Self::index(
+            catalog,
+            extras,
+            settings.clone(),
+            DeferredTools::Unsupported,
+        )
+    }
+
+    /// The same set for a chat client with this form of deferred loading.
+    pub(crate) fn with_native(mut self, native: DeferredTools) -> Toolset {
+        self.native = native;
+        self
+    }
+
+    /// The layout requests are laid out in.
+    pub(crate) fn layout(&self) -> Layout {
+        match self.settings.layout {
+            CollapsingLayout::Append => Layout::Append,
+            CollapsingLayout::Fixed => Layout::Fixed,
+            CollapsingLayout::Native => match self.native {
+                DeferredTools::ToolReferences => Layout::References,
+                DeferredTools::ToolSearch => Layout::Search,
+                _ => Layout::Fixed,
+            },
+            _ => Layout::Hide,
+        }
+    }
+
+    /// Whether `native` was asked for and this client has no form of it, with containers to
+    /// lay out: requests then use `fixed`.
+    pub(crate) fn native_falls_back(&self) -> bool {
+        self.settings.enabled
+            && self.settings.layout == CollapsingLayout::Native
+            && self.native == DeferredTools::Unsupported
+            && self.containers.iter().any(Option::is_some)
     }
 
     /// The same set with more harnesses after everything registered.
@@ -152,6 +253,7 @@ impl Toolset {
             mut catalog,
             mut extras,
             settings,
+            native,
             ..
         } = self;
         for part in parts {
@@ -159,7 +261,7 @@ impl Toolset {
             catalog.groups.push(part.group);
             extras.push(part.extras);
         }
-        Self::index(catalog, extras, settings)
+        Self::index(catalog, extras, settings, native)
     }
 
     /// The same set with tools registered on their own; each comes with the number of harness
@@ -176,6 +278,7 @@ impl Toolset {
             mut catalog,
             extras,
             settings,
+            native,
             ..
         } = self;
         let mut placed: Vec<(usize, usize)> = Vec::with_capacity(singles.len());
@@ -204,7 +307,7 @@ impl Toolset {
                 .map(|&(_, index)| Slot::Single(index)),
         );
         catalog.layout = layout;
-        Self::index(catalog, extras, settings)
+        Self::index(catalog, extras, settings, native)
     }
 
     /// Whether a harness added for one run enters the run's set: not when the agent registers
@@ -248,13 +351,14 @@ impl Toolset {
             mut catalog,
             extras,
             settings,
+            native,
             ..
         } = self;
         for (h, position, function) in additions {
             let members = &mut catalog.groups[h].members;
             members.insert(position.min(members.len()), function);
         }
-        Self::index(catalog, extras, settings)
+        Self::index(catalog, extras, settings, native)
     }
 
     /// The same catalog with collapsing off: every registered member is a plain tool.
@@ -263,14 +367,26 @@ impl Toolset {
         settings.enabled = false;
         // Without containers there are fewer names than in `self`, which indexed: nothing can
         // clash, so the fallback is never taken.
-        Self::index(self.catalog.clone(), self.extras.clone(), settings)
-            .unwrap_or_else(|_| self.clone())
+        Self::index(
+            self.catalog.clone(),
+            self.extras.clone(),
+            settings,
+            self.native,
+        )
+        .unwrap_or_else(|_| self.clone())
     }
 
-    fn index(
+    /// The same set as an MCP server serves it: MCP has no deferred loading, so `native` is
+    /// `fixed` there.
+    pub(crate) fn served(&self) -> Toolset {
+        self.clone().with_native(DeferredTools::Unsupported)
+    }
+
+    pub(super) fn index(
         catalog: Catalog,
         extras: Vec<GroupExtras>,
         settings: CollapsingConfig,
+        native: DeferredTools,
     ) -> Result<Toolset, BuildError> {
         let mut by_name: HashMap<String, NameSlot, NameHash> = HashMap::default();
         let mut by_harness: HashMap<String, usize> = HashMap::new();
@@ -316,7 +432,22 @@ impl Toolset {
                 groups[h].name.to_string()
             }
             NameSlot::Tool(Target::Single(i)) => catalog.singles[i].label.clone(),
+            NameSlot::Reserved => format!("the {} collapsing layout", settings.layout),
         };
+        // The layouts with a fixed list reserve the names of their own tools first, so a
+        // registered tool of that name is reported against them.
+        let fixed_list = settings.enabled
+            && matches!(
+                settings.layout,
+                CollapsingLayout::Fixed | CollapsingLayout::Native
+            )
+            && containers.iter().any(Option::is_some);
+        if fixed_list {
+            by_name.insert(CALL_TOOL.to_owned(), NameSlot::Reserved);
+            if settings.layout == CollapsingLayout::Native {
+                by_name.insert(SEARCH_TOOL.to_owned(), NameSlot::Reserved);
+            }
+        }
         for &slot in &catalog.layout {
             let h = match slot {
                 Slot::Group(h) => h,
@@ -375,7 +506,37 @@ impl Toolset {
                 always_visible.extend(group.members.iter().map(|f| Arc::clone(f.definition())));
             }
         }
+        let call_tool = fixed_list.then(|| Arc::new(call_tool_definition()));
+        // A group reads like the container it stands for: `{description} (functions: ...)`.
+        let deferred: Arc<[DeferredGroup]> = groups
+            .iter()
+            .zip(&containers)
+            .filter_map(|(g, container)| {
+                let container = container.as_ref()?;
+                Some(DeferredGroup::new(
+                    g.name.to_string(),
+                    container.description.clone(),
+                    g.members
+                        .iter()
+                        .map(|f| Arc::clone(f.definition()))
+                        .collect(),
+                ))
+            })
+            .collect();
+        let schema_lines = groups
+            .iter()
+            .zip(&containers)
+            .map(|(g, container)| match container {
+                Some(_) if fixed_list => g
+                    .members
+                    .iter()
+                    .map(|f| schema_line(f.definition()))
+                    .collect(),
+                _ => Vec::new(),
+            })
+            .collect();
         Ok(Toolset {
+            schema_lines,
             catalog,
             extras,
             settings,
@@ -385,6 +546,9 @@ impl Toolset {
             always_visible,
             by_name,
             by_harness,
+            native,
+            call_tool,
+            deferred,
         })
     }
 
@@ -410,14 +574,27 @@ impl Toolset {
 
     /// The visible tool definitions, in order.
     pub(crate) fn visible(&self, expanded: &[String]) -> Vec<Arc<ToolDefinition>> {
-        let stable = self.settings.cache_stable;
+        let layout = self.layout();
         let mut tools = self.always_visible.clone();
+        if layout == Layout::Search {
+            // The containers are the namespaces of the deferred groups there.
+            return tools;
+        }
         for (group, container) in self.catalog.groups.iter().zip(&self.containers) {
             if let Some(container) = container
-                && (stable || !expanded.iter().any(|e| **e == *group.name))
+                && (layout != Layout::Hide || !expanded.iter().any(|e| **e == *group.name))
             {
                 tools.push(Arc::clone(container));
             }
+        }
+        if layout.is_fixed_list() {
+            tools.extend(
+                self.call_tool
+                    .iter()
+                    .filter(|_| layout == Layout::Fixed)
+                    .cloned(),
+            );
+            return tools;
         }
         for name in expanded {
             if let Some(h) = self.harness_index(name) {
@@ -428,6 +605,96 @@ impl Toolset {
             }
         }
         tools
+    }
+
+    /// The names a call can reach directly in a request with this expansion state: the
+    /// visible tools, then the members of expanded containers that the tool list does not
+    /// show (the layouts with a fixed list).
+    pub(crate) fn callable_names(&self, expanded: &[String]) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .visible(expanded)
+            .iter()
+            .map(|t| t.name.clone())
+            .collect();
+        if self.layout().is_fixed_list() {
+            for name in expanded {
+                if let Some(h) = self.harness_index(name)
+                    && self.collapsed[h]
+                {
+                    names.extend(
+                        self.catalog.groups[h]
+                            .members
+                            .iter()
+                            .map(|f| f.name().to_owned()),
+                    );
+                }
+            }
+        }
+        names
+    }
+
+    /// The deferred groups a request carries: every collapsed harness with a container, in
+    /// the native layouts; none otherwise.
+    pub(crate) fn deferred(&self) -> &[DeferredGroup] {
+        match self.layout() {
+            Layout::References | Layout::Search => &self.deferred,
+            _ => &[],
+        }
+    }
+
+    /// The deferred tools a container or recovery result of harness `h` loads, in the native
+    /// layouts: its registered members that the history has not loaded yet (the provider keeps
+    /// those loaded; referencing them again would only repeat their definitions). Empty in the
+    /// other layouts.
+    pub(crate) fn references(&self, h: usize, delivered: &Delivered) -> Vec<String> {
+        match self.layout() {
+            Layout::References | Layout::Search => self.catalog.groups[h]
+                .members
+                .iter()
+                .map(|f| f.name().to_owned())
+                .filter(|name| !delivered.loaded.contains(name))
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// What the history shows the model already: the member schema lines of earlier container
+    /// results (fixed layout) and the deferred tools earlier results loaded (native layouts).
+    /// Empty in the other layouts, and for an empty history.
+    pub(crate) fn delivered(&self, history: &[ChatMessage]) -> Delivered {
+        let mut delivered = Delivered::default();
+        let layout = self.layout();
+        if !layout.is_fixed_list() {
+            return delivered;
+        }
+        let sections: Vec<(usize, String)> = (0..self.catalog.groups.len())
+            .filter_map(|h| Some((h, self.carried_instructions(h)?)))
+            .collect();
+        for message in history {
+            let ChatMessage::Tool {
+                content,
+                references,
+                ..
+            } = message
+            else {
+                continue;
+            };
+            for (h, section) in &sections {
+                if content.contains(section.as_str()) {
+                    delivered.instructed.insert(*h);
+                }
+            }
+            match layout {
+                Layout::Fixed => delivered.schemas.extend(
+                    content
+                        .lines()
+                        .filter(|line| line.starts_with(SCHEMA_LINE_START))
+                        .map(str::to_owned),
+                ),
+                _ => delivered.loaded.extend(references.iter().cloned()),
+            }
+        }
+        delivered
     }
 
     /// The tool at a target.
@@ -460,6 +727,9 @@ impl Toolset {
             }
             Some(&NameSlot::Tool(target)) => return Resolution::Run(target),
             Some(&NameSlot::Container(h)) => return Resolution::Container(h),
+            // The layout's own tools are unwrapped before resolution (see `call`); one that
+            // reaches here (a call tool naming itself) names no tool.
+            Some(&NameSlot::Reserved) => return Resolution::Unknown,
             None => {}
         }
         self.resolve_qualified(name, expanded)
@@ -496,13 +766,19 @@ impl Toolset {
         container.unwrap_or(Resolution::Unknown)
     }
 
-    /// The text of a container call of harness `h`.
-    pub(crate) fn expansion_text(&self, h: usize) -> String {
+    /// The text of a container call of harness `h`. In the fixed layout it also lists each
+    /// member with its description and parameter schema, one JSON object a line, except those
+    /// whose line the history already shows.
+    pub(crate) fn expansion_text(&self, h: usize, delivered: &Delivered) -> String {
         let group = &self.catalog.groups[h];
         let mut text = format!(
             "{} expanded. Available functions: {}",
             group.name, self.member_lists[h]
         );
+        if self.layout() == Layout::Fixed {
+            text.push_str("\n\n");
+            text.push_str(&self.member_schemas(h, delivered));
+        }
         if let Some(result) = group
             .collapse
             .as_ref()
@@ -514,19 +790,55 @@ impl Toolset {
         text
     }
 
-    /// The text of a recovered call of member `function` of harness `h`.
-    pub(crate) fn recovery_text(&self, h: usize, function: &str) -> String {
-        format!(
+    /// The text of a recovered call of member `function` of harness `h` (in the fixed layout
+    /// with the member schemas, as a container call has them).
+    pub(crate) fn recovery_text(&self, h: usize, function: &str, delivered: &Delivered) -> String {
+        let mut text = format!(
             "{} expanded. Available functions: {}. Call {function} again to run it.",
             self.catalog.groups[h].name, self.member_lists[h]
-        )
+        );
+        if self.layout() == Layout::Fixed {
+            text.push_str("\n\n");
+            text.push_str(&self.member_schemas(h, delivered));
+        }
+        text
     }
 
-    /// With the cache-stable layout, the section a call result of harness `h` carries in
-    /// place of the system text: its system prompt under `## Active container instructions`;
-    /// `None` without that layout or without a system prompt.
+    /// How the fixed layout presents the members of harness `h`: a line saying how to call
+    /// them, then one compact JSON object a member with its `name`, `description` and
+    /// `parameters` (the full schema), in declaration order. Members whose line the history
+    /// already shows are left out (a line says so), so a container opened again in a session
+    /// adds a few tokens, not its schemas again.
+    fn member_schemas(&self, h: usize, delivered: &Delivered) -> String {
+        let lines = &self.schema_lines[h];
+        let fresh: Vec<&String> = lines
+            .iter()
+            .filter(|line| !delivered.schemas.contains(*line))
+            .collect();
+        let mut text = format!(
+            "Call them with {CALL_TOOL}, giving {{\"name\": \"<function>\", \"arguments\": {{...}}}}"
+        );
+        if fresh.is_empty() {
+            text.push_str(". Their parameters are in an earlier result.");
+            return text;
+        }
+        text.push(':');
+        if fresh.len() < lines.len() {
+            text.push_str(" (the others' parameters are in an earlier result)");
+        }
+        for line in fresh {
+            text.push('\n');
+            text.push_str(line);
+        }
+        text
+    }
+
+    /// In the layouts that keep the system text unchanged, the section a call result of
+    /// harness `h` carries in its place: its system prompt under
+    /// `## Active container instructions`; `None` in the hide layout or without a system
+    /// prompt.
     pub(crate) fn carried_instructions(&self, h: usize) -> Option<String> {
-        if !self.settings.cache_stable || !self.collapsed[h] {
+        if !self.layout().carries_instructions() || !self.collapsed[h] {
             return None;
         }
         let prompt = self.system_prompt(h)?;
@@ -543,6 +855,35 @@ impl Toolset {
             .as_ref()
             .and_then(|c| c.system_prompt.as_deref())
             .filter(|p| !p.trim().is_empty())
+    }
+}
+
+/// A member's line in the fixed layout's container result: `{"name":..,"description":..,
+/// "parameters":..}`, written by hand so the name comes first (a JSON map sorts its keys).
+fn schema_line(definition: &ToolDefinition) -> String {
+    format!(
+        "{SCHEMA_LINE_START}{},\"description\":{},\"parameters\":{}}}",
+        Value::String(definition.name.clone()),
+        Value::String(definition.description.clone()),
+        definition.parameters
+    )
+}
+
+/// The call tool of the fixed layout.
+fn call_tool_definition() -> ToolDefinition {
+    ToolDefinition {
+        name: CALL_TOOL.to_owned(),
+        description: "Calls a function of a container. Call the container first: its result \
+                      lists its functions with their parameters."
+            .to_owned(),
+        parameters: Arc::new(serde_json::json!({
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "description": "The function's name."},
+                "arguments": {"type": "object", "description": "The function's arguments."}
+            },
+            "required": ["name"]
+        })),
     }
 }
 

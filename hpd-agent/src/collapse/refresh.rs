@@ -101,6 +101,6 @@ impl Toolset {
             group.declared = declared.into();
             source.generation = generation;
         }
-        Toolset::index(catalog, extras, self.settings.clone())
+        Toolset::index(catalog, extras, self.settings.clone(), self.native)
     }
 }

@@ -3,8 +3,8 @@
 /// How harnesses collapse behind containers (JSON `collapsing`).
 ///
 /// The default has collapsing and recovery on, recovered calls not executed, expansions
-/// cleared at turn end, no never-collapsed harness, and the request layout that changes least
-/// text (not the cache-stable one).
+/// cleared at turn end, no never-collapsed harness, and the [`hide`](CollapsingLayout::Hide)
+/// layout.
 ///
 /// # Examples
 ///
@@ -34,24 +34,16 @@ pub struct CollapsingConfig {
     /// Whether expansions and their instructions persist across the turns of a session (JSON
     /// `persist_system_prompt_injections`, default `false`).
     pub persist_system_prompt_injections: bool,
-    /// Lays requests out so that each one starts with the previous one (JSON `cache_stable`,
-    /// default `false`), for providers that cache the longest unchanged prefix of a request.
-    ///
-    /// Off, an expanded container leaves the tool list (its members take its place at the end)
-    /// and the system prompts of expanded containers are appended to the system text. On, an
-    /// expanded container stays where it was in the tool list and its members are appended after
-    /// every other tool, so the tools before them do not change; and the system text never
-    /// changes: a container's system prompt is carried by the result of the call that expanded
-    /// it (the container call, a recovered call, or, when the expansion came from a forced tool
-    /// choice, the first call of one of its members), where it stays in the conversation. A
-    /// turn end that collapses the containers does not remove those results from the history.
-    pub cache_stable: bool,
+    /// How requests carry collapsed harnesses (JSON `layout`, default
+    /// [`CollapsingLayout::Hide`]); see [`CollapsingLayout`] for each layout and what it
+    /// costs. The seed's key `cache_stable: true` is read as `"layout": "append"`.
+    pub layout: CollapsingLayout,
 }
 
 impl Default for CollapsingConfig {
     /// `enabled: true`, `never_collapse: []`, `recovery: true`,
     /// `execute_recovered_calls: false`, `persist_system_prompt_injections: false`,
-    /// `cache_stable: false`.
+    /// `layout: hide`.
     fn default() -> Self {
         CollapsingConfig {
             enabled: true,
@@ -59,7 +51,7 @@ impl Default for CollapsingConfig {
             recovery: true,
             execute_recovered_calls: false,
             persist_system_prompt_injections: false,
-            cache_stable: false,
+            layout: CollapsingLayout::Hide,
         }
     }
 }
@@ -78,5 +70,153 @@ impl CollapsingConfig {
     #[must_use]
     pub fn is_default(&self) -> bool {
         *self == CollapsingConfig::default()
+    }
+}
+
+/// How requests carry collapsed harnesses (JSON `collapsing.layout`).
+///
+/// Every layout keeps the same calls working (containers, members, qualified names, recovery,
+/// middleware, limits, events); they differ in what the tool list and the system text of each
+/// request hold, and so in what a provider's prompt cache can reuse. A provider caches the
+/// longest unchanged prefix of a request (tools, then system text, then the conversation):
+/// whatever follows the first change is billed again in full.
+///
+/// | layout | tool list | system prompts of expanded containers | cache across an expansion |
+/// |---|---|---|---|
+/// | `hide` | containers; an expanded one is replaced by its members at the end | appended to the system text | lost from the first tool on |
+/// | `append` | containers stay; members of expanded ones are appended | carried by call results | kept up to the appended members |
+/// | `fixed` | never changes: plain tools, containers, and the call tool [`CALL_TOOL`] | carried by call results | kept whole |
+/// | `native` | the provider's own deferred loading; `fixed` where it has none | carried by call results | kept whole |
+///
+/// In `fixed`, a container call answers with its members' names, descriptions and full
+/// parameter schemas (and its `function_result` and `system_prompt` texts); the model then calls
+/// a member through [`CALL_TOOL`] with `{"name": "<member>", "arguments": {...}}`. Such a call
+/// takes exactly the path of a direct call of the member. A member called directly by its name
+/// works too (recovery expands its container first when needed).
+///
+/// In `native`, the members are sent as deferred tools the provider loads when a container
+/// call's result references them: Anthropic's `defer_loading` with `tool_reference` blocks, and
+/// the OpenAI Responses API's namespaces answered through a client-executed `tool_search`.
+/// Providers without such a form (Chat Completions servers, llama.cpp) get `fixed`, and the
+/// agent says so once when it is built, in an [`AgentEvent::LayoutFallback`](crate::AgentEvent)
+/// and in the log.
+///
+/// **Across turns.** In every layout,
+/// [`persist_system_prompt_injections`](CollapsingConfig::persist_system_prompt_injections)
+/// decides whether expansions outlive a turn. Off (the default), every container collapses
+/// when the turn ends, its scoped middleware is dropped, and a later call of one of its members
+/// is a recovery (the container expands again; the call runs at once only with
+/// [`execute_recovered_calls`](CollapsingConfig::execute_recovered_calls)). On, expansions and
+/// their scoped middleware stay for the session. What no setting undoes is the history: the
+/// results of container calls stay in the conversation as they happened, with the member
+/// schemas in `fixed`, and in `native` with the references through which the provider loaded
+/// the member definitions. Those definitions stay in the model's context for the rest of the
+/// session (the provider expands them from the history on every request), so a model may call
+/// a member after its container collapsed; recovery answers it. In `fixed` and `native` the
+/// tool list does not depend on expansions, so keeping them costs no cache.
+///
+/// ```
+/// use hpd_agent::{AgentConfig, CollapsingLayout};
+///
+/// let config = AgentConfig::from_json(r#"{"collapsing": {"layout": "fixed"}}"#)?;
+/// assert_eq!(config.collapsing.layout, CollapsingLayout::Fixed);
+/// // The seed's key still works.
+/// let config = AgentConfig::from_json(r#"{"collapsing": {"cache_stable": true}}"#)?;
+/// assert_eq!(config.collapsing.layout, CollapsingLayout::Append);
+/// assert_eq!("native".parse::<CollapsingLayout>(), Ok(CollapsingLayout::Native));
+/// # Ok::<(), hpd_agent::ConfigError>(())
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum CollapsingLayout {
+    /// An expanded container leaves the tool list and its members are appended; its system
+    /// prompt is appended to the system text. Today's behaviour and the seed's.
+    #[default]
+    Hide,
+    /// Containers stay where they are; members of expanded containers are appended after every
+    /// other tool, and system prompts travel in call results (the seed's `cache_stable`).
+    Append,
+    /// The tool list never changes: plain tools, one tool per container, and [`CALL_TOOL`].
+    Fixed,
+    /// The provider's own deferred tool loading, or `fixed` where the provider has none.
+    Native,
+}
+
+/// The name of the call tool of the [`fixed`](CollapsingLayout::Fixed) layout: it takes a
+/// member's `name` and its `arguments` object and calls that member.
+///
+/// ```
+/// assert_eq!(hpd_agent::CALL_TOOL, "call_function");
+/// ```
+pub const CALL_TOOL: &str = "call_function";
+
+impl CollapsingLayout {
+    /// Every layout, in the order of the table above.
+    pub const ALL: [CollapsingLayout; 4] = [
+        CollapsingLayout::Hide,
+        CollapsingLayout::Append,
+        CollapsingLayout::Fixed,
+        CollapsingLayout::Native,
+    ];
+
+    /// The JSON name: `hide`, `append`, `fixed` or `native`.
+    ///
+    /// ```
+    /// use hpd_agent::CollapsingLayout;
+    ///
+    /// assert_eq!(CollapsingLayout::Append.as_str(), "append");
+    /// assert_eq!(CollapsingLayout::Fixed.to_string(), "fixed");
+    /// ```
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CollapsingLayout::Hide => "hide",
+            CollapsingLayout::Append => "append",
+            CollapsingLayout::Fixed => "fixed",
+            CollapsingLayout::Native => "native",
+        }
+    }
+}
+
+impl std::fmt::Display for CollapsingLayout {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A layout name that is not one of `hide`, `append`, `fixed`, `native`.
+///
+/// ```
+/// use hpd_agent::CollapsingLayout;
+///
+/// let error = "flat".parse::<CollapsingLayout>().unwrap_err();
+/// assert_eq!(error.to_string(), "unknown collapsing layout 'flat'; expected one of hide, append, fixed, native");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown collapsing layout '{0}'; expected one of hide, append, fixed, native")]
+pub struct UnknownLayout(pub String);
+
+impl std::str::FromStr for CollapsingLayout {
+    type Err = UnknownLayout;
+
+    /// Parses a JSON name, in any case.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        CollapsingLayout::ALL
+            .into_iter()
+            .find(|l| l.as_str().eq_ignore_ascii_case(s))
+            .ok_or_else(|| UnknownLayout(s.to_owned()))
+    }
+}
+
+impl serde::Serialize for CollapsingLayout {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for CollapsingLayout {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        name.parse().map_err(serde::de::Error::custom)
     }
 }

@@ -167,7 +167,7 @@ mod sub_agent;
 
 use serde_json::Value;
 
-pub use collapsing::CollapsingConfig;
+pub use collapsing::{CALL_TOOL, CollapsingConfig, CollapsingLayout, UnknownLayout};
 pub use error::{ConfigError, ConfigErrorKind};
 pub use limits::{
     DEFAULT_MAX_ARGUMENT_BYTES, DEFAULT_MAX_PARALLEL_CALLS, DEFAULT_MAX_TOOL_RESULT_BYTES, Limits,

@@ -177,11 +177,7 @@ impl Serialize for CollapsingConfig {
                     "persist_system_prompt_injections",
                     &self.persist_system_prompt_injections
                 ),
-                (
-                    self.cache_stable != default.cache_stable,
-                    "cache_stable",
-                    &self.cache_stable
-                ),
+                (self.layout != default.layout, "layout", &self.layout),
             ]
         )
     }

@@ -126,11 +126,13 @@ impl ServerHandler for SessionHandler {
         let call_id = format!("mcp-{}", self.calls.fetch_add(1, Ordering::Relaxed) + 1);
         let before = self.tools.visible_tools();
         let outcome = self.tools.call(&request.name, &arguments, &call_id).await;
+        // In the fixed layout an expansion changes no listed tool: no list_changed then, so the
+        // host's tool list (and its own prompt cache) stays as it is.
         let (mut text, is_error, expanded) = match outcome {
             Ok(outcome) => (
                 outcome.result.text,
                 outcome.result.is_error,
-                outcome.expanded,
+                outcome.tools_changed,
             ),
             Err(error) => (format!("Error: {error}"), true, false),
         };

@@ -20,7 +20,14 @@ use crate::Agent;
 /// following the agent's collapsing settings: with
 /// [`CollapsingConfig::execute_recovered_calls`](crate::CollapsingConfig::execute_recovered_calls)
 /// the call runs at once, otherwise it expands the container and asks to call again. Expansions
-/// last for the session. [`flat`](Self::flat) lists every function instead. Calls run through
+/// last for the session.
+///
+/// With the [`fixed`](crate::CollapsingLayout::Fixed) collapsing layout (and
+/// [`native`](crate::CollapsingLayout::Native), which MCP has no form of and so is served as
+/// `fixed`), `tools/list` shows the plain tools, the containers and the call tool
+/// [`CALL_TOOL`](crate::CALL_TOOL) for the whole session; a container call answers with its
+/// members' schemas, and no expansion sends `notifications/tools/list_changed`, so the host's
+/// tool list, and with it the host's own prompt cache, never changes. [`flat`](Self::flat) lists every function instead. Calls run through
 /// the agent's global middleware and their harness's scoped middleware, emit the agent's
 /// events, and harnesses built at run time refresh their tool lists before each `tools/list`
 /// and call.
@@ -240,11 +247,7 @@ impl McpServer {
     }
 
     fn tool_session(agent: &Agent, flat: bool) -> crate::ToolSession {
-        if flat {
-            agent.flat_tool_session()
-        } else {
-            agent.tool_session()
-        }
+        agent.served_tool_session(flat)
     }
 
     /// Serves one session on this process's stdin and stdout until the client closes it.

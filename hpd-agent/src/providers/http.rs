@@ -102,9 +102,9 @@ impl Transport {
         self.headers.contains_key(name)
     }
 
-    #[cfg(test)]
-    pub(crate) fn header(&self, name: &str) -> Option<&HeaderValue> {
-        self.headers.get(name)
+    /// A plain header's value, when set and text.
+    pub(crate) fn header(&self, name: impl reqwest::header::AsHeaderName) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
     }
 
     /// Sends `body` and reads the answer: a `text/event-stream` through `parser`, a body

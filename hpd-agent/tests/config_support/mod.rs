@@ -220,7 +220,7 @@ pub fn assert_invalid(err: &ConfigError, path: &str, message: &str) {
 pub const AGENT_KNOWN: &str =
     "known keys: name, instructions, model, max_iterations, collapsing, tool_harnesses, sub_agents";
 pub const COLLAPSING_KNOWN: &str = "known keys: enabled, never_collapse, recovery, \
-     execute_recovered_calls, persist_system_prompt_injections, cache_stable";
+     execute_recovered_calls, persist_system_prompt_injections, layout, cache_stable";
 pub const MODEL_KNOWN: &str = "known keys: provider, model, base_url";
 pub const REFERENCE_KNOWN: &str =
     "known keys: name, functions, config, metadata, middleware_configs";

@@ -72,16 +72,8 @@ async fn multi_turn_tool_calling_conversation() {
         tool_calls: first.tool_calls.clone(),
         reasoning: vec![],
     });
-    history.push(ChatMessage::Tool {
-        call_id: "call_add".into(),
-        content: "5".into(),
-        is_error: false,
-    });
-    history.push(ChatMessage::Tool {
-        call_id: "call_mul".into(),
-        content: "Error: overflow".into(),
-        is_error: true,
-    });
+    history.push(ChatMessage::tool("call_add", "5", false));
+    history.push(ChatMessage::tool("call_mul", "Error: overflow", true));
     let second = ask(&client, instructions, &history, &tools, &deltas)
         .await
         .unwrap_or_else(|e| panic!("turn 2: {e}"));

@@ -326,16 +326,8 @@ pub fn tool_loop_history() -> Vec<ChatMessage> {
             ],
             reasoning: vec![],
         },
-        ChatMessage::Tool {
-            call_id: "call_add".into(),
-            content: "5".into(),
-            is_error: false,
-        },
-        ChatMessage::Tool {
-            call_id: "call_mul".into(),
-            content: "Invalid arguments for 'multiply'".into(),
-            is_error: true,
-        },
+        ChatMessage::tool("call_add", "5", false),
+        ChatMessage::tool("call_mul", "Invalid arguments for 'multiply'", true),
     ]
 }
 

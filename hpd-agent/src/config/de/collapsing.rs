@@ -6,7 +6,7 @@ use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
 
 use super::super::keys::Keys;
-use super::super::{CollapsingConfig, Limits};
+use super::super::{CollapsingConfig, CollapsingLayout, Limits};
 use super::*;
 
 // ---------------------------------------------------------------------------------------------
@@ -19,6 +19,7 @@ pub(super) enum CollapsingKey {
     Recovery,
     ExecuteRecoveredCalls,
     PersistSystemPromptInjections,
+    Layout,
     CacheStable,
 }
 
@@ -34,6 +35,7 @@ pub(super) const COLLAPSING_KEYS: &[(CollapsingKey, &str)] = &[
         CollapsingKey::PersistSystemPromptInjections,
         "persist_system_prompt_injections",
     ),
+    (CollapsingKey::Layout, "layout"),
     (CollapsingKey::CacheStable, "cache_stable"),
 ];
 
@@ -66,6 +68,9 @@ impl<'de> Visitor<'de> for CollapsingConfigVisitor {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<CollapsingConfig, A::Error> {
         let mut keys = Keys::new("CollapsingConfig", COLLAPSING_KEYS);
         let mut collapsing = CollapsingConfig::default();
+        // `layout` given, and the seed's `cache_stable` given (its value).
+        let mut layout = None;
+        let mut cache_stable = None;
         while let Some(key) = map.next_key::<String>()? {
             match keys.identify(key)? {
                 CollapsingKey::Enabled => collapsing.enabled = map.next_value()?,
@@ -82,9 +87,24 @@ impl<'de> Visitor<'de> for CollapsingConfigVisitor {
                 CollapsingKey::PersistSystemPromptInjections => {
                     collapsing.persist_system_prompt_injections = map.next_value()?;
                 }
-                CollapsingKey::CacheStable => collapsing.cache_stable = map.next_value()?,
+                CollapsingKey::Layout => layout = Some(map.next_value::<CollapsingLayout>()?),
+                CollapsingKey::CacheStable => cache_stable = Some(map.next_value::<bool>()?),
             }
         }
+        collapsing.layout = match (layout, cache_stable) {
+            (Some(layout), None) => layout,
+            (None, Some(true)) => CollapsingLayout::Append,
+            (None, Some(false) | None) => CollapsingLayout::Hide,
+            (Some(layout), Some(stable)) => {
+                if stable != (layout == CollapsingLayout::Append) {
+                    return Err(de::Error::custom(format_args!(
+                        "cache_stable ({stable}) contradicts layout \"{layout}\"; \
+                         cache_stable is the old name of layout \"append\": give layout alone"
+                    )));
+                }
+                layout
+            }
+        };
         Ok(collapsing)
     }
 }

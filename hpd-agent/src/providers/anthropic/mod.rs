@@ -34,7 +34,7 @@ use std::fmt;
 
 use async_trait::async_trait;
 
-use crate::chat::{ChatClient, ChatError, ChatRequest, ChatResponse, TextSink};
+use crate::chat::{ChatClient, ChatError, ChatRequest, ChatResponse, DeferredTools, TextSink};
 use crate::providers::http::encode_body;
 use crate::providers::settings::{Api, HttpSettings};
 
@@ -90,6 +90,19 @@ pub const DEFAULT_MAX_TOKENS: u32 = 4096;
 /// | [`ChatMessage::Assistant`](crate::ChatMessage::Assistant) | an `assistant` message: its signed `thinking` (and `redacted_thinking`) blocks first, then the text, then one `tool_use` block per call with the arguments parsed as `input` (`{}` when they are not a JSON object) |
 /// | [`ChatMessage::Tool`](crate::ChatMessage::Tool) | a `tool_result` block with `is_error` when set; the results of one response go in one `user` message (consecutive messages of one role are merged) |
 /// | `tools` | `[{"name", "description", "input_schema"}]` |
+/// | `deferred` (the native collapsing layout) | appended to `tools`, each with `"defer_loading": true`; a [`ChatMessage::Tool`](crate::ChatMessage::Tool) with `references` is a `tool_result` whose `content` is its text block followed by one `{"type": "tool_reference", "tool_name"}` block per reference |
+///
+/// The native layout follows the tool search page of the Messages API documentation, with
+/// the client doing the search: a container is an ordinary tool (so at least one tool is not
+/// deferred, as the API requires), its members are deferred, and the container's result
+/// references them, so the API expands their definitions at that point of the conversation and
+/// the cached prefix (tools, system text, earlier messages) stays as it was. The result keeps
+/// its text before the references (the SDK's `tool_result` content type allows text and
+/// reference blocks together): that text carries the container's `function_result` and system
+/// prompt. A deferred tool never carries a `cache_control` breakpoint (the API refuses that);
+/// the breakpoint stays on the last tool that is not deferred. Tool search is generally
+/// available and needs no beta header; [`with_beta`](Self::with_beta) adds one where a platform
+/// still asks for it.
 ///
 /// Prompt caching (on by default, [`with_prompt_caching`](Self::with_prompt_caching)): a
 /// `cache_control` breakpoint goes on the last tool, on the system text and on the last block
@@ -128,6 +141,9 @@ pub struct AnthropicClient {
     settings: HttpSettings,
     prompt_caching: bool,
     default_max_tokens: u32,
+    /// Set by [`with_deferred_tools`](AnthropicClient::with_deferred_tools); `None` decides by
+    /// the base URL's host.
+    deferred: Option<bool>,
 }
 
 /// The Messages API, for the shared client plumbing.
@@ -151,6 +167,7 @@ impl fmt::Debug for AnthropicClient {
             .debug_struct(f, "AnthropicClient")
             .field("prompt_caching", &self.prompt_caching)
             .field("default_max_tokens", &self.default_max_tokens)
+            .field("deferred_tools", &self.deferred_tools())
             .finish_non_exhaustive()
     }
 }
@@ -220,7 +237,66 @@ impl AnthropicClient {
             settings,
             prompt_caching: true,
             default_max_tokens: DEFAULT_MAX_TOKENS,
+            deferred: None,
         }
+    }
+
+    /// Whether requests may send deferred tools (`defer_loading`) and load them with
+    /// `tool_reference` blocks, which the [`native`](crate::CollapsingLayout::Native)
+    /// collapsing layout uses. By default only the Anthropic API itself (host
+    /// `api.anthropic.com`) does: servers that speak the Messages API without this feature
+    /// drop both fields silently (llama.cpp's server does), and the layout falls back to
+    /// [`fixed`](crate::CollapsingLayout::Fixed) for them. Set it for a gateway that forwards
+    /// to the Anthropic API.
+    ///
+    /// Tool search is generally available on the Anthropic API and its documentation names no
+    /// beta header for it; a platform that still wants one gets it through
+    /// [`with_beta`](Self::with_beta).
+    ///
+    /// ```
+    /// use hpd_agent::{AnthropicClient, ChatClient, DeferredTools};
+    ///
+    /// let claude = AnthropicClient::new("claude-sonnet-4-5", "sk-ant-...")?;
+    /// assert_eq!(claude.deferred_tools(), DeferredTools::ToolReferences);
+    /// let local = AnthropicClient::new("local", "")?.with_base_url("http://127.0.0.1:8080")?;
+    /// assert_eq!(local.deferred_tools(), DeferredTools::Unsupported);
+    /// let gateway = local.with_deferred_tools(true);
+    /// assert_eq!(gateway.deferred_tools(), DeferredTools::ToolReferences);
+    /// # Ok::<(), hpd_agent::ChatError>(())
+    /// ```
+    #[must_use]
+    pub fn with_deferred_tools(mut self, deferred: bool) -> Self {
+        self.deferred = Some(deferred);
+        self
+    }
+
+    /// Sends `anthropic-beta: {beta}` with every request (several calls send a comma-separated
+    /// list), for features a platform still gates behind a beta header.
+    ///
+    /// ```
+    /// use hpd_agent::AnthropicClient;
+    ///
+    /// let _client = AnthropicClient::new("claude-sonnet-4-5", "sk-ant-...")?
+    ///     .with_beta("tool-search-tool-2025-10-19")?;
+    /// # Ok::<(), hpd_agent::ChatError>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`ChatError::Config`] when `beta` cannot be sent in an HTTP header.
+    pub fn with_beta(mut self, beta: &str) -> Result<Self, ChatError> {
+        let name = reqwest::header::HeaderName::from_static("anthropic-beta");
+        let value = match self.settings.transport.header(&name) {
+            Some(existing) => format!("{existing},{beta}"),
+            None => beta.to_owned(),
+        };
+        let value = reqwest::header::HeaderValue::from_str(&value).map_err(|_| {
+            ChatError::Config(format!(
+                "the beta name '{beta}' cannot be sent in an HTTP header"
+            ))
+        })?;
+        self.settings.transport.set_header(name, value);
+        Ok(self)
     }
 
     /// Sends requests to `{base_url}/v1/messages` instead (a trailing `/` is ignored).
@@ -307,6 +383,17 @@ impl ChatClient for AnthropicClient {
         self.settings
             .exchange(&body, StreamAssembler::new, parse_message, text)
             .await
+    }
+
+    fn deferred_tools(&self) -> DeferredTools {
+        let native = self.deferred.unwrap_or_else(|| {
+            self.settings.transport.endpoint.host_str() == Some("api.anthropic.com")
+        });
+        if native {
+            DeferredTools::ToolReferences
+        } else {
+            DeferredTools::Unsupported
+        }
     }
 }
 

@@ -64,10 +64,21 @@ pub(super) fn request_body(request: ChatRequest<'_>, settings: &Settings<'_>) ->
                        "input_schema": *tool.parameters})
             })
             .collect();
+        // The cache breakpoint goes on the last tool that is not deferred: a deferred tool
+        // may not carry one (the tool search page of the Messages API documentation).
         if settings.prompt_caching
             && let Some(last) = tools.last_mut()
         {
             last["cache_control"] = ephemeral();
+        }
+        // Deferred tools (the native collapsing layout) follow, marked: they stay out of the
+        // model's context, and of the cached prefix, until a tool result references them.
+        // Anthropic requires at least one tool that is not deferred; the containers are.
+        for group in request.deferred {
+            tools.extend(group.tools.iter().map(|tool| {
+                json!({"name": tool.name, "description": tool.description,
+                       "input_schema": *tool.parameters, "defer_loading": true})
+            }));
         }
         body.insert("tools".into(), Value::Array(tools));
         let mut choice = match &options.tool_choice {
@@ -129,9 +140,23 @@ fn messages(history: &[ChatMessage]) -> Vec<Value> {
                 call_id,
                 content,
                 is_error,
+                references,
             } => {
                 let mut block = json!({"type": "tool_result", "tool_use_id": call_id});
-                if !content.is_empty() {
+                if !references.is_empty() {
+                    // The result's text, then one `tool_reference` block a deferred tool it
+                    // loads: the API expands each into that tool's definition here.
+                    let mut parts = Vec::with_capacity(references.len() + 1);
+                    if !content.is_empty() {
+                        parts.push(json!({"type": "text", "text": content}));
+                    }
+                    parts.extend(
+                        references
+                            .iter()
+                            .map(|name| json!({"type": "tool_reference", "tool_name": name})),
+                    );
+                    block["content"] = Value::Array(parts);
+                } else if !content.is_empty() {
                     block["content"] = json!(content);
                 }
                 if *is_error {

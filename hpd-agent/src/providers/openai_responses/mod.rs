@@ -31,7 +31,7 @@ use std::fmt;
 
 use async_trait::async_trait;
 
-use crate::chat::{ChatClient, ChatError, ChatRequest, ChatResponse, TextSink};
+use crate::chat::{ChatClient, ChatError, ChatRequest, ChatResponse, DeferredTools, TextSink};
 use crate::providers::http::encode_body;
 use crate::providers::openai::DEFAULT_BASE_URL;
 use crate::providers::settings::{Api, HttpSettings};
@@ -54,6 +54,16 @@ use wire::{parse_response, request_body};
 /// | [`ChatMessage::Assistant`](crate::ChatMessage::Assistant) | its reasoning items that carry `encrypted_content` (the only form a server without stored items accepts), then `{"type": "message", "role": "assistant", "content"}` when it has text, then one `{"type": "function_call", "call_id", "name", "arguments"}` per call (empty arguments as `{}`) |
 /// | [`ChatMessage::Tool`](crate::ChatMessage::Tool) | `{"type": "function_call_output", "call_id", "output"}`; `is_error` has no field and is dropped |
 /// | `tools` | `[{"type": "function", "name", "description", "parameters"}]` |
+/// | `deferred` (the native collapsing layout) | one `{"type": "namespace", "name", "description", "tools"}` a group, its functions with `"defer_loading": true`, and one client-executed `{"type": "tool_search", "execution": "client", "description", "parameters"}` whose `namespace` argument names a group |
+///
+/// In the native layout a `tool_search_call` of the model becomes a [`ToolCall`](crate::ToolCall)
+/// of the name `tool_search` (its `arguments` object as text), which the agent answers like a
+/// call of the container it names. Sent back, that call is a `tool_search_call` item again, and
+/// its result a `tool_search_output` whose `tools` hold the loaded namespace (its description
+/// followed by the result text, so a container's `function_result` and system prompt reach the
+/// model). Calls of a loaded function go back with their `namespace`. The search is executed
+/// by the client, not hosted, so that the agent sees each expansion: it creates the harness's
+/// scoped middleware, emits its events and applies recovery, as in every other layout.
 ///
 /// Message items are always written with `"type": "message"` (llama.cpp rejects them
 /// without).
@@ -84,6 +94,9 @@ use wire::{parse_response, request_body};
 pub struct OpenAiResponsesClient {
     settings: HttpSettings,
     store: bool,
+    /// Set by [`with_deferred_tools`](OpenAiResponsesClient::with_deferred_tools); `None`
+    /// decides by the base URL's host.
+    deferred: Option<bool>,
 }
 
 /// The Responses API, for the shared client plumbing.
@@ -132,6 +145,7 @@ impl OpenAiResponsesClient {
         Ok(OpenAiResponsesClient {
             settings,
             store: false,
+            deferred: None,
         })
     }
 
@@ -162,6 +176,7 @@ impl OpenAiResponsesClient {
         Ok(OpenAiResponsesClient {
             settings,
             store: false,
+            deferred: None,
         })
     }
 
@@ -182,6 +197,31 @@ impl OpenAiResponsesClient {
     pub fn with_base_url(mut self, base_url: impl AsRef<str>) -> Result<Self, ChatError> {
         self.settings.set_base_url(base_url.as_ref())?;
         Ok(self)
+    }
+
+    /// Whether requests may send deferred tools (namespaces of `defer_loading` functions with
+    /// a client-executed `tool_search`), which the
+    /// [`native`](crate::CollapsingLayout::Native) collapsing layout uses. By default only the
+    /// OpenAI API itself (host `api.openai.com`) does; other servers that speak the Responses
+    /// API (llama.cpp's among them) have no such tools, and the layout falls back to
+    /// [`fixed`](crate::CollapsingLayout::Fixed) for them. Set it for a gateway that forwards
+    /// to the OpenAI API. The OpenAI documentation names the model families with tool search
+    /// (`gpt-5.4` and later); other models reject the tools.
+    ///
+    /// ```
+    /// use hpd_agent::{ChatClient, DeferredTools, OpenAiResponsesClient};
+    ///
+    /// let openai = OpenAiResponsesClient::new("gpt-5.4", "sk-...")?;
+    /// assert_eq!(openai.deferred_tools(), DeferredTools::ToolSearch);
+    /// let local = OpenAiResponsesClient::new("local", "")?.with_base_url("http://127.0.0.1:8080/v1")?;
+    /// assert_eq!(local.deferred_tools(), DeferredTools::Unsupported);
+    /// assert_eq!(local.with_deferred_tools(true).deferred_tools(), DeferredTools::ToolSearch);
+    /// # Ok::<(), hpd_agent::ChatError>(())
+    /// ```
+    #[must_use]
+    pub fn with_deferred_tools(mut self, deferred: bool) -> Self {
+        self.deferred = Some(deferred);
+        self
     }
 
     /// Sets `store` (default `false`: the server keeps no copy of the conversation).
@@ -234,6 +274,17 @@ impl ChatClient for OpenAiResponsesClient {
         self.settings
             .exchange(&body, StreamAssembler::new, parse_response, text)
             .await
+    }
+
+    fn deferred_tools(&self) -> DeferredTools {
+        let native = self.deferred.unwrap_or_else(|| {
+            self.settings.transport.endpoint.host_str() == Some("api.openai.com")
+        });
+        if native {
+            DeferredTools::ToolSearch
+        } else {
+            DeferredTools::Unsupported
+        }
     }
 }
 

@@ -5,9 +5,10 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use crate::chat::{
-    ChatError, ChatMessage, ChatRequest, ChatResponse, FinishReason, Reasoning, ToolCall,
-    ToolChoice, Usage,
+    ChatError, ChatMessage, ChatRequest, ChatResponse, DeferredGroup, FinishReason, Reasoning,
+    ToolCall, ToolChoice, Usage,
 };
+use crate::collapse::SEARCH_TOOL;
 use crate::providers::http::{MAX_EXCERPT, arguments_text, embedded_error, parse_json, shorten};
 
 /// Builds the request body (before `extra` is merged).
@@ -23,9 +24,9 @@ pub(super) fn request_body(
     if !request.instructions.is_empty() {
         body.insert("instructions".into(), json!(request.instructions));
     }
-    body.insert("input".into(), Value::Array(input_items(request.messages)));
-    if !request.tools.is_empty() {
-        let tools: Vec<Value> = request
+    body.insert("input".into(), Value::Array(input_items(&request)));
+    if !request.tools.is_empty() || !request.deferred.is_empty() {
+        let mut tools: Vec<Value> = request
             .tools
             .iter()
             .map(|tool| {
@@ -33,6 +34,15 @@ pub(super) fn request_body(
                        "parameters": *tool.parameters})
             })
             .collect();
+        if !request.deferred.is_empty() {
+            tools.extend(
+                request
+                    .deferred
+                    .iter()
+                    .map(|group| namespace(group, None, None)),
+            );
+            tools.push(tool_search(request.deferred));
+        }
         body.insert("tools".into(), Value::Array(tools));
         if let Some(choice) = &options.tool_choice {
             let choice = match choice {
@@ -61,9 +71,49 @@ pub(super) fn request_body(
     Value::Object(body)
 }
 
+/// A deferred group as a `namespace` tool of `defer_loading` functions: all of them, or the
+/// `loaded` ones (a `tool_search_output`), with `note` after the description.
+fn namespace(group: &DeferredGroup, loaded: Option<&[String]>, note: Option<&str>) -> Value {
+    let tools: Vec<Value> = group
+        .tools
+        .iter()
+        .filter(|tool| loaded.is_none_or(|names| names.contains(&tool.name)))
+        .map(|tool| {
+            json!({"type": "function", "name": tool.name, "description": tool.description,
+                   "parameters": *tool.parameters, "defer_loading": true})
+        })
+        .collect();
+    let description = match note {
+        Some(note) if !note.is_empty() => format!("{}\n\n{note}", group.description),
+        _ => group.description.clone(),
+    };
+    json!({"type": "namespace", "name": group.name, "description": description, "tools": tools})
+}
+
+/// The client-executed `tool_search` tool: its one argument names a namespace.
+fn tool_search(groups: &[DeferredGroup]) -> Value {
+    let names: Vec<&str> = groups.iter().map(|g| g.name.as_str()).collect();
+    json!({
+        "type": "tool_search",
+        "execution": "client",
+        "description": "Loads the functions of one namespace, to call them next.",
+        "parameters": {
+            "type": "object",
+            "properties": {"namespace": {"type": "string", "enum": names,
+                                         "description": "The namespace to load."}},
+            "required": ["namespace"],
+            "additionalProperties": false
+        }
+    })
+}
+
 /// The conversation as input items. Message items carry an explicit `"type": "message"`
 /// (llama.cpp rejects them without).
-fn input_items(history: &[ChatMessage]) -> Vec<Value> {
+fn input_items(request: &ChatRequest<'_>) -> Vec<Value> {
+    let history = request.messages;
+    let native = !request.deferred.is_empty();
+    // The ids of the tool searches made so far, whose results are `tool_search_output`s.
+    let mut searches: Vec<&str> = Vec::new();
     let mut items = Vec::with_capacity(history.len());
     for message in history {
         match message {
@@ -100,9 +150,41 @@ fn input_items(history: &[ChatMessage]) -> Vec<Value> {
                     } else {
                         &call.arguments
                     };
-                    items.push(json!({"type": "function_call", "call_id": call.id,
-                                      "name": call.name, "arguments": arguments}));
+                    if native && call.name == SEARCH_TOOL {
+                        searches.push(&call.id);
+                        let arguments: Value =
+                            serde_json::from_str(arguments).unwrap_or_else(|_| json!({}));
+                        items.push(json!({"type": "tool_search_call", "call_id": call.id,
+                                          "execution": "client", "status": "completed",
+                                          "arguments": arguments}));
+                        continue;
+                    }
+                    let mut item = json!({"type": "function_call", "call_id": call.id,
+                                          "name": call.name, "arguments": arguments});
+                    if let Some((group, _)) = request.deferred_tool(&call.name) {
+                        item["namespace"] = json!(group.name);
+                    }
+                    items.push(item);
                 }
+            }
+            ChatMessage::Tool {
+                call_id,
+                content,
+                references,
+                ..
+            } if searches.contains(&call_id.as_str()) => {
+                // The loaded namespace, with the result text (the container's function result
+                // and system prompt) after its description; a search that found nothing loads
+                // nothing.
+                let tools: Vec<Value> = request
+                    .deferred
+                    .iter()
+                    .filter(|g| g.tools.iter().any(|t| references.contains(&t.name)))
+                    .map(|g| namespace(g, Some(references), Some(content)))
+                    .collect();
+                items.push(json!({"type": "tool_search_output", "call_id": call_id,
+                                  "execution": "client", "status": "completed",
+                                  "tools": tools}));
             }
             // `is_error` has no field in this API: the result text carries it.
             ChatMessage::Tool {
@@ -176,6 +258,9 @@ pub(super) struct WireItem {
     pub(super) summary: Option<Vec<WireContent>>,
     #[serde(default)]
     pub(super) encrypted_content: Option<String>,
+    /// `client` or `server`, on `tool_search_call` items.
+    #[serde(default)]
+    pub(super) execution: Option<String>,
 }
 
 /// A part of a message item (`output_text`, `refusal`) or of a reasoning summary.
@@ -272,6 +357,19 @@ pub(super) fn add_item(
             calls.push(ToolCall {
                 id,
                 name,
+                arguments: arguments_text(item.arguments),
+            });
+        }
+        // A client-executed tool search (the native collapsing layout): the agent answers it.
+        "tool_search_call" if item.execution.as_deref() != Some("server") => {
+            let id = item
+                .call_id
+                .filter(|id| !id.is_empty())
+                .or(item.id.filter(|id| !id.is_empty()))
+                .unwrap_or_else(|| format!("call_{}", calls.len()));
+            calls.push(ToolCall {
+                id,
+                name: SEARCH_TOOL.to_owned(),
                 arguments: arguments_text(item.arguments),
             });
         }
