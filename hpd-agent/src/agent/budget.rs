@@ -413,6 +413,7 @@ mod tests {
                 call_id: "c1".into(),
                 content: "r".into(),
                 is_error: false,
+                references: Vec::new(),
             },
             assistant("done"),
             ChatMessage::user("b"),
