@@ -3,6 +3,7 @@
 //! secrets.
 
 use std::pin::pin;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use futures::StreamExt;
@@ -38,6 +39,10 @@ pub(crate) trait StreamParser {
 #[derive(Clone)]
 pub(crate) struct Transport {
     http: reqwest::Client,
+    /// A client that keeps no idle connection, made on first need: an attempt after one that
+    /// died on a closed connection goes through it, so it cannot meet another stale pooled
+    /// connection (after a server restart every idle one is stale).
+    fresh: Arc<OnceLock<reqwest::Client>>,
     pub(crate) endpoint: reqwest::Url,
     headers: HeaderMap,
     /// Texts that never appear in an error (the API key).
@@ -56,6 +61,7 @@ impl Transport {
             .map_err(|e| ChatError::Config(format!("HTTP client: {}", error_chain(&e))))?;
         Ok(Transport {
             http,
+            fresh: Arc::default(),
             endpoint,
             headers: HeaderMap::new(),
             secrets: Vec::new(),
@@ -108,8 +114,8 @@ impl Transport {
     ///
     /// An attempt that fails before any of the answer was read (HTTP 429 or 5xx, a failure to
     /// connect, a connection the server closed or reset, a body cut before it was complete) is
-    /// sent again as the [`RetryPolicy`] says, on a fresh connection: the pool drops a
-    /// connection that failed. A stream that breaks after some of it arrived is not sent again
+    /// sent again as the [`RetryPolicy`] says; after a closed connection, every further attempt
+    /// goes on a new connection (not another pooled one, which may be stale too). A stream that breaks after some of it arrived is not sent again
     /// (its text may already be on the user's screen): the error says so.
     pub(crate) async fn exchange<P: StreamParser + Send>(
         &self,
@@ -120,14 +126,22 @@ impl Transport {
         text: TextSink<'_>,
     ) -> Result<ChatResponse, ChatError> {
         let mut attempt: u32 = 0;
+        let mut fresh = false;
         loop {
             let (error, server_wait) = match self
-                .attempt(body, streaming, &parser, &parse_body, text)
+                .attempt(body, streaming, fresh, &parser, &parse_body, text)
                 .await
             {
                 Ok(response) => return Ok(response),
                 Err(Failure::Final(error)) => return Err(self.redact(error)),
-                Err(Failure::Retryable { error, server_wait }) => (self.redact(error), server_wait),
+                Err(Failure::Retryable {
+                    error,
+                    server_wait,
+                    closed,
+                }) => {
+                    fresh |= closed;
+                    (self.redact(error), server_wait)
+                }
             };
             if attempt >= self.retry.max_retries {
                 return Err(error);
@@ -151,11 +165,12 @@ impl Transport {
         &self,
         body: &[u8],
         streaming: bool,
+        fresh: bool,
         parser: &impl Fn(u16) -> P,
         parse_body: &impl Fn(&str, u16) -> Result<ChatResponse, ChatError>,
         text: TextSink<'_>,
     ) -> Result<ChatResponse, Failure> {
-        let (response, deadline) = self.send(body, streaming).await?;
+        let (response, deadline) = self.send(body, streaming, fresh).await?;
         let content_type = response
             .headers()
             .get(CONTENT_TYPE)
@@ -211,15 +226,36 @@ impl Transport {
         }
     }
 
-    /// Sends `body` once. Returns a successful response and the deadline of the attempt.
+    /// The client of an attempt: the pooled one, or with `fresh` one that opens a new
+    /// connection for every request (built on first need; the pooled one if that fails).
+    fn client(&self, fresh: bool) -> &reqwest::Client {
+        if !fresh {
+            return &self.http;
+        }
+        if let Some(client) = self.fresh.get() {
+            return client;
+        }
+        match reqwest::Client::builder()
+            .user_agent(concat!("hpd-agent/", env!("CARGO_PKG_VERSION")))
+            .pool_max_idle_per_host(0)
+            .build()
+        {
+            Ok(client) => self.fresh.get_or_init(|| client),
+            Err(_) => &self.http,
+        }
+    }
+
+    /// Sends `body` once (with `fresh`, on a new connection). Returns a successful response and
+    /// the deadline of the attempt.
     async fn send(
         &self,
         body: &[u8],
         streaming: bool,
+        fresh: bool,
     ) -> Result<(reqwest::Response, Instant), Failure> {
         let deadline = Instant::now() + self.timeout;
         let mut request = self
-            .http
+            .client(fresh)
             .post(self.endpoint.clone())
             .headers(self.headers.clone())
             .header(CONTENT_TYPE, "application/json")
@@ -240,7 +276,11 @@ impl Transport {
                 };
                 let error = ChatError::Status { status, message };
                 if self.retry.is_retryable_status(status) {
-                    Err(Failure::Retryable { error, server_wait })
+                    Err(Failure::Retryable {
+                        error,
+                        server_wait,
+                        closed: false,
+                    })
                 } else {
                     Err(Failure::Final(error))
                 }
@@ -249,6 +289,7 @@ impl Transport {
             Ok(Err(e)) if e.is_connect() => Err(Failure::Retryable {
                 error: ChatError::Transport(error_chain(&e)),
                 server_wait: None,
+                closed: false,
             }),
             Ok(Err(e)) if is_closed_connection(&e) => Err(Failure::Retryable {
                 error: ChatError::Transport(format!(
@@ -258,6 +299,7 @@ impl Transport {
                     error_chain(&e)
                 )),
                 server_wait: None,
+                closed: true,
             }),
             Ok(Err(e)) => Err(Failure::Final(ChatError::Transport(error_chain(&e)))),
         }
@@ -296,6 +338,7 @@ impl Transport {
                                 error_chain(&e)
                             )),
                             server_wait: None,
+                            closed: true,
                         });
                     }
                     return Err(Failure::Final(ChatError::Transport(format!(
@@ -334,6 +377,7 @@ impl Transport {
                     Failure::Retryable {
                         error,
                         server_wait: None,
+                        closed: true,
                     }
                 } else {
                     Failure::Final(error)
@@ -351,10 +395,13 @@ impl Transport {
 
 /// Why an attempt failed, and whether it may be sent again.
 pub(crate) enum Failure {
-    /// Sent again while the retry policy allows; `server_wait` is the wait the server asked for.
+    /// Sent again while the retry policy allows; `server_wait` is the wait the server asked for,
+    /// `closed` whether the connection was closed under the attempt (the next goes on a new
+    /// one).
     Retryable {
         error: ChatError,
         server_wait: Option<Duration>,
+        closed: bool,
     },
     /// Returned as it is.
     Final(ChatError),

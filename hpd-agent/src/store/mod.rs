@@ -68,6 +68,14 @@
 //! [`Conflict`](StoreError::Conflict) a retry cannot succeed; see below. Errors and `Debug`
 //! output never show a password from a store URL.
 //!
+//! Every call of the SQLite, PostgreSQL and Redis stores has a deadline (their `with_timeout`,
+//! default [`DEFAULT_TIMEOUT`]): a server that hangs makes the call fail with
+//! [`StoreError::Unavailable`] in that time, naming the call; the connection is dropped then,
+//! and the next call opens a new one, as it does after the server closed the connection. (The
+//! memory store never waits.) PostgreSQL and Redis connections can use TLS, chosen in the URL
+//! (`sslmode=disable|require|verify-full`, `sslrootcert=FILE`; `rediss://` for Redis): see
+//! each store.
+//!
 //! # After a conflict
 //!
 //! When a session's save loses the race, [`StoreError::Conflict`] carries the turn that was

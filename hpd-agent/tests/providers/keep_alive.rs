@@ -6,8 +6,8 @@
 //!   meets a closed or reset connection: hyper's "connection closed before message completed");
 //! - a close right after a response that did not say `Connection: close`.
 //!
-//! The request is sent again on a fresh connection within the retry policy (and fails with a
-//! clear error when the policy allows no retry); a stream cut after part of it arrived is not
+//! The request is sent again on a fresh connection within the retry policy, also when every
+//! pooled connection is stale (and fails with a clear error when the policy allows no retry); a stream cut after part of it arrived is not
 //! sent again, and its error says so.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -188,6 +188,36 @@ async fn close_after_response_is_survived(provider: Provider) {
     second_request_recovers(provider, Closing::AfterResponse, Duration::from_millis(50)).await;
 }
 
+/// Four pooled connections, all stale after the server's idle timeout (as after a restart of
+/// the server or the balancer): with one retry allowed, the retry must not take another pooled
+/// connection; it goes on a new one and succeeds.
+async fn every_pooled_connection_stale(provider: Provider) {
+    let idle = Duration::from_millis(50);
+    let (base, counts) = closing_server(
+        stream_response(provider, "hello"),
+        Closing::IdleTimeout(idle),
+    )
+    .await;
+    let client = provider.client(&base, 1, Duration::from_millis(5));
+    let opened = futures::future::join_all((0..4).map(|_| ask_once(client.as_ref()))).await;
+    for result in opened {
+        result.unwrap_or_else(|e| panic!("{provider:?}: a first request failed: {e}"));
+    }
+    let (pooled, _, _) = counts.get();
+    assert!(pooled >= 2, "{provider:?}: {pooled} connections pooled");
+    tokio::time::sleep(idle * 3).await;
+    let answer = ask_once(client.as_ref())
+        .await
+        .unwrap_or_else(|e| panic!("{provider:?}: the retry met a stale connection: {e}"));
+    assert_eq!(answer.text.as_deref(), Some("hello"));
+    let (connections, _, _) = counts.get();
+    assert_eq!(
+        connections,
+        pooled + 1,
+        "{provider:?}: one new connection for the retry"
+    );
+}
+
 /// With no retry allowed, the request that met the closed connection fails, and the error says
 /// what happened and what was tried.
 async fn no_retry_without_policy(provider: Provider) {
@@ -331,6 +361,7 @@ for_every_provider!(
     close_after_response_is_survived,
     no_retry_without_policy,
     partial_stream_is_not_retried,
+    every_pooled_connection_stale,
 );
 
 #[tokio::test]
