@@ -363,6 +363,7 @@ mod properties {
                     collapse,
                     functions,
                     timeout_ms,
+                    auth: None,
                 },
             )
     }
