@@ -69,7 +69,9 @@ impl ServerHandler for Bare {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let Value::Object(schema) = schema() else { unreachable!() };
+        let Value::Object(schema) = schema() else {
+            unreachable!()
+        };
         Ok(ListToolsResult::with_all_items(vec![McpTool::new(
             "echo",
             "Echoes a text",
@@ -105,7 +107,9 @@ async fn serve_rmcp() -> String {
     );
     tokio::spawn(async move {
         loop {
-            let Ok((stream, _)) = listener.accept().await else { continue };
+            let Ok((stream, _)) = listener.accept().await else {
+                continue;
+            };
             let service = service.clone();
             tokio::spawn(async move {
                 let handler = hyper::service::service_fn(move |request| {
@@ -202,7 +206,11 @@ async fn main() {
             let (rate, p50, p99) = load(&url, sessions).await;
             println!(
                 "| {} | {sessions} | {rate:.0} | {:.3} ms | {:.3} ms | {:.1} MiB |",
-                if which == "hpd" { "hpd-agent McpServer" } else { "bare rmcp" },
+                if which == "hpd" {
+                    "hpd-agent McpServer"
+                } else {
+                    "bare rmcp"
+                },
                 p50.as_secs_f64() * 1e3,
                 p99.as_secs_f64() * 1e3,
                 rss_kib(pid) as f64 / 1024.0
