@@ -619,8 +619,8 @@ pub use chat::{
 };
 pub use config::{
     AgentConfig, CALL_TOOL, CollapsingConfig, CollapsingLayout, ConfigError, ConfigErrorKind,
-    Limits, McpServerConfig, McpTransportConfig, ModelConfig, RunConfigData, SubAgentConfig,
-    ToolHarnessReference,
+    Limits, McpAuthConfig, McpServerConfig, McpTransportConfig, ModelConfig, RunConfigData,
+    SubAgentConfig, ToolHarnessReference,
 };
 pub use error::{BuildError, ConstructError, HydrateError, RegistryError, RunError};
 pub use harness::{

@@ -381,6 +381,7 @@ mod properties {
                     collapse,
                     functions,
                     timeout_ms,
+                    auth: None,
                 },
             )
     }

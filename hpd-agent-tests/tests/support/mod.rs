@@ -20,6 +20,8 @@ use wiremock::{Mock, MockServer, ResponseTemplate};
 pub struct Recorder {
     next: AtomicU64,
     lines: Mutex<Vec<String>>,
+    /// Records the events of every crate (rmcp, its OAuth client, ...), not only this one's.
+    every_target: bool,
 }
 
 struct Fields(String);
@@ -35,6 +37,14 @@ impl Recorder {
     /// `tracing::subscriber::with_default` must.
     pub fn leak() -> &'static Recorder {
         Box::leak(Box::default())
+    }
+
+    /// [`leak`](Self::leak), recording the events and spans of every crate.
+    pub fn leak_every_target() -> &'static Recorder {
+        Box::leak(Box::new(Recorder {
+            every_target: true,
+            ..Recorder::default()
+        }))
     }
 
     /// The lines recorded so far.
@@ -55,7 +65,7 @@ impl Recorder {
 
 impl Subscriber for &'static Recorder {
     fn enabled(&self, metadata: &Metadata<'_>) -> bool {
-        metadata.target().starts_with("hpd_agent")
+        self.every_target || metadata.target().starts_with("hpd_agent")
     }
 
     fn new_span(&self, span: &Attributes<'_>) -> Id {

@@ -62,6 +62,167 @@ pub struct McpServerConfig {
     /// The timeout of calls, the handshake and tool listings in milliseconds (JSON
     /// `timeout_ms`); `None` is the default of 60 s.
     pub timeout_ms: Option<u64>,
+    /// OAuth 2.1 sign-in for an HTTP server behind an authorization server (JSON `auth`);
+    /// `None` signs in to nothing.
+    pub auth: Option<McpAuthConfig>,
+}
+
+/// The OAuth sign-in of an HTTP MCP server from config (JSON `mcp_servers[].auth`; see
+/// `McpOAuth` in `hpd_agent::mcp`). Every key is optional: `{}` registers the client
+/// dynamically, asks for the scopes the server names, keeps tokens in memory and takes the
+/// browser's callback on a loopback port the system chooses, printing the authorization URL
+/// to stderr.
+///
+/// `Debug` does not show the client secret.
+///
+/// ```
+/// use hpd_agent::{AgentConfig, McpAuthConfig};
+///
+/// let config = AgentConfig::from_json(r#"{"mcp_servers": [{"name": "Tracker",
+///     "url": "https://tracker.example.com/mcp",
+///     "auth": {"client_id": "desktop", "scopes": ["issues:read"],
+///              "token_file": "/home/me/.config/app/tracker-tokens.json", "redirect_port": 8765}}]}"#)?;
+/// let auth = config.mcp_servers[0].auth.as_ref().unwrap();
+/// assert_eq!(auth.client_id.as_deref(), Some("desktop"));
+/// assert_eq!(auth.redirect_port, Some(8765));
+/// assert_eq!(*auth, McpAuthConfig { client_id: Some("desktop".into()), scopes: vec!["issues:read".into()],
+///     token_file: Some("/home/me/.config/app/tracker-tokens.json".into()), redirect_port: Some(8765),
+///     ..McpAuthConfig::default() });
+/// # Ok::<(), hpd_agent::ConfigError>(())
+/// ```
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct McpAuthConfig {
+    /// A pre-registered client ID (JSON `client_id`); `None` registers dynamically (or uses
+    /// `client_metadata_url`).
+    pub client_id: Option<String>,
+    /// The pre-registered client's secret (JSON `client_secret`).
+    pub client_secret: Option<String>,
+    /// The HTTPS URL of a client ID metadata document (JSON `client_metadata_url`).
+    pub client_metadata_url: Option<String>,
+    /// The scopes to ask for (JSON `scopes`); empty asks for those the server names.
+    pub scopes: Vec<String>,
+    /// A file to keep tokens in between runs, written with permissions 0600 (JSON
+    /// `token_file`); `None` keeps them in memory.
+    pub token_file: Option<String>,
+    /// The loopback port of the redirect URI `http://127.0.0.1:{port}/callback` (JSON
+    /// `redirect_port`); `None` lets the system choose.
+    pub redirect_port: Option<u16>,
+}
+
+impl fmt::Debug for McpAuthConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("McpAuthConfig")
+            .field("client_id", &self.client_id)
+            .field(
+                "client_secret",
+                &self.client_secret.as_ref().map(|_| "<redacted>"),
+            )
+            .field("client_metadata_url", &self.client_metadata_url)
+            .field("scopes", &self.scopes)
+            .field("token_file", &self.token_file)
+            .field("redirect_port", &self.redirect_port)
+            .finish()
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum AuthKey {
+    ClientId,
+    ClientSecret,
+    ClientMetadataUrl,
+    Scopes,
+    TokenFile,
+    RedirectPort,
+}
+
+pub(super) const AUTH_KEYS: &[(AuthKey, &str)] = &[
+    (AuthKey::ClientId, "client_id"),
+    (AuthKey::ClientSecret, "client_secret"),
+    (AuthKey::ClientMetadataUrl, "client_metadata_url"),
+    (AuthKey::Scopes, "scopes"),
+    (AuthKey::TokenFile, "token_file"),
+    (AuthKey::RedirectPort, "redirect_port"),
+];
+
+impl<'de> Deserialize<'de> for McpAuthConfig {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(AuthVisitor)
+    }
+}
+
+struct AuthVisitor;
+
+impl<'de> Visitor<'de> for AuthVisitor {
+    type Value = McpAuthConfig;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an OAuth object (client_id, client_secret, client_metadata_url, scopes, token_file, redirect_port)")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<McpAuthConfig, A::Error> {
+        let mut keys = Keys::new("McpAuthConfig", AUTH_KEYS);
+        let mut auth = McpAuthConfig::default();
+        while let Some(key) = map.next_key::<String>()? {
+            match keys.identify(key)? {
+                AuthKey::ClientId => {
+                    auth.client_id = Some(map.next_value_seed(NonEmptyString("client_id"))?);
+                }
+                AuthKey::ClientSecret => {
+                    auth.client_secret =
+                        Some(map.next_value_seed(NonEmptyString("client_secret"))?);
+                }
+                AuthKey::ClientMetadataUrl => {
+                    auth.client_metadata_url =
+                        Some(map.next_value_seed(NonEmptyString("client_metadata_url"))?);
+                }
+                AuthKey::Scopes => {
+                    auth.scopes = map.next_value_seed(ListOf::<String>(
+                        "a list of scope strings",
+                        PhantomData,
+                    ))?;
+                }
+                AuthKey::TokenFile => {
+                    auth.token_file = Some(map.next_value_seed(NonEmptyString("token_file"))?);
+                }
+                AuthKey::RedirectPort => auth.redirect_port = map.next_value()?,
+            }
+        }
+        if auth.client_secret.is_some() && auth.client_id.is_none() {
+            return Err(de::Error::custom(
+                "'client_secret' needs the 'client_id' of the pre-registered client",
+            ));
+        }
+        Ok(auth)
+    }
+}
+
+impl Serialize for McpAuthConfig {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut fields: Vec<(&'static str, serde_json::Value)> = Vec::new();
+        for (key, value) in [
+            ("client_id", &self.client_id),
+            ("client_secret", &self.client_secret),
+            ("client_metadata_url", &self.client_metadata_url),
+        ] {
+            if let Some(value) = value {
+                fields.push((key, value.clone().into()));
+            }
+        }
+        if !self.scopes.is_empty() {
+            fields.push(("scopes", self.scopes.clone().into()));
+        }
+        if let Some(file) = &self.token_file {
+            fields.push(("token_file", file.clone().into()));
+        }
+        if let Some(port) = self.redirect_port {
+            fields.push(("redirect_port", port.into()));
+        }
+        let mut state = serializer.serialize_struct("McpAuthConfig", fields.len())?;
+        for (key, value) in &fields {
+            state.serialize_field(key, value)?;
+        }
+        state.end()
+    }
 }
 
 /// How an [`McpServerConfig`] reaches its server.
@@ -172,7 +333,23 @@ impl McpServerConfig {
             collapse: true,
             functions: None,
             timeout_ms: None,
+            auth: None,
         }
+    }
+
+    /// Signs in with OAuth (an HTTP server only; ignored for a stdio one).
+    ///
+    /// ```
+    /// use hpd_agent::{McpAuthConfig, McpServerConfig};
+    ///
+    /// let tracker = McpServerConfig::http("Tracker", "https://tracker.example.com/mcp")
+    ///     .with_auth(McpAuthConfig { token_file: Some("tokens.json".into()), ..McpAuthConfig::default() });
+    /// assert!(tracker.auth.is_some());
+    /// ```
+    #[must_use]
+    pub fn with_auth(mut self, auth: McpAuthConfig) -> Self {
+        self.auth = Some(auth);
+        self
     }
 
     /// Sets the container description.
@@ -282,6 +459,7 @@ pub(super) enum ServerKey {
     Collapse,
     Functions,
     TimeoutMs,
+    Auth,
 }
 
 pub(super) const SERVER_KEYS: &[(ServerKey, &str)] = &[
@@ -295,6 +473,7 @@ pub(super) const SERVER_KEYS: &[(ServerKey, &str)] = &[
     (ServerKey::Collapse, "collapse"),
     (ServerKey::Functions, "functions"),
     (ServerKey::TimeoutMs, "timeout_ms"),
+    (ServerKey::Auth, "auth"),
 ];
 
 impl<'de> Deserialize<'de> for McpServerConfig {
@@ -368,6 +547,7 @@ impl<'de> Visitor<'de> for ServerVisitor {
         let mut collapse = true;
         let mut functions = None;
         let mut timeout_ms = None;
+        let mut auth = None;
         while let Some(key) = map.next_key::<String>()? {
             match keys.identify(key)? {
                 ServerKey::Name => name = Some(map.next_value_seed(NonEmptyString("server name"))?),
@@ -392,6 +572,7 @@ impl<'de> Visitor<'de> for ServerVisitor {
                 ServerKey::Collapse => collapse = map.next_value()?,
                 ServerKey::Functions => functions = map.next_value_seed(FunctionList)?,
                 ServerKey::TimeoutMs => timeout_ms = map.next_value_seed(TimeoutMs)?,
+                ServerKey::Auth => auth = Some(map.next_value::<McpAuthConfig>()?),
             }
         }
         let Some(name) = name else {
@@ -401,6 +582,11 @@ impl<'de> Visitor<'de> for ServerVisitor {
         };
         let transport = match (command, url) {
             (Some(command), None) => {
+                if auth.is_some() {
+                    return Err(de::Error::custom(
+                        "'auth' belongs to an HTTP server ('url'), not to a stdio server ('command')",
+                    ));
+                }
                 if headers.is_some() {
                     return Err(de::Error::custom(
                         "'headers' belongs to an HTTP server ('url'), not to a stdio server ('command')",
@@ -444,6 +630,7 @@ impl<'de> Visitor<'de> for ServerVisitor {
             collapse,
             functions,
             timeout_ms,
+            auth,
         })
     }
 }
@@ -480,6 +667,12 @@ impl Serialize for McpServerConfig {
         }
         if let Some(timeout_ms) = self.timeout_ms {
             fields.push(("timeout_ms", timeout_ms.into()));
+        }
+        if let Some(auth) = &self.auth {
+            fields.push((
+                "auth",
+                serde_json::to_value(auth).map_err(serde::ser::Error::custom)?,
+            ));
         }
         let mut state = serializer.serialize_struct("McpServerConfig", fields.len())?;
         for (key, value) in &fields {

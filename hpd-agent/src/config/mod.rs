@@ -77,7 +77,8 @@
 //! - An MCP server entry needs a non-empty `name` and exactly one of `command` (a stdio server,
 //!   with optional `args` and `env`) and `url` (a streamable HTTP server, with optional
 //!   `headers`). `collapse` defaults to `true`; `functions` follows the rules of a reference's
-//!   `functions`; `timeout_ms` (`null` is absent) must be at least 1. Connecting the servers
+//!   `functions`; `timeout_ms` (`null` is absent) must be at least 1; an HTTP server may
+//!   take `auth` ([`McpAuthConfig`]) to sign in with OAuth. Connecting the servers
 //!   needs `AgentBuilder::build_async` and the `mcp` cargo feature.
 //! - A run config with a `collapsing` key fails with
 //!   `collapsing belongs to AgentConfig, not AgentRunConfig`.
@@ -172,7 +173,7 @@ pub use error::{ConfigError, ConfigErrorKind};
 pub use limits::{
     DEFAULT_MAX_ARGUMENT_BYTES, DEFAULT_MAX_PARALLEL_CALLS, DEFAULT_MAX_TOOL_RESULT_BYTES, Limits,
 };
-pub use mcp::{McpServerConfig, McpTransportConfig};
+pub use mcp::{McpAuthConfig, McpServerConfig, McpTransportConfig};
 pub use reference::ToolHarnessReference;
 pub use run::RunConfigData;
 pub use sub_agent::SubAgentConfig;

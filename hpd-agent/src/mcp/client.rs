@@ -107,7 +107,8 @@ pub struct McpHarness {
     collapse: bool,
     max_result_chars: usize,
     reserved: Vec<String>,
-    misplaced: Option<&'static str>,
+    /// A mistake found while building, reported by `connect`.
+    misplaced: Option<String>,
 }
 
 impl McpHarness {
@@ -273,7 +274,9 @@ impl McpHarness {
     pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
         match &mut self.endpoint {
             Endpoint::Http { headers, .. } => headers.push((name.into(), value.into())),
-            Endpoint::Stdio { .. } => self.misplaced = Some("header() is only for HTTP servers"),
+            Endpoint::Stdio { .. } => {
+                self.misplaced = Some("header() is only for HTTP servers".to_owned())
+            }
         }
         self
     }
@@ -301,7 +304,9 @@ impl McpHarness {
     pub fn oauth(mut self, oauth: super::McpOAuth) -> Self {
         match &mut self.endpoint {
             Endpoint::Http { oauth: slot, .. } => *slot = Some(oauth),
-            Endpoint::Stdio { .. } => self.misplaced = Some("oauth() is only for HTTP servers"),
+            Endpoint::Stdio { .. } => {
+                self.misplaced = Some("oauth() is only for HTTP servers".to_owned())
+            }
         }
         self
     }
@@ -321,7 +326,9 @@ impl McpHarness {
             Endpoint::Stdio { env, .. } => {
                 env.insert(key.into(), value.into());
             }
-            Endpoint::Http { .. } => self.misplaced = Some("env() is only for stdio servers"),
+            Endpoint::Http { .. } => {
+                self.misplaced = Some("env() is only for stdio servers".to_owned())
+            }
         }
         self
     }
@@ -369,7 +376,7 @@ impl McpHarness {
         if let Some(message) = self.misplaced {
             return Err(McpError::Invalid {
                 server: self.name,
-                message: message.to_owned(),
+                message,
             });
         }
         if !is_valid_tool_name(&self.name) {
@@ -432,6 +439,30 @@ impl McpHarness {
     }
 }
 
+/// The sign-in an `auth` entry describes: a loopback redirect on its port (the authorization
+/// URL printed to stderr), its client identity, scopes and token file.
+fn oauth_from_config(auth: &crate::McpAuthConfig) -> Result<super::McpOAuth, String> {
+    let redirect = super::LoopbackRedirect::bind_now(auth.redirect_port.unwrap_or(0))
+        .map_err(|e| format!("the OAuth redirect port cannot be bound: {e}"))?;
+    let mut oauth = super::McpOAuth::new(redirect);
+    if let Some(url) = &auth.client_metadata_url {
+        oauth = oauth.client_metadata_url(url);
+    }
+    if let Some(client_id) = &auth.client_id {
+        oauth = oauth.client_id(client_id);
+    }
+    if let Some(secret) = &auth.client_secret {
+        oauth = oauth.client_secret(secret);
+    }
+    if !auth.scopes.is_empty() {
+        oauth = oauth.scopes(auth.scopes.iter().cloned());
+    }
+    if let Some(file) = &auth.token_file {
+        oauth = oauth.token_store(super::FileTokenStore::new(file));
+    }
+    Ok(oauth)
+}
+
 impl From<&McpServerConfig> for McpHarness {
     /// The builder an `mcp_servers` entry describes.
     fn from(config: &McpServerConfig) -> Self {
@@ -447,6 +478,11 @@ impl From<&McpServerConfig> for McpHarness {
                 let mut harness = McpHarness::http(&config.name, url);
                 for (name, value) in headers {
                     harness = harness.header(name, value);
+                }
+                match config.auth.as_ref().map(oauth_from_config) {
+                    Some(Ok(oauth)) => harness = harness.oauth(oauth),
+                    Some(Err(error)) => harness.misplaced = Some(error),
+                    None => {}
                 }
                 harness
             }

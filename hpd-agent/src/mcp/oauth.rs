@@ -725,7 +725,10 @@ impl McpOAuth {
 /// # }
 /// ```
 pub struct LoopbackRedirect {
-    listener: tokio::sync::Mutex<tokio::net::TcpListener>,
+    /// Bound at once (so the redirect URI is known), used from the runtime when a sign-in
+    /// waits for its callback; one sign-in at a time.
+    listener: std::net::TcpListener,
+    waiting: tokio::sync::Mutex<()>,
     port: u16,
     show: Arc<dyn Fn(&str) + Send + Sync>,
 }
@@ -754,10 +757,27 @@ impl LoopbackRedirect {
     /// # }
     /// ```
     pub async fn bind(port: u16) -> std::io::Result<Self> {
-        let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
+        Self::bind_now(port)
+    }
+
+    /// [`bind`](Self::bind), outside a runtime (for configurations built synchronously).
+    ///
+    /// # Errors
+    ///
+    /// The port cannot be bound.
+    ///
+    /// ```
+    /// let redirect = hpd_agent::mcp::LoopbackRedirect::bind_now(0)?;
+    /// # drop(redirect);
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn bind_now(port: u16) -> std::io::Result<Self> {
+        let listener = std::net::TcpListener::bind(("127.0.0.1", port))?;
+        listener.set_nonblocking(true)?;
         let port = listener.local_addr()?.port();
         Ok(LoopbackRedirect {
-            listener: tokio::sync::Mutex::new(listener),
+            listener,
+            waiting: tokio::sync::Mutex::new(()),
             port,
             show: Arc::new(|url| eprintln!("Open this address to sign in: {url}")),
         })
@@ -789,8 +809,13 @@ impl AuthorizationHandler for LoopbackRedirect {
     }
 
     async fn authorize(&self, authorization_url: &str) -> Result<String, String> {
+        let _one_at_a_time = self.waiting.lock().await;
+        let listener = self
+            .listener
+            .try_clone()
+            .and_then(tokio::net::TcpListener::from_std)
+            .map_err(|e| format!("the loopback redirect cannot listen: {e}"))?;
         (self.show)(authorization_url);
-        let listener = self.listener.lock().await;
         // Requests that are not the callback (a browser's favicon) are answered 404.
         loop {
             let (mut stream, _) = listener.accept().await.map_err(|e| e.to_string())?;
