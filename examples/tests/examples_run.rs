@@ -37,6 +37,7 @@ const TESTED: &[&str] = &[
     "library_harness",
     "mcp_client",
     "mcp_server",
+    "mcp_oauth",
     "persistent_chat",
 ];
 
@@ -404,4 +405,52 @@ fn persistent_chat() {
             "saved: 4 messages, version 2",
         ],
     );
+}
+
+/// The OAuth example against the authorization server `.ci/run` starts (`HPD_OIDC_ISSUER`):
+/// the served agent takes that server's tokens, and the example's client signs in and calls a
+/// tool. Without the variable it says what it needs and exits successfully.
+#[test]
+fn mcp_oauth() {
+    match std::env::var("HPD_OIDC_ISSUER") {
+        Ok(_) => {
+            let out = run("mcp_oauth", &[]);
+            expect_in_order(
+                "mcp_oauth",
+                &out,
+                &[
+                    "serving ",
+                    "authorization URL: ",
+                    "signed in; tools: ",
+                    "hello -> ",
+                ],
+            );
+        }
+        Err(_) => {
+            hpd_agent_tests_skip(
+                "skipped: HPD_OIDC_ISSUER is not set (`bash .ci/oidc-provider.sh start`)",
+            );
+            let mut child = command("mcp_oauth")
+                .env_remove("HPD_OIDC_ISSUER")
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("start mcp_oauth");
+            let mut err = String::new();
+            child
+                .stderr
+                .take()
+                .expect("piped stderr")
+                .read_to_string(&mut err)
+                .expect("stderr is UTF-8");
+            assert!(wait("mcp_oauth", &mut child).success());
+            assert!(err.contains("set HPD_OIDC_ISSUER"), "{err}");
+        }
+    }
+}
+
+/// The skip line on the real stderr (past libtest's capture), as `hpd_agent_tests::skip!` writes it.
+fn hpd_agent_tests_skip(line: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "{line}");
 }
