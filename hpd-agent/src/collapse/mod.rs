@@ -871,17 +871,14 @@ fn schema_line(definition: &ToolDefinition) -> String {
 
 /// The call tool of the fixed layout.
 fn call_tool_definition() -> ToolDefinition {
+    // Kept short: it is in every request of the session. A container's result says how to
+    // call it, with the functions' schemas.
     ToolDefinition {
         name: CALL_TOOL.to_owned(),
-        description: "Calls a function of a container. Call the container first: its result \
-                      lists its functions with their parameters."
-            .to_owned(),
+        description: "Calls a function of a container you called.".to_owned(),
         parameters: Arc::new(serde_json::json!({
             "type": "object",
-            "properties": {
-                "name": {"type": "string", "description": "The function's name."},
-                "arguments": {"type": "object", "description": "The function's arguments."}
-            },
+            "properties": {"name": {"type": "string"}, "arguments": {"type": "object"}},
             "required": ["name"]
         })),
     }
