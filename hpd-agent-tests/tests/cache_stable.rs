@@ -4,8 +4,8 @@
 //! travel in call results instead of the system text.
 
 use hpd_agent::{
-    AgentBuilder, AgentConfig, ChatMessage, ChatResponse, CollapsingConfig, CollapsingLayout, ModelOptions,
-    RecordedRequest, ScriptedChatClient, ToolCall, ToolChoice,
+    AgentBuilder, AgentConfig, ChatMessage, ChatResponse, CollapsingConfig, CollapsingLayout,
+    ModelOptions, RecordedRequest, ScriptedChatClient, ToolCall, ToolChoice,
 };
 use hpd_agent_tests::{DatabaseTools, FileTools, MathTools, WeatherTools};
 
