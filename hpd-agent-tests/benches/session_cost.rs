@@ -5,10 +5,9 @@
 //! eval "$(bash .ci/mcp-servers.sh)"       # the MCP catalog; without it only the synthetic one
 //! cargo bench -p hpd-agent-tests --bench session_cost
 //! # the live part, against a llama.cpp server (its own cached-token counts):
-//! bash .ci/llama-server.sh start 8091
-//! HPD_LLAMA_URL=http://127.0.0.1:8091 HPD_SESSION_COST_LIVE_ONLY=1 \
-//!   HPD_LLAMA_RESTART='bash .ci/llama-server.sh stop 8091; bash .ci/llama-server.sh start 8091' \
-//!   cargo bench -p hpd-agent-tests --bench session_cost
+//! HPD_LLAMA_URL=$(bash .ci/llama-server.sh start) cargo bench -p hpd-agent-tests --bench session_cost
+//! # the live part alone:
+//! HPD_LLAMA_URL=... HPD_SESSION_COST_LIVE_ONLY=1 cargo bench -p hpd-agent-tests --bench session_cost
 //! ```
 //!
 //! Every turn of a session is one user message, one container call (harness `t mod H` at turn
@@ -38,9 +37,11 @@
 //!
 //! Live, every request of the same scripted sessions goes to the llama.cpp server through
 //! `OpenAiClient` (the reply is discarded and the script's used, so each layout sends the
-//! conversation it sends offline), on a server restarted before each session when
-//! `HPD_LLAMA_RESTART` says how, and the figures are the server's own `prompt_tokens` and
-//! `cached_tokens`.
+//! conversation it sends offline), and the figures are the server's own `prompt_tokens` and
+//! `cached_tokens`. Each live session starts cold without restarting the server (which other
+//! users may share): its system text begins with a number of its own, and the chat template
+//! puts the system text first, so no earlier session's cached prompt matches beyond the
+//! template's first tokens (`<|im_start|>system\n`).
 
 mod catalog;
 
@@ -244,6 +245,13 @@ fn user_message(t: usize, turn: &Turn) -> String {
     )
 }
 
+/// A number no other live session of any run used: the time in microseconds.
+fn session_number() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros())
+}
+
 /// Runs one session and returns every request it sent.
 fn session(
     catalog: &Catalog,
@@ -254,14 +262,21 @@ fn session(
 ) -> Result<Vec<Seen>, String> {
     let turns = plan(catalog, turns);
     let seen = Arc::new(Mutex::new(Vec::new()));
+    let seen_live = live.is_some();
     let relay = Relay {
         script: Mutex::new(script(layout, &turns).into()),
         seen: Arc::clone(&seen),
         form: layout.form(),
         live,
     };
+    // A live session's system text starts with a number of its own (see the file's docs).
+    let instructions = if seen_live {
+        format!("Session {}. {INSTRUCTIONS}", session_number())
+    } else {
+        INSTRUCTIONS.to_owned()
+    };
     let builder = (catalog.register)(AgentBuilder::new())
-        .with_instructions(INSTRUCTIONS)
+        .with_instructions(instructions)
         .with_max_iterations(8)
         .with_model_options(
             ModelOptions::default()
@@ -496,9 +511,9 @@ fn verdict(ok: bool) -> &'static str {
 fn report(label: &str, rows: &[(Layout, usize, Result<Figures, String>)], offline: bool) {
     println!("\n{label}");
     println!(
-        "| layout | turns | requests | vs flat | input tokens | cached | cached share | lowest kept (request) | Anthropic rule | vs flat | OpenAI rule | vs flat |"
+        "| layout | turns | requests | vs flat | input tokens | last request | cached | cached share | lowest kept (request) | Anthropic rule | vs flat | OpenAI rule | vs flat |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     let flat = |turns: usize| {
         rows.iter()
             .find(|(l, n, _)| *l == Layout::Flat && *n == turns)
@@ -522,11 +537,12 @@ fn report(label: &str, rows: &[(Layout, usize, Result<Figures, String>)], offlin
             None => "-".to_owned(),
         };
         println!(
-            "| {} | {turns} | {} | {} | {} | {} | {:.1}% | {lowest} | {:.0} | {} | {:.0} | {} |",
+            "| {} | {turns} | {} | {} | {} | {} | {} | {:.1}% | {lowest} | {:.0} | {} | {:.0} | {} |",
             layout.name(),
             figures.requests,
             ratio(figures.requests as f64, &|f| f.requests as f64),
             figures.input(),
+            figures.sizes.last().copied().unwrap_or(0),
             figures.cached_total(),
             100.0 * figures.cached_total() as f64 / figures.input() as f64,
             figures.anthropic(),
@@ -830,37 +846,6 @@ fn offline(label: &str, make: Make<'_>, runtime: &tokio::runtime::Runtime) {
     report(&format!("offline, {label}, o200k_base tokens"), &rows, true);
 }
 
-/// Starts each live session on a cold server: runs `HPD_LLAMA_RESTART` (a shell command that
-/// restarts the server at the same address) and waits until it is healthy. llama.cpp cannot
-/// erase a slot without `--slot-save-path`, which `.ci/llama-server.sh` does not set; without
-/// the variable, the first request of a session may find the previous session's system text
-/// in the cache (the chat template puts the system text first), which the table then shows.
-fn restart(url: &str) -> Result<(), String> {
-    let Ok(command) = std::env::var("HPD_LLAMA_RESTART") else {
-        return Ok(());
-    };
-    let status = std::process::Command::new("sh")
-        .args(["-c", &command])
-        .stdout(std::process::Stdio::null())
-        .status()
-        .map_err(|e| format!("HPD_LLAMA_RESTART: {e}"))?;
-    if !status.success() {
-        return Err(format!("HPD_LLAMA_RESTART failed: {status}"));
-    }
-    for _ in 0..300 {
-        let healthy = std::process::Command::new("curl")
-            .args(["-sf", &format!("{url}/health")])
-            .stdout(std::process::Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success());
-        if healthy {
-            return Ok(());
-        }
-        std::thread::sleep(std::time::Duration::from_millis(200));
-    }
-    Err("the restarted server did not become healthy".to_owned())
-}
-
 fn live(
     url: &str,
     label: &str,
@@ -877,9 +862,18 @@ fn live(
                 .expect("client")
                 .with_timeout(std::time::Duration::from_secs(600))
                 .with_streaming(false);
-            let figures = restart(url)
-                .and_then(|()| fresh_session(make, layout, turns, Some(client), runtime))
+            let figures = fresh_session(make, layout, turns, Some(client), runtime)
                 .map(|seen| live_figures(&seen));
+            // Each session as it ends: a long run shows what it measured so far.
+            match &figures {
+                Ok(f) => println!(
+                    "live {} {turns} turns: prompt tokens {:?}, cached {:?}",
+                    layout.name(),
+                    f.sizes,
+                    f.cached
+                ),
+                Err(why) => println!("live {} {turns} turns: failed: {why}", layout.name()),
+            }
             rows.push((layout, turns, figures));
         }
     }
@@ -933,11 +927,17 @@ fn main() {
             let url = url.trim().trim_end_matches('/').to_owned();
             // The server's context is 8192 tokens of its own tokenizer: the flat list of the
             // first 4 harnesses fits, with sessions of up to 5 turns.
+            // HPD_SESSION_COST_LIVE_TURNS: the lengths to run live, e.g. `1` (default `1,5`).
+            let lengths: Vec<usize> = std::env::var("HPD_SESSION_COST_LIVE_TURNS")
+                .ok()
+                .map(|v| v.split(',').filter_map(|n| n.trim().parse().ok()).collect())
+                .filter(|l: &Vec<usize>| !l.is_empty())
+                .unwrap_or_else(|| vec![1, 5]);
             live(
                 &url,
                 "synthetic catalog, first 4 harnesses x 8 functions",
                 &synthetic_of(4),
-                &[1, 5],
+                &lengths,
                 &runtime,
             );
         }

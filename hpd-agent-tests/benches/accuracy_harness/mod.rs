@@ -15,6 +15,8 @@
 //! Used by `benches/accuracy.rs` (the command users run) and by the llama.cpp smoke test
 //! `tests/accuracy_smoke.rs`.
 
+#![allow(dead_code)]
+
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
