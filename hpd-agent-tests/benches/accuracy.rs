@@ -77,6 +77,7 @@ fn main() {
         &tasks,
         &layouts,
         max_iterations,
+        1024,
     ));
     match reports {
         Ok(reports) => print!(

@@ -1,5 +1,5 @@
 //! The accuracy harness (`cargo bench -p hpd-agent-tests --bench accuracy`) against a real
-//! llama.cpp server and the real MCP reference servers, as a smoke test: a few tasks under every
+//! llama.cpp server and the real MCP reference servers, as a smoke test: two tasks under every
 //! layout, and a report that is complete (a row per layout, every task accounted for, the
 //! requests counted). The scores are not checked: the small model of the CI server is no
 //! measure of accuracy.
@@ -12,8 +12,9 @@ mod accuracy_harness;
 #[path = "../benches/catalog/mod.rs"]
 mod catalog;
 
-/// Tasks per layout: one per server family that fits the small server's context quickly.
-const TASKS: [&str; 3] = ["sum-integers", "time-paris", "git-status"];
+/// Tasks per layout. Few, with short replies and at most two requests each: on a shared
+/// 2-core machine the small model generates only a few tokens a second.
+const TASKS: [&str; 2] = ["sum-integers", "time-paris"];
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_layout_gets_a_complete_report() {
@@ -50,7 +51,7 @@ async fn every_layout_gets_a_complete_report() {
     assert_eq!(tasks.len(), TASKS.len(), "the smoke tasks exist");
     let provider = accuracy_harness::llama(&url).expect("llama client");
     let layouts: Vec<&str> = accuracy_harness::LAYOUTS.iter().map(|(n, _)| *n).collect();
-    let reports = accuracy_harness::run(&provider, &tasks, &layouts, 3)
+    let reports = accuracy_harness::run(&provider, &tasks, &layouts, 2, 32)
         .await
         .expect("the harness runs");
     let text = accuracy_harness::render(&provider.label, &reports, true);

@@ -308,7 +308,8 @@ impl LayoutReport {
 }
 
 /// Runs `tasks` under each of `layouts` (names of [`LAYOUTS`]) against `provider`, each layout
-/// with its own agent, MCP servers and scratch folder, each task in a fresh session.
+/// with its own agent, MCP servers and scratch folder, each task in a fresh session of at most
+/// `max_iterations` model requests of at most `max_output_tokens` tokens each.
 ///
 /// # Errors
 ///
@@ -319,6 +320,7 @@ pub async fn run(
     tasks: &[Task],
     layouts: &[&str],
     max_iterations: usize,
+    max_output_tokens: u32,
 ) -> Result<Vec<LayoutReport>, String> {
     let mut reports = Vec::new();
     for &(name, layout) in LAYOUTS.iter().filter(|(n, _)| layouts.contains(n)) {
@@ -341,7 +343,7 @@ pub async fn run(
             .with_model_options(
                 ModelOptions::new()
                     .with_temperature(0.0)
-                    .with_max_output_tokens(512),
+                    .with_max_output_tokens(max_output_tokens),
             )
             .with_middleware(Calls(Arc::clone(&calls)))
             .on_event(move |event| {
