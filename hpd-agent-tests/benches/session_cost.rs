@@ -6,8 +6,9 @@
 //! cargo bench -p hpd-agent-tests --bench session_cost
 //! # the live part, against a llama.cpp server (its own cached-token counts):
 //! HPD_LLAMA_URL=$(bash .ci/llama-server.sh start) cargo bench -p hpd-agent-tests --bench session_cost
-//! # the live part alone:
-//! HPD_LLAMA_URL=... HPD_SESSION_COST_LIVE_ONLY=1 cargo bench -p hpd-agent-tests --bench session_cost
+//! # the live part alone, for some lengths (default 1,5; the server's context holds no more):
+//! HPD_LLAMA_URL=... HPD_SESSION_COST_LIVE_ONLY=1 HPD_SESSION_COST_LIVE_TURNS=1 \
+//!   cargo bench -p hpd-agent-tests --bench session_cost
 //! ```
 //!
 //! Every turn of a session is one user message, one container call (harness `t mod H` at turn
