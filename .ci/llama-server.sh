@@ -15,6 +15,11 @@
 #                                      URL (http://127.0.0.1:PORT) once the server is healthy
 #   .ci/llama-server.sh stop PORT      stop the server started on PORT
 #
+# HPD_LLAMA_CTX sets the context size in tokens (`-c`, default 8192) and HPD_LLAMA_SLOTS the
+# number of parallel slots (`-np`, default llama.cpp's). .ci/run uses 2048 tokens and one slot,
+# so the live context-budget test meets a server that refuses an over-long request, and no
+# other request shares the slot's context with it (requests queue instead).
+#
 # The model is tiny: it calls tools only at temperature 0 with two few-shot examples of the
 # same tool in the history (question, tool call, tool result, answer); otherwise it answers in
 # text. The live tests check the protocols (requests accepted, tool calls parsed, results sent
@@ -82,8 +87,10 @@ case "$cmd" in
     mkdir -p "$cache"; fetch_model; build_server
     port=${2:-$(free_port)}
     if healthy "$port"; then echo "http://127.0.0.1:$port"; exit 0; fi
-    setsid "$bin" -m "$model" --host 127.0.0.1 --port "$port" --jinja \
-      --chat-template-file "$here/smollm2-tools.jinja" -c 8192 -t 2 \
+    slots=()
+    if [ -n "${HPD_LLAMA_SLOTS:-}" ]; then slots=(-np "$HPD_LLAMA_SLOTS"); fi
+    setsid "$bin" -m "$model" --host 127.0.0.1 --port "$port" --jinja "${slots[@]}" \
+      --chat-template-file "$here/smollm2-tools.jinja" -c "${HPD_LLAMA_CTX:-8192}" -t 2 \
       >"$cache/server-$port.log" 2>&1 </dev/null &
     echo $! >"$cache/server-$port.pid"
     for _ in $(seq 1 150); do

@@ -2,8 +2,11 @@
 //! `x-api-key` headers, echoed back by the server), MCP server headers (`Authorization:
 //! Bearer ...`), an MCP URL's password, MCP server environment values (printed to stderr by
 //! the server itself), the same in `AgentConfig`, and passwords in PostgreSQL and Redis store
-//! URLs. Every error text, `Debug` rendering, event and line of a recording `tracing`
-//! subscriber is searched for it.
+//! URLs, plain and with TLS settings (bad ones, and, when `HPD_POSTGRES_TLS_URL` and
+//! `HPD_REDIS_TLS_URL` are set, a wrong password and a wrong CA against the TLS-only servers),
+//! and the access tokens an OAuth-protected `McpServer` is given or refuses. Every error text,
+//! `Debug` rendering, event and line of a recording `tracing` subscriber is searched for it.
+//! (The stores take no client certificate, so there is no TLS key path to leak.)
 
 mod mcp_common;
 mod support;
@@ -11,7 +14,9 @@ mod support;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use hpd_agent::mcp::McpHarness;
+use hpd_agent::mcp::{
+    JwtVerifier, McpHarness, McpServer, ProtectedResource, StaticTokenVerifier, TokenVerifier,
+};
 use hpd_agent::store::{PostgresSessionStore, RedisSessionStore};
 use hpd_agent::{
     AgentBuilder, AgentConfig, AgentRunConfig, AnthropicClient, ChatClient, ChatResponse,
@@ -160,6 +165,55 @@ async fn mcp_http(texts: &mut Texts) {
     texts.debug("mcp http error", &error);
 }
 
+/// An OAuth-protected server whose static token is the secret, and tokens that carry it and
+/// are refused: the server's answers and logs, `Debug` of everything, the verifiers' refusals.
+async fn mcp_oauth_server(texts: &mut Texts) {
+    let verifier = StaticTokenVerifier::new(SECRET).with_scopes(["tools"]);
+    texts.debug("oauth", &verifier);
+    let resource = ProtectedResource::new("https://auth.example.test", verifier)
+        .required_scopes(["tools", "more"]);
+    texts.debug("oauth", &resource);
+    let agent = AgentBuilder::new()
+        .with_chat_client(ScriptedChatClient::new())
+        .build()
+        .unwrap();
+    let server = McpServer::new(agent).oauth(resource);
+    texts.debug("oauth", &server);
+    let server = server
+        .serve_http("127.0.0.1:0".parse().unwrap())
+        .await
+        .unwrap();
+    texts.debug("oauth", &server);
+    let http = reqwest::Client::new();
+    // The right token without a required scope (403), and wrong tokens that contain it (401).
+    for token in [
+        SECRET.to_owned(),
+        format!("{SECRET}-wrong"),
+        format!("x{SECRET}"),
+    ] {
+        let response = http
+            .post(server.url())
+            .bearer_auth(&token)
+            .body("{}")
+            .send()
+            .await
+            .unwrap();
+        texts.add("oauth", format!("{:?}", response.headers()));
+        texts.add("oauth", response.text().await.unwrap());
+    }
+    let jwt = JwtVerifier::new("https://auth.example.test", "http://127.0.0.1:9/jwks");
+    for token in [SECRET.to_owned(), format!("eyJ.{SECRET}.sig")] {
+        let refused = jwt
+            .verify(&token, "http://127.0.0.1:1/mcp")
+            .await
+            .unwrap_err();
+        texts.add("oauth", refused.to_string());
+        texts.debug("oauth", &refused);
+    }
+    texts.debug("oauth", &jwt);
+    server.shutdown().await;
+}
+
 async fn config(texts: &mut Texts) {
     let address = "127.0.0.1:9";
     let config = AgentConfig::from_value(json!({
@@ -213,6 +267,59 @@ async fn stores(texts: &mut Texts) {
         texts.add("postgres", error.to_string());
         texts.debug("postgres", &error);
     }
+    // TLS settings that cannot work: a CA file that is not there, a mode that does not exist,
+    // TLS asked of a plain URL.
+    for url in [
+        format!(
+            "postgres://app:{SECRET}@{closed}/db?sslmode=verify-full&sslrootcert=/nonexistent/ca.pem"
+        ),
+        format!("postgres://app:{SECRET}@{closed}/db?sslmode=verify-ca"),
+        format!("host=127.0.0.1 password={SECRET} sslmode=require sslrootcert=/nonexistent/ca.pem"),
+    ] {
+        let error = PostgresSessionStore::connect(&url)
+            .await
+            .expect_err("bad TLS settings");
+        texts.add("postgres-tls", error.to_string());
+        texts.debug("postgres-tls", &error);
+    }
+    for url in [
+        format!("rediss://:{SECRET}@{closed}/0?sslrootcert=/nonexistent/ca.pem"),
+        format!("redis://:{SECRET}@{closed}/0?sslmode=verify-full"),
+        format!("rediss://:{SECRET}@{closed}/0?sslmode=disable"),
+    ] {
+        let error = RedisSessionStore::connect(&url)
+            .await
+            .expect_err("bad TLS settings");
+        texts.add("redis-tls", error.to_string());
+        texts.debug("redis-tls", &error);
+    }
+    // The TLS-only servers, when running: a wrong password and a wrong CA over TLS.
+    for (var, is_redis) in [("HPD_POSTGRES_TLS_URL", false), ("HPD_REDIS_TLS_URL", true)] {
+        let Ok(url) = std::env::var(var) else {
+            continue;
+        };
+        let Some(real) = url
+            .split("://")
+            .nth(1)
+            .and_then(|rest| rest.split('@').next())
+            .and_then(|authority| authority.split_once(':'))
+            .map(|(_, password)| password.to_owned())
+        else {
+            continue;
+        };
+        let wrong_password = url.replace(&real, SECRET);
+        let wrong_ca = wrong_password.replace("/ca.pem", "/wrong-ca.pem");
+        for url in [wrong_password, wrong_ca] {
+            let error = if is_redis {
+                RedisSessionStore::connect(&url).await.map(drop)
+            } else {
+                PostgresSessionStore::connect(&url).await.map(drop)
+            }
+            .expect_err("refused");
+            texts.add(var, error.to_string());
+            texts.debug(var, &error);
+        }
+    }
     for url in [
         format!("redis://:{SECRET}@{closed}/0"),
         format!("redis://:{SECRET}@127.0.0.1:notaport/0"),
@@ -238,6 +345,7 @@ fn a_planted_secret_shows_nowhere() {
             providers(&mut texts).await;
             let stdio = mcp_stdio(&mut texts).await;
             mcp_http(&mut texts).await;
+            mcp_oauth_server(&mut texts).await;
             config(&mut texts).await;
             stores(&mut texts).await;
             (texts, stdio)

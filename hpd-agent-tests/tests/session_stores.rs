@@ -186,6 +186,87 @@ async fn redis() -> Option<Backend> {
     Some(Backend::new("redis", Arc::new(store), Box::new(raw)))
 }
 
+// ---- TLS-only PostgreSQL and Redis (`.ci/run` starts them with a throwaway CA)
+
+/// `url` without its `sslmode` and `sslrootcert` parameters, and the CA file it names.
+fn split_tls(url: &str) -> (String, String) {
+    let (base, query) = url.split_once('?').expect("a TLS URL has a query");
+    let mut ca = None;
+    let kept: Vec<&str> = query
+        .split('&')
+        .filter(|pair| match pair.split_once('=') {
+            Some(("sslrootcert", path)) => {
+                ca = Some(path.to_owned());
+                false
+            }
+            Some(("sslmode", _)) => false,
+            _ => true,
+        })
+        .collect();
+    let base = if kept.is_empty() {
+        base.to_owned()
+    } else {
+        format!("{base}?{}", kept.join("&"))
+    };
+    (base, ca.expect("the TLS URL names its CA file"))
+}
+
+async fn postgres_tls_client(url: &str) -> ::tokio_postgres::Client {
+    use ::rustls::pki_types::CertificateDer;
+    use ::rustls::pki_types::pem::PemObject as _;
+    let (base, ca) = split_tls(url);
+    let mut roots = ::rustls::RootCertStore::empty();
+    for cert in CertificateDer::pem_file_iter(&ca).expect("CA file") {
+        roots.add(cert.expect("CA certificate")).expect("add CA");
+    }
+    let config = ::rustls::ClientConfig::builder_with_provider(Arc::new(
+        ::rustls::crypto::aws_lc_rs::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .expect("TLS versions")
+    .with_root_certificates(roots)
+    .with_no_client_auth();
+    let mut pg: ::tokio_postgres::Config = base.parse().expect("URL");
+    pg.ssl_mode(::tokio_postgres::config::SslMode::Require);
+    let (client, driver) = pg
+        .connect(::tokio_postgres_rustls::MakeRustlsConnect::new(config))
+        .await
+        .expect("raw TLS PostgreSQL connection");
+    tokio::spawn(driver);
+    client
+}
+
+async fn postgres_tls() -> Option<Backend> {
+    let url = env_url("HPD_POSTGRES_TLS_URL", "TLS-only PostgreSQL")?;
+    let store = PostgresSessionStore::connect(&url)
+        .await
+        .expect("connect over TLS");
+    let raw = PostgresRaw(postgres_tls_client(&url).await);
+    Some(Backend::new("postgres-tls", Arc::new(store), Box::new(raw)))
+}
+
+async fn redis_tls_connection(url: &str) -> ::redis::aio::MultiplexedConnection {
+    let (base, ca) = split_tls(url);
+    let certificates = ::redis::TlsCertificates {
+        client_tls: None,
+        root_cert: Some(std::fs::read(ca).expect("CA file")),
+    };
+    ::redis::Client::build_with_tls(base.as_str(), certificates)
+        .expect("URL")
+        .get_multiplexed_async_connection()
+        .await
+        .expect("raw TLS Redis connection")
+}
+
+async fn redis_tls() -> Option<Backend> {
+    let url = env_url("HPD_REDIS_TLS_URL", "TLS-only Redis")?;
+    let store = RedisSessionStore::connect(&url)
+        .await
+        .expect("connect over TLS");
+    let raw = RedisRaw(redis_tls_connection(&url).await);
+    Some(Backend::new("redis-tls", Arc::new(store), Box::new(raw)))
+}
+
 /// One test per case and backend.
 macro_rules! suite {
     ($backend:ident: $($case:ident),* $(,)?) => {
@@ -211,6 +292,7 @@ macro_rules! all_backends {
                 containers_persist,
                 workers_take_turns,
                 two_writers_at_once,
+                conflict_hands_back_the_unsaved_turn,
                 corrupt_row,
                 list_by_prefix,
                 delete,
@@ -220,7 +302,7 @@ macro_rules! all_backends {
     };
 }
 
-all_backends!(memory, sqlite, postgres, redis);
+all_backends!(memory, sqlite, postgres, redis, postgres_tls, redis_tls);
 
 // ---- schema versions
 
@@ -461,7 +543,12 @@ async fn sqlite_locked_by_another_process_fails_the_save_and_a_later_run_saves_i
 
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("sessions.db");
-    let store = Arc::new(SqliteSessionStore::open(&path).await.expect("open"));
+    let store = Arc::new(
+        SqliteSessionStore::open(&path)
+            .await
+            .expect("open")
+            .with_timeout(std::time::Duration::from_secs(2)),
+    );
     let model = ScriptedChatClient::with_replies(["one", "two", "three"].map(ChatResponse::text));
     let agent = AgentBuilder::new()
         .with_chat_client(model)
@@ -473,7 +560,7 @@ async fn sqlite_locked_by_another_process_fails_the_save_and_a_later_run_saves_i
         .expect("open");
     session.run("first").await.expect("saved");
 
-    // Another process holds the write lock for longer than the store waits (5 s).
+    // Another process holds the write lock for longer than the store waits (2 s).
     let other = ::rusqlite::Connection::open(&path).expect("open");
     other.execute_batch("BEGIN EXCLUSIVE").expect("lock");
     let err = session.run("second").await.expect_err("the save fails");
@@ -498,4 +585,185 @@ async fn sqlite_locked_by_another_process_fails_the_save_and_a_later_run_saves_i
     session.save().await.expect("nothing due");
     let err = agent.session().save().await.expect_err("unbound");
     assert!(matches!(err, StoreError::Unbound), "{err:?}");
+}
+
+// ---- the Redis index
+
+/// `calls` of a command in the server's `INFO commandstats`.
+async fn command_calls(connection: &mut ::redis::aio::MultiplexedConnection, name: &str) -> u64 {
+    let info: String = ::redis::cmd("INFO")
+        .arg("commandstats")
+        .query_async(connection)
+        .await
+        .expect("INFO");
+    info.lines()
+        .find_map(|line| line.strip_prefix(&format!("cmdstat_{name}:calls=")))
+        .and_then(|rest| rest.split(',').next())
+        .and_then(|calls| calls.parse().ok())
+        .unwrap_or(0)
+}
+
+#[tokio::test]
+async fn redis_lists_from_its_index_and_indexes_older_data_once() {
+    let Some(url) = env_url("HPD_REDIS_URL", "Redis") else {
+        return;
+    };
+    // Database 14, so the shared database keeps its index marker.
+    let scoped = match url.rsplit_once('/') {
+        Some((base, db)) if db.chars().all(|c| c.is_ascii_digit()) && base.contains("://") => {
+            format!("{base}/14")
+        }
+        _ => format!("{}/14", url.trim_end_matches('/')),
+    };
+    let mut raw = redis_connection(&scoped).await;
+    let _: () = ::redis::cmd("FLUSHDB")
+        .query_async(&mut raw)
+        .await
+        .expect("FLUSHDB");
+    // Sessions stored by a build without the index: hashes only.
+    for id in ["old/a", "old/b", "other/c"] {
+        let _: i64 = ::redis::cmd("HSET")
+            .arg(format!("hpd:session:{id}"))
+            .arg("version")
+            .arg(1)
+            .arg("data")
+            .arg(r#"{"format":1,"state":{"history":[]}}"#)
+            .query_async(&mut raw)
+            .await
+            .expect("HSET");
+    }
+    let _: () = ::redis::cmd("SET")
+        .arg("hpd:store:schema")
+        .arg("1")
+        .query_async(&mut raw)
+        .await
+        .expect("SET");
+
+    // The first connection indexes them, once.
+    let store = RedisSessionStore::connect(&scoped).await.expect("connect");
+    assert_eq!(store.list("old/").await.expect("list"), ["old/a", "old/b"]);
+    let scans = command_calls(&mut raw, "scan").await;
+    assert!(scans >= 1, "the existing data was indexed with SCAN");
+    drop(RedisSessionStore::connect(&scoped).await.expect("again"));
+
+    // Saves and deletes keep the index; listing never scans.
+    let state = hpd_agent::SessionState::default();
+    store.save("new/x", &state, 0).await.expect("save");
+    store.save("new/y", &state, 0).await.expect("save");
+    assert!(store.delete("old/a").await.expect("delete"));
+    let expiring = store.with_ttl(std::time::Duration::from_millis(50));
+    expiring.save("new/gone", &state, 0).await.expect("save");
+    tokio::time::sleep(std::time::Duration::from_millis(150)).await;
+    assert_eq!(
+        expiring.list("").await.expect("list"),
+        ["new/x", "new/y", "old/b", "other/c"]
+    );
+    assert_eq!(
+        expiring.list("new/").await.expect("list"),
+        ["new/x", "new/y"]
+    );
+    assert!(expiring.list("nothing/").await.expect("list").is_empty());
+    assert_eq!(
+        command_calls(&mut raw, "scan").await,
+        scans,
+        "no SCAN after the first indexing"
+    );
+    // The expired session's entry was dropped when a list met it.
+    let score: Option<f64> = ::redis::cmd("ZSCORE")
+        .arg("hpd:store:sessions")
+        .arg("new/gone")
+        .query_async(&mut raw)
+        .await
+        .expect("ZSCORE");
+    assert_eq!(score, None);
+    let _: () = ::redis::cmd("FLUSHDB")
+        .query_async(&mut raw)
+        .await
+        .expect("FLUSHDB");
+}
+
+// ---- TLS: what is refused
+
+/// `url` with its CA file replaced by the other authority `.ci/tls-certs.sh` makes, which
+/// signed nothing the servers use.
+fn with_wrong_ca(url: &str) -> String {
+    let (_, ca) = split_tls(url);
+    let wrong = std::path::Path::new(&ca).with_file_name("wrong-ca.pem");
+    url.replace(&ca, &wrong.display().to_string())
+}
+
+async fn tls_refusals(var: &str, what: &str, connect: fn(String) -> BoxedConnect) {
+    let Some(url) = env_url(var, what) else {
+        return;
+    };
+    let (_, ca) = split_tls(&url);
+    // The right CA and host name: accepted.
+    connect(url.clone())
+        .await
+        .expect("verify-full with the right CA");
+
+    // Another authority: refused, naming the certificate problem and the CA file.
+    let wrong = with_wrong_ca(&url);
+    let error = connect(wrong.clone())
+        .await
+        .expect_err("a wrong CA is refused");
+    let text = error.to_string();
+    assert!(matches!(error, StoreError::Unavailable { .. }), "{error:?}");
+    assert!(text.to_lowercase().contains("certificate"), "{text}");
+    assert!(text.contains("wrong-ca.pem"), "{text}");
+    println!("{what}, wrong CA: {text}");
+
+    // The certificate is for `localhost`: by address, the host name is wrong.
+    let by_address = url.replace("@localhost:", "@127.0.0.1:");
+    let error = connect(by_address)
+        .await
+        .expect_err("a wrong host name is refused");
+    let text = error.to_string();
+    assert!(matches!(error, StoreError::Unavailable { .. }), "{error:?}");
+    assert!(text.to_lowercase().contains("certificate"), "{text}");
+    println!("{what}, wrong host name: {text}");
+
+    // `require` encrypts without checking: the wrong CA and the address are accepted.
+    let require = with_wrong_ca(&url)
+        .replace("@localhost:", "@127.0.0.1:")
+        .replace("sslmode=verify-full&", "")
+        .replacen('?', "?sslmode=require&", 1);
+    connect(require)
+        .await
+        .expect("require does not check the certificate");
+
+    // Without TLS the TLS-only server refuses.
+    let (plain, _) = split_tls(&url);
+    let plain = plain.replacen("rediss://", "redis://", 1);
+    assert!(
+        connect(plain).await.is_err(),
+        "a plain connection is refused"
+    );
+    assert!(std::path::Path::new(&ca).exists());
+}
+
+type BoxedConnect = std::pin::Pin<
+    Box<dyn std::future::Future<Output = Result<Arc<dyn SessionStore>, StoreError>> + Send>,
+>;
+
+#[tokio::test]
+async fn postgres_tls_refuses_a_wrong_ca_and_a_wrong_host_name() {
+    tls_refusals("HPD_POSTGRES_TLS_URL", "PostgreSQL", |url| {
+        Box::pin(async move {
+            let store = PostgresSessionStore::connect(&url).await?;
+            Ok(Arc::new(store) as Arc<dyn SessionStore>)
+        })
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn redis_tls_refuses_a_wrong_ca_and_a_wrong_host_name() {
+    tls_refusals("HPD_REDIS_TLS_URL", "Redis", |url| {
+        Box::pin(async move {
+            let store = RedisSessionStore::connect(&url).await?;
+            Ok(Arc::new(store) as Arc<dyn SessionStore>)
+        })
+    })
+    .await;
 }

@@ -83,7 +83,7 @@ where
 {
     let (Some(url), Some(ctl)) = (setting(url_var), setting(ctl_var)) else {
         hpd_agent_tests::skip!(
-            "skipped: {url_var} and {ctl_var} must both be set (a server URL and a command taking stop|start; .ci/run sets them)"
+            "skipped: {url_var} and {ctl_var} must both be set (a server URL and a command taking stop|start|pause|resume; .ci/run sets them)"
         );
         return;
     };

@@ -458,4 +458,8 @@ pub enum RunError {
     /// the next run or [`Session::save`](crate::Session::save) saves it again.
     #[error("the turn ran but the session was not saved: {0}")]
     Store(#[from] crate::store::StoreError),
+    /// The [`Summarizer`](crate::Summarizer) of the context budget failed; the history is as
+    /// it was before the request.
+    #[error("the summarizer of the context budget failed: {0}")]
+    Summarizer(String),
 }

@@ -608,8 +608,9 @@ pub mod __private;
 pub use harness::registry;
 
 pub use agent::{
-    Agent, AgentBuilder, AgentEvent, AgentRunConfig, DEFAULT_MAX_ITERATIONS, HarnessOptions,
-    RunOutput, Session, SessionState, ToolCallOutcome, ToolSession,
+    Agent, AgentBuilder, AgentEvent, AgentRunConfig, ApproxTokens, ContextBudget,
+    DEFAULT_MAX_ITERATIONS, HarnessOptions, RunOutput, Session, SessionState, Summarizer,
+    TokenEstimator, ToolCallOutcome, ToolSession,
 };
 pub use async_trait::async_trait;
 pub use chat::{
@@ -617,8 +618,9 @@ pub use chat::{
     FinishReason, ModelOptions, Reasoning, TextSink, ToolCall, ToolChoice, ToolDefinition, Usage,
 };
 pub use config::{
-    AgentConfig, CALL_TOOL, CollapsingConfig, CollapsingLayout, ConfigError, ConfigErrorKind, Limits, McpServerConfig,
-    McpTransportConfig, ModelConfig, RunConfigData, SubAgentConfig, ToolHarnessReference,
+    AgentConfig, CALL_TOOL, CollapsingConfig, CollapsingLayout, ConfigError, ConfigErrorKind,
+    Limits, McpServerConfig, McpTransportConfig, ModelConfig, RunConfigData, SubAgentConfig,
+    ToolHarnessReference,
 };
 pub use error::{BuildError, ConstructError, HydrateError, RegistryError, RunError};
 pub use harness::{
@@ -637,7 +639,7 @@ pub use scripted::{RecordedRequest, ScriptedChatClient};
 pub use store::{SessionStore, StoreError};
 pub use tokio_util::sync::CancellationToken;
 pub use tool::{
-    DEFAULT_MAX_DEPTH, Function, FunctionContext, FunctionFailure, SubAgent, ToolResult,
+    DEFAULT_MAX_DEPTH, Function, FunctionContext, FunctionFailure, LogLevel, SubAgent, ToolResult,
 };
 
 /// What harness code needs: the attribute macros and the types their functions use.

@@ -13,7 +13,7 @@ use crate::chat::ChatMessage;
 /// ```
 /// use hpd_agent::{ChatMessage, SessionState};
 ///
-/// let state = SessionState { history: vec![ChatMessage::user("Hi")], expanded: vec![] };
+/// let state = SessionState { history: vec![ChatMessage::user("Hi")], ..SessionState::default() };
 /// let json = serde_json::to_string(&state)?;
 /// assert_eq!(json, r#"{"history":[{"role":"user","content":"Hi"}]}"#);
 /// assert_eq!(serde_json::from_str::<SessionState>(&json)?, state);
@@ -27,4 +27,21 @@ pub struct SessionState {
     /// `persist_system_prompt_injections`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub expanded: Vec<String>,
+    /// How many messages at the start of `history` are trimmed: kept (and stored) but no
+    /// longer sent to the model, because an agent's
+    /// [`ContextBudget`](crate::ContextBudget) left them out. Always the start of a turn.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub trimmed: usize,
+    /// The summary that stands for the trimmed messages in requests, when the agent has a
+    /// [`Summarizer`](crate::Summarizer).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
+}
+
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde passes a reference"
+)]
+fn is_zero(value: &usize) -> bool {
+    *value == 0
 }

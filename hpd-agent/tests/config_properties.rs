@@ -253,15 +253,13 @@ mod properties {
             prop::sample::select(hpd_agent::CollapsingLayout::ALL.to_vec()),
         )
             .prop_map(
-                |(enabled, never_collapse, recovery, execute, persist, layout)| {
-                    CollapsingConfig {
-                        enabled,
-                        never_collapse,
-                        recovery,
-                        execute_recovered_calls: execute,
-                        persist_system_prompt_injections: persist,
-                        layout,
-                    }
+                |(enabled, never_collapse, recovery, execute, persist, layout)| CollapsingConfig {
+                    enabled,
+                    never_collapse,
+                    recovery,
+                    execute_recovered_calls: execute,
+                    persist_system_prompt_injections: persist,
+                    layout,
                 },
             )
     }
@@ -304,6 +302,7 @@ mod properties {
             prop::collection::vec(reference(), 0..4),
             prop::collection::vec(mcp_server(), 0..3),
             limits(),
+            prop::option::of(context_budget()),
         )
             .prop_map(
                 |(
@@ -315,6 +314,7 @@ mod properties {
                     tool_harnesses,
                     mcp_servers,
                     limits,
+                    context_budget,
                 )| {
                     AgentConfig {
                         name,
@@ -326,9 +326,25 @@ mod properties {
                         sub_agents: Vec::new(),
                         mcp_servers,
                         limits,
+                        context_budget,
                     }
                 },
             )
+    }
+
+    fn context_budget() -> impl Strategy<Value = hpd_agent::ContextBudget> {
+        (
+            prop::option::of(1..usize::MAX),
+            prop::option::of(1..usize::MAX),
+            any::<bool>(),
+        )
+            .prop_map(|(max_tokens, max_messages, drop_trimmed)| {
+                hpd_agent::ContextBudget {
+                    max_tokens,
+                    max_messages,
+                    drop_trimmed,
+                }
+            })
     }
 
     fn mcp_server() -> impl Strategy<Value = McpServerConfig> {

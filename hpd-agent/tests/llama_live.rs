@@ -97,7 +97,7 @@ async fn tool_turn(client: impl ChatClient + 'static) -> RunOutput {
     let seen = Arc::clone(&events);
     let mut session = agent.resume(SessionState {
         history: few_shot(),
-        expanded: Vec::new(),
+        ..SessionState::default()
     });
     let output = session
         .run_with(
@@ -233,4 +233,111 @@ async fn a_reply_cut_at_the_token_limit_says_length() {
         assert_eq!(output.finish_reason, FinishReason::Length, "{output:?}");
         assert!(output.usage.output_tokens <= 3, "{output:?}");
     }
+}
+
+/// The context size of one slot of the server, from its `/props`.
+async fn context_size(url: &str) -> usize {
+    let props: serde_json::Value = reqwest::get(format!("{url}/props"))
+        .await
+        .and_then(reqwest::Response::error_for_status)
+        .unwrap_or_else(|e| panic!("GET {url}/props: {e}"))
+        .json()
+        .await
+        .unwrap_or_else(|e| panic!("the props of {url}: {e}"));
+    props["default_generation_settings"]["n_ctx"]
+        .as_u64()
+        .or_else(|| props["n_ctx"].as_u64())
+        .and_then(|n| usize::try_from(n).ok())
+        .unwrap_or_else(|| panic!("no n_ctx in the props of {url}: {props}"))
+}
+
+/// Every tool call of `history` has its result, and it starts with a user message.
+fn assert_valid(history: &[ChatMessage]) {
+    assert!(matches!(history.first(), Some(ChatMessage::User { .. })));
+    let mut open: Vec<&str> = Vec::new();
+    for message in history {
+        match message {
+            ChatMessage::Assistant { tool_calls, .. } => {
+                assert!(open.is_empty(), "unanswered calls {open:?}");
+                open = tool_calls.iter().map(|c| c.id.as_str()).collect();
+            }
+            ChatMessage::Tool { call_id, .. } => open.retain(|id| id != call_id),
+            ChatMessage::User { .. } => assert!(open.is_empty(), "unanswered calls {open:?}"),
+        }
+    }
+}
+
+/// A session a third longer than the server's context runs turn after turn within a context
+/// budget; the same history sent whole is refused by the server. Meant for a server of its own
+/// with one slot (`.ci/run` starts one with 2048 tokens): a server whose slots share their
+/// context with other clients' requests can run out of it under any budget.
+#[tokio::test]
+async fn a_long_session_stays_within_a_small_context() {
+    let Some(url) = server("a_long_session_stays_within_a_small_context") else {
+        return;
+    };
+    let n_ctx = context_size(&url).await;
+    let client = || {
+        OpenAiClient::new("smollm2", "")
+            .and_then(|c| c.with_base_url(format!("{url}/v1")))
+            .map(|c| c.with_timeout(Duration::from_secs(120)))
+            .unwrap_or_else(|e| panic!("client: {e}"))
+    };
+    let options = ModelOptions::new()
+        .with_temperature(0.0)
+        .with_max_output_tokens(32);
+    // Room for the answer and for the estimate being off by a little.
+    let budget = hpd_agent::ContextBudget::tokens(n_ctx - 32 - 128);
+    let agent = AgentBuilder::new()
+        .with_instructions("You are a helpful assistant. Answer in one short sentence.")
+        .with_model_options(options.clone())
+        .with_context_budget(budget)
+        .with_chat_client(client())
+        .build()
+        .unwrap_or_else(|e| panic!("build: {e}"));
+    let mut session = agent.session();
+    let filler = "The quick brown fox jumps over the lazy dog near the river bank. ".repeat(6);
+    // About 130 tokens a turn: the history ends a third longer than the context.
+    let turns = n_ctx * 4 / 3 / 130 + 2;
+    let mut largest_prompt = 0;
+    for turn in 0..turns {
+        let message = format!("Note {turn}: {filler} What number was this note?");
+        let output = session
+            .run(message)
+            .await
+            .unwrap_or_else(|e| panic!("turn {turn} of {turns} (n_ctx {n_ctx}): {e}"));
+        largest_prompt = largest_prompt.max(output.usage.input_tokens);
+        assert_valid(&session.history()[session.state().trimmed..]);
+    }
+    let state = session.state().clone();
+    println!(
+        "{turns} turns, {} messages, {} trimmed, largest prompt {largest_prompt} of {n_ctx} tokens",
+        state.history.len(),
+        state.trimmed
+    );
+    assert!(state.trimmed > 0, "the history outgrew the context");
+    assert!(largest_prompt <= n_ctx as u64);
+
+    // Without the budget the server refuses the same history.
+    let unbounded = AgentBuilder::new()
+        .with_model_options(options)
+        .with_chat_client(client())
+        .build()
+        .unwrap_or_else(|e| panic!("build: {e}"));
+    let error = unbounded
+        .resume(SessionState {
+            history: state.history,
+            ..SessionState::default()
+        })
+        .run("And the last one?")
+        .await
+        .expect_err("the whole history does not fit the server's context");
+    println!("without a budget: {error}");
+    assert!(
+        matches!(
+            error,
+            hpd_agent::RunError::Chat(hpd_agent::ChatError::Status { .. })
+        ),
+        "{error:?}"
+    );
 }

@@ -192,6 +192,13 @@ pub fn apply_collapsing(config: &mut CollapsingConfig, settings: &Value) -> Resu
             "persist_system_prompt_injections" => {
                 config.persist_system_prompt_injections = flag()?;
             }
+            "layout" => {
+                config.layout = value
+                    .as_str()
+                    .ok_or("layout must be a string")?
+                    .parse()
+                    .map_err(|e| format!("{e}"))?;
+            }
             other => return Err(format!("unknown collapsing setting '{other}'")),
         }
     }

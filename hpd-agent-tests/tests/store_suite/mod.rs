@@ -8,8 +8,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use hpd_agent::async_trait;
 use hpd_agent::store::{SessionStore, StoreError};
 use hpd_agent::{
-    Agent, AgentBuilder, ChatMessage, ChatResponse, RunError, ScriptedChatClient, SessionState,
-    ToolCall,
+    Agent, AgentBuilder, AgentRunConfig, ChatMessage, ChatResponse, HarnessBuilder, RunError,
+    ScriptedChatClient, SessionState, Tool, ToolCall, ToolResult,
 };
 use hpd_agent_tests::{MathTools, WeatherTools};
 
@@ -252,7 +252,7 @@ pub async fn two_writers_at_once(b: &Backend) {
     assert!(
         matches!(
             loser_result,
-            Err(RunError::Store(StoreError::Conflict { ref session, expected: 1 })) if *session == id
+            Err(RunError::Store(StoreError::Conflict { ref session, expected: 1, .. })) if *session == id
         ),
         "{loser_result:?}"
     );
@@ -276,11 +276,11 @@ pub async fn two_writers_at_once(b: &Backend) {
     let fresh = b.id("two-creators");
     let one = SessionState {
         history: vec![ChatMessage::user("one")],
-        expanded: Vec::new(),
+        ..SessionState::default()
     };
     let two = SessionState {
         history: vec![ChatMessage::user("two")],
-        expanded: Vec::new(),
+        ..SessionState::default()
     };
     let (r1, r2) = tokio::join!(b.store.save(&fresh, &one, 0), b.store.save(&fresh, &two, 0));
     let winner = match (&r1, &r2) {
@@ -299,7 +299,7 @@ pub async fn corrupt_row(b: &Backend) {
     let healthy = b.id("healthy");
     let state = SessionState {
         history: vec![ChatMessage::user("hello")],
-        expanded: Vec::new(),
+        ..SessionState::default()
     };
     b.store.save(&id, &state, 0).await.expect("save");
     b.store.save(&healthy, &state, 0).await.expect("save");
@@ -423,4 +423,204 @@ pub async fn invalid_ids(b: &Backend) {
             .expect_err("invalid id");
         assert!(matches!(err, StoreError::InvalidId { .. }), "{err:?}");
     }
+}
+
+/// Every tool call has exactly one result, after it and before the next assistant message, and
+/// every assistant message follows a user message or a tool result.
+pub fn assert_valid_history(history: &[ChatMessage]) {
+    let mut open: Vec<&str> = Vec::new();
+    for (i, message) in history.iter().enumerate() {
+        match message {
+            ChatMessage::Assistant { tool_calls, .. } => {
+                assert!(
+                    open.is_empty(),
+                    "calls {open:?} unanswered at {i}: {history:#?}"
+                );
+                assert!(i > 0, "the history starts with an answer: {history:#?}");
+                open = tool_calls.iter().map(|c| c.id.as_str()).collect();
+            }
+            ChatMessage::Tool { call_id, .. } => {
+                let at = open.iter().position(|id| id == call_id);
+                let at = at.unwrap_or_else(|| panic!("result {call_id} without its call at {i}"));
+                open.remove(at);
+            }
+            ChatMessage::User { .. } => {
+                assert!(
+                    open.is_empty(),
+                    "calls {open:?} unanswered at {i}: {history:#?}"
+                );
+            }
+        }
+    }
+    assert!(open.is_empty(), "calls {open:?} unanswered at the end");
+}
+
+/// What the `book` tool saw of each call: (call id, turn id, idempotency key).
+type Seen = Arc<std::sync::Mutex<Vec<(String, Option<String>, String)>>>;
+
+/// A side-effecting `book` tool recording what it saw of each call.
+fn booking_agent(model: &ScriptedChatClient, seen: &Seen) -> Agent {
+    let seen = Arc::clone(seen);
+    let book = Tool::new(
+        "book",
+        "Books a table",
+        serde_json::json!({"type": "object", "properties": {"at": {"type": "string"}}}),
+        move |args, ctx| {
+            let seen = Arc::clone(&seen);
+            async move {
+                seen.lock().unwrap().push((
+                    ctx.call_id().to_owned(),
+                    ctx.turn_id().map(str::to_owned),
+                    ctx.idempotency_key(),
+                ));
+                ToolResult::ok(format!("booked at {}", args["at"].as_str().unwrap_or("?")))
+            }
+        },
+    );
+    AgentBuilder::new()
+        .with_harness(
+            HarnessBuilder::new("Tables")
+                .tool(book)
+                .build()
+                .expect("harness"),
+        )
+        .with_chat_client(model.clone())
+        .build()
+        .expect("agent builds")
+}
+
+/// A turn that loses the save race (after its tool ran) is handed back whole in the conflict;
+/// `append_unsaved` stores it after the winner's turn, and nothing is lost or run twice. The
+/// other way on, reload and run again with the same turn id, gives the tool the same
+/// idempotency key.
+pub async fn conflict_hands_back_the_unsaved_turn(b: &Backend) {
+    let id = b.id("conflict-turn");
+    let (first, _) = text_agent(&["hello"]);
+    first
+        .open_session(b.store.clone(), id.clone())
+        .await
+        .expect("open")
+        .run("hi")
+        .await
+        .expect("turn");
+
+    let (winner_agent, _) = text_agent(&["the winner's answer"]);
+    let seen: Seen = Arc::default();
+    let loser_model = ScriptedChatClient::with_replies([
+        ChatResponse::tool_calls(vec![ToolCall::new("call-1", "book", r#"{"at": "8pm"}"#)]),
+        ChatResponse::text("Booked for 8pm."),
+    ]);
+    let loser_agent = booking_agent(&loser_model, &seen);
+    let mut winner = winner_agent
+        .open_session(b.store.clone(), id.clone())
+        .await
+        .expect("open winner");
+    let mut loser = loser_agent
+        .open_session(b.store.clone(), id.clone())
+        .await
+        .expect("open loser");
+    winner
+        .run("the winner's message")
+        .await
+        .expect("winner saves");
+    let error = loser
+        .run_with(
+            "Book a table at 8pm",
+            AgentRunConfig::new().with_turn_id("msg-42"),
+        )
+        .await
+        .expect_err("the loser's save conflicts");
+    let RunError::Store(conflict) = &error else {
+        panic!("expected a store error, got {error:?}")
+    };
+    assert!(
+        conflict
+            .to_string()
+            .contains("the error holds the 4 unsaved messages of turn msg-42"),
+        "{conflict}"
+    );
+    let turn = conflict.unsaved_turn().expect("the unsaved turn").clone();
+    assert_eq!(turn.turn_id, "msg-42");
+    assert_eq!(turn.user_message.as_deref(), Some("Book a table at 8pm"));
+    assert_eq!(turn.messages.len(), 4, "{:#?}", turn.messages);
+    assert_eq!(turn.messages, loser.history()[2..], "the turn, whole");
+    assert!(matches!(&turn.messages[2], ChatMessage::Tool { call_id, .. } if call_id == "call-1"));
+    assert_eq!(seen.lock().unwrap().len(), 1, "the tool ran once");
+
+    // The documented way on: the turn goes after the winner's, and is saved.
+    loser.append_unsaved(&turn).await.expect("append and save");
+    assert!(loser.is_saved());
+    let stored = b.store.load(&id).await.expect("load").expect("stored");
+    assert_eq!(stored.version, 3);
+    let history = &stored.state.history;
+    assert_valid_history(history);
+    assert_eq!(
+        user_texts(history),
+        ["hi", "the winner's message", "Book a table at 8pm"]
+    );
+    assert_eq!(
+        answers(history),
+        ["hello", "the winner's answer", "Booked for 8pm."]
+    );
+    assert_eq!(&history[4..], &turn.messages[..]);
+    assert_eq!(seen.lock().unwrap().len(), 1, "no tool ran again");
+
+    // The other way on: reload and run the message again under the same turn id. The model
+    // gives the call another id; the idempotency key is the same.
+    let (winner_agent, _) = text_agent(&["another winner"]);
+    let mut winner = winner_agent
+        .open_session(b.store.clone(), id.clone())
+        .await
+        .expect("open");
+    let rerun_model = ScriptedChatClient::with_replies([
+        ChatResponse::tool_calls(vec![ToolCall::new("call-1", "book", r#"{"at": "9pm"}"#)]),
+        ChatResponse::text("Booked for 9pm."),
+        ChatResponse::tool_calls(vec![ToolCall::new("call-7", "book", r#"{ "at":"9pm" }"#)]),
+        ChatResponse::text("Booked for 9pm, once."),
+    ]);
+    seen.lock().unwrap().clear();
+    let rerun_agent = booking_agent(&rerun_model, &seen);
+    let mut late = rerun_agent
+        .open_session(b.store.clone(), id.clone())
+        .await
+        .expect("open");
+    winner.run("meanwhile").await.expect("winner saves");
+    let error = late.run("Book at 9pm").await.expect_err("conflict");
+    let RunError::Store(conflict) = error else {
+        panic!("a store error")
+    };
+    let turn = conflict.unsaved_turn().expect("unsaved").clone();
+    assert!(
+        turn.turn_id.starts_with("turn-"),
+        "a generated id: {}",
+        turn.turn_id
+    );
+    late.reload().await.expect("reload");
+    assert_eq!(
+        late.history(),
+        &b.store.load(&id).await.unwrap().unwrap().state.history[..]
+    );
+    late.run_with(
+        turn.user_message.clone().expect("message"),
+        AgentRunConfig::new().with_turn_id(turn.turn_id.clone()),
+    )
+    .await
+    .expect("the run again saves");
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(seen.len(), 2);
+    assert_eq!(
+        (seen[0].0.as_str(), seen[1].0.as_str()),
+        ("call-1", "call-7")
+    );
+    assert_eq!(seen[0].1.as_deref(), Some(turn.turn_id.as_str()));
+    assert_eq!(
+        seen[0].2, seen[1].2,
+        "the same idempotency key for the same action"
+    );
+    let stored = b.store.load(&id).await.expect("load").expect("stored");
+    assert_valid_history(&stored.state.history);
+    assert_eq!(
+        user_texts(&stored.state.history)[3..],
+        ["meanwhile", "Book at 9pm"]
+    );
 }

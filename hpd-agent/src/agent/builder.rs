@@ -17,6 +17,7 @@ use crate::middleware::Middleware;
 use crate::tool::SubAgent;
 use crate::tool::catalog::Single;
 
+use super::budget::{ApproxTokens, Budgeting, ContextBudget, Summarizer, TokenEstimator};
 use super::events::{AgentEvent, EventHandler};
 use super::registration::{
     HarnessOptions, InstanceSource, Registration, Registrations, ResolvedHarness, Selection,
@@ -82,6 +83,10 @@ pub struct AgentBuilder {
     mcp_servers: Vec<McpServerConfig>,
     /// Tool sources registered in code that need connecting first (MCP servers), in order.
     pending: Vec<PendingSource>,
+    /// The context budget, its token estimator and summarizer.
+    budget: Option<ContextBudget>,
+    estimator: Option<Arc<dyn TokenEstimator>>,
+    summarizer: Option<Arc<dyn Summarizer>>,
 }
 
 /// Connects a tool source, given the tool and harness names the agent already uses, into the
@@ -143,6 +148,7 @@ impl AgentBuilder {
         builder.max_iterations = config.max_iterations;
         builder.collapsing = config.collapsing;
         builder.limits = config.limits;
+        builder.budget = config.context_budget;
         if let Some(options) = config.model.as_ref().and_then(|m| m.options.clone()) {
             builder.model_options = options;
         }
@@ -527,6 +533,98 @@ impl AgentBuilder {
         self
     }
 
+    /// Keeps every request within `budget` by trimming the oldest whole turns (see
+    /// [`ContextBudget`] and the [module docs](crate::agent::budget)); replaces the config's
+    /// `context_budget`.
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, ChatResponse, ContextBudget, ScriptedChatClient};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let model = ScriptedChatClient::with_replies(["a", "b", "c"].map(ChatResponse::text));
+    /// let agent = AgentBuilder::new()
+    ///     .with_context_budget(ContextBudget::messages(2))
+    ///     .with_chat_client(model.clone())
+    ///     .build()?;
+    /// let mut session = agent.session();
+    /// for message in ["one", "two", "three"] {
+    ///     session.run(message).await?;
+    /// }
+    /// // The third request sent only the last turn; the history keeps all three, marked.
+    /// assert_eq!(model.requests()[2].messages.len(), 1);
+    /// assert_eq!((session.history().len(), session.state().trimmed), (6, 4));
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn with_context_budget(mut self, budget: ContextBudget) -> Self {
+        self.budget = Some(budget);
+        self
+    }
+
+    /// Counts tokens for the context budget with `estimator` instead of [`ApproxTokens`] (the
+    /// provider's reported counts are used where they apply).
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, ContextBudget, ScriptedChatClient, TokenEstimator};
+    ///
+    /// #[derive(Debug)]
+    /// struct Words;
+    /// impl TokenEstimator for Words {
+    ///     fn text_tokens(&self, text: &str) -> usize { text.split_whitespace().count() }
+    /// }
+    ///
+    /// let agent = AgentBuilder::new()
+    ///     .with_context_budget(ContextBudget::tokens(1000))
+    ///     .with_token_estimator(Words)
+    ///     .with_chat_client(ScriptedChatClient::new())
+    ///     .build()?;
+    /// # drop(agent);
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
+    pub fn with_token_estimator(mut self, estimator: impl TokenEstimator + 'static) -> Self {
+        self.estimator = Some(Arc::new(estimator));
+        self
+    }
+
+    /// Replaces the turns the context budget trims with a summary turn that `summarizer`
+    /// writes (see [`Summarizer`]).
+    ///
+    /// ```
+    /// use hpd_agent::{async_trait, AgentBuilder, ChatMessage, ChatResponse, ContextBudget, ScriptedChatClient, Summarizer};
+    ///
+    /// struct Count;
+    ///
+    /// #[async_trait]
+    /// impl Summarizer for Count {
+    ///     async fn summarize(&self, _: Option<&str>, turns: &[ChatMessage]) -> Result<String, String> {
+    ///         Ok(format!("{} earlier messages", turns.len()))
+    ///     }
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let model = ScriptedChatClient::with_replies(["a", "b"].map(ChatResponse::text));
+    /// let agent = AgentBuilder::new()
+    ///     .with_context_budget(ContextBudget::messages(2))
+    ///     .with_summarizer(Count)
+    ///     .with_chat_client(model.clone())
+    ///     .build()?;
+    /// let mut session = agent.session();
+    /// session.run("one").await?;
+    /// session.run("two").await?;
+    /// let sent = &model.requests()[1].messages;
+    /// assert_eq!(sent[0], ChatMessage::user("Summary of the earlier conversation:\n2 earlier messages"));
+    /// // The summary turn and "two": over the budget, but the current turn is always sent.
+    /// assert_eq!(sent.len(), 3);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn with_summarizer(mut self, summarizer: impl Summarizer + 'static) -> Self {
+        self.summarizer = Some(Arc::new(summarizer));
+        self
+    }
+
     /// Turns collapsing off: no containers; every registered function is a plain tool.
     ///
     /// ```
@@ -582,8 +680,12 @@ impl AgentBuilder {
     /// # #![allow(deprecated)]
     /// use hpd_agent::{AgentBuilder, CollapsingLayout, ScriptedChatClient};
     ///
-    /// let builder = AgentBuilder::new().with_cache_stable_collapsing();
-    /// # let _ = builder;
+    /// let agent = AgentBuilder::new()
+    ///     .with_cache_stable_collapsing()
+    ///     .with_chat_client(ScriptedChatClient::new())
+    ///     .build()?;
+    /// # let _ = (agent, CollapsingLayout::Append);
+    /// # Ok::<(), hpd_agent::BuildError>(())
     /// ```
     #[deprecated(note = "use `with_collapsing_layout(CollapsingLayout::Append)`")]
     pub fn with_cache_stable_collapsing(self) -> Self {
@@ -959,6 +1061,14 @@ impl AgentBuilder {
                 tools: LiveToolset::new(tools),
                 handlers: self.handlers,
                 depth: self.depth,
+                budgeting: self
+                    .budget
+                    .filter(ContextBudget::is_limited)
+                    .map(|budget| Budgeting {
+                        budget,
+                        estimator: self.estimator.unwrap_or_else(|| Arc::new(ApproxTokens)),
+                        summarizer: self.summarizer,
+                    }),
             }),
         })
     }

@@ -97,6 +97,31 @@ pub enum AgentEvent {
         /// Whether the result reports an error.
         is_error: bool,
     },
+    /// A running function reported how far it is
+    /// ([`FunctionContext::report_progress`](crate::FunctionContext::report_progress)).
+    ToolProgress {
+        /// The model's call id.
+        call_id: String,
+        /// The function's name.
+        name: String,
+        /// The progress so far.
+        progress: f64,
+        /// The total, when the function knows it.
+        total: Option<f64>,
+        /// What the function said about it.
+        message: Option<String>,
+    },
+    /// A running function logged a message ([`FunctionContext::log`](crate::FunctionContext::log)).
+    ToolLog {
+        /// The model's call id.
+        call_id: String,
+        /// The function's name.
+        name: String,
+        /// The message's severity.
+        level: crate::LogLevel,
+        /// The message.
+        message: String,
+    },
     /// A container expanded.
     ContainerExpanded {
         /// The harness name.
@@ -131,6 +156,32 @@ pub enum AgentEvent {
         /// Whether the run failed.
         failed: bool,
     },
+}
+
+/// What a run hands to the functions it calls, behind [`FunctionContext`]'s opaque run state
+/// (see [`crate::FunctionContext::report_progress`]): the run's events, and where else a
+/// call's reports go (an MCP client).
+///
+/// [`FunctionContext`]: crate::FunctionContext
+#[derive(Clone, Default)]
+pub(crate) struct CallRun {
+    pub(crate) emitter: Emitter,
+    pub(crate) reporter: Option<Arc<dyn crate::tool::CallReporter>>,
+}
+
+impl CallRun {
+    /// The run state for a call, or `None` when nobody would see anything of it.
+    pub(crate) fn for_call(
+        emitter: &Emitter,
+        reporter: Option<Arc<dyn crate::tool::CallReporter>>,
+    ) -> Option<Arc<dyn std::any::Any + Send + Sync>> {
+        (emitter.sees_tool_calls() || reporter.is_some()).then(|| {
+            Arc::new(CallRun {
+                emitter: emitter.clone(),
+                reporter,
+            }) as Arc<dyn std::any::Any + Send + Sync>
+        })
+    }
 }
 
 /// A shared event callback.
@@ -186,6 +237,28 @@ impl Emitter {
                 duration_ms = u64::try_from(duration.as_millis()).unwrap_or(u64::MAX),
                 is_error,
                 "tool call finished"
+            ),
+            AgentEvent::ToolProgress {
+                call_id,
+                name,
+                progress,
+                total,
+                ..
+            } => {
+                tracing::debug!(target: "hpd_agent", call_id, name, progress, total, "tool progress")
+            }
+            AgentEvent::ToolLog {
+                call_id,
+                name,
+                level,
+                message,
+            } => tracing::debug!(
+                target: "hpd_agent",
+                call_id,
+                name,
+                level = level.as_str(),
+                message = message.as_str(),
+                "tool log"
             ),
             AgentEvent::ContainerExpanded { harness, recovery } => {
                 tracing::debug!(target: "hpd_agent", harness, recovery, "container expanded");

@@ -20,8 +20,9 @@
 //! # }
 //! ```
 
+pub mod budget;
 mod builder;
-mod events;
+pub(crate) mod events;
 mod registration;
 mod run;
 mod stored;
@@ -40,10 +41,11 @@ use crate::error::{BuildError, RunError};
 use crate::harness::{DynamicHarness, ToolHarness};
 use crate::middleware::Middleware;
 use crate::middleware::pipeline::ScopedPipeline;
-use crate::store::{SessionStore, StoreError};
+use crate::store::{SessionStore, StoreError, UnsavedTurn};
 
 pub use crate::session::SessionState;
 pub use crate::tool::{DEFAULT_MAX_DEPTH, SubAgent};
+pub use budget::{ApproxTokens, ContextBudget, Summarizer, TokenEstimator};
 pub use builder::AgentBuilder;
 #[cfg_attr(not(feature = "mcp"), allow(unused_imports))]
 pub(crate) use builder::{Connect, PendingSource};
@@ -53,7 +55,7 @@ pub use tool_session::{ToolCallOutcome, ToolSession};
 
 use events::EventHandler;
 use registration::Registrations;
-use stored::Binding;
+use stored::{Binding, new_turn_id};
 
 /// How many model requests a run may make when nothing else is set.
 ///
@@ -86,6 +88,8 @@ pub(crate) struct AgentInner {
     pub(crate) handlers: Vec<EventHandler>,
     /// 0 for a top-level agent; the nesting level of a sub-agent's child.
     pub(crate) depth: usize,
+    /// The context budget, when one limits requests.
+    pub(crate) budgeting: Option<budget::Budgeting>,
 }
 
 /// An agent: instructions, registered tools, middleware and a chat client.
@@ -245,6 +249,8 @@ impl Agent {
             state: SessionState::default(),
             pipelines: Vec::new(),
             store: None,
+            known_prompt: None,
+            dropped: 0,
         }
     }
 
@@ -272,6 +278,8 @@ impl Agent {
             state,
             pipelines: Vec::new(),
             store: None,
+            known_prompt: None,
+            dropped: 0,
         }
     }
 
@@ -316,16 +324,14 @@ impl Agent {
             Some(stored) => (stored.state, stored.version),
             None => (SessionState::default(), 0),
         };
+        let saved_len = state.history.len();
         Ok(Session {
             agent: self.clone(),
             state,
             pipelines: Vec::new(),
-            store: Some(Binding {
-                store,
-                id,
-                version,
-                pending: false,
-            }),
+            store: Some(Binding::loaded(store, id, version, saved_len)),
+            known_prompt: None,
+            dropped: 0,
         })
     }
 
@@ -378,6 +384,11 @@ pub struct Session {
     pipelines: Vec<Arc<ScopedPipeline>>,
     /// Where the session is saved after each turn ([`Agent::open_session`]).
     store: Option<Binding>,
+    /// The prompt tokens the provider reported for the latest request, for the budget.
+    known_prompt: Option<budget::KnownPrompt>,
+    /// Messages removed from the start of the history by the budget (`drop_trimmed`) during
+    /// the current turn.
+    pub(crate) dropped: usize,
 }
 
 impl std::fmt::Debug for Session {
@@ -485,10 +496,23 @@ impl Session {
         let agent = Arc::clone(&self.agent.inner);
         let span = tracing::debug_span!(target: "hpd_agent", "turn", agent = %agent.name);
         let before = (self.state.history.len(), self.state.expanded.clone());
-        let outcome = run::run_turn(&agent, self, message.into(), config)
+        let message = message.into();
+        let mut config = config;
+        let turn_id = config.turn_id.get_or_insert_with(new_turn_id).clone();
+        if let Some(binding) = self.store.as_mut() {
+            binding.last_turn = Some((turn_id, message.clone()));
+        }
+        let trimmed_before = (self.state.trimmed, self.state.summary.clone());
+        self.dropped = 0;
+        let outcome = run::run_turn(&agent, self, message, config)
             .instrument(span)
             .await;
-        let changed = before != (self.state.history.len(), self.state.expanded.clone());
+        let changed = before != (self.state.history.len(), self.state.expanded.clone())
+            || trimmed_before != (self.state.trimmed, self.state.summary.clone())
+            || self.dropped > 0;
+        if let Some(binding) = self.store.as_mut() {
+            binding.saved_len = binding.saved_len.saturating_sub(self.dropped);
+        }
         match self.store.as_mut() {
             Some(binding) => binding.after_turn(&self.state, changed, outcome).await,
             None => outcome,
@@ -502,7 +526,8 @@ impl Session {
     ///
     /// [`StoreError::Unbound`] when the session was not opened with
     /// [`Agent::open_session`]; [`StoreError::Conflict`] when another writer saved the session
-    /// since it was loaded (reopen it to continue from theirs); [`StoreError::Unavailable`]
+    /// since it was loaded (it carries the unsaved messages: see
+    /// [`append_unsaved`](Self::append_unsaved)); [`StoreError::Unavailable`]
     /// when the store cannot be reached (the session stays as it is; try again later).
     ///
     /// ```
@@ -521,6 +546,97 @@ impl Session {
         if !binding.pending {
             return Ok(());
         }
+        binding.save(&self.state).await
+    }
+
+    /// Replaces the session with the one stored now (another writer's turns included),
+    /// dropping whatever was not saved. The way on after a
+    /// [`Conflict`](StoreError::Conflict) when the message is to be run again; see
+    /// [After a conflict](crate::store#after-a-conflict).
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Unbound`] for a session without a store; what
+    /// [`SessionStore::load`] reports.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use hpd_agent::store::MemorySessionStore;
+    /// use hpd_agent::{AgentBuilder, AgentRunConfig, ChatResponse, RunError, ScriptedChatClient};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let store = Arc::new(MemorySessionStore::new());
+    /// let model = ScriptedChatClient::with_replies(["a", "b", "c"].map(ChatResponse::text));
+    /// let agent = AgentBuilder::new().with_chat_client(model).build()?;
+    /// let mut one = agent.open_session(store.clone(), "chat").await?;
+    /// let mut two = agent.open_session(store.clone(), "chat").await?;
+    /// one.run("first").await?;
+    /// let Err(RunError::Store(conflict)) = two.run("second").await else { panic!("a conflict") };
+    /// let turn = conflict.unsaved_turn().expect("the lost turn").clone();
+    /// two.reload().await?;
+    /// assert_eq!(two.history().len(), 2); // the other writer's turn
+    /// let again = AgentRunConfig::new().with_turn_id(turn.turn_id);
+    /// two.run_with(turn.user_message.unwrap_or_default(), again).await?;
+    /// assert_eq!(two.stored_version(), Some(2));
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn reload(&mut self) -> Result<(), StoreError> {
+        let binding = self.store.as_mut().ok_or(StoreError::Unbound)?;
+        let (state, version) = match binding.store.load(&binding.id).await? {
+            Some(stored) => (stored.state, stored.version),
+            None => (SessionState::default(), 0),
+        };
+        binding.version = version;
+        binding.pending = false;
+        binding.saved_len = state.history.len();
+        self.state = state;
+        self.pipelines = Vec::new();
+        self.known_prompt = None;
+        Ok(())
+    }
+
+    /// Keeps a turn that lost the race: reloads the stored session, appends the unsaved
+    /// messages after it and saves. No tool runs again. This is the documented way on after a
+    /// [`Conflict`](StoreError::Conflict); see
+    /// [After a conflict](crate::store#after-a-conflict).
+    ///
+    /// # Errors
+    ///
+    /// As [`reload`](Self::reload) and [`save`](Self::save); a conflict again (a third writer
+    /// was faster) carries the same messages, so the call can be repeated with it.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use hpd_agent::store::{MemorySessionStore, SessionStore};
+    /// use hpd_agent::{AgentBuilder, ChatResponse, RunError, ScriptedChatClient, StoreError};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let store = Arc::new(MemorySessionStore::new());
+    /// let model = ScriptedChatClient::with_replies([ChatResponse::text("a"), ChatResponse::text("b")]);
+    /// let agent = AgentBuilder::new().with_chat_client(model).build()?;
+    /// let mut one = agent.open_session(store.clone(), "chat").await?;
+    /// let mut two = agent.open_session(store.clone(), "chat").await?;
+    /// one.run("first").await?;
+    /// if let Err(RunError::Store(StoreError::Conflict { unsaved: Some(turn), .. })) = two.run("second").await {
+    ///     two.append_unsaved(&turn).await?;
+    /// }
+    /// let stored = store.load("chat").await?.unwrap();
+    /// assert_eq!(stored.state.history.len(), 4);
+    /// assert!(two.is_saved());
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn append_unsaved(&mut self, turn: &UnsavedTurn) -> Result<(), StoreError> {
+        self.reload().await?;
+        self.state.history.extend(turn.messages.iter().cloned());
+        let binding = self.store.as_mut().ok_or(StoreError::Unbound)?;
+        binding.last_turn = turn
+            .user_message
+            .clone()
+            .map(|message| (turn.turn_id.clone(), message));
         binding.save(&self.state).await
     }
 
@@ -734,6 +850,7 @@ pub struct AgentRunConfig {
     model_options: Option<ModelOptions>,
     cancellation: Option<CancellationToken>,
     handlers: Vec<EventHandler>,
+    turn_id: Option<String>,
 }
 
 impl std::fmt::Debug for AgentRunConfig {
@@ -742,6 +859,7 @@ impl std::fmt::Debug for AgentRunConfig {
             .field("additional_instructions", &self.additional_instructions)
             .field("max_iterations", &self.max_iterations)
             .field("model_options", &self.model_options)
+            .field("turn_id", &self.turn_id)
             .finish_non_exhaustive()
     }
 }
@@ -992,6 +1110,41 @@ impl AgentRunConfig {
     /// ```
     pub fn with_cancellation(mut self, token: CancellationToken) -> Self {
         self.cancellation = Some(token);
+        self
+    }
+
+    /// The id of this turn, which its functions see as
+    /// [`FunctionContext::turn_id`](crate::FunctionContext::turn_id) and which goes into their
+    /// [`idempotency_key`](crate::FunctionContext::idempotency_key). Default: a new random id
+    /// (`turn-` and 32 hex digits). Give the id of a turn that lost a save race
+    /// ([`UnsavedTurn::turn_id`](crate::store::UnsavedTurn::turn_id)) when running its message
+    /// again, or an id of the application's own (the id of the inbound chat message).
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, AgentRunConfig, ChatResponse, HarnessBuilder, ScriptedChatClient, Tool, ToolCall, ToolResult};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let send = Tool::new("send", "Sends a mail", serde_json::json!({"type": "object"}), |_, ctx| async move {
+    ///     ToolResult::ok(format!("{:?} {}", ctx.turn_id(), ctx.idempotency_key()))
+    /// });
+    /// let model = ScriptedChatClient::with_replies([
+    ///     ChatResponse::tool_calls(vec![ToolCall::new("c1", "send", "{}")]),
+    ///     ChatResponse::text("sent"),
+    /// ]);
+    /// let agent = AgentBuilder::new()
+    ///     .with_harness(HarnessBuilder::new("Mail").tool(send).build()?)
+    ///     .with_chat_client(model.clone())
+    ///     .build()?;
+    /// agent.session().run_with("Mail Bob", AgentRunConfig::new().with_turn_id("msg-17")).await?;
+    /// let requests = model.requests();
+    /// let (text, _) = requests[1].tool_result("c1").unwrap();
+    /// assert!(text.starts_with(r#"Some("msg-17") msg-17/send/"#), "{text}");
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn with_turn_id(mut self, turn_id: impl Into<String>) -> Self {
+        self.turn_id = Some(turn_id.into());
         self
     }
 

@@ -1,6 +1,5 @@
 //! The model loop of one turn.
 
-use std::any::Any;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -21,8 +20,9 @@ use crate::middleware::pipeline::{
 use crate::middleware::{FunctionCall, IterationInfo, TurnInfo, TurnOutcome};
 use crate::tool::ToolResult;
 
+use super::budget::{KnownPrompt, next_turn_start, summary_turn};
 use super::builder::{split_pending, with_sub_agent_members};
-use super::events::{AgentEvent, Emitter};
+use super::events::{AgentEvent, CallRun, Emitter};
 use super::registration::resolve;
 use super::{AgentInner, AgentRunConfig, RunOutput, Session};
 
@@ -47,6 +47,17 @@ struct Turn<'a> {
     tool_called: bool,
     /// Why the model stopped its latest reply.
     finish_reason: FinishReason,
+    /// The turn's id, which its functions see.
+    turn_id: Arc<str>,
+    /// The session's trimmed mark and summary (see `budget`).
+    trimmed: &'a mut usize,
+    summary: &'a mut Option<String>,
+    /// The prompt tokens reported for the latest request.
+    known: &'a mut Option<KnownPrompt>,
+    /// Messages the budget removed from the history in this turn.
+    dropped: &'a mut usize,
+    /// Where this turn starts in the history: it is never trimmed.
+    turn_start: usize,
 }
 
 /// The agent's toolset for this turn (hooks run, current tool lists), with the harnesses the
@@ -104,6 +115,7 @@ pub(super) async fn run_turn(
         agent_name: agent.name.clone(),
         user_message: message.clone(),
     };
+    let turn_start = session.state.history.len();
     session.state.history.push(ChatMessage::user(message));
 
     let mut turn = Turn {
@@ -117,10 +129,16 @@ pub(super) async fn run_turn(
             std::mem::take(&mut session.pipelines),
         ),
         history: &mut session.state.history,
+        trimmed: &mut session.state.trimmed,
+        summary: &mut session.state.summary,
+        known: &mut session.known_prompt,
+        dropped: &mut session.dropped,
+        turn_start,
         usage: Usage::default(),
         options,
         tool_called: false,
         finish_reason: FinishReason::default(),
+        turn_id: config.turn_id.unwrap_or_else(super::new_turn_id).into(),
     };
 
     let outcome = match turn.expansion.start(tools) {
@@ -211,8 +229,22 @@ impl Turn<'_> {
                     });
                 }
             };
+            let fixed = self.fit_budget(&instructions, &visible).await?;
             let options = changed_options.as_ref().unwrap_or(&self.options);
-            let request = ChatRequest::new(&instructions, self.history, &visible)
+            let start = (*self.trimmed).min(self.history.len());
+            let with_summary: Vec<ChatMessage>;
+            let messages: &[ChatMessage] = match self.summary.as_deref() {
+                Some(summary) => {
+                    with_summary = summary_turn(summary)
+                        .into_iter()
+                        .chain(self.history[start..].iter().cloned())
+                        .collect();
+                    &with_summary
+                }
+                None => &self.history[start..],
+            };
+            let sent_len = self.history.len();
+            let request = ChatRequest::new(&instructions, messages, &visible)
                 .with_deferred(self.tools.deferred())
                 .with_options(options);
             let response = tokio::select! {
@@ -225,6 +257,17 @@ impl Turn<'_> {
                     .instrument(tracing::debug_span!(target: "hpd_agent", "model_request", iteration)) => response?,
             };
             self.usage += response.usage;
+            if let Some(fixed) = fixed {
+                *self.known = usize::try_from(response.usage.input_tokens)
+                    .ok()
+                    .filter(|&tokens| tokens > 0)
+                    .map(|tokens| KnownPrompt {
+                        trimmed: *self.trimmed,
+                        sent_len,
+                        fixed,
+                        tokens,
+                    });
+            }
             self.history.push(ChatMessage::assistant(&response));
             self.finish_reason = response.finish_reason.clone();
             if !matches!(
@@ -255,6 +298,78 @@ impl Turn<'_> {
             }
         }
         Err(RunError::MaxIterations(max_iterations))
+    }
+
+    /// Trims the oldest whole turns from the request until it fits the agent's budget (turns
+    /// before this one only), replacing them with a summary when the agent has a summarizer.
+    /// Returns the estimate of the request's parts besides its messages, `None` without a
+    /// budget.
+    async fn fit_budget(
+        &mut self,
+        instructions: &str,
+        tools: &[Arc<ToolDefinition>],
+    ) -> Result<Option<usize>, RunError> {
+        let Some(budgeting) = &self.agent.budgeting else {
+            return Ok(None);
+        };
+        let mut trimmed = (*self.trimmed).min(self.turn_start);
+        let mut summary = self.summary.clone();
+        let mut fixed = budgeting.fixed_tokens(instructions, tools, summary.as_deref());
+        let known = *self.known;
+        loop {
+            if budgeting.fits(
+                self.history,
+                trimmed,
+                fixed,
+                summary.is_some(),
+                known,
+                false,
+            ) {
+                break;
+            }
+            // The oldest turns leave until the rest fits three quarters of the budget (or only
+            // this turn is left: it is sent as it is).
+            let mut target = trimmed;
+            while !budgeting.fits(self.history, target, fixed, summary.is_some(), known, true) {
+                match next_turn_start(self.history, target, self.turn_start) {
+                    Some(next) => target = next,
+                    None => break,
+                }
+            }
+            if target == trimmed {
+                break;
+            }
+            let Some(summarizer) = &budgeting.summarizer else {
+                trimmed = target;
+                break;
+            };
+            // The summary grows with the turns it covers: check again with the new one.
+            let text = summarizer
+                .summarize(summary.as_deref(), &self.history[trimmed..target])
+                .await
+                .map_err(RunError::Summarizer)?;
+            summary = Some(text);
+            fixed = budgeting.fixed_tokens(instructions, tools, summary.as_deref());
+            trimmed = target;
+        }
+        if trimmed != *self.trimmed {
+            tracing::debug!(
+                target: "hpd_agent",
+                trimmed,
+                of = self.history.len(),
+                "trimmed the oldest turns to fit the context budget"
+            );
+        }
+        *self.summary = summary;
+        if budgeting.budget.drop_trimmed && trimmed > 0 {
+            self.history.drain(..trimmed);
+            *self.dropped += trimmed;
+            self.turn_start -= trimmed;
+            *self.known = None;
+            trimmed = 0;
+        }
+        *self.trimmed = trimmed;
+        Ok(Some(fixed))
     }
 
     /// The options of the next request: the turn's, with the tool choice resolved against the
@@ -344,8 +459,13 @@ impl Turn<'_> {
         )
         .await?;
 
-        // Resolution sees the expansion state of the request these calls answer.
+        // Resolution sees the expansion state of the request these calls answer, and what the
+        // history already shows the model (schemas, loaded tools: not sent again).
         let seen = self.expansion.expanded.clone();
+        // Only what the request carried counts: turns the context budget trimmed are gone
+        // from the model's view.
+        let sent = (*self.trimmed).min(self.history.len());
+        let delivered = self.tools.delivered(&self.history[sent..]);
         let tools = self.tools;
         let mut runs: Vec<(usize, Target)> = Vec::new();
         // Instructions a run's result carries (every layout but `hide`).
@@ -371,15 +491,17 @@ impl Turn<'_> {
             };
             let (routed, container) =
                 self.expansion
-                    .route(tools, &call.name, &seen, &mut expanded)?;
+                    .route(tools, &call.name, &seen, &delivered, &mut expanded)?;
             match routed {
                 Routed::Run(target) => {
-                    if let Some(section) = self.expansion.take_instructions(tools, target) {
+                    if let Some(section) =
+                        self.expansion.take_instructions(tools, target, &delivered)
+                    {
                         carried.push((i, section));
                     }
                     // An executed recovered call loads its container's members too.
                     if let Some(h) = container {
-                        references[i] = tools.references(h);
+                        references[i] = tools.references(h, &delivered);
                     }
                     runs.push((i, target));
                 }
@@ -434,12 +556,10 @@ impl Turn<'_> {
 
         let scope = CallScope {
             cancellation: &self.cancellation,
-            // Only a sub-agent reads it, to forward its events; with no handler there is
-            // nothing to forward.
-            run: self
-                .emitter
-                .is_listening()
-                .then(|| Arc::new(self.emitter.clone()) as Arc<dyn Any + Send + Sync>),
+            turn_id: Some(Arc::clone(&self.turn_id)),
+            // Sub-agents forward their events through it, and functions report progress and
+            // log through it; with nobody listening there is nothing to build.
+            run: CallRun::for_call(&self.emitter, None),
         };
         let expansion = &self.expansion;
         // Collected first: a lazy iterator inside the stream trips the `Send` check of the

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use crate::error::RunError;
 use crate::session::SessionState;
-use crate::store::{SessionStore, StoreError};
+use crate::store::{SessionStore, StoreError, UnsavedTurn};
 
 use super::RunOutput;
 
@@ -16,16 +16,65 @@ pub(crate) struct Binding {
     pub(crate) id: String,
     pub(crate) version: u64,
     pub(crate) pending: bool,
+    /// How many messages of the history are stored (at `version`); the rest is unsaved.
+    pub(crate) saved_len: usize,
+    /// The id and user message of the latest turn, for the unsaved turn of a conflict.
+    pub(crate) last_turn: Option<(String, String)>,
 }
 
 impl Binding {
+    /// A binding to the session `id` as it was just loaded.
+    pub(crate) fn loaded(
+        store: Arc<dyn SessionStore>,
+        id: String,
+        version: u64,
+        saved_len: usize,
+    ) -> Self {
+        Binding {
+            store,
+            id,
+            version,
+            pending: false,
+            saved_len,
+            last_turn: None,
+        }
+    }
+
     /// Saves `state` with the expected version; on success the binding moves to the new
-    /// version, on failure it keeps the old one and stays pending.
+    /// version, on failure it keeps the old one and stays pending. A conflict carries the
+    /// messages not saved.
     pub(crate) async fn save(&mut self, state: &SessionState) -> Result<(), StoreError> {
         self.pending = true;
-        let version = self.store.save(&self.id, state, self.version).await?;
+        let version = match self.store.save(&self.id, state, self.version).await {
+            Ok(version) => version,
+            Err(StoreError::Conflict {
+                session, expected, ..
+            }) => {
+                let (turn_id, user_message) = match &self.last_turn {
+                    Some((turn_id, message)) => (turn_id.clone(), Some(message.clone())),
+                    None => (String::new(), None),
+                };
+                let messages = state
+                    .history
+                    .get(self.saved_len..)
+                    .unwrap_or_default()
+                    .to_vec();
+                return Err(StoreError::Conflict {
+                    session,
+                    expected,
+                    unsaved: Some(Box::new(UnsavedTurn {
+                        turn_id,
+                        user_message,
+                        messages,
+                        expanded: state.expanded.clone(),
+                    })),
+                });
+            }
+            Err(other) => return Err(other),
+        };
         self.version = version;
         self.pending = false;
+        self.saved_len = state.history.len();
         Ok(())
     }
 }
@@ -61,6 +110,25 @@ impl fmt::Debug for Binding {
             .field("id", &self.id)
             .field("version", &self.version)
             .field("pending", &self.pending)
+            .field("saved_len", &self.saved_len)
             .finish()
     }
+}
+
+/// A new turn id: `turn-` and 32 hex digits, random (the OS-seeded `RandomState` mixed with the
+/// time, the process id and a counter), so ids of different processes do not repeat.
+pub(crate) fn new_turn_id() -> String {
+    use std::collections::hash_map::RandomState;
+    use std::hash::BuildHasher;
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let count = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let seed = (nanos, std::process::id(), count);
+    let high = RandomState::new().hash_one(seed);
+    let low = RandomState::new().hash_one((seed, high));
+    format!("turn-{high:016x}{low:016x}")
 }

@@ -1,7 +1,6 @@
 //! [`ToolSession`]: an agent's tools driven without a model, with collapsing, e.g. to serve
 //! them over MCP.
 
-use std::any::Any;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
@@ -12,10 +11,10 @@ use crate::chat::ToolDefinition;
 use crate::collapse::{Expansion, Routed, Toolset, Unwrapped, unknown_text};
 use crate::error::RunError;
 use crate::middleware::pipeline::{CallScope, ScopedPipeline, call_function, unless_cancelled};
-use crate::tool::ToolResult;
+use crate::tool::{CallReporter, ToolResult};
 
 use super::Agent;
-use super::events::{AgentEvent, Emitter};
+use super::events::{AgentEvent, CallRun, Emitter};
 
 /// What one [`ToolSession::call`] did.
 ///
@@ -471,6 +470,18 @@ impl ToolSession {
         arguments: &str,
         call_id: &str,
     ) -> Result<ToolCallOutcome, RunError> {
+        self.call_reporting(name, arguments, call_id, None).await
+    }
+
+    /// [`call`](Self::call), with the called function's progress reports and log messages
+    /// also going to `reporter` (the MCP server's client).
+    pub(crate) async fn call_reporting(
+        &self,
+        name: &str,
+        arguments: &str,
+        call_id: &str,
+        reporter: Option<Arc<dyn CallReporter>>,
+    ) -> Result<ToolCallOutcome, RunError> {
         let emitter = Emitter::new(self.agent.inner.handlers.clone());
         // Nobody listening: no event is built (no copies of the name, arguments and result).
         let started = emitter.sees_tool_calls().then(|| {
@@ -489,7 +500,10 @@ impl ToolSession {
                 tools_changed: false,
                 revealed: Vec::new(),
             }),
-            None => self.dispatch(name, arguments, call_id, &emitter).await,
+            None => {
+                self.dispatch(name, arguments, call_id, &emitter, reporter)
+                    .await
+            }
         }
         .map(|mut outcome| {
             outcome.result.text = limits.cut_result(outcome.result.text);
@@ -517,6 +531,7 @@ impl ToolSession {
         arguments: &str,
         call_id: &str,
         emitter: &Emitter,
+        reporter: Option<Arc<dyn CallReporter>>,
     ) -> Result<ToolCallOutcome, RunError> {
         // Route under the lock; run without it, so calls may overlap.
         let (tools, function, pipeline, expanded, tools_changed, revealed, arguments) = {
@@ -553,7 +568,10 @@ impl ToolSession {
                     recovery,
                 });
             };
-            let (routed, container) = expansion.route(tools, &name, &seen, &mut on_expand)?;
+            // A tool session keeps no conversation: every container result is complete.
+            let delivered = crate::collapse::Delivered::default();
+            let (routed, container) =
+                expansion.route(tools, &name, &seen, &delivered, &mut on_expand)?;
             let tools_changed = expanded && !tools.layout().is_fixed_list();
             let revealed: Vec<Arc<ToolDefinition>> = container
                 .map(|h| {
@@ -574,7 +592,8 @@ impl ToolSession {
                     });
                 }
                 Routed::Unknown => {
-                    let result = ToolResult::error(unknown_text(&name, &tools.callable_names(&seen)));
+                    let result =
+                        ToolResult::error(unknown_text(&name, &tools.callable_names(&seen)));
                     return Ok(ToolCallOutcome {
                         result,
                         expanded,
@@ -604,11 +623,11 @@ impl ToolSession {
         };
         let scope = CallScope {
             cancellation: &self.cancellation,
-            // Only a sub-agent reads it, to forward its events; with no handler there is
-            // nothing to forward.
-            run: emitter
-                .is_listening()
-                .then(|| Arc::new(emitter.clone()) as Arc<dyn Any + Send + Sync>),
+            // A tool session has no turns.
+            turn_id: None,
+            // Sub-agents forward their events through it, and functions report progress and
+            // log through it (also to the MCP client of a served call).
+            run: CallRun::for_call(emitter, reporter),
         };
         let function = tools.function(function);
         // A free slot is taken at once (the cancellation is checked before the call starts);

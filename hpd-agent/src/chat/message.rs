@@ -361,7 +361,7 @@ impl<'a> ChatRequest<'a> {
     ///
     /// ```
     /// use std::sync::Arc;
-    /// use hpd_agent::{ChatMessage, ChatRequest, DeferredGroup, ToolDefinition};
+    /// use hpd_agent::{ChatRequest, DeferredGroup, ToolDefinition};
     /// use serde_json::json;
     ///
     /// let add = Arc::new(ToolDefinition { name: "add".into(), description: String::new(), parameters: Arc::new(json!({})) });
@@ -371,7 +371,10 @@ impl<'a> ChatRequest<'a> {
     /// assert!(request.deferred_tool("sub").is_none());
     /// ```
     #[must_use]
-    pub fn deferred_tool(&self, name: &str) -> Option<(&'a DeferredGroup, &'a Arc<ToolDefinition>)> {
+    pub fn deferred_tool(
+        &self,
+        name: &str,
+    ) -> Option<(&'a DeferredGroup, &'a Arc<ToolDefinition>)> {
         self.deferred
             .iter()
             .find_map(|g| g.tools.iter().find(|t| t.name == name).map(|t| (g, t)))

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use super::{Resolution, Target, Toolset};
+use super::{Delivered, Resolution, Target, Toolset};
 use crate::error::RunError;
 use crate::middleware::pipeline::ScopedPipeline;
 use crate::tool::ToolResult;
@@ -124,9 +124,15 @@ impl Expansion {
     /// Outside the hide layout, the instructions the result of a run of `target` carries
     /// (appended after a blank line): those of its harness when it expanded without a result
     /// that carried them (a forced tool choice, an executed recovered call). `None` otherwise.
-    pub(crate) fn take_instructions(&mut self, tools: &Toolset, target: Target) -> Option<String> {
+    pub(crate) fn take_instructions(
+        &mut self,
+        tools: &Toolset,
+        target: Target,
+        delivered: &Delivered,
+    ) -> Option<String> {
         let h = tools.owner(target)?;
         self.take_carried(tools, h)
+            .filter(|_| !delivered.instructed(h))
     }
 
     /// Resolves a call name against `seen` (the expansion state of the request the call
@@ -144,6 +150,7 @@ impl Expansion {
         tools: &Toolset,
         name: &str,
         seen: &[String],
+        delivered: &Delivered,
         expanded: &mut dyn FnMut(&str, bool),
     ) -> Result<(Routed, Option<usize>), RunError> {
         Ok(match tools.resolve(name, seen) {
@@ -154,15 +161,19 @@ impl Expansion {
                 }
                 // With a fixed tool list the container's result is its manual: it always
                 // carries the system prompt, as it always lists the members.
-                let section = if tools.layout().is_fixed_list() {
+                // A section an earlier result of the history carried is not sent again.
+                let section = if delivered.instructed(h) {
+                    self.take_carried(tools, h);
+                    None
+                } else if tools.layout().is_fixed_list() {
                     self.take_carried(tools, h);
                     tools.carried_instructions(h)
                 } else {
                     self.take_carried(tools, h)
                 };
-                let text = with_section(tools.expansion_text(h), section);
+                let text = with_section(tools.expansion_text(h, delivered), section);
                 (
-                    Routed::Answer(ToolResult::ok(text), tools.references(h)),
+                    Routed::Answer(ToolResult::ok(text), tools.references(h, delivered)),
                     Some(h),
                 )
             }
@@ -174,11 +185,11 @@ impl Expansion {
                     Routed::Run(Target::Member(h, f))
                 } else {
                     let function = tools.function(Target::Member(h, f)).name();
-                    let text = with_section(
-                        tools.recovery_text(h, function),
-                        self.take_carried(tools, h),
-                    );
-                    Routed::Answer(ToolResult::ok(text), tools.references(h))
+                    let section = self
+                        .take_carried(tools, h)
+                        .filter(|_| !delivered.instructed(h));
+                    let text = with_section(tools.recovery_text(h, function, delivered), section);
+                    Routed::Answer(ToolResult::ok(text), tools.references(h, delivered))
                 };
                 (routed, Some(h))
             }

@@ -26,13 +26,15 @@
 
 mod expansion;
 mod refresh;
-mod unwrap;
 pub(crate) mod tool_choice;
+mod unwrap;
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::chat::{DeferredGroup, DeferredTools, ToolDefinition};
+use serde_json::Value;
+
+use crate::chat::{ChatMessage, DeferredGroup, DeferredTools, ToolDefinition};
 use crate::config::{CALL_TOOL, CollapsingConfig, CollapsingLayout};
 use crate::error::BuildError;
 use crate::harness::DynamicHarness;
@@ -161,6 +163,30 @@ pub(crate) struct Toolset {
     call_tool: Option<Arc<ToolDefinition>>,
     /// The collapsed harnesses with a container, as deferred groups.
     deferred: Arc<[DeferredGroup]>,
+    /// Parallel to `catalog.groups`: the fixed layout's schema line of each member (empty in
+    /// the other layouts).
+    schema_lines: Vec<Vec<String>>,
+}
+
+/// The start of every schema line of the fixed layout.
+const SCHEMA_LINE_START: &str = "{\"name\":";
+
+/// What earlier results of a session show the model already (see [`Toolset::delivered`]).
+#[derive(Debug, Default)]
+pub(crate) struct Delivered {
+    /// Schema lines of the fixed layout.
+    schemas: std::collections::HashSet<String>,
+    /// Deferred tools loaded by references.
+    loaded: std::collections::HashSet<String>,
+    /// Harnesses whose system-prompt section an earlier result carried.
+    instructed: std::collections::HashSet<usize>,
+}
+
+impl Delivered {
+    /// Whether an earlier result carried the system-prompt section of harness `h`.
+    pub(crate) fn instructed(&self, h: usize) -> bool {
+        self.instructed.contains(&h)
+    }
 }
 
 impl Toolset {
@@ -180,7 +206,12 @@ impl Toolset {
             catalog.groups.push(part.group);
             extras.push(part.extras);
         }
-        Self::index(catalog, extras, settings.clone(), DeferredTools::Unsupported)
+        Self::index(
+            catalog,
+            extras,
+            settings.clone(),
+            DeferredTools::Unsupported,
+        )
     }
 
     /// The same set for a chat client with this form of deferred loading.
@@ -485,11 +516,27 @@ impl Toolset {
                 Some(DeferredGroup::new(
                     g.name.to_string(),
                     container.description.clone(),
-                    g.members.iter().map(|f| Arc::clone(f.definition())).collect(),
+                    g.members
+                        .iter()
+                        .map(|f| Arc::clone(f.definition()))
+                        .collect(),
                 ))
             })
             .collect();
+        let schema_lines = groups
+            .iter()
+            .zip(&containers)
+            .map(|(g, container)| match container {
+                Some(_) if fixed_list => g
+                    .members
+                    .iter()
+                    .map(|f| schema_line(f.definition()))
+                    .collect(),
+                _ => Vec::new(),
+            })
+            .collect();
         Ok(Toolset {
+            schema_lines,
             catalog,
             extras,
             settings,
@@ -541,7 +588,12 @@ impl Toolset {
             }
         }
         if layout.is_fixed_list() {
-            tools.extend(self.call_tool.iter().filter(|_| layout == Layout::Fixed).cloned());
+            tools.extend(
+                self.call_tool
+                    .iter()
+                    .filter(|_| layout == Layout::Fixed)
+                    .cloned(),
+            );
             return tools;
         }
         for name in expanded {
@@ -591,16 +643,58 @@ impl Toolset {
     }
 
     /// The deferred tools a container or recovery result of harness `h` loads, in the native
-    /// layouts: its registered members. Empty otherwise.
-    pub(crate) fn references(&self, h: usize) -> Vec<String> {
+    /// layouts: its registered members that the history has not loaded yet (the provider keeps
+    /// those loaded; referencing them again would only repeat their definitions). Empty in the
+    /// other layouts.
+    pub(crate) fn references(&self, h: usize, delivered: &Delivered) -> Vec<String> {
         match self.layout() {
             Layout::References | Layout::Search => self.catalog.groups[h]
                 .members
                 .iter()
                 .map(|f| f.name().to_owned())
+                .filter(|name| !delivered.loaded.contains(name))
                 .collect(),
             _ => Vec::new(),
         }
+    }
+
+    /// What the history shows the model already: the member schema lines of earlier container
+    /// results (fixed layout) and the deferred tools earlier results loaded (native layouts).
+    /// Empty in the other layouts, and for an empty history.
+    pub(crate) fn delivered(&self, history: &[ChatMessage]) -> Delivered {
+        let mut delivered = Delivered::default();
+        let layout = self.layout();
+        if !layout.is_fixed_list() {
+            return delivered;
+        }
+        let sections: Vec<(usize, String)> = (0..self.catalog.groups.len())
+            .filter_map(|h| Some((h, self.carried_instructions(h)?)))
+            .collect();
+        for message in history {
+            let ChatMessage::Tool {
+                content,
+                references,
+                ..
+            } = message
+            else {
+                continue;
+            };
+            for (h, section) in &sections {
+                if content.contains(section.as_str()) {
+                    delivered.instructed.insert(*h);
+                }
+            }
+            match layout {
+                Layout::Fixed => delivered.schemas.extend(
+                    content
+                        .lines()
+                        .filter(|line| line.starts_with(SCHEMA_LINE_START))
+                        .map(str::to_owned),
+                ),
+                _ => delivered.loaded.extend(references.iter().cloned()),
+            }
+        }
+        delivered
     }
 
     /// The tool at a target.
@@ -673,8 +767,9 @@ impl Toolset {
     }
 
     /// The text of a container call of harness `h`. In the fixed layout it also lists each
-    /// member with its description and parameter schema, one JSON object a line.
-    pub(crate) fn expansion_text(&self, h: usize) -> String {
+    /// member with its description and parameter schema, one JSON object a line, except those
+    /// whose line the history already shows.
+    pub(crate) fn expansion_text(&self, h: usize, delivered: &Delivered) -> String {
         let group = &self.catalog.groups[h];
         let mut text = format!(
             "{} expanded. Available functions: {}",
@@ -682,7 +777,7 @@ impl Toolset {
         );
         if self.layout() == Layout::Fixed {
             text.push_str("\n\n");
-            text.push_str(&self.member_schemas(h));
+            text.push_str(&self.member_schemas(h, delivered));
         }
         if let Some(result) = group
             .collapse
@@ -697,34 +792,43 @@ impl Toolset {
 
     /// The text of a recovered call of member `function` of harness `h` (in the fixed layout
     /// with the member schemas, as a container call has them).
-    pub(crate) fn recovery_text(&self, h: usize, function: &str) -> String {
+    pub(crate) fn recovery_text(&self, h: usize, function: &str, delivered: &Delivered) -> String {
         let mut text = format!(
             "{} expanded. Available functions: {}. Call {function} again to run it.",
             self.catalog.groups[h].name, self.member_lists[h]
         );
         if self.layout() == Layout::Fixed {
             text.push_str("\n\n");
-            text.push_str(&self.member_schemas(h));
+            text.push_str(&self.member_schemas(h, delivered));
         }
         text
     }
 
     /// How the fixed layout presents the members of harness `h`: a line saying how to call
     /// them, then one compact JSON object a member with its `name`, `description` and
-    /// `parameters` (the full schema), in declaration order.
-    fn member_schemas(&self, h: usize) -> String {
+    /// `parameters` (the full schema), in declaration order. Members whose line the history
+    /// already shows are left out (a line says so), so a container opened again in a session
+    /// adds a few tokens, not its schemas again.
+    fn member_schemas(&self, h: usize, delivered: &Delivered) -> String {
+        let lines = &self.schema_lines[h];
+        let fresh: Vec<&String> = lines
+            .iter()
+            .filter(|line| !delivered.schemas.contains(*line))
+            .collect();
         let mut text = format!(
-            "Call them with {CALL_TOOL}, giving {{\"name\": \"<function>\", \"arguments\": {{...}}}}:"
+            "Call them with {CALL_TOOL}, giving {{\"name\": \"<function>\", \"arguments\": {{...}}}}"
         );
-        for function in &self.catalog.groups[h].members {
-            let definition = function.definition();
-            let line = serde_json::json!({
-                "name": definition.name,
-                "description": definition.description,
-                "parameters": &*definition.parameters,
-            });
+        if fresh.is_empty() {
+            text.push_str(". Their parameters are in an earlier result.");
+            return text;
+        }
+        text.push(':');
+        if fresh.len() < lines.len() {
+            text.push_str(" (the others' parameters are in an earlier result)");
+        }
+        for line in fresh {
             text.push('\n');
-            text.push_str(&line.to_string());
+            text.push_str(line);
         }
         text
     }
@@ -752,6 +856,17 @@ impl Toolset {
             .and_then(|c| c.system_prompt.as_deref())
             .filter(|p| !p.trim().is_empty())
     }
+}
+
+/// A member's line in the fixed layout's container result: `{"name":..,"description":..,
+/// "parameters":..}`, written by hand so the name comes first (a JSON map sorts its keys).
+fn schema_line(definition: &ToolDefinition) -> String {
+    format!(
+        "{SCHEMA_LINE_START}{},\"description\":{},\"parameters\":{}}}",
+        Value::String(definition.name.clone()),
+        Value::String(definition.description.clone()),
+        definition.parameters
+    )
 }
 
 /// The call tool of the fixed layout.

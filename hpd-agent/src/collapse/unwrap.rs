@@ -227,7 +227,10 @@ mod tests {
             text(""),
             "Invalid arguments for 'call_function': missing field `name` at line 1 column 2"
         );
-        assert!(text(r#"{"name": 3}"#).starts_with("Invalid arguments for 'call_function': name: invalid type"));
+        assert!(
+            text(r#"{"name": 3}"#)
+                .starts_with("Invalid arguments for 'call_function': name: invalid type")
+        );
         assert_eq!(
             text(r#"{"name": "add", "arguments": [1]}"#),
             "Invalid arguments for 'call_function': arguments: expected an object of the function's arguments"

@@ -101,6 +101,20 @@ impl CollapsingConfig {
 /// agent says so once when it is built, in an [`AgentEvent::LayoutFallback`](crate::AgentEvent)
 /// and in the log.
 ///
+/// **Across turns.** In every layout,
+/// [`persist_system_prompt_injections`](CollapsingConfig::persist_system_prompt_injections)
+/// decides whether expansions outlive a turn. Off (the default), every container collapses
+/// when the turn ends, its scoped middleware is dropped, and a later call of one of its members
+/// is a recovery (the container expands again; the call runs at once only with
+/// [`execute_recovered_calls`](CollapsingConfig::execute_recovered_calls)). On, expansions and
+/// their scoped middleware stay for the session. What no setting undoes is the history: the
+/// results of container calls stay in the conversation as they happened, with the member
+/// schemas in `fixed`, and in `native` with the references through which the provider loaded
+/// the member definitions. Those definitions stay in the model's context for the rest of the
+/// session (the provider expands them from the history on every request), so a model may call
+/// a member after its container collapsed; recovery answers it. In `fixed` and `native` the
+/// tool list does not depend on expansions, so keeping them costs no cache.
+///
 /// ```
 /// use hpd_agent::{AgentConfig, CollapsingLayout};
 ///

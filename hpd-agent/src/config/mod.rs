@@ -230,6 +230,9 @@ pub struct AgentConfig {
     pub mcp_servers: Vec<McpServerConfig>,
     /// Caps on tool results, tool arguments and concurrent calls (JSON `limits`).
     pub limits: Limits,
+    /// The budget of one request's history (JSON `context_budget`); `None` sends the whole
+    /// history.
+    pub context_budget: Option<crate::ContextBudget>,
 }
 
 impl AgentConfig {

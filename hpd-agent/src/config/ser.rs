@@ -58,6 +58,29 @@ impl Serialize for AgentConfig {
                     &self.mcp_servers
                 ),
                 (!self.limits.is_default(), "limits", &self.limits),
+                (
+                    self.context_budget.is_some(),
+                    "context_budget",
+                    &self.context_budget
+                ),
+            ]
+        )
+    }
+}
+
+impl Serialize for crate::ContextBudget {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        write_struct!(
+            serializer,
+            "ContextBudget",
+            [
+                (self.max_tokens.is_some(), "max_tokens", &self.max_tokens),
+                (
+                    self.max_messages.is_some(),
+                    "max_messages",
+                    &self.max_messages
+                ),
+                (self.drop_trimmed, "drop_trimmed", &self.drop_trimmed),
             ]
         )
     }

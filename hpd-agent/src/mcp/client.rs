@@ -141,6 +141,12 @@ impl McpHarness {
 
     /// A server at a streamable HTTP endpoint such as `http://127.0.0.1:3000/mcp`.
     ///
+    /// A request that meets a connection the server (or a proxy) closed or reset before it
+    /// answered is sent again on a fresh connection, up to 3 times with backoff (the default
+    /// [`RetryPolicy`](crate::providers::retry::RetryPolicy)); `rmcp` itself retries no request
+    /// and only reconnects the server's event stream. A call sent again may run twice on a
+    /// server that did run it and then closed without answering.
+    ///
     /// ```no_run
     /// use hpd_agent::mcp::McpHarness;
     ///
@@ -161,6 +167,7 @@ impl McpHarness {
             Endpoint::Http {
                 url: url.into(),
                 headers: Vec::new(),
+                oauth: None,
             },
         )
     }
@@ -267,6 +274,34 @@ impl McpHarness {
         match &mut self.endpoint {
             Endpoint::Http { headers, .. } => headers.push((name.into(), value.into())),
             Endpoint::Stdio { .. } => self.misplaced = Some("header() is only for HTTP servers"),
+        }
+        self
+    }
+
+    /// Signs in with OAuth 2.1 to a server behind an authorization server (see
+    /// [`McpOAuth`](super::McpOAuth)): a `401` (or a `403` asking for more scopes) makes the
+    /// client discover the authorization server, identify itself, send the user through the
+    /// handler's browser step and keep the tokens, refreshed as they expire. Only for
+    /// [`http`](Self::http) servers.
+    ///
+    /// ```no_run
+    /// use hpd_agent::mcp::{LoopbackRedirect, McpHarness, McpOAuth};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// // `no_run`: it signs in at a real server.
+    /// let wiki = McpHarness::http("Wiki", "https://wiki.example.com/mcp")
+    ///     .oauth(McpOAuth::new(LoopbackRedirect::bind(0).await?))
+    ///     .connect()
+    ///     .await?;
+    /// # drop(wiki);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn oauth(mut self, oauth: super::McpOAuth) -> Self {
+        match &mut self.endpoint {
+            Endpoint::Http { oauth: slot, .. } => *slot = Some(oauth),
+            Endpoint::Stdio { .. } => self.misplaced = Some("oauth() is only for HTTP servers"),
         }
         self
     }

@@ -11,9 +11,12 @@ use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ClientRequest,
-    CustomRequest, CustomResult, Implementation, ServerPeerInfo, ServerResult,
+    CustomRequest, CustomResult, Implementation, ProtocolVersion, ServerPeerInfo, ServerResult,
 };
-use rmcp::service::{NotificationContext, RunningService, ServiceError};
+use rmcp::service::{
+    ClientLifecycleMode, ClientServiceExt as _, NotificationContext, RunningService, ServiceError,
+};
+use rmcp::transport::auth::AuthClient;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, RoleClient, ServiceExt as _};
@@ -21,6 +24,8 @@ use serde_json::{Map, Value};
 use tokio::io::{AsyncBufReadExt as _, BufReader};
 
 use super::McpError;
+use super::http_client::RetryingHttpClient;
+use crate::providers::retry::RetryPolicy;
 
 /// How many lines of a server's stderr are kept for error messages.
 const STDERR_TAIL_LINES: usize = 5;
@@ -54,6 +59,8 @@ pub(crate) enum Endpoint {
         url: String,
         /// Headers sent with every request (e.g. `Authorization`).
         headers: Vec<(String, String)>,
+        /// The OAuth sign-in, when the server is behind an authorization server.
+        oauth: Option<super::McpOAuth>,
     },
 }
 
@@ -76,13 +83,18 @@ impl std::fmt::Debug for Endpoint {
                 .field("args", args)
                 .field("env", &redacted(env.keys().collect()))
                 .finish(),
-            Endpoint::Http { url, headers } => f
+            Endpoint::Http {
+                url,
+                headers,
+                oauth,
+            } => f
                 .debug_struct("Http")
                 .field("url", &crate::credentials::redact_url(url))
                 .field(
                     "headers",
                     &redacted(headers.iter().map(|(n, _)| n).collect()),
                 )
+                .field("oauth", oauth)
                 .finish(),
         }
     }
@@ -95,8 +107,13 @@ impl Endpoint {
     pub(crate) fn secrets(&self) -> Vec<String> {
         let mut secrets: Vec<String> = match self {
             Endpoint::Stdio { env, .. } => env.values().cloned().collect(),
-            Endpoint::Http { url, headers } => {
+            Endpoint::Http {
+                url,
+                headers,
+                oauth,
+            } => {
                 let mut values: Vec<String> = Vec::new();
+                values.extend(oauth.iter().flat_map(super::McpOAuth::secrets));
                 for (_, value) in headers {
                     values.push(value.clone());
                     if let Some(word) = value.split_whitespace().last() {
@@ -127,7 +144,7 @@ impl Endpoint {
                     return Err(invalid("the command is empty".to_owned()));
                 }
             }
-            Endpoint::Http { url, headers } => {
+            Endpoint::Http { url, headers, .. } => {
                 if !(url.starts_with("http://") || url.starts_with("https://")) {
                     return Err(invalid(format!(
                         "the URL `{url}` does not start with http:// or https://"
@@ -218,11 +235,15 @@ impl ClientHandler for ClientState {
         self.tools_changed.store(true, Ordering::SeqCst);
     }
 
+    /// The `initialize` request names the newest revision that has that handshake
+    /// (`rmcp`'s default is its newest revision, 2026-07-28, which has none, so servers that
+    /// check the handshake's version refuse it).
     fn get_info(&self) -> ClientConfig {
         ClientConfig::new(
             ClientCapabilities::default(),
             Implementation::new("hpd-agent", env!("CARGO_PKG_VERSION")),
         )
+        .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
     }
 }
 
@@ -230,6 +251,8 @@ impl ClientHandler for ClientState {
 /// server the child process (its stdin is closed, then it is terminated if it lingers).
 pub(crate) struct Connection {
     service: RunningService<RoleClient, ClientState>,
+    /// The endpoint URL and the OAuth sign-in, for a step-up during a call.
+    oauth: Option<(String, super::McpOAuth)>,
     server: String,
     stderr_tail: Arc<StderrTail>,
     tools_changed: Arc<AtomicBool>,
@@ -279,7 +302,11 @@ impl Connection {
                 }
                 tokio::time::timeout(timeout, state.serve(transport)).await
             }
-            Endpoint::Http { url, headers } => {
+            Endpoint::Http {
+                url,
+                headers,
+                oauth,
+            } => {
                 stderr_tail.finish();
                 let headers = header_map(headers).map_err(|message| McpError::Invalid {
                     server: server.to_owned(),
@@ -287,8 +314,33 @@ impl Connection {
                 })?;
                 let config = StreamableHttpClientTransportConfig::with_uri(url.as_str())
                     .custom_headers(headers);
-                let transport = StreamableHttpClientTransport::from_config(config);
-                tokio::time::timeout(timeout, state.serve(transport)).await
+                match oauth {
+                    None => {
+                        // Requests whose pooled connection the server closed before answering
+                        // are sent again on a fresh one (rmcp retries none).
+                        let client = RetryingHttpClient::new(server, RetryPolicy::default())
+                            .map_err(|message| McpError::Invalid {
+                                server: server.to_owned(),
+                                message,
+                            })?;
+                        connect_http(
+                            state,
+                            || {
+                                StreamableHttpClientTransport::with_client(
+                                    client.clone(),
+                                    config.clone(),
+                                )
+                            },
+                            timeout,
+                            &endpoint.secrets(),
+                        )
+                        .await
+                    }
+                    Some(oauth) => {
+                        connect_with_oauth(server, url, oauth, state, config, timeout, endpoint)
+                            .await?
+                    }
+                }
             }
         };
         let service = match handshake {
@@ -308,8 +360,17 @@ impl Connection {
             }
         };
         tracing::debug!(target: "hpd_agent::mcp", server, endpoint = %endpoint.describe(), "connected");
+        let oauth = match endpoint {
+            Endpoint::Http {
+                url,
+                oauth: Some(oauth),
+                ..
+            } => Some((url.clone(), oauth.clone())),
+            _ => None,
+        };
         Ok(Connection {
             service,
+            oauth,
             server: server.to_owned(),
             stderr_tail,
             tools_changed,
@@ -344,7 +405,18 @@ impl Connection {
     /// tool whose `inputSchema` is no object, a name that is no string), the list is read
     /// again entry by entry: such entries are left out (with a warning) and the rest is used.
     pub(crate) async fn list_tools(&self, timeout: Duration) -> Result<Vec<RemoteTool>, McpError> {
-        let listed = tokio::time::timeout(timeout, self.service.peer().list_all_tools()).await;
+        let deadline = tokio::time::Instant::now() + timeout;
+        let mut sign_ins = 0;
+        let listed = loop {
+            let listed =
+                tokio::time::timeout_at(deadline, self.service.peer().list_all_tools()).await;
+            if let Ok(Err(error)) = &listed
+                && let Ok(true) = self.sign_in_again(error, &mut sign_ins).await
+            {
+                continue;
+            }
+            break listed;
+        };
         let tools = match listed {
             Ok(Ok(tools)) => tools,
             Ok(Err(ServiceError::UnexpectedResponse)) => {
@@ -444,7 +516,22 @@ impl Connection {
             return Err(CallFailure::Closed(self.stderr_tail.quote(message).await));
         }
         let params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
-        match tokio::time::timeout(timeout, self.service.peer().call_tool(params)).await {
+        let deadline = tokio::time::Instant::now() + timeout;
+        let mut sign_ins = 0;
+        let answer = loop {
+            let answer =
+                tokio::time::timeout_at(deadline, self.service.peer().call_tool(params.clone()))
+                    .await;
+            match &answer {
+                Ok(Err(error)) => match self.sign_in_again(error, &mut sign_ins).await {
+                    Ok(true) => continue,
+                    Ok(false) => break answer,
+                    Err(message) => return Err(CallFailure::Protocol(message)),
+                },
+                _ => break answer,
+            }
+        };
+        match answer {
             Ok(Ok(result)) => Ok(result),
             Ok(Err(ServiceError::McpError(error))) => Err(CallFailure::Protocol(format!(
                 "{} (JSON-RPC error {})",
@@ -460,6 +547,36 @@ impl Connection {
         }
     }
 
+    /// After a request failed: when the server asked for authorization (a 401, or a 403 for
+    /// more scopes, as after a token was revoked, its authorization server changed, or a call
+    /// needs more scopes) and the connection signs in with OAuth, signs in again; `Ok(true)`
+    /// means the request should be sent once more. At most
+    /// [`MAX_SIGN_INS`](super::oauth::MAX_SIGN_INS) per request.
+    async fn sign_in_again(
+        &self,
+        error: &ServiceError,
+        sign_ins: &mut usize,
+    ) -> Result<bool, String> {
+        let (Some((url, oauth)), Some(challenge)) = (&self.oauth, error.auth_challenge()) else {
+            return Ok(false);
+        };
+        if *sign_ins == super::oauth::MAX_SIGN_INS {
+            return Ok(false);
+        }
+        *sign_ins += 1;
+        tracing::info!(target: "hpd_agent::mcp", server = %self.server, "signing in again (OAuth)");
+        oauth
+            .sign_in(url, challenge)
+            .await
+            .map(|()| true)
+            .map_err(|message| {
+                scrub_secrets(
+                    format!("the OAuth sign-in failed: {message}"),
+                    &oauth.secrets(),
+                )
+            })
+    }
+
     /// Whether the server answers a ping within `timeout`.
     pub(crate) async fn ping(&self, timeout: Duration) -> bool {
         let ping = self
@@ -467,6 +584,117 @@ impl Connection {
             .peer()
             .send_request(rmcp::model::ClientRequest::PingRequest(Default::default()));
         matches!(tokio::time::timeout(timeout, ping).await, Ok(Ok(_)))
+    }
+}
+
+/// The revision the client asks for with `server/discover`. Only the stateless one: a
+/// discover that settled on a revision with sessions would leave the client without one, and
+/// so without the server's `notifications/tools/list_changed`; such servers are reached with
+/// `initialize` instead.
+const DISCOVER_VERSIONS: [ProtocolVersion; 1] = [ProtocolVersion::V_2026_07_28];
+
+/// Connects over streamable HTTP the way `rmcp` negotiates: `server/discover` first (its
+/// `Auto` lifecycle), falling back to `initialize` when the server answers as a legacy server.
+///
+/// `rmcp` falls back only when the discover probe ends in a JSON-RPC error; a server that
+/// offers only revisions with sessions (its answer names no revision the client discovers
+/// with), and a legacy server
+/// that refuses the probe at the HTTP level instead (a 400 or 404 for a request without a
+/// session, as several SDKs answer) fails the probe. Such a server gets one more attempt, on a
+/// new transport, with the `initialize` handshake alone. `secrets` are scrubbed from what is
+/// logged of the first attempt.
+async fn connect_http<T, F>(
+    state: ClientState,
+    make_transport: F,
+    timeout: Duration,
+    secrets: &[String],
+) -> Result<
+    Result<RunningService<RoleClient, ClientState>, rmcp::service::ClientInitializeError>,
+    tokio::time::error::Elapsed,
+>
+where
+    F: Fn() -> T,
+    T: rmcp::transport::Transport<RoleClient> + 'static,
+{
+    let deadline = tokio::time::Instant::now() + timeout;
+    let lifecycle = ClientLifecycleMode::Auto {
+        preferred_versions: DISCOVER_VERSIONS.to_vec(),
+        legacy_version: Some(ProtocolVersion::LATEST_WITH_INITIALIZE),
+    };
+    let retry_state = ClientState {
+        tools_changed: state.tools_changed.clone(),
+        server: state.server.clone(),
+    };
+    match tokio::time::timeout_at(
+        deadline,
+        state.serve_with_lifecycle(make_transport(), lifecycle),
+    )
+    .await
+    {
+        // A refusal for want of authorization is the same for both handshakes.
+        Ok(Err(error)) if error.auth_challenge().is_none() => {
+            // The server's answer may quote the request's headers.
+            let error = scrub_secrets(error.to_string(), secrets);
+            tracing::debug!(target: "hpd_agent::mcp", server = %retry_state.server, %error, "server/discover failed; trying initialize");
+            tokio::time::timeout_at(deadline, retry_state.serve(make_transport())).await
+        }
+        other => other,
+    }
+}
+
+/// Connects through `rmcp`'s OAuth client: the kept tokens are sent; a 401 or a 403 with
+/// `insufficient_scope` starts a sign-in (at most [`MAX_SIGN_INS`](super::oauth::MAX_SIGN_INS)
+/// times), after which the handshake is tried again.
+async fn connect_with_oauth(
+    server: &str,
+    url: &str,
+    oauth: &super::McpOAuth,
+    state: ClientState,
+    config: StreamableHttpClientTransportConfig,
+    timeout: Duration,
+    endpoint: &Endpoint,
+) -> Result<
+    Result<
+        Result<RunningService<RoleClient, ClientState>, rmcp::service::ClientInitializeError>,
+        tokio::time::error::Elapsed,
+    >,
+    McpError,
+> {
+    let secrets = endpoint.secrets();
+    let refused = |message: String| McpError::Handshake {
+        server: server.to_owned(),
+        message: scrub_secrets(message, &secrets),
+    };
+    let mut sign_ins = 0;
+    loop {
+        let manager = oauth.manager(url).await.map_err(refused)?;
+        let client = AuthClient::new(reqwest::Client::new(), manager);
+        let attempt_state = ClientState {
+            tools_changed: state.tools_changed.clone(),
+            server: state.server.clone(),
+        };
+        let connected = connect_http(
+            attempt_state,
+            || StreamableHttpClientTransport::with_client(client.clone(), config.clone()),
+            timeout,
+            &secrets,
+        )
+        .await;
+        let challenge = match &connected {
+            Ok(Err(error)) => error.auth_challenge().map(str::to_owned),
+            _ => None,
+        };
+        match challenge {
+            Some(challenge) if sign_ins < super::oauth::MAX_SIGN_INS => {
+                sign_ins += 1;
+                tracing::info!(target: "hpd_agent::mcp", server, "signing in (OAuth)");
+                oauth
+                    .sign_in(url, &challenge)
+                    .await
+                    .map_err(|message| refused(format!("the OAuth sign-in failed: {message}")))?;
+            }
+            _ => return Ok(connected),
+        }
     }
 }
 

@@ -30,6 +30,7 @@ fn endpoints_are_checked_before_connecting() {
     let ftp = Endpoint::Http {
         url: "ftp://x".to_owned(),
         headers: vec![],
+        oauth: None,
     };
     assert!(
         ftp.validate("S")
@@ -41,6 +42,7 @@ fn endpoints_are_checked_before_connecting() {
     let reserved = Endpoint::Http {
         url: "http://127.0.0.1:1/mcp".to_owned(),
         headers: vec![("Mcp-Session-Id".to_owned(), "x".to_owned())],
+        oauth: None,
     };
     let message = reserved.validate("S").unwrap_err().to_string();
     assert!(message.contains("set by the MCP transport"), "{message}");
@@ -48,6 +50,7 @@ fn endpoints_are_checked_before_connecting() {
     let bad_value = Endpoint::Http {
         url: "http://127.0.0.1:1/mcp".to_owned(),
         headers: vec![("Authorization".to_owned(), "a\nb".to_owned())],
+        oauth: None,
     };
     assert!(
         bad_value
@@ -60,6 +63,7 @@ fn endpoints_are_checked_before_connecting() {
     let good = Endpoint::Http {
         url: "http://127.0.0.1:1/mcp".to_owned(),
         headers: vec![("Authorization".to_owned(), "Bearer t".to_owned())],
+        oauth: None,
     };
     assert!(good.validate("S").is_ok());
 }

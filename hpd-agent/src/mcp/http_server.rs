@@ -2,17 +2,24 @@
 //! bearer token before the MCP transport sees it.
 
 use std::convert::Infallible;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use http::{Request, Response, StatusCode, header};
 use http_body_util::{BodyExt as _, Full, combinators::BoxBody};
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use rmcp::ServerHandler;
 use rmcp::transport::StreamableHttpService;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-use tokio::net::TcpListener;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
+
+use super::resource_server::BoundResource;
 
 type HttpResponse = Response<BoxBody<Bytes, Infallible>>;
 
@@ -23,6 +30,8 @@ pub(crate) struct Guard {
     pub(crate) token: Option<String>,
     /// Origins allowed besides loopback ones, normalised by [`parse_origin`].
     pub(crate) allowed_origins: Vec<Origin>,
+    /// OAuth: access tokens checked by a verifier, and the metadata served.
+    pub(crate) oauth: Option<BoundResource>,
 }
 
 /// A browser origin: scheme, host and port (the scheme's default port when none is given).
@@ -84,6 +93,64 @@ pub(crate) enum Rejection {
     Origin(String),
     /// 401: no bearer token, or a wrong one.
     Unauthorized,
+    /// OAuth refused the token: 401 (`invalid_token`, or no token) or 403
+    /// (`insufficient_scope`), with the `WWW-Authenticate` challenge; `reason` is logged (it
+    /// never contains the token).
+    OAuth {
+        status: StatusCode,
+        challenge: String,
+        reason: String,
+    },
+}
+
+/// The credentials of `Authorization: Bearer <token>`.
+fn bearer(headers: &http::HeaderMap) -> Option<&str> {
+    headers
+        .get(header::AUTHORIZATION)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| {
+            let (scheme, credentials) = value.trim().split_once(' ')?;
+            scheme
+                .eq_ignore_ascii_case("bearer")
+                .then(|| credentials.trim())
+        })
+}
+
+impl BoundResource {
+    /// Checks a request's access token: verified, and granting every required scope.
+    pub(crate) async fn check(&self, headers: &http::HeaderMap) -> Result<(), Rejection> {
+        let Some(token) = bearer(headers) else {
+            return Err(Rejection::OAuth {
+                status: StatusCode::UNAUTHORIZED,
+                challenge: self.challenge(None),
+                reason: "no bearer token".to_owned(),
+            });
+        };
+        let verified = self
+            .config
+            .verifier
+            .verify(token, &self.resource)
+            .await
+            .map_err(|rejected| Rejection::OAuth {
+                status: StatusCode::UNAUTHORIZED,
+                challenge: self.challenge(Some("invalid_token")),
+                reason: rejected.to_string(),
+            })?;
+        let missing: Vec<&String> = self
+            .config
+            .required_scopes
+            .iter()
+            .filter(|scope| !verified.has_scope(scope))
+            .collect();
+        if !missing.is_empty() {
+            return Err(Rejection::OAuth {
+                status: StatusCode::FORBIDDEN,
+                challenge: self.challenge(Some("insufficient_scope")),
+                reason: format!("the token lacks the scopes {missing:?}"),
+            });
+        }
+        Ok(())
+    }
 }
 
 impl Guard {
@@ -100,15 +167,7 @@ impl Guard {
             }
         }
         if let Some(token) = &self.token {
-            let presented = headers
-                .get(header::AUTHORIZATION)
-                .and_then(|value| value.to_str().ok())
-                .and_then(|value| {
-                    let (scheme, credentials) = value.trim().split_once(' ')?;
-                    scheme
-                        .eq_ignore_ascii_case("bearer")
-                        .then(|| credentials.trim())
-                });
+            let presented = bearer(headers);
             if !presented.is_some_and(|presented| constant_time_eq(presented, token)) {
                 return Err(Rejection::Unauthorized);
             }
@@ -118,7 +177,7 @@ impl Guard {
 }
 
 /// Compares two secrets in time that depends only on their lengths.
-fn constant_time_eq(a: &str, b: &str) -> bool {
+pub(crate) fn constant_time_eq(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     let mut difference = u8::from(a.len() != b.len());
     for (index, byte) in a.iter().enumerate() {
@@ -128,12 +187,31 @@ fn constant_time_eq(a: &str, b: &str) -> bool {
 }
 
 fn rejection_response(rejection: &Rejection) -> HttpResponse {
+    if let Rejection::OAuth {
+        status, challenge, ..
+    } = rejection
+    {
+        let text = if *status == StatusCode::FORBIDDEN {
+            "Forbidden: the access token lacks a required scope"
+        } else {
+            "Unauthorized: a valid access token is required"
+        };
+        let mut response = Response::new(Full::new(Bytes::from(text)).boxed());
+        *response.status_mut() = *status;
+        if let Ok(value) = http::HeaderValue::from_str(challenge) {
+            response
+                .headers_mut()
+                .insert(header::WWW_AUTHENTICATE, value);
+        }
+        return response;
+    }
     let (status, text) = match rejection {
         Rejection::Origin(origin) => (
             StatusCode::FORBIDDEN,
             format!("Forbidden: the origin '{origin}' is not allowed"),
         ),
-        Rejection::Unauthorized => (
+        // Answered above; kept for a match over every kind.
+        Rejection::Unauthorized | Rejection::OAuth { .. } => (
             StatusCode::UNAUTHORIZED,
             "Unauthorized: a valid bearer token is required".to_owned(),
         ),
@@ -149,16 +227,127 @@ fn rejection_response(rejection: &Rejection) -> HttpResponse {
     response
 }
 
+/// The protected-resource metadata document (GET only; it is public).
+fn metadata_response(oauth: &BoundResource, method: &http::Method) -> HttpResponse {
+    if method != http::Method::GET {
+        let mut response = Response::new(Full::new(Bytes::from("Method Not Allowed")).boxed());
+        *response.status_mut() = StatusCode::METHOD_NOT_ALLOWED;
+        response
+            .headers_mut()
+            .insert(header::ALLOW, http::HeaderValue::from_static("GET"));
+        return response;
+    }
+    let body = oauth.metadata().to_string();
+    let mut response = Response::new(Full::new(Bytes::from(body)).boxed());
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        http::HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+/// How long a connection may take and how many there may be (see
+/// [`McpServer::header_read_timeout`](super::McpServer::header_read_timeout),
+/// [`idle_timeout`](super::McpServer::idle_timeout) and
+/// [`max_connections`](super::McpServer::max_connections)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ConnectionLimits {
+    /// The time a request's headers may take to arrive, from its first byte.
+    pub(crate) header_read: Duration,
+    /// The time a connection may go without a byte read or written.
+    pub(crate) idle: Duration,
+    /// Connections open at once; more are closed as they arrive.
+    pub(crate) max_connections: usize,
+}
+
+impl Default for ConnectionLimits {
+    fn default() -> Self {
+        ConnectionLimits {
+            header_read: Duration::from_secs(10),
+            idle: Duration::from_secs(60),
+            max_connections: 1024,
+        }
+    }
+}
+
+/// A TCP stream that notes when a byte last went through it, for the idle timeout.
+struct Watched {
+    stream: TcpStream,
+    started: Instant,
+    /// Milliseconds after `started` of the last read or write.
+    last: Arc<AtomicU64>,
+}
+
+impl Watched {
+    fn touch(&self) {
+        let now = u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        self.last.store(now, Ordering::Relaxed);
+    }
+}
+
+impl AsyncRead for Watched {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        let before = buf.filled().len();
+        let polled = Pin::new(&mut self.stream).poll_read(cx, buf);
+        if matches!(polled, Poll::Ready(Ok(()))) && buf.filled().len() > before {
+            self.touch();
+        }
+        polled
+    }
+}
+
+impl AsyncWrite for Watched {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        data: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        let polled = Pin::new(&mut self.stream).poll_write(cx, data);
+        if matches!(polled, Poll::Ready(Ok(written)) if written > 0) {
+            self.touch();
+        }
+        polled
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.stream).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.stream).poll_shutdown(cx)
+    }
+}
+
+/// Waits until nothing went through the connection for `idle`.
+async fn idle_for(started: Instant, last: &AtomicU64, idle: Duration) {
+    loop {
+        let last = Duration::from_millis(last.load(Ordering::Relaxed));
+        let quiet_until = started + last + idle;
+        if Instant::now() >= quiet_until {
+            return;
+        }
+        tokio::time::sleep_until(quiet_until.into()).await;
+    }
+}
+
 /// Serves `service` on `listener` until `shutdown` is cancelled, checking every request with
 /// `guard` first: a rejected request never reaches the MCP transport, so no tool runs.
 pub(crate) async fn serve<S>(
     listener: TcpListener,
     service: StreamableHttpService<S, LocalSessionManager>,
     guard: Arc<Guard>,
+    limits: ConnectionLimits,
     shutdown: CancellationToken,
 ) where
     S: ServerHandler + Send + 'static,
 {
+    let slots = Arc::new(tokio::sync::Semaphore::new(limits.max_connections));
+    // The "limit reached" line is logged once per stretch of refusals, not per connection.
+    let mut at_limit = false;
     loop {
         let accepted = tokio::select! {
             () = shutdown.cancelled() => break,
@@ -171,10 +360,36 @@ pub(crate) async fn serve<S>(
                 continue;
             }
         };
+        let Ok(slot) = slots.clone().try_acquire_owned() else {
+            if !at_limit {
+                tracing::warn!(
+                    target: "hpd_agent::mcp",
+                    max_connections = limits.max_connections,
+                    %peer,
+                    "MCP HTTP server at its connection limit ({}): closing new connections until one ends",
+                    limits.max_connections
+                );
+                at_limit = true;
+            }
+            drop(stream);
+            continue;
+        };
+        if at_limit {
+            tracing::info!(target: "hpd_agent::mcp", "MCP HTTP server below its connection limit again");
+            at_limit = false;
+        }
+        let started = Instant::now();
+        let last = Arc::new(AtomicU64::new(0));
+        let stream = Watched {
+            stream,
+            started,
+            last: last.clone(),
+        };
         let service = service.clone();
         let guard = guard.clone();
         let connection_shutdown = shutdown.clone();
         tokio::spawn(async move {
+            let _slot = slot;
             let handler = hyper::service::service_fn(
                 move |request: Request<hyper::body::Incoming>| {
                     let service = service.clone();
@@ -184,11 +399,22 @@ pub(crate) async fn serve<S>(
                             tracing::info!(target: "hpd_agent::mcp", %peer, ?rejection, "request rejected");
                             return Ok::<_, Infallible>(rejection_response(&rejection));
                         }
+                        if let Some(oauth) = &guard.oauth {
+                            if oauth.is_metadata_path(request.uri().path()) {
+                                return Ok(metadata_response(oauth, request.method()));
+                            }
+                            if let Err(rejection) = oauth.check(request.headers()).await {
+                                tracing::info!(target: "hpd_agent::mcp", %peer, ?rejection, "request rejected");
+                                return Ok(rejection_response(&rejection));
+                            }
+                        }
                         Ok(service.handle(request).await)
                     }
                 },
             );
             let connection = hyper::server::conn::http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(limits.header_read)
                 .serve_connection(TokioIo::new(stream), handler);
             tokio::pin!(connection);
             tokio::select! {
@@ -196,6 +422,11 @@ pub(crate) async fn serve<S>(
                     if let Err(error) = result {
                         tracing::debug!(target: "hpd_agent::mcp", %peer, %error, "connection ended with an error");
                     }
+                }
+                // Nothing read or written for the idle timeout (an SSE stream's keep-alive
+                // pings count): the connection is dropped, and with it the socket.
+                () = idle_for(started, &last, limits.idle) => {
+                    tracing::debug!(target: "hpd_agent::mcp", %peer, "idle connection closed");
                 }
                 () = connection_shutdown.cancelled() => {
                     connection.as_mut().graceful_shutdown();
@@ -222,6 +453,7 @@ mod tests {
         Guard {
             token: token.map(str::to_owned),
             allowed_origins: origins.iter().filter_map(|o| parse_origin(o)).collect(),
+            oauth: None,
         }
     }
 

@@ -76,9 +76,18 @@
 //!   all have the protocol's shape (a schema that is a string or `null`, a name that is no
 //!   string) is read entry by entry, leaving out the entries that cannot be used, so one bad
 //!   tool does not take the server's other tools with it.
-//! - The server offers protocol revisions up to 2025-11-25, which have sessions: expansions
-//!   live in the session. A result that made tools visible (a container call, a recovered
+//! - Protocol revisions: the client asks for the stateless 2026-07-28 first (`server/discover`,
+//!   rmcp's `Auto` lifecycle) and otherwise uses the `initialize` handshake with 2025-11-25,
+//!   which servers may answer with 2025-06-18; it prefers 2026-07-28 because that is what rmcp
+//!   3.11 and current servers speak, and falls back because most deployed servers are older.
+//!   A collapsing server offers revisions up to 2025-11-25, which have sessions: expansions
+//!   live in the session. A flat server also offers 2026-07-28. A result that made tools visible (a container call, a recovered
 //!   member) ends with the new tools, their descriptions and parameter schemas.
+//! - A served function's [`FunctionContext::report_progress`](crate::FunctionContext::report_progress)
+//!   becomes `notifications/progress` when the request carries a `progressToken`, and its
+//!   [`FunctionContext::log`](crate::FunctionContext::log) `notifications/message` at or
+//!   above the level the client set with `logging/setLevel` (`info` until it sets one); both
+//!   are sent before the call's result.
 //! - The HTTP server accepts requests without `Origin` (non-browser clients) and with a
 //!   loopback origin; others must be allowed with [`McpServer::allow_origin`].
 //! - Tracing: connection, restarts, renames and rejected HTTP requests log under the target
@@ -95,12 +104,23 @@ mod client;
 mod connection;
 mod content;
 mod error;
+mod http_client;
 mod http_server;
 mod names;
+mod oauth;
+mod resource_server;
 mod serve;
 mod server;
 mod source;
 
 pub use client::{DEFAULT_MAX_RESULT_CHARS, DEFAULT_TIMEOUT, McpHarness};
 pub use error::McpError;
+pub use oauth::{
+    AuthorizationHandler, FileTokenStore, LoopbackRedirect, MAX_SIGN_INS, McpOAuth,
+    MemoryTokenStore, StoredTokens, TokenStore, TokenStoreError,
+};
+pub use resource_server::{
+    DiscoveryError, JwtVerifier, ProtectedResource, StaticTokenVerifier, TokenRejected,
+    TokenVerifier, VerifiedToken,
+};
 pub use server::{McpHttpServer, McpServer};

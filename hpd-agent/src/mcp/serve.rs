@@ -3,15 +3,15 @@
 
 use std::borrow::Cow;
 use std::net::SocketAddr;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
-    Tool as McpTool,
+    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProgressToken,
+    ProtocolVersion, ServerCapabilities, ServerConfig, Tool as McpTool,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{Peer, RequestContext};
 use rmcp::transport::StreamableHttpService;
 use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -21,8 +21,9 @@ use tokio_util::sync::CancellationToken;
 
 use super::McpError;
 use super::http_server::{self, Guard};
-use crate::ToolSession;
 use crate::chat::ToolDefinition;
+use crate::tool::CallReporter;
+use crate::{LogLevel, ToolSession};
 
 /// Who the server says it is in the handshake.
 #[derive(Debug, Clone)]
@@ -38,6 +39,9 @@ pub(crate) struct SessionHandler {
     tools: Arc<ToolSession>,
     identity: Arc<Identity>,
     calls: AtomicU64,
+    /// The least severe level of the function log messages the client gets
+    /// (`logging/setLevel`).
+    log_level: Arc<Mutex<LogLevel>>,
 }
 
 impl SessionHandler {
@@ -46,7 +50,154 @@ impl SessionHandler {
             tools: Arc::new(tools),
             identity,
             calls: AtomicU64::new(0),
+            log_level: Arc::new(Mutex::new(LogLevel::Info)),
         }
+    }
+}
+
+/// A report of a running function, on its way to the client.
+enum Report {
+    Progress {
+        progress: f64,
+        total: Option<f64>,
+        message: Option<String>,
+    },
+    Log {
+        level: LogLevel,
+        message: String,
+    },
+}
+
+/// Turns a served call's progress reports and log messages into MCP notifications.
+///
+/// A function reports synchronously; the reports are queued and sent in order by one task per
+/// call, which [`finish`](Self::finish) waits for, so every notification precedes the call's
+/// result.
+struct NotifyingReporter {
+    queue: Mutex<Option<tokio::sync::mpsc::UnboundedSender<Report>>>,
+    progress_token: Option<ProgressToken>,
+    log_level: Arc<Mutex<LogLevel>>,
+}
+
+impl NotifyingReporter {
+    // MCP logging is deprecated in rmcp (see `log_message`).
+    #[allow(deprecated)]
+    fn start(
+        peer: Peer<RoleServer>,
+        progress_token: Option<ProgressToken>,
+        log_level: Arc<Mutex<LogLevel>>,
+    ) -> (Arc<Self>, tokio::task::JoinHandle<()>) {
+        let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel::<Report>();
+        let token = progress_token.clone();
+        let task = tokio::spawn(async move {
+            while let Some(report) = receiver.recv().await {
+                let sent = match report {
+                    Report::Progress {
+                        progress,
+                        total,
+                        message,
+                    } => {
+                        let Some(token) = token.clone() else { continue };
+                        let mut param = ProgressNotificationParam::new(token, progress);
+                        param.total = total;
+                        param.message = message;
+                        peer.notify_progress(param).await
+                    }
+                    Report::Log { level, message } => {
+                        peer.notify_logging_message(log_message(level, message))
+                            .await
+                    }
+                };
+                if let Err(error) = sent {
+                    tracing::debug!(target: "hpd_agent::mcp", %error, "sending a notification failed");
+                }
+            }
+        });
+        let reporter = Arc::new(NotifyingReporter {
+            queue: Mutex::new(Some(sender)),
+            progress_token,
+            log_level,
+        });
+        (reporter, task)
+    }
+
+    fn send(&self, report: Report) {
+        if let Some(queue) = self
+            .queue
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_ref()
+        {
+            let _ = queue.send(report);
+        }
+    }
+
+    /// Ends the queue (reports after the call are dropped) and waits until it is sent.
+    async fn finish(&self, task: tokio::task::JoinHandle<()>) {
+        self.queue
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        let _ = task.await;
+    }
+}
+
+impl CallReporter for NotifyingReporter {
+    fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        // Progress goes only to a request that asked for it.
+        if self.progress_token.is_some() {
+            self.send(Report::Progress {
+                progress,
+                total,
+                message: message.map(str::to_owned),
+            });
+        }
+    }
+
+    fn log(&self, level: LogLevel, message: &str) {
+        let least = *self
+            .log_level
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if level >= least {
+            self.send(Report::Log {
+                level,
+                message: message.to_owned(),
+            });
+        }
+    }
+}
+
+// MCP logging is deprecated in rmcp (SEP-2577, from the 2026-07-28 revision on), but the
+// revisions this server offers have it.
+#[allow(deprecated)]
+fn log_message(level: LogLevel, message: String) -> rmcp::model::LoggingMessageNotificationParam {
+    use rmcp::model::LoggingLevel;
+    let level = match level {
+        LogLevel::Debug => LoggingLevel::Debug,
+        LogLevel::Info => LoggingLevel::Info,
+        LogLevel::Notice => LoggingLevel::Notice,
+        LogLevel::Warning => LoggingLevel::Warning,
+        LogLevel::Error => LoggingLevel::Error,
+        LogLevel::Critical => LoggingLevel::Critical,
+        LogLevel::Alert => LoggingLevel::Alert,
+        LogLevel::Emergency => LoggingLevel::Emergency,
+    };
+    rmcp::model::LoggingMessageNotificationParam::new(level, Value::String(message))
+}
+
+#[allow(deprecated)]
+fn log_level(level: rmcp::model::LoggingLevel) -> LogLevel {
+    use rmcp::model::LoggingLevel;
+    match level {
+        LoggingLevel::Debug => LogLevel::Debug,
+        LoggingLevel::Info => LogLevel::Info,
+        LoggingLevel::Notice => LogLevel::Notice,
+        LoggingLevel::Warning => LogLevel::Warning,
+        LoggingLevel::Error => LogLevel::Error,
+        LoggingLevel::Critical => LogLevel::Critical,
+        LoggingLevel::Alert => LogLevel::Alert,
+        LoggingLevel::Emergency => LogLevel::Emergency,
     }
 }
 
@@ -82,9 +233,12 @@ pub(crate) fn members_text(new_tools: &[Arc<ToolDefinition>]) -> String {
 
 impl ServerHandler for SessionHandler {
     fn get_info(&self) -> ServerConfig {
+        // Logging: functions log through `FunctionContext::log`.
+        #[allow(deprecated)]
         let capabilities = ServerCapabilities::builder()
             .enable_tools()
             .enable_tool_list_changed()
+            .enable_logging()
             .build();
         let mut config = ServerConfig::new(capabilities).with_server_info(Implementation::new(
             self.identity.name.clone(),
@@ -97,9 +251,17 @@ impl ServerHandler for SessionHandler {
     }
 
     /// Collapsing keeps state per session, which protocol revisions without sessions
-    /// (2026-07-28 and later) do not have; clients negotiate an earlier revision.
+    /// (2026-07-28 and later) do not have: a collapsing server offers revisions up to
+    /// 2025-11-25, and clients negotiate one of them. A [flat](super::McpServer::flat) server
+    /// has no state to keep, so it also offers the stateless 2026-07-28 (rmcp then serves each
+    /// request of that revision on a handler of its own).
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
-        Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::V_2025_11_25))
+        let newest = if self.tools.is_flat() {
+            &ProtocolVersion::V_2026_07_28
+        } else {
+            &ProtocolVersion::V_2025_11_25
+        };
+        Cow::Borrowed(ProtocolVersion::known_up_to(newest))
     }
 
     async fn list_tools(
@@ -114,6 +276,19 @@ impl ServerHandler for SessionHandler {
         ))
     }
 
+    #[allow(deprecated)]
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        *self
+            .log_level
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = log_level(request.level);
+        Ok(())
+    }
+
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
@@ -125,7 +300,21 @@ impl ServerHandler for SessionHandler {
             .map_or_else(|| "{}".to_owned(), |map| Value::Object(map).to_string());
         let call_id = format!("mcp-{}", self.calls.fetch_add(1, Ordering::Relaxed) + 1);
         let before = self.tools.visible_tools();
-        let outcome = self.tools.call(&request.name, &arguments, &call_id).await;
+        let (reporter, sending) = NotifyingReporter::start(
+            context.peer.clone(),
+            context.meta.get_progress_token(),
+            self.log_level.clone(),
+        );
+        let outcome = self
+            .tools
+            .call_reporting(
+                &request.name,
+                &arguments,
+                &call_id,
+                Some(reporter.clone() as Arc<dyn CallReporter>),
+            )
+            .await;
+        reporter.finish(sending).await;
         // In the fixed layout an expansion changes no listed tool: no list_changed then, so the
         // host's tool list (and its own prompt cache) stays as it is.
         let (mut text, is_error, expanded) = match outcome {
@@ -188,25 +377,46 @@ pub(crate) struct HttpServing {
     pub(crate) task: Option<tokio::task::JoinHandle<()>>,
 }
 
+/// How the HTTP front guards and bounds what reaches the MCP transport.
+pub(crate) struct HttpFront {
+    /// What a request must show.
+    pub(crate) guard: Guard,
+    /// Timeouts and the connection cap.
+    pub(crate) limits: http_server::ConnectionLimits,
+    /// OAuth, bound to the endpoint once the address is known.
+    pub(crate) oauth: Option<super::ProtectedResource>,
+    /// The hosts the `Host` header may name (rmcp's default: loopback ones).
+    pub(crate) allowed_hosts: Option<Vec<String>>,
+}
+
 /// Binds `addr` and serves MCP sessions (on every path), each with the tool session
 /// `make_tools` creates for it.
 pub(crate) async fn serve_http<F>(
     addr: SocketAddr,
     make_tools: F,
     identity: Arc<Identity>,
-    guard: Guard,
-    allowed_hosts: Option<Vec<String>>,
+    front: HttpFront,
     shutdown: CancellationToken,
 ) -> Result<HttpServing, McpError>
 where
     F: Fn() -> ToolSession + Send + Sync + 'static,
 {
+    let HttpFront {
+        mut guard,
+        limits,
+        oauth,
+        allowed_hosts,
+    } = front;
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .map_err(|error| McpError::Serve(format!("could not bind {addr}: {error}")))?;
     let local_addr = listener
         .local_addr()
         .map_err(|error| McpError::Serve(format!("could not read the bound address: {error}")))?;
+    // The resource URL defaults to the endpoint, known only now (port 0).
+    guard.oauth = oauth.map(|config| {
+        super::resource_server::BoundResource::new(config, &format!("http://{local_addr}/mcp"))
+    });
     let mut config =
         StreamableHttpServerConfig::default().with_cancellation_token(shutdown.child_token());
     if let Some(hosts) = allowed_hosts {
@@ -221,6 +431,7 @@ where
         listener,
         service,
         Arc::new(guard),
+        limits,
         shutdown.clone(),
     ));
     Ok(HttpServing {

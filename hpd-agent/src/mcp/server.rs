@@ -2,12 +2,13 @@
 
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
-use super::McpError;
-use super::http_server::{Guard, parse_origin};
+use super::http_server::{ConnectionLimits, Guard, parse_origin};
 use super::serve::{self, Identity};
+use super::{McpError, ProtectedResource};
 use crate::Agent;
 
 /// Serves an agent's tools to MCP clients, over stdio or streamable HTTP.
@@ -20,13 +21,23 @@ use crate::Agent;
 /// following the agent's collapsing settings: with
 /// [`CollapsingConfig::execute_recovered_calls`](crate::CollapsingConfig::execute_recovered_calls)
 /// the call runs at once, otherwise it expands the container and asks to call again. Expansions
-/// last for the session. [`flat`](Self::flat) lists every function instead. Calls run through
+/// last for the session.
+///
+/// With the [`fixed`](crate::CollapsingLayout::Fixed) collapsing layout (and
+/// [`native`](crate::CollapsingLayout::Native), which MCP has no form of and so is served as
+/// `fixed`), `tools/list` shows the plain tools, the containers and the call tool
+/// [`CALL_TOOL`](crate::CALL_TOOL) for the whole session; a container call answers with its
+/// members' schemas, and no expansion sends `notifications/tools/list_changed`, so the host's
+/// tool list, and with it the host's own prompt cache, never changes. [`flat`](Self::flat) lists every function instead. Calls run through
 /// the agent's global middleware and their harness's scoped middleware, emit the agent's
 /// events, and harnesses built at run time refresh their tool lists before each `tools/list`
 /// and call.
 ///
-/// Protocol revisions that have sessions (up to 2025-11-25) are offered; a client that asks
-/// for a later one negotiates down.
+/// Protocol revisions: a collapsing server offers those that have sessions (2025-06-18 and
+/// 2025-11-25, with the older ones rmcp knows), since expansions live in the session; a
+/// client that asks for a later one negotiates down. A [`flat`](Self::flat) server keeps no
+/// state and also offers the stateless 2026-07-28 (`server/discover`, no session), which
+/// rmcp 3.11 prefers.
 ///
 /// ```no_run
 /// use hpd_agent::mcp::McpServer;
@@ -68,9 +79,11 @@ pub struct McpServer {
     flat: bool,
     identity: Identity,
     token: Option<String>,
+    oauth: Option<ProtectedResource>,
     unauthenticated: bool,
     origins: Vec<String>,
     hosts: Option<Vec<String>>,
+    limits: ConnectionLimits,
 }
 
 impl McpServer {
@@ -104,9 +117,11 @@ impl McpServer {
                 instructions: None,
             },
             token: None,
+            oauth: None,
             unauthenticated: false,
             origins: Vec::new(),
             hosts: None,
+            limits: ConnectionLimits::default(),
         }
     }
 
@@ -179,6 +194,35 @@ impl McpServer {
         self
     }
 
+    /// Protects the HTTP server with OAuth: access tokens issued by the given authorization
+    /// servers, checked by its [`TokenVerifier`](super::TokenVerifier), and the
+    /// protected-resource metadata that tells clients where to get them (see
+    /// [`ProtectedResource`]). Replaces a [`bearer_token`](Self::bearer_token).
+    ///
+    /// ```
+    /// use hpd_agent::mcp::{McpServer, ProtectedResource, StaticTokenVerifier};
+    /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
+    ///
+    /// # #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
+    /// let server = McpServer::new(agent)
+    ///     .oauth(ProtectedResource::new("https://auth.example.com", StaticTokenVerifier::new("t0ken-t0ken")))
+    ///     .serve_http("127.0.0.1:0".parse()?)
+    ///     .await?;
+    /// let refused = reqwest::Client::new().post(server.url()).body("{}").send().await?;
+    /// assert_eq!(refused.status(), 401);
+    /// let challenge = refused.headers()["www-authenticate"].to_str()?;
+    /// assert!(challenge.contains("/.well-known/oauth-protected-resource/mcp"));
+    /// server.shutdown().await;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn oauth(mut self, resource: ProtectedResource) -> Self {
+        self.oauth = Some(resource);
+        self
+    }
+
     /// Serves HTTP without a bearer token: anyone who can reach the port may call the tools.
     ///
     /// ```
@@ -239,6 +283,61 @@ impl McpServer {
         self
     }
 
+    /// How long a request's headers may take to arrive, from the connection's first byte or
+    /// the end of the previous request; default 10 seconds. A client that takes longer (a
+    /// slow-loris attack holds connections this way) is disconnected.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use hpd_agent::mcp::McpServer;
+    /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
+    ///
+    /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
+    /// let server = McpServer::new(agent).bearer_token("t").header_read_timeout(Duration::from_secs(5));
+    /// # drop(server);
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
+    pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
+        self.limits.header_read = timeout;
+        self
+    }
+
+    /// How long a connection may go without a byte read or written before it is closed;
+    /// default 60 seconds. Open SSE streams stay open: the server sends them keep-alive
+    /// pings every 15 seconds, so keep this longer than that.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use hpd_agent::mcp::McpServer;
+    /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
+    ///
+    /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
+    /// let server = McpServer::new(agent).bearer_token("t").idle_timeout(Duration::from_secs(120));
+    /// # drop(server);
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
+    pub fn idle_timeout(mut self, timeout: Duration) -> Self {
+        self.limits.idle = timeout;
+        self
+    }
+
+    /// How many connections may be open at once; default 1024. Connections beyond it are
+    /// closed as they arrive, and a warning says so (once until the count drops again).
+    ///
+    /// ```
+    /// use hpd_agent::mcp::McpServer;
+    /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
+    ///
+    /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
+    /// let server = McpServer::new(agent).bearer_token("t").max_connections(256);
+    /// # drop(server);
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
+    pub fn max_connections(mut self, max: usize) -> Self {
+        self.limits.max_connections = max;
+        self
+    }
+
     fn tool_session(agent: &Agent, flat: bool) -> crate::ToolSession {
         agent.served_tool_session(flat)
     }
@@ -273,7 +372,7 @@ impl McpServer {
     ///
     /// # Errors
     ///
-    /// [`McpError::Invalid`] without a bearer token (and without
+    /// [`McpError::Invalid`] without a bearer token or [`oauth`](Self::oauth) (and without
     /// [`allow_unauthenticated`](Self::allow_unauthenticated)), with an empty token or an
     /// origin that is not `scheme://host[:port]`; [`McpError::Serve`] when `addr` cannot be
     /// bound.
@@ -297,6 +396,8 @@ impl McpServer {
             message: message.to_owned(),
         };
         let token = match (&self.token, self.unauthenticated) {
+            // OAuth replaces the static token.
+            _ if self.oauth.is_some() => None,
             (Some(token), _) if token.trim().is_empty() => {
                 return Err(invalid("the bearer token is empty"));
             }
@@ -304,10 +405,18 @@ impl McpServer {
             (None, true) => None,
             (None, false) => {
                 return Err(invalid(
-                    "serve_http needs a bearer token: call bearer_token(..), or allow_unauthenticated() to serve the tools to anyone who can reach the port",
+                    "serve_http needs a bearer token: call bearer_token(..) or oauth(..), or allow_unauthenticated() to serve the tools to anyone who can reach the port",
                 ));
             }
         };
+        if self.limits.max_connections == 0 {
+            return Err(invalid("max_connections must be at least 1"));
+        }
+        if self.limits.header_read.is_zero() || self.limits.idle.is_zero() {
+            return Err(invalid(
+                "the header-read and idle timeouts must be longer than zero",
+            ));
+        }
         let mut allowed_origins = Vec::with_capacity(self.origins.len());
         for origin in &self.origins {
             match parse_origin(origin) {
@@ -322,6 +431,7 @@ impl McpServer {
         let guard = Guard {
             token,
             allowed_origins,
+            oauth: None,
         };
         let agent = self.agent;
         let flat = self.flat;
@@ -331,8 +441,12 @@ impl McpServer {
             addr,
             move || Self::tool_session(&agent, flat).with_cancellation(session_token.child_token()),
             Arc::new(self.identity),
-            guard,
-            self.hosts,
+            serve::HttpFront {
+                guard,
+                limits: self.limits,
+                oauth: self.oauth,
+                allowed_hosts: self.hosts,
+            },
             shutdown,
         )
         .await?;

@@ -336,6 +336,8 @@ pub struct FunctionCall {
     harness: Arc<str>,
     arguments: String,
     blocked: Option<String>,
+    /// The id of the turn the call belongs to (`None` in a tool session).
+    pub(crate) turn_id: Option<Arc<str>>,
 }
 
 impl FunctionCall {
@@ -351,7 +353,65 @@ impl FunctionCall {
             harness: harness.into(),
             arguments,
             blocked: None,
+            turn_id: None,
         }
+    }
+
+    /// The id of the turn the call belongs to, as the function sees it
+    /// ([`FunctionContext::turn_id`](crate::FunctionContext::turn_id)); `None` in a
+    /// [`ToolSession`](crate::ToolSession).
+    ///
+    /// ```
+    /// use hpd_agent::{async_trait, FunctionCall, HookResult, Middleware};
+    ///
+    /// struct LogTurns;
+    ///
+    /// #[async_trait]
+    /// impl Middleware for LogTurns {
+    ///     async fn before_function(&self, call: &mut FunctionCall) -> HookResult {
+    ///         println!("{} in turn {:?}", call.function_name(), call.turn_id());
+    ///         Ok(())
+    ///     }
+    /// }
+    /// # drop(LogTurns);
+    /// ```
+    #[must_use]
+    pub fn turn_id(&self) -> Option<&str> {
+        self.turn_id.as_deref()
+    }
+
+    /// The call's idempotency key, the one the function sees
+    /// ([`FunctionContext::idempotency_key`](crate::FunctionContext::idempotency_key)): a
+    /// middleware can block a side-effecting call whose key it has seen done before, as when a
+    /// turn that lost a save race runs again.
+    ///
+    /// ```
+    /// use std::collections::HashSet;
+    /// use std::sync::Mutex;
+    /// use hpd_agent::{async_trait, FunctionCall, HookResult, Middleware};
+    ///
+    /// #[derive(Default)]
+    /// struct OncePerKey(Mutex<HashSet<String>>);
+    ///
+    /// #[async_trait]
+    /// impl Middleware for OncePerKey {
+    ///     async fn before_function(&self, call: &mut FunctionCall) -> HookResult {
+    ///         if !self.0.lock().unwrap().insert(call.idempotency_key()) {
+    ///             call.block("Already done in an earlier run of this turn.");
+    ///         }
+    ///         Ok(())
+    ///     }
+    /// }
+    /// # drop(OncePerKey::default());
+    /// ```
+    #[must_use]
+    pub fn idempotency_key(&self) -> String {
+        crate::tool::context::idempotency_key(
+            self.turn_id.as_deref(),
+            &self.function,
+            &self.call_id,
+            &self.arguments,
+        )
     }
 
     /// The model's id of the call.

@@ -156,6 +156,8 @@ pub(crate) async fn guard<T>(
 #[derive(Clone)]
 pub(crate) struct CallScope<'a> {
     pub(crate) cancellation: &'a CancellationToken,
+    /// The id of the turn the call belongs to (`None` in a tool session).
+    pub(crate) turn_id: Option<Arc<str>>,
     /// Run state for the runtime's own tools (see `FunctionContext`).
     pub(crate) run: Option<Arc<dyn Any + Send + Sync>>,
 }
@@ -179,7 +181,13 @@ pub(crate) async fn call_function(
         // hooks read.
         return Ok(
             match function
-                .run_in(call_id, arguments, scope.cancellation, scope.run.as_ref())
+                .run_in(
+                    call_id,
+                    arguments,
+                    scope.cancellation,
+                    scope.run.as_ref(),
+                    scope.turn_id.as_ref(),
+                )
                 .await
             {
                 Ok(text) => ToolResult::ok(text),
@@ -209,6 +217,7 @@ async fn through_middleware(
         function.harness_name(),
         arguments.to_owned(),
     );
+    call.turn_id.clone_from(&scope.turn_id);
 
     for m in global.iter().chain(scoped) {
         guard("before_function", m.before_function(&mut call)).await?;
@@ -225,7 +234,13 @@ async fn through_middleware(
         let core = || -> BoxFuture<'_, ToolResult> {
             Box::pin(async {
                 let run = function
-                    .run_in(call_id, arguments, scope.cancellation, scope.run.as_ref())
+                    .run_in(
+                        call_id,
+                        arguments,
+                        scope.cancellation,
+                        scope.run.as_ref(),
+                        scope.turn_id.as_ref(),
+                    )
                     .await;
                 match run {
                     Ok(text) => ToolResult::ok(text),

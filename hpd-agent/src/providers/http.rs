@@ -3,6 +3,7 @@
 //! secrets.
 
 use std::pin::pin;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use futures::StreamExt;
@@ -38,6 +39,10 @@ pub(crate) trait StreamParser {
 #[derive(Clone)]
 pub(crate) struct Transport {
     http: reqwest::Client,
+    /// A client that keeps no idle connection, made on first need: an attempt after one that
+    /// died on a closed connection goes through it, so it cannot meet another stale pooled
+    /// connection (after a server restart every idle one is stale).
+    fresh: Arc<OnceLock<reqwest::Client>>,
     pub(crate) endpoint: reqwest::Url,
     headers: HeaderMap,
     /// Texts that never appear in an error (the API key).
@@ -56,6 +61,7 @@ impl Transport {
             .map_err(|e| ChatError::Config(format!("HTTP client: {}", error_chain(&e))))?;
         Ok(Transport {
             http,
+            fresh: Arc::default(),
             endpoint,
             headers: HeaderMap::new(),
             secrets: Vec::new(),
@@ -105,29 +111,66 @@ impl Transport {
     /// through `parse_body`. A response whose `Content-Type` says JSON or event stream is read
     /// as such whatever was asked; one of any other type is read whole as a body (a stream
     /// without a `Content-Type` is still read as a stream). Secrets are redacted from errors.
+    ///
+    /// An attempt that fails before any of the answer was read (HTTP 429 or 5xx, a failure to
+    /// connect, a connection the server closed or reset, a body cut before it was complete) is
+    /// sent again as the [`RetryPolicy`] says; after a closed connection, every further attempt
+    /// goes on a new connection (not another pooled one, which may be stale too). A stream that breaks after some of it arrived is not sent again
+    /// (its text may already be on the user's screen): the error says so.
     pub(crate) async fn exchange<P: StreamParser + Send>(
         &self,
         body: &[u8],
         streaming: bool,
-        parser: impl FnOnce(u16) -> P,
-        parse_body: impl FnOnce(&str, u16) -> Result<ChatResponse, ChatError>,
+        parser: impl Fn(u16) -> P,
+        parse_body: impl Fn(&str, u16) -> Result<ChatResponse, ChatError>,
         text: TextSink<'_>,
     ) -> Result<ChatResponse, ChatError> {
-        let result = self
-            .exchange_inner(body, streaming, parser, parse_body, text)
-            .await;
-        result.map_err(|e| self.redact(e))
+        let mut attempt: u32 = 0;
+        let mut fresh = false;
+        loop {
+            let (error, server_wait) = match self
+                .attempt(body, streaming, fresh, &parser, &parse_body, text)
+                .await
+            {
+                Ok(response) => return Ok(response),
+                Err(Failure::Final(error)) => return Err(self.redact(error)),
+                Err(Failure::Retryable {
+                    error,
+                    server_wait,
+                    closed,
+                }) => {
+                    fresh |= closed;
+                    (self.redact(error), server_wait)
+                }
+            };
+            if attempt >= self.retry.max_retries {
+                return Err(error);
+            }
+            let delay = self.retry.delay(attempt, server_wait);
+            attempt += 1;
+            tracing::warn!(
+                attempt,
+                max_retries = self.retry.max_retries,
+                ?delay,
+                %error,
+                "retrying {} request",
+                self.what
+            );
+            tokio::time::sleep(delay).await;
+        }
     }
 
-    async fn exchange_inner<P: StreamParser + Send>(
+    /// One attempt of [`exchange`](Self::exchange).
+    async fn attempt<P: StreamParser + Send>(
         &self,
         body: &[u8],
         streaming: bool,
-        parser: impl FnOnce(u16) -> P,
-        parse_body: impl FnOnce(&str, u16) -> Result<ChatResponse, ChatError>,
+        fresh: bool,
+        parser: &impl Fn(u16) -> P,
+        parse_body: &impl Fn(&str, u16) -> Result<ChatResponse, ChatError>,
         text: TextSink<'_>,
-    ) -> Result<ChatResponse, ChatError> {
-        let (response, deadline) = self.send(body, streaming).await?;
+    ) -> Result<ChatResponse, Failure> {
+        let (response, deadline) = self.send(body, streaming, fresh).await?;
         let content_type = response
             .headers()
             .get(CONTENT_TYPE)
@@ -140,27 +183,27 @@ impl Transport {
             let done = self
                 .read_stream(response, &mut |event| parser.feed_event(&event, text))
                 .await?;
-            return parser.finish(done);
+            return parser.finish(done).map_err(Failure::Final);
         }
-        let result = self
-            .read_body(response, deadline)
-            .await
-            .and_then(|body| parse_body(&body, status));
+        let body = self.read_body(response, deadline).await?;
+        let result = parse_body(&body, status);
         if let Ok(response) = &result
             && let Some(whole) = &response.text
         {
             text(whole);
         }
         if content_type.is_empty() || content_type.contains("json") {
-            return result;
+            return result.map_err(Failure::Final);
         }
         // Not an API response at all, most likely: say what it was.
-        result.map_err(|e| match e {
-            ChatError::Malformed(message) => ChatError::Malformed(format!(
-                "the server answered with `{}`, neither an event stream nor JSON: {message}",
-                shorten(&content_type, MAX_EXCERPT)
-            )),
-            other => other,
+        result.map_err(|e| {
+            Failure::Final(match e {
+                ChatError::Malformed(message) => ChatError::Malformed(format!(
+                    "the server answered with `{}`, neither an event stream nor JSON: {message}",
+                    shorten(&content_type, MAX_EXCERPT)
+                )),
+                other => other,
+            })
         })
     }
 
@@ -183,62 +226,82 @@ impl Transport {
         }
     }
 
-    /// Sends `body`, retrying on 429, 5xx and connection failures. Returns a successful
-    /// response and the deadline of the attempt that produced it.
+    /// The client of an attempt: the pooled one, or with `fresh` one that opens a new
+    /// connection for every request (built on first need; the pooled one if that fails).
+    fn client(&self, fresh: bool) -> &reqwest::Client {
+        if !fresh {
+            return &self.http;
+        }
+        if let Some(client) = self.fresh.get() {
+            return client;
+        }
+        match reqwest::Client::builder()
+            .user_agent(concat!("hpd-agent/", env!("CARGO_PKG_VERSION")))
+            .pool_max_idle_per_host(0)
+            .build()
+        {
+            Ok(client) => self.fresh.get_or_init(|| client),
+            Err(_) => &self.http,
+        }
+    }
+
+    /// Sends `body` once (with `fresh`, on a new connection). Returns a successful response and
+    /// the deadline of the attempt.
     async fn send(
         &self,
         body: &[u8],
         streaming: bool,
-    ) -> Result<(reqwest::Response, Instant), ChatError> {
-        let mut attempt: u32 = 0;
-        loop {
-            let deadline = Instant::now() + self.timeout;
-            let mut request = self
-                .http
-                .post(self.endpoint.clone())
-                .headers(self.headers.clone())
-                .header(CONTENT_TYPE, "application/json")
-                .body(body.to_vec());
-            if streaming {
-                request = request.header(ACCEPT, "text/event-stream");
-            }
-            let (error, server_wait) = match timeout_at(deadline, request.send()).await {
-                Err(_) => return Err(ChatError::Timeout(self.timeout)),
-                Ok(Ok(response)) if response.status().is_success() => {
-                    return Ok((response, deadline));
+        fresh: bool,
+    ) -> Result<(reqwest::Response, Instant), Failure> {
+        let deadline = Instant::now() + self.timeout;
+        let mut request = self
+            .client(fresh)
+            .post(self.endpoint.clone())
+            .headers(self.headers.clone())
+            .header(CONTENT_TYPE, "application/json")
+            .body(body.to_vec());
+        if streaming {
+            request = request.header(ACCEPT, "text/event-stream");
+        }
+        match timeout_at(deadline, request.send()).await {
+            Err(_) => Err(Failure::Final(ChatError::Timeout(self.timeout))),
+            Ok(Ok(response)) if response.status().is_success() => Ok((response, deadline)),
+            Ok(Ok(response)) => {
+                let status = response.status().as_u16();
+                let server_wait = retry_after(response.headers());
+                let message = match timeout_at(deadline, response.text()).await {
+                    Ok(Ok(text)) => provider_message(&text),
+                    Ok(Err(e)) => format!("(the body could not be read: {})", error_chain(&e)),
+                    Err(_) => "(the body did not arrive within the timeout)".into(),
+                };
+                let error = ChatError::Status { status, message };
+                if self.retry.is_retryable_status(status) {
+                    Err(Failure::Retryable {
+                        error,
+                        server_wait,
+                        closed: false,
+                    })
+                } else {
+                    Err(Failure::Final(error))
                 }
-                Ok(Ok(response)) => {
-                    let status = response.status().as_u16();
-                    let server_wait = retry_after(response.headers());
-                    let message = match timeout_at(deadline, response.text()).await {
-                        Ok(Ok(text)) => provider_message(&text),
-                        Ok(Err(e)) => format!("(the body could not be read: {})", error_chain(&e)),
-                        Err(_) => "(the body did not arrive within the timeout)".into(),
-                    };
-                    let error = self.redact(ChatError::Status { status, message });
-                    if !self.retry.is_retryable_status(status) {
-                        return Err(error);
-                    }
-                    (error, server_wait)
-                }
-                Ok(Err(e)) if e.is_timeout() => return Err(ChatError::Timeout(self.timeout)),
-                Ok(Err(e)) if e.is_connect() => (ChatError::Transport(error_chain(&e)), None),
-                Ok(Err(e)) => return Err(ChatError::Transport(error_chain(&e))),
-            };
-            if attempt >= self.retry.max_retries {
-                return Err(error);
             }
-            let delay = self.retry.delay(attempt, server_wait);
-            attempt += 1;
-            tracing::warn!(
-                attempt,
-                max_retries = self.retry.max_retries,
-                ?delay,
-                %error,
-                "retrying {} request",
-                self.what
-            );
-            tokio::time::sleep(delay).await;
+            Ok(Err(e)) if e.is_timeout() => Err(Failure::Final(ChatError::Timeout(self.timeout))),
+            Ok(Err(e)) if e.is_connect() => Err(Failure::Retryable {
+                error: ChatError::Transport(error_chain(&e)),
+                server_wait: None,
+                closed: false,
+            }),
+            Ok(Err(e)) if is_closed_connection(&e) => Err(Failure::Retryable {
+                error: ChatError::Transport(format!(
+                    "the server closed the connection before it answered (most often a pooled \
+                     keep-alive connection it had just closed; the request is sent again on a \
+                     fresh connection while the retry policy allows): {}",
+                    error_chain(&e)
+                )),
+                server_wait: None,
+                closed: true,
+            }),
+            Ok(Err(e)) => Err(Failure::Final(ChatError::Transport(error_chain(&e)))),
         }
     }
 
@@ -246,55 +309,137 @@ impl Transport {
     /// applies to each read of the raw body, before decoding, so keep-alive comments count as
     /// traffic. Returns whether `on_event` ended the stream ([`Flow::Done`]) rather than the
     /// connection.
+    ///
+    /// A connection closed before the first byte of the body can be retried; once bytes have
+    /// arrived, a broken stream is final and its error says that it was not sent again.
     async fn read_stream(
         &self,
         response: reqwest::Response,
         on_event: &mut (dyn FnMut(SseEvent) -> Result<Flow, ChatError> + Send),
-    ) -> Result<bool, ChatError> {
+    ) -> Result<bool, Failure> {
         let mut decoder = SseDecoder::default();
         let mut bytes = pin!(response.bytes_stream());
+        let mut received: usize = 0;
         loop {
             let chunk = match timeout(self.timeout, bytes.next()).await {
-                Err(_) => return Err(ChatError::Timeout(self.timeout)),
+                Err(_) => return Err(Failure::Final(ChatError::Timeout(self.timeout))),
                 // An event left unfinished at the end is dropped, as the format says.
                 Ok(None) => return Ok(false),
                 Ok(Some(Ok(chunk))) => chunk,
                 Ok(Some(Err(e))) => {
                     if e.is_timeout() {
-                        return Err(ChatError::Timeout(self.timeout));
+                        return Err(Failure::Final(ChatError::Timeout(self.timeout)));
                     }
-                    return Err(ChatError::Transport(format!(
-                        "the stream was interrupted: {}",
+                    if received == 0 && is_closed_connection(&e) {
+                        return Err(Failure::Retryable {
+                            error: ChatError::Transport(format!(
+                                "the server closed the connection before the stream's first \
+                                 byte: {}",
+                                error_chain(&e)
+                            )),
+                            server_wait: None,
+                            closed: true,
+                        });
+                    }
+                    return Err(Failure::Final(ChatError::Transport(format!(
+                        "the stream was interrupted after {received} bytes of it had arrived; \
+                         the request is not sent again, because what was streamed may already \
+                         have been delivered: {}",
                         error_chain(&e)
-                    )));
+                    ))));
                 }
             };
-            if decoder.push(&chunk, on_event)? == Flow::Done {
+            received = received.saturating_add(chunk.len());
+            if decoder.push(&chunk, on_event).map_err(Failure::Final)? == Flow::Done {
                 return Ok(true);
             }
         }
     }
 
-    /// Reads a whole body as UTF-8 text within the attempt's deadline.
+    /// Reads a whole body as UTF-8 text within the attempt's deadline. A body cut by a closed
+    /// connection was seen by no one, so the attempt can be retried.
     async fn read_body(
         &self,
         response: reqwest::Response,
         deadline: Instant,
-    ) -> Result<String, ChatError> {
+    ) -> Result<String, Failure> {
         let bytes = match timeout_at(deadline, response.bytes()).await {
-            Err(_) => return Err(ChatError::Timeout(self.timeout)),
-            Ok(Err(e)) if e.is_timeout() => return Err(ChatError::Timeout(self.timeout)),
+            Err(_) => return Err(Failure::Final(ChatError::Timeout(self.timeout))),
+            Ok(Err(e)) if e.is_timeout() => {
+                return Err(Failure::Final(ChatError::Timeout(self.timeout)));
+            }
             Ok(Err(e)) => {
-                return Err(ChatError::Transport(format!(
+                let error = ChatError::Transport(format!(
                     "reading the response body failed: {}",
                     error_chain(&e)
-                )));
+                ));
+                return Err(if is_closed_connection(&e) {
+                    Failure::Retryable {
+                        error,
+                        server_wait: None,
+                        closed: true,
+                    }
+                } else {
+                    Failure::Final(error)
+                });
             }
             Ok(Ok(bytes)) => bytes,
         };
-        String::from_utf8(bytes.to_vec())
-            .map_err(|e| ChatError::Malformed(format!("the response body is not valid UTF-8: {e}")))
+        String::from_utf8(bytes.to_vec()).map_err(|e| {
+            Failure::Final(ChatError::Malformed(format!(
+                "the response body is not valid UTF-8: {e}"
+            )))
+        })
     }
+}
+
+/// Why an attempt failed, and whether it may be sent again.
+pub(crate) enum Failure {
+    /// Sent again while the retry policy allows; `server_wait` is the wait the server asked for,
+    /// `closed` whether the connection was closed under the attempt (the next goes on a new
+    /// one).
+    Retryable {
+        error: ChatError,
+        server_wait: Option<Duration>,
+        closed: bool,
+    },
+    /// Returned as it is.
+    Final(ChatError),
+}
+
+impl From<ChatError> for Failure {
+    fn from(error: ChatError) -> Self {
+        Failure::Final(error)
+    }
+}
+
+/// Whether `error` says the connection was closed or reset under a request: hyper's
+/// "connection closed before message completed" (an incomplete message), or a reset, aborted
+/// or broken connection, or an early end of file, anywhere in its sources. These are what a
+/// request meets on a pooled keep-alive connection that the server (or a load balancer) closed
+/// while it was idle, or right after its last response.
+pub(crate) fn is_closed_connection(error: &(dyn std::error::Error + 'static)) -> bool {
+    let mut current = Some(error);
+    while let Some(cause) = current {
+        if let Some(hyper) = cause.downcast_ref::<hyper::Error>()
+            && (hyper.is_incomplete_message() || hyper.is_canceled())
+        {
+            return true;
+        }
+        if let Some(io) = cause.downcast_ref::<std::io::Error>()
+            && matches!(
+                io.kind(),
+                std::io::ErrorKind::ConnectionReset
+                    | std::io::ErrorKind::ConnectionAborted
+                    | std::io::ErrorKind::BrokenPipe
+                    | std::io::ErrorKind::UnexpectedEof
+            )
+        {
+            return true;
+        }
+        current = cause.source();
+    }
+    false
 }
 
 /// Builds the response of a stream from its raw body, given as the chunks it arrived in,

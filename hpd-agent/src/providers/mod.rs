@@ -10,7 +10,9 @@
 //!
 //! Shared pieces: [`sse`] decodes server-sent events from raw bytes, [`retry`] decides when and
 //! how long to wait before a request is sent again. Every HTTP client streams by default,
-//! retries HTTP 429, 5xx and connection failures, never retries once a response has started,
+//! retries HTTP 429, 5xx, connection failures and connections closed under a request (a pooled
+//! keep-alive connection the server had closed) on a fresh connection, never retries a stream
+//! once part of it has arrived,
 //! and never shows its API key in an error, in `Debug` output or in a trace.
 //!
 //! ```

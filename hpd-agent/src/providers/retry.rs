@@ -2,7 +2,9 @@
 //! [`retry_after`].
 //!
 //! Every HTTP provider of this crate retries HTTP 429, HTTP 5xx (Anthropic's 529 "overloaded"
-//! included) and failures to connect, with exponential backoff and jitter, and honours the
+//! included), failures to connect and connections the server closed or reset before it answered
+//! (a pooled keep-alive connection closed under the request: the retry gets a fresh
+//! connection), with exponential backoff and jitter, and honours the
 //! provider's own wait (`retry-after-ms`, or `Retry-After` in seconds or as an HTTP date),
 //! capped at the maximum backoff.
 //!

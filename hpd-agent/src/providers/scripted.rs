@@ -23,8 +23,8 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use async_trait::async_trait;
 
 use crate::chat::{
-    ChatClient, ChatError, ChatMessage, ChatRequest, ChatResponse, ModelOptions, TextSink,
-    ToolDefinition,
+    ChatClient, ChatError, ChatMessage, ChatRequest, ChatResponse, DeferredGroup, DeferredTools,
+    ModelOptions, TextSink, ToolDefinition,
 };
 
 /// A copy of one request a [`ScriptedChatClient`] received.
@@ -52,6 +52,9 @@ pub struct RecordedRequest {
     pub messages: Vec<ChatMessage>,
     /// The visible tool definitions, in order.
     pub tools: Vec<Arc<ToolDefinition>>,
+    /// The deferred tools sent with the request (the native collapsing layout, with
+    /// [`ScriptedChatClient::with_deferred_tools`]).
+    pub deferred: Vec<DeferredGroup>,
     /// The model options sent with the request.
     pub options: ModelOptions,
 }
@@ -136,6 +139,7 @@ struct Script {
 #[derive(Debug, Clone, Default)]
 pub struct ScriptedChatClient {
     script: Arc<Mutex<Script>>,
+    deferred: DeferredTools,
 }
 
 impl ScriptedChatClient {
@@ -168,6 +172,22 @@ impl ScriptedChatClient {
             client.push(reply);
         }
         client
+    }
+
+    /// A client that says it has this form of deferred tool loading, to try the
+    /// [`native`](crate::CollapsingLayout::Native) collapsing layout offline: requests then carry
+    /// [`ChatRequest::deferred`], recorded in [`RecordedRequest::deferred`].
+    ///
+    /// ```
+    /// use hpd_agent::{ChatClient, DeferredTools, ScriptedChatClient};
+    ///
+    /// let client = ScriptedChatClient::new().with_deferred_tools(DeferredTools::ToolReferences);
+    /// assert_eq!(client.deferred_tools(), DeferredTools::ToolReferences);
+    /// ```
+    #[must_use]
+    pub fn with_deferred_tools(mut self, deferred: DeferredTools) -> Self {
+        self.deferred = deferred;
+        self
     }
 
     fn lock(&self) -> MutexGuard<'_, Script> {
@@ -280,6 +300,7 @@ impl ChatClient for ScriptedChatClient {
                 instructions: request.instructions.to_owned(),
                 messages: request.messages.to_vec(),
                 tools: request.tools.to_vec(),
+                deferred: request.deferred.to_vec(),
                 options: request.options.clone(),
             });
             let n = script.requests.len();
@@ -292,5 +313,9 @@ impl ChatClient for ScriptedChatClient {
             text(t);
         }
         Ok(reply)
+    }
+
+    fn deferred_tools(&self) -> DeferredTools {
+        self.deferred
     }
 }

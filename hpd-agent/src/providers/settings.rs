@@ -126,8 +126,8 @@ impl HttpSettings {
     pub(crate) async fn exchange<P: StreamParser + Send>(
         &self,
         body: &[u8],
-        parser: impl FnOnce(u16) -> P,
-        parse_body: impl FnOnce(&str, u16) -> Result<ChatResponse, ChatError>,
+        parser: impl Fn(u16) -> P,
+        parse_body: impl Fn(&str, u16) -> Result<ChatResponse, ChatError>,
         text: TextSink<'_>,
     ) -> Result<ChatResponse, ChatError> {
         self.transport

@@ -101,10 +101,7 @@ impl SessionStore for MemorySessionStore {
         let mut records = self.lock();
         let current = records.get(id).map_or(0, |(version, _)| *version);
         if current != expected {
-            return Err(StoreError::Conflict {
-                session: id.to_owned(),
-                expected,
-            });
+            return Err(StoreError::conflict(id, expected));
         }
         records.insert(id.to_owned(), (expected + 1, text));
         Ok(expected + 1)

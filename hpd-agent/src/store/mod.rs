@@ -65,8 +65,65 @@
 //! [`Session::run`](crate::Session::run) return [`RunError::Store`](crate::RunError::Store); the
 //! turn itself is kept in memory. The next `run`, or
 //! [`Session::save`](crate::Session::save), writes it again. After a
-//! [`Conflict`](StoreError::Conflict) a retry cannot succeed: reopen the session to continue from
-//! the other writer's history. Errors and `Debug` output never show a password from a store URL.
+//! [`Conflict`](StoreError::Conflict) a retry cannot succeed; see below. Errors and `Debug`
+//! output never show a password from a store URL.
+//!
+//! Every call of the SQLite, PostgreSQL and Redis stores has a deadline (their `with_timeout`,
+//! default [`DEFAULT_TIMEOUT`]): a server that hangs makes the call fail with
+//! [`StoreError::Unavailable`] in that time, naming the call; the connection is dropped then,
+//! and the next call opens a new one, as it does after the server closed the connection. (The
+//! memory store never waits.) PostgreSQL and Redis connections can use TLS, chosen in the URL
+//! (`sslmode=disable|require|verify-full`, `sslrootcert=FILE`; `rediss://` for Redis): see
+//! each store.
+//!
+//! # After a conflict
+//!
+//! When a session's save loses the race, [`StoreError::Conflict`] carries the turn that was
+//! not saved ([`UnsavedTurn`]: the user's message, the tool calls and their results, the
+//! answer), and the session keeps it in memory too. Nothing is written, and nothing is lost.
+//!
+//! **The tool calls of that turn have already run.** Their side effects (a booking, an email)
+//! happened, whatever becomes of the turn.
+//!
+//! The way to continue, chosen for this crate: **hand the unsaved turn back and keep it**.
+//! [`Session::append_unsaved`](crate::Session::append_unsaved) reloads the stored history (the
+//! other writer's turn) and appends the unsaved messages after it, then saves. The history
+//! stays valid for every provider (each turn starts with a user message and every tool call
+//! keeps its result), no tool runs twice, and the answer the user already saw is the one
+//! stored. The two turns were concurrent; the stored order is the order of their saves.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use hpd_agent::store::{MemorySessionStore, SessionStore};
+//! use hpd_agent::{AgentBuilder, ChatResponse, RunError, ScriptedChatClient, StoreError};
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let store = Arc::new(MemorySessionStore::new());
+//! let model = ScriptedChatClient::with_replies([ChatResponse::text("a"), ChatResponse::text("b")]);
+//! let agent = AgentBuilder::new().with_chat_client(model).build()?;
+//! let mut one = agent.open_session(store.clone(), "chat").await?;
+//! let mut two = agent.open_session(store.clone(), "chat").await?;
+//! one.run("first").await?;
+//! match two.run("second").await {
+//!     Err(RunError::Store(StoreError::Conflict { unsaved: Some(turn), .. })) => {
+//!         two.append_unsaved(&turn).await?; // the other turn, then this one
+//!     }
+//!     other => panic!("expected a conflict, got {other:?}"),
+//! }
+//! assert_eq!(store.load("chat").await?.unwrap().state.history.len(), 4);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! The other way: [`Session::reload`](crate::Session::reload), then run the user's message
+//! again, so the answer takes the other writer's turn into account. Its tools then run again:
+//! pass the unsaved turn's [`turn_id`](UnsavedTurn::turn_id) to
+//! [`AgentRunConfig::with_turn_id`](crate::AgentRunConfig::with_turn_id), and let
+//! side-effecting tools (or a middleware) skip work they have done before under the same
+//! [`FunctionContext::idempotency_key`](crate::FunctionContext::idempotency_key) (the turn id,
+//! the function and its arguments; also on
+//! [`FunctionCall::idempotency_key`](crate::FunctionCall::idempotency_key)).
 
 mod memory;
 #[cfg(feature = "postgres")]
@@ -75,12 +132,17 @@ mod postgres;
 mod redis;
 #[cfg(feature = "sqlite")]
 mod sqlite;
+#[cfg(any(feature = "postgres", feature = "redis"))]
+mod tls;
 
 use std::fmt;
+use std::future::Future;
+use std::time::Duration;
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 
+use crate::chat::ChatMessage;
 use crate::session::SessionState;
 
 pub use memory::MemorySessionStore;
@@ -295,14 +357,21 @@ pub trait SessionStore: Send + Sync + fmt::Debug {
 #[non_exhaustive]
 pub enum StoreError {
     /// Another writer saved (or deleted) the session after it was loaded; nothing was written.
+    ///
+    /// From a [`Session`](crate::Session), `unsaved` holds the turn that lost the race (see
+    /// [After a conflict](crate::store#after-a-conflict)); from a bare
+    /// [`SessionStore::save`] it is `None`.
     #[error(
-        "session '{session}' was changed by another writer since version {expected} was loaded; reopen it to continue"
+        "session '{session}' was changed by another writer since version {expected} was loaded; nothing was written{}",
+        conflict_hint(unsaved.as_deref())
     )]
     Conflict {
         /// The session id.
         session: String,
         /// The version the write expected.
         expected: u64,
+        /// The messages that were not saved, when a session's save lost the race.
+        unsaved: Option<Box<UnsavedTurn>>,
     },
     /// The store cannot be reached (connection refused or lost, server shutting down, timeout).
     #[error("session store {store} is unavailable: {message}")]
@@ -357,7 +426,62 @@ pub enum StoreError {
     Unbound,
 }
 
+/// The end of a conflict's message: what the error holds and how to continue.
+fn conflict_hint(unsaved: Option<&UnsavedTurn>) -> String {
+    match unsaved {
+        Some(turn) => format!(
+            "; the error holds the {} unsaved messages of turn {}: Session::append_unsaved puts \
+             them after the stored history, or Session::reload and run the message again",
+            turn.messages.len(),
+            turn.turn_id
+        ),
+        None => "; load the session again to continue".to_owned(),
+    }
+}
+
 impl StoreError {
+    /// A conflict of a bare save: session `id`, the `expected` version, no unsaved turn.
+    pub(crate) fn conflict(id: &str, expected: u64) -> Self {
+        StoreError::Conflict {
+            session: id.to_owned(),
+            expected,
+            unsaved: None,
+        }
+    }
+
+    /// The turn a [`Conflict`](Self::Conflict) handed back, if any.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use hpd_agent::store::MemorySessionStore;
+    /// use hpd_agent::{AgentBuilder, ChatResponse, RunError, ScriptedChatClient};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let store = Arc::new(MemorySessionStore::new());
+    /// let model = ScriptedChatClient::with_replies([ChatResponse::text("a"), ChatResponse::text("b")]);
+    /// let agent = AgentBuilder::new().with_chat_client(model).build()?;
+    /// let mut first = agent.open_session(store.clone(), "chat").await?;
+    /// let mut second = agent.open_session(store.clone(), "chat").await?;
+    /// first.run("one").await?;
+    /// let Err(RunError::Store(conflict)) = second.run("two").await else { panic!("a conflict") };
+    /// let turn = conflict.unsaved_turn().expect("the lost turn");
+    /// assert_eq!(turn.user_message.as_deref(), Some("two"));
+    /// assert_eq!(turn.messages.len(), 2); // the message and the answer "b"
+    /// # Ok(())
+    /// # }
+    /// ```
+    #[must_use]
+    pub fn unsaved_turn(&self) -> Option<&UnsavedTurn> {
+        match self {
+            StoreError::Conflict {
+                unsaved: Some(turn),
+                ..
+            } => Some(turn),
+            _ => None,
+        }
+    }
+
     /// A backend's failure: [`Unavailable`](Self::Unavailable) when the store cannot be
     /// reached, else [`Backend`](Self::Backend).
     #[cfg(any(feature = "sqlite", feature = "postgres", feature = "redis"))]
@@ -368,6 +492,43 @@ impl StoreError {
             StoreError::Backend { store, message }
         }
     }
+}
+
+/// What a session had not saved when its save lost the race to another writer: carried by
+/// [`StoreError::Conflict`], so nothing of the turn is lost.
+///
+/// The tool calls in `messages` have already run (their results are there too). See
+/// [After a conflict](crate::store#after-a-conflict) for the ways to continue.
+///
+/// ```
+/// use hpd_agent::{ChatMessage, ChatResponse};
+/// use hpd_agent::store::UnsavedTurn;
+///
+/// let answer = ChatMessage::assistant(&ChatResponse::text("Booked."));
+/// let turn = UnsavedTurn {
+///     turn_id: "turn-1".into(),
+///     user_message: Some("Book the table".into()),
+///     messages: vec![ChatMessage::user("Book the table"), answer],
+///     expanded: Vec::new(),
+/// };
+/// assert_eq!(turn.messages.len(), 2);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnsavedTurn {
+    /// The id of the latest unsaved turn, as its functions saw it
+    /// ([`FunctionContext::turn_id`](crate::FunctionContext::turn_id)). Pass it to
+    /// [`AgentRunConfig::with_turn_id`](crate::AgentRunConfig::with_turn_id) when running the
+    /// message again, so idempotency keys repeat.
+    pub turn_id: String,
+    /// The user's message of the latest unsaved turn (`None` when the session was saved
+    /// without a turn, by [`Session::save`](crate::Session::save)).
+    pub user_message: Option<String>,
+    /// Every message added since the session was last loaded or saved, in order: the user's
+    /// message, tool calls with their results, the answer. When earlier saves failed too, the
+    /// earlier turns come first.
+    pub messages: Vec<ChatMessage>,
+    /// The expanded containers after the turn.
+    pub expanded: Vec<String>,
 }
 
 /// Checks a session id: non-empty, at most [`MAX_ID_LEN`] bytes, no control characters.
@@ -424,7 +585,7 @@ struct RecordIn {
 /// use hpd_agent::{ChatMessage, SessionState};
 /// use hpd_agent::store::{decode_record, encode_record};
 ///
-/// let state = SessionState { history: vec![ChatMessage::user("hi")], expanded: vec![] };
+/// let state = SessionState { history: vec![ChatMessage::user("hi")], ..SessionState::default() };
 /// let text = encode_record(&state);
 /// assert_eq!(text, r#"{"format":1,"state":{"history":[{"role":"user","content":"hi"}]}}"#);
 /// assert_eq!(decode_record("s", &text).unwrap(), state);
@@ -471,6 +632,41 @@ pub fn decode_record(id: &str, text: &str) -> Result<SessionState, StoreError> {
     }
     serde_path_to_error::deserialize(record.state)
         .map_err(|e| corrupt(format!("invalid state at '{}': {}", e.path(), e.inner())))
+}
+
+/// The deadline of every call of the server and file backends unless their `with_timeout`
+/// says otherwise.
+///
+/// ```
+/// use std::time::Duration;
+/// use hpd_agent::store::DEFAULT_TIMEOUT;
+///
+/// assert_eq!(DEFAULT_TIMEOUT, Duration::from_secs(10));
+/// ```
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Runs `work` within `timeout`; past it the call is abandoned and reported as
+/// [`StoreError::Unavailable`] of `store`, naming `what` was tried.
+#[cfg_attr(
+    not(any(feature = "sqlite", feature = "postgres", feature = "redis")),
+    allow(dead_code)
+)]
+pub(crate) async fn within<T>(
+    timeout: Duration,
+    store: &str,
+    what: &str,
+    work: impl Future<Output = Result<T, StoreError>>,
+) -> Result<T, StoreError> {
+    match tokio::time::timeout(timeout, work).await {
+        Ok(result) => result,
+        Err(_) => Err(StoreError::Unavailable {
+            store: store.to_owned(),
+            message: format!(
+                "{what} got no answer within {timeout:?} (the server may be hung or unreachable); \
+                 the call was abandoned and the next call starts on a new connection"
+            ),
+        }),
+    }
 }
 
 pub use crate::credentials::redact_url;

@@ -5,12 +5,16 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
+use tokio_postgres::config::SslMode;
 use tokio_postgres::error::SqlState;
 use tokio_postgres::{Client, NoTls, Statement};
+use tokio_postgres_rustls::MakeRustlsConnect;
+
+use super::tls::{self, TlsMode, TlsSettings};
 
 use super::{
-    SCHEMA_VERSION, SessionStore, StoreError, StoredSession, decode_record, encode_record,
-    redact_url, scrub, url_password, validate_id,
+    DEFAULT_TIMEOUT, SCHEMA_VERSION, SessionStore, StoreError, StoredSession, decode_record,
+    encode_record, redact_url, scrub, url_password, validate_id, within,
 };
 use crate::session::SessionState;
 
@@ -43,10 +47,21 @@ COMMIT;
 ///
 /// The store keeps one connection (queries from many tasks are pipelined on it) and opens a new
 /// one when it is lost: while the server is down every call fails with
-/// [`StoreError::Unavailable`], and the first call after it is back succeeds. Tables
+/// [`StoreError::Unavailable`], and the first call after it is back succeeds. Every call has a
+/// deadline ([`with_timeout`](Self::with_timeout), default [`DEFAULT_TIMEOUT`]): a server that
+/// hangs gives `Unavailable` in that time, the connection is dropped, and the next call opens a
+/// new one. A save abandoned this way may still be applied by the server later; saving the
+/// same state again at the same expected version then succeeds (a save whose exact record is
+/// already stored is not a conflict). Tables
 /// `hpd_sessions` and `hpd_store_meta` are created in the first schema of the connection's
 /// `search_path` on first use. Saves are single statements guarded by the expected version.
-/// The connection is not encrypted (no TLS): use it on loopback or a private network.
+///
+/// TLS (rustls) is chosen in the URL, with libpq's parameters: `sslmode=disable` (the default:
+/// no TLS), `sslmode=require` (encrypted, the server's certificate is not checked) or
+/// `sslmode=verify-full` (the certificate must be signed by a trusted authority and issued for
+/// the URL's host name), and `sslrootcert=/path/ca.pem` for a private authority (else the
+/// system's roots are trusted). A server whose certificate fails the check is refused with
+/// [`StoreError::Unavailable`] saying why.
 ///
 /// ```no_run
 /// use std::sync::Arc;
@@ -65,6 +80,10 @@ pub struct PostgresSessionStore {
     config: tokio_postgres::Config,
     label: String,
     password: Option<String>,
+    timeout: Duration,
+    /// The TLS connector, `None` for `sslmode=disable`; and what the settings were, for errors.
+    tls: Option<MakeRustlsConnect>,
+    tls_settings: TlsSettings,
     connection: tokio::sync::Mutex<Option<Arc<Connection>>>,
 }
 
@@ -72,6 +91,7 @@ impl fmt::Debug for PostgresSessionStore {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("PostgresSessionStore")
             .field("url", &self.label)
+            .field("timeout", &self.timeout)
             .finish_non_exhaustive()
     }
 }
@@ -117,7 +137,8 @@ impl PostgresSessionStore {
     /// ```
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
         let label = format!("postgres:{}", redact_url(url));
-        let mut config: tokio_postgres::Config = url.parse().map_err(|e| {
+        let (rest, tls_settings) = tls::take_settings(url, TlsMode::Disable)?;
+        let mut config: tokio_postgres::Config = rest.parse().map_err(|e| {
             StoreError::Config(format!(
                 "invalid PostgreSQL URL '{}': {}",
                 redact_url(url),
@@ -130,14 +151,89 @@ impl PostgresSessionStore {
         let password = config
             .get_password()
             .map(|p| String::from_utf8_lossy(p).into_owned());
+        let tls = tls::client_config(&tls_settings)
+            .map_err(|message| StoreError::Config(format!("{label}: {message}")))?
+            .map(MakeRustlsConnect::new);
+        if tls.is_some() {
+            // TLS or nothing: never the plain connection `prefer` would fall back to.
+            config.ssl_mode(SslMode::Require);
+        }
         let store = PostgresSessionStore {
             config,
             label,
             password,
+            timeout: DEFAULT_TIMEOUT,
+            tls,
+            tls_settings,
             connection: tokio::sync::Mutex::new(None),
         };
-        store.connection().await?;
+        within(
+            DEFAULT_TIMEOUT,
+            &store.label,
+            "connecting",
+            store.connection(),
+        )
+        .await?;
         Ok(store)
+    }
+
+    /// Sets the deadline of every call (connecting again included). Default:
+    /// [`DEFAULT_TIMEOUT`].
+    ///
+    /// `no_run`: it needs a PostgreSQL server.
+    ///
+    /// ```no_run
+    /// use std::time::Duration;
+    /// use hpd_agent::store::PostgresSessionStore;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), hpd_agent::StoreError> {
+    /// let store = PostgresSessionStore::connect("postgres://app@127.0.0.1/app")
+    ///     .await?
+    ///     .with_timeout(Duration::from_secs(2)); // a hung server: Unavailable after 2 s
+    /// assert_eq!(store.timeout(), Duration::from_secs(2));
+    /// # Ok(())
+    /// # }
+    /// ```
+    #[must_use]
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// The deadline of every call.
+    ///
+    /// `no_run`: it needs a PostgreSQL server.
+    ///
+    /// ```no_run
+    /// use hpd_agent::store::{PostgresSessionStore, DEFAULT_TIMEOUT};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), hpd_agent::StoreError> {
+    /// let store = PostgresSessionStore::connect("postgres://app@127.0.0.1/app").await?;
+    /// assert_eq!(store.timeout(), DEFAULT_TIMEOUT);
+    /// # Ok(())
+    /// # }
+    /// ```
+    #[must_use]
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    /// Runs one store call within the deadline; past it the connection is dropped, so the next
+    /// call opens a new one.
+    async fn bounded<T>(
+        &self,
+        what: &str,
+        work: impl Future<Output = Result<T, StoreError>>,
+    ) -> Result<T, StoreError> {
+        let result = within(self.timeout, &self.label, what, work).await;
+        if let Err(StoreError::Unavailable { .. }) = &result
+            && let Ok(mut slot) = self.connection.try_lock()
+        {
+            *slot = None;
+        }
+        result
     }
 
     /// The live connection, opening a new one when there is none or it was lost, and whether
@@ -181,16 +277,34 @@ impl PostgresSessionStore {
     }
 
     async fn open(&self) -> Result<Connection, StoreError> {
-        let (client, driver) = self
-            .config
-            .connect(NoTls)
-            .await
-            .map_err(|e| self.map_error(&e))?;
-        tokio::spawn(async move {
-            if let Err(e) = driver.await {
-                tracing::debug!(target: "hpd_agent", error = %e, "PostgreSQL connection ended");
+        let client = match &self.tls {
+            None => {
+                let (client, driver) = self
+                    .config
+                    .connect(NoTls)
+                    .await
+                    .map_err(|e| self.map_error(&e))?;
+                tokio::spawn(async move {
+                    if let Err(e) = driver.await {
+                        tracing::debug!(target: "hpd_agent", error = %e, "PostgreSQL connection ended");
+                    }
+                });
+                client
             }
-        });
+            Some(tls) => {
+                let (client, driver) = self
+                    .config
+                    .connect(tls.clone())
+                    .await
+                    .map_err(|e| self.tls_error(&e))?;
+                tokio::spawn(async move {
+                    if let Err(e) = driver.await {
+                        tracing::debug!(target: "hpd_agent", error = %e, "PostgreSQL connection ended");
+                    }
+                });
+                client
+            }
+        };
         let schema = SCHEMA
             .replace("{lock}", &SCHEMA_LOCK.to_string())
             .replace("{version}", &SCHEMA_VERSION.to_string());
@@ -241,6 +355,29 @@ impl PostgresSessionStore {
         })
     }
 
+    /// A failure to connect with TLS, saying what was asked of the server's certificate.
+    fn tls_error(&self, error: &tokio_postgres::Error) -> StoreError {
+        let what = match (&self.tls_settings.mode, &self.tls_settings.ca_file) {
+            (TlsMode::VerifyFull, Some(ca)) => format!(
+                "TLS with sslmode=verify-full: the certificate must be signed by an authority of '{}' and name the host",
+                ca.display()
+            ),
+            (TlsMode::VerifyFull, None) => "TLS with sslmode=verify-full: the certificate must be signed by an authority the system trusts and name the host".to_owned(),
+            _ => "TLS with sslmode=require".to_owned(),
+        };
+        match self.map_error(error) {
+            StoreError::Unavailable { store, message } => StoreError::Unavailable {
+                store,
+                message: format!("{message} ({what})"),
+            },
+            StoreError::Backend { store, message } => StoreError::Backend {
+                store,
+                message: format!("{message} ({what})"),
+            },
+            other => other,
+        }
+    }
+
     fn map_error(&self, error: &tokio_postgres::Error) -> StoreError {
         let message = scrub(error, self.password.as_deref());
         let unavailable = match error.code() {
@@ -270,7 +407,12 @@ impl SessionStore for PostgresSessionStore {
     async fn load(&self, id: &str) -> Result<Option<StoredSession>, StoreError> {
         validate_id(id)?;
         let id = id.to_owned();
-        let (row, _) = self.run(|c| load_row(c, id.clone())).await?;
+        let (row, _) = self
+            .bounded(
+                &format!("loading session '{id}'"),
+                self.run(|c| load_row(c, id.clone())),
+            )
+            .await?;
         let Some((version, text)) = row else {
             return Ok(None);
         };
@@ -286,45 +428,49 @@ impl SessionStore for PostgresSessionStore {
         validate_id(id)?;
         let text = encode_record(state);
         let key = id.to_owned();
-        let (written, retried) = self
-            .run(|c| {
-                let (id, text) = (key.clone(), text.clone());
-                async move {
-                    if expected == 0 {
-                        c.client.execute(&c.insert, &[&id, &text]).await
-                    } else {
-                        c.client
-                            .execute(&c.update, &[&id, &to_i64(expected), &text])
-                            .await
+        let what = format!("saving session '{key}'");
+        let (written, _) = self
+            .bounded(
+                &what,
+                self.run(|c| {
+                    let (id, text) = (key.clone(), text.clone());
+                    async move {
+                        if expected == 0 {
+                            c.client.execute(&c.insert, &[&id, &text]).await
+                        } else {
+                            c.client
+                                .execute(&c.update, &[&id, &to_i64(expected), &text])
+                                .await
+                        }
                     }
-                }
-            })
+                }),
+            )
             .await?;
         if written == 1 {
             return Ok(expected + 1);
         }
-        if retried {
-            // The first attempt may have run before the connection was lost: then the stored
-            // record is this very write.
-            let (stored, _) = self.run(|c| load_row(c, key.clone())).await?;
-            if stored == Some((to_i64(expected + 1), text)) {
-                return Ok(expected + 1);
-            }
+        // An earlier attempt of this very write may have run (before a lost connection, or
+        // after a timeout): then the stored record is this write, and it is no conflict.
+        let (stored, _) = self
+            .bounded(&what, self.run(|c| load_row(c, key.clone())))
+            .await?;
+        if stored == Some((to_i64(expected + 1), text)) {
+            return Ok(expected + 1);
         }
-        Err(StoreError::Conflict {
-            session: key,
-            expected,
-        })
+        Err(StoreError::conflict(&key, expected))
     }
 
     async fn delete(&self, id: &str) -> Result<bool, StoreError> {
         validate_id(id)?;
         let key = id.to_owned();
         let (deleted, _) = self
-            .run(|c| {
-                let id = key.clone();
-                async move { c.client.execute(&c.delete, &[&id]).await }
-            })
+            .bounded(
+                &format!("deleting session '{key}'"),
+                self.run(|c| {
+                    let id = key.clone();
+                    async move { c.client.execute(&c.delete, &[&id]).await }
+                }),
+            )
             .await?;
         Ok(deleted > 0)
     }
@@ -332,17 +478,20 @@ impl SessionStore for PostgresSessionStore {
     async fn list(&self, prefix: &str) -> Result<Vec<String>, StoreError> {
         let prefix = prefix.to_owned();
         let (ids, _) = self
-            .run(|c| {
-                let prefix = prefix.clone();
-                async move {
-                    c.client
-                        .query(&c.list, &[&prefix])
-                        .await?
-                        .iter()
-                        .map(|row| row.try_get(0))
-                        .collect::<Result<Vec<String>, _>>()
-                }
-            })
+            .bounded(
+                "listing sessions",
+                self.run(|c| {
+                    let prefix = prefix.clone();
+                    async move {
+                        c.client
+                            .query(&c.list, &[&prefix])
+                            .await?
+                            .iter()
+                            .map(|row| row.try_get(0))
+                            .collect::<Result<Vec<String>, _>>()
+                    }
+                }),
+            )
             .await?;
         Ok(ids)
     }

@@ -9,14 +9,10 @@ use async_trait::async_trait;
 use rusqlite::{Connection, ErrorCode, OptionalExtension, TransactionBehavior, params};
 
 use super::{
-    SCHEMA_VERSION, SessionStore, StoreError, StoredSession, decode_record, encode_record,
-    validate_id,
+    DEFAULT_TIMEOUT, SCHEMA_VERSION, SessionStore, StoreError, StoredSession, decode_record,
+    encode_record, validate_id, within,
 };
 use crate::session::SessionState;
-
-/// How long a write waits for another process's write to finish before it reports the store
-/// unavailable.
-const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Sessions in one SQLite file (feature `sqlite`, on by default; SQLite is compiled in).
 ///
@@ -42,6 +38,7 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 /// ```
 pub struct SqliteSessionStore {
     path: PathBuf,
+    timeout: Duration,
     connection: Arc<Mutex<Connection>>,
 }
 
@@ -49,6 +46,7 @@ impl fmt::Debug for SqliteSessionStore {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("SqliteSessionStore")
             .field("path", &self.path)
+            .field("timeout", &self.timeout)
             .finish_non_exhaustive()
     }
 }
@@ -95,8 +93,63 @@ impl SqliteSessionStore {
         };
         Ok(SqliteSessionStore {
             path,
+            timeout: DEFAULT_TIMEOUT,
             connection: Arc::new(Mutex::new(opened)),
         })
+    }
+
+    /// Sets the deadline of every call: how long a write waits for another process's write
+    /// (SQLite's busy timeout; then the call fails with [`StoreError::Unavailable`] saying the
+    /// database is locked), and, one second more, how long a call may take in all before it is
+    /// abandoned as `Unavailable` (a file on a hung network share). Default:
+    /// [`DEFAULT_TIMEOUT`].
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use hpd_agent::store::SqliteSessionStore;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), hpd_agent::StoreError> {
+    /// let path = std::env::temp_dir().join(format!("hpd-agent-doc-timeout-{}.db", std::process::id()));
+    /// let store = SqliteSessionStore::open(&path).await?.with_timeout(Duration::from_secs(1));
+    /// assert_eq!(store.timeout(), Duration::from_secs(1));
+    /// # drop(store);
+    /// # for suffix in ["", "-wal", "-shm"] { let _ = std::fs::remove_file(format!("{}{suffix}", path.display())); }
+    /// # Ok(())
+    /// # }
+    /// ```
+    #[must_use]
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        let connection = self
+            .connection
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Err(e) = connection.busy_timeout(timeout) {
+            tracing::warn!(target: "hpd_agent", error = %e, "the SQLite busy timeout was not changed");
+        }
+        drop(connection);
+        self
+    }
+
+    /// The deadline of every call.
+    ///
+    /// ```
+    /// use hpd_agent::store::{SqliteSessionStore, DEFAULT_TIMEOUT};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), hpd_agent::StoreError> {
+    /// let path = std::env::temp_dir().join(format!("hpd-agent-doc-deadline-{}.db", std::process::id()));
+    /// let store = SqliteSessionStore::open(&path).await?;
+    /// assert_eq!(store.timeout(), DEFAULT_TIMEOUT);
+    /// # drop(store);
+    /// # for suffix in ["", "-wal", "-shm"] { let _ = std::fs::remove_file(format!("{}{suffix}", path.display())); }
+    /// # Ok(())
+    /// # }
+    /// ```
+    #[must_use]
+    pub fn timeout(&self) -> Duration {
+        self.timeout
     }
 
     /// The file's path.
@@ -125,18 +178,23 @@ impl SqliteSessionStore {
     ) -> Result<T, StoreError> {
         let connection = Arc::clone(&self.connection);
         let label = label(&self.path);
-        let result = tokio::task::spawn_blocking(move || {
+        let task = tokio::task::spawn_blocking(move || {
             // A statement that failed half-way leaves nothing behind (SQLite rolls it back), so
             // the connection is usable after a panic elsewhere.
             let mut connection = connection.lock().unwrap_or_else(PoisonError::into_inner);
             work(&mut connection)
+        });
+        // SQLite gives up waiting for a lock after the timeout itself, with its own (clearer)
+        // error; the deadline here, a second later, catches a call that hangs otherwise.
+        let deadline = self.timeout.saturating_add(Duration::from_secs(1));
+        within(deadline, &label, "the call", async {
+            let result = task.await.map_err(|e| StoreError::Backend {
+                store: label.clone(),
+                message: format!("the store task failed: {e}"),
+            })?;
+            result.map_err(|e| map_error(&label, &e))
         })
         .await
-        .map_err(|e| StoreError::Backend {
-            store: label.clone(),
-            message: format!("the store task failed: {e}"),
-        })?;
-        result.map_err(|e| map_error(&label, &e))
     }
 }
 
@@ -147,7 +205,7 @@ fn label(path: &Path) -> String {
 fn open_blocking(path: &Path, label: &str) -> Result<Connection, StoreError> {
     let map = |e: rusqlite::Error| map_error(label, &e);
     let mut connection = Connection::open(path).map_err(map)?;
-    connection.busy_timeout(BUSY_TIMEOUT).map_err(map)?;
+    connection.busy_timeout(DEFAULT_TIMEOUT).map_err(map)?;
     let mode: String = connection
         .query_row("PRAGMA journal_mode=WAL", [], |row| row.get(0))
         .map_err(map)?;
@@ -274,10 +332,7 @@ impl SessionStore for SqliteSessionStore {
         if written == 1 {
             Ok(expected + 1)
         } else {
-            Err(StoreError::Conflict {
-                session: id.to_owned(),
-                expected,
-            })
+            Err(StoreError::conflict(id, expected))
         }
     }
 

@@ -6,6 +6,73 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
+use crate::agent::events::{AgentEvent, CallRun};
+
+/// The severity of a message a function logs with [`FunctionContext::log`]: the levels of
+/// syslog (RFC 5424), as MCP's logging uses them, least severe first.
+///
+/// ```
+/// use hpd_agent::LogLevel;
+///
+/// assert!(LogLevel::Warning > LogLevel::Info);
+/// assert_eq!(LogLevel::Warning.as_str(), "warning");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum LogLevel {
+    /// Detailed information for debugging.
+    Debug,
+    /// Normal operation.
+    Info,
+    /// Normal but significant.
+    Notice,
+    /// Something may need attention.
+    Warning,
+    /// Something failed.
+    Error,
+    /// A component failed.
+    Critical,
+    /// Action must be taken at once.
+    Alert,
+    /// The system is unusable.
+    Emergency,
+}
+
+impl LogLevel {
+    /// The level's name in lower case, as MCP writes it (`"debug"`, ..., `"emergency"`).
+    ///
+    /// ```
+    /// assert_eq!(hpd_agent::LogLevel::Emergency.as_str(), "emergency");
+    /// ```
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LogLevel::Debug => "debug",
+            LogLevel::Info => "info",
+            LogLevel::Notice => "notice",
+            LogLevel::Warning => "warning",
+            LogLevel::Error => "error",
+            LogLevel::Critical => "critical",
+            LogLevel::Alert => "alert",
+            LogLevel::Emergency => "emergency",
+        }
+    }
+}
+
+impl fmt::Display for LogLevel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Where a call's progress and log messages go besides the run's events: the MCP server
+/// turns them into notifications for the client that made the call.
+pub(crate) trait CallReporter: Send + Sync {
+    /// See [`FunctionContext::report_progress`].
+    fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>);
+    /// See [`FunctionContext::log`].
+    fn log(&self, level: LogLevel, message: &str);
+}
+
 /// What a function body can learn about the call that runs it.
 ///
 /// A macro harness method declares a parameter of type `&FunctionContext` to receive it (it is
@@ -34,6 +101,8 @@ pub struct FunctionContext {
     harness: Arc<str>,
     call_id: Arc<str>,
     cancellation: CancellationToken,
+    /// The turn's id, and the digest of the call's arguments (see `idempotency_key`).
+    turn: Option<(Arc<str>, u64)>,
     /// Run state the runtime hands to its own tools (a sub-agent forwards its events through
     /// it); opaque to everything else.
     pub(crate) run: Option<Arc<dyn Any + Send + Sync>>,
@@ -70,7 +139,71 @@ impl FunctionContext {
             harness: harness.into(),
             call_id: call_id.into(),
             cancellation,
+            turn: None,
             run: None,
+        }
+    }
+
+    /// The same context inside turn `turn_id`, for a call with these arguments (the text the
+    /// model sent).
+    ///
+    /// ```
+    /// use hpd_agent::{CancellationToken, FunctionContext};
+    ///
+    /// let ctx = FunctionContext::new("book", "Travel", "c1", CancellationToken::new())
+    ///     .with_turn("turn-1", r#"{"city": "Oslo"}"#);
+    /// assert_eq!(ctx.turn_id(), Some("turn-1"));
+    /// ```
+    #[must_use]
+    pub fn with_turn(mut self, turn_id: impl Into<Arc<str>>, arguments: &str) -> Self {
+        self.set_turn(turn_id.into(), arguments);
+        self
+    }
+
+    pub(crate) fn set_turn(&mut self, turn_id: Arc<str>, arguments: &str) {
+        self.turn = Some((turn_id, arguments_digest(arguments)));
+    }
+
+    /// The id of the turn this call belongs to: the id given with
+    /// [`AgentRunConfig::with_turn_id`](crate::AgentRunConfig::with_turn_id), else a random
+    /// one per turn. `None` outside a turn (a [`ToolSession`](crate::ToolSession) call).
+    ///
+    /// ```
+    /// use hpd_agent::{CancellationToken, FunctionContext};
+    ///
+    /// let ctx = FunctionContext::new("book", "Travel", "c1", CancellationToken::new());
+    /// assert_eq!(ctx.turn_id(), None);
+    /// ```
+    #[must_use]
+    pub fn turn_id(&self) -> Option<&str> {
+        self.turn.as_ref().map(|(id, _)| &**id)
+    }
+
+    /// A key that names this action for idempotency: `{turn id}/{function}/{digest}`, where the
+    /// digest (16 hex digits, FNV-1a) is of the arguments with object keys sorted, so it does
+    /// not depend on key order or spacing. It stays the same when the same turn runs again
+    /// with the same turn id (after a save conflict,
+    /// see [After a conflict](crate::store#after-a-conflict)) and the model asks for the same
+    /// call; the model's [`call_id`](Self::call_id) does not. Two identical calls in one turn
+    /// share it (fold the call id in when they are different actions). Outside a turn:
+    /// `call/{call_id}`.
+    ///
+    /// ```
+    /// use hpd_agent::{CancellationToken, FunctionContext};
+    ///
+    /// let first = FunctionContext::new("book", "Travel", "c1", CancellationToken::new())
+    ///     .with_turn("turn-1", r#"{"city": "Oslo", "nights": 2}"#);
+    /// // The same turn run again: another call id, the same arguments in another order.
+    /// let again = FunctionContext::new("book", "Travel", "c9", CancellationToken::new())
+    ///     .with_turn("turn-1", r#"{"nights":2,"city":"Oslo"}"#);
+    /// assert_eq!(first.idempotency_key(), again.idempotency_key());
+    /// assert!(first.idempotency_key().starts_with("turn-1/book/"));
+    /// ```
+    #[must_use]
+    pub fn idempotency_key(&self) -> String {
+        match &self.turn {
+            Some((turn_id, digest)) => format!("{turn_id}/{}/{digest:016x}", self.function),
+            None => format!("call/{}", self.call_id),
         }
     }
 
@@ -164,5 +297,165 @@ impl FunctionContext {
     #[must_use]
     pub fn is_cancelled(&self) -> bool {
         self.cancellation.is_cancelled()
+    }
+
+    /// What the run hands to this call: its events and where else reports go.
+    fn call_run(&self) -> Option<&CallRun> {
+        self.run.as_ref()?.downcast_ref::<CallRun>()
+    }
+
+    /// Reports how far the call is: `progress` so far (it should grow with every report), out
+    /// of `total` when that is known, with an optional message.
+    ///
+    /// In an agent's run it becomes an [`AgentEvent::ToolProgress`]; served over MCP, a
+    /// `notifications/progress` for the client when its request asked for progress (a
+    /// `progressToken`). Reporting never fails and costs nothing when nobody listens.
+    ///
+    /// ```
+    /// use hpd_agent::prelude::*;
+    ///
+    /// #[derive(Default)]
+    /// pub struct Importer;
+    ///
+    /// #[tool_harness]
+    /// impl Importer {
+    ///     /// Imports three files.
+    ///     #[ai_function]
+    ///     fn import(&self, ctx: &FunctionContext) -> String {
+    ///         for done in 1..=3 {
+    ///             ctx.report_progress(f64::from(done), Some(3.0), Some("importing"));
+    ///         }
+    ///         "3 files imported".to_owned()
+    ///     }
+    /// }
+    /// # let _ = Importer;
+    /// ```
+    pub fn report_progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        let Some(run) = self.call_run() else {
+            return;
+        };
+        if run.emitter.sees_tool_calls() {
+            run.emitter.emit(&AgentEvent::ToolProgress {
+                call_id: self.call_id.to_string(),
+                name: self.function.to_string(),
+                progress,
+                total,
+                message: message.map(str::to_owned),
+            });
+        }
+        if let Some(reporter) = &run.reporter {
+            reporter.progress(progress, total, message);
+        }
+    }
+
+    /// Logs a message about the call at `level`.
+    ///
+    /// In an agent's run it becomes an [`AgentEvent::ToolLog`]; served over MCP, a
+    /// `notifications/message` for the client (at or above the level it set with
+    /// `logging/setLevel`, `info` until it sets one). Logging never fails and costs nothing
+    /// when nobody listens.
+    ///
+    /// ```
+    /// use hpd_agent::prelude::*;
+    /// use hpd_agent::LogLevel;
+    ///
+    /// #[derive(Default)]
+    /// pub struct Backup;
+    ///
+    /// #[tool_harness]
+    /// impl Backup {
+    ///     /// Backs the database up.
+    ///     #[ai_function]
+    ///     fn backup(&self, ctx: &FunctionContext) -> String {
+    ///         ctx.log(LogLevel::Info, "backup started");
+    ///         ctx.log(LogLevel::Warning, "the disk is 90% full");
+    ///         "backed up".to_owned()
+    ///     }
+    /// }
+    /// # let _ = Backup;
+    /// ```
+    pub fn log(&self, level: LogLevel, message: impl AsRef<str>) {
+        let Some(run) = self.call_run() else {
+            return;
+        };
+        let message = message.as_ref();
+        if run.emitter.sees_tool_calls() {
+            run.emitter.emit(&AgentEvent::ToolLog {
+                call_id: self.call_id.to_string(),
+                name: self.function.to_string(),
+                level,
+                message: message.to_owned(),
+            });
+        }
+        if let Some(reporter) = &run.reporter {
+            reporter.log(level, message);
+        }
+    }
+}
+
+/// The idempotency key of a call, as [`FunctionContext::idempotency_key`] describes it.
+pub(crate) fn idempotency_key(
+    turn_id: Option<&str>,
+    function: &str,
+    call_id: &str,
+    arguments: &str,
+) -> String {
+    match turn_id {
+        Some(turn_id) => format!("{turn_id}/{function}/{:016x}", arguments_digest(arguments)),
+        None => format!("call/{call_id}"),
+    }
+}
+
+/// FNV-1a (64 bits) of the arguments in a canonical form: JSON with object keys sorted and no
+/// spaces (empty, blank and `null` count as `{}`); text that is not JSON is hashed as it is.
+fn arguments_digest(arguments: &str) -> u64 {
+    let trimmed = arguments.trim();
+    let canonical = if trimmed.is_empty() || trimmed == "null" {
+        "{}".to_owned()
+    } else {
+        match serde_json::from_str::<serde_json::Value>(trimmed) {
+            Ok(value) => {
+                let mut out = String::new();
+                write_canonical(&value, &mut out);
+                out
+            }
+            Err(_) => arguments.to_owned(),
+        }
+    };
+    canonical
+        .bytes()
+        .fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
+            (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+        })
+}
+
+fn write_canonical(value: &serde_json::Value, out: &mut String) {
+    use serde_json::Value;
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<_> = map.iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(b.0));
+            out.push('{');
+            for (i, (key, value)) in entries.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&Value::String(key.clone()).to_string());
+                out.push(':');
+                write_canonical(value, out);
+            }
+            out.push('}');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_canonical(item, out);
+            }
+            out.push(']');
+        }
+        other => out.push_str(&other.to_string()),
     }
 }

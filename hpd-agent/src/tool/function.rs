@@ -53,6 +53,8 @@ pub struct CallParts<'a> {
     call_id: &'a str,
     cancellation: &'a CancellationToken,
     run: Option<&'a Arc<dyn Any + Send + Sync>>,
+    turn_id: Option<&'a Arc<str>>,
+    arguments: &'a str,
 }
 
 impl CallParts<'_> {
@@ -66,6 +68,9 @@ impl CallParts<'_> {
             self.cancellation.clone(),
         );
         ctx.run = self.run.cloned();
+        if let Some(turn_id) = self.turn_id {
+            ctx.set_turn(Arc::clone(turn_id), self.arguments);
+        }
         ctx
     }
 }
@@ -400,7 +405,8 @@ impl Function {
         arguments: &str,
         cancellation: CancellationToken,
     ) -> Result<String, FunctionFailure> {
-        self.run_in(call_id, arguments, &cancellation, None).await
+        self.run_in(call_id, arguments, &cancellation, None, None)
+            .await
     }
 
     /// [`run`](Self::run) with the run state the runtime hands to its own tools.
@@ -413,6 +419,7 @@ impl Function {
         arguments: &str,
         cancellation: &CancellationToken,
         run: Option<&Arc<dyn Any + Send + Sync>>,
+        turn_id: Option<&Arc<str>>,
     ) -> Result<String, FunctionFailure> {
         let parts = CallParts {
             function: &self.name,
@@ -420,6 +427,8 @@ impl Function {
             call_id,
             cancellation,
             run,
+            turn_id,
+            arguments,
         };
         // Starting the body runs user code (argument hydration, a synchronous body); guard it
         // like the body.

@@ -32,13 +32,14 @@
 //! ```
 
 pub(crate) mod catalog;
-mod context;
+pub(crate) mod context;
 mod function;
 mod output;
 mod result;
 mod sub_agent;
 
-pub use context::FunctionContext;
+pub(crate) use context::CallReporter;
+pub use context::{FunctionContext, LogLevel};
 pub use function::Function;
 // Not public API. Used by generated code.
 #[doc(hidden)]

@@ -23,7 +23,7 @@ use crate::support::*;
 const TIMEOUT: Duration = Duration::from_millis(400);
 
 #[derive(Clone, Copy, Debug)]
-enum Provider {
+pub(crate) enum Provider {
     OpenAi,
     Anthropic,
     Responses,
@@ -31,7 +31,12 @@ enum Provider {
 
 impl Provider {
     /// A client for the server at `base` (`http://host:port`).
-    fn client(self, base: &str, max_retries: u32, backoff: Duration) -> Arc<dyn ChatClient> {
+    pub(crate) fn client(
+        self,
+        base: &str,
+        max_retries: u32,
+        backoff: Duration,
+    ) -> Arc<dyn ChatClient> {
         fn setup<T>(e: ChatError) -> T {
             panic!("client setup failed: {e}")
         }
@@ -64,7 +69,7 @@ impl Provider {
     }
 
     /// A streamed text reply.
-    fn text_reply(self, text: &str) -> String {
+    pub(crate) fn text_reply(self, text: &str) -> String {
         match self {
             Provider::OpenAi => text_stream(&[text]),
             Provider::Anthropic => named_sse(&[

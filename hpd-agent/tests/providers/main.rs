@@ -4,6 +4,7 @@
 
 mod anthropic;
 mod faults;
+mod keep_alive;
 mod openai_errors;
 mod openai_options;
 mod openai_requests;

@@ -231,14 +231,15 @@ async fn error_events_end_the_stream_with_the_providers_error() {
 }
 
 #[tokio::test]
-async fn a_connection_closed_after_the_request_is_not_retried() {
-    // The server may have processed the request: it is not sent again (documented policy).
+async fn a_connection_closed_before_the_answer_is_retried_on_a_fresh_connection() {
+    // What a request meets on a pooled connection the server closed: sent again (documented
+    // policy, as the official SDKs do), on a new connection.
     let (listener, address) = loopback_listener();
     std::thread::spawn(move || {
         if let Ok((stream, _)) = listener.accept() {
             read_request(&stream);
         }
-        // A retry would get a valid answer.
+        // The retry gets a valid answer.
         if let Ok((mut stream, _)) = listener.accept() {
             read_request(&stream);
             let body = json!({"choices": [{"index": 0, "message": {"role": "assistant",
@@ -253,8 +254,5 @@ async fn a_connection_closed_after_the_request_is_not_retried() {
         }
     });
     let result = hello(&client_for(&format!("http://{address}"), "")).await;
-    assert!(
-        matches!(&result, Err(ChatError::Transport(_))),
-        "expected a Transport error, got {result:?}"
-    );
+    assert_eq!(result.map(|r| r.text).ok().flatten().as_deref(), Some("ok"));
 }

@@ -1,4 +1,4 @@
-//! The visitors of `CollapsingConfig` and `Limits`.
+//! The visitors of `CollapsingConfig`, `Limits` and `ContextBudget`.
 
 use std::fmt;
 
@@ -183,5 +183,65 @@ impl<'de> Visitor<'de> for LimitsVisitor {
             *field = map.next_value_seed(AtLeastOne(name))?;
         }
         Ok(limits)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// ContextBudget
+
+#[derive(Clone, Copy)]
+pub(super) enum BudgetKey {
+    MaxTokens,
+    MaxMessages,
+    DropTrimmed,
+}
+
+pub(super) const BUDGET_KEYS: &[(BudgetKey, &str)] = &[
+    (BudgetKey::MaxTokens, "max_tokens"),
+    (BudgetKey::MaxMessages, "max_messages"),
+    (BudgetKey::DropTrimmed, "drop_trimmed"),
+];
+
+const BUDGET_NULL: &str = "context_budget must be an object; omit it to send the whole history";
+
+impl<'de> Deserialize<'de> for crate::ContextBudget {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        // `deserialize_any` so that `null` reaches `visit_unit` and gets the specified message.
+        deserializer.deserialize_any(BudgetVisitor)
+    }
+}
+
+struct BudgetVisitor;
+
+impl<'de> Visitor<'de> for BudgetVisitor {
+    type Value = crate::ContextBudget;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(r#"a context budget object such as {"max_tokens": 4000}"#)
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<crate::ContextBudget, E> {
+        Err(E::custom(BUDGET_NULL))
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<crate::ContextBudget, E> {
+        Err(E::custom(BUDGET_NULL))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<crate::ContextBudget, A::Error> {
+        let mut keys = Keys::new("ContextBudget", BUDGET_KEYS);
+        let mut budget = crate::ContextBudget::default();
+        while let Some(key) = map.next_key::<String>()? {
+            match keys.identify(key)? {
+                BudgetKey::MaxTokens => {
+                    budget.max_tokens = Some(map.next_value_seed(AtLeastOne("max_tokens"))?);
+                }
+                BudgetKey::MaxMessages => {
+                    budget.max_messages = Some(map.next_value_seed(AtLeastOne("max_messages"))?);
+                }
+                BudgetKey::DropTrimmed => budget.drop_trimmed = map.next_value()?,
+            }
+        }
+        Ok(budget)
     }
 }

@@ -112,6 +112,7 @@ enum AgentKey {
     SubAgents,
     McpServers,
     Limits,
+    ContextBudget,
 }
 
 const AGENT_KEYS: &[(AgentKey, &str)] = &[
@@ -124,6 +125,7 @@ const AGENT_KEYS: &[(AgentKey, &str)] = &[
     (AgentKey::SubAgents, "sub_agents"),
     (AgentKey::McpServers, "mcp_servers"),
     (AgentKey::Limits, "limits"),
+    (AgentKey::ContextBudget, "context_budget"),
 ];
 
 impl<'de> Deserialize<'de> for AgentConfig {
@@ -152,6 +154,7 @@ impl<'de> Visitor<'de> for AgentConfigVisitor {
                 AgentKey::MaxIterations => config.max_iterations = map.next_value()?,
                 AgentKey::Collapsing => config.collapsing = map.next_value()?,
                 AgentKey::Limits => config.limits = map.next_value()?,
+                AgentKey::ContextBudget => config.context_budget = Some(map.next_value()?),
                 AgentKey::ToolHarnesses => {
                     config.tool_harnesses = map.next_value_seed(ListOf::<ToolHarnessReference>(
                         "a list of harness references",
@@ -220,6 +223,7 @@ fn all_known_keys() -> Vec<(&'static str, Vec<&'static str>)> {
         ("ToolChoice", known_keys(model::TOOL_CHOICE_KEYS)),
         ("CollapsingConfig", known_keys(collapsing::COLLAPSING_KEYS)),
         ("Limits", known_keys(collapsing::LIMITS_KEYS)),
+        ("ContextBudget", known_keys(collapsing::BUDGET_KEYS)),
         (
             "ToolHarnessReference",
             known_keys(reference::REFERENCE_KEYS),

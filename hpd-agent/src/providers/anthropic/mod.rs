@@ -20,8 +20,9 @@
 //! ```
 //!
 //! Error policy: as for [`OpenAiClient`](crate::OpenAiClient) (see [`crate::openai`]): HTTP
-//! 429, 529 (overloaded), other 5xx and failures to connect are retried with backoff and
-//! jitter, honouring `retry-after`; a stream that has started is never retried; an `error`
+//! 429, 529 (overloaded), other 5xx, failures to connect and connections closed before the
+//! answer (a stale pooled connection) are retried with backoff and jitter, honouring
+//! `retry-after`; a stream of which bytes have arrived is never retried; an `error`
 //! event inside a stream is [`ChatError::Status`] with the status its error type stands for
 //! (`overloaded_error` 529, `rate_limit_error` 429, `api_error` 500, ...); a stream that ends
 //! before `message_stop` and without a stop reason is [`ChatError::Transport`].
@@ -89,6 +90,19 @@ pub const DEFAULT_MAX_TOKENS: u32 = 4096;
 /// | [`ChatMessage::Assistant`](crate::ChatMessage::Assistant) | an `assistant` message: its signed `thinking` (and `redacted_thinking`) blocks first, then the text, then one `tool_use` block per call with the arguments parsed as `input` (`{}` when they are not a JSON object) |
 /// | [`ChatMessage::Tool`](crate::ChatMessage::Tool) | a `tool_result` block with `is_error` when set; the results of one response go in one `user` message (consecutive messages of one role are merged) |
 /// | `tools` | `[{"name", "description", "input_schema"}]` |
+/// | `deferred` (the native collapsing layout) | appended to `tools`, each with `"defer_loading": true`; a [`ChatMessage::Tool`](crate::ChatMessage::Tool) with `references` is a `tool_result` whose `content` is its text block followed by one `{"type": "tool_reference", "tool_name"}` block per reference |
+///
+/// The native layout follows the tool search page of the Messages API documentation, with
+/// the client doing the search: a container is an ordinary tool (so at least one tool is not
+/// deferred, as the API requires), its members are deferred, and the container's result
+/// references them, so the API expands their definitions at that point of the conversation and
+/// the cached prefix (tools, system text, earlier messages) stays as it was. The result keeps
+/// its text before the references (the SDK's `tool_result` content type allows text and
+/// reference blocks together): that text carries the container's `function_result` and system
+/// prompt. A deferred tool never carries a `cache_control` breakpoint (the API refuses that);
+/// the breakpoint stays on the last tool that is not deferred. Tool search is generally
+/// available and needs no beta header; [`with_beta`](Self::with_beta) adds one where a platform
+/// still asks for it.
 ///
 /// Prompt caching (on by default, [`with_prompt_caching`](Self::with_prompt_caching)): a
 /// `cache_control` breakpoint goes on the last tool, on the system text and on the last block
@@ -277,7 +291,9 @@ impl AnthropicClient {
             None => beta.to_owned(),
         };
         let value = reqwest::header::HeaderValue::from_str(&value).map_err(|_| {
-            ChatError::Config(format!("the beta name '{beta}' cannot be sent in an HTTP header"))
+            ChatError::Config(format!(
+                "the beta name '{beta}' cannot be sent in an HTTP header"
+            ))
         })?;
         self.settings.transport.set_header(name, value);
         Ok(self)

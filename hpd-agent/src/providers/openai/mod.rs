@@ -32,13 +32,20 @@
 //!   [`max_retries`](OpenAiClient::with_max_retries) times. Then the last failure is returned:
 //!   [`ChatError::Status`] with the provider's `error.message`, or [`ChatError::Transport`].
 //! - Other statuses are not retried.
-//! - A connection that breaks after the request was sent (closed or reset before the response
-//!   or during it) is [`ChatError::Transport`] and is not retried: the server may already have
-//!   processed the request, and a retry could run it, and bill it, twice.
+//! - A connection that the server closes or resets before its answer arrives (hyper's
+//!   "connection closed before message completed", a reset, a broken pipe) is retried like a
+//!   failure to connect, on a fresh connection. This is what a request meets on a pooled
+//!   keep-alive connection that the server or a load balancer closed while it was idle or
+//!   right after its last response; the official OpenAI and Anthropic SDKs retry it too. A
+//!   server that did process the request and then closed without answering could run it twice;
+//!   [`with_max_retries(0)`](OpenAiClient::with_max_retries) turns every retry off. A whole
+//!   (not streamed) body cut by a closed connection is retried too: no one saw it.
 //! - Timeouts ([`ChatError::Timeout`]) are not retried: the request may still be running on the
 //!   provider's side and a retry would pay for it twice.
-//! - A stream is never retried once a response has started: its text already reached the
-//!   [`TextSink`].
+//! - A stream is never retried once bytes of its body have arrived: its text may already have
+//!   reached the [`TextSink`]. A stream cut by the connection is [`ChatError::Transport`] saying
+//!   how many bytes had arrived and that the request is not sent again; the turn fails and the
+//!   session keeps its history, so the application can run it again.
 //! - An error the server reports inside a 200 response is [`ChatError::Status`] with the
 //!   server's message (and its numeric `code` as the status when it has one): an `error` object
 //!   in the body or in a stream chunk, an `event: error` event, or the `error:` field llama.cpp
@@ -331,11 +338,7 @@ mod tests {
             OpenAiClient::from_lookup("m".into(), &lookup(&[("OPENAI_API_KEY", "sk-1")])).unwrap();
         assert_eq!(keyed.base_url(), DEFAULT_BASE_URL);
         assert_eq!(
-            keyed
-                .settings
-                .transport
-                .header("authorization")
-                .unwrap(),
+            keyed.settings.transport.header("authorization").unwrap(),
             "Bearer sk-1"
         );
     }

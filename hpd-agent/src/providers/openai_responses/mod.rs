@@ -277,9 +277,9 @@ impl ChatClient for OpenAiResponsesClient {
     }
 
     fn deferred_tools(&self) -> DeferredTools {
-        let native = self
-            .deferred
-            .unwrap_or_else(|| self.settings.transport.endpoint.host_str() == Some("api.openai.com"));
+        let native = self.deferred.unwrap_or_else(|| {
+            self.settings.transport.endpoint.host_str() == Some("api.openai.com")
+        });
         if native {
             DeferredTools::ToolSearch
         } else {

@@ -35,7 +35,12 @@ pub(super) fn request_body(
             })
             .collect();
         if !request.deferred.is_empty() {
-            tools.extend(request.deferred.iter().map(|group| namespace(group, None, None)));
+            tools.extend(
+                request
+                    .deferred
+                    .iter()
+                    .map(|group| namespace(group, None, None)),
+            );
             tools.push(tool_search(request.deferred));
         }
         body.insert("tools".into(), Value::Array(tools));

@@ -1,0 +1,99 @@
+//! The MCP server under test of the official conformance suite
+//! (npm `@modelcontextprotocol/conformance`, `conformance server --url ...`), run by
+//! `.ci/mcp-conformance.sh`.
+//!
+//! It serves the suite's fixture tools through the project's own API: a [`HarnessBuilder`]
+//! harness of [`Tool`]s, served by [`McpServer::serve_http`]. Fixture tools whose results the
+//! project cannot express (see `.ci/mcp-conformance/*.yaml`) are not served.
+//!
+//! ```text
+//! mcp_conformance_server [ADDR]    # default 127.0.0.1:0; prints the endpoint URL on stdout
+//! ```
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use hpd_agent::mcp::McpServer;
+use hpd_agent::{AgentBuilder, HarnessBuilder, LogLevel, ScriptedChatClient, Tool, ToolResult};
+use serde_json::json;
+
+fn no_arguments() -> serde_json::Value {
+    json!({"type": "object", "properties": {}})
+}
+
+fn fixture_tools() -> Vec<Tool> {
+    vec![
+        Tool::new(
+            "test_simple_text",
+            "Returns a simple text response",
+            no_arguments(),
+            |_, _| async { ToolResult::ok("This is a simple text response for testing.") },
+        ),
+        Tool::new(
+            "test_error_handling",
+            "Always fails with an error result",
+            no_arguments(),
+            |_, _| async {
+                ToolResult::error("This tool intentionally returns an error for testing")
+            },
+        ),
+        // Reports 0, 50 and 100 of 100, with pauses, through `FunctionContext::report_progress`.
+        Tool::new(
+            "test_tool_with_progress",
+            "Reports progress while it runs",
+            no_arguments(),
+            |_, ctx| async move {
+                for progress in [0.0, 50.0, 100.0] {
+                    ctx.report_progress(progress, Some(100.0), Some("working"));
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+                ToolResult::ok("Progress test completed")
+            },
+        ),
+        // Logs three messages, with pauses, through `FunctionContext::log`.
+        Tool::new(
+            "test_tool_with_logging",
+            "Logs messages while it runs",
+            no_arguments(),
+            |_, ctx| async move {
+                for message in [
+                    "Tool execution started",
+                    "Tool processing data",
+                    "Tool execution completed",
+                ] {
+                    ctx.log(LogLevel::Info, message);
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+                ToolResult::ok("Logging test completed")
+            },
+        ),
+    ]
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let addr: SocketAddr = match std::env::args().nth(1) {
+        Some(addr) => addr.parse()?,
+        None => "127.0.0.1:0".parse()?,
+    };
+    let harness = HarnessBuilder::new("Conformance")
+        .tools(fixture_tools())
+        .build()?;
+    let agent = AgentBuilder::new()
+        .with_name("hpd-agent-conformance")
+        .with_harness(harness)
+        // The model is never asked: the server only runs the tools.
+        .with_chat_client(ScriptedChatClient::new())
+        .build()?;
+    // The suite sends no credentials; the port is on loopback and lives for one run.
+    // Flat: the fixtures are plain tools, and a flat server also offers the stateless
+    // 2026-07-28 revision.
+    let server = McpServer::new(agent)
+        .flat(true)
+        .allow_unauthenticated()
+        .serve_http(addr)
+        .await?;
+    println!("{}", server.url());
+    server.wait().await;
+    Ok(())
+}

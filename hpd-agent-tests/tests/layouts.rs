@@ -1,0 +1,711 @@
+//! Behaviour of the `fixed` and `native` collapsing layouts: the tools and system text of each
+//! request over whole sessions, the history, recovery, the call tool's path through middleware,
+//! events and limits, scoped pipelines, selective registration, the fallback of `native`, and
+//! tool sessions (what an MCP server serves).
+
+use std::sync::{Arc, Mutex};
+
+use hpd_agent::{
+    AgentBuilder, AgentConfig, AgentEvent, BuildError, CALL_TOOL, ChatMessage, ChatResponse,
+    CollapsingLayout, DeferredTools, FunctionCall, HarnessBuilder, HookResult, IterationInfo,
+    Limits, Middleware, RecordedRequest, ScriptedChatClient, Tool, ToolCall, ToolResult,
+    async_trait,
+};
+use hpd_agent_tests::{DatabaseTools, FileTools, MathTools, WeatherTools, executions, reset_logs};
+use serde_json::json;
+
+/// The fixture logs are process-wide: tests that read them run one at a time.
+static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+fn call(id: &str, name: &str, arguments: serde_json::Value) -> ChatResponse {
+    ChatResponse::tool_calls(vec![ToolCall::new(id, name, arguments.to_string())])
+}
+
+fn through(id: &str, member: &str, arguments: serde_json::Value) -> ChatResponse {
+    call(
+        id,
+        CALL_TOOL,
+        json!({"name": member, "arguments": arguments}),
+    )
+}
+
+/// Every request after the first starts with the one before: the same tools, the same system
+/// text, and its messages followed by more.
+fn assert_continuations(requests: &[RecordedRequest]) {
+    for (i, pair) in requests.windows(2).enumerate() {
+        let (before, after) = (&pair[0], &pair[1]);
+        assert_eq!(
+            after.tool_names(),
+            before.tool_names(),
+            "tools of request {}",
+            i + 2
+        );
+        assert_eq!(
+            after.deferred,
+            before.deferred,
+            "deferred tools of request {}",
+            i + 2
+        );
+        assert_eq!(
+            after.instructions,
+            before.instructions,
+            "system text of request {}",
+            i + 2
+        );
+        assert!(
+            after.messages.starts_with(&before.messages),
+            "request {} does not continue request {}",
+            i + 2,
+            i + 1
+        );
+    }
+}
+
+fn agent(client: &ScriptedChatClient, layout: CollapsingLayout) -> AgentBuilder {
+    AgentBuilder::new()
+        .with_instructions("Base.")
+        .with_tool_harness::<WeatherTools>()
+        .with_tool_harness::<MathTools>()
+        .with_tool_harness::<FileTools>()
+        .with_tool_harness::<DatabaseTools>()
+        .with_collapsing_layout(layout)
+        .with_chat_client(client.clone())
+}
+
+const FIXED_LIST: [&str; 6] = [
+    "get_weather",
+    "get_forecast",
+    "MathTools",
+    "FileTools",
+    "DatabaseTools",
+    CALL_TOOL,
+];
+
+#[tokio::test]
+async fn fixed_keeps_every_request_of_a_session_a_continuation_of_the_last() {
+    let _serial = SERIAL.lock().await;
+    reset_logs();
+    let client = ScriptedChatClient::with_replies([
+        call("c1", "MathTools", json!({})),
+        through("c2", "add", json!({"a": 2, "b": 3})),
+        ChatResponse::text("5"),
+        call("c3", "FileTools", json!({})),
+        through("c4", "read_file", json!({"path": "a.txt"})),
+        through("c5", "FileTools.read_file", json!({"path": "b.txt"})),
+        ChatResponse::text("read"),
+        // A member of a container of an earlier turn: recovery, then the call runs.
+        through("c6", "multiply", json!({"a": 2, "b": 4})),
+        through("c7", "multiply", json!({"a": 2, "b": 4})),
+        ChatResponse::text("8"),
+    ]);
+    let events = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&events);
+    let built = agent(&client, CollapsingLayout::Fixed)
+        .on_event(move |e| {
+            let line = match e {
+                AgentEvent::ToolCallStarted {
+                    name, arguments, ..
+                } => {
+                    format!("start {name} {arguments}")
+                }
+                AgentEvent::ToolCallFinished {
+                    name,
+                    result,
+                    is_error,
+                    ..
+                } => {
+                    format!(
+                        "finish {name} {is_error} {}",
+                        result.lines().next().unwrap_or("")
+                    )
+                }
+                AgentEvent::ContainerExpanded { harness, recovery } => {
+                    format!("expanded {harness} {recovery}")
+                }
+                _ => return,
+            };
+            seen.lock().unwrap().push(line);
+        })
+        .build()
+        .unwrap();
+    let mut session = built.session();
+    assert_eq!(session.run("add").await.unwrap().text, "5");
+    assert_eq!(session.run("read").await.unwrap().text, "read");
+    assert_eq!(session.run("multiply").await.unwrap().text, "8");
+    let requests = client.requests();
+    assert_eq!(requests.len(), 10);
+    assert_eq!(requests[0].tool_names(), FIXED_LIST);
+    assert_eq!(requests[0].instructions, "Base.");
+    assert!(requests[0].deferred.is_empty());
+    assert_continuations(&requests);
+    assert_eq!(
+        executions(),
+        [
+            "MathTools.add",
+            "FileTools.read_file",
+            "FileTools.read_file",
+            "MathTools.multiply"
+        ]
+    );
+    // The file container's result carries its system prompt, since the system text never does.
+    let (opened, _) = requests[4].tool_result("c3").unwrap();
+    assert!(opened.starts_with(
+        "FileTools expanded. Available functions: read_file, write_file\n\nCall them with call_function"
+    ));
+    assert!(opened.ends_with(
+        "## Active container instructions\n\n### FileTools\nPaths are relative to the workspace."
+    ));
+    assert_eq!(
+        requests[5].tool_result("c4"),
+        Some(("contents of a.txt", false))
+    );
+    // The history keeps the model's calls as it made them.
+    assert!(matches!(
+        &requests[2].messages[3],
+        ChatMessage::Assistant { tool_calls, .. } if tool_calls[0].name == CALL_TOOL
+    ));
+    // Events name the call that runs.
+    let events = events.lock().unwrap().clone();
+    assert_eq!(
+        &events[..5],
+        [
+            "start MathTools {}",
+            "expanded MathTools false",
+            "finish MathTools false MathTools expanded. Available functions: add, multiply, divide",
+            "start add {\"a\":2,\"b\":3}",
+            "finish add false 5",
+        ]
+    );
+    assert!(events.contains(&"expanded MathTools true".to_owned()));
+}
+
+/// Records the calls hooks see.
+struct Spy(Arc<Mutex<Vec<String>>>);
+
+#[async_trait]
+impl Middleware for Spy {
+    async fn before_tool_execution(&self, _: &IterationInfo, calls: &[ToolCall]) -> HookResult {
+        for c in calls {
+            self.0
+                .lock()
+                .unwrap()
+                .push(format!("batch {} {}", c.name, c.arguments));
+        }
+        Ok(())
+    }
+
+    async fn before_function(&self, call: &mut FunctionCall) -> HookResult {
+        self.0.lock().unwrap().push(format!(
+            "before {}.{} {}",
+            call.harness_name(),
+            call.function_name(),
+            call.arguments()
+        ));
+        if call.function_name() == "divide" {
+            call.block("Error: no division today");
+        }
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn the_call_tool_takes_the_path_of_a_direct_call() {
+    let _serial = SERIAL.lock().await;
+    reset_logs();
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let client = ScriptedChatClient::with_replies([
+        call("c1", "MathTools", json!({})),
+        ChatResponse::tool_calls(vec![
+            ToolCall::new(
+                "c2",
+                CALL_TOOL,
+                json!({"name": "divide", "arguments": {"a": 1, "b": 2}}).to_string(),
+            ),
+            ToolCall::new(
+                "c3",
+                CALL_TOOL,
+                json!({"name": "add", "arguments": {"a": "x"}}).to_string(),
+            ),
+            ToolCall::new(
+                "c4",
+                CALL_TOOL,
+                json!({"name": "multiply", "arguments": {"a": 3, "b": 3}}).to_string(),
+            ),
+            // A big arguments text is refused before anything is unwrapped.
+            ToolCall::new(
+                "c5",
+                CALL_TOOL,
+                json!({"name": "add", "arguments": {"a": 1, "b": 1, "pad": "x".repeat(300)}})
+                    .to_string(),
+            ),
+        ]),
+        ChatResponse::text("done"),
+    ]);
+    let built = agent(&client, CollapsingLayout::Fixed)
+        .with_middleware(Spy(Arc::clone(&log)))
+        .with_limits(Limits {
+            max_argument_bytes: 200,
+            ..Limits::default()
+        })
+        .build()
+        .unwrap();
+    built.run("math").await.unwrap();
+    let last = client.requests().pop().unwrap();
+    assert_eq!(
+        last.tool_result("c2"),
+        Some(("Error: no division today", true))
+    );
+    let (invalid, is_error) = last.tool_result("c3").unwrap();
+    assert!(
+        invalid.starts_with("Invalid arguments for 'add': "),
+        "{invalid}"
+    );
+    assert!(is_error);
+    assert_eq!(last.tool_result("c4"), Some(("9", false)));
+    let (refused, is_error) = last.tool_result("c5").unwrap();
+    assert!(is_error && refused.contains("200"), "{refused}");
+    assert_eq!(executions(), ["MathTools.multiply"]);
+    let log = log.lock().unwrap().clone();
+    assert_eq!(
+        log,
+        [
+            "batch MathTools {}",
+            "batch divide {\"a\":1,\"b\":2}",
+            "batch add {\"a\":\"x\"}",
+            "batch multiply {\"a\":3,\"b\":3}",
+            // The refused call is seen as the model sent it.
+            &format!(
+                "batch {CALL_TOOL} {}",
+                json!({"name": "add", "arguments": {"a": 1, "b": 1, "pad": "x".repeat(300)}})
+            ),
+            "before MathTools.divide {\"a\":1,\"b\":2}",
+            "before MathTools.add {\"a\":\"x\"}",
+            "before MathTools.multiply {\"a\":3,\"b\":3}",
+        ]
+    );
+}
+
+#[tokio::test]
+async fn fixed_with_executed_recovery_and_selected_functions() {
+    let _serial = SERIAL.lock().await;
+    reset_logs();
+    let client = ScriptedChatClient::with_replies([
+        ChatResponse::tool_calls(vec![
+            ToolCall::new(
+                "c1",
+                CALL_TOOL,
+                json!({"name": "add", "arguments": {"a": 1, "b": 2}}).to_string(),
+            ),
+            // Not selected for this agent: never run, whatever the name.
+            ToolCall::new(
+                "c2",
+                CALL_TOOL,
+                json!({"name": "MathTools.multiply", "arguments": {"a": 1, "b": 2}}).to_string(),
+            ),
+        ]),
+        ChatResponse::text("3"),
+    ]);
+    let built = AgentBuilder::new()
+        .with_tool::<MathTools>("add")
+        .configure_harness_collapsing(|c| {
+            c.layout = CollapsingLayout::Fixed;
+            c.execute_recovered_calls = true;
+        })
+        .with_chat_client(client.clone())
+        .build()
+        .unwrap();
+    built.run("x").await.unwrap();
+    let requests = client.requests();
+    assert_eq!(requests[0].tool_names(), ["MathTools", CALL_TOOL]);
+    // The executed recovered call runs at once, and its result carries the system prompt.
+    assert_eq!(
+        requests[1].tool_result("c1"),
+        Some((
+            "3\n\n## Active container instructions\n\n### MathTools\nUse exact arithmetic and show units when relevant.",
+            false
+        ))
+    );
+    // A qualified name of a function the agent does not have is a call of its container (it
+    // lists only the selected function); the function never runs.
+    let (opened, is_error) = requests[1].tool_result("c2").unwrap();
+    assert!(!is_error);
+    assert!(
+        opened.starts_with("MathTools expanded. Available functions: add\n\n"),
+        "{opened}"
+    );
+    assert!(!opened.contains("multiply"), "{opened}");
+    assert_eq!(executions(), ["MathTools.add"]);
+}
+
+#[test]
+fn a_tool_named_like_the_call_tool_is_a_clash() {
+    let ping = Tool::new(CALL_TOOL, "Mine", json!({"type": "object"}), |_, _| async {
+        ToolResult::ok("")
+    });
+    let error = AgentBuilder::new()
+        .with_harness(HarnessBuilder::new("Mine").tool(ping).build().unwrap())
+        .with_tool_harness::<MathTools>()
+        .with_collapsing_layout(CollapsingLayout::Fixed)
+        .with_chat_client(ScriptedChatClient::new())
+        .build()
+        .unwrap_err();
+    assert!(matches!(error, BuildError::DuplicateTool { .. }));
+    assert_eq!(
+        error.to_string(),
+        "tool name 'call_function' is registered twice: by 'the fixed collapsing layout' and by 'Mine'"
+    );
+    // Without containers the layout has no call tool, and the name is free.
+    let ping = Tool::new(CALL_TOOL, "Mine", json!({"type": "object"}), |_, _| async {
+        ToolResult::ok("")
+    });
+    assert!(
+        AgentBuilder::new()
+            .with_harness(HarnessBuilder::new("Mine").tool(ping).build().unwrap())
+            .with_collapsing_layout(CollapsingLayout::Fixed)
+            .with_chat_client(ScriptedChatClient::new())
+            .build()
+            .is_ok()
+    );
+}
+
+#[tokio::test]
+async fn native_without_a_native_client_falls_back_to_fixed_and_says_so_once() {
+    let _serial = SERIAL.lock().await;
+    let events = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&events);
+    let client = ScriptedChatClient::with_replies([
+        call("c1", "MathTools", json!({})),
+        through("c2", "add", json!({"a": 1, "b": 1})),
+        ChatResponse::text("2"),
+    ]);
+    let built = agent(&client, CollapsingLayout::Native)
+        .on_event(move |e| {
+            if let AgentEvent::LayoutFallback {
+                requested,
+                used,
+                reason,
+            } = e
+            {
+                seen.lock()
+                    .unwrap()
+                    .push(format!("{requested} -> {used}: {reason}"));
+            }
+        })
+        .build()
+        .unwrap();
+    built.run("one").await.unwrap();
+    assert_eq!(
+        *events.lock().unwrap(),
+        ["native -> fixed: the chat client has no deferred tool loading"]
+    );
+    let requests = client.requests();
+    assert_eq!(requests[0].tool_names(), FIXED_LIST);
+    assert_eq!(requests[2].tool_result("c2"), Some(("2", false)));
+    assert_continuations(&requests);
+}
+
+#[tokio::test]
+async fn native_with_tool_references_defers_members_and_loads_them_from_results() {
+    let _serial = SERIAL.lock().await;
+    reset_logs();
+    let client = ScriptedChatClient::new().with_deferred_tools(DeferredTools::ToolReferences);
+    for reply in [
+        call("c1", "FileTools", json!({})),
+        call("c2", "read_file", json!({"path": "x"})),
+        ChatResponse::text("ok"),
+        // Next turn: loaded from the history, collapsed again: recovery answers, loading again.
+        call("c3", "query", json!({"sql": "select 1"})),
+        call("c4", "query", json!({"sql": "select 1"})),
+        ChatResponse::text("ok"),
+    ] {
+        client.push(reply);
+    }
+    let built = agent(&client, CollapsingLayout::Native).build().unwrap();
+    let mut session = built.session();
+    session.run("read").await.unwrap();
+    session.run("query").await.unwrap();
+    let requests = client.requests();
+    assert_eq!(
+        requests[0].tool_names(),
+        [
+            "get_weather",
+            "get_forecast",
+            "MathTools",
+            "FileTools",
+            "DatabaseTools"
+        ]
+    );
+    let groups: Vec<(&str, Vec<&str>)> = requests[0]
+        .deferred
+        .iter()
+        .map(|g| {
+            (
+                g.name.as_str(),
+                g.tools.iter().map(|t| t.name.as_str()).collect(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        groups,
+        [
+            ("MathTools", vec!["add", "multiply", "divide"]),
+            ("FileTools", vec!["read_file", "write_file"]),
+            ("DatabaseTools", vec!["query"]),
+        ]
+    );
+    assert_continuations(&requests);
+    let references = |request: &RecordedRequest, id: &str| -> Vec<String> {
+        request
+            .messages
+            .iter()
+            .find_map(|m| match m {
+                ChatMessage::Tool {
+                    call_id,
+                    references,
+                    ..
+                } if call_id == id => Some(references.clone()),
+                _ => None,
+            })
+            .unwrap()
+    };
+    assert_eq!(references(&requests[1], "c1"), ["read_file", "write_file"]);
+    assert!(references(&requests[2], "c2").is_empty());
+    assert_eq!(references(&requests[4], "c3"), ["query"]);
+    let (recovered, _) = requests[4].tool_result("c3").unwrap();
+    assert_eq!(
+        recovered,
+        "DatabaseTools expanded. Available functions: query. Call query again to run it."
+    );
+    assert_eq!(executions(), ["FileTools.read_file", "DatabaseTools.query"]);
+}
+
+#[tokio::test]
+async fn native_with_tool_search_answers_searches_by_name_or_words() {
+    let _serial = SERIAL.lock().await;
+    reset_logs();
+    let client = ScriptedChatClient::new().with_deferred_tools(DeferredTools::ToolSearch);
+    for reply in [
+        ChatResponse::tool_calls(vec![
+            ToolCall::new("s1", "tool_search", r#"{"namespace": "mathtools"}"#),
+            ToolCall::new(
+                "s2",
+                "tool_search",
+                r#"{"goal": "read a file from the workspace"}"#,
+            ),
+            ToolCall::new("s3", "tool_search", r#"{"goal": "zzz"}"#),
+        ]),
+        call("c1", "multiply", json!({"a": 6, "b": 7})),
+        ChatResponse::text("42"),
+    ] {
+        client.push(reply);
+    }
+    let built = agent(&client, CollapsingLayout::Native).build().unwrap();
+    built.run("x").await.unwrap();
+    let requests = client.requests();
+    // The containers are the namespaces there: only the plain tools are functions.
+    assert_eq!(requests[0].tool_names(), ["get_weather", "get_forecast"]);
+    assert_eq!(requests[0].deferred.len(), 3);
+    assert_continuations(&requests);
+    assert!(
+        requests[1]
+            .tool_result("s1")
+            .unwrap()
+            .0
+            .starts_with("MathTools expanded.")
+    );
+    assert!(
+        requests[1]
+            .tool_result("s2")
+            .unwrap()
+            .0
+            .starts_with("FileTools expanded.")
+    );
+    assert_eq!(
+        requests[1].tool_result("s3"),
+        Some((
+            "No container matches the search. Containers: MathTools, FileTools, DatabaseTools",
+            true
+        ))
+    );
+    assert_eq!(requests[2].tool_result("c1"), Some(("42", false)));
+    assert_eq!(executions(), ["MathTools.multiply"]);
+}
+
+#[tokio::test]
+async fn tool_sessions_in_fixed_never_change_their_list() {
+    let _serial = SERIAL.lock().await;
+    let built = agent(&ScriptedChatClient::new(), CollapsingLayout::Fixed)
+        .build()
+        .unwrap();
+    let tools = built.tool_session();
+    assert_eq!(tools.visible_tool_names(), FIXED_LIST);
+    let opened = tools.call("MathTools", "{}", "m1").await.unwrap();
+    assert!(opened.expanded && !opened.tools_changed);
+    assert!(
+        opened
+            .result
+            .text
+            .contains(r#"{"name":"add","description":"Adds two integers.""#)
+    );
+    assert_eq!(tools.visible_tool_names(), FIXED_LIST);
+    let sum = tools
+        .call(
+            CALL_TOOL,
+            r#"{"name": "add", "arguments": {"a": 20, "b": 22}}"#,
+            "m2",
+        )
+        .await
+        .unwrap();
+    assert_eq!(sum.result.text, "42");
+    let bad = tools.call(CALL_TOOL, "{}", "m3").await.unwrap();
+    assert!(
+        bad.result.is_error
+            && bad
+                .result
+                .text
+                .starts_with("Invalid arguments for 'call_function'")
+    );
+    // In the hide layout the same call changes the list.
+    let hide = agent(&ScriptedChatClient::new(), CollapsingLayout::Hide)
+        .build()
+        .unwrap()
+        .tool_session();
+    assert!(
+        hide.call("MathTools", "{}", "h1")
+            .await
+            .unwrap()
+            .tools_changed
+    );
+}
+
+#[test]
+fn the_layout_in_json_config() {
+    let config = AgentConfig::from_json(r#"{"Collapsing": {"Layout": "Native"}}"#).unwrap();
+    assert_eq!(config.collapsing.layout, CollapsingLayout::Native);
+    assert_eq!(
+        config.to_json(),
+        "{\n  \"collapsing\": {\n    \"layout\": \"native\"\n  }\n}"
+    );
+    let error = AgentConfig::from_json(r#"{"collapsing": {"layout": "flat"}}"#).unwrap_err();
+    assert!(
+        error.to_string().contains(
+            "unknown collapsing layout 'flat'; expected one of hide, append, fixed, native"
+        ),
+        "{error}"
+    );
+    assert!(error.to_string().contains("collapsing.layout"), "{error}");
+    let error =
+        AgentConfig::from_json(r#"{"collapsing": {"layout": "fixed", "cache_stable": true}}"#)
+            .unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("cache_stable (true) contradicts layout \"fixed\""),
+        "{error}"
+    );
+    let same =
+        AgentConfig::from_json(r#"{"collapsing": {"layout": "append", "cache_stable": true}}"#)
+            .unwrap();
+    assert_eq!(same.collapsing.layout, CollapsingLayout::Append);
+}
+
+#[tokio::test]
+async fn a_forced_member_goes_through_what_the_list_shows() {
+    let _serial = SERIAL.lock().await;
+    let options =
+        hpd_agent::ModelOptions::new().with_tool_choice(hpd_agent::ToolChoice::Tool("add".into()));
+    let client = ScriptedChatClient::with_replies([
+        through("c1", "add", json!({"a": 1, "b": 2})),
+        ChatResponse::text("3"),
+    ]);
+    agent(&client, CollapsingLayout::Fixed)
+        .with_model_options(options.clone())
+        .build()
+        .unwrap()
+        .run("x")
+        .await
+        .unwrap();
+    let requests = client.requests();
+    assert_eq!(
+        requests[0].options.tool_choice,
+        Some(hpd_agent::ToolChoice::Tool(CALL_TOOL.into()))
+    );
+    // Forcing expanded the container first, as recovery would, so the call runs.
+    assert_eq!(
+        requests[1].tool_result("c1"),
+        Some((
+            "3\n\n## Active container instructions\n\n### MathTools\nUse exact arithmetic and show units when relevant.",
+            false
+        ))
+    );
+    assert_eq!(
+        requests[1].options.tool_choice,
+        Some(hpd_agent::ToolChoice::Auto)
+    );
+
+    let client = ScriptedChatClient::new().with_deferred_tools(DeferredTools::ToolSearch);
+    client.push(ChatResponse::text("no"));
+    agent(&client, CollapsingLayout::Native)
+        .with_model_options(options)
+        .build()
+        .unwrap()
+        .run("x")
+        .await
+        .unwrap();
+    assert_eq!(
+        client.requests()[0].options.tool_choice,
+        Some(hpd_agent::ToolChoice::Required)
+    );
+}
+
+#[tokio::test]
+async fn a_container_opened_again_in_a_session_does_not_repeat_what_the_history_shows() {
+    let _serial = SERIAL.lock().await;
+    let client = ScriptedChatClient::with_replies([
+        call("c1", "MathTools", json!({})),
+        ChatResponse::text("open"),
+        call("c2", "MathTools", json!({})),
+        ChatResponse::text("open again"),
+    ]);
+    let built = agent(&client, CollapsingLayout::Fixed).build().unwrap();
+    let mut session = built.session();
+    session.run("one").await.unwrap();
+    session.run("two").await.unwrap();
+    let requests = client.requests();
+    let (first, _) = requests[1].tool_result("c1").unwrap();
+    assert!(first.contains(r#"{"name":"add","#) && first.contains("### MathTools"));
+    let (again, _) = requests[3].tool_result("c2").unwrap();
+    assert_eq!(
+        again,
+        "MathTools expanded. Available functions: add, multiply, divide\n\nCall them with \
+         call_function, giving {\"name\": \"<function>\", \"arguments\": {...}}. Their parameters \
+         are in an earlier result.\n\nMath tools are active."
+    );
+    assert_continuations(&requests);
+
+    // Native: members already loaded are not referenced again.
+    let client = ScriptedChatClient::new().with_deferred_tools(DeferredTools::ToolReferences);
+    for reply in [
+        call("c1", "MathTools", json!({})),
+        ChatResponse::text("open"),
+        call("c2", "MathTools", json!({})),
+        ChatResponse::text("open again"),
+    ] {
+        client.push(reply);
+    }
+    let mut session = agent(&client, CollapsingLayout::Native)
+        .build()
+        .unwrap()
+        .session();
+    session.run("one").await.unwrap();
+    session.run("two").await.unwrap();
+    let loaded: Vec<Vec<String>> = session
+        .history()
+        .iter()
+        .filter_map(|m| match m {
+            ChatMessage::Tool { references, .. } => Some(references.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(loaded, [vec!["add", "multiply", "divide"], vec![]]);
+}
