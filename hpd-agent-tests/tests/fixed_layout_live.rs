@@ -159,7 +159,7 @@ async fn fixed_layout_follows_the_pattern_and_keeps_the_cache() {
     let seen = Arc::clone(&events);
     let mut session = agent.resume(SessionState {
         history: few_shot(&expansion),
-        expanded: Vec::new(),
+        ..SessionState::default()
     });
     let visible = Arc::new(Mutex::new(Vec::new()));
     let lists = Arc::clone(&visible);
