@@ -1,0 +1,92 @@
+//! The accuracy harness, for your own model: 45 tasks over the six MCP reference servers, each
+//! run under every layout (flat, hide, append, fixed, native), with the tasks solved, the model
+//! requests and the billed input cost per layout (see `accuracy_harness/mod.rs` for what counts
+//! as solved).
+//!
+//! ```sh
+//! eval "$(bash .ci/mcp-servers.sh)"
+//! ANTHROPIC_API_KEY=sk-ant-... cargo bench -p hpd-agent-tests --bench accuracy
+//! HPD_PROVIDER=openai_responses OPENAI_API_KEY=sk-... cargo bench -p hpd-agent-tests --bench accuracy
+//! HPD_LLAMA_URL=$(bash .ci/llama-server.sh start) cargo bench -p hpd-agent-tests --bench accuracy
+//! ```
+//!
+//! The provider is read as the demo reads it (`HPD_PROVIDER` and that provider's variables,
+//! else `HPD_LLAMA_URL`, else `ANTHROPIC_API_KEY`, else `OPENAI_API_KEY`). Optional:
+//! `HPD_ACCURACY_TASKS` (a number: the first N tasks; or task ids separated by commas),
+//! `HPD_ACCURACY_LAYOUTS` (layout names separated by commas), `HPD_ACCURACY_MAX_ITERATIONS`
+//! (model requests per task, default 6), `HPD_ACCURACY_VERBOSE=1` (list the unsolved tasks and
+//! why).
+
+mod accuracy_harness;
+mod catalog;
+
+use accuracy_harness::{LAYOUTS, Task};
+
+fn selected_tasks() -> Vec<Task> {
+    let all = accuracy_harness::tasks();
+    match std::env::var("HPD_ACCURACY_TASKS") {
+        Ok(value) if value.trim().parse::<usize>().is_ok() => {
+            let n: usize = value.trim().parse().unwrap_or(all.len());
+            all.into_iter().take(n).collect()
+        }
+        Ok(value) if !value.trim().is_empty() => {
+            let ids: Vec<&str> = value.split(',').map(str::trim).collect();
+            all.into_iter()
+                .filter(|t| ids.contains(&t.id.as_str()))
+                .collect()
+        }
+        _ => all,
+    }
+}
+
+fn main() {
+    let provider = match accuracy_harness::provider_from_env() {
+        Ok(Some(provider)) => provider,
+        Ok(None) => {
+            eprintln!(
+                "no provider configured: set HPD_PROVIDER with its key (ANTHROPIC_API_KEY, OPENAI_API_KEY), or HPD_LLAMA_URL"
+            );
+            std::process::exit(2);
+        }
+        Err(e) => {
+            eprintln!("provider: {e}");
+            std::process::exit(2);
+        }
+    };
+    let tasks = selected_tasks();
+    let layouts: Vec<String> = match std::env::var("HPD_ACCURACY_LAYOUTS") {
+        Ok(value) if !value.trim().is_empty() => {
+            value.split(',').map(|l| l.trim().to_owned()).collect()
+        }
+        _ => LAYOUTS.iter().map(|(n, _)| (*n).to_owned()).collect(),
+    };
+    let layouts: Vec<&str> = layouts.iter().map(String::as_str).collect();
+    let max_iterations = std::env::var("HPD_ACCURACY_MAX_ITERATIONS")
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(6);
+    let verbose = std::env::var("HPD_ACCURACY_VERBOSE").is_ok_and(|v| v == "1");
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    println!("{} tasks, layouts {}", tasks.len(), layouts.join(", "));
+    let reports = runtime.block_on(accuracy_harness::run(
+        &provider,
+        &tasks,
+        &layouts,
+        max_iterations,
+        1024,
+    ));
+    match reports {
+        Ok(reports) => print!(
+            "{}",
+            accuracy_harness::render(&provider.label, &reports, verbose)
+        ),
+        Err(e) => {
+            eprintln!("accuracy harness: {e}");
+            std::process::exit(1);
+        }
+    }
+}

@@ -1,0 +1,251 @@
+//! The `fixed` collapsing layout against a real llama.cpp server: a few-shot history shows the
+//! small model the pattern (call the container, then call the member through `call_function`),
+//! the model follows it for a new question, and every request keeps the previous one in the
+//! server's prompt cache, because the tool list and the system text never change and the
+//! history only grows at its end.
+//!
+//! The server's base URL comes from `HPD_LLAMA_URL` (as printed by `.ci/llama-server.sh
+//! start`); without it the test says it was skipped.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use hpd_agent::prelude::*;
+use hpd_agent::{
+    AgentBuilder, AgentEvent, AgentRunConfig, CALL_TOOL, ChatClient, ChatError, ChatMessage,
+    ChatRequest, ChatResponse, CollapsingLayout, ModelOptions, OpenAiClient, SessionState,
+    TextSink, ToolCall, Usage, async_trait,
+};
+
+/// Weather lookups, collapsed behind one container.
+#[derive(Default)]
+pub struct LiveForecasts;
+
+#[collapse("Weather lookups for cities")]
+impl LiveForecasts {
+    /// Gets the current weather for a city.
+    #[ai_function]
+    fn get_weather(&self, #[ai_description("The city, e.g. Paris")] city: String) -> String {
+        format!("Snowing, -3 C in {city}")
+    }
+}
+
+const INSTRUCTIONS: &str = "You are a helpful assistant. Use the tools to answer.";
+
+/// How many tokens of the previous request a request may miss in the server's cache.
+///
+/// llama.cpp evaluates at least one token of every prompt: when a prompt is cached whole, it
+/// takes the last token off the cache (its log says `need to evaluate at least 1 token for each
+/// active slot (n_past = 731, task.n_tokens() = 731)`, `n_past was set to 730`), so a cached
+/// count can be one short of the prompt it matches. And the previous prompt ends with the chat
+/// template's generation prompt (`<|im_start|>assistant\n`), where the next prompt has the
+/// assistant turn (`<|im_start|>assistant\n<tool_call>...`), which the tokenizer may split
+/// differently at the `\n`. Four tokens covers both with room. A request whose tool list or
+/// system text changed would miss hundreds: llama.cpp's template puts the tools in the system
+/// message, before the whole conversation. (Measured on a quiet server: prompt / cached tokens
+/// 731 / 730, 860 / 756, 925 / 903; the server also caches the tokens it generated, so a request
+/// may keep more than the previous prompt.)
+const SLACK: u64 = 4;
+
+/// Forwards to the server and keeps the usage of every response.
+struct Metered {
+    inner: OpenAiClient,
+    usage: Arc<Mutex<Vec<Usage>>>,
+}
+
+#[async_trait]
+impl ChatClient for Metered {
+    async fn complete(
+        &self,
+        request: ChatRequest<'_>,
+        text: TextSink<'_>,
+    ) -> Result<ChatResponse, ChatError> {
+        let response = self.inner.complete(request, text).await?;
+        self.usage.lock().expect("usage").push(response.usage);
+        Ok(response)
+    }
+}
+
+/// The result text the container call gets in the fixed layout, read from the agent itself.
+async fn container_text() -> String {
+    let agent = AgentBuilder::new()
+        .with_tool_harness::<LiveForecasts>()
+        .with_collapsing_layout(CollapsingLayout::Fixed)
+        .with_chat_client(hpd_agent::ScriptedChatClient::new())
+        .build()
+        .expect("agent builds");
+    let session = agent.tool_session();
+    let outcome = session
+        .call("LiveForecasts", "{}", "c0")
+        .await
+        .expect("container call");
+    outcome.result.text
+}
+
+/// Two worked examples of the pattern: question, container call, its result, member call
+/// through the call tool, its result, answer.
+fn few_shot(expansion: &str) -> Vec<ChatMessage> {
+    let mut history = Vec::new();
+    for (n, city, weather) in [(1, "Paris", "Sunny, 20 C"), (2, "Rome", "Cloudy, 15 C")] {
+        let container = format!("example_{n}_container");
+        let member = format!("example_{n}_member");
+        history.push(ChatMessage::user(format!("What is the weather in {city}?")));
+        history.push(ChatMessage::Assistant {
+            content: None,
+            tool_calls: vec![ToolCall::new(&container, "LiveForecasts", "{}")],
+            reasoning: vec![],
+        });
+        history.push(ChatMessage::tool(container, expansion.to_owned(), false));
+        history.push(ChatMessage::Assistant {
+            content: None,
+            tool_calls: vec![ToolCall::new(
+                &member,
+                CALL_TOOL,
+                format!(r#"{{"name": "get_weather", "arguments": {{"city": "{city}"}}}}"#),
+            )],
+            reasoning: vec![],
+        });
+        history.push(ChatMessage::tool(member, weather.to_owned(), false));
+        history.push(ChatMessage::Assistant {
+            content: Some(format!("It is {} in {city}.", weather.to_lowercase())),
+            tool_calls: vec![],
+            reasoning: vec![],
+        });
+    }
+    history
+}
+
+#[tokio::test]
+async fn fixed_layout_follows_the_pattern_and_keeps_the_cache() {
+    let url = match std::env::var("HPD_LLAMA_URL") {
+        Ok(url) if !url.trim().is_empty() => url.trim().trim_end_matches('/').to_owned(),
+        _ => {
+            hpd_agent_tests::skip!(
+                "fixed_layout_follows_the_pattern_and_keeps_the_cache: skipped: HPD_LLAMA_URL is \
+                 not set (start a server with `.ci/llama-server.sh start` and export the URL it \
+                 prints)"
+            );
+            return;
+        }
+    };
+    let expansion = container_text().await;
+    assert!(
+        expansion.contains(CALL_TOOL) && expansion.contains("\"parameters\""),
+        "the fixed layout's container result carries the call tool's usage and the schemas: {expansion}"
+    );
+    let usage = Arc::new(Mutex::new(Vec::new()));
+    let client = OpenAiClient::new("smollm2", "")
+        .and_then(|c| c.with_base_url(format!("{url}/v1")))
+        .expect("client")
+        .with_timeout(Duration::from_secs(900))
+        .with_streaming(false);
+    let agent = AgentBuilder::new()
+        .with_instructions(INSTRUCTIONS)
+        .with_tool_harness::<LiveForecasts>()
+        .with_collapsing_layout(CollapsingLayout::Fixed)
+        .with_max_iterations(5)
+        .with_model_options(
+            ModelOptions::new()
+                .with_temperature(0.0)
+                .with_max_output_tokens(64),
+        )
+        .with_chat_client(Metered {
+            inner: client,
+            usage: Arc::clone(&usage),
+        })
+        .build()
+        .expect("agent builds");
+    let events = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&events);
+    let mut session = agent.resume(SessionState {
+        history: few_shot(&expansion),
+        ..SessionState::default()
+    });
+    let visible = Arc::new(Mutex::new(Vec::new()));
+    let lists = Arc::clone(&visible);
+    let output = session
+        .run_with(
+            "What is the weather in Oslo?",
+            AgentRunConfig::new().on_event(move |e| {
+                if let AgentEvent::IterationStarted { visible_tools, .. } = e {
+                    lists.lock().expect("lists").push(visible_tools.clone());
+                }
+                seen.lock().expect("events").push(e.clone());
+            }),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("run: {e}"));
+    let events = events.lock().expect("events").clone();
+    let calls: Vec<(String, String, bool)> = events
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::ToolCallFinished {
+                name,
+                result,
+                is_error,
+                ..
+            } => Some((name.clone(), result.clone(), *is_error)),
+            _ => None,
+        })
+        .collect();
+    // The pattern: the container, then the member through the call tool (events name the
+    // member a call-tool call stands for), which ran.
+    let container = calls
+        .iter()
+        .position(|(n, _, e)| n == "LiveForecasts" && !e);
+    let member = calls
+        .iter()
+        .position(|(n, r, e)| n == "get_weather" && !e && r == "Snowing, -3 C in Oslo");
+    assert!(
+        matches!((container, member), (Some(c), Some(m)) if c < m),
+        "the model called the container, then get_weather for Oslo: {calls:?}\nhistory: {:?}",
+        session.history()
+    );
+    let member_call = session.history().iter().find_map(|m| match m {
+        ChatMessage::Assistant { tool_calls, .. } => tool_calls
+            .iter()
+            .find(|c| c.arguments.contains("get_weather"))
+            .map(|c| c.name.clone()),
+        _ => None,
+    });
+    assert_eq!(
+        member_call.as_deref(),
+        Some(CALL_TOOL),
+        "the member was called through {CALL_TOOL} (history: {:?})",
+        session.history()
+    );
+    // The tool list never changed.
+    let visible = visible.lock().expect("lists").clone();
+    assert!(
+        visible.len() >= 3 && visible.windows(2).all(|w| w[0] == w[1]),
+        "every request had the same tools: {visible:?}"
+    );
+    assert_eq!(
+        visible[0],
+        ["LiveForecasts".to_owned(), CALL_TOOL.to_owned()]
+    );
+    // Each request kept the previous one cached.
+    let usage = usage.lock().expect("usage").clone();
+    assert_eq!(usage.len(), output.iterations, "one usage per request");
+    for (i, pair) in usage.windows(2).enumerate() {
+        let (previous, next) = (pair[0], pair[1]);
+        assert!(
+            next.cached_input_tokens + SLACK >= previous.input_tokens,
+            "request {} had {} of its {} prompt tokens cached; the previous request had {} \
+             prompt tokens (all usage: {usage:?})",
+            i + 2,
+            next.cached_input_tokens,
+            next.input_tokens,
+            previous.input_tokens
+        );
+    }
+    println!(
+        "{} requests; prompt/cached tokens: {:?}; final text {:?}",
+        usage.len(),
+        usage
+            .iter()
+            .map(|u| (u.input_tokens, u.cached_input_tokens))
+            .collect::<Vec<_>>(),
+        output.text
+    );
+}
