@@ -269,11 +269,18 @@ fn assert_valid(history: &[ChatMessage]) {
 
 /// A session a third longer than the server's context runs turn after turn within a context
 /// budget; the same history sent whole is refused by the server. Meant for a server of its own
-/// with one slot (`.ci/run` starts one with 2048 tokens): a server whose slots share their
+/// with one slot (`.ci/run` starts one with 2048 tokens and passes it as `HPD_LLAMA_SMALL_URL`;
+/// without that variable the test uses `HPD_LLAMA_URL`): a server whose slots share their
 /// context with other clients' requests can run out of it under any budget.
 #[tokio::test]
 async fn a_long_session_stays_within_a_small_context() {
-    let Some(url) = server("a_long_session_stays_within_a_small_context") else {
+    // A server of its own when `.ci/run` started one (HPD_LLAMA_SMALL_URL: one slot of 2048
+    // tokens), so that the other live tests keep a context that fits their tool lists.
+    let small = std::env::var("HPD_LLAMA_SMALL_URL")
+        .ok()
+        .filter(|u| !u.trim().is_empty())
+        .map(|u| u.trim().trim_end_matches('/').to_owned());
+    let Some(url) = small.or_else(|| server("a_long_session_stays_within_a_small_context")) else {
         return;
     };
     let n_ctx = context_size(&url).await;
