@@ -158,29 +158,53 @@ pub enum AgentEvent {
     },
 }
 
-/// What a run hands to the functions it calls, behind [`FunctionContext`]'s opaque run state
-/// (see [`crate::FunctionContext::report_progress`]): the run's events, and where else a
-/// call's reports go (an MCP client).
-///
-/// [`FunctionContext`]: crate::FunctionContext
-#[derive(Clone, Default)]
-pub(crate) struct CallRun {
-    pub(crate) emitter: Emitter,
-    pub(crate) reporter: Option<Arc<dyn crate::tool::CallReporter>>,
+/// The run state a call gets (see [`crate::tool::CallRun`]), or `None` when nobody would see
+/// anything of it.
+pub(crate) fn call_run(
+    emitter: &Emitter,
+    reporter: Option<Arc<dyn crate::tool::CallReporter>>,
+) -> Option<Arc<dyn std::any::Any + Send + Sync>> {
+    (emitter.sees_tool_calls() || reporter.is_some()).then(|| {
+        Arc::new(crate::tool::CallRun {
+            events: Arc::new(emitter.clone()),
+            reporter,
+        }) as Arc<dyn std::any::Any + Send + Sync>
+    })
 }
 
-impl CallRun {
-    /// The run state for a call, or `None` when nobody would see anything of it.
-    pub(crate) fn for_call(
-        emitter: &Emitter,
-        reporter: Option<Arc<dyn crate::tool::CallReporter>>,
-    ) -> Option<Arc<dyn std::any::Any + Send + Sync>> {
-        (emitter.sees_tool_calls() || reporter.is_some()).then(|| {
-            Arc::new(CallRun {
-                emitter: emitter.clone(),
-                reporter,
-            }) as Arc<dyn std::any::Any + Send + Sync>
-        })
+impl crate::tool::RunEvents for Emitter {
+    fn progress(
+        &self,
+        call_id: &str,
+        function: &str,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<&str>,
+    ) {
+        if self.sees_tool_calls() {
+            self.emit(&AgentEvent::ToolProgress {
+                call_id: call_id.to_owned(),
+                name: function.to_owned(),
+                progress,
+                total,
+                message: message.map(str::to_owned),
+            });
+        }
+    }
+
+    fn log(&self, call_id: &str, function: &str, level: crate::tool::LogLevel, message: &str) {
+        if self.sees_tool_calls() {
+            self.emit(&AgentEvent::ToolLog {
+                call_id: call_id.to_owned(),
+                name: function.to_owned(),
+                level,
+                message: message.to_owned(),
+            });
+        }
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
     }
 }
 

@@ -22,7 +22,7 @@ use crate::tool::ToolResult;
 
 use super::budget::{KnownPrompt, next_turn_start, summary_turn};
 use super::builder::{split_pending, with_sub_agent_members};
-use super::events::{AgentEvent, CallRun, Emitter};
+use super::events::{AgentEvent, Emitter};
 use super::registration::resolve;
 use super::{AgentInner, AgentRunConfig, RunOutput, Session};
 
@@ -559,7 +559,7 @@ impl Turn<'_> {
             turn_id: Some(Arc::clone(&self.turn_id)),
             // Sub-agents forward their events through it, and functions report progress and
             // log through it; with nobody listening there is nothing to build.
-            run: CallRun::for_call(&self.emitter, None),
+            run: super::events::call_run(&self.emitter, None),
         };
         let expansion = &self.expansion;
         // Collected first: a lazy iterator inside the stream trips the `Send` check of the

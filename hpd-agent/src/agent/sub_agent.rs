@@ -13,7 +13,7 @@ use crate::tool::{
 };
 
 use super::builder::AgentBuilder;
-use super::events::{AgentEvent, CallRun};
+use super::events::{AgentEvent, Emitter};
 use super::registration::split_reference;
 use super::{Agent, AgentRunConfig};
 
@@ -129,8 +129,9 @@ impl Invoke for SubAgentBody {
         let emitter = ctx
             .run
             .as_ref()
-            .and_then(|run| run.downcast_ref::<CallRun>())
-            .map(|run| run.emitter.clone())
+            .and_then(|run| run.downcast_ref::<crate::tool::CallRun>())
+            .and_then(|run| run.events.as_any().downcast_ref::<Emitter>())
+            .cloned()
             .unwrap_or_default();
         let (name, depth, agent) = (self.name.clone(), self.depth, self.agent.clone());
         Ok(Invoked::Running(Box::pin(async move {

@@ -14,7 +14,7 @@ use crate::middleware::pipeline::{CallScope, ScopedPipeline, call_function, unle
 use crate::tool::{CallReporter, ToolResult};
 
 use super::Agent;
-use super::events::{AgentEvent, CallRun, Emitter};
+use super::events::{AgentEvent, Emitter};
 
 /// What one [`ToolSession::call`] did.
 ///
@@ -627,7 +627,7 @@ impl ToolSession {
             turn_id: None,
             // Sub-agents forward their events through it, and functions report progress and
             // log through it (also to the MCP client of a served call).
-            run: CallRun::for_call(emitter, reporter),
+            run: super::events::call_run(emitter, reporter),
         };
         let function = tools.function(function);
         // A free slot is taken at once (the cancellation is checked before the call starts);

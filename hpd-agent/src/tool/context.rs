@@ -6,8 +6,6 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
-use crate::agent::events::{AgentEvent, CallRun};
-
 /// The severity of a message a function logs with [`FunctionContext::log`]: the levels of
 /// syslog (RFC 5424), as MCP's logging uses them, least severe first.
 ///
@@ -334,15 +332,8 @@ impl FunctionContext {
         let Some(run) = self.call_run() else {
             return;
         };
-        if run.emitter.sees_tool_calls() {
-            run.emitter.emit(&AgentEvent::ToolProgress {
-                call_id: self.call_id.to_string(),
-                name: self.function.to_string(),
-                progress,
-                total,
-                message: message.map(str::to_owned),
-            });
-        }
+        run.events
+            .progress(&self.call_id, &self.function, progress, total, message);
         if let Some(reporter) = &run.reporter {
             reporter.progress(progress, total, message);
         }
@@ -379,14 +370,8 @@ impl FunctionContext {
             return;
         };
         let message = message.as_ref();
-        if run.emitter.sees_tool_calls() {
-            run.emitter.emit(&AgentEvent::ToolLog {
-                call_id: self.call_id.to_string(),
-                name: self.function.to_string(),
-                level,
-                message: message.to_owned(),
-            });
-        }
+        run.events
+            .log(&self.call_id, &self.function, level, message);
         if let Some(reporter) = &run.reporter {
             reporter.log(level, message);
         }
@@ -458,4 +443,29 @@ fn write_canonical(value: &serde_json::Value, out: &mut String) {
         }
         other => out.push_str(&other.to_string()),
     }
+}
+
+/// Where a call's progress and log reports become events: the agent's event emitter
+/// implements it. A trait of this module, so that `tool` does not depend on `agent`.
+pub(crate) trait RunEvents: Send + Sync {
+    /// Reports progress of the call `call_id` of `function`.
+    fn progress(
+        &self,
+        call_id: &str,
+        function: &str,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<&str>,
+    );
+    /// Logs a message of the call `call_id` of `function`.
+    fn log(&self, call_id: &str, function: &str, level: LogLevel, message: &str);
+    /// The implementation, for the runtime's own tools (a sub-agent forwards its events).
+    fn as_any(&self) -> &dyn std::any::Any;
+}
+
+/// What a run hands to one call (behind [`FunctionContext`]'s run state): its events, and
+/// where else reports go (the MCP client of a served call).
+pub(crate) struct CallRun {
+    pub(crate) events: std::sync::Arc<dyn RunEvents>,
+    pub(crate) reporter: Option<std::sync::Arc<dyn CallReporter>>,
 }

@@ -38,7 +38,7 @@ mod output;
 mod result;
 mod sub_agent;
 
-pub(crate) use context::CallReporter;
+pub(crate) use context::{CallReporter, CallRun, RunEvents};
 pub use context::{FunctionContext, LogLevel};
 pub use function::Function;
 // Not public API. Used by generated code.
