@@ -305,7 +305,7 @@ impl FunctionContext {
     /// Reports how far the call is: `progress` so far (it should grow with every report), out
     /// of `total` when that is known, with an optional message.
     ///
-    /// In an agent's run it becomes an [`AgentEvent::ToolProgress`]; served over MCP, a
+    /// In an agent's run it becomes an [`AgentEvent::ToolProgress`](crate::AgentEvent::ToolProgress); served over MCP, a
     /// `notifications/progress` for the client when its request asked for progress (a
     /// `progressToken`). Reporting never fails and costs nothing when nobody listens.
     ///
@@ -341,7 +341,7 @@ impl FunctionContext {
 
     /// Logs a message about the call at `level`.
     ///
-    /// In an agent's run it becomes an [`AgentEvent::ToolLog`]; served over MCP, a
+    /// In an agent's run it becomes an [`AgentEvent::ToolLog`](crate::AgentEvent::ToolLog); served over MCP, a
     /// `notifications/message` for the client (at or above the level it set with
     /// `logging/setLevel`, `info` until it sets one). Logging never fails and costs nothing
     /// when nobody listens.
