@@ -614,8 +614,9 @@ pub use agent::{
 };
 pub use async_trait::async_trait;
 pub use chat::{
-    ChatClient, ChatError, ChatMessage, ChatRequest, ChatResponse, DeferredGroup, DeferredTools,
-    FinishReason, ModelOptions, Reasoning, TextSink, ToolCall, ToolChoice, ToolDefinition, Usage,
+    ChatClient, ChatError, ChatMessage, ChatRequest, ChatResponse, ContentPart, DeferredGroup,
+    DeferredTools, FinishReason, ModelOptions, Reasoning, ResourceContents, TextSink, ToolCall,
+    ToolChoice, ToolDefinition, ToolImages, Usage,
 };
 pub use config::{
     AgentConfig, CALL_TOOL, CollapsingConfig, CollapsingLayout, ConfigError, ConfigErrorKind,
@@ -639,7 +640,8 @@ pub use scripted::{RecordedRequest, ScriptedChatClient};
 pub use store::{SessionStore, StoreError};
 pub use tokio_util::sync::CancellationToken;
 pub use tool::{
-    DEFAULT_MAX_DEPTH, Function, FunctionContext, FunctionFailure, LogLevel, SubAgent, ToolResult,
+    Audio, DEFAULT_MAX_DEPTH, Function, FunctionContext, FunctionFailure, Image, IntoToolResult,
+    LogLevel, SubAgent, ToolResult,
 };
 
 /// What harness code needs: the attribute macros and the types their functions use.

@@ -423,8 +423,7 @@ impl Turn<'_> {
         for (((call, result), references), duration) in
             calls.iter().zip(results).zip(references).zip(durations)
         {
-            let mut result = result.unwrap_or_else(|| ToolResult::error(filler));
-            result.text = limits.cut_result(result.text);
+            let result = limits.limit_result(result.unwrap_or_else(|| ToolResult::error(filler)));
             self.emitter.emit(&AgentEvent::ToolCallFinished {
                 call_id: call.id.clone(),
                 name: call.name.clone(),
@@ -432,12 +431,14 @@ impl Turn<'_> {
                 duration,
                 is_error: result.is_error,
             });
-            self.history.push(ChatMessage::Tool {
-                call_id: call.id.clone(),
-                content: result.text,
-                is_error: result.is_error,
-                references,
-            });
+            let mut message = ChatMessage::tool_result(call.id.clone(), result);
+            if let ChatMessage::Tool {
+                references: slot, ..
+            } = &mut message
+            {
+                *slot = references;
+            }
+            self.history.push(message);
         }
         outcome
     }

@@ -46,6 +46,7 @@ pub(crate) fn build(
         name: entry.name.clone(),
         description: entry.description.clone(),
         parameters: Arc::new(sub_agent_parameters()),
+        output_schema: None,
     };
     let body = SubAgentBody {
         name: entry.name.clone(),
@@ -147,7 +148,7 @@ impl Invoke for SubAgentBody {
                 });
             let mut session = agent.session();
             match session.run_with(input, config).await {
-                Ok(output) => Ok(output.text),
+                Ok(output) => Ok(crate::ToolResult::ok(output.text)),
                 Err(e) => Err(FunctionFailure::Returned(format!(
                     "sub-agent '{name}' failed: {e}"
                 ))),

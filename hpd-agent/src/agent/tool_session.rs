@@ -506,7 +506,7 @@ impl ToolSession {
             }
         }
         .map(|mut outcome| {
-            outcome.result.text = limits.cut_result(outcome.result.text);
+            outcome.result = limits.limit_result(outcome.result);
             outcome
         });
         if let Some(started) = started {

@@ -422,6 +422,7 @@ impl Toolset {
                         parameters: Arc::new(
                             serde_json::json!({"type": "object", "properties": {}}),
                         ),
+                        output_schema: None,
                     }))
                 }
                 _ => None,
@@ -881,6 +882,7 @@ fn call_tool_definition() -> ToolDefinition {
             "properties": {"name": {"type": "string"}, "arguments": {"type": "object"}},
             "required": ["name"]
         })),
+        output_schema: None,
     }
 }
 
