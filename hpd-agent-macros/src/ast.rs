@@ -343,10 +343,12 @@ fn same_path(a: &Path, b: &Path) -> bool {
 fn ok_type(ty: &Type) -> Option<&Type> {
     match ty {
         Type::Path(path) => match &path.path.segments.last()?.arguments {
-            syn::PathArguments::AngleBracketed(args) => args.args.iter().find_map(|arg| match arg {
-                syn::GenericArgument::Type(ty) => Some(ty),
-                _ => None,
-            }),
+            syn::PathArguments::AngleBracketed(args) => {
+                args.args.iter().find_map(|arg| match arg {
+                    syn::GenericArgument::Type(ty) => Some(ty),
+                    _ => None,
+                })
+            }
             _ => None,
         },
         Type::Group(group) => ok_type(&group.elem),

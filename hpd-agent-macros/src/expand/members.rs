@@ -70,7 +70,7 @@ pub fn invoke_arm(harness: &Harness, index: usize, function: &Function) -> Token
     // value with a schema (text and structured value), or a value (text). `__hpd::OutputProbe`
     // explains the dispatch; the probe is spanned at the return type, so a type that fits none
     // is reported there.
-    let value = Ident::new("__hpd_value", Span::call_site());
+    let value = Ident::new("__hpd_value", output_span);
     let convert = quote_spanned! {output_span=>
         (&&&__hpd::OutputProbe::of(&#value)).__hpd_kind().output(#value)
     };
@@ -143,7 +143,7 @@ pub fn output_schema_fn(harness: &Harness, index: usize, function: &Function) ->
             let ty = replace_self(ty.to_token_stream(), harness.ty);
             quote! {
                 let __hpd_probe = __hpd::OutputProbe::<#ty>::new();
-                (&&&__hpd::OutputProbe::<#ty>::new()).__hpd_kind().output_schema(__hpd_probe)
+                (&&&__hpd_probe).__hpd_kind().output_schema(__hpd_probe)
             }
         }
         None => quote!(__hpd::None),

@@ -13,9 +13,7 @@ use syn::{Ident, ImplItem, ItemImpl, LitStr};
 
 mod members;
 
-use members::{
-    arg_struct, invoke_arm, metadata_ident, output_schema_fn, render, sub_agent_fn,
-};
+use members::{arg_struct, invoke_arm, metadata_ident, output_schema_fn, render, sub_agent_fn};
 
 use super::args::{self, Kind};
 use super::ast::{Constructor, Function, Harness, MEMBER_ATTRS, MemberKind, is_helper};
@@ -396,7 +394,11 @@ fn generated(harness: &Harness) -> TokenStream {
             use __hpd::{ViaConfig as _, ViaDefault as _};
         )
     };
-    if harness.functions.iter().any(|f| f.kind == MemberKind::Function) {
+    if harness
+        .functions
+        .iter()
+        .any(|f| f.kind == MemberKind::Function)
+    {
         probe_traits.extend(quote!(
             use __hpd::{ViaParts as _, ViaSchema as _, ViaText as _};
         ));

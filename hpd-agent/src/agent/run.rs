@@ -423,7 +423,9 @@ impl Turn<'_> {
         for (((call, result), references), duration) in
             calls.iter().zip(results).zip(references).zip(durations)
         {
-            let result = limits.limit_result(result.unwrap_or_else(|| ToolResult::error(filler)));
+            let result = result
+                .unwrap_or_else(|| ToolResult::error(filler))
+                .limited(&limits);
             self.emitter.emit(&AgentEvent::ToolCallFinished {
                 call_id: call.id.clone(),
                 name: call.name.clone(),

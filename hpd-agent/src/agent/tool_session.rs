@@ -506,7 +506,7 @@ impl ToolSession {
             }
         }
         .map(|mut outcome| {
-            outcome.result = limits.limit_result(outcome.result);
+            outcome.result = outcome.result.limited(&limits);
             outcome
         });
         if let Some(started) = started {

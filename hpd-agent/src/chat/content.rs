@@ -376,7 +376,9 @@ mod base64_bytes {
         serializer.serialize_str(&base64::engine::general_purpose::STANDARD.encode(data))
     }
 
-    pub(super) fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Bytes, D::Error> {
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Bytes, D::Error> {
         let text = std::borrow::Cow::<'de, str>::deserialize(deserializer)?;
         base64::engine::general_purpose::STANDARD
             .decode(text.as_bytes())
@@ -401,7 +403,10 @@ mod tests {
             ContentPart::blob_resource("file:///b", None, vec![9; 5]),
         ];
         let json = serde_json::to_string(&parts).unwrap();
-        assert_eq!(serde_json::from_str::<Vec<ContentPart>>(&json).unwrap(), parts);
+        assert_eq!(
+            serde_json::from_str::<Vec<ContentPart>>(&json).unwrap(),
+            parts
+        );
         let bad = serde_json::from_str::<ContentPart>(
             r#"{"type":"image","mime_type":"image/png","data":"%%"}"#,
         )
@@ -410,14 +415,45 @@ mod tests {
     }
 
     #[test]
+    fn tool_messages_stored_before_parts_existed_still_read() {
+        use crate::ChatMessage;
+        let old: ChatMessage =
+            serde_json::from_str(r#"{"role":"tool","call_id":"c1","content":"5","is_error":true}"#)
+                .unwrap();
+        assert_eq!(old, ChatMessage::tool("c1", "5", true));
+        // A text result is stored exactly as before; one with parts gains the `parts` key.
+        assert_eq!(
+            serde_json::to_string(&ChatMessage::tool("c1", "5", false)).unwrap(),
+            r#"{"role":"tool","call_id":"c1","content":"5"}"#
+        );
+        let shot = ChatMessage::tool_result("c2", crate::ToolResult::image("image/png", vec![1]));
+        let json = serde_json::to_string(&shot).unwrap();
+        assert_eq!(
+            json,
+            r#"{"role":"tool","call_id":"c2","content":"[image: image/png, 1 bytes]","parts":[{"type":"image","mime_type":"image/png","data":"AQ=="}]}"#
+        );
+        assert_eq!(serde_json::from_str::<ChatMessage>(&json).unwrap(), shot);
+        // An old stored `ToolResult` (text and flag) reads too.
+        let result: crate::ToolResult =
+            serde_json::from_str(r#"{"text":"ok","is_error":false}"#).unwrap();
+        assert_eq!(result, crate::ToolResult::ok("ok"));
+    }
+
+    #[test]
     fn the_text_form_lists_every_part_and_the_structured_value_once() {
-        let parts = [ContentPart::text("Chart:"), ContentPart::image("image/png", vec![0; 8])];
+        let parts = [
+            ContentPart::text("Chart:"),
+            ContentPart::image("image/png", vec![0; 8]),
+        ];
         assert_eq!(
             text_form(&parts, Some(&json!({"max": 3}))),
             "Chart:\n[image: image/png, 8 bytes]\n{\"max\":3}"
         );
         let repeated = [ContentPart::text("{\"max\": 3}")];
-        assert_eq!(text_form(&repeated, Some(&json!({"max": 3}))), "{\"max\": 3}");
+        assert_eq!(
+            text_form(&repeated, Some(&json!({"max": 3}))),
+            "{\"max\": 3}"
+        );
         let wrapped = [ContentPart::text("5")];
         assert_eq!(text_form(&wrapped, Some(&json!({"result": 5}))), "5");
         assert_eq!(text_form(&[], Some(&json!([1, 2]))), "[1,2]");

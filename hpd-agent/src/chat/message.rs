@@ -326,6 +326,7 @@ pub struct ChatRequest<'a> {
 ///     name: "add".into(),
 ///     description: "Adds two integers.".into(),
 ///     parameters: Arc::new(json!({"type": "object"})),
+///     output_schema: None,
 /// };
 /// let group = DeferredGroup::new("MathTools", "Math operations", vec![Arc::new(add)]);
 /// assert_eq!(group.tools[0].name, "add");
@@ -414,7 +415,7 @@ impl<'a> ChatRequest<'a> {
     /// use hpd_agent::{ChatRequest, DeferredGroup, ToolDefinition};
     /// use serde_json::json;
     ///
-    /// let add = Arc::new(ToolDefinition { name: "add".into(), description: String::new(), parameters: Arc::new(json!({})) });
+    /// let add = Arc::new(ToolDefinition { name: "add".into(), description: String::new(), parameters: Arc::new(json!({})), output_schema: None });
     /// let groups = [DeferredGroup::new("MathTools", "Math operations", vec![add])];
     /// let request = ChatRequest::new("", &[], &[]).with_deferred(&groups);
     /// assert_eq!(request.deferred_tool("add").map(|(g, _)| g.name.as_str()), Some("MathTools"));

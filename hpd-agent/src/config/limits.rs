@@ -201,63 +201,7 @@ impl Limits {
             )
         })
     }
-
-    /// A tool result within the limits: parts whose text was rewritten alone are dropped (the
-    /// text wins), each part is limited (texts cut, media over the size cap replaced by a
-    /// text that says so), a structured value too long for the text limit is dropped, and the
-    /// text form is cut.
-    pub(crate) fn limit_result(&self, mut result: ToolResult) -> ToolResult {
-        result.settle();
-        let max = self.max_tool_result_bytes;
-        if result
-            .structured
-            .as_ref()
-            .is_some_and(|s| s.to_string().len() > max)
-        {
-            // Its JSON stays in the text form, cut like any text.
-            if !result.parts.is_empty()
-                && let Some(structured) = result.structured.take()
-                && !crate::chat::repeated_in(&result.parts, &structured)
-            {
-                result.parts.push(ContentPart::text(structured.to_string()));
-            }
-            result.structured = None;
-        }
-        if result.parts.is_empty() {
-            result.text = cut_text(std::mem::take(&mut result.text), max);
-            return result;
-        }
-        for part in &mut result.parts {
-            match part {
-                ContentPart::Text { text }
-                | ContentPart::Resource {
-                    contents: ResourceContents::Text(text),
-                    ..
-                } => *text = cut_text(std::mem::take(text), max),
-                _ => {
-                    if let Some(data) = part.media_bytes()
-                        && data.len() > self.max_tool_result_media_bytes
-                    {
-                        let described = part.text_form();
-                        let described = described.trim_end_matches(']');
-                        *part = ContentPart::text(format!(
-                            "{described}, not sent: over the limit of {} bytes]",
-                            self.max_tool_result_media_bytes
-                        ));
-                    }
-                }
-            }
-        }
-        result.text = cut_text(
-            crate::chat::text_form(&result.parts, result.structured.as_ref()),
-            max,
-        );
-        result
-    }
 }
-
-use crate::chat::{ContentPart, ResourceContents};
-use crate::tool::ToolResult;
 
 /// A model-supplied name for a message: at most 128 bytes, then `...`.
 fn shown_name(name: &str) -> std::borrow::Cow<'_, str> {

@@ -13,8 +13,8 @@ use serde_json::Value;
 use super::names::is_valid;
 use crate::error::BuildError;
 use crate::tool::{
-    ArgumentsError, CallParts, FunctionContext, FunctionFailure, IntoToolResult, Invoke, Invoked,
-    ToolResult, parse_arguments_text,
+    ArgumentsError, CallParts, FunctionContext, FunctionFailure, Invoke, Invoked, ToolResult,
+    parse_arguments_text,
 };
 
 pub(crate) type Handler =
@@ -169,8 +169,7 @@ impl Tool {
     ) -> Self
     where
         F: Fn(Value, FunctionContext) -> Fut + Send + Sync + 'static,
-        Fut: Future + Send + 'static,
-        Fut::Output: IntoToolResult,
+        Fut: Future<Output = ToolResult> + Send + 'static,
     {
         let (schema, schema_error) = match schema.into_tool_schema() {
             Ok(schema) => (schema, None),
@@ -183,10 +182,7 @@ impl Tool {
             schema_error,
             timeout: None,
             output_schema: None,
-            handler: Arc::new(move |arguments, ctx| {
-                let future = handler(arguments, ctx);
-                Box::pin(async move { future.await.into_tool_result() })
-            }),
+            handler: Arc::new(move |arguments, ctx| Box::pin(handler(arguments, ctx))),
         }
     }
 

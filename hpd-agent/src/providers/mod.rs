@@ -49,9 +49,7 @@ pub(crate) fn with_tool_images<'a>(
     mode: crate::ToolImages,
     described: &'a mut Option<Vec<crate::ChatMessage>>,
 ) -> crate::ChatRequest<'a> {
-    let has_parts = |m: &crate::ChatMessage| {
-        matches!(m, crate::ChatMessage::Tool { parts, .. } if !parts.is_empty())
-    };
+    let has_parts = |m: &crate::ChatMessage| matches!(m, crate::ChatMessage::Tool { parts, .. } if !parts.is_empty());
     if mode == crate::ToolImages::Send || !request.messages.iter().any(has_parts) {
         return request;
     }

@@ -276,6 +276,60 @@ impl ToolResult {
         }
     }
 
+    /// A tool result within the limits: parts whose text was rewritten alone are dropped (the
+    /// text wins), each part is limited (texts cut, media over the size cap replaced by a
+    /// text that says so), a structured value too long for the text limit is dropped, and the
+    /// text form is cut.
+    pub(crate) fn limited(self, limits: &crate::Limits) -> ToolResult {
+        let mut result = self;
+        result.settle();
+        let max = limits.max_tool_result_bytes;
+        if result
+            .structured
+            .as_ref()
+            .is_some_and(|s| s.to_string().len() > max)
+        {
+            // Its JSON stays in the text form, cut like any text.
+            if !result.parts.is_empty()
+                && let Some(structured) = result.structured.take()
+                && !crate::chat::repeated_in(&result.parts, &structured)
+            {
+                result.parts.push(ContentPart::text(structured.to_string()));
+            }
+            result.structured = None;
+        }
+        if result.parts.is_empty() {
+            result.text = crate::config::cut_text(std::mem::take(&mut result.text), max);
+            return result;
+        }
+        for part in &mut result.parts {
+            match part {
+                ContentPart::Text { text }
+                | ContentPart::Resource {
+                    contents: ResourceContents::Text(text),
+                    ..
+                } => *text = crate::config::cut_text(std::mem::take(text), max),
+                _ => {
+                    if let Some(data) = part.media_bytes()
+                        && data.len() > limits.max_tool_result_media_bytes
+                    {
+                        let described = part.text_form();
+                        let described = described.trim_end_matches(']');
+                        *part = ContentPart::text(format!(
+                            "{described}, not sent: over the limit of {} bytes]",
+                            limits.max_tool_result_media_bytes
+                        ));
+                    }
+                }
+            }
+        }
+        result.text = crate::config::cut_text(
+            crate::chat::text_form(&result.parts, result.structured.as_ref()),
+            max,
+        );
+        result
+    }
+
     /// Sets the text form from the parts; a single text part (or none) becomes plain text.
     fn normalise(&mut self) {
         self.text = text_form(&self.parts, self.structured.as_ref());
