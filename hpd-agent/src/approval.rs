@@ -479,7 +479,6 @@ impl ApprovalRecord {
 /// [`SessionState`](crate::SessionState), so it is saved with the session.
 ///
 /// ```
-/// use hpd_agent::approval::Approvals;
 /// use hpd_agent::{AgentBuilder, ChatResponse, HarnessBuilder, ScriptedChatClient, Tool, ToolCall, ToolResult};
 /// use serde_json::json;
 ///

@@ -602,7 +602,8 @@ impl Session {
     /// assert_eq!(session.pending_approvals().len(), 1);
     /// let output = session.decide(Approvals::new().deny("c1", "not to everyone")).await?;
     /// assert_eq!(output.text, "I did not send it.");
-    /// let (text, is_error) = model.requests()[1].tool_result("c1").unwrap();
+    /// let requests = model.requests();
+    /// let (text, is_error) = requests[1].tool_result("c1").unwrap();
     /// assert_eq!((text, is_error), ("Function 'send' was denied by the user: not to everyone", true));
     /// # Ok(())
     /// # }

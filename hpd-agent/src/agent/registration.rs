@@ -605,10 +605,10 @@ impl<T: ToolHarness> HarnessOptions<T> {
     /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
     ///
     /// #[derive(Default)]
-    /// pub struct Shell;
+    /// pub struct ApprovalShell;
     ///
     /// #[tool_harness]
-    /// impl Shell {
+    /// impl ApprovalShell {
     ///     /// Lists files.
     ///     #[ai_function]
     ///     fn ls(&self) -> String { String::new() }
@@ -618,15 +618,15 @@ impl<T: ToolHarness> HarnessOptions<T> {
     /// }
     ///
     /// let agent = AgentBuilder::new()
-    ///     .with_tool_harness_with::<Shell>(|o| o.require_approval(["exec"]))
+    ///     .with_tool_harness_with::<ApprovalShell>(|o| o.require_approval(["exec"]))
     ///     .with_chat_client(ScriptedChatClient::new())
     ///     .build()?;
     /// # drop(agent);
     /// let unknown = AgentBuilder::new()
-    ///     .with_tool_harness_with::<Shell>(|o| o.require_approval(["rm"]))
+    ///     .with_tool_harness_with::<ApprovalShell>(|o| o.require_approval(["rm"]))
     ///     .with_chat_client(ScriptedChatClient::new())
     ///     .build();
-    /// assert!(unknown.unwrap_err().to_string().contains("function 'rm' not found in harness 'Shell'"));
+    /// assert!(unknown.unwrap_err().to_string().contains("function 'rm' not found in harness 'ApprovalShell'"));
     /// # Ok::<(), hpd_agent::BuildError>(())
     /// ```
     #[must_use]

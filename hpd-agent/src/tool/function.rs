@@ -178,11 +178,11 @@ impl Function {
     /// ```
     /// use hpd_agent::Registry;
     /// # use hpd_agent::prelude::*;
-    /// # #[derive(Default)] pub struct Payments;
-    /// # #[tool_harness] impl Payments { /// Pays.
+    /// # #[derive(Default)] pub struct ApprovedPayouts;
+    /// # #[tool_harness] impl ApprovedPayouts { /// Pays.
     /// # #[ai_function(requires_approval)] fn pay(&self, cents: u64) -> u64 { cents } }
     ///
-    /// assert!(Registry::global().instantiate::<Payments>()?[0].requires_approval());
+    /// assert!(Registry::global().instantiate::<ApprovedPayouts>()?[0].requires_approval());
     /// # Ok::<(), hpd_agent::ConstructError>(())
     /// ```
     #[must_use]
