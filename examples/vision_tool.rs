@@ -19,6 +19,7 @@ use hpd_agent::prelude::*;
 use hpd_agent::{AgentBuilder, ChatMessage, ChatResponse, Image, ScriptedChatClient, ToolCall};
 use serde::Serialize;
 
+/// Chart tools.
 #[derive(Default)]
 pub struct Charts;
 

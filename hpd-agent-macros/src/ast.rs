@@ -61,6 +61,7 @@ pub struct Function<'a> {
     pub description: Template,
     pub condition: Option<Expr>,
     pub timeout_ms: Option<u64>,
+    pub requires_approval: bool,
     pub params: Vec<Param<'a>>,
     pub returns_result: bool,
     /// The type of the value the method hands back (`T` of a `Result<T, E>`), when it can be
@@ -228,6 +229,7 @@ impl<'a> Function<'a> {
             description,
             condition: options.condition,
             timeout_ms: options.timeout_ms.map(|(ms, _)| ms),
+            requires_approval: options.requires_approval,
             params,
             returns_result,
             output_type,
@@ -257,6 +259,7 @@ impl<'a> Function<'a> {
             },
             condition: None,
             timeout_ms: None,
+            requires_approval: false,
             params,
             returns_result: false,
             output_type: None,

@@ -39,6 +39,7 @@ impl Media {
     /// Several parts.
     #[ai_function]
     async fn parts(&self) -> Vec<hpd_agent::ContentPart> {
+        std::future::ready(()).await;
         vec![
             hpd_agent::ContentPart::text("a"),
             hpd_agent::ContentPart::audio("audio/wav", vec![0]),
@@ -57,13 +58,17 @@ impl Media {
 
     /// A structured value, or an error.
     #[ai_function]
-    fn read(&self) -> Result<Reading, std::io::Error> {
-        Ok(Reading { celsius: 21.5 })
+    fn read(&self, celsius: f64) -> Result<Reading, std::io::Error> {
+        if celsius.is_nan() {
+            return Err(std::io::Error::other("no reading"));
+        }
+        Ok(Reading { celsius })
     }
 
     /// A structured value returned by an async method.
     #[ai_function]
     async fn read_later(&self) -> Reading {
+        std::future::ready(()).await;
         Reading { celsius: 3.0 }
     }
 
@@ -116,7 +121,15 @@ impl Plain {
         )
     }
 
-    #[ai_function(description = "Fails on zero.")]
+    /// Deletes everything (a person approves each call).
+    #[ai_function(requires_approval)]
+    fn wipe(&self) {}
+
+    /// Needs no approval, said explicitly.
+    #[ai_function(requires_approval = false, timeout_ms = 5)]
+    fn peek(&self) {}
+
+    #[ai_function(description = "Fails on zero.", requires_approval = true)]
     fn checked(&self, n: u32) -> Result<u32, String> {
         if n == 0 {
             Err("zero".to_owned())
@@ -304,6 +317,22 @@ pub fn main() {
     assert_eq!(
         <Configured as ToolHarness>::harness_entry().name,
         "configured"
+    );
+    let approval: Vec<(&str, bool)> = <Plain as ToolHarness>::harness_entry()
+        .functions
+        .iter()
+        .map(|f| (f.name, f.requires_approval))
+        .collect();
+    assert_eq!(
+        approval,
+        [
+            ("add", false),
+            ("hello", false),
+            ("wipe", true),
+            ("peek", false),
+            ("checked", true),
+            ("type", false)
+        ]
     );
     let _ = with_prelude::Prelude;
     let members: Vec<&str> = registry
