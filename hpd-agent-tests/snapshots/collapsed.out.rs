@@ -61,7 +61,7 @@ const _: () = {
     }
     fn __hpd_output_schema0() -> __hpd::Option<__hpd::serde_json::Value> {
         let __hpd_probe = __hpd::OutputProbe::<i64>::new();
-        (&&&__hpd::OutputProbe::<i64>::new()).__hpd_kind().output_schema(__hpd_probe)
+        (&&&__hpd_probe).__hpd_kind().output_schema(__hpd_probe)
     }
     fn __hpd_output_schema1() -> __hpd::Option<__hpd::serde_json::Value> {
         __hpd::None

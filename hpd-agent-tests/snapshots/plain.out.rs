@@ -59,11 +59,11 @@ const _: () = {
     }
     fn __hpd_output_schema0() -> __hpd::Option<__hpd::serde_json::Value> {
         let __hpd_probe = __hpd::OutputProbe::<String>::new();
-        (&&&__hpd::OutputProbe::<String>::new()).__hpd_kind().output_schema(__hpd_probe)
+        (&&&__hpd_probe).__hpd_kind().output_schema(__hpd_probe)
     }
     fn __hpd_output_schema1() -> __hpd::Option<__hpd::serde_json::Value> {
         let __hpd_probe = __hpd::OutputProbe::<String>::new();
-        (&&&__hpd::OutputProbe::<String>::new()).__hpd_kind().output_schema(__hpd_probe)
+        (&&&__hpd_probe).__hpd_kind().output_schema(__hpd_probe)
     }
     fn __hpd_this<H: __hpd::ToolHarness>(
         __hpd_instance: &__hpd::HarnessObject,
