@@ -8,8 +8,8 @@ use hpd_agent::mcp::{McpHarness, McpServer};
 use hpd_agent::{AgentBuilder, HarnessBuilder, ScriptedChatClient, Tool, ToolResult};
 use rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult,
-    ElicitationAction, ElicitationCapability, ErrorData, FormElicitationCapability,
-    Implementation, ProtocolVersion,
+    ElicitationAction, ElicitationCapability, ErrorData, FormElicitationCapability, Implementation,
+    ProtocolVersion,
 };
 use rmcp::service::RequestContext;
 use rmcp::transport::StreamableHttpClientTransport;
@@ -38,10 +38,10 @@ impl ClientHandler for Person {
             ..
         } = request
         {
-            self.asked.lock().unwrap().push((
-                message,
-                serde_json::to_value(&requested_schema).unwrap(),
-            ));
+            self.asked
+                .lock()
+                .unwrap()
+                .push((message, serde_json::to_value(&requested_schema).unwrap()));
         }
         Ok(self.answer.clone())
     }
@@ -49,9 +49,8 @@ impl ClientHandler for Person {
     fn get_info(&self) -> ClientConfig {
         let mut capabilities = ClientCapabilities::default();
         if self.elicitation {
-            capabilities.elicitation = Some(
-                ElicitationCapability::new().with_form(FormElicitationCapability::default()),
-            );
+            capabilities.elicitation =
+                Some(ElicitationCapability::new().with_form(FormElicitationCapability::default()));
         }
         ClientConfig::new(capabilities, Implementation::new("person", "1"))
             .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
@@ -79,7 +78,13 @@ async fn serve() -> (hpd_agent::mcp::McpHttpServer, Arc<Mutex<Vec<String>>>) {
         ToolResult::ok("all fine")
     });
     let agent = AgentBuilder::new()
-        .with_harness(HarnessBuilder::new("Disks").tool(wipe).tool(look).build().unwrap())
+        .with_harness(
+            HarnessBuilder::new("Disks")
+                .tool(wipe)
+                .tool(look)
+                .build()
+                .unwrap(),
+        )
         .with_chat_client(ScriptedChatClient::new())
         .build()
         .unwrap();

@@ -459,9 +459,7 @@ impl Approver for ElicitingApprover {
                     }
                 }
             }
-            ElicitationAction::Decline => {
-                ApprovalDecision::deny("declined in the MCP client")
-            }
+            ElicitationAction::Decline => ApprovalDecision::deny("declined in the MCP client"),
             _ => ApprovalDecision::deny("the approval request was dismissed in the MCP client"),
         })
     }
