@@ -153,7 +153,7 @@ async fn a_resumed_history_is_accepted_by_llama_cpp() {
     assert_eq!(output.iterations, 2);
     assert!(!output.text.trim().is_empty(), "an answer: {output:?}");
 
-    let sent = sent.lock().expect("sent");
+    let sent = sent.lock().expect("sent").clone();
     assert_eq!(sent.len(), 1);
     let results: Vec<(&str, bool)> = sent[0]
         .iter()
