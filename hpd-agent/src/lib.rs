@@ -594,9 +594,13 @@ pub mod harness;
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
 pub mod mcp;
 pub mod middleware;
+#[cfg(feature = "otel")]
+#[cfg_attr(docsrs, doc(cfg(feature = "otel")))]
+pub mod otel;
 pub mod providers;
 mod session;
 pub mod store;
+mod telemetry;
 pub mod tool;
 
 pub use providers::{openai, scripted};
@@ -615,7 +619,8 @@ pub use agent::{
 pub use async_trait::async_trait;
 pub use chat::{
     ChatClient, ChatError, ChatMessage, ChatRequest, ChatResponse, DeferredGroup, DeferredTools,
-    FinishReason, ModelOptions, Reasoning, TextSink, ToolCall, ToolChoice, ToolDefinition, Usage,
+    FinishReason, ModelInfo, ModelOptions, Reasoning, TextSink, ToolCall, ToolChoice,
+    ToolDefinition, Usage,
 };
 pub use config::{
     AgentConfig, CALL_TOOL, CollapsingConfig, CollapsingLayout, ConfigError, ConfigErrorKind,

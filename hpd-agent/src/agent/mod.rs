@@ -90,6 +90,8 @@ pub(crate) struct AgentInner {
     pub(crate) depth: usize,
     /// The context budget, when one limits requests.
     pub(crate) budgeting: Option<budget::Budgeting>,
+    /// Whether spans record messages, arguments and results (`otel` feature).
+    pub(crate) trace_content: bool,
 }
 
 /// An agent: instructions, registered tools, middleware and a chat client.
@@ -494,18 +496,28 @@ impl Session {
     ) -> Result<RunOutput, RunError> {
         use tracing::Instrument as _;
         let agent = Arc::clone(&self.agent.inner);
-        let span = tracing::debug_span!(target: "hpd_agent", "turn", agent = %agent.name);
         let before = (self.state.history.len(), self.state.expanded.clone());
         let message = message.into();
         let mut config = config;
         let turn_id = config.turn_id.get_or_insert_with(new_turn_id).clone();
+        let trace = crate::telemetry::TurnTrace {
+            conversation: self.id().map(str::to_owned),
+            content: agent.trace_content,
+        };
+        let span = crate::telemetry::turn_span(
+            &agent.name,
+            agent.client.model_info(),
+            &trace,
+            &turn_id,
+            &message,
+        );
         if let Some(binding) = self.store.as_mut() {
             binding.last_turn = Some((turn_id, message.clone()));
         }
         let trimmed_before = (self.state.trimmed, self.state.summary.clone());
         self.dropped = 0;
-        let outcome = run::run_turn(&agent, self, message, config)
-            .instrument(span)
+        let outcome = run::run_turn(&agent, self, message, config, trace)
+            .instrument(span.clone())
             .await;
         let changed = before != (self.state.history.len(), self.state.expanded.clone())
             || trimmed_before != (self.state.trimmed, self.state.summary.clone())
@@ -513,10 +525,16 @@ impl Session {
         if let Some(binding) = self.store.as_mut() {
             binding.saved_len = binding.saved_len.saturating_sub(self.dropped);
         }
-        match self.store.as_mut() {
+        let outcome = match self.store.as_mut() {
             Some(binding) => binding.after_turn(&self.state, changed, outcome).await,
             None => outcome,
-        }
+        };
+        crate::telemetry::record_turn_end(
+            &span,
+            outcome.as_ref().map(|output| output.text.as_str()),
+            agent.trace_content,
+        );
+        outcome
     }
 
     /// Saves the session to its store now: retries a save that failed at the end of a turn.

@@ -18,6 +18,7 @@ use crate::middleware::pipeline::{
     CallScope, ScopedPipeline, backward, call_function, forward, run_hooks, unless_cancelled,
 };
 use crate::middleware::{FunctionCall, IterationInfo, TurnInfo, TurnOutcome};
+use crate::telemetry::{self, TurnTrace};
 use crate::tool::ToolResult;
 
 use super::budget::{KnownPrompt, next_turn_start, summary_turn};
@@ -58,6 +59,8 @@ struct Turn<'a> {
     dropped: &'a mut usize,
     /// Where this turn starts in the history: it is never trimmed.
     turn_start: usize,
+    /// What the turn's spans share.
+    trace: TurnTrace,
 }
 
 /// The agent's toolset for this turn (hooks run, current tool lists), with the harnesses the
@@ -92,9 +95,11 @@ pub(super) async fn run_turn(
     session: &mut Session,
     message: String,
     config: AgentRunConfig,
+    trace: TurnTrace,
 ) -> Result<RunOutput, RunError> {
     let (base, run_tools) = turn_tools(agent, &config).await?;
     let tools: &Toolset = run_tools.as_ref().unwrap_or(&base);
+    telemetry::record_layout(tools.layout_name());
     let max_iterations = config.max_iterations.unwrap_or(agent.max_iterations);
     if max_iterations == 0 {
         return Err(RunError::Build(crate::BuildError::ZeroMaxIterations));
@@ -139,6 +144,7 @@ pub(super) async fn run_turn(
         tool_called: false,
         finish_reason: FinishReason::default(),
         turn_id: config.turn_id.unwrap_or_else(super::new_turn_id).into(),
+        trace,
     };
 
     let outcome = match turn.expansion.start(tools) {
@@ -148,6 +154,11 @@ pub(super) async fn run_turn(
 
     let usage = turn.usage;
     let finish_reason = turn.finish_reason.clone();
+    telemetry::record_turn_usage(
+        usage,
+        &finish_reason,
+        outcome.as_ref().map_or(0, |(_, iterations)| *iterations),
+    );
     let after = {
         let outcome_view = match &outcome {
             Ok((text, _)) => TurnOutcome::Finished {
@@ -247,15 +258,27 @@ impl Turn<'_> {
             let request = ChatRequest::new(&instructions, messages, &visible)
                 .with_deferred(self.tools.deferred())
                 .with_options(options);
+            let span = telemetry::chat_span(
+                self.agent.client.model_info(),
+                &self.trace,
+                iteration,
+                &request,
+            );
             let response = tokio::select! {
                 biased;
-                () = self.cancellation.cancelled() => return Err(RunError::Cancelled),
+                () = self.cancellation.cancelled() => {
+                    telemetry::record_cancelled(&span);
+                    return Err(RunError::Cancelled);
+                }
                 response = self
                     .agent
                     .client
                     .complete(request, &sink)
-                    .instrument(tracing::debug_span!(target: "hpd_agent", "model_request", iteration)) => response?,
+                    .instrument(span.clone()) => response,
             };
+            telemetry::record_chat(&span, response.as_ref(), self.trace.content);
+            drop(span);
+            let response = response?;
             self.usage += response.usage;
             if let Some(fixed) = fixed {
                 *self.known = usize::try_from(response.usage.input_tokens)
@@ -412,19 +435,43 @@ impl Turn<'_> {
         // middleware, limits and results see those.
         let unwrapped = unwrap_calls(self.tools, self.agent.limits, calls, &mut results);
         let calls: &[ToolCall] = unwrapped.as_deref().unwrap_or(calls);
-        let outcome = self
-            .resolve_and_run(info, calls, &mut results, &mut references, &mut durations)
-            .await;
+        let spans: Vec<tracing::Span> = calls
+            .iter()
+            .map(|call| telemetry::tool_span(call, &self.trace))
+            .collect();
+        let mut error_types: Vec<Option<&'static str>> = vec![None; calls.len()];
+        let mut record = Recorded {
+            results: &mut results,
+            references: &mut references,
+            durations: &mut durations,
+            spans: &spans,
+            error_types: &mut error_types,
+        };
+        let outcome = self.resolve_and_run(info, calls, &mut record).await;
         let filler = match &outcome {
             Err(RunError::Cancelled) => CANCELLED,
             _ => ABORTED,
         };
+        let filler_type = match &outcome {
+            Err(RunError::Cancelled) => "cancelled",
+            _ => "aborted",
+        };
         let limits = self.agent.limits;
-        for (((call, result), references), duration) in
-            calls.iter().zip(results).zip(references).zip(durations)
+        for (i, (((call, result), references), duration)) in calls
+            .iter()
+            .zip(results)
+            .zip(references)
+            .zip(durations)
+            .enumerate()
         {
+            let error_type = if result.is_none() {
+                Some(filler_type)
+            } else {
+                error_types[i]
+            };
             let mut result = result.unwrap_or_else(|| ToolResult::error(filler));
             result.text = limits.cut_result(result.text);
+            telemetry::record_tool_result(&spans[i], &result, error_type, self.trace.content);
             self.emitter.emit(&AgentEvent::ToolCallFinished {
                 call_id: call.id.clone(),
                 name: call.name.clone(),
@@ -446,10 +493,15 @@ impl Turn<'_> {
         &mut self,
         info: &IterationInfo,
         calls: &[ToolCall],
-        results: &mut [Option<ToolResult>],
-        references: &mut [Vec<String>],
-        durations: &mut [std::time::Duration],
+        record: &mut Recorded<'_>,
     ) -> Result<(), RunError> {
+        let Recorded {
+            results,
+            references,
+            durations,
+            spans,
+            error_types,
+        } = record;
         let global = &self.agent.middleware;
         run_hooks(
             "before_tool_execution",
@@ -479,11 +531,16 @@ impl Turn<'_> {
             });
             if results[i].is_some() {
                 // Answered before resolution (limits, the layout's own tools).
+                telemetry::record_tool(&spans[i], &call.name, None);
                 durations[i] = started.elapsed();
                 continue;
             }
             let emitter = &self.emitter;
+            let mut opened: Vec<String> = Vec::new();
+            let mut recovered = false;
             let mut expanded = |harness: &str, recovery: bool| {
+                opened.push(harness.to_owned());
+                recovered |= recovery;
                 emitter.emit(&AgentEvent::ContainerExpanded {
                     harness: harness.to_owned(),
                     recovery,
@@ -492,6 +549,20 @@ impl Turn<'_> {
             let (routed, container) =
                 self.expansion
                     .route(tools, &call.name, &seen, &delivered, &mut expanded)?;
+            match &routed {
+                Routed::Run(target) => {
+                    let function = tools.function(*target);
+                    telemetry::record_tool(
+                        &spans[i],
+                        function.name(),
+                        Some(function.harness_name()),
+                    );
+                }
+                Routed::Answer(..) | Routed::Unknown => {
+                    telemetry::record_tool(&spans[i], &call.name, None);
+                }
+            }
+            telemetry::record_expanded(&spans[i], &opened, recovered);
             match routed {
                 Routed::Run(target) => {
                     if let Some(section) =
@@ -510,6 +581,7 @@ impl Turn<'_> {
                     references[i] = loaded;
                 }
                 Routed::Unknown => {
+                    error_types[i] = Some("unknown_tool");
                     results[i] = Some(ToolResult::error(unknown_text(
                         &call.name,
                         &tools.callable_names(&seen),
@@ -571,16 +643,12 @@ impl Turn<'_> {
                 let callable = tools.function(target);
                 let call = &calls[i];
                 let scope = &scope;
+                let span = spans[i].clone();
                 async move {
                     let started = Instant::now();
                     let running =
                         call_function(global, pipeline, callable, &call.id, &call.arguments, scope)
-                            .instrument(tracing::debug_span!(
-                                target: "hpd_agent",
-                                "tool_call",
-                                name = callable.name(),
-                                call_id = %call.id,
-                            ));
+                            .instrument(span);
                     let result = unless_cancelled(scope.cancellation, running)
                         .await
                         .unwrap_or(Err(RunError::Cancelled));
@@ -610,6 +678,17 @@ impl Turn<'_> {
         }
         first_error.map_or(Ok(()), Err)
     }
+}
+
+/// What handling the calls of one response collects per call, in call order.
+struct Recorded<'a> {
+    results: &'a mut [Option<ToolResult>],
+    references: &'a mut [Vec<String>],
+    durations: &'a mut [std::time::Duration],
+    /// Each call's `tool_call` span, ended when its result is in the history.
+    spans: &'a [tracing::Span],
+    /// The `error.type` of calls that failed before running (unknown tools).
+    error_types: &'a mut [Option<&'static str>],
 }
 
 /// Answers the calls that limits reject (in `results`) and unwraps the calls of the layout's

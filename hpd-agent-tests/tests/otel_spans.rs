@@ -1,0 +1,608 @@
+//! The OpenTelemetry GenAI spans of the `otel` feature, checked with the SDK's in-memory
+//! exporter behind `tracing-opentelemetry`: each span's name, kind, parent and attributes over
+//! a turn with a container expansion, a recovery, a failed call, a blocked call, an unknown
+//! tool and a request the provider partly read from its prompt cache; content on and off;
+//! provider failures; MCP calls whose trace context travels in `_meta`; and, when
+//! `HPD_OTLP_URL` names a collector (Arize Phoenix, started by `.ci/run`), the same spans
+//! exported over OTLP/HTTP and read back from the collector.
+
+mod support;
+
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use hpd_agent::mcp::{McpHarness, McpServer};
+use hpd_agent::otel::opentelemetry::trace::{
+    SpanId, SpanKind, Status, TraceId, TracerProvider as _,
+};
+use hpd_agent::otel::opentelemetry::{Array, Value};
+use hpd_agent::otel::tracing_opentelemetry;
+use hpd_agent::store::MemorySessionStore;
+use hpd_agent::{
+    AgentBuilder, ChatResponse, HarnessBuilder, OpenAiClient, ScriptedChatClient, Tool, ToolCall,
+    ToolResult, Usage,
+};
+use hpd_agent_tests::{FileTools, MathTools, RecordingMiddleware};
+use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData};
+use serde_json::json;
+use tracing_subscriber::layer::SubscriberExt as _;
+
+/// One tracer provider for the whole binary (a `tracing` subscriber is global here, since the
+/// MCP tests run on a multi-threaded runtime); each test picks its own traces by agent name.
+fn exporter() -> &'static InMemorySpanExporter {
+    static EXPORTER: OnceLock<InMemorySpanExporter> = OnceLock::new();
+    EXPORTER.get_or_init(|| {
+        let exporter = InMemorySpanExporter::default();
+        let provider = SdkTracerProvider::builder()
+            .with_simple_exporter(exporter.clone())
+            .build();
+        let subscriber = tracing_subscriber::registry()
+            .with(tracing_opentelemetry::layer().with_tracer(provider.tracer("hpd-agent-tests")));
+        tracing::subscriber::set_global_default(subscriber).unwrap();
+        exporter
+    })
+}
+
+/// The finished spans of every trace whose root span is named `root`, oldest first.
+fn trace_of(root: &str) -> Vec<SpanData> {
+    let spans = exporter().get_finished_spans().unwrap();
+    let traces: Vec<TraceId> = spans
+        .iter()
+        .filter(|s| s.name == root && s.parent_span_id == SpanId::INVALID)
+        .map(|s| s.span_context.trace_id())
+        .collect();
+    assert!(!traces.is_empty(), "no trace rooted at {root}");
+    spans
+        .into_iter()
+        .filter(|s| traces.contains(&s.span_context.trace_id()))
+        .collect()
+}
+
+fn attr<'a>(span: &'a SpanData, key: &str) -> Option<&'a Value> {
+    let found: Vec<&Value> = span
+        .attributes
+        .iter()
+        .filter(|kv| kv.key.as_str() == key)
+        .map(|kv| &kv.value)
+        .collect();
+    assert!(
+        found.len() <= 1,
+        "{key} is set {} times on {}",
+        found.len(),
+        span.name
+    );
+    found.first().copied()
+}
+
+fn text(value: &str) -> Value {
+    Value::from(value.to_owned())
+}
+
+fn strings(values: &[&str]) -> Value {
+    Value::Array(Array::String(
+        values.iter().map(|v| (*v).to_owned().into()).collect(),
+    ))
+}
+
+/// Asserts `span` has these attribute values.
+#[track_caller]
+fn has(span: &SpanData, expected: &[(&str, Value)]) {
+    for (key, value) in expected {
+        assert_eq!(
+            attr(span, key),
+            Some(value),
+            "{key} of {} (attributes: {:?})",
+            span.name,
+            span.attributes
+        );
+    }
+}
+
+/// Asserts `span` has none of these attributes.
+#[track_caller]
+fn lacks(span: &SpanData, keys: &[&str]) {
+    for key in keys {
+        assert_eq!(attr(span, key), None, "{key} on {}", span.name);
+    }
+}
+
+fn named<'a>(spans: &'a [SpanData], name: &str) -> Vec<&'a SpanData> {
+    spans.iter().filter(|s| s.name == name).collect()
+}
+
+fn one<'a>(spans: &'a [SpanData], name: &str) -> &'a SpanData {
+    let found = named(spans, name);
+    assert_eq!(found.len(), 1, "spans named {name}: {:?}", names(spans));
+    found[0]
+}
+
+fn names(spans: &[SpanData]) -> Vec<String> {
+    spans.iter().map(|s| s.name.to_string()).collect()
+}
+
+/// The `execute_tool` span of the call with this id.
+fn call<'a>(spans: &'a [SpanData], id: &str) -> &'a SpanData {
+    spans
+        .iter()
+        .find(|s| attr(s, "gen_ai.tool.call.id") == Some(&text(id)))
+        .unwrap_or_else(|| panic!("no execute_tool span for {id}"))
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+const CONTENT_KEYS: [&str; 5] = [
+    "gen_ai.input.messages",
+    "gen_ai.output.messages",
+    "gen_ai.system_instructions",
+    "gen_ai.tool.call.arguments",
+    "gen_ai.tool.call.result",
+];
+
+/// A turn of `agent` name over collapsed `MathTools` and `FileTools`, with middleware that
+/// blocks `multiply`: an expansion, a recovery, a failed, a blocked and an unknown call, and
+/// a second request the provider partly read from its cache.
+fn script() -> ScriptedChatClient {
+    ScriptedChatClient::with_replies([
+        ChatResponse::tool_calls(vec![
+            ToolCall::new("c1", "MathTools", "{}"),
+            ToolCall::new("c2", "read_file", r#"{"path": "notes.txt"}"#),
+        ])
+        .with_usage(Usage {
+            input_tokens: 100,
+            output_tokens: 5,
+            ..Usage::default()
+        }),
+        ChatResponse::tool_calls(vec![
+            ToolCall::new("c3", "divide", r#"{"a": 1, "b": 0}"#),
+            ToolCall::new("c4", "multiply", r#"{"a": 2, "b": 3}"#),
+            ToolCall::new("c5", "no_such_tool", "{}"),
+            ToolCall::new("c6", "add", r#"{"a": 1, "b": 2}"#),
+        ])
+        .with_usage(Usage {
+            input_tokens: 150,
+            cached_input_tokens: 120,
+            output_tokens: 9,
+            ..Usage::default()
+        }),
+        ChatResponse::text("3").with_usage(Usage {
+            input_tokens: 200,
+            cached_input_tokens: 150,
+            output_tokens: 2,
+            reasoning_tokens: 1,
+        }),
+    ])
+    .with_model("scripted-1")
+}
+
+fn run_scripted_turn(name: &str, content: bool) {
+    exporter();
+    let agent = AgentBuilder::new()
+        .with_name(name)
+        .with_instructions("Answer with a number.")
+        .with_tool_harness::<MathTools>()
+        .with_tool_harness::<FileTools>()
+        .with_middleware(RecordingMiddleware::new("gate").blocking(["multiply"]))
+        .with_trace_content(content)
+        .with_chat_client(script())
+        .build()
+        .unwrap();
+    runtime().block_on(async {
+        let store = Arc::new(MemorySessionStore::new());
+        let mut session = agent
+            .open_session(store, format!("conversation-of-{name}"))
+            .await
+            .unwrap();
+        assert_eq!(session.run("1 + 2?").await.unwrap().text, "3");
+    });
+}
+
+#[test]
+fn a_turn_is_an_invoke_agent_span_with_chat_and_execute_tool_children() {
+    run_scripted_turn("tracer", false);
+    let spans = trace_of("invoke_agent tracer");
+    let turn = one(&spans, "invoke_agent tracer");
+    assert_eq!(turn.span_kind, SpanKind::Internal);
+    assert_eq!(turn.status, Status::Unset);
+    has(
+        turn,
+        &[
+            ("gen_ai.operation.name", text("invoke_agent")),
+            ("gen_ai.provider.name", text("scripted")),
+            ("gen_ai.request.model", text("scripted-1")),
+            ("gen_ai.agent.name", text("tracer")),
+            ("gen_ai.conversation.id", text("conversation-of-tracer")),
+            ("gen_ai.usage.input_tokens", Value::I64(450)),
+            ("gen_ai.usage.output_tokens", Value::I64(16)),
+            ("gen_ai.usage.cache_read.input_tokens", Value::I64(270)),
+            ("gen_ai.usage.reasoning.output_tokens", Value::I64(1)),
+            ("gen_ai.response.finish_reasons", strings(&["stop"])),
+            ("hpd_agent.collapsing.layout", text("hide")),
+            ("hpd_agent.iterations", Value::I64(3)),
+        ],
+    );
+    assert!(matches!(
+        attr(turn, "hpd_agent.turn.id"),
+        Some(Value::String(_))
+    ));
+
+    // Three model requests, each a CLIENT child of the turn, with its own usage.
+    let chats = named(&spans, "chat scripted-1");
+    assert_eq!(chats.len(), 3, "{:?}", names(&spans));
+    for chat in &chats {
+        assert_eq!(chat.span_kind, SpanKind::Client);
+        assert_eq!(chat.parent_span_id, turn.span_context.span_id());
+        has(
+            chat,
+            &[
+                ("gen_ai.operation.name", text("chat")),
+                ("gen_ai.provider.name", text("scripted")),
+                ("gen_ai.request.model", text("scripted-1")),
+                ("gen_ai.conversation.id", text("conversation-of-tracer")),
+            ],
+        );
+        // A scripted client has no server.
+        lacks(chat, &["server.address", "server.port", "error.type"]);
+        lacks(chat, &CONTENT_KEYS);
+    }
+    has(
+        chats[0],
+        &[
+            ("gen_ai.usage.input_tokens", Value::I64(100)),
+            ("gen_ai.usage.output_tokens", Value::I64(5)),
+            ("gen_ai.response.finish_reasons", strings(&["tool_call"])),
+            // Only the two containers are visible at first.
+            ("hpd_agent.tools.count", Value::I64(2)),
+        ],
+    );
+    lacks(chats[0], &["gen_ai.usage.cache_read.input_tokens"]);
+    // The cached request.
+    has(
+        chats[1],
+        &[
+            ("gen_ai.usage.input_tokens", Value::I64(150)),
+            ("gen_ai.usage.cache_read.input_tokens", Value::I64(120)),
+            ("gen_ai.usage.output_tokens", Value::I64(9)),
+        ],
+    );
+    has(
+        chats[2],
+        &[("gen_ai.response.finish_reasons", strings(&["stop"]))],
+    );
+
+    // One INTERNAL execute_tool child of the turn per call the model made.
+    let tools: Vec<&SpanData> = spans
+        .iter()
+        .filter(|s| s.name.starts_with("execute_tool "))
+        .collect();
+    assert_eq!(tools.len(), 6, "{:?}", names(&spans));
+    for tool in &tools {
+        assert_eq!(tool.span_kind, SpanKind::Internal);
+        assert_eq!(tool.parent_span_id, turn.span_context.span_id());
+        has(
+            tool,
+            &[
+                ("gen_ai.operation.name", text("execute_tool")),
+                ("gen_ai.tool.type", text("function")),
+            ],
+        );
+        lacks(tool, &CONTENT_KEYS);
+    }
+    // The container call: an expansion, no recovery.
+    let expansion = call(&spans, "c1");
+    assert_eq!(expansion.name, "execute_tool MathTools");
+    assert_eq!(expansion.status, Status::Unset);
+    has(
+        expansion,
+        &[
+            ("gen_ai.tool.name", text("MathTools")),
+            ("hpd_agent.container.expanded", text("MathTools")),
+            ("hpd_agent.recovery", Value::Bool(false)),
+        ],
+    );
+    // A member of the still collapsed FileTools: recovery expands it (and answers with its
+    // members, as `execute_recovered_calls` is off).
+    let recovery = call(&spans, "c2");
+    assert_eq!(recovery.name, "execute_tool read_file");
+    has(
+        recovery,
+        &[
+            ("gen_ai.tool.name", text("read_file")),
+            ("hpd_agent.container.expanded", text("FileTools")),
+            ("hpd_agent.recovery", Value::Bool(true)),
+        ],
+    );
+    lacks(recovery, &["error.type"]);
+    // A function that fails.
+    let failed = call(&spans, "c3");
+    assert_eq!(failed.name, "execute_tool divide");
+    has(
+        failed,
+        &[
+            ("error.type", text("tool_error")),
+            ("hpd_agent.harness", text("MathTools")),
+        ],
+    );
+    assert!(
+        matches!(failed.status, Status::Error { .. }),
+        "{:?}",
+        failed.status
+    );
+    lacks(
+        failed,
+        &[
+            "hpd_agent.container.expanded",
+            "hpd_agent.middleware.blocked",
+        ],
+    );
+    // A call middleware blocked.
+    let blocked = call(&spans, "c4");
+    assert_eq!(blocked.name, "execute_tool multiply");
+    has(
+        blocked,
+        &[
+            ("hpd_agent.middleware.blocked", Value::Bool(true)),
+            ("error.type", text("tool_error")),
+        ],
+    );
+    // A name that matches nothing.
+    let unknown = call(&spans, "c5");
+    assert_eq!(unknown.name, "execute_tool no_such_tool");
+    has(unknown, &[("error.type", text("unknown_tool"))]);
+    // A call that succeeds.
+    let ok = call(&spans, "c6");
+    assert_eq!(ok.name, "execute_tool add");
+    assert_eq!(ok.status, Status::Unset);
+    lacks(ok, &["error.type", "hpd_agent.middleware.blocked"]);
+
+    // Every span is of the one trace, and the calls of a response follow its request.
+    assert!(
+        spans
+            .iter()
+            .all(|s| s.span_context.trace_id() == turn.span_context.trace_id())
+    );
+    assert!(call(&spans, "c3").start_time >= chats[1].end_time);
+    assert!(chats[2].start_time >= call(&spans, "c6").end_time);
+}
+
+#[test]
+fn content_is_recorded_only_when_switched_on() {
+    run_scripted_turn("recorder", true);
+    let spans = trace_of("invoke_agent recorder");
+    let turn = one(&spans, "invoke_agent recorder");
+    let json = |span: &SpanData, key: &str| -> serde_json::Value {
+        match attr(span, key) {
+            Some(Value::String(s)) => serde_json::from_str(s.as_str()).unwrap(),
+            other => panic!("{key} of {}: {other:?}", span.name),
+        }
+    };
+    assert_eq!(
+        json(turn, "gen_ai.input.messages"),
+        json!([{"role": "user", "parts": [{"type": "text", "content": "1 + 2?"}]}])
+    );
+    assert_eq!(
+        json(turn, "gen_ai.output.messages"),
+        json!([{"role": "assistant", "parts": [{"type": "text", "content": "3"}], "finish_reason": "stop"}])
+    );
+    let chats = named(&spans, "chat scripted-1");
+    assert_eq!(
+        json(chats[0], "gen_ai.system_instructions"),
+        json!([{"type": "text", "content": "Answer with a number."}])
+    );
+    assert_eq!(
+        json(chats[0], "gen_ai.output.messages")[0]["parts"][1],
+        json!({"type": "tool_call", "id": "c2", "name": "read_file", "arguments": {"path": "notes.txt"}})
+    );
+    // The last request carries the whole turn: the results of the calls included.
+    let sent = json(chats[2], "gen_ai.input.messages");
+    let roles: Vec<&str> = sent
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        roles,
+        [
+            "user",
+            "assistant",
+            "tool",
+            "tool",
+            "assistant",
+            "tool",
+            "tool",
+            "tool",
+            "tool"
+        ]
+    );
+    assert_eq!(
+        sent[8]["parts"][0],
+        json!({"type": "tool_call_response", "id": "c6", "response": "3"})
+    );
+    let ok = call(&spans, "c6");
+    has(
+        ok,
+        &[
+            ("gen_ai.tool.call.arguments", text(r#"{"a": 1, "b": 2}"#)),
+            ("gen_ai.tool.call.result", text("3")),
+        ],
+    );
+    // The result of a failed call is not recorded as a result.
+    lacks(call(&spans, "c3"), &["gen_ai.tool.call.result"]);
+    has(
+        call(&spans, "c3"),
+        &[("gen_ai.tool.call.arguments", text(r#"{"a": 1, "b": 0}"#))],
+    );
+}
+
+#[test]
+fn provider_failures_set_error_type_and_status_and_keep_credentials_out() {
+    exporter();
+    const KEY: &str = "sk-otel-planted-secret-5Yb2";
+    runtime().block_on(async {
+        // A server that refuses the key and echoes it, at a URL with a password.
+        let server = support::echoing_server(KEY).await;
+        let url = format!("http://user:{KEY}@{}/v1", server.address());
+        let client = OpenAiClient::new("gpt-test", KEY)
+            .and_then(|c| c.with_base_url(url))
+            .unwrap()
+            .with_retry_policy(hpd_agent::providers::retry::RetryPolicy {
+                max_retries: 1,
+                backoff: Duration::from_millis(1),
+                ..Default::default()
+            });
+        let agent = AgentBuilder::new()
+            .with_name("refused")
+            .with_trace_content(true)
+            .with_chat_client(client)
+            .build()
+            .unwrap();
+        agent.run("hi").await.unwrap_err();
+
+        // A scripted client that runs out of replies.
+        let agent = AgentBuilder::new()
+            .with_name("exhausted")
+            .with_chat_client(ScriptedChatClient::new())
+            .build()
+            .unwrap();
+        agent.run("hi").await.unwrap_err();
+    });
+
+    let spans = trace_of("invoke_agent refused");
+    let chat = one(&spans, "chat gpt-test");
+    assert_eq!(chat.span_kind, SpanKind::Client);
+    has(
+        chat,
+        &[
+            ("gen_ai.provider.name", text("openai")),
+            ("gen_ai.request.model", text("gpt-test")),
+            ("server.address", text("127.0.0.1")),
+            ("error.type", text("401")),
+        ],
+    );
+    assert!(matches!(attr(chat, "server.port"), Some(Value::I64(port)) if *port > 0));
+    assert!(matches!(chat.status, Status::Error { .. }));
+    let turn = one(&spans, "invoke_agent refused");
+    has(turn, &[("error.type", text("401"))]);
+    // Nothing of any span carries the key: names, attributes, events, status.
+    for span in &spans {
+        let rendered = format!("{span:?}");
+        assert!(!rendered.contains(KEY), "the key leaked into {rendered}");
+    }
+
+    let spans = trace_of("invoke_agent exhausted");
+    has(
+        one(&spans, "chat"),
+        &[
+            ("error.type", text("script_exhausted")),
+            ("gen_ai.provider.name", text("scripted")),
+        ],
+    );
+    has(
+        one(&spans, "invoke_agent exhausted"),
+        &[("error.type", text("script_exhausted"))],
+    );
+}
+
+/// An agent whose harness is served over MCP (streamable HTTP on loopback) by another agent:
+/// the served side's spans join the caller's trace through `_meta`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_calls_carry_the_trace_context_to_the_served_harness() {
+    exporter();
+    let schema = json!({"type": "object", "properties": {"text": {"type": "string"}}});
+    let echo = Tool::new(
+        "shout",
+        "Repeats a text loudly",
+        schema,
+        |args, _ctx| async move {
+            ToolResult::ok(args["text"].as_str().unwrap_or_default().to_uppercase())
+        },
+    );
+    let served = AgentBuilder::new()
+        .with_harness(HarnessBuilder::new("Loud").tool(echo).build().unwrap())
+        .with_chat_client(ScriptedChatClient::new())
+        .build()
+        .unwrap();
+    let server = McpServer::new(served)
+        .allow_unauthenticated()
+        .serve_http("127.0.0.1:0".parse().unwrap())
+        .await
+        .unwrap();
+    let remote = McpHarness::http("Remote", server.url())
+        .header("Authorization", "Bearer mcp-otel-planted-secret-8Kq1")
+        .collapse(false)
+        .connect()
+        .await
+        .unwrap();
+    let model = ScriptedChatClient::with_replies([
+        ChatResponse::tool_calls(vec![ToolCall::new("m1", "shout", r#"{"text": "hi"}"#)]),
+        ChatResponse::text("HI"),
+    ]);
+    let caller = AgentBuilder::new()
+        .with_name("mcp-caller")
+        .with_harness(remote)
+        .with_trace_content(true)
+        .with_chat_client(model.clone())
+        .build()
+        .unwrap();
+    caller.run("shout hi").await.unwrap();
+    assert_eq!(model.requests()[1].tool_result("m1"), Some(("HI", false)));
+    server.shutdown().await;
+
+    let spans = trace_of("invoke_agent mcp-caller");
+    let tool = call(&spans, "m1");
+    assert_eq!(tool.name, "execute_tool shout");
+    let client = spans
+        .iter()
+        .find(|s| s.name == "tools/call shout" && s.span_kind == SpanKind::Client)
+        .unwrap_or_else(|| panic!("no client span: {:?}", names(&spans)));
+    assert_eq!(client.parent_span_id, tool.span_context.span_id());
+    has(
+        client,
+        &[
+            ("mcp.method.name", text("tools/call")),
+            ("gen_ai.tool.name", text("shout")),
+            ("gen_ai.operation.name", text("execute_tool")),
+        ],
+    );
+    // The server's span is in the caller's trace, a child of the client's span, and its
+    // parent is remote: it came through the request's `_meta`.
+    let served = spans
+        .iter()
+        .find(|s| s.name == "tools/call shout" && s.span_kind == SpanKind::Server)
+        .unwrap_or_else(|| {
+            let all = exporter().get_finished_spans().unwrap();
+            let servers: Vec<_> = all
+                .iter()
+                .filter(|s| s.span_kind == SpanKind::Server)
+                .collect();
+            panic!(
+                "no server span in the caller's trace: {:?}; server spans: {servers:#?}",
+                names(&spans)
+            )
+        });
+    assert_eq!(served.parent_span_id, client.span_context.span_id());
+    assert!(served.parent_span_is_remote);
+    has(
+        served,
+        &[
+            ("mcp.method.name", text("tools/call")),
+            ("gen_ai.tool.name", text("shout")),
+        ],
+    );
+    assert!(matches!(
+        attr(served, "jsonrpc.request.id"),
+        Some(Value::String(_))
+    ));
+    for span in &spans {
+        let rendered = format!("{span:?}");
+        assert!(
+            !rendered.contains("mcp-otel-planted-secret-8Kq1"),
+            "{rendered}"
+        );
+    }
+}
