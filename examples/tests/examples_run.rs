@@ -39,6 +39,7 @@ const TESTED: &[&str] = &[
     "mcp_server",
     "mcp_oauth",
     "persistent_chat",
+    "traces",
 ];
 
 /// A command for the example with the provider environment cleared.
@@ -410,6 +411,33 @@ fn persistent_chat() {
 /// The OAuth example against the authorization server `.ci/run` starts (`HPD_OIDC_ISSUER`):
 /// the served agent takes that server's tokens, and the example's client signs in and calls a
 /// tool. Without the variable it says what it needs and exits successfully.
+#[test]
+fn traces() {
+    let out = run("traces", &[]);
+    expect_in_order(
+        "traces",
+        &out,
+        &[
+            "answer: 2 + 3 = 5; 1 / 0 has no answer.",
+            "invoke_agent calculator [Internal]",
+            "gen_ai.operation.name = invoke_agent",
+            "gen_ai.usage.cache_read.input_tokens = 192",
+            "chat scripted-1 [Client]",
+            "gen_ai.response.finish_reasons = [tool_call]",
+            "execute_tool Math [Internal]",
+            "hpd_agent.container.expanded = Math",
+            "chat scripted-1 [Client]",
+            "gen_ai.usage.cache_read.input_tokens = 64",
+            "execute_tool add [Internal]",
+            "hpd_agent.harness = Math",
+            "execute_tool divide [Internal]",
+            "error.type = tool_error",
+            "chat scripted-1 [Client]",
+            "gen_ai.response.finish_reasons = [stop]",
+        ],
+    );
+}
+
 #[test]
 fn mcp_oauth() {
     match std::env::var("HPD_OIDC_ISSUER") {

@@ -23,24 +23,50 @@ use hpd_agent::{
     ToolResult, Usage,
 };
 use hpd_agent_tests::{FileTools, MathTools, RecordingMiddleware};
+use opentelemetry_otlp::{WithExportConfig as _, WithHttpConfig as _};
 use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData};
 use serde_json::json;
 use tracing_subscriber::layer::SubscriberExt as _;
 
 /// One tracer provider for the whole binary (a `tracing` subscriber is global here, since the
 /// MCP tests run on a multi-threaded runtime); each test picks its own traces by agent name.
-fn exporter() -> &'static InMemorySpanExporter {
-    static EXPORTER: OnceLock<InMemorySpanExporter> = OnceLock::new();
-    EXPORTER.get_or_init(|| {
+/// With `HPD_OTLP_URL` set, the spans also go to that collector over OTLP/HTTP (protobuf).
+fn traces() -> &'static (InMemorySpanExporter, SdkTracerProvider) {
+    static TRACES: OnceLock<(InMemorySpanExporter, SdkTracerProvider)> = OnceLock::new();
+    TRACES.get_or_init(|| {
         let exporter = InMemorySpanExporter::default();
-        let provider = SdkTracerProvider::builder()
-            .with_simple_exporter(exporter.clone())
-            .build();
+        let mut provider = SdkTracerProvider::builder().with_simple_exporter(exporter.clone());
+        if let Some(url) = otlp_url() {
+            // The blocking HTTP client must not be built (or dropped) on a runtime's thread.
+            let otlp = std::thread::spawn(move || {
+                opentelemetry_otlp::SpanExporter::builder()
+                    .with_http()
+                    .with_endpoint(format!("{url}/v1/traces"))
+                    .build()
+                    .unwrap()
+            })
+            .join()
+            .unwrap();
+            provider = provider.with_batch_exporter(otlp);
+        }
+        let provider = provider.build();
         let subscriber = tracing_subscriber::registry()
             .with(tracing_opentelemetry::layer().with_tracer(provider.tracer("hpd-agent-tests")));
         tracing::subscriber::set_global_default(subscriber).unwrap();
-        exporter
+        (exporter, provider)
     })
+}
+
+fn exporter() -> &'static InMemorySpanExporter {
+    &traces().0
+}
+
+/// The base URL of the OTLP collector (Arize Phoenix), when one runs.
+fn otlp_url() -> Option<String> {
+    std::env::var("HPD_OTLP_URL")
+        .ok()
+        .filter(|url| !url.is_empty())
+        .map(|url| url.trim_end_matches('/').to_owned())
 }
 
 /// The finished spans of every trace whose root span is named `root`, oldest first.
@@ -605,4 +631,98 @@ async fn mcp_calls_carry_the_trace_context_to_the_served_harness() {
             "{rendered}"
         );
     }
+}
+
+/// The spans of one turn, exported over OTLP/HTTP to a real collector (Arize Phoenix on
+/// loopback, started by `.ci/run`) and read back from its REST API: names, kinds, parents and
+/// the GenAI attributes arrive as sent.
+#[test]
+fn spans_reach_a_real_collector_over_otlp() {
+    let Some(url) = otlp_url() else {
+        eprintln!(
+            "skipped: HPD_OTLP_URL is not set (.ci/run starts Arize Phoenix, .ci/phoenix.sh)"
+        );
+        return;
+    };
+    run_scripted_turn("exported", false);
+    let (_, provider) = traces();
+    provider.force_flush().unwrap();
+    let local = trace_of("invoke_agent exported");
+    let trace_id = local[0].span_context.trace_id().to_string();
+    let query = format!("{url}/v1/projects/default/spans/otlpv1?trace_id={trace_id}&limit=100");
+    // The collector stores what it receives in batches: wait for all of the turn's spans.
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let spans = loop {
+        let body: serde_json::Value =
+            runtime().block_on(async { reqwest::get(&query).await.unwrap().json().await.unwrap() });
+        let spans = body["data"].as_array().cloned().unwrap_or_default();
+        if spans.len() >= local.len() {
+            break spans;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the collector has {} of {} spans: {body}",
+            spans.len(),
+            local.len()
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    let mut received: Vec<&str> = spans.iter().filter_map(|s| s["name"].as_str()).collect();
+    received.sort_unstable();
+    let mut sent = names(&local);
+    sent.sort_unstable();
+    assert_eq!(received, sent);
+    let find = |name: &str| {
+        spans
+            .iter()
+            .filter(|s| s["name"] == name)
+            .collect::<Vec<_>>()
+    };
+    let root = find("invoke_agent exported")[0];
+    let attribute = |span: &serde_json::Value, key: &str| -> serde_json::Value {
+        span["attributes"]
+            .as_array()
+            .and_then(|all| all.iter().find(|kv| kv["key"] == key))
+            .map(|kv| kv["value"].clone())
+            .unwrap_or(serde_json::Value::Null)
+    };
+    assert_eq!(
+        attribute(root, "gen_ai.operation.name")["string_value"],
+        "invoke_agent"
+    );
+    assert_eq!(
+        attribute(root, "gen_ai.agent.name")["string_value"],
+        "exported"
+    );
+    for span in &spans {
+        if span["name"] != "invoke_agent exported" {
+            assert_eq!(span["parent_span_id"], root["span_id"], "{span}");
+        }
+    }
+    let chats = find("chat scripted-1");
+    assert_eq!(chats.len(), 3);
+    assert!(
+        chats.iter().any(
+            |chat| attribute(chat, "gen_ai.usage.cache_read.input_tokens")["int_value"]
+                .to_string()
+                .trim_matches('"')
+                == "120"
+        ),
+        "{chats:?}"
+    );
+    for chat in &chats {
+        assert_eq!(
+            attribute(chat, "gen_ai.provider.name")["string_value"],
+            "scripted"
+        );
+        assert_eq!(
+            attribute(chat, "gen_ai.request.model")["string_value"],
+            "scripted-1"
+        );
+    }
+    let failed = find("execute_tool divide")[0];
+    assert_eq!(
+        attribute(failed, "error.type")["string_value"],
+        "tool_error"
+    );
 }

@@ -455,7 +455,9 @@
 //!
 //! A run reports what it does as [`AgentEvent`]s: to callbacks ([`AgentBuilder::on_event`],
 //! [`AgentRunConfig::on_event`]), as a stream ([`Session::run_streamed`]), and to `tracing`
-//! at debug level (target `hpd_agent`, inside a `turn` span). A [`CancellationToken`] given
+//! at debug level (target `hpd_agent`, inside the INFO spans `turn`, `model_request` and
+//! `tool_call`; with the `otel` feature these are the OpenTelemetry GenAI spans
+//! `invoke_agent`, `chat` and `execute_tool`, see the `otel` module). A [`CancellationToken`] given
 //! with [`AgentRunConfig::with_cancellation`] ends a run: the model request or the running
 //! functions are abandoned, every pending call is answered `Error: run cancelled`, and the run
 //! fails with [`RunError::Cancelled`]. Functions see the token through a `CancellationToken`
@@ -522,6 +524,7 @@
 //! | `postgres` | no | `store::PostgresSessionStore`, over `tokio-postgres` |
 //! | `redis` | no | `store::RedisSessionStore`, over the `redis` crate with Tokio support |
 //! | `mcp` | no | the [`mcp`](mcp/index.html) module: `McpHarness` (MCP servers as harnesses), `McpServer` (an agent's tools over MCP), `AgentBuilder::with_mcp_server` and `build_async`; built on the official Rust SDK `rmcp` |
+//! | `otel` | no | the `otel` module: the run's spans by the OpenTelemetry GenAI conventions (through `tracing-opentelemetry`; the operator picks the SDK and exporter), W3C trace context through MCP `_meta` |
 //!
 //! Everything else (the macros, the three HTTP providers, the memory store) is always there.
 //! Items behind a feature are marked so on docs.rs, which builds every feature.
@@ -574,7 +577,8 @@
 //! - [`config`]: [`AgentConfig`] and friends, key folding, config errors.
 //! - [`chat`], [`providers`] ([`openai`], [`providers::anthropic`],
 //!   [`providers::openai_responses`], [`scripted`]): the model side.
-//! - [`store`]: session stores. `mcp` (feature `mcp`): MCP client and server.
+//! - [`store`]: session stores. `mcp` (feature `mcp`): MCP client and server. `otel`
+//!   (feature `otel`): the run's spans as OpenTelemetry GenAI spans, and how to export them.
 //! - [`prelude`]: what harness code imports.
 //!
 //! A tool call goes down from the turn (`agent`) through `collapse` (resolution, expansion) and
@@ -584,6 +588,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod agent;
+pub mod approval;
 pub mod chat;
 mod collapse;
 pub mod config;

@@ -240,6 +240,15 @@ pub(crate) fn record_tool_result(
     let _ = (span, result, error_type, content);
 }
 
+/// Records where a call that needs approval stands (`hpd_agent.approval`): `pending` when the
+/// turn pauses for it, `approved`, `edited` or `denied` when it resumes.
+pub(crate) fn record_approval(span: &Span, state: &'static str) {
+    #[cfg(feature = "otel")]
+    otel::set(span, "hpd_agent.approval", state);
+    #[cfg(not(feature = "otel"))]
+    let _ = (span, state);
+}
+
 /// Records on the current span (the call's) that middleware blocked the call.
 pub(crate) fn record_blocked() {
     #[cfg(feature = "otel")]

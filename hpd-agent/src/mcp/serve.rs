@@ -343,6 +343,7 @@ impl SessionHandler {
                 &arguments,
                 &call_id,
                 Some(reporter.clone() as Arc<dyn CallReporter>),
+                None,
             )
             .await;
         reporter.finish(sending).await;
