@@ -94,7 +94,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 fn print_tree(spans: &[SpanData], span: &SpanData, depth: usize) {
     let indent = "  ".repeat(depth);
     println!("{indent}{} [{:?}]", span.name, span.span_kind);
-    if !matches!(span.status, opentelemetry_sdk::trace::Status::Unset) {
+    if !matches!(
+        span.status,
+        hpd_agent::otel::opentelemetry::trace::Status::Unset
+    ) {
         println!("{indent}  status: {:?}", span.status);
     }
     let mut attributes: Vec<_> = span

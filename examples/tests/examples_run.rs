@@ -423,7 +423,7 @@ fn traces() {
             "gen_ai.operation.name = invoke_agent",
             "gen_ai.usage.cache_read.input_tokens = 192",
             "chat scripted-1 [Client]",
-            "gen_ai.response.finish_reasons = [tool_call]",
+            r#"gen_ai.response.finish_reasons = ["tool_call"]"#,
             "execute_tool Math [Internal]",
             "hpd_agent.container.expanded = Math",
             "chat scripted-1 [Client]",
@@ -433,7 +433,7 @@ fn traces() {
             "execute_tool divide [Internal]",
             "error.type = tool_error",
             "chat scripted-1 [Client]",
-            "gen_ai.response.finish_reasons = [stop]",
+            r#"gen_ai.response.finish_reasons = ["stop"]"#,
         ],
     );
 }

@@ -23,7 +23,7 @@ use hpd_agent::{
     ToolResult, Usage,
 };
 use hpd_agent_tests::{FileTools, MathTools, RecordingMiddleware};
-use opentelemetry_otlp::{WithExportConfig as _, WithHttpConfig as _};
+use opentelemetry_otlp::WithExportConfig as _;
 use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData};
 use serde_json::json;
 use tracing_subscriber::layer::SubscriberExt as _;
