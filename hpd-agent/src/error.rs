@@ -462,4 +462,8 @@ pub enum RunError {
     /// it was before the request.
     #[error("the summarizer of the context budget failed: {0}")]
     Summarizer(String),
+    /// The session is paused for approval (a new message cannot run), or its decisions do not
+    /// fit the waiting calls; nothing changed. See [`approval`](crate::approval).
+    #[error(transparent)]
+    Approval(#[from] crate::approval::ApprovalError),
 }
