@@ -473,7 +473,7 @@ pub fn collapse(args: TokenStream, input: TokenStream) -> TokenStream {
 ///     .with_chat_client(ScriptedChatClient::new())
 ///     .build()?;
 /// // A member like a function: listed by the container, visible once it expands.
-/// assert_eq!(agent.initial_tool_names(), ["Research"]);
+/// assert_eq!(agent.initial_tool_names(), ["Research", "call_function"]);
 /// let session = agent.tool_session();
 /// assert!(session.visible_tools()[0].description.ends_with("(functions: define, researcher)"));
 /// # Ok::<(), hpd_agent::BuildError>(())

@@ -36,10 +36,14 @@
 //!
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! // A scripted model: open the container, call `add`, answer.
+//! // A scripted model: open the container, call `add` through the call tool, answer.
 //! let model = ScriptedChatClient::with_replies([
 //!     ChatResponse::tool_calls(vec![ToolCall::new("c1", "MathTools", "{}")]),
-//!     ChatResponse::tool_calls(vec![ToolCall::new("c2", "add", r#"{"a": 2, "b": 3}"#)]),
+//!     ChatResponse::tool_calls(vec![ToolCall::new(
+//!         "c2",
+//!         "call_function",
+//!         r#"{"name": "add", "arguments": {"a": 2, "b": 3}}"#,
+//!     )]),
 //!     ChatResponse::text("2 + 3 = 5"),
 //! ]);
 //! let agent = AgentBuilder::new()
@@ -51,8 +55,11 @@
 //! assert_eq!(output.text, "2 + 3 = 5");
 //!
 //! let requests = model.requests();
-//! assert_eq!(requests[0].tool_names(), ["MathTools"]); // collapsed: one container
-//! assert_eq!(requests[1].tool_names(), ["add"]); // expanded after the container call
+//! // Collapsed: one container, and the call tool of the default `fixed` layout.
+//! assert_eq!(requests[0].tool_names(), ["MathTools", "call_function"]);
+//! // The container's result carried `add`'s schema; the tool list never changes.
+//! assert!(requests[1].tool_result("c1").unwrap().0.contains(r#"{"name":"add""#));
+//! assert_eq!(requests[1].tool_names(), ["MathTools", "call_function"]);
 //! assert_eq!(requests[2].tool_result("c2"), Some(("5", false)));
 //! # Ok(())
 //! # }
@@ -371,7 +378,11 @@
 //!
 //! let model = ScriptedChatClient::with_replies([
 //!     ChatResponse::tool_calls(vec![ToolCall::new("c1", "Weather", "{}")]),
-//!     ChatResponse::tool_calls(vec![ToolCall::new("c2", "forecast", r#"{"city": "Oslo"}"#)]),
+//!     ChatResponse::tool_calls(vec![ToolCall::new(
+//!         "c2",
+//!         "call_function",
+//!         r#"{"name": "forecast", "arguments": {"city": "Oslo"}}"#,
+//!     )]),
 //!     ChatResponse::text("Sunny in Oslo."),
 //! ]);
 //! let agent = AgentBuilder::new()
@@ -381,8 +392,8 @@
 //! assert_eq!(agent.run("Weather in Oslo?").await?.text, "Sunny in Oslo.");
 //!
 //! let requests = model.requests();
-//! assert_eq!(requests[0].tool_names(), ["Weather"]);
-//! assert_eq!(requests[1].tool_names(), ["forecast"]);
+//! assert_eq!(requests[0].tool_names(), ["Weather", "call_function"]);
+//! assert_eq!(requests[1].tool_names(), ["Weather", "call_function"]);
 //! assert_eq!(requests[2].tool_result("c2"), Some(("sunny in Oslo", false)));
 //! # Ok(())
 //! # }
