@@ -413,7 +413,7 @@ impl AgentBuilder {
     ///     .with_harness(net)
     ///     .with_chat_client(ScriptedChatClient::new())
     ///     .build()?;
-    /// assert_eq!(agent.initial_tool_names(), ["Net"]);
+    /// assert_eq!(agent.initial_tool_names(), ["Net", "call_function"]);
     /// # Ok::<(), hpd_agent::BuildError>(())
     /// ```
     pub fn with_harness(mut self, harness: DynamicHarness) -> Self {

@@ -213,7 +213,7 @@ impl Agent {
     ///     .with_chat_client(ScriptedChatClient::new())
     ///     .build()?;
     /// // Plain functions first, then containers.
-    /// assert_eq!(agent.initial_tool_names(), ["read", "Mail"]);
+    /// assert_eq!(agent.initial_tool_names(), ["read", "Mail", "call_function"]);
     /// # Ok::<(), hpd_agent::BuildError>(())
     /// ```
     #[must_use]

@@ -75,7 +75,7 @@ impl RecordedRequest {
     ///     .with_chat_client(model.clone())
     ///     .build()?;
     /// agent.run("Hello").await?;
-    /// assert_eq!(model.requests()[0].tool_names(), ["Net"]);
+    /// assert_eq!(model.requests()[0].tool_names(), ["Net", "call_function"]);
     /// # Ok(())
     /// # }
     /// ```
