@@ -19,8 +19,8 @@ use hpd_agent::otel::opentelemetry::{Array, Value};
 use hpd_agent::otel::tracing_opentelemetry;
 use hpd_agent::store::MemorySessionStore;
 use hpd_agent::{
-    AgentBuilder, ChatResponse, HarnessBuilder, OpenAiClient, ScriptedChatClient, Tool, ToolCall,
-    ToolResult, Usage,
+    AgentBuilder, ChatResponse, CollapsingLayout, HarnessBuilder, OpenAiClient, ScriptedChatClient,
+    Tool, ToolCall, ToolResult, Usage,
 };
 use hpd_agent_tests::{FileTools, MathTools, RecordingMiddleware};
 use opentelemetry_otlp::WithExportConfig as _;
@@ -213,6 +213,8 @@ fn run_scripted_turn(name: &str, content: bool) {
         .with_tool_harness::<MathTools>()
         .with_tool_harness::<FileTools>()
         .with_middleware(RecordingMiddleware::new("gate").blocking(["multiply"]))
+        // The layout where the model calls containers and hidden members by name.
+        .with_collapsing_layout(CollapsingLayout::Hide)
         .with_trace_content(content)
         .with_chat_client(script())
         .build()
