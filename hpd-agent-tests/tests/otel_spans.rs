@@ -728,3 +728,78 @@ fn spans_reach_a_real_collector_over_otlp() {
         "tool_error"
     );
 }
+
+/// Another MCP client (rmcp's own, over streamable HTTP) sends a `tools/call` whose `_meta`
+/// carries a W3C trace context it made up: the served call's span is a child of that remote
+/// span, in its trace, and a malformed `traceparent` is ignored (the call still runs).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_server_reads_the_trace_context_from_meta_on_the_wire() {
+    use rmcp::ServiceExt as _;
+    use rmcp::model::{CallToolRequestParams, MetaObject, RequestMetaObject};
+    exporter();
+    let schema = json!({"type": "object", "properties": {"text": {"type": "string"}}});
+    let tool = Tool::new(
+        "whisper",
+        "Repeats a text quietly",
+        schema,
+        |args, _ctx| async move {
+            ToolResult::ok(args["text"].as_str().unwrap_or_default().to_lowercase())
+        },
+    );
+    let served = AgentBuilder::new()
+        .with_harness(HarnessBuilder::new("Quiet").tool(tool).build().unwrap())
+        .with_chat_client(ScriptedChatClient::new())
+        .build()
+        .unwrap();
+    let server = McpServer::new(served)
+        .allow_unauthenticated()
+        .serve_http("127.0.0.1:0".parse().unwrap())
+        .await
+        .unwrap();
+    let client = ()
+        .serve(rmcp::transport::StreamableHttpClientTransport::from_uri(
+            server.url(),
+        ))
+        .await
+        .unwrap();
+    let call = |traceparent: &str| {
+        let mut meta = serde_json::Map::new();
+        meta.insert("traceparent".into(), traceparent.into());
+        meta.insert("tracestate".into(), "hpd=test".into());
+        let mut params = CallToolRequestParams::new("whisper")
+            .with_arguments(json!({"text": "HUSH"}).as_object().unwrap().clone());
+        params.meta = Some(RequestMetaObject(MetaObject(meta)));
+        params
+    };
+    let trace_id = "4bf92f3577b34da6a3ce929d0e0e4736";
+    let parent = "00f067aa0ba902b7";
+    let result = client
+        .call_tool(call(&format!("00-{trace_id}-{parent}-01")))
+        .await
+        .unwrap();
+    assert_eq!(result.is_error, Some(false));
+    let malformed = client.call_tool(call("00-not-a-trace-01")).await.unwrap();
+    assert_eq!(malformed.is_error, Some(false));
+    client.cancel().await.unwrap();
+    server.shutdown().await;
+
+    let spans = exporter().get_finished_spans().unwrap();
+    let served: Vec<&SpanData> = spans
+        .iter()
+        .filter(|s| s.name == "tools/call whisper" && s.span_kind == SpanKind::Server)
+        .collect();
+    assert_eq!(served.len(), 2, "{:?}", names(&spans));
+    let joined = served
+        .iter()
+        .find(|s| s.span_context.trace_id().to_string() == trace_id)
+        .expect("a served span in the caller's trace");
+    assert_eq!(joined.parent_span_id.to_string(), parent);
+    assert!(joined.parent_span_is_remote);
+    assert_eq!(joined.span_context.trace_state().header(), "hpd=test");
+    // The malformed context gave no parent: a trace of its own.
+    let alone = served
+        .iter()
+        .find(|s| s.span_context.trace_id().to_string() != trace_id)
+        .unwrap();
+    assert!(!alone.parent_span_is_remote);
+}
