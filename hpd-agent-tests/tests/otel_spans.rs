@@ -2,7 +2,8 @@
 //! exporter behind `tracing-opentelemetry`: each span's name, kind, parent and attributes over
 //! a turn with a container expansion, a recovery, a failed call, a blocked call, an unknown
 //! tool and a request the provider partly read from its prompt cache; content on and off;
-//! provider failures; MCP calls whose trace context travels in `_meta`; and, when
+//! provider failures (with credentials kept out); a sub-agent's turn under its call; MCP calls
+//! whose trace context travels in `_meta` (from `McpHarness`, and from another client); and, when
 //! `HPD_OTLP_URL` names a collector (Arize Phoenix, started by `.ci/run`), the same spans
 //! exported over OTLP/HTTP and read back from the collector.
 
@@ -802,4 +803,65 @@ async fn the_server_reads_the_trace_context_from_meta_on_the_wire() {
         .find(|s| s.span_context.trace_id().to_string() != trace_id)
         .unwrap();
     assert!(!alone.parent_span_is_remote);
+}
+
+/// A sub-agent's turn is an `invoke_agent` span under the `execute_tool` span of its call,
+/// with its own `chat` and `execute_tool` children, in the parent's trace.
+#[test]
+fn a_sub_agent_turn_nests_under_its_call() {
+    exporter();
+    let client = ScriptedChatClient::with_replies([
+        ChatResponse::tool_calls(vec![ToolCall::new(
+            "s1",
+            "researcher",
+            r#"{"input": "Weather in Oslo?"}"#,
+        )]),
+        ChatResponse::tool_calls(vec![ToolCall::new(
+            "s2",
+            "get_weather",
+            r#"{"city": "Oslo"}"#,
+        )]),
+        ChatResponse::text("Sunny in Oslo."),
+        ChatResponse::text("Sunny."),
+    ]);
+    let config = hpd_agent::AgentConfig::from_json(
+        r#"{"Instructions": "Research.", "ToolHarnesses": ["WeatherTools"]}"#,
+    )
+    .unwrap();
+    let agent = AgentBuilder::new()
+        .with_name("delegator")
+        .with_sub_agent(hpd_agent::SubAgent::new(
+            "researcher",
+            "Researches a question.",
+            config,
+        ))
+        .with_chat_client(client)
+        .build()
+        .unwrap();
+    assert_eq!(
+        runtime().block_on(agent.run("Weather?")).unwrap().text,
+        "Sunny."
+    );
+
+    let spans = trace_of("invoke_agent delegator");
+    let root = one(&spans, "invoke_agent delegator");
+    let delegation = call(&spans, "s1");
+    assert_eq!(delegation.name, "execute_tool researcher");
+    assert_eq!(delegation.parent_span_id, root.span_context.span_id());
+    let child = spans
+        .iter()
+        .find(|s| {
+            s.name.starts_with("invoke_agent")
+                && s.parent_span_id == delegation.span_context.span_id()
+        })
+        .unwrap_or_else(|| panic!("no child turn under the call: {:?}", names(&spans)));
+    assert_eq!(child.span_kind, SpanKind::Internal);
+    let inner = call(&spans, "s2");
+    assert_eq!(inner.name, "execute_tool get_weather");
+    assert_eq!(inner.parent_span_id, child.span_context.span_id());
+    let child_chats = spans
+        .iter()
+        .filter(|s| s.name.starts_with("chat") && s.parent_span_id == child.span_context.span_id())
+        .count();
+    assert_eq!(child_chats, 2);
 }
