@@ -35,8 +35,16 @@
 //!   `gen_ai.tool.type` (`function`); the project's `hpd_agent.harness` (the function's
 //!   harness), `hpd_agent.container.expanded` (the container(s) the call expanded: a container
 //!   call, or a recovery), `hpd_agent.recovery` (whether that was a recovery: the call named a
-//!   member of a collapsed container) and `hpd_agent.middleware.blocked` (middleware blocked
-//!   the call in `before_function`).
+//!   member of a collapsed container), `hpd_agent.middleware.blocked` (middleware blocked
+//!   the call in `before_function`) and `hpd_agent.approval` for a call that needs approval
+//!   (`pending` when the turn pauses for it; `approved`, `edited` or `denied` on the span of
+//!   the call in the resumed turn).
+//! - `tools/call {tool}` (MCP client and server): `mcp.method.name` (`tools/call`),
+//!   `gen_ai.operation.name` (`execute_tool`), `gen_ai.tool.name` (the server's name of the
+//!   tool); on the server also `jsonrpc.request.id`.
+//!
+//! The fields of the `tracing` spans (`agent`, `iteration`, `name`, `call_id`, `tool`,
+//! `server`) arrive as attributes too, as `tracing-opentelemetry` exports every field.
 //!
 //! The names and kinds are set at span creation, the provider, model and operation attributes
 //! before the span starts (so samplers see them), the rest as the run learns it.
@@ -57,8 +65,11 @@
 //!   `configuration`, `script_exhausted`; on `invoke_agent` also `max_iterations`,
 //!   `cancelled`, `middleware`, `build`, `store`, `summarizer`.
 //! - `execute_tool`: `tool_error` for a result that reports an error (the function failed,
-//!   middleware blocked it, bad arguments, a limit), `unknown_tool` for a name that matches
-//!   nothing, `cancelled` or `aborted` for calls the run left unanswered.
+//!   middleware blocked it, bad arguments, a limit, a denied approval), `unknown_tool` for a
+//!   name that matches nothing, `cancelled` or `aborted` for calls the run left unanswered.
+//! - `tools/call`: `tool_error` for a result with `isError`, `timeout`, `closed` (the
+//!   connection is gone) and `protocol` (a JSON-RPC error) on the client; `tool_error` and
+//!   `protocol` on the server.
 //!
 //! # Content
 //!
