@@ -865,3 +865,88 @@ fn a_sub_agent_turn_nests_under_its_call() {
         .count();
     assert_eq!(child_chats, 2);
 }
+
+/// A call that needs approval: its span in the paused turn says `pending`; the resumed turn
+/// (another `invoke_agent` span) runs the approved call and answers the denied one, each in an
+/// `execute_tool` span that names the decision.
+#[test]
+fn approval_decisions_are_on_the_call_spans() {
+    exporter();
+    let schema = json!({"type": "object", "properties": {"name": {"type": "string"}}});
+    let delete = Tool::new(
+        "delete",
+        "Deletes a record",
+        schema,
+        |args, _ctx| async move {
+            ToolResult::ok(format!("deleted {}", args["name"].as_str().unwrap_or("?")))
+        },
+    )
+    .requires_approval();
+    let model = ScriptedChatClient::with_replies([
+        ChatResponse::tool_calls(vec![
+            ToolCall::new("a1", "delete", r#"{"name": "old"}"#),
+            ToolCall::new("a2", "delete", r#"{"name": "prod"}"#),
+        ]),
+        ChatResponse::text("Deleted old."),
+    ]);
+    let agent = AgentBuilder::new()
+        .with_name("gatekeeper")
+        .with_harness(HarnessBuilder::new("Records").tool(delete).build().unwrap())
+        .with_chat_client(model)
+        .build()
+        .unwrap();
+    runtime().block_on(async {
+        let mut session = agent.session();
+        let paused = session.run("Delete old and prod").await.unwrap();
+        assert_eq!(paused.pending_approvals.len(), 2);
+        let output = session
+            .decide(
+                hpd_agent::approval::Approvals::new()
+                    .approve("a1")
+                    .deny("a2", "prod stays"),
+            )
+            .await
+            .unwrap();
+        assert_eq!(output.text, "Deleted old.");
+    });
+    let spans = trace_of("invoke_agent gatekeeper");
+    let turns = named(&spans, "invoke_agent gatekeeper");
+    assert_eq!(turns.len(), 2, "the paused turn and the resumed one");
+    let of = |id: &str| -> Vec<&SpanData> {
+        spans
+            .iter()
+            .filter(|s| attr(s, "gen_ai.tool.call.id") == Some(&text(id)))
+            .collect()
+    };
+    for id in ["a1", "a2"] {
+        let calls = of(id);
+        assert_eq!(
+            calls.len(),
+            2,
+            "{id}: one span when paused, one when resumed"
+        );
+        assert!(calls.iter().all(|s| s.name == "execute_tool delete"));
+        has(calls[0], &[("hpd_agent.approval", text("pending"))]);
+    }
+    has(
+        of("a1")[1],
+        &[
+            ("hpd_agent.approval", text("approved")),
+            ("hpd_agent.harness", text("Records")),
+        ],
+    );
+    lacks(of("a1")[1], &["error.type"]);
+    has(
+        of("a2")[1],
+        &[
+            ("hpd_agent.approval", text("denied")),
+            ("error.type", text("tool_error")),
+        ],
+    );
+    // The resumed calls are children of the resumed turn.
+    let resumed = turns
+        .iter()
+        .find(|t| t.span_context.span_id() == of("a1")[1].parent_span_id)
+        .expect("the resumed call's parent is a turn");
+    assert_ne!(resumed.span_context.span_id(), of("a1")[0].parent_span_id);
+}
