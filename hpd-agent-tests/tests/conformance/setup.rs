@@ -219,12 +219,12 @@ fn scenario_layout(setup: &Value) -> Result<CollapsingLayout, String> {
         .and_then(|c| c.get("collapsing"))
         .and_then(|c| c.get("layout"))
         .and_then(Value::as_str);
-    if let Some(configured) = configured {
-        if configured != name {
-            return Err(format!(
-                "setup.layout \"{name}\" contradicts the config's collapsing.layout \"{configured}\""
-            ));
-        }
+    if let Some(configured) = configured
+        && configured != name
+    {
+        return Err(format!(
+            "setup.layout \"{name}\" contradicts the config's collapsing.layout \"{configured}\""
+        ));
     }
     Ok(layout)
 }
