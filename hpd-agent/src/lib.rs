@@ -142,9 +142,10 @@
 //! again. `fixed` never changes the tool list or the system text, so each request keeps the
 //! whole previous one cached; the price is a longer container result and one layer of
 //! indirection for the model. Over whole sessions (the `session_cost` benchmark in
-//! `BENCHMARKS.md`) it costs less than `hide` and `append` on every catalog from five turns on,
-//! under Anthropic's and OpenAI's cache pricing; on one turn it is cheaper on two catalogs and
-//! 5% dearer than `hide` on the smallest (4 harnesses).
+//! `BENCHMARKS.md`) it costs less than `hide` on every catalog from five turns on, under
+//! Anthropic's and OpenAI's cache pricing (less than `append` too, but for one catalog at five
+//! turns under OpenAI's rule); on one turn it is cheaper than `hide` on two catalogs and 3%
+//! dearer on the smallest (4 harnesses).
 //! The other layouts:
 //! - `hide`, the seed's layout and its default until `fixed` replaced it: an expanded container
 //!   leaves the tool list, its members are appended after every other tool (in expansion
