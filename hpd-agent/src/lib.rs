@@ -36,10 +36,14 @@
 //!
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! // A scripted model: open the container, call `add`, answer.
+//! // A scripted model: open the container, call `add` through the call tool, answer.
 //! let model = ScriptedChatClient::with_replies([
 //!     ChatResponse::tool_calls(vec![ToolCall::new("c1", "MathTools", "{}")]),
-//!     ChatResponse::tool_calls(vec![ToolCall::new("c2", "add", r#"{"a": 2, "b": 3}"#)]),
+//!     ChatResponse::tool_calls(vec![ToolCall::new(
+//!         "c2",
+//!         "call_function",
+//!         r#"{"name": "add", "arguments": {"a": 2, "b": 3}}"#,
+//!     )]),
 //!     ChatResponse::text("2 + 3 = 5"),
 //! ]);
 //! let agent = AgentBuilder::new()
@@ -51,8 +55,11 @@
 //! assert_eq!(output.text, "2 + 3 = 5");
 //!
 //! let requests = model.requests();
-//! assert_eq!(requests[0].tool_names(), ["MathTools"]); // collapsed: one container
-//! assert_eq!(requests[1].tool_names(), ["add"]); // expanded after the container call
+//! // Collapsed: one container, and the call tool of the default `fixed` layout.
+//! assert_eq!(requests[0].tool_names(), ["MathTools", "call_function"]);
+//! // The container's result carried `add`'s schema; the tool list never changes.
+//! assert!(requests[1].tool_result("c1").unwrap().0.contains(r#"{"name":"add""#));
+//! assert_eq!(requests[1].tool_names(), ["MathTools", "call_function"]);
 //! assert_eq!(requests[2].tool_result("c2"), Some(("5", false)));
 //! # Ok(())
 //! # }
@@ -70,7 +77,8 @@
 //!   `metadata = Type`; `#[collapse]` also takes `function_result`, `system_prompt` and
 //!   `middlewares = [...]`.
 //! - `#[ai_function]` options: `name`, `description` (default: the doc comment), `condition`,
-//!   `timeout_ms`. Names must match `[A-Za-z0-9_-]{1,64}`.
+//!   `timeout_ms`, `requires_approval` (see [Approval](#approval)). Names must match
+//!   `[A-Za-z0-9_-]{1,64}`.
 //! - Methods are `fn` or `async fn` taking `&self` (the harness is shared by concurrent calls, so
 //!   it must be `Send + Sync + 'static`; keep state behind `Mutex`/atomics). Synchronous bodies
 //!   run on the async executor: long blocking work belongs in `spawn_blocking`.
@@ -96,43 +104,64 @@
 //!
 //! A collapsed harness is offered to the model as one *container* tool named after the harness,
 //! described as `{description} (functions: f1, f2, ...)`, with an empty parameter object. Its
-//! functions are visible only while the container is expanded. Before every model request the
-//! visible tools are computed, in this order:
-//!
-//! 1. functions of plain harnesses (and of never-collapsed harnesses, or of every harness when
-//!    collapsing is disabled), in registration order;
-//! 2. containers that are not expanded, in registration order;
-//! 3. members of expanded containers, in expansion order.
+//! functions reach the model only once it calls the container. How they reach it is the
+//! *layout* ([`CollapsingLayout`]: [`AgentBuilder::with_collapsing_layout`], or
+//! `{"collapsing": {"layout": "..."}}` in JSON). The default is `fixed`.
 //!
 //! What it buys, as measured in the repository's `BENCHMARKS.md` (OpenAI Chat tool JSON,
 //! `o200k_base` tokens): **92.3% fewer tool tokens on the first request** for a synthetic
 //! catalog of 20 collapsed harnesses × 8 functions, and **93.2%** for the tools of six MCP
 //! reference servers, with every function reachable in one extra call.
 //!
-//! - **Containers.** Calling a container expands it from the next request on; the call is
-//!   answered with `{Name} expanded. Available functions: ...`, followed by the harness's
-//!   `function_result` when it has one.
-//! - **Instructions.** An expanded container's `system_prompt` is added to the system text
-//!   under `## Active container instructions`, and its scoped middleware is created.
-//! - **Recovery.** Calling a hidden member, by its name or qualified (`MathTools.add`,
-//!   `mathtools:add`, `MathTools/add`, `MathTools-add`, `MathTools__add`), expands its container
-//!   too: the call is answered with `MathTools expanded. Available functions: add. Call add
-//!   again to run it.`, or run right away with [`CollapsingConfig::execute_recovered_calls`].
-//!   Functions that are not registered for the agent are never run, whatever name the model
-//!   uses.
-//! - **Turn end.** At the end of a turn all containers collapse again, unless
+//! **`fixed` (the default).** The tool list is the same on every request of a session: the
+//! functions of plain harnesses (and of never-collapsed harnesses, or of every harness when
+//! collapsing is disabled) in registration order, then the containers in registration order,
+//! then the call tool [`CALL_TOOL`] (`call_function`) when there is a container.
+//!
+//! - **Containers.** Calling a container expands it: the call is answered with `{Name}
+//!   expanded. Available functions: ...`, then each member's name, description and parameter
+//!   schema as one JSON line, then the harness's `function_result` and `system_prompt` (under
+//!   `## Active container instructions`) when it has them, and its scoped middleware is
+//!   created. The model calls a member through `call_function` with `{"name": "add",
+//!   "arguments": {"a": 2, "b": 3}}`; that call takes exactly the path of a direct call of the
+//!   member (validation, middleware, limits, events and recovery name the member, while the
+//!   history keeps the model's own call). A container opened again later in the session
+//!   answers without the schemas and instructions the history already holds.
+//! - **Recovery.** Calling a member before its container, directly or through
+//!   `call_function`, by its name or qualified (`MathTools.add`, `mathtools:add`,
+//!   `MathTools/add`, `MathTools-add`, `MathTools__add`), expands its container too: the call
+//!   is answered with the expansion and `Call add again to run it.`, or run right away with
+//!   [`CollapsingConfig::execute_recovered_calls`]. Functions that are not registered for the
+//!   agent are never run, whatever name the model uses.
+//! - **Turn end.** At the end of a turn all containers collapse again (their scoped middleware
+//!   is dropped, and a later member call is a recovery), unless
 //!   [`CollapsingConfig::persist_system_prompt_injections`] is set.
-//! - **Layouts and the prompt cache.** Providers cache the longest unchanged prefix of a
-//!   request (tools, then system text, then messages), and the layout above (`hide`) changes
-//!   the tool list and the system text when a container expands, so everything after the
-//!   change is billed again. [`CollapsingLayout`] has three more
-//!   ([`AgentBuilder::with_collapsing_layout`], `{"collapsing": {"layout": "fixed"}}`):
-//!   `append` keeps expanded containers in place and appends their members; `fixed` never
-//!   changes the tool list at all (containers answer with their members' schemas, and the
-//!   model calls them through the call tool [`CALL_TOOL`]); `native` uses the provider's own
-//!   deferred loading (Anthropic `tool_reference` blocks, OpenAI Responses namespaces) and
-//!   `fixed` where it has none. Outside `hide` a container's `system_prompt` is carried, under
-//!   the same heading, by the result of the call that expanded it instead of the system text.
+//!
+//! **Why `fixed`, and the other layouts.** Providers cache the longest unchanged prefix of a
+//! request (tools, then system text, then messages) and bill everything after the first change
+//! again. `fixed` never changes the tool list or the system text, so each request keeps the
+//! whole previous one cached; the price is a longer container result and one layer of
+//! indirection for the model. Over whole sessions (the `session_cost` benchmark in
+//! `BENCHMARKS.md`) it costs less than `hide` on every catalog from five turns on, under
+//! Anthropic's and OpenAI's cache pricing (less than `append` too, but for one catalog at five
+//! turns under OpenAI's rule); on one turn it is cheaper than `hide` on two catalogs and 3%
+//! dearer on the smallest (4 harnesses).
+//! The other layouts:
+//! - `hide`, the seed's layout and its default until `fixed` replaced it: an expanded container
+//!   leaves the tool list, its members are appended after every other tool (in expansion
+//!   order), and its `system_prompt` joins the system text under `## Active container
+//!   instructions`; the model calls members by their own names. Each expansion changes the tool
+//!   list, so the cached prefix ends at the first tool. Choose it for a model that handles the
+//!   call tool poorly (run the repository's accuracy harness on your model to know).
+//! - `append` (the seed's `cache_stable`): containers stay; members of expanded containers are
+//!   appended; system prompts travel in call results.
+//! - `native`: the provider's own deferred loading (Anthropic `tool_reference` blocks, OpenAI
+//!   Responses namespaces with a client-executed `tool_search`), and `fixed` where it has none.
+//!   The cheapest layout with Anthropic's client; with the Responses client, loaded tools are
+//!   billed at the end of the context, which costs more than `fixed`.
+//!
+//! For a small catalog whose every harness a long session keeps using, collapsing off is
+//! cheapest of all.
 //!
 //! Collapsing is on by default; turn it off with
 //! [`AgentBuilder::without_harness_collapsing`] or `{"collapsing": {"enabled": false}}`, keep
@@ -351,7 +380,11 @@
 //!
 //! let model = ScriptedChatClient::with_replies([
 //!     ChatResponse::tool_calls(vec![ToolCall::new("c1", "Weather", "{}")]),
-//!     ChatResponse::tool_calls(vec![ToolCall::new("c2", "forecast", r#"{"city": "Oslo"}"#)]),
+//!     ChatResponse::tool_calls(vec![ToolCall::new(
+//!         "c2",
+//!         "call_function",
+//!         r#"{"name": "forecast", "arguments": {"city": "Oslo"}}"#,
+//!     )]),
 //!     ChatResponse::text("Sunny in Oslo."),
 //! ]);
 //! let agent = AgentBuilder::new()
@@ -361,8 +394,8 @@
 //! assert_eq!(agent.run("Weather in Oslo?").await?.text, "Sunny in Oslo.");
 //!
 //! let requests = model.requests();
-//! assert_eq!(requests[0].tool_names(), ["Weather"]);
-//! assert_eq!(requests[1].tool_names(), ["forecast"]);
+//! assert_eq!(requests[0].tool_names(), ["Weather", "call_function"]);
+//! assert_eq!(requests[1].tool_names(), ["Weather", "call_function"]);
 //! assert_eq!(requests[2].tool_result("c2"), Some(("sunny in Oslo", false)));
 //! # Ok(())
 //! # }
@@ -440,6 +473,61 @@
 //! # }
 //! ```
 //!
+//! # Approval
+//!
+//! A function can need a person's approval before it runs: `#[ai_function(requires_approval)]`,
+//! [`Tool::requires_approval`], a config entry's `"requires_approval": ["delete"]` (or
+//! [`HarnessOptions::require_approval`]), or a middleware's
+//! [`approval_required`](Middleware::approval_required) hook deciding per call from its
+//! arguments. When the model calls one, the run stops before the call runs: the other calls of
+//! the same reply run, and the run returns `Ok` with [`RunOutput::pending_approvals`] (call id,
+//! function, harness, arguments). The paused session is part of [`SessionState`], so it is saved
+//! to any [`SessionStore`] like the rest, and [`Session::decide`] resumes it, in this process or
+//! another, with one [`ApprovalDecision`](approval::ApprovalDecision) per waiting call: approve,
+//! approve with edited arguments (recorded in the result and in [`SessionState::approvals`]), or
+//! deny with a reason the model reads. Every call of the reply is then answered in call order,
+//! so the history stays valid for every provider, and the turn goes on. Middleware sees the
+//! decisions ([`Middleware::on_approval`], [`FunctionCall::approval`]) and the run reports
+//! [`AgentEvent::ApprovalRequested`] and [`AgentEvent::ApprovalDecided`]. Calls that collapsing
+//! routes to a function (an executed recovered call, the `fixed` layout's call tool, a tool a
+//! native layout loaded) need approval as a direct call does. The [`approval`] module has the
+//! texts the model sees and the choices made.
+//!
+//! ```
+//! use hpd_agent::prelude::*;
+//! use hpd_agent::approval::Approvals;
+//! use hpd_agent::{AgentBuilder, ChatResponse, ScriptedChatClient, ToolCall};
+//!
+//! #[derive(Default)]
+//! pub struct Deployments;
+//!
+//! #[tool_harness]
+//! impl Deployments {
+//!     /// Deploys a version to production.
+//!     #[ai_function(requires_approval)]
+//!     fn deploy(&self, version: String) -> String { format!("deployed {version}") }
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let model = ScriptedChatClient::with_replies([
+//!     ChatResponse::tool_calls(vec![ToolCall::new("c1", "deploy", r#"{"version": "2.0"}"#)]),
+//!     ChatResponse::text("Deployed 1.9 instead."),
+//! ]);
+//! let agent = AgentBuilder::new().with_tool_harness::<Deployments>().with_chat_client(model.clone()).build()?;
+//! let mut session = agent.session();
+//! let paused = session.run("Ship 2.0").await?;
+//! assert_eq!(paused.pending_approvals[0].function, "deploy"); // nothing deployed yet
+//! let saved = serde_json::to_string(session.state())?; // or let a SessionStore keep it
+//!
+//! let mut later = agent.resume(serde_json::from_str(&saved)?);
+//! let output = later.decide(Approvals::new().approve_edited("c1", serde_json::json!({"version": "1.9"}))).await?;
+//! assert_eq!(output.text, "Deployed 1.9 instead.");
+//! assert!(model.requests()[1].tool_result("c1").unwrap().0.ends_with("deployed 1.9"));
+//! # Ok(())
+//! # }
+//! ```
+//!
 //! # MCP
 //!
 //! With the `mcp` feature, the [`mcp`](mcp/index.html) module connects MCP servers as harnesses
@@ -449,13 +537,18 @@
 //! [`DynamicHarness`], collapsed behind one container by default. Both work on
 //! [`Agent::tool_session`], a [`ToolSession`]: the agent's tools as a model would see them,
 //! called by name, with containers, recovery and middleware as in a turn
-//! ([`Agent::flat_tool_session`] lists every function).
+//! ([`Agent::flat_tool_session`] lists every function). A served function that needs approval
+//! asks the MCP client's user through elicitation, and is refused with an error result for a
+//! client that does not support elicitation ([`ToolSession::with_approver`] does the same for
+//! a tool session of your own).
 //!
 //! # Events, tracing and cancellation
 //!
 //! A run reports what it does as [`AgentEvent`]s: to callbacks ([`AgentBuilder::on_event`],
 //! [`AgentRunConfig::on_event`]), as a stream ([`Session::run_streamed`]), and to `tracing`
-//! at debug level (target `hpd_agent`, inside a `turn` span). A [`CancellationToken`] given
+//! at debug level (target `hpd_agent`, inside the INFO spans `turn`, `model_request` and
+//! `tool_call`; with the `otel` feature these are the OpenTelemetry GenAI spans
+//! `invoke_agent`, `chat` and `execute_tool`, see the `otel` module). A [`CancellationToken`] given
 //! with [`AgentRunConfig::with_cancellation`] ends a run: the model request or the running
 //! functions are abandoned, every pending call is answered `Error: run cancelled`, and the run
 //! fails with [`RunError::Cancelled`]. Functions see the token through a `CancellationToken`
@@ -564,6 +657,7 @@
 //! | arguments not JSON or not matching | `Invalid arguments for '{name}': {serde error with path}` | yes |
 //! | unknown name | `Function '{name}' not found. Available functions: ...` | yes |
 //! | blocked by middleware | the middleware's text, default `Function '{name}' was blocked` | yes |
+//! | denied by the person approving | `Function '{name}' was denied by the user: {reason}` | yes |
 //! | arguments over `max_argument_bytes` | `Error: the arguments of '{name}' are {n} bytes; the limit is {max} bytes` | yes |
 //! | a result over `max_tool_result_bytes` | the result cut, ending `[truncated: {n} of {total} bytes dropped]` (each text part of a result with parts) | as it was |
 //! | an image, audio or blob over `max_tool_result_media_bytes` | that part replaced by `[image: {mime}, {n} bytes, not sent: over the limit of {max} bytes]` | as it was |
@@ -583,6 +677,7 @@
 //! | `postgres` | no | `store::PostgresSessionStore`, over `tokio-postgres` |
 //! | `redis` | no | `store::RedisSessionStore`, over the `redis` crate with Tokio support |
 //! | `mcp` | no | the [`mcp`](mcp/index.html) module: `McpHarness` (MCP servers as harnesses), `McpServer` (an agent's tools over MCP), `AgentBuilder::with_mcp_server` and `build_async`; built on the official Rust SDK `rmcp` |
+//! | `otel` | no | the `otel` module: the run's spans by the OpenTelemetry GenAI conventions (through `tracing-opentelemetry`; the operator picks the SDK and exporter), W3C trace context through MCP `_meta` |
 //!
 //! Everything else (the macros, the three HTTP providers, the memory store) is always there.
 //! Items behind a feature are marked so on docs.rs, which builds every feature.
@@ -635,7 +730,9 @@
 //! - [`config`]: [`AgentConfig`] and friends, key folding, config errors.
 //! - [`chat`], [`providers`] ([`openai`], [`providers::anthropic`],
 //!   [`providers::openai_responses`], [`scripted`]): the model side.
-//! - [`store`]: session stores. `mcp` (feature `mcp`): MCP client and server.
+//! - [`store`]: session stores. `mcp` (feature `mcp`): MCP client and server. `otel`
+//!   (feature `otel`): the run's spans as OpenTelemetry GenAI spans, and how to export them.
+//! - [`approval`]: pending calls, decisions, the paused turn, approvers.
 //! - [`prelude`]: what harness code imports.
 //!
 //! A tool call goes down from the turn (`agent`) through `collapse` (resolution, expansion) and
@@ -656,9 +753,13 @@ pub mod harness;
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
 pub mod mcp;
 pub mod middleware;
+#[cfg(feature = "otel")]
+#[cfg_attr(docsrs, doc(cfg(feature = "otel")))]
+pub mod otel;
 pub mod providers;
 mod session;
 pub mod store;
+mod telemetry;
 pub mod tool;
 
 pub use providers::{openai, scripted};
@@ -677,8 +778,8 @@ pub use agent::{
 pub use async_trait::async_trait;
 pub use chat::{
     ChatClient, ChatError, ChatMessage, ChatRequest, ChatResponse, ContentPart, DeferredGroup,
-    DeferredTools, FinishReason, ModelOptions, Reasoning, ResourceContents, TextSink, ToolCall,
-    ToolChoice, ToolDefinition, ToolImages, Usage,
+    DeferredTools, FinishReason, ModelInfo, ModelOptions, Reasoning, ResourceContents, TextSink,
+    ToolCall, ToolChoice, ToolDefinition, ToolImages, Usage,
 };
 pub use config::{
     AgentConfig, CALL_TOOL, CollapsingConfig, CollapsingLayout, ConfigError, ConfigErrorKind,

@@ -90,6 +90,8 @@ pub(crate) struct AgentInner {
     pub(crate) depth: usize,
     /// The context budget, when one limits requests.
     pub(crate) budgeting: Option<budget::Budgeting>,
+    /// Whether spans record messages, arguments and results (`otel` feature).
+    pub(crate) trace_content: bool,
 }
 
 /// An agent: instructions, registered tools, middleware and a chat client.
@@ -211,7 +213,7 @@ impl Agent {
     ///     .with_chat_client(ScriptedChatClient::new())
     ///     .build()?;
     /// // Plain functions first, then containers.
-    /// assert_eq!(agent.initial_tool_names(), ["read", "Mail"]);
+    /// assert_eq!(agent.initial_tool_names(), ["read", "Mail", "call_function"]);
     /// # Ok::<(), hpd_agent::BuildError>(())
     /// ```
     #[must_use]
@@ -325,11 +327,18 @@ impl Agent {
             None => (SessionState::default(), 0),
         };
         let saved_len = state.history.len();
+        let saved_approvals = state.approvals.len();
         Ok(Session {
             agent: self.clone(),
             state,
             pipelines: Vec::new(),
-            store: Some(Binding::loaded(store, id, version, saved_len)),
+            store: Some(Binding::loaded(
+                store,
+                id,
+                version,
+                saved_len,
+                saved_approvals,
+            )),
             known_prompt: None,
             dropped: 0,
         })
@@ -518,17 +527,36 @@ impl Session {
         config: AgentRunConfig,
     ) -> Result<RunOutput, RunError> {
         use tracing::Instrument as _;
-        let span =
-            tracing::debug_span!(target: "hpd_agent", "turn", agent = %self.agent.inner.name);
         let message = message.into();
         let mut config = config;
         let turn_id = config.turn_id.get_or_insert_with(new_turn_id).clone();
+        let span = self.turn_span(&turn_id, &message);
         if let Some(binding) = self.store.as_mut() {
             binding.last_turn = Some((turn_id, message.clone()));
         }
-        self.bound_turn(run::Start::Message(message), config)
-            .instrument(span)
+        self.bound_turn(run::Start::Message(message), config, &span)
+            .instrument(span.clone())
             .await
+    }
+
+    /// The `turn` span of a turn (`invoke_agent` with the `otel` feature).
+    fn turn_span(&self, turn_id: &str, message: &str) -> tracing::Span {
+        let agent = &self.agent.inner;
+        crate::telemetry::turn_span(
+            &agent.name,
+            agent.client.model_info(),
+            &self.turn_trace(),
+            turn_id,
+            message,
+        )
+    }
+
+    /// What the spans of this session's turns share.
+    fn turn_trace(&self) -> crate::telemetry::TurnTrace {
+        crate::telemetry::TurnTrace {
+            conversation: self.id().map(str::to_owned),
+            content: self.agent.inner.trace_content,
+        }
     }
 
     /// Runs a turn of `start` and saves the session when it is bound to a store.
@@ -536,22 +564,30 @@ impl Session {
         &mut self,
         start: run::Start,
         config: AgentRunConfig,
+        span: &tracing::Span,
     ) -> Result<RunOutput, RunError> {
         let agent = Arc::clone(&self.agent.inner);
         let before = self.change_mark();
         let trimmed_before = (self.state.trimmed, self.state.summary.clone());
         self.dropped = 0;
-        let outcome = run::run_turn(&agent, self, start, config).await;
+        let trace = self.turn_trace();
+        let outcome = run::run_turn(&agent, self, start, config, trace).await;
         let changed = before != self.change_mark()
             || trimmed_before != (self.state.trimmed, self.state.summary.clone())
             || self.dropped > 0;
         if let Some(binding) = self.store.as_mut() {
             binding.saved_len = binding.saved_len.saturating_sub(self.dropped);
         }
-        match self.store.as_mut() {
+        let outcome = match self.store.as_mut() {
             Some(binding) => binding.after_turn(&self.state, changed, outcome).await,
             None => outcome,
-        }
+        };
+        crate::telemetry::record_turn_end(
+            span,
+            outcome.as_ref().map(|output| output.text.as_str()),
+            agent.trace_content,
+        );
+        outcome
     }
 
     /// What a turn changes when it changes the session (besides the budget's trimming).
@@ -640,9 +676,11 @@ impl Session {
         config: AgentRunConfig,
     ) -> Result<RunOutput, RunError> {
         use tracing::Instrument as _;
-        let span =
-            tracing::debug_span!(target: "hpd_agent", "turn", agent = %self.agent.inner.name);
         let mut config = config;
+        let span = match &self.state.paused {
+            Some(paused) => self.turn_span(paused.turn_id(), paused.user_message()),
+            None => self.turn_span(config.turn_id.as_deref().unwrap_or_default(), ""),
+        };
         if let Some(paused) = &self.state.paused {
             config.turn_id = Some(paused.turn_id().to_owned());
             if let Some(binding) = self.store.as_mut() {
@@ -652,8 +690,8 @@ impl Session {
                 ));
             }
         }
-        self.bound_turn(run::Start::Resume(approvals), config)
-            .instrument(span)
+        self.bound_turn(run::Start::Resume(approvals), config, &span)
+            .instrument(span.clone())
             .await
     }
 
@@ -747,6 +785,7 @@ impl Session {
         binding.version = version;
         binding.pending = false;
         binding.saved_len = state.history.len();
+        binding.saved_approvals = state.approvals.len();
         self.state = state;
         self.pipelines = Vec::new();
         self.known_prompt = None;
@@ -756,7 +795,11 @@ impl Session {
     /// Keeps a turn that lost the race: reloads the stored session, appends the unsaved
     /// messages after it and saves. No tool runs again. This is the documented way on after a
     /// [`Conflict`](StoreError::Conflict); see
-    /// [After a conflict](crate::store#after-a-conflict).
+    /// [After a conflict](crate::store#after-a-conflict). A turn that paused for approval stays
+    /// paused, with its waiting calls, and its approval decisions are kept. (When the other
+    /// writer's stored session is itself paused, decide it with [`decide`](Self::decide) after
+    /// [`reload`](Self::reload) and run the message again instead: two paused turns cannot
+    /// follow each other.)
     ///
     /// # Errors
     ///
@@ -788,6 +831,11 @@ impl Session {
     pub async fn append_unsaved(&mut self, turn: &UnsavedTurn) -> Result<(), StoreError> {
         self.reload().await?;
         self.state.history.extend(turn.messages.iter().cloned());
+        // A turn that paused for approval stays paused after the other writer's turns.
+        if turn.paused.is_some() {
+            self.state.paused.clone_from(&turn.paused);
+        }
+        self.state.approvals.extend(turn.approvals.iter().cloned());
         let binding = self.store.as_mut().ok_or(StoreError::Unbound)?;
         binding.last_turn = turn
             .user_message
