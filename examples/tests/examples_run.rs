@@ -552,11 +552,11 @@ fn vision_tool() {
         "vision_tool",
         &out,
         &[
-            r#"output schema of stats: {"type":"object","properties":{"count""#,
+            r#"output schema of stats: {"description":"Summary figures of a series.","properties":{"count""#,
             "answer: The middle bar is the tallest: 7.",
             "tool result call_1: [image: image/png, ",
             r#"  part: {"type":"image","mime_type":"image/png","data":"iVBORw0KGgo"#,
-            r#"tool result call_2: {"min":3,"max":7,"count":3}"#,
+            r#"tool result call_2: {"count":3,"max":7,"min":3}"#,
         ],
     );
 }
