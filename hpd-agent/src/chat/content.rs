@@ -240,7 +240,7 @@ impl ContentPart {
     /// ```
     /// use hpd_agent::ContentPart;
     ///
-    /// assert_eq!(ContentPart::image("image/gif", vec![1, 2]).media_bytes().map(<[u8]>::len), Some(2));
+    /// assert_eq!(ContentPart::image("image/gif", vec![1, 2]).media_bytes().map(|b| b.len()), Some(2));
     /// assert!(ContentPart::text("a").media_bytes().is_none());
     /// ```
     #[must_use]
