@@ -594,6 +594,7 @@ pub mod harness;
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
 pub mod mcp;
 pub mod middleware;
+pub mod output;
 pub mod providers;
 mod session;
 pub mod store;
@@ -610,7 +611,7 @@ pub use harness::registry;
 pub use agent::{
     Agent, AgentBuilder, AgentEvent, AgentRunConfig, ApproxTokens, ContextBudget,
     DEFAULT_MAX_ITERATIONS, HarnessOptions, RunOutput, Session, SessionState, Summarizer,
-    TokenEstimator, ToolCallOutcome, ToolSession,
+    TokenEstimator, ToolCallOutcome, ToolSession, TypedOutput,
 };
 pub use async_trait::async_trait;
 pub use chat::{
@@ -619,7 +620,8 @@ pub use chat::{
 };
 pub use config::{
     AgentConfig, CALL_TOOL, CollapsingConfig, CollapsingLayout, ConfigError, ConfigErrorKind,
-    Limits, McpAuthConfig, McpServerConfig, McpTransportConfig, ModelConfig, RunConfigData,
+    Limits, McpAuthConfig, McpServerConfig, McpTransportConfig, ModelConfig, OutputSchemaConfig,
+    RunConfigData,
     SubAgentConfig, ToolHarnessReference,
 };
 pub use error::{BuildError, ConstructError, HydrateError, RegistryError, RunError};
@@ -631,6 +633,7 @@ pub use middleware::{
     ConfigurableMiddleware, FunctionCall, HookResult, IterationInfo, Middleware, MiddlewareError,
     Next, TurnInfo, TurnOutcome,
 };
+pub use output::{DEFAULT_OUTPUT_RETRIES, OutputError, OutputSchema, OutputSchemaError};
 pub use providers::anthropic::AnthropicClient;
 pub use providers::openai::OpenAiClient;
 pub use providers::openai_responses::OpenAiResponsesClient;

@@ -18,13 +18,14 @@ use crate::middleware::pipeline::{
     CallScope, ScopedPipeline, backward, call_function, forward, run_hooks, unless_cancelled,
 };
 use crate::middleware::{FunctionCall, IterationInfo, TurnInfo, TurnOutcome};
+use crate::output::{DEFAULT_OUTPUT_RETRIES, Mismatch, OutputSchema, retry_message};
 use crate::tool::ToolResult;
 
 use super::budget::{KnownPrompt, next_turn_start, summary_turn};
 use super::builder::{split_pending, with_sub_agent_members};
 use super::events::{AgentEvent, Emitter};
 use super::registration::resolve;
-use super::{AgentInner, AgentRunConfig, RunOutput, Session};
+use super::{AgentInner, AgentRunConfig, RunOutput, Session, TypedCheck};
 
 /// The text of calls left unanswered when middleware ends the run.
 const ABORTED: &str = "Error: run aborted by middleware";
@@ -58,6 +59,17 @@ struct Turn<'a> {
     dropped: &'a mut usize,
     /// Where this turn starts in the history: it is never trimmed.
     turn_start: usize,
+    /// The schema the final answer must match, with the check of the Rust type (`run_typed`).
+    output: Option<(OutputSchema, Option<TypedCheck>)>,
+    /// How many times a mismatching answer is sent back.
+    output_retries: usize,
+}
+
+/// What `iterate` hands back: the final text, the requests made, the checked answer.
+struct Answer {
+    text: String,
+    iterations: usize,
+    value: Option<serde_json::Value>,
 }
 
 /// The agent's toolset for this turn (hooks run, current tool lists), with the harnesses the
@@ -115,6 +127,14 @@ pub(super) async fn run_turn(
         agent_name: agent.name.clone(),
         user_message: message.clone(),
     };
+    let output = config
+        .output
+        .or_else(|| agent.output.clone())
+        .map(|schema| (schema, config.typed));
+    let output_retries = config
+        .output_retries
+        .or(agent.output_retries)
+        .unwrap_or(DEFAULT_OUTPUT_RETRIES);
     let turn_start = session.state.history.len();
     session.state.history.push(ChatMessage::user(message));
 
@@ -139,6 +159,8 @@ pub(super) async fn run_turn(
         tool_called: false,
         finish_reason: FinishReason::default(),
         turn_id: config.turn_id.unwrap_or_else(super::new_turn_id).into(),
+        output,
+        output_retries,
     };
 
     let outcome = match turn.expansion.start(tools) {
@@ -150,8 +172,8 @@ pub(super) async fn run_turn(
     let finish_reason = turn.finish_reason.clone();
     let after = {
         let outcome_view = match &outcome {
-            Ok((text, _)) => TurnOutcome::Finished {
-                text: text.as_str(),
+            Ok(answer) => TurnOutcome::Finished {
+                text: answer.text.as_str(),
                 usage,
             },
             Err(e) => TurnOutcome::Failed(e),
@@ -176,13 +198,14 @@ pub(super) async fn run_turn(
         failed: outcome.is_err() || after.is_err(),
     });
 
-    let (text, iterations) = outcome?;
+    let answer = outcome?;
     after?;
     Ok(RunOutput {
-        text,
+        text: answer.text,
         usage,
-        iterations,
+        iterations: answer.iterations,
         finish_reason,
+        value: answer.value,
     })
 }
 
@@ -191,7 +214,7 @@ impl Turn<'_> {
         &mut self,
         turn_info: &TurnInfo,
         max_iterations: usize,
-    ) -> Result<(String, usize), RunError> {
+    ) -> Result<Answer, RunError> {
         let global = &self.agent.middleware;
         run_hooks(
             "before_message_turn",
@@ -201,7 +224,12 @@ impl Turn<'_> {
         )
         .await?;
 
-        for iteration in 1..=max_iterations {
+        // Requests that ask for a corrected answer do not count against `max_iterations`.
+        let mut limit = max_iterations;
+        let mut retries_left = self.output_retries;
+        let mut iteration = 0;
+        while iteration < limit {
+            iteration += 1;
             let changed_options = self.request_options()?;
             let visible: Vec<Arc<ToolDefinition>> = self.tools.visible(&self.expansion.expanded);
             let info = IterationInfo {
@@ -246,7 +274,8 @@ impl Turn<'_> {
             let sent_len = self.history.len();
             let request = ChatRequest::new(&instructions, messages, &visible)
                 .with_deferred(self.tools.deferred())
-                .with_options(options);
+                .with_options(options)
+                .with_output(self.output.as_ref().map(|(schema, _)| schema));
             let response = tokio::select! {
                 biased;
                 () = self.cancellation.cancelled() => return Err(RunError::Cancelled),
@@ -294,7 +323,48 @@ impl Turn<'_> {
             )
             .await?;
             if answered {
-                return Ok((response.text.unwrap_or_default(), iteration));
+                let text = response.text.unwrap_or_default();
+                let Some((schema, typed)) = &self.output else {
+                    return Ok(Answer {
+                        text,
+                        iterations: iteration,
+                        value: None,
+                    });
+                };
+                let attempts = self.output_retries - retries_left + 1;
+                let mismatch = match checked(schema, *typed, &text) {
+                    Ok(value) => {
+                        return Ok(Answer {
+                            text,
+                            iterations: iteration,
+                            value: Some(value),
+                        });
+                    }
+                    // A refusal is not corrected by asking again.
+                    Err(_) if response.finish_reason == FinishReason::ContentFilter => {
+                        let refused = Mismatch {
+                            path: String::new(),
+                            message: "the model refused to answer".to_owned(),
+                        };
+                        return Err(schema.error(&text, refused, attempts).into());
+                    }
+                    Err(mismatch) => mismatch,
+                };
+                self.emitter.emit(&AgentEvent::OutputRejected {
+                    iteration,
+                    path: mismatch.path.clone(),
+                    message: mismatch.message.clone(),
+                    retrying: retries_left > 0,
+                });
+                if retries_left == 0 {
+                    return Err(schema.error(&text, mismatch, attempts).into());
+                }
+                retries_left -= 1;
+                limit += 1;
+                self.history.push(ChatMessage::user(retry_message(
+                    &mismatch.path,
+                    &mismatch.message,
+                )));
             }
         }
         Err(RunError::MaxIterations(max_iterations))
@@ -610,6 +680,19 @@ impl Turn<'_> {
         }
         first_error.map_or(Ok(()), Err)
     }
+}
+
+/// Checks a final answer against the schema, then against the Rust type of a typed run.
+fn checked(
+    schema: &OutputSchema,
+    typed: Option<TypedCheck>,
+    text: &str,
+) -> Result<serde_json::Value, Mismatch> {
+    let value = schema.check_value(text)?;
+    if let Some(typed) = typed {
+        typed(&value)?;
+    }
+    Ok(value)
 }
 
 /// Answers the calls that limits reject (in `results`) and unwraps the calls of the layout's
