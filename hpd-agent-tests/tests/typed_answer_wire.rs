@@ -57,8 +57,7 @@ struct Temperature {
 }
 
 const GOOD: &str = r#"{"city": "Paris", "sky": "sunny", "temperature": {"celsius": 21.5}, "note": null, "days": [1, 2]}"#;
-const BAD_SKY: &str =
-    r#"{"city": "Paris", "sky": "foggy", "temperature": {"celsius": 21.5}, "note": null, "days": []}"#;
+const BAD_SKY: &str = r#"{"city": "Paris", "sky": "foggy", "temperature": {"celsius": 21.5}, "note": null, "days": []}"#;
 const BAD_DAYS: &str = r#"{"city": "Paris", "sky": "sunny", "temperature": {"celsius": 21.5}, "note": null, "days": [-1]}"#;
 
 fn expected() -> Report {
@@ -300,7 +299,12 @@ const CHAT_REQUEST: &[&str] = &[
 
 fn check_chat(body: &Value) -> Result<(), String> {
     only(body, "request", CHAT_REQUEST)?;
-    for (i, message) in body["messages"].as_array().into_iter().flatten().enumerate() {
+    for (i, message) in body["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
         let at = format!("messages[{i}]");
         match message["role"].as_str() {
             Some("system" | "user") => only(message, &at, &["role", "content", "name"])?,
@@ -403,12 +407,18 @@ async fn chat_completions_sends_a_strict_json_schema_runs_tools_and_retries_once
         assert_eq!(format["json_schema"]["name"], "Report");
         assert_eq!(format["json_schema"]["strict"], true);
         let description = format["json_schema"]["description"].as_str().unwrap();
-        assert!(description.starts_with("The answer the tests ask for"), "{description}");
+        assert!(
+            description.starts_with("The answer the tests ask for"),
+            "{description}"
+        );
         assert_eq!(body["tools"].as_array().map(Vec::len), Some(2));
     }
     let schema = &bodies[0]["response_format"]["json_schema"]["schema"];
     // The optional field is required and nullable; the schema's subschemas stay in `$defs`.
-    assert_eq!(schema["properties"]["note"]["type"], json!(["string", "null"]));
+    assert_eq!(
+        schema["properties"]["note"]["type"],
+        json!(["string", "null"])
+    );
     assert!(schema["$defs"]["Temperature"].is_object());
     // The tool ran before the answer: its result is in the second request.
     let messages = bodies[1]["messages"].as_array().unwrap();
@@ -419,7 +429,10 @@ async fn chat_completions_sends_a_strict_json_schema_runs_tools_and_retries_once
     assert_eq!(messages[3]["content"], BAD_SKY);
     let retry = messages[4]["content"].as_str().unwrap();
     assert!(retry.starts_with(&retry_text("/sky")), "{retry}");
-    assert!(retry.ends_with("Reply again with only the corrected JSON."), "{retry}");
+    assert!(
+        retry.ends_with("Reply again with only the corrected JSON."),
+        "{retry}"
+    );
     // The history is valid for the next turn: user, call, result, answer, retry, answer.
     assert_eq!(session.history().len(), 6);
 }
@@ -475,7 +488,10 @@ async fn a_config_schema_reaches_the_wire_and_checks_the_answer() {
     let served = serve(
         "/v1/chat/completions",
         check_chat,
-        vec![chat_text(r#"{"value": ["a", "b", "c"]}"#), chat_text(r#"{"value": ["a"]}"#)],
+        vec![
+            chat_text(r#"{"value": ["a", "b", "c"]}"#),
+            chat_text(r#"{"value": ["a"]}"#),
+        ],
     )
     .await;
     let config = AgentConfig::from_json(
@@ -506,7 +522,10 @@ async fn a_config_schema_reaches_the_wire_and_checks_the_answer() {
         json!({"type": "array", "items": {"type": "string"}, "maxItems": 2})
     );
     let retry = bodies[1]["messages"][3]["content"].as_str().unwrap();
-    assert!(retry.starts_with("Your answer does not match the required JSON schema: at the root: "), "{retry}");
+    assert!(
+        retry.starts_with("Your answer does not match the required JSON schema: at the root: "),
+        "{retry}"
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -562,7 +581,11 @@ fn check_responses(body: &Value) -> Result<(), String> {
         }
         check_name(&format["name"], "text.format.name")?;
         if format["strict"] == json!(true) {
-            check_root(&format["schema"], "text.format.schema", Vendor::OpenAiStrict)?;
+            check_root(
+                &format["schema"],
+                "text.format.schema",
+                Vendor::OpenAiStrict,
+            )?;
         }
     }
     Ok(())
@@ -575,8 +598,10 @@ fn responses_reply(output: Value) -> Value {
 }
 
 fn responses_text(text: &str) -> Value {
-    responses_reply(json!([{"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
-                            "content": [{"type": "output_text", "text": text, "annotations": []}]}]))
+    responses_reply(
+        json!([{"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
+                            "content": [{"type": "output_text", "text": text, "annotations": []}]}]),
+    )
 }
 
 fn responses_client(server: &MockServer) -> Arc<dyn ChatClient> {
@@ -594,9 +619,11 @@ async fn responses_sends_text_format_runs_tools_and_retries_once() {
         "/responses",
         check_responses,
         vec![
-            responses_reply(json!([{"type": "function_call", "id": "fc_1", "call_id": "call_1",
+            responses_reply(
+                json!([{"type": "function_call", "id": "fc_1", "call_id": "call_1",
                                     "name": "get_weather", "arguments": "{\"city\": \"Paris\"}",
-                                    "status": "completed"}])),
+                                    "status": "completed"}]),
+            ),
             responses_text(BAD_DAYS),
             responses_text(GOOD),
         ],
@@ -617,8 +644,11 @@ async fn responses_sends_text_format_runs_tools_and_retries_once() {
         assert_eq!(body["text"]["format"]["strict"], true);
     }
     let input = bodies[1]["input"].as_array().unwrap();
-    assert!(input.iter().any(|i| i["type"] == "function_call_output"
-        && i["output"] == "It is sunny in Paris."));
+    assert!(
+        input
+            .iter()
+            .any(|i| i["type"] == "function_call_output" && i["output"] == "It is sunny in Paris.")
+    );
     let input = bodies[2]["input"].as_array().unwrap();
     let retry = input.last().unwrap()["content"].to_string();
     assert!(retry.contains(&retry_text("/days/0")), "{retry}");
@@ -635,7 +665,10 @@ async fn responses_fails_with_the_raw_text_and_path_without_retries() {
     let Err(RunError::Output(error)) = agent.run_typed::<Report>("Weather?").await else {
         panic!("a mismatch")
     };
-    assert_eq!((error.text.as_str(), error.path.as_str()), (BAD_SKY, "/sky"));
+    assert_eq!(
+        (error.text.as_str(), error.path.as_str()),
+        (BAD_SKY, "/sky")
+    );
     assert_eq!(error.attempts, 1);
     assert_eq!(served.bodies().len(), 1);
 }
@@ -667,21 +700,47 @@ fn check_anthropic(body: &Value) -> Result<(), String> {
         only(
             tool,
             &format!("tools[{i}]"),
-            &["name", "description", "input_schema", "cache_control", "strict"],
+            &[
+                "name",
+                "description",
+                "input_schema",
+                "cache_control",
+                "strict",
+            ],
         )?;
     }
-    for (m, message) in body["messages"].as_array().into_iter().flatten().enumerate() {
+    for (m, message) in body["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
         let at = format!("messages[{m}]");
         only(message, &at, &["role", "content"])?;
-        for (b, block) in message["content"].as_array().into_iter().flatten().enumerate() {
+        for (b, block) in message["content"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
             let at = format!("{at}.content[{b}]");
             match block["type"].as_str() {
                 Some("text") => only(block, &at, &["type", "text", "cache_control"])?,
-                Some("tool_use") => only(block, &at, &["type", "id", "name", "input", "cache_control"])?,
+                Some("tool_use") => only(
+                    block,
+                    &at,
+                    &["type", "id", "name", "input", "cache_control"],
+                )?,
                 Some("tool_result") => only(
                     block,
                     &at,
-                    &["type", "tool_use_id", "content", "is_error", "cache_control"],
+                    &[
+                        "type",
+                        "tool_use_id",
+                        "content",
+                        "is_error",
+                        "cache_control",
+                    ],
                 )?,
                 other => return Err(format!("{at}.type: {other:?} is not a content block")),
             }
@@ -694,7 +753,11 @@ fn check_anthropic(body: &Value) -> Result<(), String> {
         if format["type"] != "json_schema" {
             return Err("output_config.format.type: expected json_schema".into());
         }
-        check_root(&format["schema"], "output_config.format.schema", Vendor::Anthropic)?;
+        check_root(
+            &format["schema"],
+            "output_config.format.schema",
+            Vendor::Anthropic,
+        )?;
     }
     Ok(())
 }
@@ -751,14 +814,21 @@ async fn anthropic_sends_output_config_runs_tools_and_retries_once() {
     let schema = &bodies[0]["output_config"]["format"]["schema"];
     // The optional field stays optional; the unsigned numbers' `minimum` went into the
     // description, where the model reads it (and the answer is still checked against it).
-    assert!(!schema["required"].as_array().unwrap().contains(&json!("note")));
+    assert!(
+        !schema["required"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("note"))
+    );
     assert_eq!(
         schema["properties"]["days"]["items"]["description"],
         "Constraints: minimum 0."
     );
     let blocks = bodies[1]["messages"][2]["content"].as_array().unwrap();
     assert_eq!(blocks[0]["type"], "tool_result");
-    let retry = bodies[2]["messages"][4]["content"][0]["text"].as_str().unwrap();
+    let retry = bodies[2]["messages"][4]["content"][0]["text"]
+        .as_str()
+        .unwrap();
     assert!(retry.starts_with(&retry_text("/days/0")), "{retry}");
 }
 
@@ -786,7 +856,10 @@ async fn anthropic_fails_with_the_raw_text_and_path_after_two_retries() {
     else {
         panic!("a mismatch")
     };
-    assert_eq!((error.text.as_str(), error.path.as_str()), (BAD_SKY, "/sky"));
+    assert_eq!(
+        (error.text.as_str(), error.path.as_str()),
+        (BAD_SKY, "/sky")
+    );
     assert_eq!(error.attempts, 3);
     assert!(error.to_string().starts_with(
         "the answer does not match the output schema 'Report' at '/sky' after 3 attempt(s): "
@@ -823,7 +896,10 @@ fn the_checkers_refuse_the_schemas_the_vendors_refuse() {
     let raw = raw.schema().clone();
     // schemars' own schema: `$schema`-free, but open objects, optional fields and `uint32`.
     let error = check_root(&raw, "schema", Vendor::OpenAiStrict).unwrap_err();
-    assert!(error.contains("additionalProperties: must be false"), "{error}");
+    assert!(
+        error.contains("additionalProperties: must be false"),
+        "{error}"
+    );
     let error = check_root(&raw, "schema", Vendor::Anthropic).unwrap_err();
     assert!(error.contains("must be false"), "{error}");
     let mut closed = raw.clone();
@@ -832,7 +908,10 @@ fn the_checkers_refuse_the_schemas_the_vendors_refuse() {
     let error = check_root(&closed, "schema", Vendor::OpenAiStrict).unwrap_err();
     assert!(error.contains("missing 'note'"), "{error}");
     let error = check_root(&closed, "schema", Vendor::Anthropic).unwrap_err();
-    assert!(error.contains("format: only strings take a format"), "{error}");
+    assert!(
+        error.contains("format: only strings take a format"),
+        "{error}"
+    );
     // What the clients send passes.
     let schema = hpd_agent::OutputSchema::for_type::<Report>().unwrap();
     check_root(schema.openai_schema(), "schema", Vendor::OpenAiStrict).unwrap();

@@ -621,8 +621,7 @@ pub use chat::{
 pub use config::{
     AgentConfig, CALL_TOOL, CollapsingConfig, CollapsingLayout, ConfigError, ConfigErrorKind,
     Limits, McpAuthConfig, McpServerConfig, McpTransportConfig, ModelConfig, OutputSchemaConfig,
-    RunConfigData,
-    SubAgentConfig, ToolHarnessReference,
+    RunConfigData, SubAgentConfig, ToolHarnessReference,
 };
 pub use error::{BuildError, ConstructError, HydrateError, RegistryError, RunError};
 pub use harness::{

@@ -418,18 +418,27 @@ async fn chat_completions_typed_answer_follows_the_schema() {
         .await
         .unwrap_or_else(|e| panic!("typed run: {e}"));
     let capital = &output.value;
-    assert!(!capital.city.is_empty() && capital.city.chars().count() <= 24, "{capital:?}");
+    assert!(
+        !capital.city.is_empty() && capital.city.chars().count() <= 24,
+        "{capital:?}"
+    );
     assert!(capital.country.chars().count() <= 24, "{capital:?}");
     assert!(capital.landmarks.len() <= 3, "{capital:?}");
     assert!(
-        capital.landmarks.iter().all(|l| l.name.chars().count() <= 24),
+        capital
+            .landmarks
+            .iter()
+            .all(|l| l.name.chars().count() <= 24),
         "{capital:?}"
     );
     println!(
         "coastal: {}, continent: {:?}",
         capital.coastal, capital.continent
     );
-    assert_eq!(output.output.iterations, 1, "no retry was needed: {output:?}");
+    assert_eq!(
+        output.output.iterations, 1,
+        "no retry was needed: {output:?}"
+    );
     println!(
         "typed answer: {capital:?} from {:?}; usage {:?}",
         output.output.text, output.output.usage

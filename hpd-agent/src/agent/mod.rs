@@ -1091,9 +1091,11 @@ fn typed_output<T: DeserializeOwned + schemars::JsonSchema>(
         Ok(value) => Ok(TypedOutput { value, output }),
         // Unreachable after the run's own check of the same value; kept as an error, never a
         // panic.
-        Err(mismatch) => Err(RunError::Output(
-            crate::output::OutputError::from_mismatch(&T::schema_name(), &output.text, mismatch),
-        )),
+        Err(mismatch) => Err(RunError::Output(crate::output::OutputError::from_mismatch(
+            &T::schema_name(),
+            &output.text,
+            mismatch,
+        ))),
     }
 }
 

@@ -125,7 +125,12 @@ fn relax_at(root: &Value, schema: &Value, value: &mut Value, depth: usize) {
     }
 }
 
-fn relax_object(root: &Value, node: &Map<String, Value>, fields: &mut Map<String, Value>, depth: usize) {
+fn relax_object(
+    root: &Value,
+    node: &Map<String, Value>,
+    fields: &mut Map<String, Value>,
+    depth: usize,
+) {
     let Some(Value::Object(properties)) = node.get("properties") else {
         return;
     };
@@ -219,7 +224,11 @@ mod tests {
         assert_eq!(parse(" [1] ").unwrap(), json!([1]));
         let error = parse("{\"a\": ").unwrap_err();
         assert_eq!(error.path, "");
-        assert!(error.message.starts_with("the answer is not JSON: "), "{}", error.message);
+        assert!(
+            error.message.starts_with("the answer is not JSON: "),
+            "{}",
+            error.message
+        );
     }
 
     #[test]
@@ -246,7 +255,8 @@ mod tests {
             json!({"note": null, "inner": {}, "list": [{}, {"x": 1}]})
         );
         // A required property keeps its null: the validator reports it.
-        let schema = json!({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]});
+        let schema =
+            json!({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]});
         let mut value = json!({"n": null});
         relax(&schema, &mut value);
         assert_eq!(value, json!({"n": null}));

@@ -134,8 +134,16 @@ fn transform(node: &mut Value, dialect: Dialect, expressible: &mut bool) {
                     }
                 }
             }
-            "items" | "additionalProperties" | "not" | "if" | "then" | "else" | "contains"
-            | "propertyNames" | "unevaluatedItems" | "unevaluatedProperties" => {
+            "items"
+            | "additionalProperties"
+            | "not"
+            | "if"
+            | "then"
+            | "else"
+            | "contains"
+            | "propertyNames"
+            | "unevaluatedItems"
+            | "unevaluatedProperties" => {
                 transform(child, dialect, expressible);
             }
             "anyOf" | "oneOf" | "allOf" | "prefixItems" => {
@@ -332,7 +340,10 @@ mod tests {
             json!({"anyOf": [{"enum": ["x", "y"]}, {"type": "null"}]})
         );
         assert_eq!(s["$defs"]["C"]["required"], json!(["z"]));
-        assert_eq!(s["$defs"]["C"]["properties"]["z"]["type"], json!(["boolean", "null"]));
+        assert_eq!(
+            s["$defs"]["C"]["properties"]["z"]["type"],
+            json!(["boolean", "null"])
+        );
         assert_eq!(s["$defs"]["C"]["additionalProperties"], false);
         // The loose form keeps the required list and defaults.
         assert_eq!(forms.openai_loose["required"], json!(["a"]));
@@ -364,7 +375,10 @@ mod tests {
             s["properties"]["n"],
             json!({"type": "integer", "description": "A digit. Constraints: minimum 1, maximum 9."})
         );
-        assert_eq!(s["properties"]["tags"]["description"], "Constraints: minItems 2.");
+        assert_eq!(
+            s["properties"]["tags"]["description"],
+            "Constraints: minItems 2."
+        );
         assert_eq!(
             s["properties"]["tags"]["items"]["description"],
             "Constraints: maxLength 8."
