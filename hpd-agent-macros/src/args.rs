@@ -10,7 +10,7 @@ use proc_macro2::{Span, TokenStream, TokenTree};
 use syn::ext::IdentExt;
 use syn::parse::{ParseStream, Parser};
 use syn::punctuated::Punctuated;
-use syn::{Attribute, Expr, ExprLit, Ident, Lit, LitInt, LitStr, Meta, Path, Token, Type};
+use syn::{Attribute, Expr, ExprLit, Ident, Lit, LitBool, LitInt, LitStr, Meta, Path, Token, Type};
 
 use super::valid::Errors;
 
@@ -65,9 +65,19 @@ pub struct FunctionArgs {
     pub description: Option<LitStr>,
     pub condition: Option<Expr>,
     pub timeout_ms: Option<(u64, Span)>,
+    pub requires_approval: bool,
 }
 
-pub const FUNCTION_OPTIONS: &[&str] = &["name", "description", "condition", "timeout_ms"];
+pub const FUNCTION_OPTIONS: &[&str] = &[
+    "name",
+    "description",
+    "condition",
+    "timeout_ms",
+    "requires_approval",
+];
+
+/// Options that may stand alone, meaning `= true`.
+const FLAG_OPTIONS: &[&str] = &["requires_approval"];
 
 /// The arguments of `#[sub_agent(...)]`.
 #[derive(Default)]
@@ -174,6 +184,18 @@ pub fn function_args(attr: &Attribute, errors: &Errors) -> FunctionArgs {
                     "description" => args.description = Some(lit_str(key, input)?),
                     // condition = metadata.has_tavily
                     "condition" => args.condition = Some(input.parse()?),
+                    // requires_approval, requires_approval = true
+                    "requires_approval" => {
+                        if input.is_empty() || input.peek(Token![,]) {
+                            args.requires_approval = true;
+                        } else if input.peek(LitBool) {
+                            args.requires_approval = input.parse::<LitBool>()?.value;
+                        } else {
+                            return Err(input.error(
+                                "`requires_approval` takes `true` or `false`; write `requires_approval` alone to require approval",
+                            ));
+                        }
+                    }
                     // timeout_ms = 5000
                     _ => {
                         if !input.peek(LitInt) {
@@ -293,12 +315,29 @@ fn options(
                 skip_to_comma(input);
             } else {
                 seen.push(name);
-                if input.parse::<Token![=]>().is_err() {
+                let flag =
+                    FLAG_OPTIONS.contains(&known) && (input.is_empty() || input.peek(Token![,]));
+                if flag {
+                    // `requires_approval` alone: the value closure sees no `=` and no value.
+                    if let Err(e) = value(known, input) {
+                        errors.push(e);
+                    }
+                } else if input.parse::<Token![=]>().is_err() {
                     errors.error(
                         key.span(),
                         format!("expected `=` after `{known}`, like `{}`", example(known)),
                     );
                     skip_to_comma(input);
+                } else if FLAG_OPTIONS.contains(&known)
+                    && (input.is_empty() || input.peek(Token![,]))
+                {
+                    errors.error(
+                        key.span(),
+                        format!(
+                            "expected a value after `{known} =`, like `{}`",
+                            example(known)
+                        ),
+                    );
                 } else if let Err(e) = value(known, input) {
                     errors.push(e);
                     skip_to_comma(input);
@@ -354,6 +393,7 @@ fn example(key: &str) -> &'static str {
         "middlewares" => "middlewares = [AuditMiddleware]",
         "description" => "description = \"Searches the web.\"",
         "condition" => "condition = metadata.enabled",
+        "requires_approval" => "requires_approval = true",
         _ => "timeout_ms = 5000",
     }
 }

@@ -60,6 +60,7 @@ pub struct Function<'a> {
     pub description: Template,
     pub condition: Option<Expr>,
     pub timeout_ms: Option<u64>,
+    pub requires_approval: bool,
     pub params: Vec<Param<'a>>,
     pub returns_result: bool,
 }
@@ -218,6 +219,7 @@ impl<'a> Function<'a> {
             description,
             condition: options.condition,
             timeout_ms: options.timeout_ms.map(|(ms, _)| ms),
+            requires_approval: options.requires_approval,
             params,
             returns_result,
         }
@@ -246,6 +248,7 @@ impl<'a> Function<'a> {
             },
             condition: None,
             timeout_ms: None,
+            requires_approval: false,
             params,
             returns_result: false,
         }

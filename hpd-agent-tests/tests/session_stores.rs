@@ -297,6 +297,7 @@ macro_rules! all_backends {
                 list_by_prefix,
                 delete,
                 invalid_ids,
+                approval_paused_and_resumed_elsewhere,
             );
         )*
     };

@@ -474,4 +474,8 @@ pub enum RunError {
     /// that produces an invalid schema).
     #[error(transparent)]
     OutputSchema(#[from] crate::output::OutputSchemaError),
+    /// The session is paused for approval (a new message cannot run), or its decisions do not
+    /// fit the waiting calls; nothing changed. See [`approval`](crate::approval).
+    #[error(transparent)]
+    Approval(#[from] crate::approval::ApprovalError),
 }

@@ -584,6 +584,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod agent;
+pub mod approval;
 pub mod chat;
 mod collapse;
 pub mod config;

@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::approval::{ApprovalRecord, PausedTurn};
 use crate::chat::ChatMessage;
 
 /// The serializable state of a [`Session`](crate::Session): the conversation and the expansion state.
@@ -36,6 +37,16 @@ pub struct SessionState {
     /// [`Summarizer`](crate::Summarizer).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summary: Option<String>,
+    /// Set while the session is paused: a turn stopped before calls that need a person's
+    /// approval ran (see [`approval`](crate::approval)). The history then ends with the
+    /// assistant message that made those calls; their results come when the session resumes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paused: Option<PausedTurn>,
+    /// Every decision made on a call that needed approval, oldest first: which call, the
+    /// arguments the model sent, and the decision (with edited arguments or the reason of a
+    /// denial).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub approvals: Vec<ApprovalRecord>,
 }
 
 #[expect(

@@ -185,22 +185,30 @@ mod properties {
             prop::option::of(raw()),
             prop::option::of(raw()),
             prop::collection::vec((names(), raw()), 0..3),
+            prop::collection::vec(names(), 0..3),
         )
-            .prop_map(|(name, functions, config, metadata, middleware_configs)| {
-                // Through the helper, which keeps middleware names unique case-insensitively.
-                middleware_configs.into_iter().fold(
-                    ToolHarnessReference {
-                        name,
-                        functions,
-                        config,
-                        metadata,
-                        middleware_configs: BTreeMap::new(),
-                    },
-                    |reference, (middleware, config)| {
-                        reference.with_middleware_config(middleware, config)
-                    },
-                )
-            })
+            .prop_map(
+                |(name, functions, config, metadata, middleware_configs, approval)| {
+                    // Through the helpers, which keep middleware names unique case-insensitively
+                    // and approval names unique.
+                    middleware_configs
+                        .into_iter()
+                        .fold(
+                            ToolHarnessReference {
+                                name,
+                                functions,
+                                config,
+                                metadata,
+                                middleware_configs: BTreeMap::new(),
+                                requires_approval: Vec::new(),
+                            },
+                            |reference, (middleware, config)| {
+                                reference.with_middleware_config(middleware, config)
+                            },
+                        )
+                        .with_approval_required(approval)
+                },
+            )
     }
 
     fn model_options() -> impl Strategy<Value = ModelOptions> {

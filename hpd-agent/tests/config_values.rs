@@ -155,6 +155,7 @@ fn builder_helpers_fill_the_fields() {
                 ("m".to_owned(), json!(4)),
                 ("Other".to_owned(), json!(5))
             ]),
+            requires_approval: Vec::new(),
         }
     );
     assert!(!reference.is_name_only());

@@ -177,11 +177,13 @@ fn generated(harness: &Harness) -> TokenStream {
             Some(ms) => quote!(__hpd::Some(#ms)),
             None => quote!(__hpd::None),
         };
+        let requires_approval = f.requires_approval;
         quote! {
             __hpd::FunctionSpec {
                 name: #name,
                 description: #description,
                 timeout_ms: #timeout,
+                requires_approval: #requires_approval,
                 schema: #schema,
                 sub_agent: #sub_agent,
             }

@@ -624,3 +624,228 @@ pub async fn conflict_hands_back_the_unsaved_turn(b: &Backend) {
         ["meanwhile", "Book at 9pm"]
     );
 }
+
+/// What the `Ops` tools ran: `name(arguments)`.
+type Ran = Arc<std::sync::Mutex<Vec<String>>>;
+
+/// An agent with `read_config` (no approval), `delete_file` and `wire` (approval needed), as
+/// a worker process would build it: its own tools, its own log of what ran.
+fn ops_agent(model: &ScriptedChatClient, ran: &Ran) -> Agent {
+    let tool = |name: &'static str, approval: bool| {
+        let ran = Arc::clone(ran);
+        let tool = Tool::new(
+            name,
+            "An operation",
+            serde_json::json!({"type": "object"}),
+            move |args, _| {
+                let ran = Arc::clone(&ran);
+                async move {
+                    ran.lock().unwrap().push(format!("{name}({args})"));
+                    ToolResult::ok(match name {
+                        "read_config" => "retention: 30 days".to_owned(),
+                        "delete_file" => {
+                            format!("deleted {}", args["path"].as_str().unwrap_or("?"))
+                        }
+                        _ => format!("wired {}", args["amount"]),
+                    })
+                }
+            },
+        );
+        if approval {
+            tool.requires_approval()
+        } else {
+            tool
+        }
+    };
+    let harness = HarnessBuilder::new("Ops")
+        .tool(tool("read_config", false))
+        .tool(tool("delete_file", true))
+        .tool(tool("wire", true))
+        .build()
+        .expect("harness builds");
+    AgentBuilder::new()
+        .with_harness(harness)
+        .with_chat_client(model.clone())
+        .build()
+        .expect("agent builds")
+}
+
+/// A run pauses before the calls that need approval, the paused session is stored, and
+/// another worker (a new agent, as another process would build it) approves one call, edits
+/// and approves another and denies a third; the model gets every result in call order and the
+/// stored history is valid with the decisions logged.
+pub async fn approval_paused_and_resumed_elsewhere(b: &Backend) {
+    use hpd_agent::approval::{ApprovalDecision, ApprovalError, Approvals};
+
+    let id = b.id("approval");
+    let first_model = ScriptedChatClient::with_replies([ChatResponse::tool_calls(vec![
+        ToolCall::new("c1", "read_config", "{}"),
+        ToolCall::new("c2", "delete_file", r#"{"path":"old.log"}"#),
+        ToolCall::new("c3", "delete_file", r#"{"path":"/"}"#),
+        ToolCall::new("c4", "wire", r#"{"amount":5000}"#),
+    ])]);
+    let first_ran = Ran::default();
+    let first = ops_agent(&first_model, &first_ran);
+    let mut session = first
+        .open_session(b.store.clone(), id.clone())
+        .await
+        .expect("open");
+    let paused = session
+        .run("Clean up and pay the bill")
+        .await
+        .expect("turn");
+    assert!(paused.is_paused());
+    let waiting: Vec<(&str, &str, &str)> = paused
+        .pending_approvals
+        .iter()
+        .map(|p| {
+            (
+                p.call_id.as_str(),
+                p.function.as_str(),
+                p.arguments.as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        waiting,
+        [
+            ("c2", "delete_file", r#"{"path":"old.log"}"#),
+            ("c3", "delete_file", r#"{"path":"/"}"#),
+            ("c4", "wire", r#"{"amount":5000}"#),
+        ]
+    );
+    assert!(paused.pending_approvals.iter().all(|p| p.harness == "Ops"));
+    // The call that needs no approval ran; the others did not.
+    assert_eq!(*first_ran.lock().unwrap(), ["read_config({})"]);
+    assert_eq!(session.stored_version(), Some(1));
+    assert!(session.is_saved());
+    // The history ends with the calls: no result is in it yet.
+    assert!(matches!(
+        session.history().last(),
+        Some(ChatMessage::Assistant { tool_calls, .. }) if tool_calls.len() == 4
+    ));
+    let raw = b.raw.read(&id).await.expect("stored record");
+    assert!(raw.contains(r#""paused":"#), "{raw}");
+    drop(session);
+
+    // Another process: a new agent with a new model, opening the stored session.
+    let second_model = ScriptedChatClient::with_replies([ChatResponse::text("Cleaned up.")]);
+    let second_ran = Ran::default();
+    let second = ops_agent(&second_model, &second_ran);
+    let mut resumed = second
+        .open_session(b.store.clone(), id.clone())
+        .await
+        .expect("reopen");
+    assert_eq!(
+        resumed.pending_approvals(),
+        paused.pending_approvals.as_slice()
+    );
+    // A paused session runs no new message, and that changes nothing.
+    let refused = resumed.run("Hello?").await.unwrap_err();
+    assert!(
+        matches!(&refused, RunError::Approval(ApprovalError::Pending { calls }) if calls == "c2, c3, c4"),
+        "{refused}"
+    );
+    // Decisions that do not fit the waiting calls change nothing either.
+    let missing = resumed
+        .decide(Approvals::new().approve("c2"))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&missing, RunError::Approval(ApprovalError::Undecided { calls }) if calls == "c3, c4"),
+        "{missing}"
+    );
+    assert_eq!(resumed.pending_approvals().len(), 3);
+    assert_eq!(resumed.stored_version(), Some(1));
+
+    let output = resumed
+        .decide(
+            Approvals::new()
+                .approve("c2")
+                .approve_edited("c3", serde_json::json!({"path": "/tmp/cache"}))
+                .deny("c4", "payments need a second signature"),
+        )
+        .await
+        .expect("resumed");
+    assert_eq!(output.text, "Cleaned up.");
+    assert!(!output.is_paused());
+    assert_eq!(
+        *second_ran.lock().unwrap(),
+        [
+            r#"delete_file({"path":"old.log"})"#,
+            r#"delete_file({"path":"/tmp/cache"})"#,
+        ]
+    );
+
+    // What the model saw: every call answered, in call order, in one valid history.
+    let requests = second_model.requests();
+    assert_eq!(requests.len(), 1);
+    let sent = &requests[0].messages;
+    assert_valid_history(sent);
+    let results: Vec<(&str, &str, bool)> = sent
+        .iter()
+        .filter_map(|m| match m {
+            ChatMessage::Tool {
+                call_id,
+                content,
+                is_error,
+                ..
+            } => Some((call_id.as_str(), content.as_str(), *is_error)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        results,
+        [
+            ("c1", "retention: 30 days", false),
+            ("c2", "deleted old.log", false),
+            (
+                "c3",
+                "The user edited the arguments before approving; the call ran with {\"path\":\"/tmp/cache\"}\n\ndeleted /tmp/cache",
+                false
+            ),
+            (
+                "c4",
+                "Function 'wire' was denied by the user: payments need a second signature",
+                true
+            ),
+        ]
+    );
+    // The model's own call stays as it made it.
+    assert!(sent.iter().any(|m| matches!(
+        m,
+        ChatMessage::Assistant { tool_calls, .. }
+            if tool_calls.iter().any(|c| c.id == "c3" && c.arguments == r#"{"path":"/"}"#)
+    )));
+
+    // What is stored: the whole turn, valid, not paused, with the decisions logged.
+    let stored = b.store.load(&id).await.expect("load").expect("stored");
+    assert_eq!(stored.version, 2);
+    assert_eq!(&stored.state, resumed.state());
+    assert!(stored.state.paused.is_none());
+    assert_valid_history(&stored.state.history);
+    assert_eq!(stored.state.history.len(), 7, "{:#?}", stored.state.history);
+    assert_eq!(answers(&stored.state.history), ["Cleaned up."]);
+    let log: Vec<(&str, Option<&str>, bool)> = stored
+        .state
+        .approvals
+        .iter()
+        .map(|r| (r.call_id.as_str(), r.arguments(), r.edited()))
+        .collect();
+    assert_eq!(
+        log,
+        [
+            ("c2", Some(r#"{"path":"old.log"}"#), false),
+            ("c3", Some(r#"{"path":"/tmp/cache"}"#), true),
+            ("c4", None, false),
+        ]
+    );
+    assert_eq!(
+        stored.state.approvals[2].requested_arguments,
+        r#"{"amount":5000}"#
+    );
+    assert_eq!(
+        stored.state.approvals[2].decision,
+        ApprovalDecision::deny("payments need a second signature")
+    );
+}

@@ -122,6 +122,25 @@ pub enum AgentEvent {
         /// The message.
         message: String,
     },
+    /// A call needs a person's approval: the run stops before it runs (after the other calls
+    /// of the response ran) and returns it in
+    /// [`RunOutput::pending_approvals`](crate::RunOutput::pending_approvals).
+    ApprovalRequested {
+        /// The id of the model's tool call.
+        call_id: String,
+        /// The function's canonical name.
+        name: String,
+        /// Its harness.
+        harness: String,
+        /// The arguments the model sent.
+        arguments: String,
+    },
+    /// A person decided on a waiting call ([`Session::decide`](crate::Session::decide), or the
+    /// [`Approver`](crate::approval::Approver) of a tool session).
+    ApprovalDecided {
+        /// What was decided, on which call.
+        record: crate::approval::ApprovalRecord,
+    },
     /// A container expanded.
     ContainerExpanded {
         /// The harness name.
@@ -300,6 +319,17 @@ impl Emitter {
                 tracing::debug!(target: "hpd_agent", harness, recovery, "container expanded");
             }
             AgentEvent::SubAgent { .. } => {}
+            AgentEvent::ApprovalRequested { call_id, name, .. } => {
+                tracing::debug!(target: "hpd_agent", %call_id, %name, "call waits for approval");
+            }
+            AgentEvent::ApprovalDecided { record } => tracing::debug!(
+                target: "hpd_agent",
+                call_id = %record.call_id,
+                name = %record.function,
+                approved = record.decision.is_approved(),
+                edited = record.edited(),
+                "approval decided"
+            ),
             AgentEvent::LayoutFallback {
                 requested,
                 used,

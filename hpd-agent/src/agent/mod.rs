@@ -532,6 +532,31 @@ pub struct RunOutput {
     /// an agent or run config with [`with_output_schema`](AgentRunConfig::with_output_schema));
     /// `None` otherwise.
     pub value: Option<serde_json::Value>,
+    /// Empty when the model answered. Otherwise the run *paused*: the model's latest response
+    /// called functions that need a person's approval, these calls wait (in call order), the
+    /// other calls of that response ran, and `text` is the text that came with the calls
+    /// (often empty). Resume with [`Session::decide`]; see [`approval`](crate::approval).
+    pub pending_approvals: Vec<crate::approval::PendingApproval>,
+}
+
+impl RunOutput {
+    /// Whether the run paused for approval instead of answering
+    /// ([`pending_approvals`](Self::pending_approvals) is not empty).
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, ChatResponse, ScriptedChatClient};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::with_replies([ChatResponse::text("Hi")])).build()?;
+    /// assert!(!agent.run("Hello").await?.is_paused());
+    /// # Ok(())
+    /// # }
+    /// ```
+    #[must_use]
+    pub fn is_paused(&self) -> bool {
+        !self.pending_approvals.is_empty()
+    }
 }
 
 impl Session {
@@ -594,21 +619,31 @@ impl Session {
         config: AgentRunConfig,
     ) -> Result<RunOutput, RunError> {
         use tracing::Instrument as _;
-        let agent = Arc::clone(&self.agent.inner);
-        let span = tracing::debug_span!(target: "hpd_agent", "turn", agent = %agent.name);
-        let before = (self.state.history.len(), self.state.expanded.clone());
+        let span =
+            tracing::debug_span!(target: "hpd_agent", "turn", agent = %self.agent.inner.name);
         let message = message.into();
         let mut config = config;
         let turn_id = config.turn_id.get_or_insert_with(new_turn_id).clone();
         if let Some(binding) = self.store.as_mut() {
             binding.last_turn = Some((turn_id, message.clone()));
         }
+        self.bound_turn(run::Start::Message(message), config)
+            .instrument(span)
+            .await
+    }
+
+    /// Runs a turn of `start` and saves the session when it is bound to a store.
+    async fn bound_turn(
+        &mut self,
+        start: run::Start,
+        config: AgentRunConfig,
+    ) -> Result<RunOutput, RunError> {
+        let agent = Arc::clone(&self.agent.inner);
+        let before = self.change_mark();
         let trimmed_before = (self.state.trimmed, self.state.summary.clone());
         self.dropped = 0;
-        let outcome = run::run_turn(&agent, self, message, config)
-            .instrument(span)
-            .await;
-        let changed = before != (self.state.history.len(), self.state.expanded.clone())
+        let outcome = run::run_turn(&agent, self, start, config).await;
+        let changed = before != self.change_mark()
             || trimmed_before != (self.state.trimmed, self.state.summary.clone())
             || self.dropped > 0;
         if let Some(binding) = self.store.as_mut() {
@@ -618,6 +653,127 @@ impl Session {
             Some(binding) => binding.after_turn(&self.state, changed, outcome).await,
             None => outcome,
         }
+    }
+
+    /// What a turn changes when it changes the session (besides the budget's trimming).
+    fn change_mark(&self) -> (usize, Vec<String>, bool, usize) {
+        (
+            self.state.history.len(),
+            self.state.expanded.clone(),
+            self.state.paused.is_some(),
+            self.state.approvals.len(),
+        )
+    }
+
+    /// Resumes a paused session with a decision for each waiting call
+    /// ([`pending_approvals`](Self::pending_approvals)): approved calls run (with edited
+    /// arguments where given), denied calls get a result that says so, every call of the
+    /// paused response is answered in call order, and the turn goes on until the model
+    /// answers, or pauses again. See [`approval`](crate::approval) for the texts and choices.
+    ///
+    /// A session opened with [`Agent::open_session`] is saved at the end, as after
+    /// [`run`](Self::run).
+    ///
+    /// # Errors
+    ///
+    /// [`RunError::Approval`] before anything runs (nothing changes): the session is not
+    /// paused, a waiting call has no decision, an id matches no waiting call or has two
+    /// decisions, edited arguments are not a JSON object, or a waiting call's function is not
+    /// registered for this agent. Otherwise as [`run`](Self::run).
+    ///
+    /// ```
+    /// use hpd_agent::approval::Approvals;
+    /// use hpd_agent::{AgentBuilder, ChatResponse, HarnessBuilder, ScriptedChatClient, Tool, ToolCall, ToolResult};
+    /// use serde_json::json;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let send = Tool::new("send", "Sends a mail", json!({"type": "object"}), |_, _| async { ToolResult::ok("sent") })
+    ///     .requires_approval();
+    /// let model = ScriptedChatClient::with_replies([
+    ///     ChatResponse::tool_calls(vec![ToolCall::new("c1", "send", r#"{"to": "all@example.com"}"#)]),
+    ///     ChatResponse::text("I did not send it."),
+    /// ]);
+    /// let agent = AgentBuilder::new()
+    ///     .with_harness(HarnessBuilder::new("Mail").tool(send).build()?)
+    ///     .with_chat_client(model.clone())
+    ///     .build()?;
+    /// let mut session = agent.session();
+    /// session.run("Mail everyone").await?;
+    /// assert_eq!(session.pending_approvals().len(), 1);
+    /// let output = session.decide(Approvals::new().deny("c1", "not to everyone")).await?;
+    /// assert_eq!(output.text, "I did not send it.");
+    /// let requests = model.requests();
+    /// let (text, is_error) = requests[1].tool_result("c1").unwrap();
+    /// assert_eq!((text, is_error), ("Function 'send' was denied by the user: not to everyone", true));
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn decide(
+        &mut self,
+        approvals: crate::approval::Approvals,
+    ) -> Result<RunOutput, RunError> {
+        self.decide_with(approvals, AgentRunConfig::new()).await
+    }
+
+    /// [`decide`](Self::decide) with extra settings for the resumed run (give the harnesses
+    /// the paused run added, if any; the turn id is the paused turn's).
+    ///
+    /// # Errors
+    ///
+    /// As [`decide`](Self::decide).
+    ///
+    /// ```
+    /// use hpd_agent::approval::Approvals;
+    /// use hpd_agent::{AgentBuilder, AgentRunConfig, RunError, ScriptedChatClient};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
+    /// let not_paused = agent.session().decide_with(Approvals::new(), AgentRunConfig::new().with_max_iterations(4)).await;
+    /// assert!(matches!(not_paused, Err(RunError::Approval(_))));
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn decide_with(
+        &mut self,
+        approvals: crate::approval::Approvals,
+        config: AgentRunConfig,
+    ) -> Result<RunOutput, RunError> {
+        use tracing::Instrument as _;
+        let span =
+            tracing::debug_span!(target: "hpd_agent", "turn", agent = %self.agent.inner.name);
+        let mut config = config;
+        if let Some(paused) = &self.state.paused {
+            config.turn_id = Some(paused.turn_id().to_owned());
+            if let Some(binding) = self.store.as_mut() {
+                binding.last_turn = Some((
+                    paused.turn_id().to_owned(),
+                    paused.user_message().to_owned(),
+                ));
+            }
+        }
+        self.bound_turn(run::Start::Resume(approvals), config)
+            .instrument(span)
+            .await
+    }
+
+    /// The calls waiting for approval, in call order; empty unless the session is paused (see
+    /// [`decide`](Self::decide)).
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
+    ///
+    /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
+    /// assert!(agent.session().pending_approvals().is_empty());
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
+    #[must_use]
+    pub fn pending_approvals(&self) -> &[crate::approval::PendingApproval] {
+        self.state
+            .paused
+            .as_ref()
+            .map_or(&[], |paused| paused.pending())
     }
 
     /// Saves the session to its store now: retries a save that failed at the end of a turn.
@@ -1086,6 +1242,22 @@ pub struct AgentRunConfig {
 fn typed_output<T: DeserializeOwned + schemars::JsonSchema>(
     output: RunOutput,
 ) -> Result<TypedOutput<T>, RunError> {
+    if output.is_paused() {
+        let paused = Mismatch {
+            path: String::new(),
+            message: format!(
+                "the run paused for the approval of {} call(s) before the answer; decide them \
+                 with Session::decide (give it AgentRunConfig::with_output_schema to check the \
+                 answer)",
+                output.pending_approvals.len()
+            ),
+        };
+        return Err(RunError::Output(crate::output::OutputError::from_mismatch(
+            &T::schema_name(),
+            &output.text,
+            paused,
+        )));
+    }
     let value = output.value.clone().unwrap_or(serde_json::Value::Null);
     match deserialize_answer::<T>(value) {
         Ok(value) => Ok(TypedOutput { value, output }),

@@ -75,6 +75,8 @@ pub(crate) struct Registration {
     pub(crate) metadata: MetadataSource,
     pub(crate) middleware_configs: BTreeMap<String, Value>,
     pub(crate) scoped: Vec<Arc<dyn Middleware>>,
+    /// Functions whose calls wait for approval, besides those declared so.
+    pub(crate) approval: Vec<String>,
 }
 
 impl Registration {
@@ -89,6 +91,7 @@ impl Registration {
             metadata: MetadataSource::None,
             middleware_configs: BTreeMap::new(),
             scoped: Vec::new(),
+            approval: Vec::new(),
         }
     }
 
@@ -111,6 +114,7 @@ impl Registration {
                 .map_or(MetadataSource::None, MetadataSource::Json),
             middleware_configs: reference.middleware_configs.clone(),
             scoped: Vec::new(),
+            approval: reference.requires_approval.clone(),
         }
     }
 
@@ -127,6 +131,7 @@ impl Registration {
             metadata: MetadataSource::None,
             middleware_configs: BTreeMap::new(),
             scoped: Vec::new(),
+            approval: Vec::new(),
         }
     }
 
@@ -160,6 +165,11 @@ impl Registration {
             insert_middleware_config(&mut self.middleware_configs, key, value);
         }
         self.scoped.extend(later.scoped);
+        for function in later.approval {
+            if !self.approval.contains(&function) {
+                self.approval.push(function);
+            }
+        }
     }
 }
 
@@ -585,6 +595,54 @@ impl<T: ToolHarness> HarnessOptions<T> {
             Selection::Functions(names.into_iter().map(Into::into).collect());
         self
     }
+
+    /// Makes calls of these functions wait for a person's approval, besides those the harness
+    /// declares so (the code form of a config entry's `requires_approval`; see
+    /// [`approval`](crate::approval)). An unknown name fails the build.
+    ///
+    /// ```
+    /// use hpd_agent::prelude::*;
+    /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
+    ///
+    /// #[derive(Default)]
+    /// pub struct ApprovalShell;
+    ///
+    /// #[tool_harness]
+    /// impl ApprovalShell {
+    ///     /// Lists files.
+    ///     #[ai_function]
+    ///     fn ls(&self) -> String { String::new() }
+    ///     /// Runs a command.
+    ///     #[ai_function]
+    ///     fn exec(&self, command: String) -> String { command }
+    /// }
+    ///
+    /// let agent = AgentBuilder::new()
+    ///     .with_tool_harness_with::<ApprovalShell>(|o| o.require_approval(["exec"]))
+    ///     .with_chat_client(ScriptedChatClient::new())
+    ///     .build()?;
+    /// # drop(agent);
+    /// let unknown = AgentBuilder::new()
+    ///     .with_tool_harness_with::<ApprovalShell>(|o| o.require_approval(["rm"]))
+    ///     .with_chat_client(ScriptedChatClient::new())
+    ///     .build();
+    /// assert!(unknown.unwrap_err().to_string().contains("function 'rm' not found in harness 'ApprovalShell'"));
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
+    #[must_use]
+    pub fn require_approval<I, S>(mut self, functions: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        for function in functions {
+            let function = function.into();
+            if !self.registration.approval.contains(&function) {
+                self.registration.approval.push(function);
+            }
+        }
+        self
+    }
 }
 
 /// A registration resolved against the registry: instance created, members selected.
@@ -663,6 +721,16 @@ pub(crate) fn resolve(
             Some(selected)
         }
     };
+
+    for function in &registration.approval {
+        if !entry.function_names().any(|f| f == function) {
+            return Err(BuildError::UnknownFunction {
+                function: function.clone(),
+                harness: entry.name.to_owned(),
+                available: entry.function_names().collect::<Vec<_>>().join(", "),
+            });
+        }
+    }
 
     let instance = match &registration.instance {
         InstanceSource::Registry => info.construct(None)?,
@@ -745,7 +813,10 @@ pub(crate) fn resolve(
             continue;
         }
         match member {
-            Member::Function(f) => functions.push(f),
+            Member::Function(f) => {
+                let marked = f.requires_approval() || registration.approval.contains(&name);
+                functions.push(f.with_approval(marked));
+            }
             Member::SubAgent(s) => {
                 sub_agents.push((functions.len() + sub_agents.len(), s.declare()?));
             }

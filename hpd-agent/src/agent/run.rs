@@ -6,6 +6,10 @@ use std::time::Instant;
 use futures::StreamExt as _;
 use tracing::Instrument as _;
 
+use crate::approval::{
+    ApprovalDecision, ApprovalError, ApprovalRecord, Approvals, PausedSlot, PausedTurn,
+    PendingApproval, denied_text, edited_text,
+};
 use crate::chat::{
     ChatMessage, ChatRequest, FinishReason, ModelOptions, ToolCall, ToolDefinition, Usage,
 };
@@ -15,7 +19,8 @@ use crate::collapse::{
 use crate::error::RunError;
 use crate::harness::registry::Registry;
 use crate::middleware::pipeline::{
-    CallScope, ScopedPipeline, backward, call_function, forward, run_hooks, unless_cancelled,
+    CallScope, ScopedPipeline, announce_decision, approval_required, backward, call_function,
+    forward, run_hooks, unless_cancelled,
 };
 use crate::middleware::{FunctionCall, IterationInfo, TurnInfo, TurnOutcome};
 use crate::output::{DEFAULT_OUTPUT_RETRIES, Mismatch, OutputSchema, retry_message};
@@ -59,17 +64,54 @@ struct Turn<'a> {
     dropped: &'a mut usize,
     /// Where this turn starts in the history: it is never trimmed.
     turn_start: usize,
+    /// The session's approval log.
+    approvals: &'a mut Vec<ApprovalRecord>,
     /// The schema the final answer must match, with the check of the Rust type (`run_typed`).
     output: Option<(OutputSchema, Option<TypedCheck>)>,
     /// How many times a mismatching answer is sent back.
     output_retries: usize,
 }
 
-/// What `iterate` hands back: the final text, the requests made, the checked answer.
-struct Answer {
-    text: String,
-    iterations: usize,
-    value: Option<serde_json::Value>,
+/// How a turn's model loop ended, when it did not fail.
+enum Ended {
+    /// The model answered with this text after this many requests (and, with an output
+    /// schema, this checked JSON).
+    Answered(String, usize, Option<serde_json::Value>),
+    /// Calls wait for approval.
+    Paused(PausedTurn),
+}
+
+/// What starts a run: a user message, or the decisions on a paused turn's calls.
+pub(super) enum Start {
+    Message(String),
+    Resume(Approvals),
+}
+
+/// A paused turn, checked against the decisions and the tools, ready to go on.
+struct Resume {
+    paused: PausedTurn,
+    /// One per waiting call, in order.
+    decisions: Vec<ApprovalDecision>,
+    /// One per waiting call, in order.
+    targets: Vec<Target>,
+}
+
+/// One call to run through the function pipeline.
+struct Job<'j> {
+    /// Where its result goes.
+    slot: usize,
+    target: Target,
+    call_id: &'j str,
+    arguments: &'j str,
+    approval: Option<&'j ApprovalDecision>,
+}
+
+/// A call that waits for approval, from the resolution of a response.
+struct Waiting {
+    index: usize,
+    target: Target,
+    references: Vec<String>,
+    carried: Option<String>,
 }
 
 /// The agent's toolset for this turn (hooks run, current tool lists), with the harnesses the
@@ -102,9 +144,18 @@ async fn turn_tools(
 pub(super) async fn run_turn(
     agent: &AgentInner,
     session: &mut Session,
-    message: String,
+    start: Start,
     config: AgentRunConfig,
 ) -> Result<RunOutput, RunError> {
+    if let (Start::Message(_), Some(paused)) = (&start, &session.state.paused) {
+        return Err(ApprovalError::Pending {
+            calls: call_ids(&paused.pending),
+        }
+        .into());
+    }
+    if let (Start::Resume(_), None) = (&start, &session.state.paused) {
+        return Err(ApprovalError::NotPaused.into());
+    }
     let (base, run_tools) = turn_tools(agent, &config).await?;
     let tools: &Toolset = run_tools.as_ref().unwrap_or(&base);
     let max_iterations = config.max_iterations.unwrap_or(agent.max_iterations);
@@ -123,10 +174,33 @@ pub(super) async fn run_turn(
         None => agent.model_options.clone(),
     };
 
-    let turn_info = TurnInfo {
-        agent_name: agent.name.clone(),
-        user_message: message.clone(),
+    let (turn_info, turn_start, resume) = match start {
+        Start::Message(message) => {
+            let turn_info = TurnInfo {
+                agent_name: agent.name.clone(),
+                user_message: message.clone(),
+            };
+            let turn_start = session.state.history.len();
+            session.state.history.push(ChatMessage::user(message));
+            (turn_info, turn_start, None)
+        }
+        Start::Resume(approvals) => {
+            let resume = check_resume(tools, session.state.paused.as_ref(), &approvals)?;
+            session.state.paused = None;
+            let turn_info = TurnInfo {
+                agent_name: agent.name.clone(),
+                user_message: resume.paused.user_message.clone(),
+            };
+            let turn_start = session
+                .state
+                .history
+                .iter()
+                .rposition(|m| matches!(m, ChatMessage::User { .. }))
+                .unwrap_or(0);
+            (turn_info, turn_start, Some(resume))
+        }
     };
+
     let output = config
         .output
         .or_else(|| agent.output.clone())
@@ -135,8 +209,6 @@ pub(super) async fn run_turn(
         .output_retries
         .or(agent.output_retries)
         .unwrap_or(DEFAULT_OUTPUT_RETRIES);
-    let turn_start = session.state.history.len();
-    session.state.history.push(ChatMessage::user(message));
 
     let mut turn = Turn {
         agent,
@@ -156,15 +228,25 @@ pub(super) async fn run_turn(
         turn_start,
         usage: Usage::default(),
         options,
-        tool_called: false,
-        finish_reason: FinishReason::default(),
-        turn_id: config.turn_id.unwrap_or_else(super::new_turn_id).into(),
+        // A resumed turn has called a tool already: forcing tool choices are over.
+        tool_called: resume.is_some(),
+        finish_reason: if resume.is_some() {
+            FinishReason::ToolCalls
+        } else {
+            FinishReason::default()
+        },
+        turn_id: match &resume {
+            Some(resume) => resume.paused.turn_id.clone(),
+            None => config.turn_id.unwrap_or_else(super::new_turn_id),
+        }
+        .into(),
+        approvals: &mut session.state.approvals,
         output,
         output_retries,
     };
 
     let outcome = match turn.expansion.start(tools) {
-        Ok(()) => turn.iterate(&turn_info, max_iterations).await,
+        Ok(()) => turn.iterate(&turn_info, max_iterations, resume).await,
         Err(e) => Err(e),
     };
 
@@ -172,8 +254,12 @@ pub(super) async fn run_turn(
     let finish_reason = turn.finish_reason.clone();
     let after = {
         let outcome_view = match &outcome {
-            Ok(answer) => TurnOutcome::Finished {
-                text: answer.text.as_str(),
+            Ok(Ended::Answered(text, _, _)) => TurnOutcome::Finished {
+                text: text.as_str(),
+                usage,
+            },
+            Ok(Ended::Paused(paused)) => TurnOutcome::Paused {
+                pending: &paused.pending,
                 usage,
             },
             Err(e) => TurnOutcome::Failed(e),
@@ -190,7 +276,12 @@ pub(super) async fn run_turn(
     let Turn {
         expansion, emitter, ..
     } = turn;
-    let kept = expansion.end_turn(&base);
+    // A paused turn is not over: it keeps its expansions (and, in this process, its scoped
+    // pipelines) until it resumes.
+    let kept = match &outcome {
+        Ok(Ended::Paused(_)) => expansion,
+        _ => expansion.end_turn(&base),
+    };
     session.state.expanded = kept.expanded;
     session.pipelines = kept.pipelines;
     emitter.emit(&AgentEvent::TurnFinished {
@@ -198,14 +289,76 @@ pub(super) async fn run_turn(
         failed: outcome.is_err() || after.is_err(),
     });
 
-    let answer = outcome?;
+    let ended = outcome?;
     after?;
-    Ok(RunOutput {
-        text: answer.text,
-        usage,
-        iterations: answer.iterations,
-        finish_reason,
-        value: answer.value,
+    Ok(match ended {
+        Ended::Answered(text, iterations, value) => RunOutput {
+            text,
+            usage,
+            iterations,
+            finish_reason,
+            pending_approvals: Vec::new(),
+            value,
+        },
+        Ended::Paused(paused) => {
+            let iterations = paused.iteration;
+            let text = session
+                .state
+                .history
+                .last()
+                .and_then(|m| match m {
+                    ChatMessage::Assistant { content, .. } => content.clone(),
+                    _ => None,
+                })
+                .unwrap_or_default();
+            let pending = paused.pending.clone();
+            session.state.paused = Some(paused);
+            RunOutput {
+                text,
+                usage,
+                iterations,
+                finish_reason,
+                pending_approvals: pending,
+                value: None,
+            }
+        }
+    })
+}
+
+/// The ids of waiting calls, comma-separated.
+fn call_ids(pending: &[PendingApproval]) -> String {
+    pending
+        .iter()
+        .map(|p| p.call_id.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Checks the decisions against a paused turn and finds the function of every waiting call.
+fn check_resume(
+    tools: &Toolset,
+    paused: Option<&PausedTurn>,
+    approvals: &Approvals,
+) -> Result<Resume, RunError> {
+    let paused = paused.ok_or(ApprovalError::NotPaused)?;
+    let decisions = approvals.match_pending(&paused.pending)?;
+    let targets = paused
+        .pending
+        .iter()
+        .map(|p| {
+            tools
+                .target_of(&p.harness, &p.function)
+                .ok_or_else(|| ApprovalError::FunctionGone {
+                    call_id: p.call_id.clone(),
+                    function: p.function.clone(),
+                    harness: p.harness.clone(),
+                })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Resume {
+        paused: paused.clone(),
+        decisions,
+        targets,
     })
 }
 
@@ -214,7 +367,8 @@ impl Turn<'_> {
         &mut self,
         turn_info: &TurnInfo,
         max_iterations: usize,
-    ) -> Result<Answer, RunError> {
+        resume: Option<Resume>,
+    ) -> Result<Ended, RunError> {
         let global = &self.agent.middleware;
         run_hooks(
             "before_message_turn",
@@ -224,10 +378,33 @@ impl Turn<'_> {
         )
         .await?;
 
+        let mut first = 1;
+        if let Some(resume) = resume {
+            let iteration = resume.paused.iteration;
+            first = iteration + 1;
+            let info = IterationInfo {
+                iteration,
+                visible_tools: self
+                    .tools
+                    .visible(&self.expansion.expanded)
+                    .iter()
+                    .map(|t| t.name.clone())
+                    .collect(),
+            };
+            self.resume_calls(&info, resume).await?;
+            run_hooks(
+                "after_iteration",
+                backward(global, &self.expansion.pipelines),
+                Some(&self.cancellation),
+                |m| m.after_iteration(&info),
+            )
+            .await?;
+        }
+
         // Requests that ask for a corrected answer do not count against `max_iterations`.
         let mut limit = max_iterations;
         let mut retries_left = self.output_retries;
-        let mut iteration = 0;
+        let mut iteration = first - 1;
         while iteration < limit {
             iteration += 1;
             let changed_options = self.request_options()?;
@@ -312,8 +489,11 @@ impl Turn<'_> {
             self.tool_called |= !response.tool_calls.is_empty();
 
             let answered = response.tool_calls.is_empty();
-            if !answered {
-                self.handle_calls(&info, &response.tool_calls).await?;
+            if !answered
+                && let Some(mut paused) = self.handle_calls(&info, &response.tool_calls).await?
+            {
+                paused.user_message.clone_from(&turn_info.user_message);
+                return Ok(Ended::Paused(paused));
             }
             run_hooks(
                 "after_iteration",
@@ -325,21 +505,11 @@ impl Turn<'_> {
             if answered {
                 let text = response.text.unwrap_or_default();
                 let Some((schema, typed)) = &self.output else {
-                    return Ok(Answer {
-                        text,
-                        iterations: iteration,
-                        value: None,
-                    });
+                    return Ok(Ended::Answered(text, iteration, None));
                 };
                 let attempts = self.output_retries - retries_left + 1;
                 let mismatch = match checked(schema, *typed, &text) {
-                    Ok(value) => {
-                        return Ok(Answer {
-                            text,
-                            iterations: iteration,
-                            value: Some(value),
-                        });
-                    }
+                    Ok(value) => return Ok(Ended::Answered(text, iteration, Some(value))),
                     // A refusal is not corrected by asking again.
                     Err(_) if response.finish_reason == FinishReason::ContentFilter => {
                         let refused = Mismatch {
@@ -469,12 +639,13 @@ impl Turn<'_> {
     }
 
     /// Resolves and runs the calls of one response and appends a result for every call, in
-    /// call order, whatever happens.
+    /// call order, whatever happens; or, when calls wait for approval, runs the others and
+    /// returns the paused turn (nothing is appended then: the results go into it).
     async fn handle_calls(
         &mut self,
         info: &IterationInfo,
         calls: &[ToolCall],
-    ) -> Result<(), RunError> {
+    ) -> Result<Option<PausedTurn>, RunError> {
         let mut results: Vec<Option<ToolResult>> = vec![None; calls.len()];
         let mut references: Vec<Vec<String>> = vec![Vec::new(); calls.len()];
         let mut durations = vec![std::time::Duration::ZERO; calls.len()];
@@ -489,27 +660,306 @@ impl Turn<'_> {
             Err(RunError::Cancelled) => CANCELLED,
             _ => ABORTED,
         };
-        let limits = self.agent.limits;
+        if let Ok(waiting) = &outcome
+            && !waiting.is_empty()
+        {
+            let mut waiting = outcome.unwrap_or_default().into_iter().peekable();
+            let mut pending = Vec::new();
+            let mut slots = Vec::with_capacity(calls.len());
+            for (i, ((call, result), references)) in
+                calls.iter().zip(results).zip(references).enumerate()
+            {
+                if let Some(wait) = waiting.next_if(|w| w.index == i) {
+                    let function = self.tools.function(wait.target);
+                    self.emitter.emit(&AgentEvent::ApprovalRequested {
+                        call_id: call.id.clone(),
+                        name: function.name().to_owned(),
+                        harness: function.harness_name().to_owned(),
+                        arguments: call.arguments.clone(),
+                    });
+                    pending.push(PendingApproval {
+                        call_id: call.id.clone(),
+                        function: function.name().to_owned(),
+                        harness: function.harness_name().to_owned(),
+                        arguments: call.arguments.clone(),
+                    });
+                    slots.push(PausedSlot::Waiting {
+                        name: call.name.clone(),
+                        references: wait.references,
+                        carried: wait.carried,
+                    });
+                    continue;
+                }
+                let result = result.unwrap_or_else(|| ToolResult::error(filler));
+                let message =
+                    self.tool_message(&call.id, &call.name, result, references, durations[i]);
+                slots.push(PausedSlot::Answered { message });
+            }
+            return Ok(Some(PausedTurn {
+                turn_id: self.turn_id.to_string(),
+                user_message: String::new(),
+                iteration: info.iteration,
+                pending,
+                slots,
+            }));
+        }
         for (((call, result), references), duration) in
             calls.iter().zip(results).zip(references).zip(durations)
         {
-            let mut result = result.unwrap_or_else(|| ToolResult::error(filler));
-            result.text = limits.cut_result(result.text);
-            self.emitter.emit(&AgentEvent::ToolCallFinished {
-                call_id: call.id.clone(),
-                name: call.name.clone(),
-                result: result.text.clone(),
-                duration,
-                is_error: result.is_error,
-            });
-            self.history.push(ChatMessage::Tool {
-                call_id: call.id.clone(),
-                content: result.text,
-                is_error: result.is_error,
-                references,
-            });
+            let result = result.unwrap_or_else(|| ToolResult::error(filler));
+            let message = self.tool_message(&call.id, &call.name, result, references, duration);
+            self.history.push(message);
+        }
+        outcome.map(|_| None)
+    }
+
+    /// The tool message of one call's result (cut to the limit), reported as finished.
+    fn tool_message(
+        &self,
+        call_id: &str,
+        name: &str,
+        mut result: ToolResult,
+        references: Vec<String>,
+        duration: std::time::Duration,
+    ) -> ChatMessage {
+        result.text = self.agent.limits.cut_result(result.text);
+        self.emitter.emit(&AgentEvent::ToolCallFinished {
+            call_id: call_id.to_owned(),
+            name: name.to_owned(),
+            result: result.text.clone(),
+            duration,
+            is_error: result.is_error,
+        });
+        ChatMessage::Tool {
+            call_id: call_id.to_owned(),
+            content: result.text,
+            is_error: result.is_error,
+            references,
+        }
+    }
+
+    /// Goes on with a paused turn: tells middleware and events the decisions, runs the approved
+    /// calls, answers the denied ones, and appends every result of the paused response in call
+    /// order, whatever happens.
+    async fn resume_calls(&mut self, info: &IterationInfo, resume: Resume) -> Result<(), RunError> {
+        let Resume {
+            paused,
+            decisions,
+            targets,
+        } = resume;
+        let count = paused.pending.len();
+        let mut results: Vec<Option<ToolResult>> = vec![None; count];
+        let mut durations = vec![std::time::Duration::ZERO; count];
+        let outcome = self
+            .decide_and_run(
+                info,
+                &paused.pending,
+                &decisions,
+                &targets,
+                &mut results,
+                &mut durations,
+            )
+            .await;
+        let filler = match &outcome {
+            Err(RunError::Cancelled) => CANCELLED,
+            _ => ABORTED,
+        };
+        let mut waiting = paused.pending.iter().zip(results).zip(durations);
+        for slot in paused.slots {
+            match slot {
+                PausedSlot::Answered { message } => self.history.push(message),
+                PausedSlot::Waiting {
+                    name,
+                    references,
+                    carried,
+                } => {
+                    let Some(((pending, result), duration)) = waiting.next() else {
+                        break;
+                    };
+                    let mut result = result.unwrap_or_else(|| ToolResult::error(filler));
+                    if result.is_error && result.text == filler {
+                        // Unanswered: nothing to carry.
+                    } else {
+                        result.text = with_section(std::mem::take(&mut result.text), carried);
+                    }
+                    let message =
+                        self.tool_message(&pending.call_id, &name, result, references, duration);
+                    self.history.push(message);
+                }
+            }
         }
         outcome
+    }
+
+    /// [`resume_calls`](Self::resume_calls) without the appending: the hooks, the events, the
+    /// log and the runs.
+    async fn decide_and_run(
+        &mut self,
+        info: &IterationInfo,
+        pending: &[PendingApproval],
+        decisions: &[ApprovalDecision],
+        targets: &[Target],
+        results: &mut [Option<ToolResult>],
+        durations: &mut [std::time::Duration],
+    ) -> Result<(), RunError> {
+        let global = &self.agent.middleware;
+        let tools = self.tools;
+        let mut jobs = Vec::new();
+        for (k, ((pending, decision), &target)) in
+            pending.iter().zip(decisions).zip(targets).enumerate()
+        {
+            let function = tools.function(target);
+            announce_decision(
+                global,
+                self.expansion.pipeline(tools, target),
+                function,
+                &pending.call_id,
+                &pending.arguments,
+                Some(&self.turn_id),
+                decision,
+            )
+            .await?;
+            let record = ApprovalRecord {
+                call_id: pending.call_id.clone(),
+                function: pending.function.clone(),
+                harness: pending.harness.clone(),
+                requested_arguments: pending.arguments.clone(),
+                decision: decision.clone(),
+            };
+            self.emitter.emit(&AgentEvent::ApprovalDecided {
+                record: record.clone(),
+            });
+            self.approvals.push(record);
+            match decision {
+                ApprovalDecision::Deny { reason } => {
+                    results[k] = Some(ToolResult::error(denied_text(
+                        function.name(),
+                        reason.as_deref(),
+                    )));
+                }
+                _ => jobs.push(Job {
+                    slot: k,
+                    target,
+                    call_id: &pending.call_id,
+                    arguments: decision.arguments_for(&pending.arguments),
+                    approval: Some(decision),
+                }),
+            }
+        }
+        self.batch_hooks(info, &jobs).await?;
+        let mut first_error = None;
+        for (k, elapsed, result) in self.execute(&jobs).await {
+            durations[k] += elapsed;
+            match result {
+                Ok(mut result) => {
+                    if let ApprovalDecision::ApproveEdited { arguments } = &decisions[k] {
+                        result.text = edited_text(arguments, &result.text);
+                    }
+                    results[k] = Some(result);
+                }
+                Err(e) => {
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+        first_error.map_or(Ok(()), Err)
+    }
+
+    /// `before_parallel_batch`, when two or more calls are about to run.
+    async fn batch_hooks(&self, info: &IterationInfo, jobs: &[Job<'_>]) -> Result<(), RunError> {
+        if jobs.len() < 2 {
+            return Ok(());
+        }
+        let tools = self.tools;
+        let batch: Vec<FunctionCall> = jobs
+            .iter()
+            .map(|job| {
+                let function = tools.function(job.target);
+                let mut call = FunctionCall::new(
+                    job.call_id.to_owned(),
+                    function.name(),
+                    function.harness_name(),
+                    job.arguments.to_owned(),
+                );
+                call.approval = job.approval.cloned();
+                call
+            })
+            .collect();
+        let owning: Vec<Arc<ScopedPipeline>> = self
+            .expansion
+            .pipelines
+            .iter()
+            .filter(|p| {
+                jobs.iter().any(|job| {
+                    tools
+                        .owner(job.target)
+                        .is_some_and(|h| tools.groups()[h].name == p.harness)
+                })
+            })
+            .cloned()
+            .collect();
+        run_hooks(
+            "before_parallel_batch",
+            forward(&self.agent.middleware, &owning),
+            Some(&self.cancellation),
+            |m| m.before_parallel_batch(info, &batch),
+        )
+        .await
+    }
+
+    /// Runs the jobs through the function pipeline, at most `max_parallel_calls` at once;
+    /// returns each job's slot, duration and result, in job order.
+    async fn execute(
+        &self,
+        jobs: &[Job<'_>],
+    ) -> Vec<(usize, std::time::Duration, Result<ToolResult, RunError>)> {
+        let global = &self.agent.middleware;
+        let tools = self.tools;
+        let scope = CallScope {
+            cancellation: &self.cancellation,
+            turn_id: Some(Arc::clone(&self.turn_id)),
+            // Sub-agents forward their events through it, and functions report progress and
+            // log through it; with nobody listening there is nothing to build.
+            run: super::events::call_run(&self.emitter, None),
+        };
+        let expansion = &self.expansion;
+        // Collected first: a lazy iterator inside the stream trips the `Send` check of the
+        // run's future.
+        let executions: Vec<_> = jobs
+            .iter()
+            .map(|job| {
+                let pipeline = expansion.pipeline(tools, job.target);
+                let callable = tools.function(job.target);
+                let scope = &scope;
+                async move {
+                    let started = Instant::now();
+                    let running = call_function(
+                        global,
+                        pipeline,
+                        callable,
+                        job.call_id,
+                        job.arguments,
+                        scope,
+                        job.approval,
+                    )
+                    .instrument(tracing::debug_span!(
+                        target: "hpd_agent",
+                        "tool_call",
+                        name = callable.name(),
+                        call_id = %job.call_id,
+                    ));
+                    let result = unless_cancelled(scope.cancellation, running)
+                        .await
+                        .unwrap_or(Err(RunError::Cancelled));
+                    (job.slot, started.elapsed(), result)
+                }
+            })
+            .collect();
+        // At most `max_parallel_calls` run at once; `buffered` yields them in call order.
+        futures::stream::iter(executions)
+            .buffered(self.agent.limits.max_parallel_calls)
+            .collect()
+            .await
     }
 
     async fn resolve_and_run(
@@ -519,7 +969,7 @@ impl Turn<'_> {
         results: &mut [Option<ToolResult>],
         references: &mut [Vec<String>],
         durations: &mut [std::time::Duration],
-    ) -> Result<(), RunError> {
+    ) -> Result<Vec<Waiting>, RunError> {
         let global = &self.agent.middleware;
         run_hooks(
             "before_tool_execution",
@@ -589,82 +1039,47 @@ impl Turn<'_> {
             durations[i] = started.elapsed();
         }
 
-        if runs.len() >= 2 {
-            let batch: Vec<FunctionCall> = runs
-                .iter()
-                .map(|&(i, target)| {
-                    let function = tools.function(target);
-                    FunctionCall::new(
-                        calls[i].id.clone(),
-                        function.name(),
-                        function.harness_name(),
-                        calls[i].arguments.clone(),
-                    )
-                })
-                .collect();
-            let owning: Vec<Arc<ScopedPipeline>> = self
-                .expansion
-                .pipelines
-                .iter()
-                .filter(|p| {
-                    runs.iter().any(|&(_, target)| {
-                        tools
-                            .owner(target)
-                            .is_some_and(|h| tools.groups()[h].name == p.harness)
-                    })
-                })
-                .cloned()
-                .collect();
-            run_hooks(
-                "before_parallel_batch",
-                forward(global, &owning),
-                Some(&self.cancellation),
-                |m| m.before_parallel_batch(info, &batch),
+        // Calls that wait for a person's approval leave the batch; the others run now.
+        let mut waiting: Vec<Waiting> = Vec::new();
+        let mut now: Vec<(usize, Target)> = Vec::with_capacity(runs.len());
+        for (i, target) in runs {
+            let required = approval_required(
+                global,
+                self.expansion.pipeline(tools, target),
+                tools.function(target),
+                &calls[i].id,
+                &calls[i].arguments,
+                Some(&self.turn_id),
             )
             .await?;
+            if required {
+                let section = carried
+                    .iter()
+                    .position(|&(c, _)| c == i)
+                    .map(|at| carried.remove(at).1);
+                waiting.push(Waiting {
+                    index: i,
+                    target,
+                    references: std::mem::take(&mut references[i]),
+                    carried: section,
+                });
+            } else {
+                now.push((i, target));
+            }
         }
-
-        let scope = CallScope {
-            cancellation: &self.cancellation,
-            turn_id: Some(Arc::clone(&self.turn_id)),
-            // Sub-agents forward their events through it, and functions report progress and
-            // log through it; with nobody listening there is nothing to build.
-            run: super::events::call_run(&self.emitter, None),
-        };
-        let expansion = &self.expansion;
-        // Collected first: a lazy iterator inside the stream trips the `Send` check of the
-        // run's future.
-        let executions: Vec<_> = runs
+        let jobs: Vec<Job<'_>> = now
             .iter()
-            .map(|&(i, target)| {
-                let pipeline = expansion.pipeline(tools, target);
-                let callable = tools.function(target);
-                let call = &calls[i];
-                let scope = &scope;
-                async move {
-                    let started = Instant::now();
-                    let running =
-                        call_function(global, pipeline, callable, &call.id, &call.arguments, scope)
-                            .instrument(tracing::debug_span!(
-                                target: "hpd_agent",
-                                "tool_call",
-                                name = callable.name(),
-                                call_id = %call.id,
-                            ));
-                    let result = unless_cancelled(scope.cancellation, running)
-                        .await
-                        .unwrap_or(Err(RunError::Cancelled));
-                    (i, started.elapsed(), result)
-                }
+            .map(|&(i, target)| Job {
+                slot: i,
+                target,
+                call_id: &calls[i].id,
+                arguments: &calls[i].arguments,
+                approval: None,
             })
             .collect();
-        // At most `max_parallel_calls` run at once; `buffered` yields them in call order.
-        let finished: Vec<_> = futures::stream::iter(executions)
-            .buffered(self.agent.limits.max_parallel_calls)
-            .collect()
-            .await;
+        self.batch_hooks(info, &jobs).await?;
         let mut first_error = None;
-        for (i, elapsed, result) in finished {
+        for (i, elapsed, result) in self.execute(&jobs).await {
             durations[i] += elapsed;
             match result {
                 Ok(result) => results[i] = Some(result),
@@ -678,7 +1093,7 @@ impl Turn<'_> {
                 result.text = with_section(std::mem::take(&mut result.text), Some(section));
             }
         }
-        first_error.map_or(Ok(()), Err)
+        first_error.map_or(Ok(waiting), Err)
     }
 }
 

@@ -147,6 +147,18 @@ impl Invoke for SubAgentBody {
                 });
             let mut session = agent.session();
             match session.run_with(input, config).await {
+                // A child's run cannot pause its parent's: nothing would resume the child.
+                Ok(output) if output.is_paused() => {
+                    let functions: Vec<&str> = output
+                        .pending_approvals
+                        .iter()
+                        .map(|p| p.function.as_str())
+                        .collect();
+                    Err(FunctionFailure::Returned(format!(
+                        "sub-agent '{name}' stopped: its calls of {} need approval, which a sub-agent cannot ask for",
+                        functions.join(", ")
+                    )))
+                }
                 Ok(output) => Ok(output.text),
                 Err(e) => Err(FunctionFailure::Returned(format!(
                     "sub-agent '{name}' failed: {e}"

@@ -7,10 +7,17 @@ use std::time::Instant;
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
+use crate::approval::{
+    ApprovalDecision, ApprovalRecord, Approver, PendingApproval, denied_text, edited_text,
+    no_approver_text,
+};
 use crate::chat::ToolDefinition;
 use crate::collapse::{Expansion, Routed, Toolset, Unwrapped, unknown_text};
 use crate::error::RunError;
-use crate::middleware::pipeline::{CallScope, ScopedPipeline, call_function, unless_cancelled};
+use crate::middleware::pipeline::{
+    CallScope, ScopedPipeline, announce_decision, approval_required, call_function,
+    unless_cancelled,
+};
 use crate::tool::{CallReporter, ToolResult};
 
 use super::Agent;
@@ -132,6 +139,8 @@ pub struct ToolSession {
     /// One permit per call that may run at once (`Limits::max_parallel_calls`).
     permits: Semaphore,
     state: Mutex<State>,
+    /// Asked about calls that need approval.
+    approver: Option<Arc<dyn Approver>>,
 }
 
 impl std::fmt::Debug for ToolSession {
@@ -209,7 +218,50 @@ impl ToolSession {
                 expansion: Expansion::default(),
                 started: false,
             }),
+            approver: None,
         }
+    }
+
+    /// Asks `approver` about calls that need approval (see [`approval`](crate::approval)). A
+    /// tool session has no run to pause: without an approver such calls are refused with the
+    /// error result `Function '{name}' needs approval, and there is nobody to ask here`.
+    /// Decisions reach middleware ([`Middleware::on_approval`](crate::Middleware::on_approval))
+    /// and events as in a run.
+    ///
+    /// ```
+    /// use hpd_agent::approval::{ApprovalDecision, Approver, PendingApproval};
+    /// use hpd_agent::{async_trait, AgentBuilder, HarnessBuilder, ScriptedChatClient, Tool, ToolResult};
+    /// use serde_json::json;
+    ///
+    /// struct Console;
+    ///
+    /// #[async_trait]
+    /// impl Approver for Console {
+    ///     async fn decide(&self, call: &PendingApproval) -> Result<ApprovalDecision, String> {
+    ///         // A real one would ask a person, e.g. on a terminal.
+    ///         Ok(ApprovalDecision::deny(format!("{call} is not allowed today")))
+    ///     }
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let drop_table = Tool::new("drop_table", "Drops a table", json!({"type": "object"}), |_, _| async { ToolResult::ok("dropped") })
+    ///     .requires_approval();
+    /// let agent = AgentBuilder::new()
+    ///     .with_harness(HarnessBuilder::new("Db").tool(drop_table).build()?)
+    ///     .with_chat_client(ScriptedChatClient::new())
+    ///     .build()?;
+    /// let refused = agent.tool_session().call("drop_table", "{}", "c1").await?;
+    /// assert_eq!(refused.result.text, "Function 'drop_table' needs approval, and there is nobody to ask here");
+    /// let asked = agent.tool_session().with_approver(Console).call("drop_table", "{}", "c2").await?;
+    /// assert_eq!(asked.result.text, "Function 'drop_table' was denied by the user: Db.drop_table({}) is not allowed today");
+    /// # Ok(())
+    /// # }
+    /// ```
+    #[must_use]
+    pub fn with_approver(mut self, approver: impl Approver) -> Self {
+        self.approver = Some(Arc::new(approver));
+        self
     }
 
     fn prepare(base: &Arc<Toolset>, flat: bool, served: bool) -> Arc<Toolset> {
@@ -470,17 +522,20 @@ impl ToolSession {
         arguments: &str,
         call_id: &str,
     ) -> Result<ToolCallOutcome, RunError> {
-        self.call_reporting(name, arguments, call_id, None).await
+        self.call_reporting(name, arguments, call_id, None, None)
+            .await
     }
 
     /// [`call`](Self::call), with the called function's progress reports and log messages
-    /// also going to `reporter` (the MCP server's client).
+    /// also going to `reporter` (the MCP server's client), and `approver` asked (instead of the
+    /// session's) about a call that needs approval.
     pub(crate) async fn call_reporting(
         &self,
         name: &str,
         arguments: &str,
         call_id: &str,
         reporter: Option<Arc<dyn CallReporter>>,
+        approver: Option<&dyn Approver>,
     ) -> Result<ToolCallOutcome, RunError> {
         let emitter = Emitter::new(self.agent.inner.handlers.clone());
         // Nobody listening: no event is built (no copies of the name, arguments and result).
@@ -501,7 +556,7 @@ impl ToolSession {
                 revealed: Vec::new(),
             }),
             None => {
-                self.dispatch(name, arguments, call_id, &emitter, reporter)
+                self.dispatch(name, arguments, call_id, &emitter, reporter, approver)
                     .await
             }
         }
@@ -532,6 +587,7 @@ impl ToolSession {
         call_id: &str,
         emitter: &Emitter,
         reporter: Option<Arc<dyn CallReporter>>,
+        approver: Option<&dyn Approver>,
     ) -> Result<ToolCallOutcome, RunError> {
         // Route under the lock; run without it, so calls may overlap.
         let (tools, function, pipeline, expanded, tools_changed, revealed, arguments) = {
@@ -630,6 +686,32 @@ impl ToolSession {
             run: super::events::call_run(emitter, reporter),
         };
         let function = tools.function(function);
+        let global = &self.agent.inner.middleware;
+        let decision = match self
+            .ask_approval(
+                global,
+                pipeline.as_deref(),
+                function,
+                call_id,
+                &arguments,
+                emitter,
+                approver,
+            )
+            .await?
+        {
+            Ok(decision) => decision,
+            Err(refused) => {
+                return Ok(ToolCallOutcome {
+                    result: refused,
+                    expanded,
+                    tools_changed,
+                    revealed,
+                });
+            }
+        };
+        let run_arguments = decision
+            .as_ref()
+            .map_or(arguments.as_str(), |d| d.arguments_for(&arguments));
         // A free slot is taken at once (the cancellation is checked before the call starts);
         // otherwise wait for one unless cancelled. Boxed: the wait is large, and only calls
         // that find every slot taken need it.
@@ -640,21 +722,86 @@ impl ToolSession {
                 .ok_or(RunError::Cancelled)?,
         };
         let call = call_function(
-            &self.agent.inner.middleware,
+            global,
             pipeline.as_deref(),
             function,
             call_id,
-            &arguments,
+            run_arguments,
             &scope,
+            decision.as_ref(),
         );
-        let result = unless_cancelled(&self.cancellation, call)
+        let mut result = unless_cancelled(&self.cancellation, call)
             .await
             .ok_or(RunError::Cancelled)??;
+        if let Some(ApprovalDecision::ApproveEdited { arguments }) = &decision {
+            result.text = edited_text(arguments, &result.text);
+        }
         Ok(ToolCallOutcome {
             result,
             expanded,
             tools_changed,
             revealed,
         })
+    }
+
+    /// For a call that needs approval, asks the approver: `Ok(Ok(None))` when the call needs
+    /// none, `Ok(Ok(Some(decision)))` for an approval, `Ok(Err(result))` for a denial or when
+    /// nobody can be asked.
+    #[expect(clippy::too_many_arguments, reason = "one call's parts")]
+    async fn ask_approval(
+        &self,
+        global: &[Arc<dyn crate::Middleware>],
+        pipeline: Option<&ScopedPipeline>,
+        function: &crate::Function,
+        call_id: &str,
+        arguments: &str,
+        emitter: &Emitter,
+        approver: Option<&dyn Approver>,
+    ) -> Result<Result<Option<ApprovalDecision>, ToolResult>, RunError> {
+        if !approval_required(global, pipeline, function, call_id, arguments, None).await? {
+            return Ok(Ok(None));
+        }
+        let pending = PendingApproval {
+            call_id: call_id.to_owned(),
+            function: function.name().to_owned(),
+            harness: function.harness_name().to_owned(),
+            arguments: arguments.to_owned(),
+        };
+        emitter.emit(&AgentEvent::ApprovalRequested {
+            call_id: pending.call_id.clone(),
+            name: pending.function.clone(),
+            harness: pending.harness.clone(),
+            arguments: pending.arguments.clone(),
+        });
+        let Some(approver) = approver.or(self.approver.as_deref()) else {
+            return Ok(Err(ToolResult::error(no_approver_text(function.name()))));
+        };
+        let decision = match unless_cancelled(&self.cancellation, approver.decide(&pending))
+            .await
+            .ok_or(RunError::Cancelled)?
+        {
+            Ok(decision) => decision,
+            Err(refused) => return Ok(Err(ToolResult::error(refused))),
+        };
+        announce_decision(
+            global, pipeline, function, call_id, arguments, None, &decision,
+        )
+        .await?;
+        emitter.emit(&AgentEvent::ApprovalDecided {
+            record: ApprovalRecord {
+                call_id: pending.call_id,
+                function: pending.function,
+                harness: pending.harness,
+                requested_arguments: pending.arguments,
+                decision: decision.clone(),
+            },
+        });
+        match decision {
+            ApprovalDecision::Deny { reason } => Ok(Err(ToolResult::error(denied_text(
+                function.name(),
+                reason.as_deref(),
+            )))),
+            approved => Ok(Ok(Some(approved))),
+        }
     }
 }

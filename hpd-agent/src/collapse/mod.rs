@@ -705,6 +705,24 @@ impl Toolset {
         }
     }
 
+    /// The tool `function` of harness `harness` (a sub-agent registered on its own is its own
+    /// harness), by canonical names: where a paused call resumes.
+    pub(crate) fn target_of(&self, harness: &str, function: &str) -> Option<Target> {
+        if let Some(h) = self.harness_index(harness)
+            && let Some(f) = self.catalog.groups[h]
+                .members
+                .iter()
+                .position(|m| m.name() == function)
+        {
+            return Some(Target::Member(h, f));
+        }
+        self.catalog
+            .singles
+            .iter()
+            .position(|s| s.function.name() == function && s.function.harness_name() == harness)
+            .map(Target::Single)
+    }
+
     /// The harness whose scoped pipeline guards a target.
     pub(crate) fn owner(&self, target: Target) -> Option<usize> {
         match target {

@@ -12,7 +12,7 @@ const TOOL_HARNESS_REFERENCE: &str = "ToolHarnessReference";
 /// One harness to register, by name (an entry of JSON `tool_harnesses`).
 ///
 /// In JSON it is either a string (the harness name, all functions) or an object with `name`,
-/// `functions`, `config`, `metadata` and `middleware_configs`. The raw values are handed to the
+/// `functions`, `config`, `metadata`, `middleware_configs` and `requires_approval`. The raw values are handed to the
 /// harness's config type, its metadata type and its scoped middleware configs when the agent
 /// is built.
 ///
@@ -50,6 +50,10 @@ pub struct ToolHarnessReference {
     /// Raw configs of the harness's scoped middleware, keyed by middleware type name as written
     /// (JSON `middleware_configs`).
     pub middleware_configs: BTreeMap<String, Value>,
+    /// Functions whose calls wait for a person's approval, besides those the harness declares
+    /// so (JSON `requires_approval`: a list of function names; see
+    /// [`approval`](crate::approval)). An unknown name fails the build.
+    pub requires_approval: Vec<String>,
 }
 
 impl ToolHarnessReference {
@@ -72,7 +76,36 @@ impl ToolHarnessReference {
             config: None,
             metadata: None,
             middleware_configs: BTreeMap::new(),
+            requires_approval: Vec::new(),
         }
+    }
+
+    /// Makes calls of these functions wait for a person's approval (added to an earlier list).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use hpd_agent::{AgentConfig, ToolHarnessReference};
+    ///
+    /// let config = AgentConfig::from_json(r#"{"tool_harnesses": [
+    ///     {"name": "FileTools", "requires_approval": ["delete", "move"]}
+    /// ]}"#)?;
+    /// assert_eq!(config.tool_harnesses[0], ToolHarnessReference::new("FileTools").with_approval_required(["delete", "move"]));
+    /// # Ok::<(), hpd_agent::ConfigError>(())
+    /// ```
+    #[must_use]
+    pub fn with_approval_required<I, S>(mut self, functions: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        for function in functions {
+            let function = function.into();
+            if !self.requires_approval.contains(&function) {
+                self.requires_approval.push(function);
+            }
+        }
+        self
     }
 
     /// Exposes only these functions (replacing an earlier selection). An empty selection is
@@ -223,6 +256,7 @@ impl ToolHarnessReference {
             && self.config.is_none()
             && self.metadata.is_none()
             && self.middleware_configs.is_empty()
+            && self.requires_approval.is_empty()
     }
 }
 

@@ -233,6 +233,11 @@ impl Serialize for ToolHarnessReference {
                     "middleware_configs",
                     &self.middleware_configs
                 ),
+                (
+                    !self.requires_approval.is_empty(),
+                    "requires_approval",
+                    &self.requires_approval
+                ),
             ]
         )
     }

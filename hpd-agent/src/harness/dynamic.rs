@@ -774,6 +774,7 @@ impl DynamicHarness {
                     tool.timeout,
                     Arc::new(HandlerBody(Arc::clone(&tool.handler))),
                 )
+                .with_approval(tool.requires_approval)
             })
             .collect();
         let names = tools.iter().map(|t| t.name.clone()).collect();

@@ -116,6 +116,8 @@ pub struct FunctionSpec {
     pub description: &'static str,
     /// Timeout of the body in milliseconds, if any.
     pub timeout_ms: Option<u64>,
+    /// Whether calls wait for a person's approval (`#[ai_function(requires_approval)]`).
+    pub requires_approval: bool,
     /// Builds the parameter schema. Called once per harness per process.
     pub schema: fn() -> Value,
     /// For a `#[sub_agent]` method: calls it on an instance.
@@ -611,16 +613,19 @@ impl HarnessInfo {
                     index,
                     invoke: self.entry.invoke,
                 };
-                Member::Function(Function::new(
-                    self.entry.name,
-                    ToolDefinition {
-                        name: spec.name.to_owned(),
-                        description,
-                        parameters: Arc::clone(&schemas[index]),
-                    },
-                    spec.timeout_ms.map(std::time::Duration::from_millis),
-                    Arc::new(body),
-                ))
+                Member::Function(
+                    Function::new(
+                        self.entry.name,
+                        ToolDefinition {
+                            name: spec.name.to_owned(),
+                            description,
+                            parameters: Arc::clone(&schemas[index]),
+                        },
+                        spec.timeout_ms.map(std::time::Duration::from_millis),
+                        Arc::new(body),
+                    )
+                    .with_approval(spec.requires_approval),
+                )
             })
             .collect()
     }

@@ -113,6 +113,8 @@ pub struct Tool {
     pub(crate) schema_error: Option<String>,
     pub(crate) timeout: Option<Duration>,
     pub(crate) handler: Arc<Handler>,
+    /// Whether calls wait for a person's approval.
+    pub(crate) requires_approval: bool,
 }
 
 impl fmt::Debug for Tool {
@@ -181,7 +183,39 @@ impl Tool {
             schema_error,
             timeout: None,
             handler: Arc::new(move |arguments, ctx| Box::pin(handler(arguments, ctx))),
+            requires_approval: false,
         }
+    }
+
+    /// Makes every call of the tool wait for a person's approval: a run pauses before the call
+    /// runs and returns it in [`RunOutput::pending_approvals`](crate::RunOutput::pending_approvals);
+    /// see [`approval`](crate::approval).
+    ///
+    /// ```
+    /// use hpd_agent::{Tool, ToolResult};
+    /// use serde_json::json;
+    ///
+    /// let wire = Tool::new("wire", "Wires money", json!({"type": "object"}), |_, _| async { ToolResult::ok("sent") })
+    ///     .requires_approval();
+    /// assert!(wire.needs_approval());
+    /// ```
+    #[must_use]
+    pub fn requires_approval(mut self) -> Self {
+        self.requires_approval = true;
+        self
+    }
+
+    /// Whether calls of the tool wait for approval ([`requires_approval`](Self::requires_approval)).
+    ///
+    /// ```
+    /// use hpd_agent::{Tool, ToolResult};
+    ///
+    /// let read = Tool::new("read", "Reads", serde_json::json!({"type": "object"}), |_, _| async { ToolResult::ok("") });
+    /// assert!(!read.needs_approval());
+    /// ```
+    #[must_use]
+    pub fn needs_approval(&self) -> bool {
+        self.requires_approval
     }
 
     /// Abandons the handler's future after `timeout`; the model gets

@@ -312,6 +312,7 @@ impl ServerHandler for SessionHandler {
                 &arguments,
                 &call_id,
                 Some(reporter.clone() as Arc<dyn CallReporter>),
+                None,
             )
             .await;
         reporter.finish(sending).await;

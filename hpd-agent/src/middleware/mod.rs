@@ -219,6 +219,7 @@ pub struct TurnInfo {
 ///         let line = match outcome {
 ///             TurnOutcome::Finished { text, usage } => format!("answered {text:?} ({} tokens out)", usage.output_tokens),
 ///             TurnOutcome::Failed(error) => format!("failed: {error}"),
+///             TurnOutcome::Paused { pending, .. } => format!("{} calls wait for approval", pending.len()),
 ///         };
 ///         self.0.lock().unwrap().push(line);
 ///         Ok(())
@@ -250,6 +251,14 @@ pub enum TurnOutcome<'a> {
     },
     /// The run failed.
     Failed(&'a RunError),
+    /// The run stopped before calls that need a person's approval ran (see
+    /// [`approval`](crate::approval)); the turn goes on when the session is resumed.
+    Paused {
+        /// The waiting calls, in call order.
+        pending: &'a [crate::approval::PendingApproval],
+        /// Token usage of the run so far.
+        usage: Usage,
+    },
 }
 
 /// The iteration a hook runs in.
@@ -338,6 +347,8 @@ pub struct FunctionCall {
     blocked: Option<String>,
     /// The id of the turn the call belongs to (`None` in a tool session).
     pub(crate) turn_id: Option<Arc<str>>,
+    /// The decision of a person, for a call that waited for approval.
+    pub(crate) approval: Option<crate::approval::ApprovalDecision>,
 }
 
 impl FunctionCall {
@@ -354,7 +365,34 @@ impl FunctionCall {
             arguments,
             blocked: None,
             turn_id: None,
+            approval: None,
         }
+    }
+
+    /// The decision of the person who approved the call, when it waited for approval
+    /// ([`approval`](crate::approval)); `None` for a call that did not. For an approval with
+    /// edited arguments, [`arguments`](Self::arguments) are the edited ones in the function
+    /// hooks.
+    ///
+    /// ```
+    /// use hpd_agent::{async_trait, FunctionCall, HookResult, Middleware};
+    ///
+    /// struct LogApproved;
+    ///
+    /// #[async_trait]
+    /// impl Middleware for LogApproved {
+    ///     async fn before_function(&self, call: &mut FunctionCall) -> HookResult {
+    ///         if let Some(decision) = call.approval() {
+    ///             tracing::info!(function = call.function_name(), ?decision, "running an approved call");
+    ///         }
+    ///         Ok(())
+    ///     }
+    /// }
+    /// # let _ = LogApproved;
+    /// ```
+    #[must_use]
+    pub fn approval(&self) -> Option<&crate::approval::ApprovalDecision> {
+        self.approval.as_ref()
     }
 
     /// The id of the turn the call belongs to, as the function sees it
@@ -892,6 +930,103 @@ pub trait Middleware: Send + Sync + 'static {
         calls: &[FunctionCall],
     ) -> HookResult {
         let _ = (iteration, calls);
+        Ok(())
+    }
+
+    /// Whether a call waits for a person's approval before it runs (see
+    /// [`approval`](crate::approval)). `required` is what the function's declaration says, or
+    /// what the middleware before this one decided; return the decision. Runs, for every call
+    /// that resolved to a function, global middleware in registration order and then the
+    /// call's scoped pipeline, before `before_parallel_batch` and `before_function`. The default
+    /// keeps `required`.
+    ///
+    /// ```
+    /// use hpd_agent::{async_trait, AgentBuilder, ChatResponse, FunctionCall, HarnessBuilder, Middleware};
+    /// use hpd_agent::{MiddlewareError, ScriptedChatClient, Tool, ToolCall, ToolResult};
+    /// use serde_json::json;
+    ///
+    /// /// Transfers over 100 wait for a person.
+    /// struct LargeTransfers;
+    ///
+    /// #[async_trait]
+    /// impl Middleware for LargeTransfers {
+    ///     async fn approval_required(&self, call: &FunctionCall, required: bool) -> Result<bool, MiddlewareError> {
+    ///         let amount = serde_json::from_str::<serde_json::Value>(call.arguments())
+    ///             .ok()
+    ///             .and_then(|args| args["amount"].as_f64())
+    ///             .unwrap_or(f64::INFINITY);
+    ///         Ok(required || (call.function_name() == "transfer" && amount > 100.0))
+    ///     }
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let transfer = Tool::new("transfer", "Transfers", json!({"type": "object"}), |_, _| async { ToolResult::ok("sent") });
+    /// let model = ScriptedChatClient::with_replies([
+    ///     ChatResponse::tool_calls(vec![
+    ///         ToolCall::new("small", "transfer", r#"{"amount": 20}"#),
+    ///         ToolCall::new("large", "transfer", r#"{"amount": 5000}"#),
+    ///     ]),
+    /// ]);
+    /// let agent = AgentBuilder::new()
+    ///     .with_harness(HarnessBuilder::new("Bank").tool(transfer).build()?)
+    ///     .with_middleware(LargeTransfers)
+    ///     .with_chat_client(model)
+    ///     .build()?;
+    /// let output = agent.session().run("Pay both").await?;
+    /// let waiting: Vec<&str> = output.pending_approvals.iter().map(|p| p.call_id.as_str()).collect();
+    /// assert_eq!(waiting, ["large"]); // `small` ran
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// An error ends the run with [`RunError::Middleware`]; every call of the response is
+    /// answered `Error: run aborted by middleware`.
+    async fn approval_required(
+        &self,
+        call: &FunctionCall,
+        required: bool,
+    ) -> Result<bool, MiddlewareError> {
+        let _ = call;
+        Ok(required)
+    }
+
+    /// A person decided on a call that waited for approval, before an approved call runs (then
+    /// `before_function` and the other function hooks follow, with
+    /// [`FunctionCall::approval`] set). `call.arguments()` are the arguments the model sent;
+    /// an edited approval carries the ones the call runs with. Runs global middleware, then the
+    /// call's scoped pipeline.
+    ///
+    /// ```
+    /// use std::sync::{Arc, Mutex};
+    /// use hpd_agent::approval::ApprovalDecision;
+    /// use hpd_agent::{async_trait, FunctionCall, HookResult, Middleware};
+    ///
+    /// struct AuditDecisions(Arc<Mutex<Vec<String>>>);
+    ///
+    /// #[async_trait]
+    /// impl Middleware for AuditDecisions {
+    ///     async fn on_approval(&self, call: &FunctionCall, decision: &ApprovalDecision) -> HookResult {
+    ///         let verdict = if decision.is_approved() { "approved" } else { "denied" };
+    ///         self.0.lock().unwrap().push(format!("{} {verdict}", call.function_name()));
+    ///         Ok(())
+    ///     }
+    /// }
+    /// # let _ = AuditDecisions(Arc::default());
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// An error ends the run with [`RunError::Middleware`]; the calls still unanswered are
+    /// answered `Error: run aborted by middleware`.
+    async fn on_approval(
+        &self,
+        call: &FunctionCall,
+        decision: &crate::approval::ApprovalDecision,
+    ) -> HookResult {
+        let _ = (call, decision);
         Ok(())
     }
 

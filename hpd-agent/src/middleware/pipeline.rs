@@ -14,6 +14,7 @@ use futures::future::BoxFuture;
 use tokio_util::sync::CancellationToken;
 
 use super::{FunctionCall, HookResult, Middleware, Next};
+use crate::approval::ApprovalDecision;
 use crate::error::RunError;
 use crate::tool::{Function, FunctionFailure, ToolResult};
 
@@ -174,6 +175,7 @@ pub(crate) async fn call_function(
     call_id: &str,
     arguments: &str,
     scope: &CallScope<'_>,
+    approval: Option<&ApprovalDecision>,
 ) -> Result<ToolResult, RunError> {
     let scoped: &[Arc<dyn Middleware>] = scoped.map_or(&[], |p| p.members.as_slice());
     if global.is_empty() && scoped.is_empty() {
@@ -197,9 +199,74 @@ pub(crate) async fn call_function(
     }
     // Boxed: the hooks' state is large, and calls without middleware do not need it.
     Box::pin(through_middleware(
-        global, scoped, function, call_id, arguments, scope,
+        global, scoped, function, call_id, arguments, scope, approval,
     ))
     .await
+}
+
+/// Whether a call of `function` waits for approval: its declaration, then each middleware's
+/// `approval_required` (global in order, then the scoped pipeline).
+///
+/// # Errors
+///
+/// A hook returned an error or panicked.
+pub(crate) async fn approval_required(
+    global: &[Arc<dyn Middleware>],
+    scoped: Option<&ScopedPipeline>,
+    function: &Function,
+    call_id: &str,
+    arguments: &str,
+    turn_id: Option<&Arc<str>>,
+) -> Result<bool, RunError> {
+    let mut required = function.requires_approval();
+    let scoped: &[Arc<dyn Middleware>] = scoped.map_or(&[], |p| p.members.as_slice());
+    if global.is_empty() && scoped.is_empty() {
+        return Ok(required);
+    }
+    let mut call = FunctionCall::new(
+        call_id.to_owned(),
+        function.name(),
+        function.harness_name(),
+        arguments.to_owned(),
+    );
+    call.turn_id = turn_id.cloned();
+    for m in global.iter().chain(scoped) {
+        required = guard("approval_required", m.approval_required(&call, required)).await?;
+    }
+    Ok(required)
+}
+
+/// Tells every middleware (global in order, then the scoped pipeline) what a person decided
+/// on a call of `function` made with `arguments` (the model's).
+///
+/// # Errors
+///
+/// A hook returned an error or panicked.
+pub(crate) async fn announce_decision(
+    global: &[Arc<dyn Middleware>],
+    scoped: Option<&ScopedPipeline>,
+    function: &Function,
+    call_id: &str,
+    arguments: &str,
+    turn_id: Option<&Arc<str>>,
+    decision: &ApprovalDecision,
+) -> Result<(), RunError> {
+    let scoped: &[Arc<dyn Middleware>] = scoped.map_or(&[], |p| p.members.as_slice());
+    if global.is_empty() && scoped.is_empty() {
+        return Ok(());
+    }
+    let mut call = FunctionCall::new(
+        call_id.to_owned(),
+        function.name(),
+        function.harness_name(),
+        arguments.to_owned(),
+    );
+    call.turn_id = turn_id.cloned();
+    call.approval = Some(decision.clone());
+    for m in global.iter().chain(scoped) {
+        guard("on_approval", m.on_approval(&call, decision)).await?;
+    }
+    Ok(())
 }
 
 /// [`call_function`] for a call that at least one middleware sees.
@@ -210,6 +277,7 @@ async fn through_middleware(
     call_id: &str,
     arguments: &str,
     scope: &CallScope<'_>,
+    approval: Option<&ApprovalDecision>,
 ) -> Result<ToolResult, RunError> {
     let mut call = FunctionCall::new(
         call_id.to_owned(),
@@ -218,6 +286,7 @@ async fn through_middleware(
         arguments.to_owned(),
     );
     call.turn_id.clone_from(&scope.turn_id);
+    call.approval = approval.cloned();
 
     for m in global.iter().chain(scoped) {
         guard("before_function", m.before_function(&mut call)).await?;

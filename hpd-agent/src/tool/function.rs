@@ -135,6 +135,8 @@ pub struct Function {
     definition: Arc<ToolDefinition>,
     timeout: Option<Duration>,
     body: Arc<dyn Invoke>,
+    /// Whether its calls wait for a person's approval (see [`approval`](crate::approval)).
+    requires_approval: bool,
 }
 
 impl fmt::Debug for Function {
@@ -159,7 +161,33 @@ impl Function {
             definition: Arc::new(definition),
             timeout,
             body,
+            requires_approval: false,
         }
+    }
+
+    /// The same function, with its calls waiting for approval or not.
+    pub(crate) fn with_approval(mut self, requires_approval: bool) -> Self {
+        self.requires_approval = requires_approval;
+        self
+    }
+
+    /// Whether its calls wait for a person's approval before they run (declared with
+    /// `#[ai_function(requires_approval)]`, [`Tool::requires_approval`](crate::Tool::requires_approval)
+    /// or a config entry's `requires_approval`; middleware may still decide otherwise per call).
+    ///
+    /// ```
+    /// use hpd_agent::Registry;
+    /// # use hpd_agent::prelude::*;
+    /// # #[derive(Default)] pub struct ApprovedPayouts;
+    /// # #[tool_harness] impl ApprovedPayouts { /// Pays.
+    /// # #[ai_function(requires_approval)] fn pay(&self, cents: u64) -> u64 { cents } }
+    ///
+    /// assert!(Registry::global().instantiate::<ApprovedPayouts>()?[0].requires_approval());
+    /// # Ok::<(), hpd_agent::ConstructError>(())
+    /// ```
+    #[must_use]
+    pub fn requires_approval(&self) -> bool {
+        self.requires_approval
     }
 
     /// The canonical tool name.

@@ -40,7 +40,15 @@ impl Plain {
         )
     }
 
-    #[ai_function(description = "Fails on zero.")]
+    /// Deletes everything (a person approves each call).
+    #[ai_function(requires_approval)]
+    fn wipe(&self) {}
+
+    /// Needs no approval, said explicitly.
+    #[ai_function(requires_approval = false, timeout_ms = 5)]
+    fn peek(&self) {}
+
+    #[ai_function(description = "Fails on zero.", requires_approval = true)]
     fn checked(&self, n: u32) -> Result<u32, String> {
         if n == 0 {
             Err("zero".to_owned())
@@ -209,6 +217,22 @@ pub fn main() {
     assert_eq!(
         <Configured as ToolHarness>::harness_entry().name,
         "configured"
+    );
+    let approval: Vec<(&str, bool)> = <Plain as ToolHarness>::harness_entry()
+        .functions
+        .iter()
+        .map(|f| (f.name, f.requires_approval))
+        .collect();
+    assert_eq!(
+        approval,
+        [
+            ("add", false),
+            ("hello", false),
+            ("wipe", true),
+            ("peek", false),
+            ("checked", true),
+            ("type", false)
+        ]
     );
     let _ = with_prelude::Prelude;
     let members: Vec<&str> = registry

@@ -19,6 +19,7 @@ pub(super) enum ReferenceKey {
     Config,
     Metadata,
     MiddlewareConfigs,
+    RequiresApproval,
 }
 
 pub(super) const REFERENCE_KEYS: &[(ReferenceKey, &str)] = &[
@@ -27,6 +28,7 @@ pub(super) const REFERENCE_KEYS: &[(ReferenceKey, &str)] = &[
     (ReferenceKey::Config, "config"),
     (ReferenceKey::Metadata, "metadata"),
     (ReferenceKey::MiddlewareConfigs, "middleware_configs"),
+    (ReferenceKey::RequiresApproval, "requires_approval"),
 ];
 
 impl<'de> Deserialize<'de> for ToolHarnessReference {
@@ -70,6 +72,18 @@ impl<'de> Visitor<'de> for ReferenceVisitor {
                 ReferenceKey::Metadata => reference.metadata = Some(map.next_value::<Value>()?),
                 ReferenceKey::MiddlewareConfigs => {
                     reference.middleware_configs = map.next_value_seed(MiddlewareConfigs)?;
+                }
+                ReferenceKey::RequiresApproval => {
+                    let names = map.next_value_seed(ListOf::<String>(
+                        "a list of function names",
+                        PhantomData,
+                    ))?;
+                    if let Some(empty) = names.iter().find(|n| n.trim().is_empty()) {
+                        return Err(de::Error::custom(format!(
+                            "requires_approval holds an empty function name ({empty:?}); give function names"
+                        )));
+                    }
+                    reference = reference.with_approval_required(names);
                 }
             }
         }

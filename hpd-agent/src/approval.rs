@@ -1,0 +1,697 @@
+//! Human approval of tool calls: functions marked as needing approval, runs that pause before
+//! such a call runs, and the decisions that resume them.
+//!
+//! A function needs approval when it is declared so (`#[ai_function(requires_approval)]`,
+//! [`Tool::requires_approval`](crate::Tool::requires_approval), a config entry's
+//! `requires_approval` list, [`HarnessOptions::require_approval`](crate::HarnessOptions::require_approval)),
+//! or when a middleware's [`approval_required`](crate::Middleware::approval_required) hook
+//! decides so for one call from its arguments (a middleware can also waive a declared need).
+//!
+//! When a model response calls such a function, the run resolves every call of the response,
+//! runs the ones that need no approval, and stops before the others run: the run returns
+//! `Ok` with [`RunOutput::pending_approvals`](crate::RunOutput::pending_approvals) listing the
+//! waiting calls (id, function, harness, arguments), and the session is *paused*
+//! ([`Session::pending_approvals`](crate::Session::pending_approvals)). Its state
+//! ([`SessionState::paused`](crate::SessionState::paused)) holds the results of the calls that
+//! ran and the calls that wait, so it can be saved to any [`SessionStore`](crate::SessionStore)
+//! and resumed by another process: [`Session::decide`](crate::Session::decide) with one
+//! [`ApprovalDecision`] per waiting call. Approved calls run (with arguments the person edited,
+//! if they did), denied calls get an error result that says so, then every call of the response
+//! is answered in call order and the turn goes on.
+//!
+//! ```
+//! use hpd_agent::approval::Approvals;
+//! use hpd_agent::{AgentBuilder, ChatResponse, HarnessBuilder, ScriptedChatClient, Tool, ToolCall, ToolResult};
+//! use serde_json::json;
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let delete = Tool::new("delete", "Deletes a file", json!({"type": "object"}), |args, _| async move {
+//!     ToolResult::ok(format!("deleted {}", args["path"].as_str().unwrap_or("?")))
+//! })
+//! .requires_approval();
+//! let model = ScriptedChatClient::with_replies([
+//!     ChatResponse::tool_calls(vec![ToolCall::new("c1", "delete", r#"{"path": "a.txt"}"#)]),
+//!     ChatResponse::text("Done."),
+//! ]);
+//! let agent = AgentBuilder::new()
+//!     .with_harness(HarnessBuilder::new("Files").tool(delete).build()?)
+//!     .with_chat_client(model.clone())
+//!     .build()?;
+//! let mut session = agent.session();
+//! let paused = session.run("Delete a.txt").await?;
+//! assert!(paused.is_paused());
+//! assert_eq!(paused.pending_approvals[0].function, "delete");
+//!
+//! // Later, maybe in another process with the session loaded from a store:
+//! let output = session.decide(Approvals::new().approve("c1")).await?;
+//! assert_eq!(output.text, "Done.");
+//! assert_eq!(model.requests()[1].tool_result("c1"), Some(("deleted a.txt", false)));
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # What the model sees
+//!
+//! | decision | result text | error flag |
+//! |---|---|---|
+//! | approved | the function's own result | as the function sets it |
+//! | approved with edited arguments | `The user edited the arguments before approving; the call ran with {arguments}` and a blank line before the function's result | as the function sets it |
+//! | denied with a reason | `Function '{name}' was denied by the user: {reason}` | yes |
+//! | denied without a reason | `Function '{name}' was denied by the user` | yes |
+//!
+//! The assistant message keeps the arguments the model sent; the edited ones are in the
+//! result's note and in the session's approval log
+//! ([`SessionState::approvals`](crate::SessionState::approvals)).
+//!
+//! # Choices
+//!
+//! - While a session is paused it runs no new message:
+//!   [`Session::run`](crate::Session::run) fails with [`ApprovalError::Pending`] and changes
+//!   nothing. Its history ends with the assistant message whose calls wait; their results (and
+//!   the results of the calls that ran) are added, in call order, when it resumes, so no
+//!   request ever carries a tool call without its result.
+//! - Every waiting call needs exactly one decision; a missing, unknown or duplicate call id, or
+//!   edited arguments that are not a JSON object, fail [`Session::decide`](crate::Session::decide)
+//!   with an [`ApprovalError`] before anything runs.
+//! - A paused turn keeps its expansions (the turn is not over); scoped middleware is created
+//!   afresh when it resumes in another process. The resumed part is bracketed by
+//!   `before_message_turn` / `after_message_turn` as any run is (the paused part ended with
+//!   [`TurnOutcome::Paused`](crate::TurnOutcome::Paused)), counts its iterations on from the
+//!   paused one, and reports the usage of its own requests.
+//! - Collapsing: a recovered call that is executed (`execute_recovered_calls`), a call made
+//!   through the `fixed` layout's call tool and a call of a tool loaded by a native layout all
+//!   resolve to the function they name, and need approval as a direct call does.
+//! - Calls that need approval inside a sub-agent cannot pause the parent's run: the sub-agent's
+//!   call gets an error result naming the function.
+//! - A [`ToolSession`](crate::ToolSession) has no run to pause: it asks its
+//!   [`Approver`] ([`ToolSession::with_approver`](crate::ToolSession::with_approver)); without
+//!   one a call that needs approval is refused with an error result. The MCP server asks the
+//!   MCP client through elicitation.
+//! - Two processes resuming the same paused session at once both run the approved calls; the
+//!   slower one's save fails with a [`StoreError::Conflict`](crate::StoreError::Conflict).
+
+use std::fmt;
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+
+use crate::chat::ChatMessage;
+
+/// A call that waits for a person's decision.
+///
+/// ```
+/// use hpd_agent::approval::PendingApproval;
+///
+/// let pending = PendingApproval {
+///     call_id: "c1".into(),
+///     function: "delete".into(),
+///     harness: "Files".into(),
+///     arguments: r#"{"path":"a.txt"}"#.into(),
+/// };
+/// assert_eq!(pending.arguments_json().unwrap()["path"], "a.txt");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PendingApproval {
+    /// The id of the model's tool call.
+    pub call_id: String,
+    /// The canonical name of the function it runs (for a call through the `fixed` layout's call
+    /// tool, or a qualified or recovered name, the function it resolved to).
+    pub function: String,
+    /// The harness the function belongs to.
+    pub harness: String,
+    /// The arguments text the model sent.
+    pub arguments: String,
+}
+
+impl PendingApproval {
+    /// The arguments as JSON (`{}` for an empty, blank or `null` text).
+    ///
+    /// # Errors
+    ///
+    /// The model's text is not JSON.
+    ///
+    /// ```
+    /// use hpd_agent::approval::PendingApproval;
+    ///
+    /// let pending = PendingApproval { call_id: "c1".into(), function: "f".into(), harness: "H".into(), arguments: "".into() };
+    /// assert_eq!(pending.arguments_json().unwrap(), serde_json::json!({}));
+    /// ```
+    pub fn arguments_json(&self) -> Result<serde_json::Value, serde_json::Error> {
+        let text = self.arguments.trim();
+        if text.is_empty() || text == "null" {
+            return Ok(serde_json::Value::Object(serde_json::Map::new()));
+        }
+        serde_json::from_str(text)
+    }
+}
+
+/// A person's decision on one waiting call.
+///
+/// ```
+/// use hpd_agent::approval::ApprovalDecision;
+/// use serde_json::json;
+///
+/// assert!(ApprovalDecision::Approve.is_approved());
+/// let edited = ApprovalDecision::edited(json!({"path": "b.txt"}));
+/// assert_eq!(edited, ApprovalDecision::ApproveEdited { arguments: r#"{"path":"b.txt"}"#.into() });
+/// assert!(!ApprovalDecision::deny("not now").is_approved());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "decision", rename_all = "snake_case")]
+pub enum ApprovalDecision {
+    /// Run the call with the model's arguments.
+    Approve,
+    /// Run the call with these arguments (a JSON object text) instead of the model's.
+    ApproveEdited {
+        /// The arguments the call runs with.
+        arguments: String,
+    },
+    /// Do not run the call; the model gets an error result that says so.
+    Deny {
+        /// Why, told to the model.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+    },
+}
+
+impl ApprovalDecision {
+    /// Approve with edited arguments.
+    ///
+    /// ```
+    /// use hpd_agent::approval::ApprovalDecision;
+    ///
+    /// let decision = ApprovalDecision::edited(serde_json::json!({"amount": 10}));
+    /// assert!(decision.is_approved());
+    /// ```
+    #[must_use]
+    pub fn edited(arguments: serde_json::Value) -> Self {
+        ApprovalDecision::ApproveEdited {
+            arguments: arguments.to_string(),
+        }
+    }
+
+    /// Deny, with a reason the model reads.
+    ///
+    /// ```
+    /// use hpd_agent::approval::ApprovalDecision;
+    ///
+    /// assert_eq!(ApprovalDecision::deny("too risky"), ApprovalDecision::Deny { reason: Some("too risky".into()) });
+    /// ```
+    #[must_use]
+    pub fn deny(reason: impl Into<String>) -> Self {
+        ApprovalDecision::Deny {
+            reason: Some(reason.into()),
+        }
+    }
+
+    /// Whether the call runs.
+    ///
+    /// ```
+    /// use hpd_agent::approval::ApprovalDecision;
+    ///
+    /// assert!(!ApprovalDecision::Deny { reason: None }.is_approved());
+    /// ```
+    #[must_use]
+    pub fn is_approved(&self) -> bool {
+        !matches!(self, ApprovalDecision::Deny { .. })
+    }
+
+    /// The arguments the call runs with: the edited ones, or `requested` (the model's).
+    ///
+    /// ```
+    /// use hpd_agent::approval::ApprovalDecision;
+    ///
+    /// assert_eq!(ApprovalDecision::Approve.arguments_for("{}"), "{}");
+    /// assert_eq!(ApprovalDecision::edited(serde_json::json!({"a": 1})).arguments_for("{}"), r#"{"a":1}"#);
+    /// ```
+    #[must_use]
+    pub fn arguments_for<'a>(&'a self, requested: &'a str) -> &'a str {
+        match self {
+            ApprovalDecision::ApproveEdited { arguments } => arguments,
+            _ => requested,
+        }
+    }
+}
+
+/// The decisions for the calls of a paused session, by call id, for
+/// [`Session::decide`](crate::Session::decide).
+///
+/// ```
+/// use hpd_agent::approval::{ApprovalDecision, Approvals};
+/// use serde_json::json;
+///
+/// let approvals = Approvals::new()
+///     .approve("c1")
+///     .approve_edited("c2", json!({"path": "b.txt"}))
+///     .deny("c3", "keep the logs");
+/// assert_eq!(approvals.get("c3"), Some(&ApprovalDecision::deny("keep the logs")));
+/// assert_eq!(approvals.len(), 3);
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Approvals {
+    decisions: Vec<(String, ApprovalDecision)>,
+}
+
+impl Approvals {
+    /// No decisions yet.
+    ///
+    /// ```
+    /// assert!(hpd_agent::approval::Approvals::new().is_empty());
+    /// ```
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a decision for call `call_id`.
+    ///
+    /// ```
+    /// use hpd_agent::approval::{ApprovalDecision, Approvals};
+    ///
+    /// let approvals = Approvals::new().decide("c1", ApprovalDecision::Deny { reason: None });
+    /// assert!(!approvals.get("c1").unwrap().is_approved());
+    /// ```
+    #[must_use]
+    pub fn decide(mut self, call_id: impl Into<String>, decision: ApprovalDecision) -> Self {
+        self.decisions.push((call_id.into(), decision));
+        self
+    }
+
+    /// Approves call `call_id` as the model asked.
+    ///
+    /// ```
+    /// let approvals = hpd_agent::approval::Approvals::new().approve("c1");
+    /// assert!(approvals.get("c1").unwrap().is_approved());
+    /// ```
+    #[must_use]
+    pub fn approve(self, call_id: impl Into<String>) -> Self {
+        self.decide(call_id, ApprovalDecision::Approve)
+    }
+
+    /// Approves call `call_id` with edited arguments (a JSON object).
+    ///
+    /// ```
+    /// let approvals = hpd_agent::approval::Approvals::new().approve_edited("c1", serde_json::json!({"n": 2}));
+    /// assert_eq!(approvals.get("c1").unwrap().arguments_for("{}"), r#"{"n":2}"#);
+    /// ```
+    #[must_use]
+    pub fn approve_edited(self, call_id: impl Into<String>, arguments: serde_json::Value) -> Self {
+        self.decide(call_id, ApprovalDecision::edited(arguments))
+    }
+
+    /// Denies call `call_id`, telling the model why.
+    ///
+    /// ```
+    /// let approvals = hpd_agent::approval::Approvals::new().deny("c1", "no");
+    /// assert!(!approvals.get("c1").unwrap().is_approved());
+    /// ```
+    #[must_use]
+    pub fn deny(self, call_id: impl Into<String>, reason: impl Into<String>) -> Self {
+        self.decide(call_id, ApprovalDecision::deny(reason))
+    }
+
+    /// The decision for call `call_id` (the first one given).
+    ///
+    /// ```
+    /// assert!(hpd_agent::approval::Approvals::new().get("c1").is_none());
+    /// ```
+    #[must_use]
+    pub fn get(&self, call_id: &str) -> Option<&ApprovalDecision> {
+        self.decisions
+            .iter()
+            .find(|(id, _)| id == call_id)
+            .map(|(_, d)| d)
+    }
+
+    /// How many decisions there are.
+    ///
+    /// ```
+    /// assert_eq!(hpd_agent::approval::Approvals::new().approve("a").len(), 1);
+    /// ```
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.decisions.len()
+    }
+
+    /// Whether there are none.
+    ///
+    /// ```
+    /// assert!(!hpd_agent::approval::Approvals::new().approve("a").is_empty());
+    /// ```
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.decisions.is_empty()
+    }
+
+    /// Checks the decisions against the waiting calls: one each, no other ids, edited arguments
+    /// that are JSON objects. Returns the decision of each waiting call, in order.
+    pub(crate) fn match_pending(
+        &self,
+        pending: &[PendingApproval],
+    ) -> Result<Vec<ApprovalDecision>, ApprovalError> {
+        for (i, (id, _)) in self.decisions.iter().enumerate() {
+            if !pending.iter().any(|p| p.call_id == *id) {
+                return Err(ApprovalError::UnknownCall {
+                    call_id: id.clone(),
+                    pending: ids(pending),
+                });
+            }
+            if self.decisions[..i].iter().any(|(earlier, _)| earlier == id) {
+                return Err(ApprovalError::DuplicateDecision {
+                    call_id: id.clone(),
+                });
+            }
+        }
+        let undecided: Vec<String> = pending
+            .iter()
+            .filter(|p| self.get(&p.call_id).is_none())
+            .map(|p| p.call_id.clone())
+            .collect();
+        if !undecided.is_empty() {
+            return Err(ApprovalError::Undecided {
+                calls: undecided.join(", "),
+            });
+        }
+        pending
+            .iter()
+            .map(|p| {
+                let decision = self
+                    .get(&p.call_id)
+                    .cloned()
+                    .unwrap_or(ApprovalDecision::Approve);
+                if let ApprovalDecision::ApproveEdited { arguments } = &decision {
+                    let parsed: Result<serde_json::Value, _> = serde_json::from_str(arguments);
+                    match parsed {
+                        Ok(serde_json::Value::Object(_)) => {}
+                        Ok(_) => {
+                            return Err(ApprovalError::InvalidArguments {
+                                call_id: p.call_id.clone(),
+                                message: "not a JSON object".to_owned(),
+                            });
+                        }
+                        Err(e) => {
+                            return Err(ApprovalError::InvalidArguments {
+                                call_id: p.call_id.clone(),
+                                message: e.to_string(),
+                            });
+                        }
+                    }
+                }
+                Ok(decision)
+            })
+            .collect()
+    }
+}
+
+fn ids(pending: &[PendingApproval]) -> String {
+    pending
+        .iter()
+        .map(|p| p.call_id.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// One decision as the session's approval log keeps it
+/// ([`SessionState::approvals`](crate::SessionState::approvals)) and events report it.
+///
+/// ```
+/// use hpd_agent::approval::{ApprovalDecision, ApprovalRecord};
+///
+/// let record = ApprovalRecord {
+///     call_id: "c2".into(),
+///     function: "delete".into(),
+///     harness: "Files".into(),
+///     requested_arguments: r#"{"path":"a.txt"}"#.into(),
+///     decision: ApprovalDecision::edited(serde_json::json!({"path": "b.txt"})),
+/// };
+/// assert_eq!(record.arguments(), Some(r#"{"path":"b.txt"}"#));
+/// assert!(record.edited());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApprovalRecord {
+    /// The id of the model's tool call.
+    pub call_id: String,
+    /// The function's canonical name.
+    pub function: String,
+    /// Its harness.
+    pub harness: String,
+    /// The arguments the model sent.
+    pub requested_arguments: String,
+    /// What the person decided.
+    #[serde(flatten)]
+    pub decision: ApprovalDecision,
+}
+
+impl ApprovalRecord {
+    /// The arguments the call ran with; `None` when it was denied.
+    ///
+    /// ```
+    /// use hpd_agent::approval::{ApprovalDecision, ApprovalRecord};
+    ///
+    /// let record = ApprovalRecord { call_id: "c".into(), function: "f".into(), harness: "H".into(),
+    ///     requested_arguments: "{}".into(), decision: ApprovalDecision::deny("no") };
+    /// assert_eq!(record.arguments(), None);
+    /// ```
+    #[must_use]
+    pub fn arguments(&self) -> Option<&str> {
+        self.decision
+            .is_approved()
+            .then(|| self.decision.arguments_for(&self.requested_arguments))
+    }
+
+    /// Whether the person edited the arguments.
+    ///
+    /// ```
+    /// use hpd_agent::approval::{ApprovalDecision, ApprovalRecord};
+    ///
+    /// let record = ApprovalRecord { call_id: "c".into(), function: "f".into(), harness: "H".into(),
+    ///     requested_arguments: "{}".into(), decision: ApprovalDecision::Approve };
+    /// assert!(!record.edited());
+    /// ```
+    #[must_use]
+    pub fn edited(&self) -> bool {
+        matches!(self.decision, ApprovalDecision::ApproveEdited { .. })
+    }
+}
+
+/// A turn stopped before calls that need approval ran: what its resumption needs. Part of
+/// [`SessionState`](crate::SessionState), so it is saved with the session.
+///
+/// ```
+/// use hpd_agent::{AgentBuilder, ChatResponse, HarnessBuilder, ScriptedChatClient, Tool, ToolCall, ToolResult};
+/// use serde_json::json;
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let pay = Tool::new("pay", "Pays", json!({"type": "object"}), |_, _| async { ToolResult::ok("paid") }).requires_approval();
+/// let look = Tool::new("balance", "The balance", json!({"type": "object"}), |_, _| async { ToolResult::ok("12 EUR") });
+/// let model = ScriptedChatClient::with_replies([ChatResponse::tool_calls(vec![
+///     ToolCall::new("c1", "balance", "{}"),
+///     ToolCall::new("c2", "pay", r#"{"amount": 5}"#),
+/// ])]);
+/// let agent = AgentBuilder::new()
+///     .with_harness(HarnessBuilder::new("Bank").tool(look).tool(pay).build()?)
+///     .with_chat_client(model)
+///     .build()?;
+/// let mut session = agent.session();
+/// session.run("Pay 5 EUR if I can").await?;
+/// let paused = session.state().paused.as_ref().expect("paused");
+/// assert_eq!(paused.pending()[0].call_id, "c2");
+/// assert_eq!(paused.answered(), 1); // `balance` ran
+/// // Saved and loaded like the rest of the state.
+/// let json = serde_json::to_string(session.state())?;
+/// assert!(json.contains(r#""paused":"#));
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PausedTurn {
+    /// The id of the turn (its functions' idempotency keys use it).
+    pub(crate) turn_id: String,
+    /// The user message that started the turn.
+    pub(crate) user_message: String,
+    /// The iteration whose response made the calls.
+    pub(crate) iteration: usize,
+    /// The waiting calls, in call order.
+    pub(crate) pending: Vec<PendingApproval>,
+    /// Every call of the response, in call order: its result, or a place for a waiting one.
+    pub(crate) slots: Vec<PausedSlot>,
+}
+
+/// One call of a paused response.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "slot", rename_all = "snake_case")]
+pub(crate) enum PausedSlot {
+    /// Answered already: its tool message.
+    Answered {
+        /// The tool result message.
+        message: ChatMessage,
+    },
+    /// The next waiting call of `pending`.
+    Waiting {
+        /// The call's name as the model sent it (after the layout's call tool was unwrapped),
+        /// for events.
+        name: String,
+        /// Deferred tools its result loads (native layouts).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        references: Vec<String>,
+        /// Container instructions its result carries (every layout but `hide`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        carried: Option<String>,
+    },
+}
+
+impl PausedTurn {
+    /// The calls waiting for a decision, in call order.
+    #[must_use]
+    pub fn pending(&self) -> &[PendingApproval] {
+        &self.pending
+    }
+
+    /// The id of the paused turn.
+    #[must_use]
+    pub fn turn_id(&self) -> &str {
+        &self.turn_id
+    }
+
+    /// The user message that started it.
+    #[must_use]
+    pub fn user_message(&self) -> &str {
+        &self.user_message
+    }
+
+    /// How many calls of the response are answered already.
+    #[must_use]
+    pub fn answered(&self) -> usize {
+        self.slots
+            .iter()
+            .filter(|s| matches!(s, PausedSlot::Answered { .. }))
+            .count()
+    }
+}
+
+/// Asks a person whether a call may run, for callers that have no run to pause (a
+/// [`ToolSession`](crate::ToolSession), the MCP server).
+///
+/// ```
+/// use hpd_agent::approval::{ApprovalDecision, Approver, PendingApproval};
+/// use hpd_agent::async_trait;
+///
+/// /// Approves reads, denies everything else.
+/// struct ReadsOnly;
+///
+/// #[async_trait]
+/// impl Approver for ReadsOnly {
+///     async fn decide(&self, call: &PendingApproval) -> Result<ApprovalDecision, String> {
+///         Ok(if call.function.starts_with("read") { ApprovalDecision::Approve } else { ApprovalDecision::deny("only reads") })
+///     }
+/// }
+/// # let _ = ReadsOnly;
+/// ```
+#[async_trait]
+pub trait Approver: Send + Sync + 'static {
+    /// The decision on `call`.
+    ///
+    /// # Errors
+    ///
+    /// Nobody can be asked: the text is the call's error result (the call does not run).
+    async fn decide(&self, call: &PendingApproval) -> Result<ApprovalDecision, String>;
+}
+
+/// Why a paused session could not be resumed, or a message could not run.
+///
+/// ```
+/// use hpd_agent::approval::{ApprovalError, Approvals};
+/// use hpd_agent::{AgentBuilder, RunError, ScriptedChatClient};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
+/// let error = agent.session().decide(Approvals::new()).await.unwrap_err();
+/// assert!(matches!(error, RunError::Approval(ApprovalError::NotPaused)));
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ApprovalError {
+    /// `decide` on a session with no waiting calls.
+    #[error("the session has no calls waiting for approval")]
+    NotPaused,
+    /// A new message on a paused session.
+    #[error(
+        "the session is paused: calls {calls} wait for approval; decide them with Session::decide before sending another message"
+    )]
+    Pending {
+        /// The waiting call ids, comma-separated.
+        calls: String,
+    },
+    /// Waiting calls without a decision.
+    #[error("no decision for the waiting calls {calls}; every waiting call needs one")]
+    Undecided {
+        /// The call ids, comma-separated.
+        calls: String,
+    },
+    /// A decision for a call that does not wait.
+    #[error("no waiting call has the id '{call_id}'; the waiting calls are {pending}")]
+    UnknownCall {
+        /// The id given.
+        call_id: String,
+        /// The waiting call ids, comma-separated.
+        pending: String,
+    },
+    /// Two decisions for one call.
+    #[error("two decisions for call '{call_id}'; give one")]
+    DuplicateDecision {
+        /// The call id.
+        call_id: String,
+    },
+    /// Edited arguments that are not a JSON object.
+    #[error("the edited arguments of call '{call_id}' are not a JSON object: {message}")]
+    InvalidArguments {
+        /// The call id.
+        call_id: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The function of a waiting call is not registered for the agent (or the run) that
+    /// resumes it.
+    #[error(
+        "function '{function}' of harness '{harness}' (call '{call_id}') is not registered for this agent; resume with the agent and run config that paused the session"
+    )]
+    FunctionGone {
+        /// The call id.
+        call_id: String,
+        /// The function name.
+        function: String,
+        /// Its harness.
+        harness: String,
+    },
+}
+
+/// The result text of a denied call.
+pub(crate) fn denied_text(function: &str, reason: Option<&str>) -> String {
+    match reason.map(str::trim).filter(|r| !r.is_empty()) {
+        Some(reason) => format!("Function '{function}' was denied by the user: {reason}"),
+        None => format!("Function '{function}' was denied by the user"),
+    }
+}
+
+/// The result text of an approved call whose arguments were edited.
+pub(crate) fn edited_text(arguments: &str, result: &str) -> String {
+    format!(
+        "The user edited the arguments before approving; the call ran with {arguments}\n\n{result}"
+    )
+}
+
+/// The result text of a call that needs approval where nobody can be asked.
+pub(crate) fn no_approver_text(function: &str) -> String {
+    format!("Function '{function}' needs approval, and there is nobody to ask here")
+}
+
+impl fmt::Display for PendingApproval {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}({})", self.harness, self.function, self.arguments)
+    }
+}
