@@ -23,8 +23,13 @@
 //!    not count against `max_iterations`.
 //! 4. When the retries are used up the run fails with [`RunError::Output`](crate::RunError::Output)
 //!    carrying an [`OutputError`]: the raw text of the last answer, the JSON pointer of its
-//!    first mismatch, the message. A refusal (finish reason
-//!    [`ContentFilter`](crate::FinishReason::ContentFilter)) fails at once, without retry.
+//!    first mismatch, the message. A refusal the provider reports as such (finish reason
+//!    [`ContentFilter`](crate::FinishReason::ContentFilter): Anthropic's `refusal` stop
+//!    reason, a content filter) fails at once, without retry. An OpenAI `refusal` text comes
+//!    back as the reply's text, does not parse, and is asked again like any mismatch.
+//! 5. A typed run that pauses for approval (see [`approval`](crate::approval)) fails with an
+//!    [`OutputError`] saying so; decide the calls with `Session::decide`, giving it
+//!    `AgentRunConfig::with_output_schema` to have the answer checked.
 //!
 //! # On the wire
 //!
@@ -42,6 +47,10 @@
 //! header is the deprecated beta form), it leaves `tool_choice` free, so the model's own tool
 //! calls still run before the answer (a forced answer tool would make every reply a call of
 //! it), and the answer arrives as the reply's text, as on the other providers.
+//!
+//! A field of [`ModelOptions::extra`](crate::ModelOptions::extra) with the same name
+//! (`response_format`, `text`, `output_config`) replaces the one this crate writes, as every
+//! `extra` field does: include the format in it.
 //!
 //! How tools and the format combine: Chat Completions, Responses and Anthropic apply the
 //! format to the reply's text only, so the model may call tools first and answer in the schema
