@@ -28,7 +28,7 @@
 //!    reason, a content filter) fails at once, without retry. An OpenAI `refusal` text comes
 //!    back as the reply's text, does not parse, and is asked again like any mismatch.
 //! 5. A typed run that pauses for approval (see [`approval`](crate::approval)) fails with an
-//!    [`OutputError`] saying so; decide the calls with `Session::decide`, giving it
+//!    [`OutputError`] saying so; decide the calls with `Session::decide_with`, giving it
 //!    `AgentRunConfig::with_output_schema` to have the answer checked.
 //!
 //! # On the wire
