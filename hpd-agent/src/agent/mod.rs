@@ -1247,7 +1247,7 @@ fn typed_output<T: DeserializeOwned + schemars::JsonSchema>(
             path: String::new(),
             message: format!(
                 "the run paused for the approval of {} call(s) before the answer; decide them \
-                 with Session::decide (give it AgentRunConfig::with_output_schema to check the \
+                 with Session::decide_with (give it AgentRunConfig::with_output_schema to check the \
                  answer)",
                 output.pending_approvals.len()
             ),
