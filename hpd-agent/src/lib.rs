@@ -429,8 +429,8 @@
 //! ```
 //! use hpd_agent::{AgentBuilder, ChatResponse, ScriptedChatClient, ToolCall};
 //! # use hpd_agent::prelude::*;
-//! # #[derive(Default)] pub struct Clock;
-//! # #[tool_harness] impl Clock {
+//! # #[derive(Default)] pub struct MeetingClock;
+//! # #[tool_harness] impl MeetingClock {
 //! #     /// The time.
 //! #     #[ai_function] fn now(&self) -> String { "09:30".into() }
 //! # }
@@ -448,7 +448,7 @@
 //!     ChatResponse::tool_calls(vec![ToolCall::new("c1", "now", "{}")]),
 //!     ChatResponse::text(r#"{"title": "Stand-up", "starts_in": 30}"#),
 //! ]);
-//! let agent = AgentBuilder::new().with_tool_harness::<Clock>().with_chat_client(model).build()?;
+//! let agent = AgentBuilder::new().with_tool_harness::<MeetingClock>().with_chat_client(model).build()?;
 //! let meeting: Meeting = agent.run_typed("When is the stand-up? It is at 10:00.").await?;
 //! assert_eq!((meeting.title.as_str(), meeting.starts_in), ("Stand-up", 30));
 //! # Ok(())
