@@ -1,13 +1,17 @@
 //! Collapsing and recovery: a collapsed harness costs the model one tool until it needs it.
 //!
 //! `#[collapse("Math operations", system_prompt = "...")]` shows the harness to the model as
-//! one *container* tool, `MathTools`, described with the list of its functions. Calling the
-//! container expands it: from the next request on the model sees `add` and `multiply`, and the
-//! container's `system_prompt` is added to the system text. A model that calls a hidden
-//! function directly is not refused: the call expands the container (*recovery*) and tells the
-//! model to call again. At the end of every turn the containers collapse again.
+//! one *container* tool, `MathTools`, described with the list of its functions. In the default
+//! `fixed` layout the tool list never changes: calling the container answers with its
+//! functions' schemas and its `system_prompt`, and the model calls the functions through the
+//! call tool `call_function`, so the provider's prompt cache keeps every request. A model that
+//! calls a function of a collapsed container is not refused: the call expands the container
+//! (*recovery*) and tells the model to call again. At the end of every turn the containers
+//! collapse again.
 //!
-//! A scripted model plays two turns, so the example runs offline:
+//! The last turn runs the same script in the seed's `hide` layout, where an expanded
+//! container is replaced in the tool list by its functions and its `system_prompt` joins the
+//! system text. A scripted model plays every turn, so the example runs offline:
 //!
 //! ```text
 //! cargo run -p hpd-agent-examples --example collapsing
@@ -15,8 +19,8 @@
 
 use hpd_agent::prelude::*;
 use hpd_agent::{
-    AgentBuilder, AgentEvent, ChatClient, ChatError, ChatRequest, ChatResponse, ScriptedChatClient,
-    TextSink, ToolCall,
+    AgentBuilder, AgentEvent, CALL_TOOL, ChatClient, ChatError, ChatRequest, ChatResponse,
+    CollapsingLayout, ScriptedChatClient, TextSink, ToolCall,
 };
 
 /// Arithmetic, hidden behind one `MathTools` container until the model opens it.
@@ -85,26 +89,35 @@ fn call(id: &str, name: &str, arguments: &str) -> ChatResponse {
     ChatResponse::tool_calls(vec![ToolCall::new(id, name, arguments)])
 }
 
-#[tokio::main(flavor = "current_thread")]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let script = ScriptedChatClient::with_replies([
-        // Turn 1: open the container, then use a member.
-        call("c1", "MathTools", "{}"),
-        call("c2", "multiply", r#"{"a": 6, "b": 7}"#),
-        ChatResponse::text("6 × 7 = 42."),
-        // Turn 2: the container is collapsed again; the model calls `add` anyway.
-        call("c3", "add", r#"{"a": 40, "b": 2}"#),
-        call("c4", "add", r#"{"a": 40, "b": 2}"#),
-        ChatResponse::text("40 + 2 = 42."),
-    ]);
-    let agent = AgentBuilder::new()
+/// A call of `function` through the call tool.
+fn through(id: &str, function: &str, arguments: &str) -> ChatResponse {
+    let arguments = format!(r#"{{"name": "{function}", "arguments": {arguments}}}"#);
+    call(id, CALL_TOOL, &arguments)
+}
+
+/// The agent, printing each call's result (its first line and how many follow) and each
+/// expansion.
+fn math_agent(layout: CollapsingLayout, script: ScriptedChatClient) -> hpd_agent::Agent {
+    AgentBuilder::new()
+        .with_collapsing_layout(layout)
         .with_instructions("You are a careful assistant.")
         .with_tool_harness::<Clock>()
         .with_tool_harness::<MathTools>()
         .with_chat_client(ShowRequests(script))
         .on_event(|event| match event {
             AgentEvent::ToolCallFinished { name, result, .. } => {
-                println!("  model calls {name} -> {result}");
+                let mut lines = result.lines();
+                let first = lines.next().unwrap_or_default();
+                let more = lines.filter(|l| !l.trim().is_empty()).count();
+                if more == 0 {
+                    println!("  model calls {name} -> {first}");
+                } else {
+                    let noun = if more == 1 { "line" } else { "lines" };
+                    println!("  model calls {name} -> {first} (+{more} {noun})");
+                    for line in result.lines().skip(1).filter(|l| !l.trim().is_empty()) {
+                        println!("      {line}");
+                    }
+                }
             }
             AgentEvent::ContainerExpanded { harness, recovery } => {
                 let how = if *recovery {
@@ -116,13 +129,30 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
             _ => {}
         })
-        .build()?;
+        .build()
+        .expect("the example's agent builds")
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let script = ScriptedChatClient::with_replies([
+        // Turn 1: open the container, then call a function through the call tool.
+        call("c1", "MathTools", "{}"),
+        through("c2", "multiply", r#"{"a": 6, "b": 7}"#),
+        ChatResponse::text("6 × 7 = 42."),
+        // Turn 2: the container is collapsed again; the model calls `add` anyway.
+        through("c3", "add", r#"{"a": 40, "b": 2}"#),
+        through("c4", "add", r#"{"a": 40, "b": 2}"#),
+        ChatResponse::text("40 + 2 = 42."),
+    ]);
+    let agent = math_agent(CollapsingLayout::default(), script);
 
     let tools = agent.tool_session().visible_tools();
     let container = tools.iter().find(|t| t.name == "MathTools");
     if let Some(container) = container {
         println!("container MathTools: \"{}\"", container.description);
     }
+    println!("layout: {} (the default)", CollapsingLayout::default());
 
     let mut session = agent.session();
     println!("\nturn 1, user: What is 6 × 7?");
@@ -132,6 +162,18 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("\nturn 2, user: And 40 + 2? (the turn starts collapsed again)");
     let second = session.run("And 40 + 2?").await?;
     println!("answer: {}", second.text);
+
+    println!("\nthe same first turn in the hide layout (the tool list changes):");
+    let hide = math_agent(
+        CollapsingLayout::Hide,
+        ScriptedChatClient::with_replies([
+            call("c1", "MathTools", "{}"),
+            call("c2", "multiply", r#"{"a": 6, "b": 7}"#),
+            ChatResponse::text("6 × 7 = 42."),
+        ]),
+    );
+    let answer = hide.run("What is 6 × 7?").await?;
+    println!("answer: {}", answer.text);
 
     println!(
         "\nUntil it was needed, MathTools cost one tool definition instead of two; \

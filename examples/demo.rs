@@ -19,9 +19,10 @@
 //!   `ANTHROPIC_MODEL`, default `claude-sonnet-4-5`). A local server needs no key.
 //! - Without `HPD_PROVIDER`: Anthropic when `ANTHROPIC_API_KEY` is set, else OpenAI Chat
 //!   Completions when `OPENAI_API_KEY` is set.
-//! - Otherwise a scripted model plays the conversation offline: it opens the `Inventory`
-//!   container, calls `multiply` while `MathTools` is still collapsed (the runtime expands it:
-//!   *recovery*), sends a bad argument once and corrects it, then answers.
+//! - Otherwise a scripted model plays the conversation offline, in the default `fixed` layout:
+//!   it opens the `Inventory` container, calls its functions through `call_function`, calls
+//!   `multiply` while `MathTools` is still collapsed (the runtime expands it: *recovery*), sends
+//!   a bad argument once and corrects it, then answers.
 //!
 //! Colours are used when stdout is a terminal; `NO_COLOR` (set and not empty) turns them off,
 //! `CLICOLOR_FORCE` (set, not empty and not `0`) turns them on for a pipe.
@@ -39,10 +40,10 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use demo_tools::{Calendar, FileTools, MathTools, WeatherTools};
 use hpd_agent::chat::ToolDefinition;
 use hpd_agent::{
-    AgentBuilder, AgentEvent, AgentRunConfig, AnthropicClient, ChatClient, ChatError, ChatRequest,
-    ChatResponse, DynamicHarness, HarnessBuilder, ModelOptions, OpenAiClient,
-    OpenAiResponsesClient, ScriptedChatClient, TextSink, Tool, ToolCall, ToolHarness, ToolResult,
-    async_trait,
+    AgentBuilder, AgentEvent, AgentRunConfig, AnthropicClient, CALL_TOOL, ChatClient, ChatError,
+    ChatRequest, ChatResponse, CollapsingLayout, DynamicHarness, HarnessBuilder, ModelOptions,
+    OpenAiClient, OpenAiResponsesClient, ScriptedChatClient, TextSink, Tool, ToolCall, ToolHarness,
+    ToolResult, async_trait,
 };
 use serde_json::{Value, json};
 
@@ -285,30 +286,45 @@ fn agent_builder(inventory: &DynamicHarness) -> AgentBuilder {
         )
 }
 
-/// The conversation the scripted model plays offline.
+/// The conversation the scripted model plays offline, in the default `fixed` layout: the model
+/// opens a container, reads its functions' schemas in the result, and calls them through the
+/// call tool [`CALL_TOOL`].
 fn scripted_model() -> ScriptedChatClient {
     let call = |id: &str, name: &str, args: &str| ToolCall::new(id, name, args);
+    let through = |id: &str, function: &str, args: &str| {
+        let arguments = json!({"name": function, "arguments": serde_json::from_str::<Value>(args)
+            .expect("the script's arguments are JSON")});
+        ToolCall::new(id, CALL_TOOL, arguments.to_string())
+    };
     ScriptedChatClient::with_replies([
         // Request 1: the plain tool, and the container that holds the stock tools.
         ChatResponse::tool_calls(vec![
             call("call_1", "get_weather", r#"{"city": "Oslo"}"#),
             call("call_2", "Inventory", "{}"),
         ]),
-        // Request 2: a member of the now open container.
-        ChatResponse::tool_calls(vec![call(
+        // Request 2: a function of the now open container, through the call tool.
+        ChatResponse::tool_calls(vec![through(
             "call_3",
             "find_item",
             r#"{"query": "picnic blanket"}"#,
         )]),
-        // Request 3: `multiply` is hidden in the collapsed MathTools: recovery expands it.
+        // Request 3: `multiply` is in the collapsed MathTools: recovery expands it.
         ChatResponse::tool_calls(vec![
-            call("call_4", "reserve", r#"{"sku": "PB-100", "quantity": 4}"#),
-            call("call_5", "multiply", r#"{"a": 4, "b": 24.5}"#),
+            through("call_4", "reserve", r#"{"sku": "PB-100", "quantity": 4}"#),
+            through("call_5", "multiply", r#"{"a": 4, "b": 24.5}"#),
         ]),
         // Request 4: a bad argument (`multiply` takes integers): an error result.
-        ChatResponse::tool_calls(vec![call("call_6", "multiply", r#"{"a": 4, "b": 24.5}"#)]),
+        ChatResponse::tool_calls(vec![through(
+            "call_6",
+            "multiply",
+            r#"{"a": 4, "b": 24.5}"#,
+        )]),
         // Request 5: corrected, in cents.
-        ChatResponse::tool_calls(vec![call("call_7", "multiply", r#"{"a": 4, "b": 2450}"#)]),
+        ChatResponse::tool_calls(vec![through(
+            "call_7",
+            "multiply",
+            r#"{"a": 4, "b": 2450}"#,
+        )]),
         ChatResponse::text(
             "It is sunny in Oslo. I reserved 4 picnic blankets (PB-100, 5 left in stock); \
              at 24.50 EUR each they cost 4 x 2450 cents = 98.00 EUR.",
@@ -526,6 +542,8 @@ struct TraceState {
 #[derive(Debug)]
 struct Trace {
     paint: Paint,
+    /// The collapsing layout of the demo's agent: the default.
+    layout: CollapsingLayout,
     /// Every function's definition, as the agent sends them with collapsing off, and their
     /// tokens: set once the agent is built (its model client holds the trace).
     flat: OnceLock<(Vec<Arc<ToolDefinition>>, usize)>,
@@ -536,6 +554,7 @@ impl Trace {
     fn new(paint: Paint) -> Trace {
         Trace {
             paint,
+            layout: CollapsingLayout::default(),
             flat: OnceLock::new(),
             state: Mutex::default(),
         }
@@ -578,7 +597,8 @@ impl Trace {
         let rule = "─".repeat(WIDTH.saturating_sub(title.chars().count()));
         println!("\n{}", p.paint(BOLD_CYAN, &format!("{title}{rule}")));
 
-        let is_function = |name: &str| flat.iter().any(|f| f.name == name);
+        // The call tool counts with the functions: it is a tool, not a container.
+        let is_function = |name: &str| name == CALL_TOOL || flat.iter().any(|f| f.name == name);
         let (functions, containers): (Vec<&str>, Vec<&str>) = request
             .tools
             .iter()
@@ -702,6 +722,11 @@ impl Trace {
         self.line(label, if is_error { RED } else { DIM }, style, &shown);
         if let Some((harness, recovery)) = &call.expanded {
             self.expanded(harness, *recovery, Some(&call.name));
+            // Outside `hide`, a container's instructions travel in its result.
+            for (harness, text) in container_instructions(result) {
+                let lines = wrap(&format!("{harness}: {text} (in the result)"), TEXT);
+                self.line("instructions", DIM, MAGENTA, &lines);
+            }
         }
     }
 
@@ -713,7 +738,13 @@ impl Trace {
                 )
             }
             (true, _) => format!("the runtime expanded {harness}"),
-            (false, _) => format!("{harness}: its functions are visible from the next request"),
+            (false, _) if self.layout == CollapsingLayout::Hide => {
+                format!("{harness}: its functions are visible from the next request")
+            }
+            (false, _) => format!(
+                "{harness}: its functions' schemas are in the result; the model calls them \
+                 through {CALL_TOOL}, and the tool list stays as it is"
+            ),
         };
         let (label, style) = if recovery {
             ("recovery", BOLD_YELLOW)
@@ -849,6 +880,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         trace.line(label, DIM, "", &lines);
     }
+    let layout = format!(
+        "{}, the default: one tool list for the whole session, so the provider's prompt cache \
+         keeps every request; a container answers with its functions' schemas",
+        trace.layout
+    );
+    trace.line("layout", DIM, "", &wrap(&layout, TEXT));
     trace.line("user", BOLD, BOLD, &wrap(QUESTION, TEXT));
 
     let output = agent

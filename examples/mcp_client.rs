@@ -16,7 +16,7 @@
 
 use harness_library::UnitConverter;
 use hpd_agent::mcp::{McpHarness, McpServer};
-use hpd_agent::{AgentBuilder, AgentEvent, ChatResponse, ScriptedChatClient, ToolCall};
+use hpd_agent::{AgentBuilder, AgentEvent, CALL_TOOL, ChatResponse, ScriptedChatClient, ToolCall};
 
 /// The server side: a harness served flat (no containers) on stdin and stdout.
 async fn serve() -> Result<(), Box<dyn std::error::Error>> {
@@ -61,10 +61,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let model = ScriptedChatClient::with_replies([
         ChatResponse::tool_calls(vec![ToolCall::new("c1", "Units", "{}")]),
+        // The container answered with its tools' schemas: call one through the call tool.
         ChatResponse::tool_calls(vec![ToolCall::new(
             "c2",
-            "kilometres_to_miles",
-            r#"{"kilometres": 42.195}"#,
+            CALL_TOOL,
+            r#"{"name": "kilometres_to_miles", "arguments": {"kilometres": 42.195}}"#,
         )]),
         ChatResponse::text("A marathon is about 26.2 miles."),
     ]);

@@ -1,10 +1,14 @@
 //! An MCP server: an agent's harnesses served to any MCP client, collapsing per client session.
 //!
 //! `McpServer` serves the tools of an `Agent` (the model is never used: an MCP server only runs
-//! tools). A client lists `get_weather`, `MathTools` and `TextTools`; calling a container
-//! expands it for that client's session, answers with the members and their schemas, and
-//! sends `notifications/tools/list_changed`. Calling a hidden member runs it right away here
-//! (`execute_recovered_calls`), since many clients do not list the tools again.
+//! tools), in the agent's collapsing layout: here the default, `fixed`. A client lists
+//! `get_weather`, `MathTools`, `TextTools` and the call tool `call_function`, and that list never
+//! changes, so the host's own prompt cache keeps it. Calling a container expands it for that
+//! client's session and answers with the members and their schemas; the client then calls them
+//! through `call_function`. Calling a hidden member by its name runs it right away here
+//! (`execute_recovered_calls`). In the `hide` layout (`.with_collapsing_layout(
+//! CollapsingLayout::Hide)`) an expansion changes the list instead and the server sends
+//! `notifications/tools/list_changed`.
 //!
 //! Over stdio (the default), for clients that start the server as a child process, such as
 //! the `mcp_client` example, Claude Desktop or an editor:

@@ -13,8 +13,8 @@
 //! ```
 
 use hpd_agent::{
-    AgentBuilder, AgentEvent, ChatResponse, HarnessBuilder, ScriptedChatClient, Tool, ToolCall,
-    ToolResult,
+    AgentBuilder, AgentEvent, CALL_TOOL, ChatResponse, HarnessBuilder, ScriptedChatClient, Tool,
+    ToolCall, ToolResult,
 };
 use serde::Deserialize;
 use serde_json::Value;
@@ -69,10 +69,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let model = ScriptedChatClient::with_replies([
         ChatResponse::tool_calls(vec![ToolCall::new("c1", "Tickets", "{}")]),
+        // The container answered with its tools' schemas: call one through the call tool.
         ChatResponse::tool_calls(vec![ToolCall::new(
             "c2",
-            "create_ticket",
-            r#"{"title": "Printer on fire"}"#,
+            CALL_TOOL,
+            r#"{"name": "create_ticket", "arguments": {"title": "Printer on fire"}}"#,
         )]),
         ChatResponse::text("Ticket opened."),
     ]);
@@ -101,7 +102,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let recovered = session
         .call("Tickets.close_ticket", r#"{"id": 7}"#, "s1")
         .await?;
-    println!("  the list changed: {}", recovered.expanded);
+    println!("  the container expanded: {}", recovered.expanded);
     println!("  lists: {}", session.visible_tool_names().join(", "));
     session.call("close_ticket", r#"{"id": 7}"#, "s2").await?;
 

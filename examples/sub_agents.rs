@@ -16,7 +16,7 @@
 
 use hpd_agent::prelude::*;
 use hpd_agent::{
-    AgentBuilder, AgentConfig, AgentEvent, ChatResponse, ScriptedChatClient, ToolCall,
+    AgentBuilder, AgentConfig, AgentEvent, CALL_TOOL, ChatResponse, ScriptedChatClient, ToolCall,
 };
 
 /// Writing helpers, collapsed; the `editor` sub-agent is one of its members.
@@ -84,10 +84,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         ),
         ChatResponse::text("1887 to 1889 (source: toureiffel.paris)."), // researcher
         call("p2", "Writing", "{}"),
+        // Writing answered with its members' schemas: call one through the call tool.
         call(
             "p3",
-            "editor",
-            r#"{"input": "It was built from 1887 to 1889."}"#,
+            CALL_TOOL,
+            r#"{"name": "editor", "arguments": {"input": "It was built from 1887 to 1889."}}"#,
         ),
         call("e1", "word_count", r#"{"text": "Built 1887 to 1889."}"#), // editor
         ChatResponse::text("Built 1887 to 1889."),                      // editor

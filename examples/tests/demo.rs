@@ -89,7 +89,22 @@ fn offline_trace_shows_what_collapsing_saves() {
     }
 
     // The first request carries the plain tool and one container per collapsed harness.
-    assert_eq!(labelled(&lines, "tools")[0], "get_weather", "{out}");
+    assert_eq!(
+        labelled(&lines, "tools")[0],
+        "get_weather, call_function",
+        "{out}"
+    );
+    // The default `fixed` layout: the same tool list on every request.
+    assert!(
+        labelled(&lines, "tools")
+            .iter()
+            .all(|t| *t == "get_weather, call_function"),
+        "{out}"
+    );
+    assert!(
+        labelled(&lines, "layout")[0].starts_with("fixed, the default"),
+        "{out}"
+    );
     assert_eq!(
         labelled(&lines, "containers")[0],
         "MathTools, FileTools, Calendar, Inventory",

@@ -40,6 +40,7 @@ const TESTED: &[&str] = &[
     "mcp_oauth",
     "persistent_chat",
     "typed_answer",
+    "traces",
 ];
 
 /// A command for the example with the provider environment cleared.
@@ -155,20 +156,41 @@ fn collapsing() {
         &out,
         &[
             "container MathTools: \"Math operations (functions: add, multiply)\"",
+            "layout: fixed (the default)",
             "turn 1",
+            "request: tools [now, MathTools, call_function]",
+            "MathTools expanded (the container was called)",
+            "Call them with call_function",
+            r#"{"name":"multiply","description":"Multiplies two integers.""#,
+            "### MathTools",
+            "Use exact integer arithmetic; never estimate.",
+            "request: tools [now, MathTools, call_function]",
+            "model calls multiply -> 42",
+            "answer: 6 × 7 = 42.",
+            "turn 2",
+            "request: tools [now, MathTools, call_function]",
+            "MathTools expanded (recovery: a hidden function was called)",
+            "Call add again to run it.",
+            "Their parameters are in an earlier result.",
+            "request: tools [now, MathTools, call_function]",
+            "model calls add -> 42",
+            "answer: 40 + 2 = 42.",
+            "in the hide layout",
             "request: tools [now, MathTools]",
             "MathTools expanded (the container was called)",
             "request: tools [now, add, multiply]",
             "active container instructions: MathTools: Use exact integer arithmetic",
             "model calls multiply -> 42",
-            "turn 2",
-            "request: tools [now, MathTools]",
-            "MathTools expanded (recovery: a hidden function was called)",
-            "Call add again to run it.",
-            "request: tools [now, add, multiply]",
-            "model calls add -> 42",
-            "answer: 40 + 2 = 42.",
         ],
+    );
+    // Outside `hide`, the tool list is the same on every request.
+    let fixed = out.split("in the hide layout").next().unwrap_or_default();
+    assert!(
+        fixed
+            .lines()
+            .filter(|l| l.contains("request: tools"))
+            .all(|l| l.trim() == "request: tools [now, MathTools, call_function]"),
+        "{out}"
     );
 }
 
@@ -260,7 +282,7 @@ fn sub_agents() {
         "sub_agents",
         &out,
         &[
-            "main: request with tools [researcher, Writing]",
+            "main: request with tools [researcher, Writing, call_function]",
             "main: calls researcher(",
             "  researcher: request with tools []",
             "main: researcher -> 1887 to 1889 (source: toureiffel.paris).",
@@ -282,12 +304,14 @@ fn runtime_tools() {
         &out,
         &[
             "harness Tickets from the manifest: create_ticket, close_ticket",
-            "request: tools [Tickets]",
-            "request: tools [create_ticket, close_ticket]",
+            "request: tools [Tickets, call_function]",
+            "Call them with call_function",
+            "request: tools [Tickets, call_function]",
             "create_ticket -> create_ticket done with {\"title\":\"Printer on fire\"}",
-            "lists: Tickets",
+            "lists: Tickets, call_function",
             "Call close_ticket again to run it.",
-            "lists: create_ticket, close_ticket",
+            "the container expanded: true",
+            "lists: Tickets, call_function",
             "close_ticket -> close_ticket done with {\"id\":7}",
             "invalid tool name 'close ticket'",
         ],
@@ -317,9 +341,9 @@ fn mcp_client_against_itself() {
         &out,
         &[
             "connected MCP server 'Units' over stdio: celsius_to_fahrenheit, kilometres_to_miles",
-            "request: tools [Units]",
+            "request: tools [Units, call_function]",
             "Units -> Units expanded.",
-            "request: tools [celsius_to_fahrenheit, kilometres_to_miles]",
+            "request: tools [Units, call_function]",
             "kilometres_to_miles -> 26.21875",
             "answer: A marathon is about 26.2 miles.",
         ],
@@ -335,8 +359,9 @@ fn mcp_server_over_stdio_seen_by_mcp_client() {
         "mcp_client",
         &out,
         &[
-            "as Other: get_weather, MathTools, TextTools",
-            "request: tools [Units, Other]",
+            // The served call tool is renamed: the client's own layout has one.
+            "as Other: get_weather, MathTools, TextTools, Other_call_function",
+            "request: tools [Units, Other, call_function]",
         ],
     );
 }
@@ -385,7 +410,12 @@ async fn mcp_server_over_http() {
         .expect("connect with the token");
     assert_eq!(
         harness.tool_names(),
-        ["get_weather", "MathTools", "TextTools"]
+        [
+            "get_weather",
+            "MathTools",
+            "TextTools",
+            "Demo_call_function"
+        ]
     );
 }
 
@@ -434,6 +464,33 @@ fn typed_answer() {
 /// The OAuth example against the authorization server `.ci/run` starts (`HPD_OIDC_ISSUER`):
 /// the served agent takes that server's tokens, and the example's client signs in and calls a
 /// tool. Without the variable it says what it needs and exits successfully.
+#[test]
+fn traces() {
+    let out = run("traces", &[]);
+    expect_in_order(
+        "traces",
+        &out,
+        &[
+            "answer: 2 + 3 = 5; 1 / 0 has no answer.",
+            "invoke_agent calculator [Internal]",
+            "gen_ai.operation.name = invoke_agent",
+            "gen_ai.usage.cache_read.input_tokens = 192",
+            "chat scripted-1 [Client]",
+            r#"gen_ai.response.finish_reasons = ["tool_call"]"#,
+            "execute_tool Math [Internal]",
+            "hpd_agent.container.expanded = Math",
+            "chat scripted-1 [Client]",
+            "gen_ai.usage.cache_read.input_tokens = 64",
+            "execute_tool add [Internal]",
+            "hpd_agent.harness = Math",
+            "execute_tool divide [Internal]",
+            "error.type = tool_error",
+            "chat scripted-1 [Client]",
+            r#"gen_ai.response.finish_reasons = ["stop"]"#,
+        ],
+    );
+}
+
 #[test]
 fn mcp_oauth() {
     match std::env::var("HPD_OIDC_ISSUER") {

@@ -301,8 +301,12 @@ pub fn tool_harness(args: TokenStream, input: TokenStream) -> TokenStream {
 ///
 /// The model first sees one tool named after the harness, described as
 /// `{description} (functions: f1, f2, ...)` with no parameters. Calling it expands the
-/// container: from the next request on its functions are visible, its `system_prompt` is active
-/// and its scoped middleware guards its calls; at the end of the turn it collapses again.
+/// container: in the default `fixed` layout its result carries the functions' names,
+/// descriptions and parameter schemas, its `function_result` and its `system_prompt`, and the
+/// model calls the functions through the call tool `call_function` (in the `hide` layout they
+/// replace the container in the tool list from the next request on, and the `system_prompt`
+/// joins the system text); its scoped middleware guards its calls; at the end of the turn it
+/// collapses again.
 ///
 /// ```
 /// use hpd_agent::prelude::*;
@@ -334,14 +338,15 @@ pub fn tool_harness(args: TokenStream, input: TokenStream) -> TokenStream {
 /// agent.run("Get ready to add.").await?;
 ///
 /// let requests = model.requests();
-/// assert_eq!(requests[0].tool_names(), ["MathTools"]);
+/// assert_eq!(requests[0].tool_names(), ["MathTools", "call_function"]);
 /// assert_eq!(requests[0].tools[0].description, "Math operations (functions: add)");
-/// assert_eq!(
-///     requests[1].tool_result("c1"),
-///     Some(("MathTools expanded. Available functions: add\n\nMath tools are active.", false))
-/// );
-/// assert_eq!(requests[1].tool_names(), ["add"]);
-/// assert!(requests[1].instructions.contains("Use exact arithmetic."));
+/// let (result, _) = requests[1].tool_result("c1").unwrap();
+/// assert!(result.starts_with("MathTools expanded. Available functions: add\n\nCall them with call_function"));
+/// assert!(result.contains(r#"{"name":"add","description":"Adds two integers.""#));
+/// assert!(result.contains("Math tools are active."));
+/// assert!(result.contains("Use exact arithmetic."));
+/// // The tool list does not change, so the provider's prompt cache keeps the whole request.
+/// assert_eq!(requests[1].tool_names(), ["MathTools", "call_function"]);
 /// # Ok(())
 /// # }
 /// ```
@@ -356,7 +361,7 @@ pub fn tool_harness(args: TokenStream, input: TokenStream) -> TokenStream {
 /// | `name` | string literal | the type's name | the harness and container tool name, as for [`tool_harness`] |
 /// | `metadata` | a type | none | as for [`tool_harness`] |
 /// | `function_result` | string literal | none | appended (after a blank line) to the result of the container call, `{Name} expanded. Available functions: ...` |
-/// | `system_prompt` | string literal | none | added to the system text under `## Active container instructions` while the container is expanded (carried by the container call's result with the cache-stable layout) |
+/// | `system_prompt` | string literal | none | under `## Active container instructions`, carried by the result of the call that expanded the container (in the `hide` layout: added to the system text while the container is expanded) |
 /// | `middlewares` | `[Type, path::Type, ...]` | `[]` | scoped middleware: guards only this harness's functions, created afresh at each expansion |
 ///
 /// Each type in `middlewares` is created from its config when it implements
@@ -468,7 +473,7 @@ pub fn collapse(args: TokenStream, input: TokenStream) -> TokenStream {
 ///     .with_chat_client(ScriptedChatClient::new())
 ///     .build()?;
 /// // A member like a function: listed by the container, visible once it expands.
-/// assert_eq!(agent.initial_tool_names(), ["Research"]);
+/// assert_eq!(agent.initial_tool_names(), ["Research", "call_function"]);
 /// let session = agent.tool_session();
 /// assert!(session.visible_tools()[0].description.ends_with("(functions: define, researcher)"));
 /// # Ok::<(), hpd_agent::BuildError>(())

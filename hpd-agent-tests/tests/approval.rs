@@ -99,7 +99,10 @@ async fn an_executed_recovered_call_needs_approval_too() {
         ]),
         ChatResponse::text("Deleted db."),
     ]);
+    // `hide`: the recovered call's result is the function's alone (in `fixed` it also carries
+    // the container's instructions).
     let agent = AgentBuilder::new()
+        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
         .with_tool_harness::<Vault>()
         .configure_harness_collapsing(|c| c.execute_recovered_calls = true)
         .with_chat_client(model.clone())

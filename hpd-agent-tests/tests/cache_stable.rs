@@ -99,10 +99,30 @@ async fn expanded_containers_stay_and_members_are_appended() {
     );
 }
 
+#[test]
+fn without_a_layout_the_default_is_fixed() {
+    assert_eq!(CollapsingConfig::default().layout, CollapsingLayout::Fixed);
+    assert_eq!(CollapsingLayout::default(), CollapsingLayout::Fixed);
+    for text in [
+        r#"{}"#,
+        r#"{"collapsing": {}}"#,
+        r#"{"collapsing": {"recovery": true}}"#,
+    ] {
+        let config = AgentConfig::from_json(text).unwrap();
+        assert_eq!(config.collapsing.layout, CollapsingLayout::Fixed, "{text}");
+    }
+}
+
+/// The seed's `cache_stable: false` named its default, `hide`, and still does.
 #[tokio::test]
-async fn without_the_option_the_layout_is_unchanged() {
+async fn cache_stable_false_is_the_hide_layout() {
+    let config = AgentConfig::from_json(r#"{"collapsing": {"cache_stable": false}}"#).unwrap();
+    assert_eq!(config.collapsing.layout, CollapsingLayout::Hide);
     let client = ScriptedChatClient::new();
-    let agent = builder(&client).build().unwrap();
+    let agent = builder(&client)
+        .with_collapsing_layout(config.collapsing.layout)
+        .build()
+        .unwrap();
     script_two_expansions(&client);
     agent.run("go").await.unwrap();
     let requests = client.requests();

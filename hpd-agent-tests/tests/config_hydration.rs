@@ -36,6 +36,7 @@ fn arbitrary_json() -> impl Strategy<Value = Value> {
 
 fn build(reference: ToolHarnessReference) -> Result<hpd_agent::Agent, BuildError> {
     AgentBuilder::new()
+        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
         .with_tool_harness_reference(&reference)
         .with_chat_client(ScriptedChatClient::new())
         .build()
@@ -77,7 +78,7 @@ proptest! {
     fn arbitrary_agent_config_documents_never_panic(document in arbitrary_json()) {
         let text = json!({ "tool_harnesses": [ { "name": "SearchTools", "config": document.clone(), "metadata": document } ] }).to_string();
         if let Ok(config) = AgentConfig::from_json(&text) {
-            let _ = AgentBuilder::from_config(config).with_chat_client(ScriptedChatClient::new()).build();
+            let _ = AgentBuilder::from_config(config).with_collapsing_layout(hpd_agent::CollapsingLayout::Hide).with_chat_client(ScriptedChatClient::new()).build();
         }
     }
 }
@@ -151,6 +152,7 @@ async fn the_spec_example_round_trips_and_builds_a_working_agent() {
         ChatResponse::text("ok"),
     ]);
     let agent = AgentBuilder::from_config(AgentConfig::from_json(&canonical).unwrap())
+        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
         .with_chat_client(client.clone())
         .build()
         .unwrap();

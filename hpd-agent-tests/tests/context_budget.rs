@@ -131,6 +131,7 @@ async fn two_hundred_turns(budget: ContextBudget, summarize: bool) -> Outcome {
         .build()
         .expect("harness");
     let mut builder = AgentBuilder::new()
+        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
         .with_instructions(SYSTEM)
         .with_harness(notes)
         .with_context_budget(budget)

@@ -68,6 +68,7 @@ async fn qualified_name_tries_every_split_position() {
         ChatResponse::text("done"),
     ]);
     let agent = AgentBuilder::new()
+        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
         .with_tool_harness::<Net>()
         .with_tool_harness::<NetTools>()
         .with_chat_client(client.clone())
@@ -86,6 +87,7 @@ async fn qualified_name_double_underscore_overlapping_positions() {
         ChatResponse::text("done"),
     ]);
     let agent = AgentBuilder::new()
+        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
         .with_tool_harness::<CacheTools>()
         .with_chat_client(client.clone())
         .build()
@@ -102,6 +104,7 @@ async fn agent_sub_agent_precedes_run_added_functions() {
     let client = ScriptedChatClient::with_replies([ChatResponse::text("done")]);
     let helper = SubAgent::new("helper", "Helps.", AgentConfig::from_json("{}").unwrap());
     let agent = AgentBuilder::new()
+        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
         .with_sub_agent(helper)
         .with_chat_client(client.clone())
         .build()
@@ -137,6 +140,7 @@ async fn later_builder_middleware_config_replaces_config_entry() {
         ChatResponse::text("done"),
     ]);
     let agent = AgentBuilder::from_config(config)
+        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
         .with_tool_harness_with::<DatabaseTools>(|o| {
             o.middleware_config(
                 "DbAuditMiddleware",
@@ -166,7 +170,9 @@ async fn override_does_not_drop_earlier_builder_selection() {
     let make = |override_first: bool| {
         let client = ScriptedChatClient::with_replies([ChatResponse::text("done")]);
         let reference = ToolHarnessReference::new("MathTools").with_functions(["divide"]);
-        let builder = AgentBuilder::from_config(config.clone()).with_chat_client(client.clone());
+        let builder = AgentBuilder::from_config(config.clone())
+            .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+            .with_chat_client(client.clone());
         let builder = if override_first {
             builder
                 .with_tool_harness_override(reference)
@@ -203,6 +209,7 @@ async fn sub_agent_unknown_parent_harness_lists_sorted_names() {
     let helper = SubAgent::new("helper", "Helps.", AgentConfig::from_json("{}").unwrap())
         .with_parent_functions(["Nope.query"]);
     let error = AgentBuilder::new()
+        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
         .with_tool_harness::<WeatherTools>()
         .with_tool_harness::<MathTools>()
         .with_sub_agent(helper)
@@ -222,12 +229,14 @@ async fn sub_agent_unknown_parent_harness_lists_sorted_names() {
 async fn max_iterations_zero_is_rejected() {
     let client = ScriptedChatClient::with_replies([ChatResponse::text("hi")]);
     let error = AgentBuilder::new()
+        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
         .with_max_iterations(0)
         .with_chat_client(client.clone())
         .build()
         .unwrap_err();
     assert_eq!(error.to_string(), "max_iterations must be at least 1");
     let agent = AgentBuilder::new()
+        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
         .with_chat_client(client.clone())
         .build()
         .unwrap();
@@ -253,6 +262,7 @@ async fn persisted_run_harness_pipeline_lingers_in_later_run() {
         ChatResponse::text("t2"),
     ]);
     let agent = AgentBuilder::new()
+        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
         .configure_harness_collapsing(|c| c.persist_system_prompt_injections = true)
         .with_chat_client(client.clone())
         .build()
@@ -282,6 +292,7 @@ async fn sub_agent_registered_first_is_listed_first() {
     let client = ScriptedChatClient::with_replies([ChatResponse::text("done")]);
     let helper = SubAgent::new("helper", "Helps.", AgentConfig::from_json("{}").unwrap());
     let agent = AgentBuilder::new()
+        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
         .with_sub_agent(helper)
         .with_tool_harness::<WeatherTools>()
         .with_chat_client(client.clone())
@@ -315,6 +326,7 @@ impl hpd_agent::Middleware for SlowIteration {
 async fn cancellation_while_a_hook_is_pending() {
     let client = ScriptedChatClient::with_replies([ChatResponse::text("hi")]);
     let agent = AgentBuilder::new()
+        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
         .with_middleware(SlowIteration)
         .with_chat_client(client)
         .build()
@@ -355,6 +367,7 @@ async fn child_registering_a_handed_harness_is_a_build_error() {
     let helper =
         SubAgent::new("helper", "Helps.", child).with_parent_functions(["MathTools.multiply"]);
     let error = AgentBuilder::new()
+        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
         .with_tool_harness::<MathTools>()
         .with_sub_agent(helper)
         .with_chat_client(client.clone())
@@ -391,6 +404,7 @@ async fn harness_names_fold_ascii_case_only() {
     assert!(registry.get(kelvin_sign).is_none());
 
     let error = AgentBuilder::new()
+        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
         .with_tool_ref(format!("{kelvin_sign}.to_kelvin"))
         .with_chat_client(ScriptedChatClient::new())
         .build()
@@ -405,6 +419,7 @@ async fn harness_names_fold_ascii_case_only() {
     let visible = |never: &str| {
         let never = never.to_owned();
         AgentBuilder::new()
+            .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
             .with_tool_harness::<KelvinTools>()
             .configure_harness_collapsing(|c| c.never_collapse.push(never))
             .with_chat_client(ScriptedChatClient::new())
@@ -423,6 +438,7 @@ async fn harness_names_fold_ascii_case_only() {
         ChatResponse::text("done"),
     ]);
     let agent = AgentBuilder::new()
+        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
         .with_tool_harness::<KelvinTools>()
         .with_chat_client(model.clone())
         .build()

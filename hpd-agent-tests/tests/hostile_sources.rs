@@ -27,8 +27,10 @@ fn fault(mode: &str) -> Option<McpHarness> {
     )
 }
 
+/// An agent in the `hide` layout (the `fixed` one has a test of its own below).
 fn agent(harness: DynamicHarness, model: &ScriptedChatClient, limits: Limits) -> hpd_agent::Agent {
     AgentBuilder::new()
+        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
         .with_harness(harness)
         .with_limits(limits)
         .with_chat_client(model.clone())
@@ -67,6 +69,50 @@ async fn a_server_with_thousands_of_tools_is_usable_and_its_container_answer_is_
     assert!(listing.contains("bytes dropped]"), "{listing}");
     // Every tool is visible after the expansion and callable.
     assert_eq!(requests[1].tools.len(), 5001);
+    assert_eq!(
+        requests[2].tool_result("c2"),
+        Some(("tool 4999 ran", false))
+    );
+    assert_eq!(requests[2].tool_result("c3"), Some(("tool 0 ran", false)));
+}
+
+/// The default `fixed` layout: the container answers with 5,001 schemas, cut to the limit like
+/// any result; the tool list never grows, and every member is reachable through the call tool.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn in_the_fixed_layout_a_container_of_thousands_of_tools_answers_within_the_limit() {
+    let Some(harness) = fault("many") else {
+        return;
+    };
+    let harness = harness.connect().await.unwrap();
+    let through = |id: &str, name: &str| {
+        ToolCall::new(
+            id,
+            hpd_agent::CALL_TOOL,
+            format!(r#"{{"name": "{name}", "arguments": {{}}}}"#),
+        )
+    };
+    let model = ScriptedChatClient::with_replies([
+        ChatResponse::tool_calls(vec![ToolCall::new("c1", "Fault", "{}")]),
+        ChatResponse::tool_calls(vec![through("c2", "tool_4999"), through("c3", "tool_0")]),
+        ChatResponse::text("done"),
+    ]);
+    let agent = AgentBuilder::new()
+        .with_harness(harness)
+        .with_limits(Limits::default().with_max_tool_result_bytes(8192))
+        .with_chat_client(model.clone())
+        .build()
+        .unwrap();
+    assert_eq!(agent.initial_tool_names(), ["Fault", hpd_agent::CALL_TOOL]);
+    agent.run("use them").await.unwrap();
+    let requests = model.take_requests();
+    let (listing, is_error) = requests[1].tool_result("c1").unwrap();
+    assert!(!is_error);
+    assert!(listing.len() <= 8192, "{}", listing.len());
+    assert!(listing.starts_with("Fault expanded. Available functions: echo, tool_0, tool_1"));
+    assert!(listing.contains("bytes dropped]"), "{listing}");
+    for request in &requests {
+        assert_eq!(request.tool_names(), ["Fault", hpd_agent::CALL_TOOL]);
+    }
     assert_eq!(
         requests[2].tool_result("c2"),
         Some(("tool 4999 ran", false))

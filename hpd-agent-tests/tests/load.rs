@@ -218,6 +218,7 @@ impl ChatClient for LoadModel {
 
 fn agent(model: std::sync::Arc<LoadModel>) -> Agent {
     AgentBuilder::new()
+        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
         .with_tool_harness_with::<LoadMath>(|o| o.add_scoped_middleware(Counter(&SCOPED_CALLS)))
         .with_harness(notes())
         .with_middleware(Counter(&GLOBAL_CALLS))

@@ -289,10 +289,11 @@ async fn two_hundred_containers_and_no_members() {
         ChatResponse::tool_calls(vec![ToolCall::new("c2", "h123_f7", r#"{"x": 7}"#)]),
         ChatResponse::text("done"),
     ]);
-    let agent = register_all(AgentBuilder::new())
-        .with_chat_client(client.clone())
-        .build()
-        .expect("agent builds");
+    let agent =
+        register_all(AgentBuilder::new().with_collapsing_layout(hpd_agent::CollapsingLayout::Hide))
+            .with_chat_client(client.clone())
+            .build()
+            .expect("agent builds");
     let output = agent.run("go").await.expect("run succeeds");
     assert_eq!(output.text, "done");
 

@@ -41,6 +41,7 @@ async fn everything_server_is_a_collapsed_container_whose_echo_runs() {
         ChatResponse::text("done"),
     ]);
     let agent = AgentBuilder::new()
+        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
         .with_harness(harness)
         .with_chat_client(model.clone())
         .build()
@@ -98,6 +99,7 @@ async fn filesystem_server_reads_a_file_the_test_wrote() {
         ChatResponse::text("read"),
     ]);
     let agent = AgentBuilder::new()
+        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
         .with_harness(harness)
         .with_chat_client(model.clone())
         .build()
@@ -162,6 +164,7 @@ async fn time_server_as_a_plain_harness_tells_the_time() {
         ChatResponse::text("It is late."),
     ]);
     let agent = AgentBuilder::new()
+        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
         .with_harness(harness)
         .with_chat_client(model.clone())
         .build()
@@ -240,6 +243,7 @@ async fn streamable_http_server_of_the_python_sdk() {
         ChatResponse::text("5"),
     ]);
     let agent = AgentBuilder::new()
+        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
         .with_harness(harness)
         .with_chat_client(model.clone())
         .build()

@@ -40,6 +40,7 @@ fn starts(log: &PathBuf) -> Vec<String> {
 
 fn agent(harness: DynamicHarness, model: &ScriptedChatClient) -> hpd_agent::Agent {
     AgentBuilder::new()
+        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
         .with_harness(harness)
         .with_chat_client(model.clone())
         .build()
@@ -347,6 +348,7 @@ async fn mcp_calls_emit_the_events_of_any_harness() {
         ChatResponse::text("done"),
     ]);
     let agent = AgentBuilder::new()
+        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
         .with_harness(harness)
         .with_chat_client(model.clone())
         .on_event(move |event| {

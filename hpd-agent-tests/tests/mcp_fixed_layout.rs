@@ -65,7 +65,15 @@ async fn fixed_is_served_without_list_changed_and_hide_sends_it() {
             .connect()
             .await
             .unwrap();
-        let list = ["get_weather", "get_forecast", "MathTools", CALL_TOOL];
+        // The served call tool keeps its server name on the wire; the client exposes it as
+        // `{harness}_call_function`, since an agent's own `fixed` layout has a `call_function`.
+        let call_tool = format!("{name}_{CALL_TOOL}");
+        let list = [
+            "get_weather",
+            "get_forecast",
+            "MathTools",
+            call_tool.as_str(),
+        ];
         let names = client.tool_names();
         assert_eq!(names, list, "{layout}");
         let tools = hpd_agent::AgentBuilder::new()

@@ -74,6 +74,7 @@ impl ChatClient for EchoModel {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_hundred_concurrent_sessions_keep_their_own_history() {
     let agent = AgentBuilder::new()
+        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
         .with_tool_harness::<FaultTools>()
         .with_chat_client(EchoModel)
         .build()
@@ -115,6 +116,7 @@ async fn session_state_round_trips_and_resumes_expansions() {
         ChatResponse::text("open"),
     ]);
     let agent = AgentBuilder::new()
+        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
         .with_instructions("Base.")
         .with_tool_harness::<MathTools>()
         .with_tool_harness::<DatabaseTools>()
@@ -198,6 +200,7 @@ async fn timeouts_and_context() {
         ChatResponse::text("ok"),
     ]);
     let agent = AgentBuilder::new()
+        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
         .with_tool_harness::<SlowTools>()
         .with_chat_client(client.clone())
         .build()
@@ -230,6 +233,7 @@ async fn cancellation_answers_every_call_and_keeps_the_session() {
         ToolCall::new("c2", "whoami", "{}"),
     ])]);
     let agent = AgentBuilder::new()
+        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
         .with_tool_harness::<SlowTools>()
         .with_chat_client(client.clone())
         .build()
@@ -300,6 +304,7 @@ async fn failing_middleware_ends_the_run_but_answers_every_call() {
         ToolCall::new("c2", "echo", r#"{"text":"x"}"#),
     ])]);
     let agent = AgentBuilder::new()
+        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
         .with_tool_harness::<FaultTools>()
         .with_middleware(Failing {
             turns_ended: Arc::clone(&turns_ended),
@@ -343,6 +348,7 @@ impl ChatClient for Down {
 #[tokio::test]
 async fn provider_errors_keep_the_history() {
     let agent = AgentBuilder::new()
+        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
         .with_tool_harness::<WeatherTools>()
         .with_chat_client(Down)
         .build()
@@ -364,6 +370,7 @@ async fn events_report_the_run() {
         ChatResponse::text("3"),
     ]);
     let agent = AgentBuilder::new()
+        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
         .with_tool_harness::<MathTools>()
         .configure_harness_collapsing(|c| c.execute_recovered_calls = true)
         .with_chat_client(client)
@@ -431,6 +438,7 @@ impl Clashing {
 #[test]
 fn duplicate_tool_names_fail_the_build() {
     let error = AgentBuilder::new()
+        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
         .with_tool_harness::<MathTools>()
         .with_tool::<Clashing>("MathTools")
         .with_chat_client(ScriptedChatClient::new())
@@ -441,6 +449,7 @@ fn duplicate_tool_names_fail_the_build() {
         "tool name 'MathTools' is registered twice: by 'MathTools' and by 'Clashing'"
     );
     let error = AgentBuilder::new()
+        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
         .with_tool_harness::<WeatherTools>()
         .with_tool::<Clashing>("get_weather")
         .with_chat_client(ScriptedChatClient::new())
@@ -449,6 +458,7 @@ fn duplicate_tool_names_fail_the_build() {
     assert!(matches!(error, BuildError::DuplicateTool { .. }), "{error}");
     // Without collapsing there is no container, so no clash.
     AgentBuilder::new()
+        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
         .with_tool_harness::<MathTools>()
         .with_tool::<Clashing>("MathTools")
         .without_harness_collapsing()
@@ -470,6 +480,7 @@ async fn hook_order_of_a_parallel_batch() {
         ChatResponse::text("ok"),
     ]);
     let agent = AgentBuilder::new()
+        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
         .with_tool_harness::<DatabaseTools>()
         .with_tool_harness::<FaultTools>()
         .with_middleware(RecordingMiddleware::new("A"))

@@ -35,6 +35,7 @@ async fn a_sub_agent_runs_a_child_agent_with_its_own_tools() {
     let events = Arc::new(Mutex::new(Vec::new()));
     let seen = Arc::clone(&events);
     let agent = AgentBuilder::new()
+        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
         .with_instructions("Delegate.")
         .with_sub_agent(SubAgent::new(
             "researcher",
@@ -97,6 +98,7 @@ async fn parent_functions_run_through_their_scoped_pipeline_in_the_child() {
         ChatResponse::text("done"),
     ]);
     let agent = AgentBuilder::new()
+        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
         .with_tool_harness::<DatabaseTools>()
         .with_sub_agent(
             SubAgent::new("analyst", "Analyses data.", AgentConfig::default())
@@ -149,6 +151,7 @@ async fn child_failures_and_bad_input_are_error_results() {
         ChatResponse::text("sorry"),
     ]);
     let agent = AgentBuilder::new()
+        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
         .with_sub_agent(SubAgent::new(
             "researcher",
             "Researches.",
@@ -190,12 +193,14 @@ fn sub_agents_from_json_config_and_their_errors() {
     )
     .unwrap();
     let agent = AgentBuilder::from_config(config)
+        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
         .with_chat_client(ScriptedChatClient::new())
         .build()
         .unwrap();
     assert_eq!(agent.initial_tool_names(), ["analyst", "DatabaseTools"]);
 
     let error = AgentBuilder::new()
+        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
         .with_tool_harness::<WeatherTools>()
         .with_sub_agent(
             SubAgent::new("analyst", "Analyses.", AgentConfig::default())
@@ -210,6 +215,7 @@ fn sub_agents_from_json_config_and_their_errors() {
     );
 
     let error = AgentBuilder::new()
+        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
         .with_sub_agent(
             SubAgent::new("analyst", "Analyses.", AgentConfig::default())
                 .with_parent_functions(["MathTools.add"]),
@@ -242,6 +248,7 @@ fn nesting_is_bounded_by_max_depth() {
     }
     let build = |levels| {
         AgentBuilder::from_config(nested(levels))
+            .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
             .with_chat_client(ScriptedChatClient::new())
             .build()
     };
@@ -258,6 +265,7 @@ async fn sub_agent_runs_can_be_cancelled_with_the_parent() {
     let token = hpd_agent::CancellationToken::new();
     token.cancel();
     let agent = AgentBuilder::new()
+        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
         .with_sub_agent(SubAgent::new(
             "researcher",
             "Researches.",
@@ -277,6 +285,7 @@ async fn sub_agent_runs_can_be_cancelled_with_the_parent() {
 #[test]
 fn handing_a_function_the_parent_does_not_register_fails() {
     let error = AgentBuilder::new()
+        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
         .with_tool::<WeatherTools>("get_weather")
         .with_sub_agent(
             SubAgent::new("analyst", "Analyses.", AgentConfig::default())

@@ -45,6 +45,7 @@ impl Log {
 
 fn agent(lines: &Arc<Mutex<Vec<String>>>) -> hpd_agent::Agent {
     AgentBuilder::new()
+        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
         .with_tool_harness::<WeatherTools>()
         .with_tool_harness::<MathTools>()
         .with_tool_harness_with::<DatabaseTools>(|o| {
@@ -230,6 +231,7 @@ async fn events_are_emitted_and_sub_agents_run() {
     let seen = Arc::clone(&events);
     let model = ScriptedChatClient::with_replies([ChatResponse::text("child answer")]);
     let agent = AgentBuilder::new()
+        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
         .with_tool_harness::<MathTools>()
         .with_sub_agent(SubAgent::new("helper", "Helps", AgentConfig::default()))
         .with_chat_client(model)
@@ -278,6 +280,7 @@ async fn refresh_picks_up_a_changed_tool_list_and_cancellation_stops_calls() {
         .build()
         .unwrap();
     let agent = AgentBuilder::new()
+        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
         .with_harness(remote.clone())
         .with_chat_client(ScriptedChatClient::new())
         .build()

@@ -36,10 +36,14 @@
 //!
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! // A scripted model: open the container, call `add`, answer.
+//! // A scripted model: open the container, call `add` through the call tool, answer.
 //! let model = ScriptedChatClient::with_replies([
 //!     ChatResponse::tool_calls(vec![ToolCall::new("c1", "MathTools", "{}")]),
-//!     ChatResponse::tool_calls(vec![ToolCall::new("c2", "add", r#"{"a": 2, "b": 3}"#)]),
+//!     ChatResponse::tool_calls(vec![ToolCall::new(
+//!         "c2",
+//!         "call_function",
+//!         r#"{"name": "add", "arguments": {"a": 2, "b": 3}}"#,
+//!     )]),
 //!     ChatResponse::text("2 + 3 = 5"),
 //! ]);
 //! let agent = AgentBuilder::new()
@@ -51,8 +55,11 @@
 //! assert_eq!(output.text, "2 + 3 = 5");
 //!
 //! let requests = model.requests();
-//! assert_eq!(requests[0].tool_names(), ["MathTools"]); // collapsed: one container
-//! assert_eq!(requests[1].tool_names(), ["add"]); // expanded after the container call
+//! // Collapsed: one container, and the call tool of the default `fixed` layout.
+//! assert_eq!(requests[0].tool_names(), ["MathTools", "call_function"]);
+//! // The container's result carried `add`'s schema; the tool list never changes.
+//! assert!(requests[1].tool_result("c1").unwrap().0.contains(r#"{"name":"add""#));
+//! assert_eq!(requests[1].tool_names(), ["MathTools", "call_function"]);
 //! assert_eq!(requests[2].tool_result("c2"), Some(("5", false)));
 //! # Ok(())
 //! # }
@@ -96,43 +103,63 @@
 //!
 //! A collapsed harness is offered to the model as one *container* tool named after the harness,
 //! described as `{description} (functions: f1, f2, ...)`, with an empty parameter object. Its
-//! functions are visible only while the container is expanded. Before every model request the
-//! visible tools are computed, in this order:
-//!
-//! 1. functions of plain harnesses (and of never-collapsed harnesses, or of every harness when
-//!    collapsing is disabled), in registration order;
-//! 2. containers that are not expanded, in registration order;
-//! 3. members of expanded containers, in expansion order.
+//! functions reach the model only once it calls the container. How they reach it is the
+//! *layout* ([`CollapsingLayout`]: [`AgentBuilder::with_collapsing_layout`], or
+//! `{"collapsing": {"layout": "..."}}` in JSON). The default is `fixed`.
 //!
 //! What it buys, as measured in the repository's `BENCHMARKS.md` (OpenAI Chat tool JSON,
 //! `o200k_base` tokens): **92.3% fewer tool tokens on the first request** for a synthetic
 //! catalog of 20 collapsed harnesses × 8 functions, and **93.2%** for the tools of six MCP
 //! reference servers, with every function reachable in one extra call.
 //!
-//! - **Containers.** Calling a container expands it from the next request on; the call is
-//!   answered with `{Name} expanded. Available functions: ...`, followed by the harness's
-//!   `function_result` when it has one.
-//! - **Instructions.** An expanded container's `system_prompt` is added to the system text
-//!   under `## Active container instructions`, and its scoped middleware is created.
-//! - **Recovery.** Calling a hidden member, by its name or qualified (`MathTools.add`,
-//!   `mathtools:add`, `MathTools/add`, `MathTools-add`, `MathTools__add`), expands its container
-//!   too: the call is answered with `MathTools expanded. Available functions: add. Call add
-//!   again to run it.`, or run right away with [`CollapsingConfig::execute_recovered_calls`].
-//!   Functions that are not registered for the agent are never run, whatever name the model
-//!   uses.
-//! - **Turn end.** At the end of a turn all containers collapse again, unless
+//! **`fixed` (the default).** The tool list is the same on every request of a session: the
+//! functions of plain harnesses (and of never-collapsed harnesses, or of every harness when
+//! collapsing is disabled) in registration order, then the containers in registration order,
+//! then the call tool [`CALL_TOOL`] (`call_function`) when there is a container.
+//!
+//! - **Containers.** Calling a container expands it: the call is answered with `{Name}
+//!   expanded. Available functions: ...`, then each member's name, description and parameter
+//!   schema as one JSON line, then the harness's `function_result` and `system_prompt` (under
+//!   `## Active container instructions`) when it has them, and its scoped middleware is
+//!   created. The model calls a member through `call_function` with `{"name": "add",
+//!   "arguments": {"a": 2, "b": 3}}`; that call takes exactly the path of a direct call of the
+//!   member (validation, middleware, limits, events and recovery name the member, while the
+//!   history keeps the model's own call). A container opened again later in the session
+//!   answers without the schemas and instructions the history already holds.
+//! - **Recovery.** Calling a member before its container, directly or through
+//!   `call_function`, by its name or qualified (`MathTools.add`, `mathtools:add`,
+//!   `MathTools/add`, `MathTools-add`, `MathTools__add`), expands its container too: the call
+//!   is answered with the expansion and `Call add again to run it.`, or run right away with
+//!   [`CollapsingConfig::execute_recovered_calls`]. Functions that are not registered for the
+//!   agent are never run, whatever name the model uses.
+//! - **Turn end.** At the end of a turn all containers collapse again (their scoped middleware
+//!   is dropped, and a later member call is a recovery), unless
 //!   [`CollapsingConfig::persist_system_prompt_injections`] is set.
-//! - **Layouts and the prompt cache.** Providers cache the longest unchanged prefix of a
-//!   request (tools, then system text, then messages), and the layout above (`hide`) changes
-//!   the tool list and the system text when a container expands, so everything after the
-//!   change is billed again. [`CollapsingLayout`] has three more
-//!   ([`AgentBuilder::with_collapsing_layout`], `{"collapsing": {"layout": "fixed"}}`):
-//!   `append` keeps expanded containers in place and appends their members; `fixed` never
-//!   changes the tool list at all (containers answer with their members' schemas, and the
-//!   model calls them through the call tool [`CALL_TOOL`]); `native` uses the provider's own
-//!   deferred loading (Anthropic `tool_reference` blocks, OpenAI Responses namespaces) and
-//!   `fixed` where it has none. Outside `hide` a container's `system_prompt` is carried, under
-//!   the same heading, by the result of the call that expanded it instead of the system text.
+//!
+//! **Why `fixed`, and the other layouts.** Providers cache the longest unchanged prefix of a
+//! request (tools, then system text, then messages) and bill everything after the first change
+//! again. `fixed` never changes the tool list or the system text, so each request keeps the
+//! whole previous one cached; the price is a longer container result and one layer of
+//! indirection for the model. Over whole sessions (the `session_cost` benchmark in
+//! `BENCHMARKS.md`) it costs less than `hide` and `append` on every catalog from five turns on,
+//! under Anthropic's and OpenAI's cache pricing; on one turn it is cheaper on two catalogs and
+//! 5% dearer than `hide` on the smallest (4 harnesses).
+//! The other layouts:
+//! - `hide`, the seed's layout and its default until `fixed` replaced it: an expanded container
+//!   leaves the tool list, its members are appended after every other tool (in expansion
+//!   order), and its `system_prompt` joins the system text under `## Active container
+//!   instructions`; the model calls members by their own names. Each expansion changes the tool
+//!   list, so the cached prefix ends at the first tool. Choose it for a model that handles the
+//!   call tool poorly (run the repository's accuracy harness on your model to know).
+//! - `append` (the seed's `cache_stable`): containers stay; members of expanded containers are
+//!   appended; system prompts travel in call results.
+//! - `native`: the provider's own deferred loading (Anthropic `tool_reference` blocks, OpenAI
+//!   Responses namespaces with a client-executed `tool_search`), and `fixed` where it has none.
+//!   The cheapest layout with Anthropic's client; with the Responses client, loaded tools are
+//!   billed at the end of the context, which costs more than `fixed`.
+//!
+//! For a small catalog whose every harness a long session keeps using, collapsing off is
+//! cheapest of all.
 //!
 //! Collapsing is on by default; turn it off with
 //! [`AgentBuilder::without_harness_collapsing`] or `{"collapsing": {"enabled": false}}`, keep
@@ -351,7 +378,11 @@
 //!
 //! let model = ScriptedChatClient::with_replies([
 //!     ChatResponse::tool_calls(vec![ToolCall::new("c1", "Weather", "{}")]),
-//!     ChatResponse::tool_calls(vec![ToolCall::new("c2", "forecast", r#"{"city": "Oslo"}"#)]),
+//!     ChatResponse::tool_calls(vec![ToolCall::new(
+//!         "c2",
+//!         "call_function",
+//!         r#"{"name": "forecast", "arguments": {"city": "Oslo"}}"#,
+//!     )]),
 //!     ChatResponse::text("Sunny in Oslo."),
 //! ]);
 //! let agent = AgentBuilder::new()
@@ -361,8 +392,8 @@
 //! assert_eq!(agent.run("Weather in Oslo?").await?.text, "Sunny in Oslo.");
 //!
 //! let requests = model.requests();
-//! assert_eq!(requests[0].tool_names(), ["Weather"]);
-//! assert_eq!(requests[1].tool_names(), ["forecast"]);
+//! assert_eq!(requests[0].tool_names(), ["Weather", "call_function"]);
+//! assert_eq!(requests[1].tool_names(), ["Weather", "call_function"]);
 //! assert_eq!(requests[2].tool_result("c2"), Some(("sunny in Oslo", false)));
 //! # Ok(())
 //! # }
@@ -498,7 +529,9 @@
 //!
 //! A run reports what it does as [`AgentEvent`]s: to callbacks ([`AgentBuilder::on_event`],
 //! [`AgentRunConfig::on_event`]), as a stream ([`Session::run_streamed`]), and to `tracing`
-//! at debug level (target `hpd_agent`, inside a `turn` span). A [`CancellationToken`] given
+//! at debug level (target `hpd_agent`, inside the INFO spans `turn`, `model_request` and
+//! `tool_call`; with the `otel` feature these are the OpenTelemetry GenAI spans
+//! `invoke_agent`, `chat` and `execute_tool`, see the `otel` module). A [`CancellationToken`] given
 //! with [`AgentRunConfig::with_cancellation`] ends a run: the model request or the running
 //! functions are abandoned, every pending call is answered `Error: run cancelled`, and the run
 //! fails with [`RunError::Cancelled`]. Functions see the token through a `CancellationToken`
@@ -565,6 +598,7 @@
 //! | `postgres` | no | `store::PostgresSessionStore`, over `tokio-postgres` |
 //! | `redis` | no | `store::RedisSessionStore`, over the `redis` crate with Tokio support |
 //! | `mcp` | no | the [`mcp`](mcp/index.html) module: `McpHarness` (MCP servers as harnesses), `McpServer` (an agent's tools over MCP), `AgentBuilder::with_mcp_server` and `build_async`; built on the official Rust SDK `rmcp` |
+//! | `otel` | no | the `otel` module: the run's spans by the OpenTelemetry GenAI conventions (through `tracing-opentelemetry`; the operator picks the SDK and exporter), W3C trace context through MCP `_meta` |
 //!
 //! Everything else (the macros, the three HTTP providers, the memory store) is always there.
 //! Items behind a feature are marked so on docs.rs, which builds every feature.
@@ -617,7 +651,8 @@
 //! - [`config`]: [`AgentConfig`] and friends, key folding, config errors.
 //! - [`chat`], [`providers`] ([`openai`], [`providers::anthropic`],
 //!   [`providers::openai_responses`], [`scripted`]): the model side.
-//! - [`store`]: session stores. `mcp` (feature `mcp`): MCP client and server.
+//! - [`store`]: session stores. `mcp` (feature `mcp`): MCP client and server. `otel`
+//!   (feature `otel`): the run's spans as OpenTelemetry GenAI spans, and how to export them.
 //! - [`prelude`]: what harness code imports.
 //!
 //! A tool call goes down from the turn (`agent`) through `collapse` (resolution, expansion) and
@@ -639,9 +674,13 @@ pub mod harness;
 pub mod mcp;
 pub mod middleware;
 pub mod output;
+#[cfg(feature = "otel")]
+#[cfg_attr(docsrs, doc(cfg(feature = "otel")))]
+pub mod otel;
 pub mod providers;
 mod session;
 pub mod store;
+mod telemetry;
 pub mod tool;
 
 pub use providers::{openai, scripted};
@@ -660,7 +699,8 @@ pub use agent::{
 pub use async_trait::async_trait;
 pub use chat::{
     ChatClient, ChatError, ChatMessage, ChatRequest, ChatResponse, DeferredGroup, DeferredTools,
-    FinishReason, ModelOptions, Reasoning, TextSink, ToolCall, ToolChoice, ToolDefinition, Usage,
+    FinishReason, ModelInfo, ModelOptions, Reasoning, TextSink, ToolCall, ToolChoice,
+    ToolDefinition, Usage,
 };
 pub use config::{
     AgentConfig, CALL_TOOL, CollapsingConfig, CollapsingLayout, ConfigError, ConfigErrorKind,

@@ -243,7 +243,8 @@ fn full_config_has_the_documented_canonical_layout() {
     ],
     "recovery": false,
     "execute_recovered_calls": true,
-    "persist_system_prompt_injections": true
+    "persist_system_prompt_injections": true,
+    "layout": "hide"
   },
   "tool_harnesses": [
     "WeatherTools",

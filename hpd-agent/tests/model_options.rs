@@ -36,8 +36,11 @@ impl OptClock {
     }
 }
 
+/// An agent in the `hide` layout, whose forced choices name members directly (the call tool's
+/// forced choices are in `hpd-agent-tests/tests/layouts.rs`).
 fn math_agent(model: &ScriptedChatClient, options: ModelOptions) -> hpd_agent::Agent {
     AgentBuilder::new()
+        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
         .with_tool_harness::<OptClock>()
         .with_tool_harness::<OptMath>()
         .with_model_options(options)

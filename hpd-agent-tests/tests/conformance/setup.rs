@@ -2,8 +2,8 @@
 //! `run_config` into an [`AgentRunConfig`]; key checks of the scenario format.
 
 use hpd_agent::{
-    AgentBuilder, AgentConfig, AgentRunConfig, ChatResponse, CollapsingConfig, ScriptedChatClient,
-    ToolCall, ToolHarness, ToolHarnessReference,
+    AgentBuilder, AgentConfig, AgentRunConfig, ChatResponse, CollapsingConfig, CollapsingLayout,
+    ScriptedChatClient, ToolCall, ToolHarness, ToolHarnessReference,
 };
 use hpd_agent_tests::{
     DatabaseTools, FaultTools, FileTools, MathTools, RecordingMiddleware, SearchTools, WeatherTools,
@@ -46,6 +46,7 @@ macro_rules! with_fixture {
 
 pub const SCENARIO_KEYS: &[&str] = &["name", "about", "setup", "build_error", "turns"];
 pub const SETUP_KEYS: &[&str] = &[
+    "layout",
     "instructions",
     "max_iterations",
     "config",
@@ -205,7 +206,31 @@ pub fn apply_collapsing(config: &mut CollapsingConfig, settings: &Value) -> Resu
     Ok(())
 }
 
+/// The collapsing layout every scenario names in `setup.layout`, so that no scenario depends on
+/// the default. A `config` that names a layout of its own must name the same one.
+fn scenario_layout(setup: &Value) -> Result<CollapsingLayout, String> {
+    let name = setup
+        .get("layout")
+        .and_then(Value::as_str)
+        .ok_or("setup.layout is required: name the collapsing layout the scenario runs under")?;
+    let layout: CollapsingLayout = name.parse().map_err(|e| format!("setup.layout: {e}"))?;
+    let configured = setup
+        .get("config")
+        .and_then(|c| c.get("collapsing"))
+        .and_then(|c| c.get("layout"))
+        .and_then(Value::as_str);
+    if let Some(configured) = configured
+        && configured != name
+    {
+        return Err(format!(
+            "setup.layout \"{name}\" contradicts the config's collapsing.layout \"{configured}\""
+        ));
+    }
+    Ok(layout)
+}
+
 pub fn build_agent(setup: &Value, client: &ScriptedChatClient) -> Result<hpd_agent::Agent, String> {
+    let layout = scenario_layout(setup)?;
     let mut builder = match (setup.get("config"), setup.get("config_text")) {
         (Some(config), _) => {
             let text = serde_json::to_string(config).map_err(|e| e.to_string())?;
@@ -217,6 +242,7 @@ pub fn build_agent(setup: &Value, client: &ScriptedChatClient) -> Result<hpd_age
         }
         (None, None) => AgentBuilder::new(),
     };
+    builder = builder.configure_harness_collapsing(|c| c.layout = layout);
     if let Some(instructions) = setup.get("instructions").and_then(Value::as_str) {
         builder = builder.with_instructions(instructions);
     }

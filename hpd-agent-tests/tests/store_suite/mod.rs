@@ -69,8 +69,11 @@ fn text_agent(replies: &[&str]) -> (Agent, ScriptedChatClient) {
     (agent, model)
 }
 
+/// An agent in the `hide` layout, whose stored expansions show in the reopened session's tool
+/// list and system text.
 fn math_agent(model: &ScriptedChatClient) -> Agent {
     AgentBuilder::new()
+        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
         .with_tool_harness::<MathTools>()
         .configure_harness_collapsing(|c| c.persist_system_prompt_injections = true)
         .with_chat_client(model.clone())

@@ -91,6 +91,8 @@ pub struct AgentBuilder {
     /// The schema every run's final answer must match, and the retries.
     output: Option<OutputSchema>,
     output_retries: Option<usize>,
+    /// Whether spans record content; `None`: as the environment says.
+    trace_content: Option<bool>,
 }
 
 /// Connects a tool source, given the tool and harness names the agent already uses, into the
@@ -245,6 +247,27 @@ impl AgentBuilder {
     /// ```
     pub fn with_sub_agent(mut self, sub_agent: SubAgent) -> Self {
         self.sub_agents.push((self.registrations.len(), sub_agent));
+        self
+    }
+
+    /// Whether the run's spans record what the conventions call content (cargo feature
+    /// `otel`): the user message and the answer on `invoke_agent`, the system instructions and
+    /// the messages sent and received on `chat`, the arguments and results on
+    /// `execute_tool`. Off by default, as the OpenTelemetry GenAI conventions ask, since
+    /// these may carry personal data; without this call it is on when the environment
+    /// variable `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT` is `true`, `span_only`
+    /// or `span_and_event` (any case) when the agent is built. Credentials never appear
+    /// either way. Without the `otel` feature this changes nothing.
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
+    ///
+    /// let agent = AgentBuilder::new().with_trace_content(true).with_chat_client(ScriptedChatClient::new()).build()?;
+    /// # drop(agent);
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
+    pub fn with_trace_content(mut self, on: bool) -> Self {
+        self.trace_content = Some(on);
         self
     }
 
@@ -448,7 +471,7 @@ impl AgentBuilder {
     ///     .with_harness(net)
     ///     .with_chat_client(ScriptedChatClient::new())
     ///     .build()?;
-    /// assert_eq!(agent.initial_tool_names(), ["Net"]);
+    /// assert_eq!(agent.initial_tool_names(), ["Net", "call_function"]);
     /// # Ok::<(), hpd_agent::BuildError>(())
     /// ```
     pub fn with_harness(mut self, harness: DynamicHarness) -> Self {
@@ -1129,9 +1152,19 @@ impl AgentBuilder {
                     }),
                 output: self.output,
                 output_retries: self.output_retries,
+                trace_content: self.trace_content.unwrap_or_else(trace_content_from_env),
             }),
         })
     }
+}
+
+/// Whether `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT` asks for content on spans.
+fn trace_content_from_env() -> bool {
+    std::env::var("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT").is_ok_and(|value| {
+        ["true", "span_only", "span_and_event"]
+            .iter()
+            .any(|on| value.trim().eq_ignore_ascii_case(on))
+    })
 }
 
 /// Sub-agent members of resolved harnesses, by harness name, waiting for the toolset their

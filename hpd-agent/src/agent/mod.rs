@@ -92,6 +92,8 @@ pub(crate) struct AgentInner {
     pub(crate) depth: usize,
     /// The context budget, when one limits requests.
     pub(crate) budgeting: Option<budget::Budgeting>,
+    /// Whether spans record messages, arguments and results (`otel` feature).
+    pub(crate) trace_content: bool,
     /// The schema every run's final answer must match, when the agent has one.
     pub(crate) output: Option<OutputSchema>,
     /// How many times a mismatching answer is sent back (`None`: the default).
@@ -229,7 +231,7 @@ impl Agent {
     ///     .with_chat_client(ScriptedChatClient::new())
     ///     .build()?;
     /// // Plain functions first, then containers.
-    /// assert_eq!(agent.initial_tool_names(), ["read", "Mail"]);
+    /// assert_eq!(agent.initial_tool_names(), ["read", "Mail", "call_function"]);
     /// # Ok::<(), hpd_agent::BuildError>(())
     /// ```
     #[must_use]
@@ -619,17 +621,36 @@ impl Session {
         config: AgentRunConfig,
     ) -> Result<RunOutput, RunError> {
         use tracing::Instrument as _;
-        let span =
-            tracing::debug_span!(target: "hpd_agent", "turn", agent = %self.agent.inner.name);
         let message = message.into();
         let mut config = config;
         let turn_id = config.turn_id.get_or_insert_with(new_turn_id).clone();
+        let span = self.turn_span(&turn_id, &message);
         if let Some(binding) = self.store.as_mut() {
             binding.last_turn = Some((turn_id, message.clone()));
         }
-        self.bound_turn(run::Start::Message(message), config)
-            .instrument(span)
+        self.bound_turn(run::Start::Message(message), config, &span)
+            .instrument(span.clone())
             .await
+    }
+
+    /// The `turn` span of a turn (`invoke_agent` with the `otel` feature).
+    fn turn_span(&self, turn_id: &str, message: &str) -> tracing::Span {
+        let agent = &self.agent.inner;
+        crate::telemetry::turn_span(
+            &agent.name,
+            agent.client.model_info(),
+            &self.turn_trace(),
+            turn_id,
+            message,
+        )
+    }
+
+    /// What the spans of this session's turns share.
+    fn turn_trace(&self) -> crate::telemetry::TurnTrace {
+        crate::telemetry::TurnTrace {
+            conversation: self.id().map(str::to_owned),
+            content: self.agent.inner.trace_content,
+        }
     }
 
     /// Runs a turn of `start` and saves the session when it is bound to a store.
@@ -637,22 +658,30 @@ impl Session {
         &mut self,
         start: run::Start,
         config: AgentRunConfig,
+        span: &tracing::Span,
     ) -> Result<RunOutput, RunError> {
         let agent = Arc::clone(&self.agent.inner);
         let before = self.change_mark();
         let trimmed_before = (self.state.trimmed, self.state.summary.clone());
         self.dropped = 0;
-        let outcome = run::run_turn(&agent, self, start, config).await;
+        let trace = self.turn_trace();
+        let outcome = run::run_turn(&agent, self, start, config, trace).await;
         let changed = before != self.change_mark()
             || trimmed_before != (self.state.trimmed, self.state.summary.clone())
             || self.dropped > 0;
         if let Some(binding) = self.store.as_mut() {
             binding.saved_len = binding.saved_len.saturating_sub(self.dropped);
         }
-        match self.store.as_mut() {
+        let outcome = match self.store.as_mut() {
             Some(binding) => binding.after_turn(&self.state, changed, outcome).await,
             None => outcome,
-        }
+        };
+        crate::telemetry::record_turn_end(
+            span,
+            outcome.as_ref().map(|output| output.text.as_str()),
+            agent.trace_content,
+        );
+        outcome
     }
 
     /// What a turn changes when it changes the session (besides the budget's trimming).
@@ -741,9 +770,11 @@ impl Session {
         config: AgentRunConfig,
     ) -> Result<RunOutput, RunError> {
         use tracing::Instrument as _;
-        let span =
-            tracing::debug_span!(target: "hpd_agent", "turn", agent = %self.agent.inner.name);
         let mut config = config;
+        let span = match &self.state.paused {
+            Some(paused) => self.turn_span(paused.turn_id(), paused.user_message()),
+            None => self.turn_span(config.turn_id.as_deref().unwrap_or_default(), ""),
+        };
         if let Some(paused) = &self.state.paused {
             config.turn_id = Some(paused.turn_id().to_owned());
             if let Some(binding) = self.store.as_mut() {
@@ -753,8 +784,8 @@ impl Session {
                 ));
             }
         }
-        self.bound_turn(run::Start::Resume(approvals), config)
-            .instrument(span)
+        self.bound_turn(run::Start::Resume(approvals), config, &span)
+            .instrument(span.clone())
             .await
     }
 

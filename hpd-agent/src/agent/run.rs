@@ -24,6 +24,7 @@ use crate::middleware::pipeline::{
 };
 use crate::middleware::{FunctionCall, IterationInfo, TurnInfo, TurnOutcome};
 use crate::output::{DEFAULT_OUTPUT_RETRIES, Mismatch, OutputSchema, retry_message};
+use crate::telemetry::{self, TurnTrace};
 use crate::tool::ToolResult;
 
 use super::budget::{KnownPrompt, next_turn_start, summary_turn};
@@ -70,6 +71,8 @@ struct Turn<'a> {
     output: Option<(OutputSchema, Option<TypedCheck>)>,
     /// How many times a mismatching answer is sent back.
     output_retries: usize,
+    /// What the turn's spans share.
+    trace: TurnTrace,
 }
 
 /// How a turn's model loop ended, when it did not fail.
@@ -104,6 +107,8 @@ struct Job<'j> {
     call_id: &'j str,
     arguments: &'j str,
     approval: Option<&'j ApprovalDecision>,
+    /// The call's `tool_call` span.
+    span: tracing::Span,
 }
 
 /// A call that waits for approval, from the resolution of a response.
@@ -146,6 +151,7 @@ pub(super) async fn run_turn(
     session: &mut Session,
     start: Start,
     config: AgentRunConfig,
+    trace: TurnTrace,
 ) -> Result<RunOutput, RunError> {
     if let (Start::Message(_), Some(paused)) = (&start, &session.state.paused) {
         return Err(ApprovalError::Pending {
@@ -158,6 +164,7 @@ pub(super) async fn run_turn(
     }
     let (base, run_tools) = turn_tools(agent, &config).await?;
     let tools: &Toolset = run_tools.as_ref().unwrap_or(&base);
+    telemetry::record_layout(tools.layout_name());
     let max_iterations = config.max_iterations.unwrap_or(agent.max_iterations);
     if max_iterations == 0 {
         return Err(RunError::Build(crate::BuildError::ZeroMaxIterations));
@@ -243,6 +250,7 @@ pub(super) async fn run_turn(
         approvals: &mut session.state.approvals,
         output,
         output_retries,
+        trace,
     };
 
     let outcome = match turn.expansion.start(tools) {
@@ -252,6 +260,15 @@ pub(super) async fn run_turn(
 
     let usage = turn.usage;
     let finish_reason = turn.finish_reason.clone();
+    telemetry::record_turn_usage(
+        usage,
+        &finish_reason,
+        match &outcome {
+            Ok(Ended::Answered(_, iterations)) => *iterations,
+            Ok(Ended::Paused(paused)) => paused.iteration,
+            Err(_) => 0,
+        },
+    );
     let after = {
         let outcome_view = match &outcome {
             Ok(Ended::Answered(text, _, _)) => TurnOutcome::Finished {
@@ -453,15 +470,27 @@ impl Turn<'_> {
                 .with_deferred(self.tools.deferred())
                 .with_options(options)
                 .with_output(self.output.as_ref().map(|(schema, _)| schema));
+            let span = telemetry::chat_span(
+                self.agent.client.model_info(),
+                &self.trace,
+                iteration,
+                &request,
+            );
             let response = tokio::select! {
                 biased;
-                () = self.cancellation.cancelled() => return Err(RunError::Cancelled),
+                () = self.cancellation.cancelled() => {
+                    telemetry::record_cancelled(&span);
+                    return Err(RunError::Cancelled);
+                }
                 response = self
                     .agent
                     .client
                     .complete(request, &sink)
-                    .instrument(tracing::debug_span!(target: "hpd_agent", "model_request", iteration)) => response?,
+                    .instrument(span.clone()) => response,
             };
+            telemetry::record_chat(&span, response.as_ref(), self.trace.content);
+            drop(span);
+            let response = response?;
             self.usage += response.usage;
             if let Some(fixed) = fixed {
                 *self.known = usize::try_from(response.usage.input_tokens)
@@ -653,12 +682,34 @@ impl Turn<'_> {
         // middleware, limits and results see those.
         let unwrapped = unwrap_calls(self.tools, self.agent.limits, calls, &mut results);
         let calls: &[ToolCall] = unwrapped.as_deref().unwrap_or(calls);
-        let outcome = self
-            .resolve_and_run(info, calls, &mut results, &mut references, &mut durations)
-            .await;
+        let spans: Vec<tracing::Span> = calls
+            .iter()
+            .map(|call| telemetry::tool_span(call, &self.trace))
+            .collect();
+        let mut error_types: Vec<Option<&'static str>> = vec![None; calls.len()];
+        let mut record = Recorded {
+            results: &mut results,
+            references: &mut references,
+            durations: &mut durations,
+            spans: &spans,
+            error_types: &mut error_types,
+        };
+        let outcome = self.resolve_and_run(info, calls, &mut record).await;
         let filler = match &outcome {
             Err(RunError::Cancelled) => CANCELLED,
             _ => ABORTED,
+        };
+        let filler_type = match &outcome {
+            Err(RunError::Cancelled) => "cancelled",
+            _ => "aborted",
+        };
+        let finished = |i: usize, result: &Option<ToolResult>, filled: &ToolResult| {
+            let error_type = if result.is_none() {
+                Some(filler_type)
+            } else {
+                error_types[i]
+            };
+            telemetry::record_tool_result(&spans[i], filled, error_type, self.trace.content);
         };
         if let Ok(waiting) = &outcome
             && !waiting.is_empty()
@@ -670,6 +721,7 @@ impl Turn<'_> {
                 calls.iter().zip(results).zip(references).enumerate()
             {
                 if let Some(wait) = waiting.next_if(|w| w.index == i) {
+                    telemetry::record_approval(&spans[i], "pending");
                     let function = self.tools.function(wait.target);
                     self.emitter.emit(&AgentEvent::ApprovalRequested {
                         call_id: call.id.clone(),
@@ -690,9 +742,10 @@ impl Turn<'_> {
                     });
                     continue;
                 }
-                let result = result.unwrap_or_else(|| ToolResult::error(filler));
+                let filled = result.clone().unwrap_or_else(|| ToolResult::error(filler));
+                finished(i, &result, &filled);
                 let message =
-                    self.tool_message(&call.id, &call.name, result, references, durations[i]);
+                    self.tool_message(&call.id, &call.name, filled, references, durations[i]);
                 slots.push(PausedSlot::Answered { message });
             }
             return Ok(Some(PausedTurn {
@@ -703,11 +756,16 @@ impl Turn<'_> {
                 slots,
             }));
         }
-        for (((call, result), references), duration) in
-            calls.iter().zip(results).zip(references).zip(durations)
+        for (i, (((call, result), references), duration)) in calls
+            .iter()
+            .zip(results)
+            .zip(references)
+            .zip(durations)
+            .enumerate()
         {
-            let result = result.unwrap_or_else(|| ToolResult::error(filler));
-            let message = self.tool_message(&call.id, &call.name, result, references, duration);
+            let filled = result.clone().unwrap_or_else(|| ToolResult::error(filler));
+            finished(i, &result, &filled);
+            let message = self.tool_message(&call.id, &call.name, filled, references, duration);
             self.history.push(message);
         }
         outcome.map(|_| None)
@@ -750,6 +808,21 @@ impl Turn<'_> {
         let count = paused.pending.len();
         let mut results: Vec<Option<ToolResult>> = vec![None; count];
         let mut durations = vec![std::time::Duration::ZERO; count];
+        // The decided calls run in this turn's trace, each in a span of its own.
+        let spans: Vec<tracing::Span> = paused
+            .pending
+            .iter()
+            .map(|pending| {
+                let call = ToolCall::new(
+                    pending.call_id.clone(),
+                    pending.function.clone(),
+                    pending.arguments.clone(),
+                );
+                let span = telemetry::tool_span(&call, &self.trace);
+                telemetry::record_tool(&span, &pending.function, Some(&pending.harness));
+                span
+            })
+            .collect();
         let outcome = self
             .decide_and_run(
                 info,
@@ -758,13 +831,19 @@ impl Turn<'_> {
                 &targets,
                 &mut results,
                 &mut durations,
+                &spans,
             )
             .await;
         let filler = match &outcome {
             Err(RunError::Cancelled) => CANCELLED,
             _ => ABORTED,
         };
-        let mut waiting = paused.pending.iter().zip(results).zip(durations);
+        let mut waiting = paused
+            .pending
+            .iter()
+            .zip(results)
+            .zip(durations)
+            .zip(&spans);
         for slot in paused.slots {
             match slot {
                 PausedSlot::Answered { message } => self.history.push(message),
@@ -773,10 +852,20 @@ impl Turn<'_> {
                     references,
                     carried,
                 } => {
-                    let Some(((pending, result), duration)) = waiting.next() else {
+                    let Some((((pending, result), duration), span)) = waiting.next() else {
                         break;
                     };
+                    let unanswered = result.is_none();
                     let mut result = result.unwrap_or_else(|| ToolResult::error(filler));
+                    telemetry::record_tool_result(
+                        span,
+                        &result,
+                        unanswered.then_some(match &outcome {
+                            Err(RunError::Cancelled) => "cancelled",
+                            _ => "aborted",
+                        }),
+                        self.trace.content,
+                    );
                     if result.is_error && result.text == filler {
                         // Unanswered: nothing to carry.
                     } else {
@@ -793,6 +882,9 @@ impl Turn<'_> {
 
     /// [`resume_calls`](Self::resume_calls) without the appending: the hooks, the events, the
     /// log and the runs.
+    // The per-call slices (results, durations, spans) are filled in call order, as in
+    // `handle_calls`.
+    #[allow(clippy::too_many_arguments)]
     async fn decide_and_run(
         &mut self,
         info: &IterationInfo,
@@ -801,6 +893,7 @@ impl Turn<'_> {
         targets: &[Target],
         results: &mut [Option<ToolResult>],
         durations: &mut [std::time::Duration],
+        spans: &[tracing::Span],
     ) -> Result<(), RunError> {
         let global = &self.agent.middleware;
         let tools = self.tools;
@@ -830,6 +923,14 @@ impl Turn<'_> {
                 record: record.clone(),
             });
             self.approvals.push(record);
+            telemetry::record_approval(
+                &spans[k],
+                match decision {
+                    ApprovalDecision::Approve => "approved",
+                    ApprovalDecision::ApproveEdited { .. } => "edited",
+                    ApprovalDecision::Deny { .. } => "denied",
+                },
+            );
             match decision {
                 ApprovalDecision::Deny { reason } => {
                     results[k] = Some(ToolResult::error(denied_text(
@@ -843,6 +944,7 @@ impl Turn<'_> {
                     call_id: &pending.call_id,
                     arguments: decision.arguments_for(&pending.arguments),
                     approval: Some(decision),
+                    span: spans[k].clone(),
                 }),
             }
         }
@@ -942,12 +1044,7 @@ impl Turn<'_> {
                         scope,
                         job.approval,
                     )
-                    .instrument(tracing::debug_span!(
-                        target: "hpd_agent",
-                        "tool_call",
-                        name = callable.name(),
-                        call_id = %job.call_id,
-                    ));
+                    .instrument(job.span.clone());
                     let result = unless_cancelled(scope.cancellation, running)
                         .await
                         .unwrap_or(Err(RunError::Cancelled));
@@ -966,10 +1063,15 @@ impl Turn<'_> {
         &mut self,
         info: &IterationInfo,
         calls: &[ToolCall],
-        results: &mut [Option<ToolResult>],
-        references: &mut [Vec<String>],
-        durations: &mut [std::time::Duration],
+        record: &mut Recorded<'_>,
     ) -> Result<Vec<Waiting>, RunError> {
+        let Recorded {
+            results,
+            references,
+            durations,
+            spans,
+            error_types,
+        } = record;
         let global = &self.agent.middleware;
         run_hooks(
             "before_tool_execution",
@@ -999,11 +1101,16 @@ impl Turn<'_> {
             });
             if results[i].is_some() {
                 // Answered before resolution (limits, the layout's own tools).
+                telemetry::record_tool(&spans[i], &call.name, None);
                 durations[i] = started.elapsed();
                 continue;
             }
             let emitter = &self.emitter;
+            let mut opened: Vec<String> = Vec::new();
+            let mut recovered = false;
             let mut expanded = |harness: &str, recovery: bool| {
+                opened.push(harness.to_owned());
+                recovered |= recovery;
                 emitter.emit(&AgentEvent::ContainerExpanded {
                     harness: harness.to_owned(),
                     recovery,
@@ -1012,6 +1119,20 @@ impl Turn<'_> {
             let (routed, container) =
                 self.expansion
                     .route(tools, &call.name, &seen, &delivered, &mut expanded)?;
+            match &routed {
+                Routed::Run(target) => {
+                    let function = tools.function(*target);
+                    telemetry::record_tool(
+                        &spans[i],
+                        function.name(),
+                        Some(function.harness_name()),
+                    );
+                }
+                Routed::Answer(..) | Routed::Unknown => {
+                    telemetry::record_tool(&spans[i], &call.name, None);
+                }
+            }
+            telemetry::record_expanded(&spans[i], &opened, recovered);
             match routed {
                 Routed::Run(target) => {
                     if let Some(section) =
@@ -1030,6 +1151,7 @@ impl Turn<'_> {
                     references[i] = loaded;
                 }
                 Routed::Unknown => {
+                    error_types[i] = Some("unknown_tool");
                     results[i] = Some(ToolResult::error(unknown_text(
                         &call.name,
                         &tools.callable_names(&seen),
@@ -1075,6 +1197,7 @@ impl Turn<'_> {
                 call_id: &calls[i].id,
                 arguments: &calls[i].arguments,
                 approval: None,
+                span: spans[i].clone(),
             })
             .collect();
         self.batch_hooks(info, &jobs).await?;
@@ -1108,6 +1231,17 @@ fn checked(
         typed(&value)?;
     }
     Ok(value)
+}
+
+/// What handling the calls of one response collects per call, in call order.
+struct Recorded<'a> {
+    results: &'a mut [Option<ToolResult>],
+    references: &'a mut [Vec<String>],
+    durations: &'a mut [std::time::Duration],
+    /// Each call's `tool_call` span, ended when its result is in the history.
+    spans: &'a [tracing::Span],
+    /// The `error.type` of calls that failed before running (unknown tools).
+    error_types: &'a mut [Option<&'static str>],
 }
 
 /// Answers the calls that limits reject (in `results`) and unwraps the calls of the layout's

@@ -115,14 +115,15 @@ struct State {
 ///     .with_chat_client(ScriptedChatClient::new())
 ///     .build()?;
 /// let tools = agent.tool_session();
-/// assert_eq!(tools.visible_tool_names(), ["Arithmetic"]);
+/// // The default `fixed` layout: containers and the call tool, the same list on every call.
+/// assert_eq!(tools.visible_tool_names(), ["Arithmetic", "call_function"]);
 ///
 /// let opened = tools.call("Arithmetic", "{}", "c1").await?;
 /// assert!(opened.expanded);
-/// assert_eq!(opened.result.text, "Arithmetic expanded. Available functions: add");
-/// assert_eq!(tools.visible_tool_names(), ["add"]);
+/// assert!(opened.result.text.starts_with("Arithmetic expanded. Available functions: add\n\nCall them with call_function"));
+/// assert_eq!(tools.visible_tool_names(), ["Arithmetic", "call_function"]);
 ///
-/// let sum = tools.call("add", r#"{"a": 2, "b": 3}"#, "c2").await?;
+/// let sum = tools.call("call_function", r#"{"name": "add", "arguments": {"a": 2, "b": 3}}"#, "c2").await?;
 /// assert_eq!((sum.result.text.as_str(), sum.expanded), ("5", false));
 ///
 /// let flat = agent.flat_tool_session();
@@ -164,7 +165,7 @@ impl Agent {
     ///     .with_harness(HarnessBuilder::new("Net").collapse("Network").tool(ping).build()?)
     ///     .with_chat_client(ScriptedChatClient::new())
     ///     .build()?;
-    /// assert_eq!(agent.tool_session().visible_tool_names(), ["Net"]);
+    /// assert_eq!(agent.tool_session().visible_tool_names(), ["Net", "call_function"]);
     /// # Ok::<(), hpd_agent::BuildError>(())
     /// ```
     #[must_use]
@@ -374,9 +375,10 @@ impl ToolSession {
     ///     .with_chat_client(ScriptedChatClient::new())
     ///     .build()?;
     /// let tools = agent.tool_session();
-    /// assert_eq!(tools.visible_tool_names(), ["Net"]);
+    /// assert_eq!(tools.visible_tool_names(), ["Net", "call_function"]);
     /// tools.call("Net", "{}", "c1").await?;
-    /// assert_eq!(tools.visible_tool_names(), ["ping"]);
+    /// // The default `fixed` layout keeps the list; `hide` replaces the container by its tools.
+    /// assert_eq!(tools.visible_tool_names(), ["Net", "call_function"]);
     /// # Ok(())
     /// # }
     /// ```
@@ -429,7 +431,7 @@ impl ToolSession {
     /// tools.call("Net", "{}", "c1").await?;
     /// tools.collapse_all();
     /// assert!(tools.expanded().is_empty());
-    /// assert_eq!(tools.visible_tool_names(), ["Net"]);
+    /// assert_eq!(tools.visible_tool_names(), ["Net", "call_function"]);
     /// # Ok(())
     /// # }
     /// ```

@@ -173,6 +173,71 @@ pub trait ChatClient: Send + Sync {
     fn deferred_tools(&self) -> DeferredTools {
         DeferredTools::Unsupported
     }
+
+    /// Who answers: the provider, the model and the server, as traces name them (the
+    /// OpenTelemetry GenAI attributes `gen_ai.provider.name`, `gen_ai.request.model`,
+    /// `server.address` and `server.port`; see the `otel` feature). The default says nothing:
+    /// spans then name the provider `unknown` and no model.
+    ///
+    /// ```
+    /// use hpd_agent::{ChatClient, ModelInfo, OpenAiClient, ScriptedChatClient};
+    ///
+    /// let gpt = OpenAiClient::new("gpt-4o-mini", "sk-...")?;
+    /// assert_eq!(gpt.model_info(), ModelInfo::new("openai").with_model("gpt-4o-mini").with_base_url("https://api.openai.com/v1"));
+    /// assert_eq!(ScriptedChatClient::new().model_info().provider, Some("scripted"));
+    /// # Ok::<(), hpd_agent::ChatError>(())
+    /// ```
+    fn model_info(&self) -> ModelInfo<'_> {
+        ModelInfo::default()
+    }
+}
+
+/// What [`ChatClient::model_info`] says about a client.
+///
+/// ```
+/// use hpd_agent::ModelInfo;
+///
+/// let info = ModelInfo::new("anthropic").with_model("claude-sonnet-4-5");
+/// assert_eq!((info.provider, info.model, info.base_url), (Some("anthropic"), Some("claude-sonnet-4-5"), None));
+/// assert_eq!(ModelInfo::default().provider, None);
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ModelInfo<'a> {
+    /// The provider, by the well-known values of `gen_ai.provider.name` where one applies
+    /// (`openai`, `anthropic`, ...): the API the client speaks, also when an OpenAI-compatible
+    /// server of someone else answers.
+    pub provider: Option<&'a str>,
+    /// The model name sent with each request.
+    pub model: Option<&'a str>,
+    /// The base URL requests go to. Traces show only its host and port, never a password
+    /// it may carry.
+    pub base_url: Option<&'a str>,
+}
+
+impl<'a> ModelInfo<'a> {
+    /// Names the provider.
+    #[must_use]
+    pub fn new(provider: &'a str) -> Self {
+        ModelInfo {
+            provider: Some(provider),
+            ..ModelInfo::default()
+        }
+    }
+
+    /// Names the model.
+    #[must_use]
+    pub fn with_model(mut self, model: &'a str) -> Self {
+        self.model = Some(model);
+        self
+    }
+
+    /// Names the base URL.
+    #[must_use]
+    pub fn with_base_url(mut self, base_url: &'a str) -> Self {
+        self.base_url = Some(base_url);
+        self
+    }
 }
 
 /// How a provider loads tool definitions on demand (see [`ChatClient::deferred_tools`]).
@@ -215,6 +280,10 @@ impl<C: ChatClient + ?Sized> ChatClient for Box<C> {
     fn deferred_tools(&self) -> DeferredTools {
         (**self).deferred_tools()
     }
+
+    fn model_info(&self) -> ModelInfo<'_> {
+        (**self).model_info()
+    }
 }
 
 #[async_trait]
@@ -229,5 +298,9 @@ impl<C: ChatClient + ?Sized> ChatClient for Arc<C> {
 
     fn deferred_tools(&self) -> DeferredTools {
         (**self).deferred_tools()
+    }
+
+    fn model_info(&self) -> ModelInfo<'_> {
+        (**self).model_info()
     }
 }

@@ -234,6 +234,17 @@ impl Toolset {
         }
     }
 
+    /// The layout's name as traces show it (`hpd_agent.collapsing.layout`): the one requests
+    /// use, `fixed` where `native` falls back.
+    pub(crate) fn layout_name(&self) -> &'static str {
+        match self.layout() {
+            Layout::Hide => "hide",
+            Layout::Append => "append",
+            Layout::Fixed => "fixed",
+            Layout::References | Layout::Search => "native",
+        }
+    }
+
     /// Whether `native` was asked for and this client has no form of it, with containers to
     /// lay out: requests then use `fixed`.
     pub(crate) fn native_falls_back(&self) -> bool {

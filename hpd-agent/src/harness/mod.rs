@@ -27,7 +27,7 @@
 //!     .with_harness(speaker)
 //!     .with_chat_client(ScriptedChatClient::new())
 //!     .build()?;
-//! assert_eq!(agent.initial_tool_names(), ["beep", "Clipboard"]);
+//! assert_eq!(agent.initial_tool_names(), ["beep", "Clipboard", "call_function"]);
 //! # Ok::<(), hpd_agent::BuildError>(())
 //! ```
 

@@ -8,6 +8,8 @@ use super::McpError;
 use super::connection::{Connection, Endpoint};
 use super::names::is_valid_tool_name;
 use super::source::{Settings, Source};
+use crate::collapse::SEARCH_TOOL;
+use crate::config::CALL_TOOL;
 use crate::{DynamicHarness, HarnessBuilder, McpServerConfig, McpTransportConfig};
 
 /// The call timeout when none is given.
@@ -74,8 +76,10 @@ pub const DEFAULT_MAX_RESULT_CHARS: usize = 100_000;
 /// # Behaviour
 ///
 /// - **Names.** Tools keep the server's names and schemas. A name that is not a valid tool
-///   name (`[A-Za-z0-9_-]{1,64}`), or that another tool of the server already took after
-///   sanitising, is exposed as `{harness}_{tool}` with every other character replaced by `_`
+///   name (`[A-Za-z0-9_-]{1,64}`), that another tool of the server already took after
+///   sanitising, or that a collapsing layout's own tool uses (`call_function`, which an
+///   [`McpServer`](super::McpServer) serving the `fixed` layout offers, and `tool_search`), is exposed as
+///   `{harness}_{tool}` with every other character replaced by `_`
 ///   and cut to 64 characters; calls are sent with the server's name. Two tools that still
 ///   collide are an error naming both. A schema without `"type"` gets `"type": "object"`; a
 ///   tool whose schema is not an object schema is left out with a warning in the log.
@@ -182,7 +186,10 @@ impl McpHarness {
             timeout: DEFAULT_TIMEOUT,
             collapse: true,
             max_result_chars: DEFAULT_MAX_RESULT_CHARS,
-            reserved: Vec::new(),
+            // The collapsing layouts' own tools: a server tool of one of these names (another
+            // agent's `McpServer` in the `fixed` layout serves `call_function`) would clash
+            // with the agent's own in `fixed` and `native`.
+            reserved: vec![CALL_TOOL.to_owned(), SEARCH_TOOL.to_owned()],
             misplaced: None,
         }
     }

@@ -511,11 +511,51 @@ impl Connection {
         arguments: Map<String, Value>,
         timeout: Duration,
     ) -> Result<CallToolResult, CallFailure> {
+        use tracing::Instrument as _;
+        let span = crate::telemetry::mcp_client_span(name, &self.server);
+        #[cfg_attr(not(feature = "otel"), allow(unused_mut))]
+        let mut params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
+        #[cfg(feature = "otel")]
+        {
+            let mut meta = Map::new();
+            crate::otel::inject(&span, &mut meta);
+            if !meta.is_empty() {
+                params.meta = Some(rmcp::model::RequestMetaObject(rmcp::model::MetaObject(
+                    meta,
+                )));
+            }
+        }
+        let outcome = self
+            .call_with(params, timeout)
+            .instrument(span.clone())
+            .await;
+        crate::telemetry::record_mcp_call(
+            &span,
+            match &outcome {
+                Ok(result) if result.is_error == Some(true) => {
+                    Some(("tool_error", "the tool call failed"))
+                }
+                Ok(_) => None,
+                Err(CallFailure::Closed(_)) => Some(("closed", "the connection is closed")),
+                Err(CallFailure::TimedOut(_)) => Some(("timeout", "the call timed out")),
+                Err(CallFailure::Protocol(_)) => {
+                    Some(("protocol", "the server answered with an error"))
+                }
+            },
+        );
+        outcome
+    }
+
+    /// [`call`](Self::call) with its request built.
+    async fn call_with(
+        &self,
+        params: CallToolRequestParams,
+        timeout: Duration,
+    ) -> Result<CallToolResult, CallFailure> {
         if self.is_closed() {
             let message = "the connection is closed".to_owned();
             return Err(CallFailure::Closed(self.stderr_tail.quote(message).await));
         }
-        let params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
         let deadline = tokio::time::Instant::now() + timeout;
         let mut sign_ins = 0;
         let answer = loop {

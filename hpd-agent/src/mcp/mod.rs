@@ -41,7 +41,11 @@
 //!     .await?;
 //! let model = ScriptedChatClient::with_replies([
 //!     ChatResponse::tool_calls(vec![ToolCall::new("c1", "Remote", "{}")]),
-//!     ChatResponse::tool_calls(vec![ToolCall::new("c2", "shout", r#"{"text": "hi"}"#)]),
+//!     ChatResponse::tool_calls(vec![ToolCall::new(
+//!         "c2",
+//!         "call_function",
+//!         r#"{"name": "shout", "arguments": {"text": "hi"}}"#,
+//!     )]),
 //!     ChatResponse::text("HI"),
 //! ]);
 //! let agent = AgentBuilder::new()
@@ -50,8 +54,8 @@
 //!     .build()?;
 //! agent.run("Shout hi").await?;
 //! let requests = model.requests();
-//! assert_eq!(requests[0].tool_names(), ["Remote"]);
-//! assert_eq!(requests[1].tool_names(), ["shout"]);
+//! assert_eq!(requests[0].tool_names(), ["Remote", "call_function"]);
+//! assert_eq!(requests[1].tool_names(), ["Remote", "call_function"]);
 //! assert_eq!(requests[2].tool_result("c2"), Some(("HI", false)));
 //! server.shutdown().await;
 //! # Ok(())

@@ -294,6 +294,37 @@ impl ServerHandler for SessionHandler {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        use tracing::Instrument as _;
+        let meta = request
+            .meta
+            .as_ref()
+            .map_or(&context.meta.0.0, |meta| &meta.0.0);
+        let span = crate::telemetry::mcp_server_span(&request.name, &context.id.to_string(), meta);
+        let response = self
+            .serve_call(request, context)
+            .instrument(span.clone())
+            .await;
+        crate::telemetry::record_mcp_call(
+            &span,
+            match &response {
+                Ok(CallToolResponse::Complete(result)) if result.is_error == Some(true) => {
+                    Some(("tool_error", "the tool call failed"))
+                }
+                Ok(_) => None,
+                Err(_) => Some(("protocol", "the request was refused")),
+            },
+        );
+        response
+    }
+}
+
+impl SessionHandler {
+    /// [`ServerHandler::call_tool`], inside its span.
+    async fn serve_call(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
         let refreshed = self.tools.refresh().await;
         let arguments = request
             .arguments

@@ -293,7 +293,9 @@ pub enum TurnOutcome<'a> {
 ///     ]))
 ///     .build()?;
 /// agent.run("Open the network tools").await?;
-/// assert_eq!(*seen.lock().unwrap(), [vec!["Net".to_owned()], vec!["ping".to_owned()]]);
+/// // The default `fixed` layout: the same list before and after the container call.
+/// let list = vec!["Net".to_owned(), "call_function".to_owned()];
+/// assert_eq!(*seen.lock().unwrap(), [list.clone(), list]);
 /// # Ok(())
 /// # }
 /// ```

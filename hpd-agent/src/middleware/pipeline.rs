@@ -291,6 +291,7 @@ async fn through_middleware(
     for m in global.iter().chain(scoped) {
         guard("before_function", m.before_function(&mut call)).await?;
         if call.blocked().is_some() {
+            crate::telemetry::record_blocked();
             break;
         }
     }

@@ -78,7 +78,7 @@ impl RecordedRequest {
     ///     .with_chat_client(model.clone())
     ///     .build()?;
     /// agent.run("Hello").await?;
-    /// assert_eq!(model.requests()[0].tool_names(), ["Net"]);
+    /// assert_eq!(model.requests()[0].tool_names(), ["Net", "call_function"]);
     /// # Ok(())
     /// # }
     /// ```
@@ -143,6 +143,7 @@ struct Script {
 pub struct ScriptedChatClient {
     script: Arc<Mutex<Script>>,
     deferred: DeferredTools,
+    model: Option<String>,
 }
 
 impl ScriptedChatClient {
@@ -190,6 +191,21 @@ impl ScriptedChatClient {
     #[must_use]
     pub fn with_deferred_tools(mut self, deferred: DeferredTools) -> Self {
         self.deferred = deferred;
+        self
+    }
+
+    /// A client that names a model in [`model_info`](ChatClient::model_info) (its provider is
+    /// `scripted`), as traces show it; the replies do not depend on it.
+    ///
+    /// ```
+    /// use hpd_agent::{ChatClient, ModelInfo, ScriptedChatClient};
+    ///
+    /// let client = ScriptedChatClient::new().with_model("scripted-1");
+    /// assert_eq!(client.model_info(), ModelInfo::new("scripted").with_model("scripted-1"));
+    /// ```
+    #[must_use]
+    pub fn with_model(mut self, model: impl Into<String>) -> Self {
+        self.model = Some(model.into());
         self
     }
 
@@ -321,5 +337,13 @@ impl ChatClient for ScriptedChatClient {
 
     fn deferred_tools(&self) -> DeferredTools {
         self.deferred
+    }
+
+    fn model_info(&self) -> crate::ModelInfo<'_> {
+        let info = crate::ModelInfo::new("scripted");
+        match &self.model {
+            Some(model) => info.with_model(model),
+            None => info,
+        }
     }
 }

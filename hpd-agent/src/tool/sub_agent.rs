@@ -138,7 +138,7 @@ impl SubAgent {
     ///     .with_sub_agent(researcher)
     ///     .with_chat_client(ScriptedChatClient::new())
     ///     .build()?;
-    /// assert_eq!(agent.initial_tool_names(), ["researcher", "Wiki"]);
+    /// assert_eq!(agent.initial_tool_names(), ["researcher", "Wiki", "call_function"]);
     /// # Ok::<(), hpd_agent::BuildError>(())
     /// ```
     #[must_use]

@@ -94,7 +94,9 @@ impl<'de> Visitor<'de> for CollapsingConfigVisitor {
         collapsing.layout = match (layout, cache_stable) {
             (Some(layout), None) => layout,
             (None, Some(true)) => CollapsingLayout::Append,
-            (None, Some(false) | None) => CollapsingLayout::Hide,
+            // The seed's `cache_stable: false` meant its default, `hide`.
+            (None, Some(false)) => CollapsingLayout::Hide,
+            (None, None) => CollapsingLayout::default(),
             (Some(layout), Some(stable)) => {
                 if stable != (layout == CollapsingLayout::Append) {
                     return Err(de::Error::custom(format_args!(

@@ -385,6 +385,12 @@ impl ChatClient for AnthropicClient {
             .await
     }
 
+    fn model_info(&self) -> crate::ModelInfo<'_> {
+        crate::ModelInfo::new("anthropic")
+            .with_model(&self.settings.model)
+            .with_base_url(&self.settings.base_url)
+    }
+
     fn deferred_tools(&self) -> DeferredTools {
         let native = self.deferred.unwrap_or_else(|| {
             self.settings.transport.endpoint.host_str() == Some("api.anthropic.com")

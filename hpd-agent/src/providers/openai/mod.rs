@@ -283,6 +283,12 @@ impl ChatClient for OpenAiClient {
             .exchange(&body, StreamAssembler::new, parse_completion, text)
             .await
     }
+
+    fn model_info(&self) -> crate::ModelInfo<'_> {
+        crate::ModelInfo::new("openai")
+            .with_model(&self.settings.model)
+            .with_base_url(&self.settings.base_url)
+    }
 }
 
 // The parser of a non-streamed body, without a connection, for the fuzz targets (which feed
