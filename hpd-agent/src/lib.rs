@@ -673,10 +673,10 @@ pub mod harness;
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
 pub mod mcp;
 pub mod middleware;
-pub mod output;
 #[cfg(feature = "otel")]
 #[cfg_attr(docsrs, doc(cfg(feature = "otel")))]
 pub mod otel;
+pub mod output;
 pub mod providers;
 mod session;
 pub mod store;
