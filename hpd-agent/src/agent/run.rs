@@ -264,7 +264,7 @@ pub(super) async fn run_turn(
         usage,
         &finish_reason,
         match &outcome {
-            Ok(Ended::Answered(_, iterations)) => *iterations,
+            Ok(Ended::Answered(_, iterations, _)) => *iterations,
             Ok(Ended::Paused(paused)) => paused.iteration,
             Err(_) => 0,
         },
