@@ -40,6 +40,7 @@ const TESTED: &[&str] = &[
     "mcp_oauth",
     "persistent_chat",
     "typed_answer",
+    "approval",
     "traces",
 ];
 
@@ -458,6 +459,37 @@ fn typed_answer() {
             "  - 3 x rain jacket",
             "  - 1 x thermos",
         ],
+    );
+}
+
+#[test]
+fn approval() {
+    let out = run("approval", &[]);
+    expect_in_order(
+        "approval",
+        &out,
+        &[
+            "paused: true",
+            r#"waiting: c2 pay_invoice({"invoice":"INV-1","amount":40})"#,
+            r#"waiting: c3 pay_invoice({"invoice":"INV-2","amount":900})"#,
+            r#"waiting: c5 refund({"order":9,"amount":500})"#,
+            "saved at version 1",
+            "reopened 'accounts-payable': 3 calls wait",
+            "agent: Paid INV-1 and 90 EUR of INV-2",
+            "c1: INV-1: 40 EUR (Acme), INV-2: 900 EUR (Globex)",
+            "c2: paid 40 EUR on INV-1",
+            r#"c3: The user edited the arguments before approving; the call ran with {"amount":90,"invoice":"INV-2"} | paid 90 EUR on INV-2"#,
+            "c4: refunded 20 EUR on order 7",
+            "c5 (error): Function 'refund' was denied by the user: refunds over 100 EUR need the manager",
+            "stored: version 2, 8 messages, paused: false",
+            "log: c2 pay_invoice: approved",
+            r#"log: c3 pay_invoice: approved, edited to {"amount":90,"invoice":"INV-2"}"#,
+            "log: c5 refund: denied",
+        ],
+    );
+    assert!(
+        !out.contains("waiting: c4"),
+        "a small refund needs no approval: {out}"
     );
 }
 

@@ -268,6 +268,7 @@ mod valid;
 ///             name: "get_weather",
 ///             description: "Gets the current weather for a city.",
 ///             timeout_ms: Some(5000),
+///             requires_approval: false,
 ///             schema: __hpd_schema0,
 ///             sub_agent: None,
 ///         }],
@@ -566,6 +567,7 @@ pub fn sub_agent(args: TokenStream, input: TokenStream) -> TokenStream {
 /// | `description` | string literal | the doc comment: lines trimmed and joined with `\n`, blank lines at both ends removed; empty without one | what the model reads; may hold `{metadata.field}` placeholders (see [`tool_harness`]) |
 /// | `condition` | a `bool` expression over `metadata: &Metadata` | always true | the function exists only for metadata where it holds; true when no metadata is given at registration; needs `metadata = ...` on the impl attribute |
 /// | `timeout_ms` | integer ≥ 1 | no timeout | a call running longer fails with `Error: function '{name}' timed out after {ms} ms` |
+/// | `requires_approval` | alone, or `= true` / `= false` | `false` | every call waits for a person's approval: the run pauses before it runs and `Session::decide` resumes it (see `hpd_agent::approval`); middleware may still decide per call |
 ///
 /// # Methods
 ///
@@ -599,7 +601,8 @@ pub fn sub_agent(args: TokenStream, input: TokenStream) -> TokenStream {
 ///
 /// | mistake | message |
 /// |---|---|
-/// | `#[ai_function(descripton = "...")]` | ``unknown `ai_function` option `descripton`; expected one of `name`, `description`, `condition`, `timeout_ms` `` |
+/// | `#[ai_function(descripton = "...")]` | ``unknown `ai_function` option `descripton`; expected one of `name`, `description`, `condition`, `timeout_ms`, `requires_approval` `` |
+/// | `requires_approval = "yes"` | ``` `requires_approval` takes `true` or `false`; write `requires_approval` alone to require approval ``` |
 /// | `name = search` | ``` `name` takes a string literal, like `name = "search"` ``` |
 /// | `timeout_ms = "5s"` / `timeout_ms = 0` | ``` `timeout_ms` takes a whole number of milliseconds, like `timeout_ms = 5000` ``` / ``` `timeout_ms` must be at least 1; remove it for no timeout ``` |
 /// | two `#[ai_function]` on one method | ``duplicate `#[ai_function]`; put every option in one attribute`` |

@@ -592,3 +592,46 @@ async fn a_sub_agent_cannot_pause_its_parent() {
     );
     assert!(ran().is_empty());
 }
+
+#[tokio::test]
+async fn a_paused_turn_that_lost_the_save_race_stays_paused_when_appended() {
+    use hpd_agent::StoreError;
+    use hpd_agent::store::{MemorySessionStore, SessionStore};
+
+    let _serial = SERIAL.lock().await;
+    ran();
+    let store = Arc::new(MemorySessionStore::new());
+    let model = ScriptedChatClient::with_replies([
+        ChatResponse::text("Hello."),
+        ChatResponse::tool_calls(vec![call("c1", "delete_secret", json!({"name": "db"}))]),
+        ChatResponse::text("Deleted."),
+    ]);
+    let agent = AgentBuilder::new()
+        .with_tool_harness::<Vault>()
+        .without_harness_collapsing()
+        .with_chat_client(model)
+        .build()
+        .unwrap();
+    let mut one = agent.open_session(store.clone(), "race").await.unwrap();
+    let mut two = agent.open_session(store.clone(), "race").await.unwrap();
+    one.run("Hi").await.unwrap();
+    let Err(RunError::Store(StoreError::Conflict {
+        unsaved: Some(turn),
+        ..
+    })) = two.run("Delete db").await
+    else {
+        panic!("a conflict");
+    };
+    assert_eq!(turn.paused.as_ref().map(|p| p.pending().len()), Some(1));
+    two.append_unsaved(&turn).await.unwrap();
+    assert_eq!(two.pending_approvals()[0].call_id, "c1");
+    let stored = store.load("race").await.unwrap().unwrap();
+    assert!(stored.state.paused.is_some());
+    two.decide(Approvals::new().approve("c1")).await.unwrap();
+    assert_eq!(ran(), ["delete_secret(db)"]);
+    let stored = store.load("race").await.unwrap().unwrap();
+    assert_valid(&stored.state.history);
+    // Hi, Hello., Delete db, the call, its result, Deleted.
+    assert_eq!(stored.state.history.len(), 6);
+    assert_eq!(stored.state.approvals.len(), 1);
+}

@@ -77,7 +77,8 @@
 //!   `metadata = Type`; `#[collapse]` also takes `function_result`, `system_prompt` and
 //!   `middlewares = [...]`.
 //! - `#[ai_function]` options: `name`, `description` (default: the doc comment), `condition`,
-//!   `timeout_ms`. Names must match `[A-Za-z0-9_-]{1,64}`.
+//!   `timeout_ms`, `requires_approval` (see [Approval](#approval)). Names must match
+//!   `[A-Za-z0-9_-]{1,64}`.
 //! - Methods are `fn` or `async fn` taking `&self` (the harness is shared by concurrent calls, so
 //!   it must be `Send + Sync + 'static`; keep state behind `Mutex`/atomics). Synchronous bodies
 //!   run on the async executor: long blocking work belongs in `spawn_blocking`.
@@ -141,9 +142,10 @@
 //! again. `fixed` never changes the tool list or the system text, so each request keeps the
 //! whole previous one cached; the price is a longer container result and one layer of
 //! indirection for the model. Over whole sessions (the `session_cost` benchmark in
-//! `BENCHMARKS.md`) it costs less than `hide` and `append` on every catalog from five turns on,
-//! under Anthropic's and OpenAI's cache pricing; on one turn it is cheaper on two catalogs and
-//! 5% dearer than `hide` on the smallest (4 harnesses).
+//! `BENCHMARKS.md`) it costs less than `hide` on every catalog from five turns on, under
+//! Anthropic's and OpenAI's cache pricing (less than `append` too, but for one catalog at five
+//! turns under OpenAI's rule); on one turn it is cheaper than `hide` on two catalogs and 3%
+//! dearer on the smallest (4 harnesses).
 //! The other layouts:
 //! - `hide`, the seed's layout and its default until `fixed` replaced it: an expanded container
 //!   leaves the tool list, its members are appended after every other tool (in expansion
@@ -514,6 +516,61 @@
 //! # }
 //! ```
 //!
+//! # Approval
+//!
+//! A function can need a person's approval before it runs: `#[ai_function(requires_approval)]`,
+//! [`Tool::requires_approval`], a config entry's `"requires_approval": ["delete"]` (or
+//! [`HarnessOptions::require_approval`]), or a middleware's
+//! [`approval_required`](Middleware::approval_required) hook deciding per call from its
+//! arguments. When the model calls one, the run stops before the call runs: the other calls of
+//! the same reply run, and the run returns `Ok` with [`RunOutput::pending_approvals`] (call id,
+//! function, harness, arguments). The paused session is part of [`SessionState`], so it is saved
+//! to any [`SessionStore`] like the rest, and [`Session::decide`] resumes it, in this process or
+//! another, with one [`ApprovalDecision`](approval::ApprovalDecision) per waiting call: approve,
+//! approve with edited arguments (recorded in the result and in [`SessionState::approvals`]), or
+//! deny with a reason the model reads. Every call of the reply is then answered in call order,
+//! so the history stays valid for every provider, and the turn goes on. Middleware sees the
+//! decisions ([`Middleware::on_approval`], [`FunctionCall::approval`]) and the run reports
+//! [`AgentEvent::ApprovalRequested`] and [`AgentEvent::ApprovalDecided`]. Calls that collapsing
+//! routes to a function (an executed recovered call, the `fixed` layout's call tool, a tool a
+//! native layout loaded) need approval as a direct call does. The [`approval`] module has the
+//! texts the model sees and the choices made.
+//!
+//! ```
+//! use hpd_agent::prelude::*;
+//! use hpd_agent::approval::Approvals;
+//! use hpd_agent::{AgentBuilder, ChatResponse, ScriptedChatClient, ToolCall};
+//!
+//! #[derive(Default)]
+//! pub struct Deployments;
+//!
+//! #[tool_harness]
+//! impl Deployments {
+//!     /// Deploys a version to production.
+//!     #[ai_function(requires_approval)]
+//!     fn deploy(&self, version: String) -> String { format!("deployed {version}") }
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let model = ScriptedChatClient::with_replies([
+//!     ChatResponse::tool_calls(vec![ToolCall::new("c1", "deploy", r#"{"version": "2.0"}"#)]),
+//!     ChatResponse::text("Deployed 1.9 instead."),
+//! ]);
+//! let agent = AgentBuilder::new().with_tool_harness::<Deployments>().with_chat_client(model.clone()).build()?;
+//! let mut session = agent.session();
+//! let paused = session.run("Ship 2.0").await?;
+//! assert_eq!(paused.pending_approvals[0].function, "deploy"); // nothing deployed yet
+//! let saved = serde_json::to_string(session.state())?; // or let a SessionStore keep it
+//!
+//! let mut later = agent.resume(serde_json::from_str(&saved)?);
+//! let output = later.decide(Approvals::new().approve_edited("c1", serde_json::json!({"version": "1.9"}))).await?;
+//! assert_eq!(output.text, "Deployed 1.9 instead.");
+//! assert!(model.requests()[1].tool_result("c1").unwrap().0.ends_with("deployed 1.9"));
+//! # Ok(())
+//! # }
+//! ```
+//!
 //! # MCP
 //!
 //! With the `mcp` feature, the [`mcp`](mcp/index.html) module connects MCP servers as harnesses
@@ -523,7 +580,10 @@
 //! [`DynamicHarness`], collapsed behind one container by default. Both work on
 //! [`Agent::tool_session`], a [`ToolSession`]: the agent's tools as a model would see them,
 //! called by name, with containers, recovery and middleware as in a turn
-//! ([`Agent::flat_tool_session`] lists every function).
+//! ([`Agent::flat_tool_session`] lists every function). A served function that needs approval
+//! asks the MCP client's user through elicitation, and is refused with an error result for a
+//! client that does not support elicitation ([`ToolSession::with_approver`] does the same for
+//! a tool session of your own).
 //!
 //! # Events, tracing and cancellation
 //!
@@ -580,6 +640,7 @@
 //! | arguments not JSON or not matching | `Invalid arguments for '{name}': {serde error with path}` | yes |
 //! | unknown name | `Function '{name}' not found. Available functions: ...` | yes |
 //! | blocked by middleware | the middleware's text, default `Function '{name}' was blocked` | yes |
+//! | denied by the person approving | `Function '{name}' was denied by the user: {reason}` | yes |
 //! | arguments over `max_argument_bytes` | `Error: the arguments of '{name}' are {n} bytes; the limit is {max} bytes` | yes |
 //! | a result over `max_tool_result_bytes` | the result cut, ending `[truncated: {n} of {total} bytes dropped]` | as it was |
 //!
@@ -653,6 +714,7 @@
 //!   [`providers::openai_responses`], [`scripted`]): the model side.
 //! - [`store`]: session stores. `mcp` (feature `mcp`): MCP client and server. `otel`
 //!   (feature `otel`): the run's spans as OpenTelemetry GenAI spans, and how to export them.
+//! - [`approval`]: pending calls, decisions, the paused turn, approvers.
 //! - [`prelude`]: what harness code imports.
 //!
 //! A tool call goes down from the turn (`agent`) through `collapse` (resolution, expansion) and

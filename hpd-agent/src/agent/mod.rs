@@ -345,11 +345,18 @@ impl Agent {
             None => (SessionState::default(), 0),
         };
         let saved_len = state.history.len();
+        let saved_approvals = state.approvals.len();
         Ok(Session {
             agent: self.clone(),
             state,
             pipelines: Vec::new(),
-            store: Some(Binding::loaded(store, id, version, saved_len)),
+            store: Some(Binding::loaded(
+                store,
+                id,
+                version,
+                saved_len,
+                saved_approvals,
+            )),
             known_prompt: None,
             dropped: 0,
         })
@@ -879,6 +886,7 @@ impl Session {
         binding.version = version;
         binding.pending = false;
         binding.saved_len = state.history.len();
+        binding.saved_approvals = state.approvals.len();
         self.state = state;
         self.pipelines = Vec::new();
         self.known_prompt = None;
@@ -888,7 +896,11 @@ impl Session {
     /// Keeps a turn that lost the race: reloads the stored session, appends the unsaved
     /// messages after it and saves. No tool runs again. This is the documented way on after a
     /// [`Conflict`](StoreError::Conflict); see
-    /// [After a conflict](crate::store#after-a-conflict).
+    /// [After a conflict](crate::store#after-a-conflict). A turn that paused for approval stays
+    /// paused, with its waiting calls, and its approval decisions are kept. (When the other
+    /// writer's stored session is itself paused, decide it with [`decide`](Self::decide) after
+    /// [`reload`](Self::reload) and run the message again instead: two paused turns cannot
+    /// follow each other.)
     ///
     /// # Errors
     ///
@@ -920,6 +932,11 @@ impl Session {
     pub async fn append_unsaved(&mut self, turn: &UnsavedTurn) -> Result<(), StoreError> {
         self.reload().await?;
         self.state.history.extend(turn.messages.iter().cloned());
+        // A turn that paused for approval stays paused after the other writer's turns.
+        if turn.paused.is_some() {
+            self.state.paused.clone_from(&turn.paused);
+        }
+        self.state.approvals.extend(turn.approvals.iter().cloned());
         let binding = self.store.as_mut().ok_or(StoreError::Unbound)?;
         binding.last_turn = turn
             .user_message

@@ -18,6 +18,8 @@ pub(crate) struct Binding {
     pub(crate) pending: bool,
     /// How many messages of the history are stored (at `version`); the rest is unsaved.
     pub(crate) saved_len: usize,
+    /// How many entries of the approval log are stored (at `version`).
+    pub(crate) saved_approvals: usize,
     /// The id and user message of the latest turn, for the unsaved turn of a conflict.
     pub(crate) last_turn: Option<(String, String)>,
 }
@@ -29,6 +31,7 @@ impl Binding {
         id: String,
         version: u64,
         saved_len: usize,
+        saved_approvals: usize,
     ) -> Self {
         Binding {
             store,
@@ -36,6 +39,7 @@ impl Binding {
             version,
             pending: false,
             saved_len,
+            saved_approvals,
             last_turn: None,
         }
     }
@@ -67,6 +71,12 @@ impl Binding {
                         user_message,
                         messages,
                         expanded: state.expanded.clone(),
+                        paused: state.paused.clone(),
+                        approvals: state
+                            .approvals
+                            .get(self.saved_approvals..)
+                            .unwrap_or_default()
+                            .to_vec(),
                     })),
                 });
             }
@@ -75,6 +85,7 @@ impl Binding {
         self.version = version;
         self.pending = false;
         self.saved_len = state.history.len();
+        self.saved_approvals = state.approvals.len();
         Ok(())
     }
 }

@@ -116,11 +116,11 @@ impl CollapsingConfig {
 /// tool list does not depend on expansions, so keeping them costs no cache.
 ///
 /// **Which one.** The default is `fixed`, chosen from the repository's `session_cost`
-/// benchmark (`BENCHMARKS.md`): over whole sessions it costs less than `hide` and `append` on
-/// every catalog measured from five turns on, under both Anthropic's and OpenAI's cache
-/// pricing, keeps at least 99.7% of each request cached, and on a single turn is cheaper on two
-/// catalogs and 5% dearer than `hide` on the smallest (4 harnesses); it works with every
-/// provider. `native` costs less still with Anthropic's
+/// benchmark (`BENCHMARKS.md`): over whole sessions it costs less than `hide` on every catalog
+/// measured from five turns on, under both Anthropic's and OpenAI's cache pricing (less than
+/// `append` too, but for one catalog at five turns under OpenAI's rule), keeps at least 99.7%
+/// of each request cached, and on a single turn is cheaper than `hide` on two catalogs and 3%
+/// dearer on the smallest (4 harnesses); it works with every provider. `native` costs less still with Anthropic's
 /// client, and more with the Responses client (whose loaded tools are billed at the end of the
 /// context). `hide`, the seed's layout and its default before `fixed`, stays one setting away
 /// (`"layout": "hide"`, or `cache_stable: false`, the seed's name for it): choose it for a model

@@ -20,8 +20,9 @@
 //!   "tool_harnesses": [
 //!     "WeatherTools",
 //!     { "name": "SearchTools", "config": { "MaxResults": 3 } },
-//!     { "name": "DatabaseTools", "functions": ["query"],
-//!       "middleware_configs": { "DbAuditMiddleware": { "AuditLevel": "Detailed" } } }
+//!     { "name": "DatabaseTools", "functions": ["query", "drop_table"],
+//!       "middleware_configs": { "DbAuditMiddleware": { "AuditLevel": "Detailed" } },
+//!       "requires_approval": ["drop_table"] }
 //!   ],
 //!   "sub_agents": [
 //!     { "name": "researcher", "description": "Looks things up.",
@@ -68,10 +69,17 @@
 //!   `"limits": null` with `limits must be an object; omit it to use the defaults`. Each value
 //!   of `limits` is an integer of at least 1.
 //!   List and map values (`tool_harnesses`, `never_collapse`, `sub_agents`, `parent_functions`,
-//!   `middleware_configs`) and booleans do not accept `null`: serde's type error.
+//!   `middleware_configs`, `requires_approval`) and booleans do not accept `null`: serde's
+//!   type error.
 //! - A harness reference is a non-empty string (the harness name) or an object with a
 //!   non-empty `name`. `functions` omitted or `null` exposes all functions;
 //!   `[]` fails with `functions is empty; omit it to expose all functions`.
+//! - A reference's `requires_approval` is a list of function names whose calls wait for a
+//!   person's approval (besides those the harness declares with
+//!   `#[ai_function(requires_approval)]`; see [`approval`](crate::approval)). A name given
+//!   twice counts once; an empty name fails when parsing, and a name the harness does not
+//!   declare fails the build with the unknown-function error, which lists the declared ones.
+//!   It does not accept `null` or `true`: list the functions.
 //! - A sub-agent entry needs a non-empty `name` and a `description`; `config` (an agent config)
 //!   defaults to the empty config and `parent_functions` to `[]`.
 //! - An MCP server entry needs a non-empty `name` and exactly one of `command` (a stdio server,
@@ -101,6 +109,7 @@
 //! | `"functions": []` | `functions is empty; omit it to expose all functions` | `...functions` |
 //! | reference without name | `missing key 'name' in ToolHarnessReference; give the harness name` | the reference |
 //! | empty reference name | `harness name is empty` | the name |
+//! | empty name in `requires_approval` | `requires_approval holds an empty function name (""); give function names` | the reference |
 //! | sub-agent without name / description | `missing key 'name' in SubAgentConfig; ...`, `missing key 'description' in SubAgentConfig; ...` | the entry |
 //! | empty sub-agent name | `sub-agent name is empty` | the name |
 //! | middleware keys equal but for case | `duplicate key in middleware_configs: '{first}' and '{second}' name the same middleware (names match case-insensitively)` | `...middleware_configs` |
@@ -128,7 +137,7 @@
 //! [`AgentConfig::to_json`] writes the *canonical form*: `serde_json::to_string_pretty` output
 //! (two-space indentation, no trailing newline), snake_case keys in the order of the struct
 //! fields, sections equal to their defaults left out (`None`, empty lists, the default
-//! collapsing and each default collapsing field, the default limits and each default limit, empty `middleware_configs`, a sub-agent's
+//! collapsing and each default collapsing field, the default limits and each default limit, empty `middleware_configs` and `requires_approval`, a sub-agent's
 //! default `config`), and a bare string for a harness reference that has only a name.
 //! `middleware_configs` keys are written sorted; raw values are written as serde_json writes a
 //! [`serde_json::Value`]. `from_json(&c.to_json()) == Ok(c)` for every config this module can

@@ -12,6 +12,8 @@ use rmcp::model::{
     ProtocolVersion, ServerCapabilities, ServerConfig, Tool as McpTool,
 };
 use rmcp::service::{Peer, RequestContext};
+
+use crate::approval::{ApprovalDecision, Approver, PendingApproval};
 use rmcp::transport::StreamableHttpService;
 use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -343,7 +345,9 @@ impl SessionHandler {
                 &arguments,
                 &call_id,
                 Some(reporter.clone() as Arc<dyn CallReporter>),
-                None,
+                Some(&ElicitingApprover {
+                    peer: context.peer.clone(),
+                }),
             )
             .await;
         reporter.finish(sending).await;
@@ -382,6 +386,113 @@ impl SessionHandler {
         } else {
             CallToolResult::success(content)
         }))
+    }
+}
+
+/// Asks the MCP client's user, through elicitation, whether a call that needs approval may
+/// run: a form with `approve` (a boolean, default `true`) and an optional `reason`. Accepting
+/// with `approve` true approves; accepting with `approve` false, declining or cancelling
+/// denies (with the reason given, or one that says what the user did). A client that did not
+/// declare form elicitation is not asked: the call is refused with an error result that says
+/// so, as it is when the request fails (a protocol version that forbids server requests).
+struct ElicitingApprover {
+    peer: Peer<RoleServer>,
+}
+
+/// What the approval form returns.
+#[derive(serde::Deserialize)]
+struct ApprovalForm {
+    #[serde(default = "yes")]
+    approve: bool,
+    #[serde(default)]
+    reason: Option<String>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[async_trait::async_trait]
+impl Approver for ElicitingApprover {
+    async fn decide(&self, call: &PendingApproval) -> Result<ApprovalDecision, String> {
+        use rmcp::model::{
+            BooleanSchema, ElicitRequestParams, ElicitationAction, ElicitationSchema,
+            PrimitiveSchemaDefinition, StringSchema,
+        };
+        use rmcp::service::ElicitationMode;
+
+        if !self
+            .peer
+            .supported_elicitation_modes()
+            .contains(&ElicitationMode::Form)
+        {
+            return Err(format!(
+                "Function '{}' needs approval, and this MCP client cannot be asked: it does not support elicitation",
+                call.function
+            ));
+        }
+        let mut schema = ElicitationSchema::new(std::collections::BTreeMap::from([
+            (
+                "approve".to_owned(),
+                PrimitiveSchemaDefinition::Boolean(
+                    BooleanSchema::new()
+                        .description("Run the call")
+                        .with_default(true),
+                ),
+            ),
+            (
+                "reason".to_owned(),
+                PrimitiveSchemaDefinition::String(
+                    StringSchema::new().description("Why not (the model reads it)"),
+                ),
+            ),
+        ]));
+        schema.required = Some(vec!["approve".to_owned()]);
+        let message = format!(
+            "The assistant wants to call {} of {} with {}. Approve?",
+            call.function, call.harness, call.arguments
+        );
+        let answer = self
+            .peer
+            .create_elicitation(ElicitRequestParams::FormElicitationParams {
+                meta: None,
+                message,
+                requested_schema: schema,
+            })
+            .await
+            .map_err(|e| {
+                format!(
+                    "Function '{}' needs approval, and asking the MCP client failed: {e}",
+                    call.function
+                )
+            })?;
+        Ok(match answer.action {
+            ElicitationAction::Accept => {
+                let form: ApprovalForm = answer
+                    .content
+                    .map(serde_json::from_value)
+                    .transpose()
+                    .map_err(|e| {
+                        format!(
+                            "Function '{}' needs approval, and the MCP client's answer is not the approval form: {e}",
+                            call.function
+                        )
+                    })?
+                    .unwrap_or(ApprovalForm {
+                        approve: true,
+                        reason: None,
+                    });
+                if form.approve {
+                    ApprovalDecision::Approve
+                } else {
+                    ApprovalDecision::Deny {
+                        reason: form.reason,
+                    }
+                }
+            }
+            ElicitationAction::Decline => ApprovalDecision::deny("declined in the MCP client"),
+            _ => ApprovalDecision::deny("the approval request was dismissed in the MCP client"),
+        })
     }
 }
 

@@ -13,6 +13,13 @@
 //! wrappers nest with the first registered global wrapper outermost and scoped wrappers
 //! innermost around the function body.
 //!
+//! For the calls of one response: `before_tool_execution`, then for each call that resolved to
+//! a function `approval_required` (see [`approval`](crate::approval)), then
+//! `before_parallel_batch` for the calls that run now, then each call's function hooks. Calls
+//! that wait for approval run when the session is resumed: `on_approval` for every decision,
+//! then `before_parallel_batch` and the function hooks of the approved calls, with
+//! [`FunctionCall::approval`] set.
+//!
 //! # Errors and panics
 //!
 //! A hook that returns an error, or panics, ends the run with [`RunError::Middleware`]; calls

@@ -52,8 +52,12 @@
 //! the state as JSON in an envelope with a format number:
 //! `{"format":1,"state":{"history":[...],"expanded":[...]}}`. A record whose format this build
 //! does not know, or that does not decode, is reported as [`StoreError::Corrupt`] naming the
-//! session; nothing is overwritten. The state holds the conversation and the names of expanded
-//! containers only: never the agent's configuration, API keys or store URLs.
+//! session; nothing is overwritten. The state holds the conversation, the names of expanded
+//! containers, and for a session paused for approval the waiting calls with the results of the
+//! calls that ran, and the log of approval decisions ([`approval`](crate::approval)): never the
+//! agent's configuration, API keys or store URLs. A paused session is saved at the end of the
+//! run that paused it, and [`Session::decide`](crate::Session::decide) on the loaded session
+//! goes on from there in any process.
 //!
 //! Every backend creates its tables (or keys) on first use and records a schema version; a store
 //! whose schema version this build does not know is refused with
@@ -510,6 +514,8 @@ impl StoreError {
 ///     user_message: Some("Book the table".into()),
 ///     messages: vec![ChatMessage::user("Book the table"), answer],
 ///     expanded: Vec::new(),
+///     paused: None,
+///     approvals: Vec::new(),
 /// };
 /// assert_eq!(turn.messages.len(), 2);
 /// ```
@@ -529,6 +535,11 @@ pub struct UnsavedTurn {
     pub messages: Vec<ChatMessage>,
     /// The expanded containers after the turn.
     pub expanded: Vec<String>,
+    /// Set when the turn paused for approval: its waiting calls (the last of `messages` is the
+    /// assistant message that made them). See [`approval`](crate::approval).
+    pub paused: Option<crate::approval::PausedTurn>,
+    /// Approval decisions made since the session was last loaded or saved.
+    pub approvals: Vec<crate::approval::ApprovalRecord>,
 }
 
 /// Checks a session id: non-empty, at most [`MAX_ID_LEN`] bytes, no control characters.
