@@ -42,6 +42,7 @@ const TESTED: &[&str] = &[
     "typed_answer",
     "approval",
     "traces",
+    "vision_tool",
 ];
 
 /// A command for the example with the provider environment cleared.
@@ -566,4 +567,20 @@ fn mcp_oauth() {
 fn hpd_agent_tests_skip(line: &str) {
     use std::io::Write as _;
     let _ = writeln!(std::io::stderr(), "{line}");
+}
+
+#[test]
+fn vision_tool() {
+    let out = run("vision_tool", &[]);
+    expect_in_order(
+        "vision_tool",
+        &out,
+        &[
+            r#"output schema of stats: {"type":"object","properties":{"count""#,
+            "answer: The middle bar is the tallest: 7.",
+            "tool result call_1: [image: image/png, ",
+            r#"  part: {"type":"image","mime_type":"image/png","data":"iVBORw0KGgo"#,
+            r#"tool result call_2: {"min":3,"max":7,"count":3}"#,
+        ],
+    );
 }

@@ -4,6 +4,7 @@
 //! helper attributes; shape checks are in `valid`.
 
 use proc_macro2::Span;
+use quote::ToTokens;
 use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{
@@ -63,6 +64,9 @@ pub struct Function<'a> {
     pub requires_approval: bool,
     pub params: Vec<Param<'a>>,
     pub returns_result: bool,
+    /// The type of the value the method hands back (`T` of a `Result<T, E>`), when it can be
+    /// named outside the method: the output schema is probed on it.
+    pub output_type: Option<&'a Type>,
 }
 
 pub struct Param<'a> {
@@ -211,6 +215,12 @@ impl<'a> Function<'a> {
             ReturnType::Type(_, ty) => last_segment(ty).is_some_and(|s| s == "Result"),
             ReturnType::Default => false,
         };
+        let output_type = match &method.sig.output {
+            ReturnType::Type(_, ty) if returns_result => ok_type(ty),
+            ReturnType::Type(_, ty) => Some(&**ty),
+            ReturnType::Default => None,
+        }
+        .filter(|ty| nameable(ty.to_token_stream()));
         Function {
             kind: MemberKind::Function,
             method,
@@ -222,6 +232,7 @@ impl<'a> Function<'a> {
             requires_approval: options.requires_approval,
             params,
             returns_result,
+            output_type,
         }
     }
 
@@ -251,6 +262,7 @@ impl<'a> Function<'a> {
             requires_approval: false,
             params,
             returns_result: false,
+            output_type: None,
         }
     }
 
@@ -330,6 +342,41 @@ fn same_path(a: &Path, b: &Path) -> bool {
 }
 
 /// The last path segment of a type, seen through references, parentheses and groups.
+/// `T` of `Result<T, E>` (or of an alias `Result<T>`).
+fn ok_type(ty: &Type) -> Option<&Type> {
+    match ty {
+        Type::Path(path) => match &path.path.segments.last()?.arguments {
+            syn::PathArguments::AngleBracketed(args) => {
+                args.args.iter().find_map(|arg| match arg {
+                    syn::GenericArgument::Type(ty) => Some(ty),
+                    _ => None,
+                })
+            }
+            _ => None,
+        },
+        Type::Group(group) => ok_type(&group.elem),
+        Type::Paren(paren) => ok_type(&paren.elem),
+        _ => None,
+    }
+}
+
+/// Whether a return type can be written in another item: no `impl Trait`, no lifetime of the
+/// method's own (`'_` and `'static` are fine).
+fn nameable(tokens: proc_macro2::TokenStream) -> bool {
+    let mut after_quote = false;
+    tokens.into_iter().all(|tree| {
+        let ok = match &tree {
+            proc_macro2::TokenTree::Ident(ident) => {
+                !(ident == "impl" || after_quote && ident != "static" && ident != "_")
+            }
+            proc_macro2::TokenTree::Group(group) => nameable(group.stream()),
+            proc_macro2::TokenTree::Punct(_) | proc_macro2::TokenTree::Literal(_) => true,
+        };
+        after_quote = matches!(&tree, proc_macro2::TokenTree::Punct(p) if p.as_char() == '\'');
+        ok
+    })
+}
+
 pub fn last_segment(ty: &Type) -> Option<String> {
     match ty {
         Type::Path(path) => path.path.segments.last().map(|s| s.ident.to_string()),

@@ -259,7 +259,12 @@ mod valid;
 ///         #[schemars(description = "The city.")]
 ///         city: String,
 ///     }
-///     // Parses the arguments, calls the method, turns its value into the result text.
+///     // The output schema: the return type's schema when it is `Serialize + JsonSchema` and
+///     // describes an object, else `None`.
+///     fn __hpd_output_schema0() -> Option<Value> { ... }
+///     // Parses the arguments, calls the method, turns its value into the result: a whole
+///     // result for an `IntoToolResult` type, else its text (and, for a `JsonSchema` type that
+///     // serializes to an object, the value as the structured result).
 ///     fn __hpd_invoke(instance: &HarnessObject, index: usize, arguments: Value, ctx: FunctionContext)
 ///         -> Result<BodyFuture, ArgumentsError> { ... }
 ///     static __HPD_ENTRY: __hpd::HarnessEntry = __hpd::HarnessEntry {
@@ -270,6 +275,7 @@ mod valid;
 ///             timeout_ms: Some(5000),
 ///             requires_approval: false,
 ///             schema: __hpd_schema0,
+///             output_schema: __hpd_output_schema0,
 ///             sub_agent: None,
 ///         }],
 ///         collapse: None, // Some(CollapseSpec { .. }) for #[collapse]

@@ -31,6 +31,7 @@ impl MathTools {
 const _: () = {
     use ::hpd_agent::__private as __hpd;
     use __hpd::{ViaConfig as _, ViaDefault as _};
+    use __hpd::{ViaParts as _, ViaSchema as _, ViaText as _};
     #[ai_function(__hpd_resolve)]
     const _: () = ();
     #[sub_agent(__hpd_resolve)]
@@ -57,6 +58,13 @@ const _: () = {
     }
     fn __hpd_schema1() -> __hpd::serde_json::Value {
         __hpd::parameters_schema::<__HpdArgs1>()
+    }
+    fn __hpd_output_schema0() -> __hpd::Option<__hpd::serde_json::Value> {
+        let __hpd_probe = __hpd::OutputProbe::<i64>::new();
+        (&&&__hpd_probe).__hpd_kind().output_schema(__hpd_probe)
+    }
+    fn __hpd_output_schema1() -> __hpd::Option<__hpd::serde_json::Value> {
+        __hpd::None
     }
     fn __hpd_sub_agent2(__hpd_instance: &__hpd::HarnessObject) -> __hpd::SubAgent {
         let __hpd_this = __hpd_this::<MathTools>(__hpd_instance);
@@ -85,9 +93,12 @@ const _: () = {
                 >(__hpd_arguments)?;
                 let __hpd_this = __hpd_this_ref::<MathTools>(__hpd_instance);
                 __hpd::Ok(
-                    __hpd::Started::Done(
-                        __hpd::output_value(<MathTools>::add(&*__hpd_this, a, b)),
-                    ),
+                    __hpd::Started::Done({
+                        let __hpd_value = <MathTools>::add(&*__hpd_this, a, b);
+                        (&&&__hpd::OutputProbe::of(&__hpd_value))
+                            .__hpd_kind()
+                            .output(__hpd_value)
+                    }),
                 )
             }
             1usize => {
@@ -100,13 +111,16 @@ const _: () = {
                     __hpd::Started::Running(
                         __hpd::Box::pin(async move {
                             let __hpd_this = __hpd_this::<MathTools>(&__hpd_instance);
-                            __hpd::output_value(
-                                <MathTools>::wait(
+                            {
+                                let __hpd_value = <MathTools>::wait(
                                         &*__hpd_this,
                                         ::core::clone::Clone::clone(__hpd_ctx.cancellation_token()),
                                     )
-                                    .await,
-                            )
+                                    .await;
+                                (&&&__hpd::OutputProbe::of(&__hpd_value))
+                                    .__hpd_kind()
+                                    .output(__hpd_value)
+                            }
                         }),
                     ),
                 )
@@ -146,6 +160,7 @@ const _: () = {
                 timeout_ms: __hpd::None,
                 requires_approval: false,
                 schema: __hpd_schema0,
+                output_schema: __hpd_output_schema0,
                 sub_agent: __hpd::None,
             },
             __hpd::FunctionSpec {
@@ -154,6 +169,7 @@ const _: () = {
                 timeout_ms: __hpd::None,
                 requires_approval: false,
                 schema: __hpd_schema1,
+                output_schema: __hpd_output_schema1,
                 sub_agent: __hpd::None,
             },
             __hpd::FunctionSpec {
@@ -162,6 +178,7 @@ const _: () = {
                 timeout_ms: __hpd::None,
                 requires_approval: false,
                 schema: __hpd::sub_agent_schema,
+                output_schema: __hpd::no_output_schema,
                 sub_agent: __hpd::Some(__hpd_sub_agent2),
             },
         ],

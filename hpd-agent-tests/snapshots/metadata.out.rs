@@ -28,6 +28,7 @@ impl SearchTools {
 )]
 const _: () = {
     use ::hpd_agent::__private as __hpd;
+    use __hpd::{ViaParts as _, ViaSchema as _, ViaText as _};
     #[ai_function(__hpd_resolve)]
     const _: () = ();
     #[derive(
@@ -55,6 +56,14 @@ const _: () = {
     fn __hpd_schema1() -> __hpd::serde_json::Value {
         __hpd::parameters_schema::<__HpdArgs1>()
     }
+    fn __hpd_output_schema0() -> __hpd::Option<__hpd::serde_json::Value> {
+        let __hpd_probe = __hpd::OutputProbe::<String>::new();
+        (&&&__hpd_probe).__hpd_kind().output_schema(__hpd_probe)
+    }
+    fn __hpd_output_schema1() -> __hpd::Option<__hpd::serde_json::Value> {
+        let __hpd_probe = __hpd::OutputProbe::<String>::new();
+        (&&&__hpd_probe).__hpd_kind().output_schema(__hpd_probe)
+    }
     fn __hpd_this<H: __hpd::ToolHarness>(
         __hpd_instance: &__hpd::HarnessObject,
     ) -> ::std::sync::Arc<H> {
@@ -78,9 +87,12 @@ const _: () = {
                 >(__hpd_arguments)?;
                 let __hpd_this = __hpd_this_ref::<SearchTools>(__hpd_instance);
                 __hpd::Ok(
-                    __hpd::Started::Done(
-                        __hpd::output_value(<SearchTools>::search(&*__hpd_this, query)),
-                    ),
+                    __hpd::Started::Done({
+                        let __hpd_value = <SearchTools>::search(&*__hpd_this, query);
+                        (&&&__hpd::OutputProbe::of(&__hpd_value))
+                            .__hpd_kind()
+                            .output(__hpd_value)
+                    }),
                 )
             }
             1usize => {
@@ -89,11 +101,15 @@ const _: () = {
                 >(__hpd_arguments)?;
                 let __hpd_this = __hpd_this_ref::<SearchTools>(__hpd_instance);
                 __hpd::Ok(
-                    __hpd::Started::Done(
-                        __hpd::output_value(
-                            <SearchTools>::tavily_search(&*__hpd_this, query),
-                        ),
-                    ),
+                    __hpd::Started::Done({
+                        let __hpd_value = <SearchTools>::tavily_search(
+                            &*__hpd_this,
+                            query,
+                        );
+                        (&&&__hpd::OutputProbe::of(&__hpd_value))
+                            .__hpd_kind()
+                            .output(__hpd_value)
+                    }),
                 )
             }
             _ => {
@@ -180,6 +196,7 @@ const _: () = {
                 timeout_ms: __hpd::None,
                 requires_approval: false,
                 schema: __hpd_schema0,
+                output_schema: __hpd_output_schema0,
                 sub_agent: __hpd::None,
             },
             __hpd::FunctionSpec {
@@ -188,6 +205,7 @@ const _: () = {
                 timeout_ms: __hpd::None,
                 requires_approval: false,
                 schema: __hpd_schema1,
+                output_schema: __hpd_output_schema1,
                 sub_agent: __hpd::None,
             },
         ],

@@ -28,6 +28,7 @@ impl WeatherTools {
 )]
 const _: () = {
     use ::hpd_agent::__private as __hpd;
+    use __hpd::{ViaParts as _, ViaSchema as _, ViaText as _};
     #[ai_function(__hpd_resolve)]
     const _: () = ();
     #[derive(
@@ -56,6 +57,14 @@ const _: () = {
     fn __hpd_schema1() -> __hpd::serde_json::Value {
         __hpd::parameters_schema::<__HpdArgs1>()
     }
+    fn __hpd_output_schema0() -> __hpd::Option<__hpd::serde_json::Value> {
+        let __hpd_probe = __hpd::OutputProbe::<String>::new();
+        (&&&__hpd_probe).__hpd_kind().output_schema(__hpd_probe)
+    }
+    fn __hpd_output_schema1() -> __hpd::Option<__hpd::serde_json::Value> {
+        let __hpd_probe = __hpd::OutputProbe::<String>::new();
+        (&&&__hpd_probe).__hpd_kind().output_schema(__hpd_probe)
+    }
     fn __hpd_this<H: __hpd::ToolHarness>(
         __hpd_instance: &__hpd::HarnessObject,
     ) -> ::std::sync::Arc<H> {
@@ -79,11 +88,15 @@ const _: () = {
                 >(__hpd_arguments)?;
                 let __hpd_this = __hpd_this_ref::<WeatherTools>(__hpd_instance);
                 __hpd::Ok(
-                    __hpd::Started::Done(
-                        __hpd::output_value(
-                            <WeatherTools>::get_weather(&*__hpd_this, city),
-                        ),
-                    ),
+                    __hpd::Started::Done({
+                        let __hpd_value = <WeatherTools>::get_weather(
+                            &*__hpd_this,
+                            city,
+                        );
+                        (&&&__hpd::OutputProbe::of(&__hpd_value))
+                            .__hpd_kind()
+                            .output(__hpd_value)
+                    }),
                 )
             }
             1usize => {
@@ -96,15 +109,23 @@ const _: () = {
                     __hpd::Started::Running(
                         __hpd::Box::pin(async move {
                             let __hpd_this = __hpd_this::<WeatherTools>(&__hpd_instance);
-                            __hpd::output_result(
-                                <WeatherTools>::get_forecast(
-                                        &*__hpd_this,
-                                        city,
-                                        days,
-                                        &__hpd_ctx,
-                                    )
-                                    .await,
-                            )
+                            match <WeatherTools>::get_forecast(
+                                    &*__hpd_this,
+                                    city,
+                                    days,
+                                    &__hpd_ctx,
+                                )
+                                .await
+                            {
+                                __hpd::Ok(__hpd_value) => {
+                                    (&&&__hpd::OutputProbe::of(&__hpd_value))
+                                        .__hpd_kind()
+                                        .output(__hpd_value)
+                                }
+                                __hpd::Err(__hpd_error) => {
+                                    __hpd::Err(__hpd::error_text(__hpd_error))
+                                }
+                            }
                         }),
                     ),
                 )
@@ -131,6 +152,7 @@ const _: () = {
                 timeout_ms: __hpd::None,
                 requires_approval: false,
                 schema: __hpd_schema0,
+                output_schema: __hpd_output_schema0,
                 sub_agent: __hpd::None,
             },
             __hpd::FunctionSpec {
@@ -139,6 +161,7 @@ const _: () = {
                 timeout_ms: __hpd::Some(5000u64),
                 requires_approval: false,
                 schema: __hpd_schema1,
+                output_schema: __hpd_output_schema1,
                 sub_agent: __hpd::None,
             },
         ],

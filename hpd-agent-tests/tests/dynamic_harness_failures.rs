@@ -174,7 +174,7 @@ async fn failing_handlers_and_bad_arguments_give_error_results() {
             ("eager".to_owned(), FunctionFailure::Panicked),
             (
                 "refuse".to_owned(),
-                FunctionFailure::Reported("no such city".to_owned())
+                FunctionFailure::Reported(ToolResult::error("no such city"))
             ),
             (
                 "slow".to_owned(),

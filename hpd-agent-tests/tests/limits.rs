@@ -412,13 +412,15 @@ async fn mcp_results_and_arguments_follow_the_limits() {
 async fn limits_come_from_json_config() {
     let config = AgentConfig::from_json(
         r#"{"tool_harnesses": ["LimitTools"],
-            "Limits": {"MaxToolResultBytes": 100, "max_argument_bytes": 50, "maxParallelCalls": 2}}"#,
+            "Limits": {"MaxToolResultBytes": 100, "max_argument_bytes": 50, "maxParallelCalls": 2,
+                       "max_tool_result_media_bytes": 4096}}"#,
     )
     .unwrap();
     assert_eq!(
         config.limits,
         Limits {
             max_tool_result_bytes: 100,
+            max_tool_result_media_bytes: 4096,
             max_argument_bytes: 50,
             max_parallel_calls: 2
         }

@@ -9,7 +9,9 @@ mod mcp_common;
 use std::time::Duration;
 
 use hpd_agent::mcp::{McpError, McpHarness};
-use hpd_agent::{AgentBuilder, ChatResponse, ScriptedChatClient, ToolCall};
+use hpd_agent::{
+    AgentBuilder, ChatMessage, ChatResponse, ContentPart, ScriptedChatClient, ToolCall,
+};
 use mcp_common::{command_from_env, fixture, free_port, python, temp_dir};
 
 fn stdio(name: &str, command: &[String]) -> McpHarness {
@@ -37,6 +39,7 @@ async fn everything_server_is_a_collapsed_container_whose_echo_runs() {
             ToolCall::new("c2", "echo", r#"{"message": "hello from hpd-agent"}"#),
             ToolCall::new("c3", "get-sum", r#"{"a": 2, "b": 40}"#),
             ToolCall::new("c4", "get-tiny-image", "{}"),
+            ToolCall::new("c5", "get-structured-content", r#"{"location": "Chicago"}"#),
         ]),
         ChatResponse::text("done"),
     ]);
@@ -60,9 +63,43 @@ async fn everything_server_is_a_collapsed_container_whose_echo_runs() {
     let (sum, is_error) = requests[2].tool_result("c3").unwrap();
     assert!(!is_error);
     assert!(sum.contains("42"), "{sum}");
-    // Image content is described, not passed on as base64.
+    // The image reaches the model as an image part (its text form describes it).
     let (image, _) = requests[2].tool_result("c4").unwrap();
     assert!(image.contains("[image: image/png"), "{image}");
+    let parts = tool_parts(&requests[2], "c4");
+    let png = parts
+        .iter()
+        .find_map(|part| match part {
+            ContentPart::Image { mime_type, data } if mime_type == "image/png" => Some(data),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no image part in {parts:?}"));
+    assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"), "not a PNG");
+    // The structured content is kept: listed with its output schema, sent as its JSON.
+    let structured = requests[1]
+        .tools
+        .iter()
+        .find(|t| t.name == "get-structured-content")
+        .unwrap();
+    assert!(structured.output_schema.as_deref().unwrap()["properties"]["temperature"].is_object());
+    let (weather, _) = requests[2].tool_result("c5").unwrap();
+    let weather: serde_json::Value =
+        serde_json::from_str(weather.trim()).unwrap_or_else(|e| panic!("{e}: {weather}"));
+    assert_eq!(weather["temperature"], 36);
+}
+
+/// The content parts of the result of `call_id` in a recorded request.
+fn tool_parts(request: &hpd_agent::RecordedRequest, call_id: &str) -> Vec<ContentPart> {
+    request
+        .messages
+        .iter()
+        .find_map(|message| match message {
+            ChatMessage::Tool {
+                call_id: id, parts, ..
+            } if id == call_id => Some(parts.clone()),
+            _ => None,
+        })
+        .unwrap_or_default()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

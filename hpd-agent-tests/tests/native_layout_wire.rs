@@ -383,11 +383,13 @@ async fn the_anthropic_checker_refuses_a_deferred_tool_called_before_its_referen
         name: "add".into(),
         description: "Adds".into(),
         parameters: Arc::new(json!({"type": "object"})),
+        output_schema: None,
     });
     let container = Arc::new(hpd_agent::ToolDefinition {
         name: "MathTools".into(),
         description: "Math".into(),
         parameters: Arc::new(json!({"type": "object", "properties": {}})),
+        output_schema: None,
     });
     let groups = [hpd_agent::DeferredGroup::new(
         "MathTools",
@@ -704,6 +706,7 @@ async fn the_responses_checker_refuses_a_deferred_function_called_before_it_was_
         name: "add".into(),
         description: "Adds".into(),
         parameters: Arc::new(json!({"type": "object"})),
+        output_schema: None,
     });
     let groups = [hpd_agent::DeferredGroup::new(
         "MathTools",

@@ -19,7 +19,9 @@ pub use crate::harness::registry::{
     MetadataSpec, ScopedMiddlewareSpec,
 };
 pub use crate::middleware::{ConfigurableMiddleware, Middleware};
-pub use crate::tool::{ArgumentsError, BodyFuture, CallParts, FunctionContext, Started, SubAgent};
+pub use crate::tool::{
+    ArgumentsError, BodyFuture, CallParts, FunctionContext, Started, SubAgent, ToolResult,
+};
 pub use inventory;
 pub use schemars;
 pub use serde;
@@ -50,26 +52,150 @@ pub fn parse_arguments<T: DeserializeOwned>(arguments: &str) -> Result<T, Argume
     crate::tool::parse_arguments(arguments)
 }
 
-/// The result text of a returned value: a JSON string without quotes, `null` as the empty
-/// string, anything else as compact JSON.
+/// The result of a returned value a function returns as text: a JSON string without quotes,
+/// `null` as the empty string, anything else as compact JSON.
 ///
 /// # Errors
 ///
 /// The value does not serialize.
-pub fn output_value<T: Serialize>(value: T) -> Result<String, String> {
-    crate::tool::result_text(&value)
+pub fn output_value<T: Serialize>(value: T) -> Result<ToolResult, String> {
+    crate::tool::result_text(&value).map(ToolResult::ok)
 }
 
-/// The result of a function returning `Result<T, E>`: `Ok` as [`output_value`], `Err(e)` as an
-/// error with `e`'s `Display`.
+/// The output schema of a member without one (a `#[sub_agent]`).
+#[must_use]
+pub fn no_output_schema() -> Option<Value> {
+    None
+}
+
+/// The error text of a function's `Err(e)`: `e`'s `Display`.
+pub fn error_text<E: Display>(error: E) -> String {
+    error.to_string()
+}
+
+/// How a returned value becomes a result, chosen by its type at the call site (the macro
+/// writes `(&&&OutputProbe::of(&value)).__hpd_kind().output(value)`; method lookup takes the first
+/// trait that applies, from the most references down):
+/// 1. [`IntoToolResult`](crate::IntoToolResult) types ([`ViaParts`]): that result;
+/// 2. `Serialize + JsonSchema` types ([`ViaSchema`]): the text of [`output_value`] plus the
+///    value as the structured result when it is a JSON object;
+/// 3. `Serialize` types ([`ViaText`]): [`output_value`].
 ///
-/// # Errors
-///
-/// `Err(e)` was returned, or the value does not serialize.
-pub fn output_result<T: Serialize, E: Display>(value: Result<T, E>) -> Result<String, String> {
-    match value {
-        Ok(v) => output_value(v),
-        Err(e) => Err(e.to_string()),
+/// The same probe on the return *type* gives the function's output schema.
+pub struct OutputProbe<T>(std::marker::PhantomData<fn() -> T>);
+
+impl<T> OutputProbe<T> {
+    /// The probe of a value's type.
+    #[must_use]
+    pub fn of(_: &T) -> Self {
+        OutputProbe(std::marker::PhantomData)
+    }
+
+    /// The probe of a type.
+    #[must_use]
+    pub fn new() -> Self {
+        OutputProbe(std::marker::PhantomData)
+    }
+}
+
+impl<T> Default for OutputProbe<T> {
+    fn default() -> Self {
+        OutputProbe::new()
+    }
+}
+
+/// The value is a whole result.
+pub struct PartsKind;
+/// The value is serialized and has a schema.
+pub struct SchemaKind;
+/// The value is serialized.
+pub struct TextKind;
+
+/// Step 1 of [`OutputProbe`].
+pub trait ViaParts {
+    /// The kind.
+    fn __hpd_kind(&self) -> PartsKind {
+        PartsKind
+    }
+}
+
+impl<T: crate::IntoToolResult> ViaParts for &&OutputProbe<T> {}
+
+/// Step 2 of [`OutputProbe`].
+pub trait ViaSchema {
+    /// The kind.
+    fn __hpd_kind(&self) -> SchemaKind {
+        SchemaKind
+    }
+}
+
+impl<T: Serialize + schemars::JsonSchema> ViaSchema for &OutputProbe<T> {}
+
+/// Step 3 of [`OutputProbe`].
+pub trait ViaText {
+    /// The kind.
+    fn __hpd_kind(&self) -> TextKind {
+        TextKind
+    }
+}
+
+impl<T> ViaText for OutputProbe<T> {}
+
+impl PartsKind {
+    /// The result.
+    ///
+    /// # Errors
+    ///
+    /// Never; the signature matches the other kinds.
+    #[allow(clippy::unused_self, clippy::unnecessary_wraps)]
+    pub fn output<T: crate::IntoToolResult>(self, value: T) -> Result<ToolResult, String> {
+        Ok(value.into_tool_result())
+    }
+
+    /// No output schema.
+    #[must_use]
+    #[allow(clippy::unused_self)]
+    pub fn output_schema<T>(self, _: OutputProbe<T>) -> Option<Value> {
+        None
+    }
+}
+
+impl SchemaKind {
+    /// The text of the value, with the value as the structured result when it is an object.
+    ///
+    /// # Errors
+    ///
+    /// The value does not serialize.
+    #[allow(clippy::unused_self)]
+    pub fn output<T: Serialize>(self, value: T) -> Result<ToolResult, String> {
+        crate::tool::structured_output(&value)
+    }
+
+    /// The type's schema, when it is an object schema (the only kind MCP's `outputSchema`
+    /// takes).
+    #[must_use]
+    #[allow(clippy::unused_self)]
+    pub fn output_schema<T: schemars::JsonSchema>(self, _: OutputProbe<T>) -> Option<Value> {
+        crate::tool::object_schema::<T>()
+    }
+}
+
+impl TextKind {
+    /// [`output_value`].
+    ///
+    /// # Errors
+    ///
+    /// The value does not serialize.
+    #[allow(clippy::unused_self)]
+    pub fn output<T: Serialize>(self, value: T) -> Result<ToolResult, String> {
+        output_value(value)
+    }
+
+    /// No output schema.
+    #[must_use]
+    #[allow(clippy::unused_self)]
+    pub fn output_schema<T>(self, _: OutputProbe<T>) -> Option<Value> {
+        None
     }
 }
 
@@ -77,6 +203,20 @@ pub fn output_result<T: Serialize, E: Display>(value: Result<T, E>) -> Result<St
 /// `$schema` or `$defs`; `properties` and `required` are always present.
 #[must_use]
 pub fn parameters_schema<T: schemars::JsonSchema>() -> Value {
+    let mut value = parameters_schema_of::<T>();
+    if let Value::Object(map) = &mut value {
+        map.entry("type").or_insert_with(|| Value::from("object"));
+        map.entry("properties")
+            .or_insert_with(|| Value::Object(serde_json::Map::new()));
+        map.entry("required")
+            .or_insert_with(|| Value::Array(Vec::new()));
+    }
+    value
+}
+
+/// The inlined schema of `T` (no `title`, `$schema` or `$defs` unless it is recursive), as
+/// schemars writes it.
+pub(crate) fn parameters_schema_of<T: schemars::JsonSchema>() -> Value {
     let settings = schemars::generate::SchemaSettings::draft2020_12().with(|s| {
         s.inline_subschemas = true;
         s.meta_schema = None;
@@ -92,11 +232,6 @@ pub fn parameters_schema<T: schemars::JsonSchema>() -> Value {
             map.remove("$defs");
             map.remove("definitions");
         }
-        map.entry("type").or_insert_with(|| Value::from("object"));
-        map.entry("properties")
-            .or_insert_with(|| Value::Object(serde_json::Map::new()));
-        map.entry("required")
-            .or_insert_with(|| Value::Array(Vec::new()));
     }
     value
 }

@@ -625,6 +625,66 @@
 //! # }
 //! ```
 //!
+//! # Images and structured results
+//!
+//! A [`ToolResult`] is an ordered list of [`ContentPart`]s (text, image, audio, a resource link,
+//! an embedded resource) and an optional structured JSON value, besides its error flag. An
+//! `#[ai_function]` picks its result by its return type (checked at compile time, without
+//! specialization: the generated code probes the type):
+//! - a type that implements [`IntoToolResult`] ([`Image`], [`Audio`], [`ContentPart`],
+//!   `Vec<ContentPart>`, [`ToolResult`], or one of yours) gives exactly that result;
+//! - a `Serialize + schemars::JsonSchema` type gives its JSON text as before and, when its
+//!   schema describes an object, the value as the structured result; that schema is the
+//!   function's output schema ([`ToolDefinition::output_schema`], which
+//!   [`McpServer`](mcp/struct.McpServer.html) advertises as `outputSchema`);
+//! - any other `Serialize` type gives its JSON text.
+//!
+//! `Result<T, E>` works with each. A return type the macro cannot name outside the method
+//! (`impl Serialize`, a type with the method's own lifetime) has no output schema.
+//!
+//! ```
+//! use hpd_agent::prelude::*;
+//! use hpd_agent::{Image, Registry};
+//!
+//! #[derive(serde::Serialize, schemars::JsonSchema)]
+//! pub struct Weather { celsius: f64 }
+//!
+//! #[derive(Default)]
+//! pub struct Station;
+//!
+//! #[tool_harness]
+//! impl Station {
+//!     /// The current weather.
+//!     #[ai_function]
+//!     fn weather(&self) -> Weather { Weather { celsius: 21.5 } }
+//!     /// A photo of the sky.
+//!     #[ai_function]
+//!     fn sky(&self) -> Result<Image, String> { Ok(Image::png(vec![0x89, b'P', b'N', b'G'])) }
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let functions = Registry::global().instantiate::<Station>()?;
+//! assert_eq!(functions[0].definition().output_schema.as_ref().unwrap()["type"], "object");
+//! let weather = functions[0].call("c1", "{}", Default::default()).await;
+//! assert_eq!((weather.text.as_str(), weather.structured), (r#"{"celsius":21.5}"#, Some(serde_json::json!({"celsius": 21.5}))));
+//! let sky = functions[1].call("c2", "{}", Default::default()).await;
+//! assert_eq!(sky.text, "[image: image/png, 4 bytes]");
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Providers send images as their APIs define them (see [`ToolImages`]: inside Anthropic's
+//! `tool_result`, inside a Responses `function_call_output`, in a user message after the tool
+//! messages on Chat Completions) or, with [`ToolImages::Describe`], as the result's text form;
+//! what an API takes no part for goes as text, never dropped. The structured value goes as JSON
+//! text (no provider has a field for it). [`Limits`] apply per part.
+//!
+//! Stored sessions keep the parts in [`ChatMessage::Tool`] (`parts`, base64 data), beside the
+//! text form in `content`; a session stored before parts existed has no `parts` key and reads
+//! as text results (serde's `default`), so old sessions stay readable and a history with parts
+//! is still valid for every provider.
+//!
 //! # Errors, and what the model sees
 //!
 //! Building fails with a [`BuildError`] (an unknown harness or function, a config that does not
@@ -642,7 +702,8 @@
 //! | blocked by middleware | the middleware's text, default `Function '{name}' was blocked` | yes |
 //! | denied by the person approving | `Function '{name}' was denied by the user: {reason}` | yes |
 //! | arguments over `max_argument_bytes` | `Error: the arguments of '{name}' are {n} bytes; the limit is {max} bytes` | yes |
-//! | a result over `max_tool_result_bytes` | the result cut, ending `[truncated: {n} of {total} bytes dropped]` | as it was |
+//! | a result over `max_tool_result_bytes` | the result cut, ending `[truncated: {n} of {total} bytes dropped]` (each text part of a result with parts) | as it was |
+//! | an image, audio or blob over `max_tool_result_media_bytes` | that part replaced by `[image: {mime}, {n} bytes, not sent: over the limit of {max} bytes]` | as it was |
 //!
 //! Every tool call gets a result, in call order, so the history stays valid even when a run
 //! fails (max iterations, cancellation, provider or middleware errors); the session can run
@@ -760,9 +821,9 @@ pub use agent::{
 };
 pub use async_trait::async_trait;
 pub use chat::{
-    ChatClient, ChatError, ChatMessage, ChatRequest, ChatResponse, DeferredGroup, DeferredTools,
-    FinishReason, ModelInfo, ModelOptions, Reasoning, TextSink, ToolCall, ToolChoice,
-    ToolDefinition, Usage,
+    ChatClient, ChatError, ChatMessage, ChatRequest, ChatResponse, ContentPart, DeferredGroup,
+    DeferredTools, FinishReason, ModelInfo, ModelOptions, Reasoning, ResourceContents, TextSink,
+    ToolCall, ToolChoice, ToolDefinition, ToolImages, Usage,
 };
 pub use config::{
     AgentConfig, CALL_TOOL, CollapsingConfig, CollapsingLayout, ConfigError, ConfigErrorKind,
@@ -787,7 +848,8 @@ pub use scripted::{RecordedRequest, ScriptedChatClient};
 pub use store::{SessionStore, StoreError};
 pub use tokio_util::sync::CancellationToken;
 pub use tool::{
-    DEFAULT_MAX_DEPTH, Function, FunctionContext, FunctionFailure, LogLevel, SubAgent, ToolResult,
+    Audio, DEFAULT_MAX_DEPTH, Function, FunctionContext, FunctionFailure, Image, IntoToolResult,
+    LogLevel, SubAgent, ToolResult,
 };
 
 /// What harness code needs: the attribute macros and the types their functions use.

@@ -643,6 +643,7 @@ pub(crate) mod otel {
                     content: "rainy".into(),
                     is_error: false,
                     references: Vec::new(),
+                    parts: Vec::new(),
                 },
             ];
             assert_eq!(

@@ -279,9 +279,11 @@ mod properties {
             limit(hpd_agent::config::DEFAULT_MAX_TOOL_RESULT_BYTES),
             limit(hpd_agent::config::DEFAULT_MAX_ARGUMENT_BYTES),
             limit(hpd_agent::config::DEFAULT_MAX_PARALLEL_CALLS),
+            limit(hpd_agent::config::DEFAULT_MAX_TOOL_RESULT_MEDIA_BYTES),
         )
-            .prop_map(|(results, arguments, parallel)| Limits {
+            .prop_map(|(results, arguments, parallel, media)| Limits {
                 max_tool_result_bytes: results,
+                max_tool_result_media_bytes: media,
                 max_argument_bytes: arguments,
                 max_parallel_calls: parallel,
             })

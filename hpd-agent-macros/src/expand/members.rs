@@ -66,10 +66,28 @@ pub fn invoke_arm(harness: &Harness, index: usize, function: &Function) -> Token
     if sig.asyncness.is_some() {
         call = quote_spanned!(output_span=> #call.await);
     }
-    let output = if function.returns_result {
-        quote_spanned!(output_span=> __hpd::output_result)
-    } else {
-        quote_spanned!(output_span=> __hpd::output_value)
+    // The returned value becomes a result by its type: a whole result (`IntoToolResult`), a
+    // value with a schema (text and structured value), or a value (text). `__hpd::OutputProbe`
+    // explains the dispatch; the probe is spanned at the return type, so a type that fits none
+    // is reported there.
+    let value = Ident::new("__hpd_value", output_span);
+    let convert = quote_spanned! {output_span=>
+        (&&&__hpd::OutputProbe::of(&#value)).__hpd_kind().output(#value)
+    };
+    let output = |call: TokenStream| {
+        if function.returns_result {
+            quote_spanned! {output_span=>
+                match #call {
+                    __hpd::Ok(#value) => #convert,
+                    __hpd::Err(__hpd_error) => __hpd::Err(__hpd::error_text(__hpd_error)),
+                }
+            }
+        } else {
+            quote_spanned! {output_span=> {
+                let #value = #call;
+                #convert
+            }}
+        }
     };
     // The context is built only when the method takes it (a call of any other method allocates
     // nothing for it).
@@ -83,11 +101,12 @@ pub fn invoke_arm(harness: &Harness, index: usize, function: &Function) -> Token
         let #args { #(#bindings),* } = __hpd::parse_arguments::<#args>(__hpd_arguments)?;
         #context
     };
+    let output_call = output(call);
     if sig.asyncness.is_none() {
         // A synchronous method runs right here, on the borrowed instance: no future, no box.
         let body = quote_spanned! {sig.ident.span()=>
             let #this = __hpd_this_ref::<#ty>(#instance);
-            __hpd::Ok(__hpd::Started::Done(#output(#call)))
+            __hpd::Ok(__hpd::Started::Done(#output_call))
         };
         return quote! {
             #index => {
@@ -102,7 +121,7 @@ pub fn invoke_arm(harness: &Harness, index: usize, function: &Function) -> Token
     let body = quote_spanned! {sig.ident.span()=>
         __hpd::Box::pin(async move {
             let #this = __hpd_this::<#ty>(&#instance);
-            #output(#call)
+            #output_call
         })
     };
     quote! {
@@ -110,6 +129,28 @@ pub fn invoke_arm(harness: &Harness, index: usize, function: &Function) -> Token
             #parse
             let __hpd_instance = ::std::sync::Arc::clone(__hpd_instance);
             __hpd::Ok(__hpd::Started::Running(#body))
+        }
+    }
+}
+
+/// The output schema function of an `#[ai_function]`: the schema of its return type (`T` of a
+/// `Result<T, E>`) through the same probe as its values; `None` for a type the macro cannot
+/// name outside the method.
+pub fn output_schema_fn(harness: &Harness, index: usize, function: &Function) -> TokenStream {
+    let name = format_ident!("__hpd_output_schema{}", index);
+    let body = match function.output_type {
+        Some(ty) => {
+            let ty = replace_self(ty.to_token_stream(), harness.ty);
+            quote! {
+                let __hpd_probe = __hpd::OutputProbe::<#ty>::new();
+                (&&&__hpd_probe).__hpd_kind().output_schema(__hpd_probe)
+            }
+        }
+        None => quote!(__hpd::None),
+    };
+    quote! {
+        fn #name() -> __hpd::Option<__hpd::serde_json::Value> {
+            #body
         }
     }
 }

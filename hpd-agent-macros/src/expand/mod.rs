@@ -13,7 +13,7 @@ use syn::{Ident, ImplItem, ItemImpl, LitStr};
 
 mod members;
 
-use members::{arg_struct, invoke_arm, metadata_ident, render, sub_agent_fn};
+use members::{arg_struct, invoke_arm, metadata_ident, output_schema_fn, render, sub_agent_fn};
 
 use super::args::{self, Kind};
 use super::ast::{Constructor, Function, Harness, MEMBER_ATTRS, MemberKind, is_helper};
@@ -150,6 +150,11 @@ fn generated(harness: &Harness) -> TokenStream {
                 }
             }
         });
+    let output_schema_fns = functions
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| is_function(f))
+        .map(|(i, f)| output_schema_fn(harness, i, f));
     let sub_agent_fns = functions
         .iter()
         .enumerate()
@@ -163,14 +168,19 @@ fn generated(harness: &Harness) -> TokenStream {
     let specs = functions.iter().enumerate().map(|(i, f)| {
         let name = &f.name;
         let description = f.description.static_text();
-        let (schema, sub_agent) = match f.kind {
+        let (schema, output_schema, sub_agent) = match f.kind {
             MemberKind::Function => {
                 let schema = format_ident!("__hpd_schema{}", i);
-                (quote!(#schema), quote!(__hpd::None))
+                let output_schema = format_ident!("__hpd_output_schema{}", i);
+                (quote!(#schema), quote!(#output_schema), quote!(__hpd::None))
             }
             MemberKind::SubAgent => {
                 let make = format_ident!("__hpd_sub_agent{}", i);
-                (quote!(__hpd::sub_agent_schema), quote!(__hpd::Some(#make)))
+                (
+                    quote!(__hpd::sub_agent_schema),
+                    quote!(__hpd::no_output_schema),
+                    quote!(__hpd::Some(#make)),
+                )
             }
         };
         let timeout = match f.timeout_ms {
@@ -185,6 +195,7 @@ fn generated(harness: &Harness) -> TokenStream {
                 timeout_ms: #timeout,
                 requires_approval: #requires_approval,
                 schema: #schema,
+                output_schema: #output_schema,
                 sub_agent: #sub_agent,
             }
         }
@@ -378,13 +389,22 @@ fn generated(harness: &Harness) -> TokenStream {
         });
     let middleware_refs =
         (0..harness.args.middlewares.len()).map(|i| format_ident!("__hpd_middleware{}", i));
-    let probe_traits = if harness.args.middlewares.is_empty() {
+    let mut probe_traits = if harness.args.middlewares.is_empty() {
         TokenStream::new()
     } else {
         quote!(
             use __hpd::{ViaConfig as _, ViaDefault as _};
         )
     };
+    if harness
+        .functions
+        .iter()
+        .any(|f| f.kind == MemberKind::Function)
+    {
+        probe_traits.extend(quote!(
+            use __hpd::{ViaParts as _, ViaSchema as _, ViaText as _};
+        ));
+    }
 
     // Spanned at the attribute: a second annotated impl block of the same type makes rustc
     // report "conflicting implementations of trait `ToolHarness`" at that block's attribute.
@@ -422,6 +442,7 @@ fn generated(harness: &Harness) -> TokenStream {
 
             #(#arg_structs)*
             #(#schema_fns)*
+            #(#output_schema_fns)*
             #(#sub_agent_fns)*
 
             // The generic helpers here and in the constructors only require `ToolHarness`, whose

@@ -3,8 +3,9 @@
 //! `.ci/mcp-conformance.sh`.
 //!
 //! It serves the suite's fixture tools through the project's own API: a [`HarnessBuilder`]
-//! harness of [`Tool`]s, served by [`McpServer::serve_http`]. Fixture tools whose results the
-//! project cannot express (see `.ci/mcp-conformance/*.yaml`) are not served.
+//! harness of [`Tool`]s, served by [`McpServer::serve_http`]. Images and audio are generated
+//! in code ([`hpd_agent_tests::png`], [`hpd_agent_tests::wav`]). Fixture tools the project does
+//! not offer (sampling, elicitation; see `.ci/mcp-conformance/*.yaml`) are not served.
 //!
 //! ```text
 //! mcp_conformance_server [ADDR]    # default 127.0.0.1:0; prints the endpoint URL on stdout
@@ -14,7 +15,9 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use hpd_agent::mcp::McpServer;
-use hpd_agent::{AgentBuilder, HarnessBuilder, LogLevel, ScriptedChatClient, Tool, ToolResult};
+use hpd_agent::{
+    AgentBuilder, ContentPart, HarnessBuilder, LogLevel, ScriptedChatClient, Tool, ToolResult,
+};
 use serde_json::json;
 
 fn no_arguments() -> serde_json::Value {
@@ -50,6 +53,51 @@ fn fixture_tools() -> Vec<Tool> {
                 ToolResult::ok("Progress test completed")
             },
         ),
+        Tool::new(
+            "test_image_content",
+            "Returns an image",
+            no_arguments(),
+            |_, _| async { ToolResult::image("image/png", red_pixel()) },
+        ),
+        Tool::new(
+            "test_audio_content",
+            "Returns audio",
+            no_arguments(),
+            |_, _| async {
+                ToolResult::from_parts([ContentPart::audio(
+                    "audio/wav",
+                    hpd_agent_tests::wav(8000, &[0, 1000, 0, -1000]),
+                )])
+            },
+        ),
+        Tool::new(
+            "test_embedded_resource",
+            "Returns an embedded resource",
+            no_arguments(),
+            |_, _| async {
+                ToolResult::from_parts([ContentPart::text_resource(
+                    "test://embedded-resource",
+                    Some("text/plain"),
+                    "This is an embedded resource content.",
+                )])
+            },
+        ),
+        Tool::new(
+            "test_multiple_content_types",
+            "Returns text, an image and a resource",
+            no_arguments(),
+            |_, _| async {
+                ToolResult::from_parts([
+                    ContentPart::text("Multiple content types test:"),
+                    ContentPart::image("image/png", red_pixel()),
+                    ContentPart::text_resource(
+                        "test://mixed-content-resource",
+                        Some("application/json"),
+                        r#"{"test":"data","value":123}"#,
+                    ),
+                ])
+            },
+        ),
         // Logs three messages, with pauses, through `FunctionContext::log`.
         Tool::new(
             "test_tool_with_logging",
@@ -68,6 +116,11 @@ fn fixture_tools() -> Vec<Tool> {
             },
         ),
     ]
+}
+
+/// A 1×1 red PNG.
+fn red_pixel() -> Vec<u8> {
+    hpd_agent_tests::png(1, 1, |_, _| [255, 0, 0])
 }
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]

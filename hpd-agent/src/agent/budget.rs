@@ -414,6 +414,7 @@ mod tests {
                 content: "r".into(),
                 is_error: false,
                 references: Vec::new(),
+                parts: Vec::new(),
             },
             assistant("done"),
             ChatMessage::user("b"),

@@ -776,11 +776,11 @@ impl Turn<'_> {
         &self,
         call_id: &str,
         name: &str,
-        mut result: ToolResult,
+        result: ToolResult,
         references: Vec<String>,
         duration: std::time::Duration,
     ) -> ChatMessage {
-        result.text = self.agent.limits.cut_result(result.text);
+        let result = result.limited(&self.agent.limits);
         self.emitter.emit(&AgentEvent::ToolCallFinished {
             call_id: call_id.to_owned(),
             name: name.to_owned(),
@@ -788,12 +788,14 @@ impl Turn<'_> {
             duration,
             is_error: result.is_error,
         });
-        ChatMessage::Tool {
-            call_id: call_id.to_owned(),
-            content: result.text,
-            is_error: result.is_error,
-            references,
+        let mut message = ChatMessage::tool_result(call_id, result);
+        if let ChatMessage::Tool {
+            references: slot, ..
+        } = &mut message
+        {
+            *slot = references;
         }
+        message
     }
 
     /// Goes on with a paused turn: tells middleware and events the decisions, runs the approved
@@ -868,8 +870,11 @@ impl Turn<'_> {
                     );
                     if result.is_error && result.text == filler {
                         // Unanswered: nothing to carry.
-                    } else {
+                    } else if result.parts.is_empty() {
                         result.text = with_section(std::mem::take(&mut result.text), carried);
+                    } else if let Some(section) = carried {
+                        // A result with parts carries the section as one more text part.
+                        result = result.with_part(crate::ContentPart::text(section));
                     }
                     let message =
                         self.tool_message(&pending.call_id, &name, result, references, duration);

@@ -46,6 +46,7 @@ pub(crate) fn build(
         name: entry.name.clone(),
         description: entry.description.clone(),
         parameters: Arc::new(sub_agent_parameters()),
+        output_schema: None,
     };
     let body = SubAgentBody {
         name: entry.name.clone(),
@@ -159,7 +160,7 @@ impl Invoke for SubAgentBody {
                         functions.join(", ")
                     )))
                 }
-                Ok(output) => Ok(output.text),
+                Ok(output) => Ok(crate::ToolResult::ok(output.text)),
                 Err(e) => Err(FunctionFailure::Returned(format!(
                     "sub-agent '{name}' failed: {e}"
                 ))),

@@ -563,7 +563,7 @@ impl ToolSession {
             }
         }
         .map(|mut outcome| {
-            outcome.result.text = limits.cut_result(outcome.result.text);
+            outcome.result = outcome.result.limited(&limits);
             outcome
         });
         if let Some(started) = started {

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{FinishReason, ModelOptions, Usage};
+use super::{ContentPart, FinishReason, ModelOptions, Usage};
 use crate::output::OutputSchema;
 
 /// One message of a conversation.
@@ -56,6 +56,13 @@ pub enum ChatMessage {
         /// them. Empty for every other result.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         references: Vec<String>,
+        /// The result's ordered content parts when it is more than one text (images, audio,
+        /// resources; see [`ToolResult`](crate::ToolResult)); empty for a plain text result,
+        /// whose whole content is `content`. `content` is always the text form, which
+        /// providers send where they cannot send a part. Sessions stored before parts existed
+        /// have no such key and read as text results.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        parts: Vec<ContentPart>,
     },
 }
 
@@ -91,6 +98,43 @@ impl ChatMessage {
             content: content.into(),
             is_error,
             references: Vec::new(),
+            parts: Vec::new(),
+        }
+    }
+
+    /// A tool result message answering the call `call_id` with `result`: its text form as
+    /// `content` and its parts (with the structured value as a JSON text part, unless a text
+    /// part already says the same) as `parts`.
+    ///
+    /// ```
+    /// use hpd_agent::{ChatMessage, ContentPart, ToolResult};
+    /// use serde_json::json;
+    ///
+    /// let result = ToolResult::image("image/png", vec![1, 2]).with_structured(json!({"w": 1}));
+    /// let ChatMessage::Tool { content, parts, .. } = ChatMessage::tool_result("c1", result) else { unreachable!() };
+    /// assert_eq!(content, "[image: image/png, 2 bytes]\n{\"w\":1}");
+    /// assert_eq!(parts[1], ContentPart::text(r#"{"w":1}"#));
+    /// ```
+    #[must_use]
+    pub fn tool_result(call_id: impl Into<String>, result: crate::ToolResult) -> Self {
+        let crate::ToolResult {
+            text,
+            is_error,
+            mut parts,
+            structured,
+        } = result;
+        if !parts.is_empty()
+            && let Some(structured) = structured
+            && !super::repeated_in(&parts, &structured)
+        {
+            parts.push(ContentPart::text(structured.to_string()));
+        }
+        ChatMessage::Tool {
+            call_id: call_id.into(),
+            content: text,
+            is_error,
+            references: Vec::new(),
+            parts,
         }
     }
 
@@ -237,6 +281,12 @@ pub struct ToolDefinition {
     pub description: String,
     /// The JSON schema of the parameters object.
     pub parameters: Arc<Value>,
+    /// The JSON schema of the tool's structured result, when it declares one (a function
+    /// returning a `Serialize + JsonSchema` type whose schema is an object; an MCP server's
+    /// `outputSchema`). Providers do not send it; the MCP server (`McpServer`)
+    /// advertises it as `outputSchema`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<Arc<Value>>,
 }
 
 /// One request to a model.
@@ -280,6 +330,7 @@ pub struct ChatRequest<'a> {
 ///     name: "add".into(),
 ///     description: "Adds two integers.".into(),
 ///     parameters: Arc::new(json!({"type": "object"})),
+///     output_schema: None,
 /// };
 /// let group = DeferredGroup::new("MathTools", "Math operations", vec![Arc::new(add)]);
 /// assert_eq!(group.tools[0].name, "add");
@@ -386,7 +437,7 @@ impl<'a> ChatRequest<'a> {
     /// use hpd_agent::{ChatRequest, DeferredGroup, ToolDefinition};
     /// use serde_json::json;
     ///
-    /// let add = Arc::new(ToolDefinition { name: "add".into(), description: String::new(), parameters: Arc::new(json!({})) });
+    /// let add = Arc::new(ToolDefinition { name: "add".into(), description: String::new(), parameters: Arc::new(json!({})), output_schema: None });
     /// let groups = [DeferredGroup::new("MathTools", "Math operations", vec![add])];
     /// let request = ChatRequest::new("", &[], &[]).with_deferred(&groups);
     /// assert_eq!(request.deferred_tool("add").map(|(g, _)| g.name.as_str()), Some("MathTools"));

@@ -27,6 +27,7 @@
 //! # }
 //! ```
 
+mod content;
 mod message;
 mod options;
 mod usage;
@@ -36,6 +37,8 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 
+pub use content::{ContentPart, ResourceContents, ToolImages};
+pub(crate) use content::{base64, data_url, parts_to_send, repeated_in, sendable_image, text_form};
 pub use message::{
     ChatMessage, ChatRequest, ChatResponse, DeferredGroup, Reasoning, ToolCall, ToolDefinition,
 };

@@ -433,6 +433,7 @@ impl Toolset {
                         parameters: Arc::new(
                             serde_json::json!({"type": "object", "properties": {}}),
                         ),
+                        output_schema: None,
                     }))
                 }
                 _ => None,
@@ -910,6 +911,7 @@ fn call_tool_definition() -> ToolDefinition {
             "properties": {"name": {"type": "string"}, "arguments": {"type": "object"}},
             "required": ["name"]
         })),
+        output_schema: None,
     }
 }
 

@@ -9,6 +9,16 @@
 /// assert_eq!(Limits::default().max_tool_result_bytes, DEFAULT_MAX_TOOL_RESULT_BYTES);
 /// ```
 pub const DEFAULT_MAX_TOOL_RESULT_BYTES: usize = 64 * 1024;
+/// The default of [`Limits::max_tool_result_media_bytes`]: 5 MiB, the largest image the
+/// Anthropic API takes.
+///
+/// ```
+/// use hpd_agent::Limits;
+/// use hpd_agent::config::DEFAULT_MAX_TOOL_RESULT_MEDIA_BYTES;
+///
+/// assert_eq!(Limits::default().max_tool_result_media_bytes, DEFAULT_MAX_TOOL_RESULT_MEDIA_BYTES);
+/// ```
+pub const DEFAULT_MAX_TOOL_RESULT_MEDIA_BYTES: usize = 5 * 1024 * 1024;
 /// The default of [`Limits::max_argument_bytes`]: 256 KiB.
 ///
 /// ```
@@ -38,7 +48,14 @@ pub const DEFAULT_MAX_PARALLEL_CALLS: usize = 16;
 ///   stay within the limit (for limits of at least 64 bytes; below that the marker alone is
 ///   sent). Container answers and not-found texts are cut the same way. Middleware sees the
 ///   whole result in `after_function`; the cut applies to what the model (and the
-///   `ToolCallFinished` event) gets.
+///   `ToolCallFinished` event) gets. A result with [content parts](crate::ContentPart) is
+///   limited per part: each text part (and each embedded text resource) is cut the same way,
+///   and the text form is cut as a whole.
+/// - **`max_tool_result_media_bytes`**: an image, audio or binary resource part larger than
+///   this (decoded bytes) is not sent; a text part takes its place that says so, e.g.
+///   `[image: image/png, 9000000 bytes, not sent: over the limit of 5242880 bytes]`.
+///   A structured value whose JSON is longer than `max_tool_result_bytes` is dropped (its cut
+///   JSON stays in the text).
 /// - **`max_argument_bytes`**: a call whose arguments text is longer than this is answered
 ///   with an error result before anything parses it (no middleware `before_function` or body
 ///   runs, a container is not expanded):
@@ -67,6 +84,9 @@ pub struct Limits {
     /// The most UTF-8 bytes of one tool result sent to the model (JSON
     /// `max_tool_result_bytes`, default [`DEFAULT_MAX_TOOL_RESULT_BYTES`]).
     pub max_tool_result_bytes: usize,
+    /// The most bytes of one image, audio or binary resource part of a tool result (JSON
+    /// `max_tool_result_media_bytes`, default [`DEFAULT_MAX_TOOL_RESULT_MEDIA_BYTES`]).
+    pub max_tool_result_media_bytes: usize,
     /// The most bytes of the arguments text of one call (JSON `max_argument_bytes`, default
     /// [`DEFAULT_MAX_ARGUMENT_BYTES`]).
     pub max_argument_bytes: usize,
@@ -81,6 +101,7 @@ impl Default for Limits {
     fn default() -> Self {
         Limits {
             max_tool_result_bytes: DEFAULT_MAX_TOOL_RESULT_BYTES,
+            max_tool_result_media_bytes: DEFAULT_MAX_TOOL_RESULT_MEDIA_BYTES,
             max_argument_bytes: DEFAULT_MAX_ARGUMENT_BYTES,
             max_parallel_calls: DEFAULT_MAX_PARALLEL_CALLS,
         }
@@ -101,6 +122,18 @@ impl Limits {
     #[must_use]
     pub fn with_max_tool_result_bytes(mut self, bytes: usize) -> Self {
         self.max_tool_result_bytes = bytes;
+        self
+    }
+
+    /// Sets [`max_tool_result_media_bytes`](Self::max_tool_result_media_bytes).
+    ///
+    /// ```
+    /// let limits = hpd_agent::Limits::default().with_max_tool_result_media_bytes(1 << 20);
+    /// assert_eq!(limits.max_tool_result_media_bytes, 1 << 20);
+    /// ```
+    #[must_use]
+    pub fn with_max_tool_result_media_bytes(mut self, bytes: usize) -> Self {
+        self.max_tool_result_media_bytes = bytes;
         self
     }
 
@@ -145,6 +178,10 @@ impl Limits {
     pub(crate) fn zero_field(&self) -> Option<&'static str> {
         [
             (self.max_tool_result_bytes, "max_tool_result_bytes"),
+            (
+                self.max_tool_result_media_bytes,
+                "max_tool_result_media_bytes",
+            ),
             (self.max_argument_bytes, "max_argument_bytes"),
             (self.max_parallel_calls, "max_parallel_calls"),
         ]
@@ -163,11 +200,6 @@ impl Limits {
                 self.max_argument_bytes
             )
         })
-    }
-
-    /// `text` cut to the result limit.
-    pub(crate) fn cut_result(&self, text: String) -> String {
-        cut_text(text, self.max_tool_result_bytes)
     }
 }
 

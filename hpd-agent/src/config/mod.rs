@@ -180,8 +180,10 @@ use serde_json::Value;
 
 pub use collapsing::{CALL_TOOL, CollapsingConfig, CollapsingLayout, UnknownLayout};
 pub use error::{ConfigError, ConfigErrorKind};
+pub(crate) use limits::cut_text;
 pub use limits::{
-    DEFAULT_MAX_ARGUMENT_BYTES, DEFAULT_MAX_PARALLEL_CALLS, DEFAULT_MAX_TOOL_RESULT_BYTES, Limits,
+    DEFAULT_MAX_ARGUMENT_BYTES, DEFAULT_MAX_PARALLEL_CALLS, DEFAULT_MAX_TOOL_RESULT_BYTES,
+    DEFAULT_MAX_TOOL_RESULT_MEDIA_BYTES, Limits,
 };
 pub use mcp::{McpAuthConfig, McpServerConfig, McpTransportConfig};
 pub use output::OutputSchemaConfig;

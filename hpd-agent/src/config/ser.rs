@@ -201,6 +201,11 @@ impl Serialize for Limits {
                     &self.max_tool_result_bytes
                 ),
                 (
+                    self.max_tool_result_media_bytes != default.max_tool_result_media_bytes,
+                    "max_tool_result_media_bytes",
+                    &self.max_tool_result_media_bytes
+                ),
+                (
                     self.max_argument_bytes != default.max_argument_bytes,
                     "max_argument_bytes",
                     &self.max_argument_bytes

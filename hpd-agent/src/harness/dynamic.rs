@@ -774,6 +774,7 @@ impl DynamicHarness {
                         name: tool.name.clone(),
                         description: tool.description.clone(),
                         parameters: Arc::new(tool.schema.clone()),
+                        output_schema: tool.output_schema.clone(),
                     },
                     tool.timeout,
                     Arc::new(HandlerBody(Arc::clone(&tool.handler))),

@@ -120,6 +120,9 @@ pub struct FunctionSpec {
     pub requires_approval: bool,
     /// Builds the parameter schema. Called once per harness per process.
     pub schema: fn() -> Value,
+    /// Builds the output schema: the schema of a `Serialize + JsonSchema` return type when it
+    /// describes an object, else `None`. Called once per harness per process.
+    pub output_schema: fn() -> Option<Value>,
     /// For a `#[sub_agent]` method: calls it on an instance.
     pub sub_agent: Option<fn(&HarnessObject) -> SubAgent>,
 }
@@ -456,6 +459,7 @@ inventory::collect!(HarnessRegistration);
 pub struct HarnessInfo {
     entry: &'static HarnessEntry,
     schemas: OnceLock<Box<[Arc<Value>]>>,
+    output_schemas: OnceLock<Box<[Option<Arc<Value>>]>>,
 }
 
 impl HarnessInfo {
@@ -537,6 +541,44 @@ impl HarnessInfo {
         })
     }
 
+    /// The output schemas of the members (`None` for a member without one), built on first use
+    /// and shared afterwards.
+    ///
+    /// ```
+    /// use hpd_agent::prelude::*;
+    /// use hpd_agent::Registry;
+    ///
+    /// #[derive(serde::Serialize, schemars::JsonSchema)]
+    /// pub struct Reading { celsius: f64 }
+    ///
+    /// #[derive(Default)]
+    /// pub struct Thermometer;
+    ///
+    /// #[tool_harness]
+    /// impl Thermometer {
+    ///     /// Reads the temperature.
+    ///     #[ai_function]
+    ///     fn read(&self) -> Reading { Reading { celsius: 21.5 } }
+    ///     /// Says hello.
+    ///     #[ai_function]
+    ///     fn hello(&self) -> String { "hello".into() }
+    /// }
+    ///
+    /// let info = Registry::global().get("Thermometer").unwrap();
+    /// let schema = info.output_schemas()[0].as_ref().unwrap();
+    /// assert_eq!(schema["properties"]["celsius"]["type"], "number");
+    /// assert!(info.output_schemas()[1].is_none()); // a string is not an object
+    /// ```
+    pub fn output_schemas(&self) -> &[Option<Arc<Value>>] {
+        self.output_schemas.get_or_init(|| {
+            self.entry
+                .functions
+                .iter()
+                .map(|f| (f.output_schema)().map(Arc::new))
+                .collect()
+        })
+    }
+
     /// Builds the functions of an instance: `#[ai_function]` members whose condition holds for
     /// `metadata`, in declaration order, with rendered descriptions. (`#[sub_agent]` members
     /// become tools when an agent is built, since they need the agent's chat client.)
@@ -593,6 +635,7 @@ impl HarnessInfo {
         metadata: Option<&(dyn Any + Send + Sync)>,
     ) -> Vec<Member> {
         let schemas = self.schemas();
+        let output_schemas = self.output_schemas();
         self.entry
             .functions
             .iter()
@@ -620,6 +663,7 @@ impl HarnessInfo {
                             name: spec.name.to_owned(),
                             description,
                             parameters: Arc::clone(&schemas[index]),
+                            output_schema: output_schemas[index].clone(),
                         },
                         spec.timeout_ms.map(std::time::Duration::from_millis),
                         Arc::new(body),
@@ -838,6 +882,7 @@ impl Registry {
             harnesses.push(HarnessInfo {
                 entry,
                 schemas: OnceLock::new(),
+                output_schemas: OnceLock::new(),
             });
         }
         Registry {

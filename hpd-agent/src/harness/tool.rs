@@ -112,6 +112,7 @@ pub struct Tool {
     /// Why the schema given to [`Tool::new`] is not one; reported by the build.
     pub(crate) schema_error: Option<String>,
     pub(crate) timeout: Option<Duration>,
+    pub(crate) output_schema: Option<Arc<Value>>,
     pub(crate) handler: Arc<Handler>,
     /// Whether calls wait for a person's approval.
     pub(crate) requires_approval: bool,
@@ -182,6 +183,7 @@ impl Tool {
             schema,
             schema_error,
             timeout: None,
+            output_schema: None,
             handler: Arc::new(move |arguments, ctx| Box::pin(handler(arguments, ctx))),
             requires_approval: false,
         }
@@ -247,6 +249,40 @@ impl Tool {
     pub fn with_timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);
         self
+    }
+
+    /// Declares the JSON schema of the tool's structured result (its
+    /// [`ToolResult::structured`] value), which an MCP server advertises as the tool's
+    /// `outputSchema`. MCP requires an object schema; the handler should then return results
+    /// with a structured value that fits it.
+    ///
+    /// ```
+    /// use hpd_agent::{Tool, ToolResult};
+    /// use serde_json::json;
+    ///
+    /// let weather = Tool::new("weather", "The weather", json!({"type": "object"}), |_, _| async {
+    ///     ToolResult::structured(json!({"celsius": 21}))
+    /// })
+    /// .with_output_schema(json!({"type": "object", "properties": {"celsius": {"type": "number"}}}));
+    /// assert_eq!(weather.output_schema().unwrap()["properties"]["celsius"]["type"], "number");
+    /// ```
+    #[must_use]
+    pub fn with_output_schema(mut self, schema: Value) -> Self {
+        self.output_schema = Some(Arc::new(schema));
+        self
+    }
+
+    /// The output schema, if one is declared.
+    ///
+    /// ```
+    /// use hpd_agent::{Tool, ToolResult};
+    ///
+    /// let tool = Tool::new("lookup", "", r#"{"type": "object"}"#, |_, _| async { ToolResult::ok("") });
+    /// assert!(tool.output_schema().is_none());
+    /// ```
+    #[must_use]
+    pub fn output_schema(&self) -> Option<&Value> {
+        self.output_schema.as_deref()
     }
 
     /// The tool name.
@@ -380,9 +416,9 @@ impl Invoke for HandlerBody {
         Ok(Invoked::Running(Box::pin(async move {
             let result = future.await;
             if result.is_error {
-                Err(FunctionFailure::Reported(result.text))
+                Err(FunctionFailure::Reported(result))
             } else {
-                Ok(result.text)
+                Ok(result)
             }
         })))
     }

@@ -209,6 +209,8 @@ pub(crate) struct RemoteTool {
     /// Its input schema as the server sent it (a JSON object when the server follows the
     /// protocol; anything, or `null` when missing, from a lenient listing).
     pub(crate) input_schema: Value,
+    /// Its `outputSchema`, when it lists one.
+    pub(crate) output_schema: Option<Value>,
 }
 
 /// Why a call got no result from the server.
@@ -436,6 +438,9 @@ impl Connection {
                 name: tool.name.to_string(),
                 description: tool.description.map(|d| d.to_string()).unwrap_or_default(),
                 input_schema: Value::Object((*tool.input_schema).clone()),
+                output_schema: tool
+                    .output_schema
+                    .map(|schema| Value::Object((*schema).clone())),
             })
             .collect())
     }
@@ -491,6 +496,7 @@ impl Connection {
                         .unwrap_or_default()
                         .to_owned(),
                     input_schema: entry.get("inputSchema").cloned().unwrap_or(Value::Null),
+                    output_schema: entry.get("outputSchema").filter(|s| s.is_object()).cloned(),
                 });
             }
             match value.get("nextCursor").and_then(Value::as_str) {

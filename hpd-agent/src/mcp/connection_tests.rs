@@ -167,8 +167,8 @@ async fn lists_calls_and_notices_list_changes() {
         .await
         .unwrap();
     assert_eq!(
-        super::super::content::result_text(&echoed),
-        ("hi".to_owned(), false)
+        super::super::content::from_mcp(&echoed),
+        crate::ToolResult::ok("hi")
     );
 
     assert!(!connection.take_tools_changed());

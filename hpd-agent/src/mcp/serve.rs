@@ -7,9 +7,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProgressToken,
-    ProtocolVersion, ServerCapabilities, ServerConfig, Tool as McpTool,
+    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
+    PaginatedRequestParams, ProgressNotificationParam, ProgressToken, ProtocolVersion,
+    ServerCapabilities, ServerConfig, Tool as McpTool,
 };
 use rmcp::service::{Peer, RequestContext};
 
@@ -25,7 +25,7 @@ use super::McpError;
 use super::http_server::{self, Guard};
 use crate::chat::ToolDefinition;
 use crate::tool::CallReporter;
-use crate::{LogLevel, ToolSession};
+use crate::{LogLevel, ToolResult, ToolSession};
 
 /// Who the server says it is in the handshake.
 #[derive(Debug, Clone)]
@@ -210,11 +210,15 @@ fn mcp_tool(definition: &ToolDefinition) -> McpTool {
         Value::Object(map) => map.clone(),
         _ => Map::new(),
     };
-    McpTool::new(
+    let tool = McpTool::new(
         definition.name.clone(),
         definition.description.clone(),
         Arc::new(schema),
-    )
+    );
+    match super::content::output_schema(definition.output_schema.as_deref()) {
+        Some(output) => tool.with_raw_output_schema(Arc::new(output)),
+        None => tool,
+    }
 }
 
 /// The text appended to a call result that made tools visible: each new tool with its
@@ -353,14 +357,11 @@ impl SessionHandler {
         reporter.finish(sending).await;
         // In the fixed layout an expansion changes no listed tool: no list_changed then, so the
         // host's tool list (and its own prompt cache) stays as it is.
-        let (mut text, is_error, expanded) = match outcome {
-            Ok(outcome) => (
-                outcome.result.text,
-                outcome.result.is_error,
-                outcome.tools_changed,
-            ),
-            Err(error) => (format!("Error: {error}"), true, false),
+        let (result, expanded) = match outcome {
+            Ok(outcome) => (outcome.result, outcome.tools_changed),
+            Err(error) => (ToolResult::error(format!("Error: {error}")), false),
         };
+        let mut extra = None;
         if expanded {
             let new_tools: Vec<_> = self
                 .tools
@@ -369,10 +370,7 @@ impl SessionHandler {
                 .filter(|tool| !before.iter().any(|old| old.name == tool.name))
                 .collect();
             if !new_tools.is_empty() {
-                if !text.is_empty() {
-                    text.push_str("\n\n");
-                }
-                text.push_str(&members_text(&new_tools));
+                extra = Some(members_text(&new_tools));
             }
         }
         if (expanded || refreshed)
@@ -380,12 +378,9 @@ impl SessionHandler {
         {
             tracing::debug!(target: "hpd_agent::mcp", %error, "sending tools/list_changed failed");
         }
-        let content = vec![ContentBlock::text(text)];
-        Ok(CallToolResponse::Complete(if is_error {
-            CallToolResult::error(content)
-        } else {
-            CallToolResult::success(content)
-        }))
+        Ok(CallToolResponse::Complete(super::content::to_mcp(
+            &result, extra,
+        )))
     }
 }
 

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 
 use super::McpError;
 use super::connection::{CallFailure, Connection, Endpoint, RemoteTool};
-use super::content::result_text;
+use super::content::from_mcp;
 use super::names::{is_valid_tool_name, qualified_name};
 use crate::{FunctionContext, Tool, ToolListUpdater, ToolResult};
 
@@ -149,7 +149,7 @@ impl Source {
             let source: Weak<Source> = Arc::downgrade(self);
             let server_name: Arc<str> = Arc::from(tool.name.as_str());
             let harness: Arc<str> = Arc::from(self.name.as_str());
-            tools.push(Tool::new(
+            let built = Tool::new(
                 name,
                 tool.description.clone(),
                 schema,
@@ -166,7 +166,13 @@ impl Source {
                         }
                     }
                 },
-            ));
+            );
+            // The server's output schema stays with the tool, so serving it again over MCP
+            // advertises it too.
+            tools.push(match &tool.output_schema {
+                Some(output) => built.with_output_schema(output.clone()),
+                None => built,
+            });
         }
         Ok(tools)
     }
@@ -198,19 +204,15 @@ impl Source {
         };
         match outcome {
             Ok(result) => {
-                let (text, is_error) = result_text(&result);
-                let length = text.chars().count();
+                let converted = from_mcp(&result);
+                let length = converted.text.chars().count();
                 if length > self.max_result_chars {
                     return ToolResult::error(format!(
                         "Error: the result of '{tool}' from MCP server '{}' has {length} characters, more than the limit of {}; it was not passed on",
                         self.name, self.max_result_chars
                     ));
                 }
-                if is_error {
-                    ToolResult::error(text)
-                } else {
-                    ToolResult::ok(text)
-                }
+                converted
             }
             Err(CallFailure::Closed(detail)) => {
                 self.mark_down(detail.clone());

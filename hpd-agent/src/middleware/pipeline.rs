@@ -192,7 +192,7 @@ pub(crate) async fn call_function(
                 )
                 .await
             {
-                Ok(text) => ToolResult::ok(text),
+                Ok(result) => result,
                 Err(failure) => function.failure_result(&failure),
             },
         );
@@ -313,7 +313,7 @@ async fn through_middleware(
                     )
                     .await;
                 match run {
-                    Ok(text) => ToolResult::ok(text),
+                    Ok(result) => result,
                     Err(f) => {
                         let result = function.failure_result(&f);
                         *failure.lock().unwrap_or_else(PoisonError::into_inner) = Some(f);

@@ -41,6 +41,30 @@ pub mod sse;
 #[cfg(test)]
 mod test_support;
 
+/// The request as a client with [`ToolImages::Describe`](crate::ToolImages::Describe) sends it:
+/// tool results that hold images are sent as their text form. `described` holds the changed
+/// history; nothing is copied when the mode is `Send` or no result has parts.
+pub(crate) fn with_tool_images<'a>(
+    request: crate::ChatRequest<'a>,
+    mode: crate::ToolImages,
+    described: &'a mut Option<Vec<crate::ChatMessage>>,
+) -> crate::ChatRequest<'a> {
+    let has_parts = |m: &crate::ChatMessage| matches!(m, crate::ChatMessage::Tool { parts, .. } if !parts.is_empty());
+    if mode == crate::ToolImages::Send || !request.messages.iter().any(has_parts) {
+        return request;
+    }
+    let messages = described.insert(request.messages.to_vec());
+    for message in messages.iter_mut() {
+        if let crate::ChatMessage::Tool { parts, .. } = message {
+            parts.clear();
+        }
+    }
+    crate::ChatRequest {
+        messages,
+        ..request
+    }
+}
+
 /// The client a model config names (see `AgentBuilder::from_config`): `provider` (`openai` by
 /// default, `openai_responses`, `anthropic`; ASCII case ignored), the model (else the
 /// provider's model variable) and the base URL (else the provider's base URL variable).

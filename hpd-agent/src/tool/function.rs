@@ -22,14 +22,14 @@ use super::context::FunctionContext;
 use super::result::{FunctionFailure, ToolResult};
 use crate::chat::ToolDefinition;
 
-/// The future of one macro-generated function body: `Ok(result text)` or `Err(error text)`.
-pub type BodyFuture = Pin<Box<dyn Future<Output = Result<String, String>> + Send>>;
+/// The future of one macro-generated function body: `Ok(result)` or `Err(error text)`.
+pub type BodyFuture = Pin<Box<dyn Future<Output = Result<ToolResult, String>> + Send>>;
 
 /// How a macro-generated function body started: a synchronous method has finished already
 /// (no future, no executor), an `async` one returns its future.
 pub enum Started {
-    /// The result of a body that ran to completion: `Ok(result text)` or `Err(error text)`.
-    Done(Result<String, String>),
+    /// The result of a body that ran to completion: `Ok(result)` or `Err(error text)`.
+    Done(Result<ToolResult, String>),
     /// The body of an `async` method, still to be awaited.
     Running(BodyFuture),
 }
@@ -75,13 +75,13 @@ impl CallParts<'_> {
     }
 }
 
-/// The running body of a catalog entry: the result text or why it failed.
-pub(crate) type CallFuture = BoxFuture<'static, Result<String, FunctionFailure>>;
+/// The running body of a catalog entry: the result or why it failed.
+pub(crate) type CallFuture = BoxFuture<'static, Result<ToolResult, FunctionFailure>>;
 
 /// How the body of a catalog entry started.
 pub(crate) enum Invoked {
     /// It finished while starting (a synchronous body).
-    Done(Result<String, FunctionFailure>),
+    Done(Result<ToolResult, FunctionFailure>),
     /// It is still running.
     Running(CallFuture),
 }
@@ -337,7 +337,7 @@ impl Function {
         cancellation: CancellationToken,
     ) -> ToolResult {
         match self.run(call_id, arguments, cancellation).await {
-            Ok(text) => ToolResult::ok(text),
+            Ok(result) => result,
             Err(failure) => self.failure_result(&failure),
         }
     }
@@ -432,7 +432,7 @@ impl Function {
         call_id: &str,
         arguments: &str,
         cancellation: CancellationToken,
-    ) -> Result<String, FunctionFailure> {
+    ) -> Result<ToolResult, FunctionFailure> {
         self.run_in(call_id, arguments, &cancellation, None, None)
             .await
     }
@@ -448,7 +448,7 @@ impl Function {
         cancellation: &CancellationToken,
         run: Option<&Arc<dyn Any + Send + Sync>>,
         turn_id: Option<&Arc<str>>,
-    ) -> Result<String, FunctionFailure> {
+    ) -> Result<ToolResult, FunctionFailure> {
         let parts = CallParts {
             function: &self.name,
             harness: &self.harness,

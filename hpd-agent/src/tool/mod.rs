@@ -44,9 +44,9 @@ pub use function::Function;
 // Not public API. Used by generated code.
 #[doc(hidden)]
 pub use function::{ArgumentsError, BodyFuture, CallParts, Started};
-pub use result::{FunctionFailure, ToolResult};
+pub use result::{Audio, FunctionFailure, Image, IntoToolResult, ToolResult};
 pub(crate) use sub_agent::sub_agent_parameters;
 pub use sub_agent::{DEFAULT_MAX_DEPTH, SubAgent};
 
 pub(crate) use function::{Invoke, Invoked, parse_arguments, parse_arguments_text};
-pub(crate) use output::result_text;
+pub(crate) use output::{object_schema, result_text, structured_output};

@@ -23,6 +23,36 @@ pub(crate) fn result_text<T: Serialize + ?Sized>(value: &T) -> Result<String, St
     }
 }
 
+/// The result of a `Serialize + JsonSchema` value: its result text, and the value as the
+/// structured result when it serializes to a JSON object (the text is then its compact JSON).
+///
+/// # Errors
+///
+/// The value does not serialize.
+pub(crate) fn structured_output<T: Serialize + ?Sized>(
+    value: &T,
+) -> Result<crate::ToolResult, String> {
+    if let Ok(text) = value.serialize(Scalar) {
+        return Ok(crate::ToolResult::ok(text));
+    }
+    match serde_json::to_value(value) {
+        Ok(object @ Value::Object(_)) => Ok(crate::ToolResult::structured(object)),
+        Ok(Value::String(s)) => Ok(crate::ToolResult::ok(s)),
+        Ok(Value::Null) => Ok(crate::ToolResult::ok(String::new())),
+        Ok(other) => serde_json::to_string(&other)
+            .map(crate::ToolResult::ok)
+            .map_err(|e| format!("the function result could not be serialized: {e}")),
+        Err(e) => Err(format!("the function result could not be serialized: {e}")),
+    }
+}
+
+/// The JSON schema of `T` when it describes an object: inlined like parameter schemas (no
+/// `$schema`, `title` or `$defs`), for MCP's `outputSchema`.
+pub(crate) fn object_schema<T: schemars::JsonSchema>() -> Option<Value> {
+    let schema = crate::__private::parameters_schema_of::<T>();
+    (schema.get("type").and_then(Value::as_str) == Some("object")).then_some(schema)
+}
+
 fn through_value<T: Serialize + ?Sized>(value: &T) -> Result<String, String> {
     match serde_json::to_value(value) {
         Ok(Value::String(s)) => Ok(s),

@@ -121,11 +121,13 @@ pub fn tools() -> Vec<Arc<ToolDefinition>> {
             name: "add".into(),
             description: "Adds two integers".into(),
             parameters: Arc::new(numbers.clone()),
+            output_schema: None,
         }),
         Arc::new(ToolDefinition {
             name: "multiply".into(),
             description: "Multiplies two integers".into(),
             parameters: Arc::new(numbers),
+            output_schema: None,
         }),
     ]
 }

@@ -10,6 +10,87 @@ use hpd_agent::{
 };
 use serde::Deserialize;
 
+/// A structured return value: its schema is the function's output schema.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+pub struct Reading {
+    /// Degrees Celsius.
+    pub celsius: f64,
+}
+
+/// A return value that serializes but has no schema.
+#[derive(serde::Serialize)]
+pub struct Untyped {
+    /// A count.
+    pub count: u32,
+}
+
+/// Every kind of return value: parts, images, results, schema'd and plain values.
+#[derive(Default)]
+pub struct Media;
+
+#[tool_harness]
+impl Media {
+    /// An image.
+    #[ai_function]
+    fn snapshot(&self) -> hpd_agent::Image {
+        hpd_agent::Image::png(vec![1, 2, 3])
+    }
+
+    /// Several parts.
+    #[ai_function]
+    async fn parts(&self) -> Vec<hpd_agent::ContentPart> {
+        std::future::ready(()).await;
+        vec![
+            hpd_agent::ContentPart::text("a"),
+            hpd_agent::ContentPart::audio("audio/wav", vec![0]),
+        ]
+    }
+
+    /// A whole result, or an error.
+    #[ai_function]
+    fn result(&self, fail: bool) -> Result<hpd_agent::ToolResult, String> {
+        if fail {
+            Err("failed".to_owned())
+        } else {
+            Ok(hpd_agent::ToolResult::ok("fine"))
+        }
+    }
+
+    /// A structured value, or an error.
+    #[ai_function]
+    fn read(&self, celsius: f64) -> Result<Reading, std::io::Error> {
+        if celsius.is_nan() {
+            return Err(std::io::Error::other("no reading"));
+        }
+        Ok(Reading { celsius })
+    }
+
+    /// A structured value returned by an async method.
+    #[ai_function]
+    async fn read_later(&self) -> Reading {
+        std::future::ready(()).await;
+        Reading { celsius: 3.0 }
+    }
+
+    /// A value without a schema.
+    #[ai_function]
+    fn untyped(&self) -> Untyped {
+        Untyped { count: 1 }
+    }
+
+    /// A value whose type is not named.
+    #[ai_function]
+    fn opaque(&self) -> impl serde::Serialize + use<> {
+        [1, 2]
+    }
+
+    /// A borrowed text.
+    #[ai_function]
+    fn label(&self) -> &'static str {
+        "label"
+    }
+}
+
 /// Plain harness, everything defaulted.
 #[derive(Default)]
 pub struct Plain;
@@ -210,7 +291,26 @@ mod with_prelude {
 /// When one is missing.
 pub fn main() {
     let registry = Registry::global();
-    for name in ["Plain", "configured", "collapsed", "Prelude", "Empty"] {
+    let media = registry
+        .get("Media")
+        .map(hpd_agent::HarnessInfo::output_schemas);
+    let with_schema: Vec<bool> = media
+        .unwrap_or_default()
+        .iter()
+        .map(Option::is_some)
+        .collect();
+    assert_eq!(
+        with_schema,
+        [false, false, false, true, true, false, false, false]
+    );
+    for name in [
+        "Plain",
+        "configured",
+        "collapsed",
+        "Prelude",
+        "Empty",
+        "Media",
+    ] {
         assert!(registry.get(name).is_some(), "{name} missing");
     }
     assert_eq!(Plain.helper(), 2);

@@ -117,12 +117,14 @@ impl<'de> Visitor<'de> for CollapsingConfigVisitor {
 #[derive(Clone, Copy)]
 pub(super) enum LimitsKey {
     ToolResultBytes,
+    MediaBytes,
     ArgumentBytes,
     ParallelCalls,
 }
 
 pub(super) const LIMITS_KEYS: &[(LimitsKey, &str)] = &[
     (LimitsKey::ToolResultBytes, "max_tool_result_bytes"),
+    (LimitsKey::MediaBytes, "max_tool_result_media_bytes"),
     (LimitsKey::ArgumentBytes, "max_argument_bytes"),
     (LimitsKey::ParallelCalls, "max_parallel_calls"),
 ];
@@ -179,6 +181,10 @@ impl<'de> Visitor<'de> for LimitsVisitor {
                 LimitsKey::ToolResultBytes => {
                     (&mut limits.max_tool_result_bytes, "max_tool_result_bytes")
                 }
+                LimitsKey::MediaBytes => (
+                    &mut limits.max_tool_result_media_bytes,
+                    "max_tool_result_media_bytes",
+                ),
                 LimitsKey::ArgumentBytes => (&mut limits.max_argument_bytes, "max_argument_bytes"),
                 LimitsKey::ParallelCalls => (&mut limits.max_parallel_calls, "max_parallel_calls"),
             };

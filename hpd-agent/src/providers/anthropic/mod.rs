@@ -144,6 +144,7 @@ pub struct AnthropicClient {
     /// Set by [`with_deferred_tools`](AnthropicClient::with_deferred_tools); `None` decides by
     /// the base URL's host.
     deferred: Option<bool>,
+    tool_images: crate::ToolImages,
 }
 
 /// The Messages API, for the shared client plumbing.
@@ -238,6 +239,7 @@ impl AnthropicClient {
             prompt_caching: true,
             default_max_tokens: DEFAULT_MAX_TOKENS,
             deferred: None,
+            tool_images: crate::ToolImages::Send,
         }
     }
 
@@ -268,6 +270,40 @@ impl AnthropicClient {
     pub fn with_deferred_tools(mut self, deferred: bool) -> Self {
         self.deferred = Some(deferred);
         self
+    }
+
+    /// What requests do with the images of tool results: `image` blocks inside the `tool_result` by default
+    /// ([`ToolImages::Send`](crate::ToolImages::Send)), or their text form
+    /// ([`ToolImages::Describe`](crate::ToolImages::Describe)) for a model or server that takes
+    /// no images.
+    ///
+    /// ```
+    /// use hpd_agent::{AnthropicClient, ToolImages};
+    ///
+    /// let client = AnthropicClient::new("claude-sonnet-4-5", "sk-ant-...")?;
+    /// assert_eq!(client.tool_images(), ToolImages::Send);
+    /// let blind = client.with_tool_images(ToolImages::Describe);
+    /// assert_eq!(blind.tool_images(), ToolImages::Describe);
+    /// # Ok::<(), hpd_agent::ChatError>(())
+    /// ```
+    #[must_use]
+    pub fn with_tool_images(mut self, mode: crate::ToolImages) -> Self {
+        self.tool_images = mode;
+        self
+    }
+
+    /// What requests do with the images of tool results (see
+    /// [`with_tool_images`](Self::with_tool_images)).
+    ///
+    /// ```
+    /// use hpd_agent::{AnthropicClient, ToolImages};
+    ///
+    /// assert_eq!(AnthropicClient::new("claude-sonnet-4-5", "sk-ant-...")?.tool_images(), ToolImages::Send);
+    /// # Ok::<(), hpd_agent::ChatError>(())
+    /// ```
+    #[must_use]
+    pub fn tool_images(&self) -> crate::ToolImages {
+        self.tool_images
     }
 
     /// Sends `anthropic-beta: {beta}` with every request (several calls send a comma-separated
@@ -379,6 +415,8 @@ impl ChatClient for AnthropicClient {
             prompt_caching: self.prompt_caching,
             default_max_tokens: self.default_max_tokens,
         };
+        let mut described = None;
+        let request = super::with_tool_images(request, self.tool_images, &mut described);
         let body = encode_body(&request_body(request, &settings), &request.options.extra)?;
         self.settings
             .exchange(&body, StreamAssembler::new, parse_message, text)

@@ -4,8 +4,8 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use crate::chat::{
-    ChatError, ChatMessage, ChatRequest, ChatResponse, FinishReason, Reasoning, ToolCall,
-    ToolChoice, Usage,
+    ChatError, ChatMessage, ChatRequest, ChatResponse, ContentPart, FinishReason, Reasoning,
+    ToolCall, ToolChoice, Usage,
 };
 use crate::providers::http::{MAX_EXCERPT, embedded_error, parse_json, shorten};
 
@@ -150,9 +150,24 @@ fn messages(history: &[ChatMessage]) -> Vec<Value> {
                 content,
                 is_error,
                 references,
+                parts,
             } => {
                 let mut block = json!({"type": "tool_result", "tool_use_id": call_id});
-                if !references.is_empty() {
+                if let Some(parts) = crate::chat::parts_to_send(parts) {
+                    // Text and image blocks in the result's order; what the API takes no
+                    // block for goes as its text form. References follow, as below.
+                    let mut blocks: Vec<Value> = parts
+                        .iter()
+                        .filter(|p| p.as_text() != Some(""))
+                        .map(result_block)
+                        .collect();
+                    blocks.extend(
+                        references
+                            .iter()
+                            .map(|name| json!({"type": "tool_reference", "tool_name": name})),
+                    );
+                    block["content"] = Value::Array(blocks);
+                } else if !references.is_empty() {
                     // The result's text, then one `tool_reference` block a deferred tool it
                     // loads: the API expands each into that tool's definition here.
                     let mut parts = Vec::with_capacity(references.len() + 1);
@@ -192,6 +207,19 @@ fn messages(history: &[ChatMessage]) -> Vec<Value> {
         }
     }
     messages
+}
+
+/// One content block of a `tool_result`: `text`, or `image` with a base64 `source` (the types
+/// the API takes: PNG, JPEG, GIF, WebP); any other part as a text block of its text form.
+fn result_block(part: &ContentPart) -> Value {
+    match part {
+        ContentPart::Image { mime_type, data } if crate::chat::sendable_image(mime_type) => {
+            json!({"type": "image", "source": {"type": "base64",
+                   "media_type": mime_type.to_ascii_lowercase().replace("image/jpg", "image/jpeg"),
+                   "data": crate::chat::base64(data)}})
+        }
+        other => json!({"type": "text", "text": other.text_form()}),
+    }
 }
 
 /// A thinking block to send back: only reasoning this API signed (or redacted) is accepted.

@@ -132,6 +132,7 @@ pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 #[derive(Clone)]
 pub struct OpenAiClient {
     settings: HttpSettings,
+    tool_images: crate::ToolImages,
 }
 
 /// The Chat Completions API, for the shared client plumbing.
@@ -179,7 +180,10 @@ impl OpenAiClient {
     /// (control characters, line breaks), or when the HTTP client cannot be initialised.
     pub fn new(model: impl Into<String>, api_key: impl Into<String>) -> Result<Self, ChatError> {
         let settings = HttpSettings::new(&API, model.into(), &api_key.into())?;
-        Ok(OpenAiClient { settings })
+        Ok(OpenAiClient {
+            settings,
+            tool_images: crate::ToolImages::Send,
+        })
     }
 
     /// A client for `model` configured from the environment.
@@ -214,7 +218,10 @@ impl OpenAiClient {
         lookup: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Self, ChatError> {
         let settings = HttpSettings::from_lookup(&API, model, lookup)?;
-        Ok(OpenAiClient { settings })
+        Ok(OpenAiClient {
+            settings,
+            tool_images: crate::ToolImages::Send,
+        })
     }
 
     /// Sends requests to `base_url` instead: `{base_url}/chat/completions` (a trailing `/` is
@@ -236,6 +243,40 @@ impl OpenAiClient {
     pub fn with_base_url(mut self, base_url: impl AsRef<str>) -> Result<Self, ChatError> {
         self.settings.set_base_url(base_url.as_ref())?;
         Ok(self)
+    }
+
+    /// What requests do with the images of tool results: a `user` message with `image_url` parts after the tool messages (tool messages take text only) by default
+    /// ([`ToolImages::Send`](crate::ToolImages::Send)), or their text form
+    /// ([`ToolImages::Describe`](crate::ToolImages::Describe)) for a model or server that takes
+    /// no images.
+    ///
+    /// ```
+    /// use hpd_agent::{OpenAiClient, ToolImages};
+    ///
+    /// let client = OpenAiClient::new("gpt-4o-mini", "sk-...")?;
+    /// assert_eq!(client.tool_images(), ToolImages::Send);
+    /// let blind = client.with_tool_images(ToolImages::Describe);
+    /// assert_eq!(blind.tool_images(), ToolImages::Describe);
+    /// # Ok::<(), hpd_agent::ChatError>(())
+    /// ```
+    #[must_use]
+    pub fn with_tool_images(mut self, mode: crate::ToolImages) -> Self {
+        self.tool_images = mode;
+        self
+    }
+
+    /// What requests do with the images of tool results (see
+    /// [`with_tool_images`](Self::with_tool_images)).
+    ///
+    /// ```
+    /// use hpd_agent::{OpenAiClient, ToolImages};
+    ///
+    /// assert_eq!(OpenAiClient::new("gpt-4o-mini", "sk-...")?.tool_images(), ToolImages::Send);
+    /// # Ok::<(), hpd_agent::ChatError>(())
+    /// ```
+    #[must_use]
+    pub fn tool_images(&self) -> crate::ToolImages {
+        self.tool_images
     }
 
     super::http_setters!(
@@ -275,6 +316,8 @@ impl ChatClient for OpenAiClient {
         request: ChatRequest<'_>,
         text: TextSink<'_>,
     ) -> Result<ChatResponse, ChatError> {
+        let mut described = None;
+        let request = super::with_tool_images(request, self.tool_images, &mut described);
         let body = encode_body(
             &WireRequest::new(&self.settings.model, request, self.settings.streaming),
             &request.options.extra,

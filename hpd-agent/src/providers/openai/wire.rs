@@ -4,8 +4,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::chat::{
-    ChatError, ChatMessage, ChatRequest, ChatResponse, FinishReason, Reasoning, ToolCall,
-    ToolChoice, Usage,
+    ChatError, ChatMessage, ChatRequest, ChatResponse, ContentPart, FinishReason, Reasoning,
+    ToolCall, ToolChoice, Usage,
 };
 use crate::output::OutputSchema;
 use crate::providers::http::{MAX_EXCERPT, arguments_text, embedded_error, parse_json, shorten};
@@ -51,7 +51,7 @@ enum WireMessage<'a> {
         content: &'a str,
     },
     User {
-        content: &'a str,
+        content: UserContent<'a>,
     },
     Assistant {
         content: Option<&'a str>,
@@ -64,6 +64,14 @@ enum WireMessage<'a> {
         tool_call_id: &'a str,
         content: &'a str,
     },
+}
+
+/// A user message's content: its text, or content parts (the images of tool results).
+#[derive(Serialize)]
+#[serde(untagged)]
+enum UserContent<'a> {
+    Text(&'a str),
+    Parts(Vec<Value>),
 }
 
 #[derive(Serialize)]
@@ -128,9 +136,17 @@ impl<'a> WireRequest<'a> {
                 content: request.instructions,
             });
         }
-        messages.extend(request.messages.iter().map(|message| {
-            match message {
-                ChatMessage::User { content } => WireMessage::User { content },
+        // Tool messages take text only: the images of the tool results of one response follow
+        // them in one user message, before whatever comes next.
+        let mut images: Vec<Value> = Vec::new();
+        for message in request.messages {
+            if !matches!(message, ChatMessage::Tool { .. }) {
+                flush_images(&mut messages, &mut images);
+            }
+            messages.push(match message {
+                ChatMessage::User { content } => WireMessage::User {
+                    content: UserContent::Text(content),
+                },
                 ChatMessage::Assistant {
                     content,
                     tool_calls,
@@ -166,13 +182,38 @@ impl<'a> WireRequest<'a> {
                 },
                 // `is_error` has no field in this API: the result text carries it.
                 ChatMessage::Tool {
-                    call_id, content, ..
-                } => WireMessage::Tool {
-                    tool_call_id: call_id,
+                    call_id,
                     content,
-                },
-            }
-        }));
+                    parts,
+                    ..
+                } => {
+                    if let Some(parts) = crate::chat::parts_to_send(parts) {
+                        let shown: Vec<Value> = parts
+                            .iter()
+                            .filter_map(|part| match part {
+                                ContentPart::Image { mime_type, data }
+                                    if crate::chat::sendable_image(mime_type) =>
+                                {
+                                    Some(json!({"type": "image_url", "image_url": {
+                                        "url": crate::chat::data_url(mime_type, data)}}))
+                                }
+                                _ => None,
+                            })
+                            .collect();
+                        images.push(json!({"type": "text", "text": format!(
+                            "The {} of the tool call {call_id}:",
+                            if shown.len() == 1 { "image" } else { "images" }
+                        )}));
+                        images.extend(shown);
+                    }
+                    WireMessage::Tool {
+                        tool_call_id: call_id,
+                        content,
+                    }
+                }
+            });
+        }
+        flush_images(&mut messages, &mut images);
         let has_tools = !request.tools.is_empty();
         WireRequest {
             model,
@@ -207,6 +248,15 @@ impl<'a> WireRequest<'a> {
                 include_usage: true,
             }),
         }
+    }
+}
+
+/// Sends the images collected from tool results as one user message, if there are any.
+fn flush_images(messages: &mut Vec<WireMessage<'_>>, images: &mut Vec<Value>) {
+    if !images.is_empty() {
+        messages.push(WireMessage::User {
+            content: UserContent::Parts(std::mem::take(images)),
+        });
     }
 }
 

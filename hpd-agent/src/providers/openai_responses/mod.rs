@@ -97,6 +97,7 @@ pub struct OpenAiResponsesClient {
     /// Set by [`with_deferred_tools`](OpenAiResponsesClient::with_deferred_tools); `None`
     /// decides by the base URL's host.
     deferred: Option<bool>,
+    tool_images: crate::ToolImages,
 }
 
 /// The Responses API, for the shared client plumbing.
@@ -146,6 +147,7 @@ impl OpenAiResponsesClient {
             settings,
             store: false,
             deferred: None,
+            tool_images: crate::ToolImages::Send,
         })
     }
 
@@ -177,6 +179,7 @@ impl OpenAiResponsesClient {
             settings,
             store: false,
             deferred: None,
+            tool_images: crate::ToolImages::Send,
         })
     }
 
@@ -224,6 +227,40 @@ impl OpenAiResponsesClient {
         self
     }
 
+    /// What requests do with the images of tool results: `input_image` parts inside the `function_call_output` by default
+    /// ([`ToolImages::Send`](crate::ToolImages::Send)), or their text form
+    /// ([`ToolImages::Describe`](crate::ToolImages::Describe)) for a model or server that takes
+    /// no images.
+    ///
+    /// ```
+    /// use hpd_agent::{OpenAiResponsesClient, ToolImages};
+    ///
+    /// let client = OpenAiResponsesClient::new("gpt-4.1-mini", "sk-...")?;
+    /// assert_eq!(client.tool_images(), ToolImages::Send);
+    /// let blind = client.with_tool_images(ToolImages::Describe);
+    /// assert_eq!(blind.tool_images(), ToolImages::Describe);
+    /// # Ok::<(), hpd_agent::ChatError>(())
+    /// ```
+    #[must_use]
+    pub fn with_tool_images(mut self, mode: crate::ToolImages) -> Self {
+        self.tool_images = mode;
+        self
+    }
+
+    /// What requests do with the images of tool results (see
+    /// [`with_tool_images`](Self::with_tool_images)).
+    ///
+    /// ```
+    /// use hpd_agent::{OpenAiResponsesClient, ToolImages};
+    ///
+    /// assert_eq!(OpenAiResponsesClient::new("gpt-4.1-mini", "sk-...")?.tool_images(), ToolImages::Send);
+    /// # Ok::<(), hpd_agent::ChatError>(())
+    /// ```
+    #[must_use]
+    pub fn tool_images(&self) -> crate::ToolImages {
+        self.tool_images
+    }
+
     /// Sets `store` (default `false`: the server keeps no copy of the conversation).
     ///
     /// ```
@@ -262,6 +299,8 @@ impl ChatClient for OpenAiResponsesClient {
         request: ChatRequest<'_>,
         text: TextSink<'_>,
     ) -> Result<ChatResponse, ChatError> {
+        let mut described = None;
+        let request = super::with_tool_images(request, self.tool_images, &mut described);
         let body = encode_body(
             &request_body(
                 &self.settings.model,

@@ -5,8 +5,8 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use crate::chat::{
-    ChatError, ChatMessage, ChatRequest, ChatResponse, DeferredGroup, FinishReason, Reasoning,
-    ToolCall, ToolChoice, Usage,
+    ChatError, ChatMessage, ChatRequest, ChatResponse, ContentPart, DeferredGroup, FinishReason,
+    Reasoning, ToolCall, ToolChoice, Usage,
 };
 use crate::collapse::SEARCH_TOOL;
 use crate::providers::http::{MAX_EXCERPT, arguments_text, embedded_error, parse_json, shorten};
@@ -202,14 +202,41 @@ fn input_items(request: &ChatRequest<'_>) -> Vec<Value> {
             }
             // `is_error` has no field in this API: the result text carries it.
             ChatMessage::Tool {
-                call_id, content, ..
+                call_id,
+                content,
+                parts,
+                ..
             } => {
+                // With images: the output as a list of `input_text` and `input_image` parts,
+                // in the result's order; what has no part type goes as its text form.
+                let output = match crate::chat::parts_to_send(parts) {
+                    Some(parts) => Value::Array(
+                        parts
+                            .iter()
+                            .filter(|p| p.as_text() != Some(""))
+                            .map(output_part)
+                            .collect(),
+                    ),
+                    None => json!(content),
+                };
                 items.push(json!({"type": "function_call_output", "call_id": call_id,
-                                  "output": content}));
+                                  "output": output}));
             }
         }
     }
     items
+}
+
+/// One part of a `function_call_output`'s output list: `input_image` (a data URL) for an image
+/// type the API takes, `input_text` for everything else.
+fn output_part(part: &ContentPart) -> Value {
+    match part {
+        ContentPart::Image { mime_type, data } if crate::chat::sendable_image(mime_type) => {
+            json!({"type": "input_image", "image_url": crate::chat::data_url(mime_type, data),
+                   "detail": "auto"})
+        }
+        other => json!({"type": "input_text", "text": other.text_form()}),
+    }
 }
 
 #[derive(Deserialize, Default)]
