@@ -39,6 +39,7 @@ const TESTED: &[&str] = &[
     "mcp_server",
     "mcp_oauth",
     "persistent_chat",
+    "typed_answer",
     "approval",
     "traces",
     "vision_tool",
@@ -435,6 +436,29 @@ fn persistent_chat() {
             "earlier, user: My name is Ada.",
             "agent: You are Ada; you told me earlier.",
             "saved: 4 messages, version 2",
+        ],
+    );
+}
+
+#[test]
+fn typed_answer() {
+    let out = run("typed_answer", &[]);
+    expect_in_order(
+        "typed_answer",
+        &out,
+        &[
+            "provider: a scripted model plays the turn",
+            r#"schema: PackingList (strict: true), required ["city","items","umbrella","weather"]"#,
+            "request 1: tools [\"get_weather\"]",
+            "  tool get_weather -> Rain showers, 12 C in Bergen",
+            "request 2",
+            "  answer rejected at '/items/1/quantity': 0 is less than the minimum of 1 (asking again)",
+            "request 3",
+            "typed answer after 3 requests:",
+            "  city: Bergen",
+            "  umbrella: true",
+            "  - 3 x rain jacket",
+            "  - 1 x thermos",
         ],
     );
 }

@@ -361,6 +361,9 @@ pub enum BuildError {
     /// `max_iterations` is zero.
     #[error("max_iterations must be at least 1")]
     ZeroMaxIterations,
+    /// The output schema cannot be used.
+    #[error(transparent)]
+    OutputSchema(#[from] crate::output::OutputSchemaError),
     /// A field of [`Limits`](crate::Limits) is zero.
     #[error("{0} must be at least 1")]
     ZeroLimit(&'static str),
@@ -462,6 +465,15 @@ pub enum RunError {
     /// it was before the request.
     #[error("the summarizer of the context budget failed: {0}")]
     Summarizer(String),
+    /// The final answer of a typed run did not match its schema after every retry, or the
+    /// model refused (see [`output`](crate::output)). The history keeps every answer and
+    /// every request to correct one.
+    #[error(transparent)]
+    Output(#[from] crate::output::OutputError),
+    /// The output schema of a typed run cannot be used (a hand-written `JsonSchema` impl
+    /// that produces an invalid schema).
+    #[error(transparent)]
+    OutputSchema(#[from] crate::output::OutputSchemaError),
     /// The session is paused for approval (a new message cannot run), or its decisions do not
     /// fit the waiting calls; nothing changed. See [`approval`](crate::approval).
     #[error(transparent)]

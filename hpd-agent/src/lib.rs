@@ -445,6 +445,49 @@
 //! # }
 //! ```
 //!
+//! # Typed answers
+//!
+//! [`Agent::run_typed`] and [`Session::run_typed`] return the final answer as any
+//! `T: DeserializeOwned + JsonSchema`. Each request carries `T`'s schema in the provider's
+//! structured output field (Chat Completions and llama.cpp `response_format`, Responses
+//! `text.format`, Anthropic `output_config.format`), made acceptable to the vendors' strict
+//! modes; tools still run before the answer; the answer is validated against the schema
+//! (cargo feature `output-validation`, default) and deserialized; a mismatch is sent back to
+//! the model with its JSON path ([`DEFAULT_OUTPUT_RETRIES`] times, see
+//! [`AgentRunConfig::with_output_retries`]) before the run fails with [`RunError::Output`]
+//! ([`OutputError`]: the raw text and the path of the first mismatch). Any JSON Schema can be
+//! given as an [`OutputSchema`] ([`AgentBuilder::with_output_schema`], or `output_schema` in
+//! config); the [`output`] module has the details per provider and every schema rewrite.
+//!
+//! ```
+//! use hpd_agent::{AgentBuilder, ChatResponse, ScriptedChatClient, ToolCall};
+//! # use hpd_agent::prelude::*;
+//! # #[derive(Default)] pub struct MeetingClock;
+//! # #[tool_harness] impl MeetingClock {
+//! #     /// The time.
+//! #     #[ai_function] fn now(&self) -> String { "09:30".into() }
+//! # }
+//!
+//! #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+//! struct Meeting {
+//!     title: String,
+//!     /// Minutes from now.
+//!     starts_in: u32,
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let model = ScriptedChatClient::with_replies([
+//!     ChatResponse::tool_calls(vec![ToolCall::new("c1", "now", "{}")]),
+//!     ChatResponse::text(r#"{"title": "Stand-up", "starts_in": 30}"#),
+//! ]);
+//! let agent = AgentBuilder::new().with_tool_harness::<MeetingClock>().with_chat_client(model).build()?;
+//! let meeting: Meeting = agent.run_typed("When is the stand-up? It is at 10:00.").await?;
+//! assert_eq!((meeting.title.as_str(), meeting.starts_in), ("Stand-up", 30));
+//! # Ok(())
+//! # }
+//! ```
+//!
 //! # Sessions and stores
 //!
 //! A [`Session`] keeps a conversation (history and expansion state) across turns;
@@ -756,6 +799,7 @@ pub mod middleware;
 #[cfg(feature = "otel")]
 #[cfg_attr(docsrs, doc(cfg(feature = "otel")))]
 pub mod otel;
+pub mod output;
 pub mod providers;
 mod session;
 pub mod store;
@@ -773,7 +817,7 @@ pub use harness::registry;
 pub use agent::{
     Agent, AgentBuilder, AgentEvent, AgentRunConfig, ApproxTokens, ContextBudget,
     DEFAULT_MAX_ITERATIONS, HarnessOptions, RunOutput, Session, SessionState, Summarizer,
-    TokenEstimator, ToolCallOutcome, ToolSession,
+    TokenEstimator, ToolCallOutcome, ToolSession, TypedOutput,
 };
 pub use async_trait::async_trait;
 pub use chat::{
@@ -783,8 +827,8 @@ pub use chat::{
 };
 pub use config::{
     AgentConfig, CALL_TOOL, CollapsingConfig, CollapsingLayout, ConfigError, ConfigErrorKind,
-    Limits, McpAuthConfig, McpServerConfig, McpTransportConfig, ModelConfig, RunConfigData,
-    SubAgentConfig, ToolHarnessReference,
+    Limits, McpAuthConfig, McpServerConfig, McpTransportConfig, ModelConfig, OutputSchemaConfig,
+    RunConfigData, SubAgentConfig, ToolHarnessReference,
 };
 pub use error::{BuildError, ConstructError, HydrateError, RegistryError, RunError};
 pub use harness::{
@@ -795,6 +839,7 @@ pub use middleware::{
     ConfigurableMiddleware, FunctionCall, HookResult, IterationInfo, Middleware, MiddlewareError,
     Next, TurnInfo, TurnOutcome,
 };
+pub use output::{DEFAULT_OUTPUT_RETRIES, OutputError, OutputSchema, OutputSchemaError};
 pub use providers::anthropic::AnthropicClient;
 pub use providers::openai::OpenAiClient;
 pub use providers::openai_responses::OpenAiResponsesClient;

@@ -501,3 +501,87 @@ fn limits_round_trip_in_canonical_form() {
     assert!(explicit.limits.is_default());
     assert_eq!(explicit.to_json(), "{}");
 }
+
+#[test]
+fn output_schema_errors_name_the_path() {
+    // A schema that is not a JSON Schema: the message carries the pointer into the schema.
+    let err = parse_err(
+        r#"{"output_schema": {"name": "weather", "schema": {"type": "object", "properties": {"celsius": {"type": "float"}}}}}"#,
+    );
+    #[cfg(feature = "output-validation")]
+    {
+        assert_invalid(&err, "output_schema.schema", "not a valid JSON Schema: ");
+        assert!(
+            err.message().ends_with("(at /properties/celsius/type)"),
+            "{err}"
+        );
+    }
+    #[cfg(not(feature = "output-validation"))]
+    drop(err);
+    // A schema that is not an object.
+    let err = parse_err(r#"{"OutputSchema": {"Name": "weather", "Schema": "a string"}}"#);
+    assert_invalid(
+        &err,
+        "OutputSchema.Schema",
+        "a JSON Schema is an object (or a boolean)",
+    );
+    // The name the OpenAI APIs accept.
+    let err = parse_err(r#"{"output_schema": {"name": "the weather", "schema": {}}}"#);
+    assert_invalid(
+        &err,
+        "output_schema.name",
+        "output schema name 'the weather' is invalid; use 1 to 64 of A-Z a-z 0-9 _ -",
+    );
+    // Missing parts, unknown keys, wrong types.
+    let err = parse_err(r#"{"output_schema": {"name": "weather"}}"#);
+    assert_invalid(
+        &err,
+        "output_schema",
+        "missing key 'schema' in OutputSchema; give the answer's JSON Schema",
+    );
+    let err = parse_err(r#"{"output_schema": {"schema": {}}}"#);
+    assert_invalid(
+        &err,
+        "output_schema",
+        "missing key 'name' in OutputSchema; name the answer's format",
+    );
+    let err = parse_err(r#"{"output_schema": {"name": "w", "schema": {}, "retrys": 2}}"#);
+    assert_invalid(
+        &err,
+        "output_schema",
+        "unknown key 'retrys' in OutputSchema (did you mean 'retries'?); known keys: name, schema, description, strict, retries",
+    );
+    let err = parse_err(r#"{"output_schema": {"name": "w", "schema": {}, "retries": -1}}"#);
+    assert_invalid(&err, "output_schema.retries", "invalid value: integer `-1`");
+    let err = parse_err(r#"{"output_schema": "weather"}"#);
+    assert_invalid(
+        &err,
+        "output_schema",
+        "expected an OutputSchema object with 'name' and 'schema'",
+    );
+}
+
+#[test]
+fn output_schema_round_trips_and_reaches_the_agent() {
+    let text = "{\n  \"output_schema\": {\n    \"name\": \"weather\",\n    \"schema\": {\n      \"type\": \"object\"\n    },\n    \"strict\": false,\n    \"retries\": 3\n  }\n}";
+    let config = AgentConfig::from_json(text).unwrap();
+    assert_eq!(config.to_json(), text);
+    let output = config.output_schema.clone().unwrap();
+    assert_eq!(
+        (output.name.as_str(), output.strict, output.retries),
+        ("weather", false, Some(3))
+    );
+    assert!(!output.to_schema().unwrap().is_strict());
+    // A schema the builder cannot use is a build error, not a panic (built in code).
+    let mut bad = config;
+    bad.output_schema = Some(hpd_agent::OutputSchemaConfig::new("w", json!(7)));
+    let error = hpd_agent::AgentBuilder::from_config(bad)
+        .with_chat_client(hpd_agent::ScriptedChatClient::new())
+        .build()
+        .unwrap_err();
+    assert!(matches!(error, BuildError::OutputSchema(_)), "{error}");
+    assert_eq!(
+        error.to_string(),
+        "invalid output schema: a JSON Schema is an object (or a boolean)"
+    );
+}

@@ -313,6 +313,7 @@ mod properties {
             prop::collection::vec(mcp_server(), 0..3),
             limits(),
             prop::option::of(context_budget()),
+            prop::option::of(output_schema()),
         )
             .prop_map(
                 |(
@@ -325,6 +326,7 @@ mod properties {
                     mcp_servers,
                     limits,
                     context_budget,
+                    output_schema,
                 )| {
                     AgentConfig {
                         name,
@@ -337,9 +339,32 @@ mod properties {
                         mcp_servers,
                         limits,
                         context_budget,
+                        output_schema,
                     }
                 },
             )
+    }
+
+    fn output_schema() -> impl Strategy<Value = hpd_agent::OutputSchemaConfig> {
+        (
+            "[A-Za-z0-9_-]{1,64}",
+            prop::sample::select(vec![
+                serde_json::json!({"type": "object", "properties": {"a": {"type": "string"}}}),
+                serde_json::json!({"type": "array", "items": {"type": "integer", "minimum": 0}}),
+                serde_json::json!(true),
+                serde_json::json!({"enum": ["x", "y", null]}),
+            ]),
+            prop::option::of(any::<String>()),
+            any::<bool>(),
+            prop::option::of(any::<usize>()),
+        )
+            .prop_map(|(name, schema, description, strict, retries)| {
+                let mut config = hpd_agent::OutputSchemaConfig::new(name, schema);
+                config.description = description;
+                config.strict = strict;
+                config.retries = retries;
+                config
+            })
     }
 
     fn context_budget() -> impl Strategy<Value = hpd_agent::ContextBudget> {

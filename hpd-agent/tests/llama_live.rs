@@ -1,5 +1,6 @@
 //! The three HTTP clients against a real llama.cpp server: one tool-calling turn each (tool
-//! call parsed, function run, result accepted, final text returned, cached prompt tokens read).
+//! call parsed, function run, result accepted, final text returned, cached prompt tokens read),
+//! and typed answers (`run_typed`) through the server's `response_format` support.
 //!
 //! The server's base URL comes from `HPD_LLAMA_URL` (for example `http://127.0.0.1:8088`, as
 //! printed by `.ci/llama-server.sh start`); without it every test here says it was skipped.
@@ -346,5 +347,136 @@ async fn a_long_session_stays_within_a_small_context() {
             hpd_agent::RunError::Chat(hpd_agent::ChatError::Status { .. })
         ),
         "{error:?}"
+    );
+}
+
+/// What the typed live turns ask for: strings of bounded length, a boolean, an enum, a list.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+struct Capital {
+    /// The capital city.
+    #[schemars(length(max = 24))]
+    city: String,
+    /// The country it is the capital of.
+    #[schemars(length(max = 24))]
+    country: String,
+    /// Whether the city lies on the sea.
+    coastal: bool,
+    continent: Continent,
+    /// Up to three landmarks.
+    #[schemars(length(max = 3))]
+    landmarks: Vec<Landmark>,
+}
+
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+enum Continent {
+    Africa,
+    America,
+    Asia,
+    Europe,
+    Oceania,
+}
+
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+struct Landmark {
+    #[schemars(length(max = 24))]
+    name: String,
+}
+
+fn typed_agent(url: &str) -> hpd_agent::Agent {
+    let client = OpenAiClient::new("smollm2", "")
+        .and_then(|c| c.with_base_url(format!("{url}/v1")))
+        .unwrap_or_else(|e| panic!("{e}"))
+        .with_timeout(Duration::from_secs(120));
+    AgentBuilder::new()
+        .with_instructions(INSTRUCTIONS)
+        .with_tool_harness::<LiveWeather>()
+        .with_model_options(
+            ModelOptions::new()
+                .with_temperature(0.0)
+                .with_max_output_tokens(256),
+        )
+        .with_output_retries(0)
+        .with_chat_client(client)
+        .build()
+        .unwrap_or_else(|e| panic!("build: {e}"))
+}
+
+/// `run_typed` against llama.cpp's `response_format` support: the server turns the schema
+/// into a grammar, so even this tiny model's answer parses and matches, with no retry.
+#[tokio::test]
+async fn chat_completions_typed_answer_follows_the_schema() {
+    let Some(url) = server("chat_completions_typed_answer_follows_the_schema") else {
+        return;
+    };
+    let agent = typed_agent(&url);
+    let output = agent
+        .session()
+        .run_typed_with::<Capital>(
+            "Describe the capital of France as JSON.",
+            AgentRunConfig::new(),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("typed run: {e}"));
+    let capital = &output.value;
+    assert!(
+        !capital.city.is_empty() && capital.city.chars().count() <= 24,
+        "{capital:?}"
+    );
+    assert!(capital.country.chars().count() <= 24, "{capital:?}");
+    assert!(capital.landmarks.len() <= 3, "{capital:?}");
+    assert!(
+        capital
+            .landmarks
+            .iter()
+            .all(|l| l.name.chars().count() <= 24),
+        "{capital:?}"
+    );
+    println!(
+        "coastal: {}, continent: {:?}",
+        capital.coastal, capital.continent
+    );
+    assert_eq!(
+        output.output.iterations, 1,
+        "no retry was needed: {output:?}"
+    );
+    println!(
+        "typed answer: {capital:?} from {:?}; usage {:?}",
+        output.output.text, output.output.usage
+    );
+}
+
+/// A tool turn first, then the typed answer in the same session: llama.cpp applies a
+/// `response_format` grammar to every reply of its request, so tools run in a plain turn and
+/// the structured summary comes after (see `hpd_agent::output`).
+#[tokio::test]
+async fn chat_completions_typed_answer_after_a_tool_turn() {
+    let Some(url) = server("chat_completions_typed_answer_after_a_tool_turn") else {
+        return;
+    };
+    #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+    struct Weather {
+        #[schemars(length(max = 24))]
+        city: String,
+        snowing: bool,
+        celsius: i64,
+    }
+    let agent = typed_agent(&url);
+    let mut session = agent.resume(SessionState {
+        history: few_shot(),
+        ..SessionState::default()
+    });
+    let plain = session
+        .run("What is the weather in Oslo?")
+        .await
+        .unwrap_or_else(|e| panic!("run: {e}"));
+    assert!(plain.iterations >= 2, "the tool ran: {plain:?}");
+    let weather: Weather = session
+        .run_typed("Give that weather report for Oslo as JSON.")
+        .await
+        .unwrap_or_else(|e| panic!("typed run: {e}"));
+    assert!(weather.city.chars().count() <= 24, "{weather:?}");
+    println!(
+        "typed weather: {} snowing {} at {} C",
+        weather.city, weather.snowing, weather.celsius
     );
 }

@@ -14,6 +14,7 @@ use crate::error::BuildError;
 use crate::harness::registry::Registry;
 use crate::harness::{DynamicHarness, ToolHarness};
 use crate::middleware::Middleware;
+use crate::output::OutputSchema;
 use crate::tool::SubAgent;
 use crate::tool::catalog::Single;
 
@@ -87,6 +88,9 @@ pub struct AgentBuilder {
     budget: Option<ContextBudget>,
     estimator: Option<Arc<dyn TokenEstimator>>,
     summarizer: Option<Arc<dyn Summarizer>>,
+    /// The schema every run's final answer must match, and the retries.
+    output: Option<OutputSchema>,
+    output_retries: Option<usize>,
     /// Whether spans record content; `None`: as the environment says.
     trace_content: Option<bool>,
 }
@@ -167,7 +171,61 @@ impl AgentBuilder {
             .map(|s| (position, SubAgent::from_config(s)))
             .collect();
         builder.mcp_servers = config.mcp_servers;
+        if let Some(output) = &config.output_schema {
+            match output.to_schema() {
+                Ok(schema) => builder.output = Some(schema),
+                Err(e) => builder.errors.push(BuildError::OutputSchema(e)),
+            }
+            builder.output_retries = output.retries;
+        }
         builder
+    }
+
+    /// The schema every run's final answer must match (see [`output`](crate::output)): each
+    /// request carries it in the provider's structured output field, the answer is checked
+    /// against it, and [`RunOutput::value`](crate::RunOutput::value) carries the checked JSON.
+    /// A run's own schema ([`AgentRunConfig::with_output_schema`](crate::AgentRunConfig::with_output_schema),
+    /// [`Session::run_typed`](crate::Session::run_typed)) replaces it for that run. JSON
+    /// config: `output_schema`.
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, ChatResponse, OutputSchema, ScriptedChatClient};
+    /// use serde_json::json;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let schema = OutputSchema::new("sentiment", json!({"enum": ["positive", "neutral", "negative"]}))?;
+    /// let model = ScriptedChatClient::with_replies([ChatResponse::text(r#"{"value": "positive"}"#)]);
+    /// let agent = AgentBuilder::new().with_output_schema(schema).with_chat_client(model).build()?;
+    /// let output = agent.run("I love it!").await?;
+    /// assert_eq!(output.value, Some(json!("positive")));
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn with_output_schema(mut self, schema: OutputSchema) -> Self {
+        self.output = Some(schema);
+        self
+    }
+
+    /// How many times a run sends a mismatching final answer back to the model (default
+    /// [`DEFAULT_OUTPUT_RETRIES`](crate::DEFAULT_OUTPUT_RETRIES)); JSON config:
+    /// `output_schema.retries`.
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, ChatResponse, RunError, ScriptedChatClient};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let model = ScriptedChatClient::with_replies([ChatResponse::text("nine")]);
+    /// let agent = AgentBuilder::new().with_output_retries(0).with_chat_client(model.clone()).build()?;
+    /// assert!(matches!(agent.run_typed::<u32>("Count").await, Err(RunError::Output(_))));
+    /// assert_eq!(model.requests().len(), 1);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn with_output_retries(mut self, retries: usize) -> Self {
+        self.output_retries = Some(retries);
+        self
     }
 
     pub(crate) fn with_depth(mut self, depth: usize) -> Self {
@@ -1092,6 +1150,8 @@ impl AgentBuilder {
                         estimator: self.estimator.unwrap_or_else(|| Arc::new(ApproxTokens)),
                         summarizer: self.summarizer,
                     }),
+                output: self.output,
+                output_retries: self.output_retries,
                 trace_content: self.trace_content.unwrap_or_else(trace_content_from_env),
             }),
         })

@@ -168,6 +168,18 @@ pub enum AgentEvent {
         /// Why.
         reason: String,
     },
+    /// The final answer of a typed run did not match its schema (see
+    /// [`output`](crate::output)).
+    OutputRejected {
+        /// The request whose reply was rejected.
+        iteration: usize,
+        /// The JSON pointer of the first mismatch (`""`: the whole answer).
+        path: String,
+        /// What is wrong there.
+        message: String,
+        /// Whether the model is asked again (a retry is left), or the run fails.
+        retrying: bool,
+    },
     /// The turn ended.
     TurnFinished {
         /// Token usage of the whole turn.
@@ -328,6 +340,19 @@ impl Emitter {
                 %used,
                 reason = reason.as_str(),
                 "collapsing layout fallback"
+            ),
+            AgentEvent::OutputRejected {
+                iteration,
+                path,
+                message,
+                retrying,
+            } => tracing::debug!(
+                target: "hpd_agent",
+                iteration,
+                path = path.as_str(),
+                message = message.as_str(),
+                retrying,
+                "answer does not match the output schema"
             ),
             AgentEvent::TurnFinished { usage, failed } => tracing::debug!(
                 target: "hpd_agent",

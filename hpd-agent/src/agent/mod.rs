@@ -41,7 +41,9 @@ use crate::error::{BuildError, RunError};
 use crate::harness::{DynamicHarness, ToolHarness};
 use crate::middleware::Middleware;
 use crate::middleware::pipeline::ScopedPipeline;
+use crate::output::{Mismatch, OutputSchema};
 use crate::store::{SessionStore, StoreError, UnsavedTurn};
+use serde::de::DeserializeOwned;
 
 pub use crate::session::SessionState;
 pub use crate::tool::{DEFAULT_MAX_DEPTH, SubAgent};
@@ -92,6 +94,22 @@ pub(crate) struct AgentInner {
     pub(crate) budgeting: Option<budget::Budgeting>,
     /// Whether spans record messages, arguments and results (`otel` feature).
     pub(crate) trace_content: bool,
+    /// The schema every run's final answer must match, when the agent has one.
+    pub(crate) output: Option<OutputSchema>,
+    /// How many times a mismatching answer is sent back (`None`: the default).
+    pub(crate) output_retries: Option<usize>,
+}
+
+/// The check of a typed run: whether the checked answer deserializes into the Rust type.
+pub(crate) type TypedCheck = fn(&serde_json::Value) -> Result<(), Mismatch>;
+
+fn typed_check<T: DeserializeOwned>(value: &serde_json::Value) -> Result<(), Mismatch> {
+    deserialize_answer::<T>(value.clone()).map(drop)
+}
+
+fn deserialize_answer<T: DeserializeOwned>(value: serde_json::Value) -> Result<T, Mismatch> {
+    serde_path_to_error::deserialize::<_, T>(value)
+        .map_err(|e| Mismatch::from_serde(e.path(), e.inner().to_string()))
 }
 
 /// An agent: instructions, registered tools, middleware and a chat client.
@@ -366,6 +384,85 @@ impl Agent {
     pub async fn run(&self, message: impl Into<String>) -> Result<RunOutput, RunError> {
         self.session().run(message).await
     }
+
+    /// Runs one turn in a fresh session whose final answer is a `T`: see
+    /// [`Session::run_typed`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Session::run_typed`].
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, ChatResponse, ScriptedChatClient};
+    ///
+    /// #[derive(Debug, PartialEq, serde::Deserialize, schemars::JsonSchema)]
+    /// struct Capital {
+    ///     city: String,
+    ///     country: String,
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let model = ScriptedChatClient::with_replies([ChatResponse::text(r#"{"city": "Paris", "country": "France"}"#)]);
+    /// let agent = AgentBuilder::new().with_chat_client(model.clone()).build()?;
+    /// let capital: Capital = agent.run_typed("Capital of France?").await?;
+    /// assert_eq!(capital, Capital { city: "Paris".into(), country: "France".into() });
+    /// // The request carried the schema of `Capital`.
+    /// assert_eq!(model.requests()[0].output.as_ref().unwrap().name(), "Capital");
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn run_typed<T: DeserializeOwned + schemars::JsonSchema>(
+        &self,
+        message: impl Into<String>,
+    ) -> Result<T, RunError> {
+        self.session().run_typed(message).await
+    }
+}
+
+/// The result of a successful typed run ([`Session::run_typed_with`]): the answer and the run
+/// around it.
+///
+/// ```
+/// use hpd_agent::{AgentBuilder, AgentRunConfig, ChatResponse, ScriptedChatClient, TypedOutput};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let model = ScriptedChatClient::with_replies([ChatResponse::text("[1, 2, 3]")]);
+/// let agent = AgentBuilder::new().with_chat_client(model).build()?;
+/// let output: TypedOutput<Vec<u32>> = agent.session().run_typed_with("Three numbers", AgentRunConfig::new()).await?;
+/// assert_eq!(output.value, [1, 2, 3]);
+/// assert_eq!(output.output.text, "[1, 2, 3]");
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct TypedOutput<T> {
+    /// The answer.
+    pub value: T,
+    /// The run: the answer's text, its JSON ([`RunOutput::value`]), usage, iterations.
+    pub output: RunOutput,
+}
+
+impl<T> TypedOutput<T> {
+    /// The answer, without the run.
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, AgentRunConfig, ChatResponse, ScriptedChatClient};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let model = ScriptedChatClient::with_replies([ChatResponse::text("true")]);
+    /// let agent = AgentBuilder::new().with_chat_client(model).build()?;
+    /// let yes = agent.session().run_typed_with::<bool>("Is water wet?", AgentRunConfig::new()).await?.into_value();
+    /// assert!(yes);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn into_value(self) -> T {
+        self.value
+    }
 }
 
 /// A conversation with an agent: history and expansion state kept across turns.
@@ -440,6 +537,10 @@ pub struct RunOutput {
     /// ([`ModelOptions::max_output_tokens`](crate::ModelOptions::max_output_tokens)); the run
     /// also reports it as [`AgentEvent::ResponseIncomplete`].
     pub finish_reason: FinishReason,
+    /// The final answer as checked JSON, when the run had an output schema (a typed run, or
+    /// an agent or run config with [`with_output_schema`](AgentRunConfig::with_output_schema));
+    /// `None` otherwise.
+    pub value: Option<serde_json::Value>,
     /// Empty when the model answered. Otherwise the run *paused*: the model's latest response
     /// called functions that need a person's approval, these calls wait (in call order), the
     /// other calls of that response ran, and `text` is the text that came with the calls
@@ -915,6 +1016,130 @@ impl Session {
         self.store.as_ref().map(|b| b.version)
     }
 
+    /// Runs one turn whose final answer is a `T`: every request carries `T`'s JSON Schema in
+    /// the provider's structured output field, tools still run before the answer, and the
+    /// answer is checked against the schema and deserialized into `T`. A mismatching answer is
+    /// sent back to the model with the error (once by default, see
+    /// [`AgentRunConfig::with_output_retries`]). The details per provider are in
+    /// [`output`](crate::output).
+    ///
+    /// # Errors
+    ///
+    /// As [`run`](Self::run); [`RunError::Output`] when the answer still does not match after
+    /// the retries (it carries the raw text and the JSON path of the first mismatch) or the
+    /// model refused; [`RunError::OutputSchema`] when `T`'s schema is not a valid JSON Schema.
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, ChatMessage, ChatResponse, ScriptedChatClient};
+    ///
+    /// #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+    /// struct Verdict {
+    ///     /// Whether the claim holds.
+    ///     holds: bool,
+    ///     reason: String,
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let model = ScriptedChatClient::with_replies([
+    ///     ChatResponse::text(r#"{"holds": "yes"}"#),
+    ///     ChatResponse::text(r#"{"holds": true, "reason": "2 + 2 = 4"}"#),
+    /// ]);
+    /// let agent = AgentBuilder::new().with_chat_client(model.clone()).build()?;
+    /// let mut session = agent.session();
+    /// let verdict: Verdict = session.run_typed("Is 2 + 2 = 4?").await?;
+    /// assert!(verdict.holds && verdict.reason == "2 + 2 = 4");
+    /// // The first answer was sent back with what is wrong in it.
+    /// let ChatMessage::User { content } = &model.requests()[1].messages[2] else { panic!() };
+    /// assert!(content.starts_with("Your answer does not match the required JSON schema: at "), "{content}");
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn run_typed<T: DeserializeOwned + schemars::JsonSchema>(
+        &mut self,
+        message: impl Into<String>,
+    ) -> Result<T, RunError> {
+        self.run_typed_with(message, AgentRunConfig::new())
+            .await
+            .map(TypedOutput::into_value)
+    }
+
+    /// [`run_typed`](Self::run_typed) with extra settings for this run only; returns the
+    /// answer with the run's usage and text. `T`'s schema replaces an output schema of the
+    /// agent or of `config`; `config`'s retries apply.
+    ///
+    /// # Errors
+    ///
+    /// As [`run_typed`](Self::run_typed) and [`run_with`](Self::run_with).
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, AgentRunConfig, ChatResponse, RunError, ScriptedChatClient};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let model = ScriptedChatClient::with_replies([ChatResponse::text("seven")]);
+    /// let agent = AgentBuilder::new().with_chat_client(model).build()?;
+    /// // No retry: the first mismatch fails the run.
+    /// let run = AgentRunConfig::new().with_output_retries(0);
+    /// let Err(RunError::Output(error)) = agent.session().run_typed_with::<u8>("A number", run).await else { panic!() };
+    /// assert_eq!((error.text.as_str(), error.path.as_str(), error.attempts), ("seven", "", 1));
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn run_typed_with<T: DeserializeOwned + schemars::JsonSchema>(
+        &mut self,
+        message: impl Into<String>,
+        config: AgentRunConfig,
+    ) -> Result<TypedOutput<T>, RunError> {
+        let config = config.typed::<T>()?;
+        let output = self.run_with(message, config).await?;
+        typed_output(output)
+    }
+
+    /// [`run_typed_with`](Self::run_typed_with), streaming the run's [`AgentEvent`]s as
+    /// [`run_streamed`](Self::run_streamed) does.
+    ///
+    /// ```
+    /// use futures::StreamExt;
+    /// use hpd_agent::{AgentBuilder, AgentEvent, AgentRunConfig, ChatResponse, ScriptedChatClient};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let model = ScriptedChatClient::with_replies([ChatResponse::text("many"), ChatResponse::text("[\"a\", \"b\"]")]);
+    /// let agent = AgentBuilder::new().with_chat_client(model).build()?;
+    /// let mut session = agent.session();
+    /// let (events, run) = session.run_typed_streamed::<Vec<String>>("Two letters", AgentRunConfig::new());
+    /// let (events, output) = tokio::join!(events.collect::<Vec<_>>(), run);
+    /// assert_eq!(output?.value, ["a", "b"]);
+    /// assert!(events.iter().any(|e| matches!(e, AgentEvent::OutputRejected { retrying: true, .. })));
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// The future fails as [`run_typed_with`](Self::run_typed_with) does; the stream never
+    /// fails.
+    pub fn run_typed_streamed<T: DeserializeOwned + schemars::JsonSchema>(
+        &mut self,
+        message: impl Into<String>,
+        config: AgentRunConfig,
+    ) -> (
+        impl Stream<Item = AgentEvent> + Send + 'static,
+        impl Future<Output = Result<TypedOutput<T>, RunError>> + Send + '_,
+    ) {
+        let (sender, receiver) = futures::channel::mpsc::unbounded();
+        let config = config.on_event(move |event| {
+            let _ = sender.unbounded_send(event.clone());
+        });
+        let message = message.into();
+        let run = async move {
+            let config = config.typed::<T>()?;
+            typed_output(self.run_with(message, config).await?)
+        };
+        (receiver, run)
+    }
+
     /// Runs one turn and streams its [`AgentEvent`]s. Poll the stream and the returned future
     /// together (e.g. with `tokio::join!`); the stream ends when the run does.
     ///
@@ -1055,6 +1280,43 @@ pub struct AgentRunConfig {
     cancellation: Option<CancellationToken>,
     handlers: Vec<EventHandler>,
     turn_id: Option<String>,
+    output: Option<OutputSchema>,
+    output_retries: Option<usize>,
+    /// The Rust type's check of a typed run.
+    typed: Option<TypedCheck>,
+}
+
+/// A typed run's answer as `T` (it passed `T`'s check in the run).
+fn typed_output<T: DeserializeOwned + schemars::JsonSchema>(
+    output: RunOutput,
+) -> Result<TypedOutput<T>, RunError> {
+    if output.is_paused() {
+        let paused = Mismatch {
+            path: String::new(),
+            message: format!(
+                "the run paused for the approval of {} call(s) before the answer; decide them \
+                 with Session::decide_with (give it AgentRunConfig::with_output_schema to check the \
+                 answer)",
+                output.pending_approvals.len()
+            ),
+        };
+        return Err(RunError::Output(crate::output::OutputError::from_mismatch(
+            &T::schema_name(),
+            &output.text,
+            paused,
+        )));
+    }
+    let value = output.value.clone().unwrap_or(serde_json::Value::Null);
+    match deserialize_answer::<T>(value) {
+        Ok(value) => Ok(TypedOutput { value, output }),
+        // Unreachable after the run's own check of the same value; kept as an error, never a
+        // panic.
+        Err(mismatch) => Err(RunError::Output(crate::output::OutputError::from_mismatch(
+            &T::schema_name(),
+            &output.text,
+            mismatch,
+        ))),
+    }
 }
 
 impl std::fmt::Debug for AgentRunConfig {
@@ -1064,6 +1326,8 @@ impl std::fmt::Debug for AgentRunConfig {
             .field("max_iterations", &self.max_iterations)
             .field("model_options", &self.model_options)
             .field("turn_id", &self.turn_id)
+            .field("output", &self.output.as_ref().map(OutputSchema::name))
+            .field("output_retries", &self.output_retries)
             .finish_non_exhaustive()
     }
 }
@@ -1350,6 +1614,58 @@ impl AgentRunConfig {
     pub fn with_turn_id(mut self, turn_id: impl Into<String>) -> Self {
         self.turn_id = Some(turn_id.into());
         self
+    }
+
+    /// The schema this run's final answer must match (replacing the agent's, see
+    /// [`AgentBuilder::with_output_schema`]); [`RunOutput::value`] carries the checked answer.
+    /// [`Session::run_typed`] sets it from the Rust type.
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, AgentRunConfig, ChatResponse, OutputSchema, ScriptedChatClient};
+    /// use serde_json::json;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let schema = OutputSchema::new("tags", json!({"type": "array", "items": {"type": "string"}, "minItems": 1}))?;
+    /// let model = ScriptedChatClient::with_replies([ChatResponse::text(r#"["rust"]"#)]);
+    /// let agent = AgentBuilder::new().with_chat_client(model).build()?;
+    /// let output = agent.session().run_with("Tag it", AgentRunConfig::new().with_output_schema(schema)).await?;
+    /// assert_eq!(output.value, Some(json!(["rust"])));
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn with_output_schema(mut self, schema: OutputSchema) -> Self {
+        self.output = Some(schema);
+        self
+    }
+
+    /// How many times this run sends a mismatching answer back to the model (default
+    /// [`DEFAULT_OUTPUT_RETRIES`](crate::DEFAULT_OUTPUT_RETRIES), or the agent's); 0 fails at
+    /// the first mismatch.
+    ///
+    /// ```
+    /// use hpd_agent::{AgentBuilder, AgentRunConfig, ChatResponse, ScriptedChatClient};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let replies = ["one", "two", "3"].map(ChatResponse::text);
+    /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::with_replies(replies)).build()?;
+    /// let run = AgentRunConfig::new().with_output_retries(2);
+    /// let three = agent.session().run_typed_with::<u32>("Count", run).await?;
+    /// assert_eq!((three.value, three.output.iterations), (3, 3));
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn with_output_retries(mut self, retries: usize) -> Self {
+        self.output_retries = Some(retries);
+        self
+    }
+
+    /// This config for a typed run of `T`.
+    fn typed<T: DeserializeOwned + schemars::JsonSchema>(mut self) -> Result<Self, RunError> {
+        self.output = Some(OutputSchema::for_type::<T>()?);
+        self.typed = Some(typed_check::<T>);
+        Ok(self)
     }
 
     /// Calls `handler` with every event of this run.

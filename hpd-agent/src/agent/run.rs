@@ -23,6 +23,7 @@ use crate::middleware::pipeline::{
     forward, run_hooks, unless_cancelled,
 };
 use crate::middleware::{FunctionCall, IterationInfo, TurnInfo, TurnOutcome};
+use crate::output::{DEFAULT_OUTPUT_RETRIES, Mismatch, OutputSchema, retry_message};
 use crate::telemetry::{self, TurnTrace};
 use crate::tool::ToolResult;
 
@@ -30,7 +31,7 @@ use super::budget::{KnownPrompt, next_turn_start, summary_turn};
 use super::builder::{split_pending, with_sub_agent_members};
 use super::events::{AgentEvent, Emitter};
 use super::registration::resolve;
-use super::{AgentInner, AgentRunConfig, RunOutput, Session};
+use super::{AgentInner, AgentRunConfig, RunOutput, Session, TypedCheck};
 
 /// The text of calls left unanswered when middleware ends the run.
 const ABORTED: &str = "Error: run aborted by middleware";
@@ -66,14 +67,19 @@ struct Turn<'a> {
     turn_start: usize,
     /// The session's approval log.
     approvals: &'a mut Vec<ApprovalRecord>,
+    /// The schema the final answer must match, with the check of the Rust type (`run_typed`).
+    output: Option<(OutputSchema, Option<TypedCheck>)>,
+    /// How many times a mismatching answer is sent back.
+    output_retries: usize,
     /// What the turn's spans share.
     trace: TurnTrace,
 }
 
 /// How a turn's model loop ended, when it did not fail.
 enum Ended {
-    /// The model answered with this text after this many requests.
-    Answered(String, usize),
+    /// The model answered with this text after this many requests (and, with an output
+    /// schema, this checked JSON).
+    Answered(String, usize, Option<serde_json::Value>),
     /// Calls wait for approval.
     Paused(PausedTurn),
 }
@@ -202,6 +208,15 @@ pub(super) async fn run_turn(
         }
     };
 
+    let output = config
+        .output
+        .or_else(|| agent.output.clone())
+        .map(|schema| (schema, config.typed));
+    let output_retries = config
+        .output_retries
+        .or(agent.output_retries)
+        .unwrap_or(DEFAULT_OUTPUT_RETRIES);
+
     let mut turn = Turn {
         agent,
         tools,
@@ -233,6 +248,8 @@ pub(super) async fn run_turn(
         }
         .into(),
         approvals: &mut session.state.approvals,
+        output,
+        output_retries,
         trace,
     };
 
@@ -247,14 +264,14 @@ pub(super) async fn run_turn(
         usage,
         &finish_reason,
         match &outcome {
-            Ok(Ended::Answered(_, iterations)) => *iterations,
+            Ok(Ended::Answered(_, iterations, _)) => *iterations,
             Ok(Ended::Paused(paused)) => paused.iteration,
             Err(_) => 0,
         },
     );
     let after = {
         let outcome_view = match &outcome {
-            Ok(Ended::Answered(text, _)) => TurnOutcome::Finished {
+            Ok(Ended::Answered(text, _, _)) => TurnOutcome::Finished {
                 text: text.as_str(),
                 usage,
             },
@@ -292,12 +309,13 @@ pub(super) async fn run_turn(
     let ended = outcome?;
     after?;
     Ok(match ended {
-        Ended::Answered(text, iterations) => RunOutput {
+        Ended::Answered(text, iterations, value) => RunOutput {
             text,
             usage,
             iterations,
             finish_reason,
             pending_approvals: Vec::new(),
+            value,
         },
         Ended::Paused(paused) => {
             let iterations = paused.iteration;
@@ -318,6 +336,7 @@ pub(super) async fn run_turn(
                 iterations,
                 finish_reason,
                 pending_approvals: pending,
+                value: None,
             }
         }
     })
@@ -399,7 +418,12 @@ impl Turn<'_> {
             .await?;
         }
 
-        for iteration in first..=max_iterations {
+        // Requests that ask for a corrected answer do not count against `max_iterations`.
+        let mut limit = max_iterations;
+        let mut retries_left = self.output_retries;
+        let mut iteration = first - 1;
+        while iteration < limit {
+            iteration += 1;
             let changed_options = self.request_options()?;
             let visible: Vec<Arc<ToolDefinition>> = self.tools.visible(&self.expansion.expanded);
             let info = IterationInfo {
@@ -444,7 +468,8 @@ impl Turn<'_> {
             let sent_len = self.history.len();
             let request = ChatRequest::new(&instructions, messages, &visible)
                 .with_deferred(self.tools.deferred())
-                .with_options(options);
+                .with_options(options)
+                .with_output(self.output.as_ref().map(|(schema, _)| schema));
             let span = telemetry::chat_span(
                 self.agent.client.model_info(),
                 &self.trace,
@@ -507,10 +532,38 @@ impl Turn<'_> {
             )
             .await?;
             if answered {
-                return Ok(Ended::Answered(
-                    response.text.unwrap_or_default(),
+                let text = response.text.unwrap_or_default();
+                let Some((schema, typed)) = &self.output else {
+                    return Ok(Ended::Answered(text, iteration, None));
+                };
+                let attempts = self.output_retries - retries_left + 1;
+                let mismatch = match checked(schema, *typed, &text) {
+                    Ok(value) => return Ok(Ended::Answered(text, iteration, Some(value))),
+                    // A refusal is not corrected by asking again.
+                    Err(_) if response.finish_reason == FinishReason::ContentFilter => {
+                        let refused = Mismatch {
+                            path: String::new(),
+                            message: "the model refused to answer".to_owned(),
+                        };
+                        return Err(schema.error(&text, refused, attempts).into());
+                    }
+                    Err(mismatch) => mismatch,
+                };
+                self.emitter.emit(&AgentEvent::OutputRejected {
                     iteration,
-                ));
+                    path: mismatch.path.clone(),
+                    message: mismatch.message.clone(),
+                    retrying: retries_left > 0,
+                });
+                if retries_left == 0 {
+                    return Err(schema.error(&text, mismatch, attempts).into());
+                }
+                retries_left -= 1;
+                limit += 1;
+                self.history.push(ChatMessage::user(retry_message(
+                    &mismatch.path,
+                    &mismatch.message,
+                )));
             }
         }
         Err(RunError::MaxIterations(max_iterations))
@@ -1170,6 +1223,19 @@ impl Turn<'_> {
         }
         first_error.map_or(Ok(waiting), Err)
     }
+}
+
+/// Checks a final answer against the schema, then against the Rust type of a typed run.
+fn checked(
+    schema: &OutputSchema,
+    typed: Option<TypedCheck>,
+    text: &str,
+) -> Result<serde_json::Value, Mismatch> {
+    let value = schema.check_value(text)?;
+    if let Some(typed) = typed {
+        typed(&value)?;
+    }
+    Ok(value)
 }
 
 /// What handling the calls of one response collects per call, in call order.

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{ContentPart, FinishReason, ModelOptions, Usage};
+use crate::output::OutputSchema;
 
 /// One message of a conversation.
 ///
@@ -312,6 +313,9 @@ pub struct ChatRequest<'a> {
     pub deferred: &'a [DeferredGroup],
     /// Generation settings; [`ModelOptions::none`] when none are set.
     pub options: &'a ModelOptions,
+    /// The schema the model's final answer must match (a typed run, see
+    /// [`output`](crate::output)); providers send it in their structured output field.
+    pub output: Option<&'a OutputSchema>,
 }
 
 /// A collapsed harness whose members a request sends deferred: loaded into the model's
@@ -389,7 +393,25 @@ impl<'a> ChatRequest<'a> {
             tools,
             deferred: &[],
             options: ModelOptions::none(),
+            output: None,
         }
+    }
+
+    /// The request with a schema for the final answer.
+    ///
+    /// ```
+    /// use hpd_agent::{ChatMessage, ChatRequest, OutputSchema};
+    ///
+    /// let schema = OutputSchema::new("answer", serde_json::json!({"type": "object"}))?;
+    /// let messages = [ChatMessage::user("Hi")];
+    /// let request = ChatRequest::new("", &messages, &[]).with_output(Some(&schema));
+    /// assert_eq!(request.output.map(OutputSchema::name), Some("answer"));
+    /// # Ok::<(), hpd_agent::OutputSchemaError>(())
+    /// ```
+    #[must_use]
+    pub fn with_output(mut self, output: Option<&'a OutputSchema>) -> Self {
+        self.output = output;
+        self
     }
 
     /// The request with these deferred tools.

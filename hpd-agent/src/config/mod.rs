@@ -169,6 +169,7 @@ mod error;
 mod keys;
 mod limits;
 mod mcp;
+mod output;
 mod parse;
 mod reference;
 mod run;
@@ -185,6 +186,7 @@ pub use limits::{
     DEFAULT_MAX_TOOL_RESULT_MEDIA_BYTES, Limits,
 };
 pub use mcp::{McpAuthConfig, McpServerConfig, McpTransportConfig};
+pub use output::OutputSchemaConfig;
 pub use reference::ToolHarnessReference;
 pub use run::RunConfigData;
 pub use sub_agent::SubAgentConfig;
@@ -245,6 +247,9 @@ pub struct AgentConfig {
     /// The budget of one request's history (JSON `context_budget`); `None` sends the whole
     /// history.
     pub context_budget: Option<crate::ContextBudget>,
+    /// The schema every final answer must match (JSON `output_schema`); `None`: plain text
+    /// answers.
+    pub output_schema: Option<OutputSchemaConfig>,
 }
 
 impl AgentConfig {

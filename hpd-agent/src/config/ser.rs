@@ -63,6 +63,11 @@ impl Serialize for AgentConfig {
                     "context_budget",
                     &self.context_budget
                 ),
+                (
+                    self.output_schema.is_some(),
+                    "output_schema",
+                    &self.output_schema
+                ),
             ]
         )
     }

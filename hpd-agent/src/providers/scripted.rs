@@ -26,6 +26,7 @@ use crate::chat::{
     ChatClient, ChatError, ChatMessage, ChatRequest, ChatResponse, DeferredGroup, DeferredTools,
     ModelOptions, TextSink, ToolDefinition,
 };
+use crate::output::OutputSchema;
 
 /// A copy of one request a [`ScriptedChatClient`] received.
 ///
@@ -57,6 +58,8 @@ pub struct RecordedRequest {
     pub deferred: Vec<DeferredGroup>,
     /// The model options sent with the request.
     pub options: ModelOptions,
+    /// The schema the final answer had to match (a typed run).
+    pub output: Option<OutputSchema>,
 }
 
 impl RecordedRequest {
@@ -318,6 +321,7 @@ impl ChatClient for ScriptedChatClient {
                 tools: request.tools.to_vec(),
                 deferred: request.deferred.to_vec(),
                 options: request.options.clone(),
+                output: request.output.cloned(),
             });
             let n = script.requests.len();
             script

@@ -113,6 +113,7 @@ enum AgentKey {
     McpServers,
     Limits,
     ContextBudget,
+    OutputSchema,
 }
 
 const AGENT_KEYS: &[(AgentKey, &str)] = &[
@@ -126,6 +127,7 @@ const AGENT_KEYS: &[(AgentKey, &str)] = &[
     (AgentKey::McpServers, "mcp_servers"),
     (AgentKey::Limits, "limits"),
     (AgentKey::ContextBudget, "context_budget"),
+    (AgentKey::OutputSchema, "output_schema"),
 ];
 
 impl<'de> Deserialize<'de> for AgentConfig {
@@ -155,6 +157,7 @@ impl<'de> Visitor<'de> for AgentConfigVisitor {
                 AgentKey::Collapsing => config.collapsing = map.next_value()?,
                 AgentKey::Limits => config.limits = map.next_value()?,
                 AgentKey::ContextBudget => config.context_budget = Some(map.next_value()?),
+                AgentKey::OutputSchema => config.output_schema = map.next_value()?,
                 AgentKey::ToolHarnesses => {
                     config.tool_harnesses = map.next_value_seed(ListOf::<ToolHarnessReference>(
                         "a list of harness references",
@@ -231,6 +234,7 @@ fn all_known_keys() -> Vec<(&'static str, Vec<&'static str>)> {
         ("SubAgentConfig", known_keys(reference::SUB_AGENT_KEYS)),
         ("AgentRunConfig", known_keys(reference::RUN_KEYS)),
         ("McpServerConfig", known_keys(super::mcp::SERVER_KEYS)),
+        ("OutputSchema", known_keys(super::output::OUTPUT_KEYS)),
     ]
 }
 

@@ -108,6 +108,15 @@ pub(super) fn request_body(request: ChatRequest<'_>, settings: &Settings<'_>) ->
     if !options.stop.is_empty() {
         body.insert("stop_sequences".into(), json!(options.stop));
     }
+    if let Some(output) = request.output {
+        // JSON outputs of the structured outputs page: `output_config.format` (generally
+        // available; the beta's top-level `output_format` is deprecated). See `crate::output`
+        // for why this and not a forced tool.
+        body.insert(
+            "output_config".into(),
+            json!({"format": {"type": "json_schema", "schema": output.anthropic_schema()}}),
+        );
+    }
     body.insert("stream".into(), json!(settings.streaming));
     Value::Object(body)
 }

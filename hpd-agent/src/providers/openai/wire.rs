@@ -7,6 +7,7 @@ use crate::chat::{
     ChatError, ChatMessage, ChatRequest, ChatResponse, ContentPart, FinishReason, Reasoning,
     ToolCall, ToolChoice, Usage,
 };
+use crate::output::OutputSchema;
 use crate::providers::http::{MAX_EXCERPT, arguments_text, embedded_error, parse_json, shorten};
 
 /// The request body. `None` fields are left out, so the server's defaults apply.
@@ -30,6 +31,9 @@ pub(super) struct WireRequest<'a> {
     stop: &'a [String],
     #[serde(skip_serializing_if = "Option::is_none")]
     seed: Option<i64>,
+    /// Structured output: `{"type": "json_schema", "json_schema": {...}}` (a typed run).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    response_format: Option<Value>,
     stream: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     stream_options: Option<StreamOptions>,
@@ -106,6 +110,21 @@ fn tool_choice(choice: &ToolChoice) -> Value {
         ToolChoice::Required => json!("required"),
         ToolChoice::Tool(name) => json!({"type": "function", "function": {"name": name}}),
     }
+}
+
+/// The `response_format` of a typed run: the Chat Completions `json_schema` format (the
+/// `ResponseFormatJSONSchema` type of the API reference: `name`, `description`, `schema`,
+/// `strict`), which llama.cpp's server reads the same way.
+fn response_format(output: &OutputSchema) -> Value {
+    let mut format = json!({
+        "name": output.name(),
+        "schema": output.openai_schema(),
+        "strict": output.openai_strict(),
+    });
+    if let Some(description) = output.description() {
+        format["description"] = json!(description);
+    }
+    json!({"type": "json_schema", "json_schema": format})
 }
 
 impl<'a> WireRequest<'a> {
@@ -223,6 +242,7 @@ impl<'a> WireRequest<'a> {
             max_completion_tokens: options.max_output_tokens,
             stop: &options.stop,
             seed: options.seed,
+            response_format: request.output.map(response_format),
             stream: streaming,
             stream_options: streaming.then_some(StreamOptions {
                 include_usage: true,

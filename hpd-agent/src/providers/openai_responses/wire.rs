@@ -66,6 +66,20 @@ pub(super) fn request_body(
     if let Some(max) = options.max_output_tokens {
         body.insert("max_output_tokens".into(), json!(max));
     }
+    if let Some(output) = request.output {
+        // The `text.format` of the Responses API reference: a `json_schema` format with
+        // `name`, `description`, `schema` and `strict` at the format's own level.
+        let mut format = json!({
+            "type": "json_schema",
+            "name": output.name(),
+            "schema": output.openai_schema(),
+            "strict": output.openai_strict(),
+        });
+        if let Some(description) = output.description() {
+            format["description"] = json!(description);
+        }
+        body.insert("text".into(), json!({ "format": format }));
+    }
     body.insert("store".into(), json!(store));
     body.insert("stream".into(), json!(streaming));
     Value::Object(body)
