@@ -552,10 +552,10 @@ impl HarnessInfo {
     /// pub struct Reading { celsius: f64 }
     ///
     /// #[derive(Default)]
-    /// pub struct Thermometer;
+    /// pub struct HygroStation;
     ///
     /// #[tool_harness]
-    /// impl Thermometer {
+    /// impl HygroStation {
     ///     /// Reads the temperature.
     ///     #[ai_function]
     ///     fn read(&self) -> Reading { Reading { celsius: 21.5 } }
@@ -564,7 +564,7 @@ impl HarnessInfo {
     ///     fn hello(&self) -> String { "hello".into() }
     /// }
     ///
-    /// let info = Registry::global().get("Thermometer").unwrap();
+    /// let info = Registry::global().get("HygroStation").unwrap();
     /// let schema = info.output_schemas()[0].as_ref().unwrap();
     /// assert_eq!(schema["properties"]["celsius"]["type"], "number");
     /// assert!(info.output_schemas()[1].is_none()); // a string is not an object
