@@ -462,7 +462,8 @@ fn limits_errors_carry_their_paths() {
         &err,
         "limits",
         "unknown key 'max_parallel_call' in Limits (did you mean 'max_parallel_calls'?); \
-         known keys: max_tool_result_bytes, max_argument_bytes, max_parallel_calls",
+         known keys: max_tool_result_bytes, max_tool_result_media_bytes, max_argument_bytes, \
+         max_parallel_calls",
     );
 
     let err = parse_err(r#"{"limits": {"maxParallelCalls": 3, "max_parallel_calls": 4}}"#);
