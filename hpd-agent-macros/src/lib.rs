@@ -130,7 +130,7 @@ mod valid;
 ///
 /// let agent = AgentBuilder::new()
 ///     .with_tool_harness_with::<Search>(|o| {
-///         o.metadata(SearchMetadata { provider: "Tavily".into(), beta: false })
+///         o.with_metadata(SearchMetadata { provider: "Tavily".into(), beta: false })
 ///     })
 ///     .with_chat_client(ScriptedChatClient::new())
 ///     .build()?;

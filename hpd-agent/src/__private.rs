@@ -35,7 +35,7 @@ pub use std::result::Result::{self, Err, Ok};
 pub use std::string::String;
 
 /// A type that cannot be constructed: the `Metadata` or `Config` of a harness that declares none,
-/// so `o.metadata(..)` / `o.config(..)` on such a harness does not compile.
+/// so `o.with_metadata(..)` / `o.with_config(..)` on such a harness does not compile.
 /// It deserializes from nothing (every input is an error), so generic code bounded by
 /// `T::Metadata: DeserializeOwned` accepts every harness.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]

@@ -35,7 +35,7 @@
 //!     ChatResponse::text("Done."),
 //! ]);
 //! let agent = AgentBuilder::new()
-//!     .with_harness(HarnessBuilder::new("Files").tool(delete).build()?)
+//!     .with_harness(HarnessBuilder::new("Files").with_tool(delete).build()?)
 //!     .with_chat_client(model.clone())
 //!     .build()?;
 //! let mut session = agent.session();
@@ -103,15 +103,11 @@ use crate::chat::ChatMessage;
 /// ```
 /// use hpd_agent::approval::PendingApproval;
 ///
-/// let pending = PendingApproval {
-///     call_id: "c1".into(),
-///     function: "delete".into(),
-///     harness: "Files".into(),
-///     arguments: r#"{"path":"a.txt"}"#.into(),
-/// };
+/// let pending = PendingApproval::new("c1", "delete", "Files", r#"{"path":"a.txt"}"#);
 /// assert_eq!(pending.arguments_json().unwrap()["path"], "a.txt");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct PendingApproval {
     /// The id of the model's tool call.
     pub call_id: String,
@@ -125,6 +121,23 @@ pub struct PendingApproval {
 }
 
 impl PendingApproval {
+    /// A waiting call: the model's call id, the function and harness it runs, the arguments
+    /// text the model sent. Runs make these; tests of an approver make them too.
+    #[must_use]
+    pub fn new(
+        call_id: impl Into<String>,
+        function: impl Into<String>,
+        harness: impl Into<String>,
+        arguments: impl Into<String>,
+    ) -> Self {
+        PendingApproval {
+            call_id: call_id.into(),
+            function: function.into(),
+            harness: harness.into(),
+            arguments: arguments.into(),
+        }
+    }
+
     /// The arguments as JSON (`{}` for an empty, blank or `null` text).
     ///
     /// # Errors
@@ -134,7 +147,7 @@ impl PendingApproval {
     /// ```
     /// use hpd_agent::approval::PendingApproval;
     ///
-    /// let pending = PendingApproval { call_id: "c1".into(), function: "f".into(), harness: "H".into(), arguments: "".into() };
+    /// let pending = PendingApproval::new("c1", "f", "H", "");
     /// assert_eq!(pending.arguments_json().unwrap(), serde_json::json!({}));
     /// ```
     pub fn arguments_json(&self) -> Result<serde_json::Value, serde_json::Error> {
@@ -159,6 +172,7 @@ impl PendingApproval {
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "decision", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum ApprovalDecision {
     /// Run the call with the model's arguments.
     Approve,
@@ -416,19 +430,15 @@ fn ids(pending: &[PendingApproval]) -> String {
 /// ([`SessionState::approvals`](crate::SessionState::approvals)) and events report it.
 ///
 /// ```
-/// use hpd_agent::approval::{ApprovalDecision, ApprovalRecord};
+/// use hpd_agent::approval::{ApprovalDecision, ApprovalRecord, PendingApproval};
 ///
-/// let record = ApprovalRecord {
-///     call_id: "c2".into(),
-///     function: "delete".into(),
-///     harness: "Files".into(),
-///     requested_arguments: r#"{"path":"a.txt"}"#.into(),
-///     decision: ApprovalDecision::edited(serde_json::json!({"path": "b.txt"})),
-/// };
+/// let pending = PendingApproval::new("c2", "delete", "Files", r#"{"path":"a.txt"}"#);
+/// let record = ApprovalRecord::new(&pending, ApprovalDecision::edited(serde_json::json!({"path": "b.txt"})));
 /// assert_eq!(record.arguments(), Some(r#"{"path":"b.txt"}"#));
 /// assert!(record.edited());
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ApprovalRecord {
     /// The id of the model's tool call.
     pub call_id: String,
@@ -444,13 +454,24 @@ pub struct ApprovalRecord {
 }
 
 impl ApprovalRecord {
+    /// The record of `decision` on the waiting call `pending`.
+    #[must_use]
+    pub fn new(pending: &PendingApproval, decision: ApprovalDecision) -> Self {
+        ApprovalRecord {
+            call_id: pending.call_id.clone(),
+            function: pending.function.clone(),
+            harness: pending.harness.clone(),
+            requested_arguments: pending.arguments.clone(),
+            decision,
+        }
+    }
+
     /// The arguments the call ran with; `None` when it was denied.
     ///
     /// ```
-    /// use hpd_agent::approval::{ApprovalDecision, ApprovalRecord};
+    /// use hpd_agent::approval::{ApprovalDecision, ApprovalRecord, PendingApproval};
     ///
-    /// let record = ApprovalRecord { call_id: "c".into(), function: "f".into(), harness: "H".into(),
-    ///     requested_arguments: "{}".into(), decision: ApprovalDecision::deny("no") };
+    /// let record = ApprovalRecord::new(&PendingApproval::new("c", "f", "H", "{}"), ApprovalDecision::deny("no"));
     /// assert_eq!(record.arguments(), None);
     /// ```
     #[must_use]
@@ -463,10 +484,9 @@ impl ApprovalRecord {
     /// Whether the person edited the arguments.
     ///
     /// ```
-    /// use hpd_agent::approval::{ApprovalDecision, ApprovalRecord};
+    /// use hpd_agent::approval::{ApprovalDecision, ApprovalRecord, PendingApproval};
     ///
-    /// let record = ApprovalRecord { call_id: "c".into(), function: "f".into(), harness: "H".into(),
-    ///     requested_arguments: "{}".into(), decision: ApprovalDecision::Approve };
+    /// let record = ApprovalRecord::new(&PendingApproval::new("c", "f", "H", "{}"), ApprovalDecision::Approve);
     /// assert!(!record.edited());
     /// ```
     #[must_use]
@@ -484,14 +504,14 @@ impl ApprovalRecord {
 ///
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-/// let pay = Tool::new("pay", "Pays", json!({"type": "object"}), |_, _| async { ToolResult::ok("paid") }).requires_approval();
+/// let pay = Tool::new("pay", "Pays", json!({"type": "object"}), |_, _| async { ToolResult::ok("paid") }).with_approval_required();
 /// let look = Tool::new("balance", "The balance", json!({"type": "object"}), |_, _| async { ToolResult::ok("12 EUR") });
 /// let model = ScriptedChatClient::with_replies([ChatResponse::tool_calls(vec![
 ///     ToolCall::new("c1", "balance", "{}"),
 ///     ToolCall::new("c2", "pay", r#"{"amount": 5}"#),
 /// ])]);
 /// let agent = AgentBuilder::new()
-///     .with_harness(HarnessBuilder::new("Bank").tool(look).tool(pay).build()?)
+///     .with_harness(HarnessBuilder::new("Bank").with_tool(look).with_tool(pay).build()?)
 ///     .with_chat_client(model)
 ///     .build()?;
 /// let mut session = agent.session();

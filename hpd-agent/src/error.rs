@@ -91,6 +91,7 @@ pub enum RegistryError {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct HydrateError {
     /// The Rust type that was being deserialized, e.g. `SearchToolsConfig`.
     pub type_name: &'static str,

@@ -364,10 +364,10 @@
 //!     "required": ["city"]
 //! });
 //! let weather = HarnessBuilder::new("Weather")
-//!     .collapse("Weather lookups") // omit for a plain harness
-//!     .system_prompt("Report temperatures in °C.")
-//!     .function_result("Weather tools are active.")
-//!     .tool(Tool::new(
+//!     .with_collapse("Weather lookups") // omit for a plain harness
+//!     .with_system_prompt("Report temperatures in °C.")
+//!     .with_function_result("Weather tools are active.")
+//!     .with_tool(Tool::new(
 //!         "forecast",
 //!         "Forecast for a city",
 //!         schema,
@@ -375,7 +375,7 @@
 //!             ToolResult::ok(format!("sunny in {}", args["city"].as_str().unwrap_or("?")))
 //!         },
 //!     ))
-//!     .scoped_middleware(Audit::default())
+//!     .with_scoped_middleware(Audit::default())
 //!     .build()?;
 //!
 //! let model = ScriptedChatClient::with_replies([

@@ -14,13 +14,14 @@ use crate::chat::ChatMessage;
 /// ```
 /// use hpd_agent::{ChatMessage, SessionState};
 ///
-/// let state = SessionState { history: vec![ChatMessage::user("Hi")], ..SessionState::default() };
+/// let state = SessionState::from_history(vec![ChatMessage::user("Hi")]);
 /// let json = serde_json::to_string(&state)?;
 /// assert_eq!(json, r#"{"history":[{"role":"user","content":"Hi"}]}"#);
 /// assert_eq!(serde_json::from_str::<SessionState>(&json)?, state);
 /// # Ok::<(), serde_json::Error>(())
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct SessionState {
     /// The conversation, oldest first.
     pub history: Vec<ChatMessage>,
@@ -47,6 +48,25 @@ pub struct SessionState {
     /// denial).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub approvals: Vec<ApprovalRecord>,
+}
+
+impl SessionState {
+    /// A state holding only this conversation: nothing expanded, trimmed, paused or decided.
+    ///
+    /// ```
+    /// use hpd_agent::{ChatMessage, SessionState};
+    ///
+    /// let state = SessionState::from_history(vec![ChatMessage::user("Hi")]);
+    /// assert_eq!(state.history.len(), 1);
+    /// assert!(state.paused.is_none());
+    /// ```
+    #[must_use]
+    pub fn from_history(history: Vec<ChatMessage>) -> Self {
+        SessionState {
+            history,
+            ..SessionState::default()
+        }
+    }
 }
 
 #[expect(

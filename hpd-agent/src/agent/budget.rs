@@ -48,6 +48,7 @@ use crate::chat::{ChatMessage, ToolDefinition};
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub struct ContextBudget {
     /// The most estimated prompt tokens of one request (JSON `max_tokens`, at least 1).
     pub max_tokens: Option<usize>,

@@ -440,7 +440,7 @@ impl AgentBuilder {
     /// }
     ///
     /// let agent = AgentBuilder::new()
-    ///     .with_tool_harness_with::<Notebook>(|o| o.functions(["read_notes"]))
+    ///     .with_tool_harness_with::<Notebook>(|o| o.with_functions(["read_notes"]))
     ///     .with_chat_client(ScriptedChatClient::new())
     ///     .build()?;
     /// assert_eq!(agent.tool_session().visible_tools()[0].description, "Notes (functions: read_notes)");
@@ -466,7 +466,7 @@ impl AgentBuilder {
     /// let ping = Tool::new("ping", "Answers pong", json!({"type": "object"}), |_, _| async {
     ///     ToolResult::ok("pong")
     /// });
-    /// let net = HarnessBuilder::new("Net").collapse("Network checks").tool(ping).build()?;
+    /// let net = HarnessBuilder::new("Net").with_collapse("Network checks").with_tool(ping).build()?;
     /// let agent = AgentBuilder::new()
     ///     .with_harness(net)
     ///     .with_chat_client(ScriptedChatClient::new())
@@ -714,7 +714,7 @@ impl AgentBuilder {
     ///
     /// let ping = Tool::new("ping", "Answers pong", json!({"type": "object"}), |_, _| async { ToolResult::ok("pong") });
     /// let agent = AgentBuilder::new()
-    ///     .with_harness(HarnessBuilder::new("Net").collapse("Network").tool(ping).build()?)
+    ///     .with_harness(HarnessBuilder::new("Net").with_collapse("Network").with_tool(ping).build()?)
     ///     .without_harness_collapsing()
     ///     .with_chat_client(ScriptedChatClient::new())
     ///     .build()?;
@@ -738,7 +738,7 @@ impl AgentBuilder {
     ///
     /// let ping = Tool::new("ping", "Answers pong", json!({"type": "object"}), |_, _| async { ToolResult::ok("pong") });
     /// let agent = AgentBuilder::new()
-    ///     .with_harness(HarnessBuilder::new("Net").collapse("Network").tool(ping).build()?)
+    ///     .with_harness(HarnessBuilder::new("Net").with_collapse("Network").with_tool(ping).build()?)
     ///     .with_collapsing_layout(CollapsingLayout::Fixed)
     ///     .with_chat_client(ScriptedChatClient::new())
     ///     .build()?;
@@ -781,7 +781,7 @@ impl AgentBuilder {
     ///
     /// let ping = Tool::new("ping", "Answers pong", json!({"type": "object"}), |_, _| async { ToolResult::ok("pong") });
     /// let agent = AgentBuilder::new()
-    ///     .with_harness(HarnessBuilder::new("Net").collapse("Network").tool(ping).build()?)
+    ///     .with_harness(HarnessBuilder::new("Net").with_collapse("Network").with_tool(ping).build()?)
     ///     .configure_harness_collapsing(|c| {
     ///         c.never_collapse.push("Net".into());
     ///         c.execute_recovered_calls = true;
@@ -826,7 +826,7 @@ impl AgentBuilder {
     ///     ChatResponse::text("I cannot."),
     /// ]);
     /// let agent = AgentBuilder::new()
-    ///     .with_harness(HarnessBuilder::new("Files").tool(delete).build()?)
+    ///     .with_harness(HarnessBuilder::new("Files").with_tool(delete).build()?)
     ///     .with_middleware(ReadOnly)
     ///     .with_chat_client(model.clone())
     ///     .build()?;
@@ -1035,8 +1035,8 @@ impl AgentBuilder {
     ///
     /// let tool = || Tool::new("search", "Searches", json!({"type": "object"}), |_, _| async { ToolResult::ok("") });
     /// let error = AgentBuilder::new()
-    ///     .with_harness(HarnessBuilder::new("Web").tool(tool()).build()?)
-    ///     .with_harness(HarnessBuilder::new("Docs").tool(tool()).build()?)
+    ///     .with_harness(HarnessBuilder::new("Web").with_tool(tool()).build()?)
+    ///     .with_harness(HarnessBuilder::new("Docs").with_tool(tool()).build()?)
     ///     .with_chat_client(ScriptedChatClient::new())
     ///     .build()
     ///     .unwrap_err();

@@ -28,7 +28,7 @@ use crate::chat::{FinishReason, Usage};
 /// let events = Arc::new(Mutex::new(Vec::new()));
 /// let log = events.clone();
 /// let agent = AgentBuilder::new()
-///     .with_harness(HarnessBuilder::new("Net").tool(ping).build()?)
+///     .with_harness(HarnessBuilder::new("Net").with_tool(ping).build()?)
 ///     .with_chat_client(model)
 ///     .on_event(move |event| {
 ///         let line = match event {

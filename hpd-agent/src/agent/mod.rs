@@ -199,8 +199,8 @@ impl Agent {
     ///
     /// let tool = |name: &str| Tool::new(name, "A tool", json!({"type": "object"}), |_, _| async { ToolResult::ok("") });
     /// let agent = AgentBuilder::new()
-    ///     .with_harness(HarnessBuilder::new("Files").tool(tool("read")).build()?)
-    ///     .with_harness(HarnessBuilder::new("Mail").collapse("Mail").tool(tool("send")).build()?)
+    ///     .with_harness(HarnessBuilder::new("Files").with_tool(tool("read")).build()?)
+    ///     .with_harness(HarnessBuilder::new("Mail").with_collapse("Mail").with_tool(tool("send")).build()?)
     ///     .with_chat_client(ScriptedChatClient::new())
     ///     .build()?;
     /// assert_eq!(agent.harness_names(), ["Files", "Mail"]);
@@ -226,8 +226,8 @@ impl Agent {
     ///
     /// let tool = |name: &str| Tool::new(name, "A tool", json!({"type": "object"}), |_, _| async { ToolResult::ok("") });
     /// let agent = AgentBuilder::new()
-    ///     .with_harness(HarnessBuilder::new("Files").tool(tool("read")).build()?)
-    ///     .with_harness(HarnessBuilder::new("Mail").collapse("Mail").tool(tool("send")).build()?)
+    ///     .with_harness(HarnessBuilder::new("Files").with_tool(tool("read")).build()?)
+    ///     .with_harness(HarnessBuilder::new("Mail").with_collapse("Mail").with_tool(tool("send")).build()?)
     ///     .with_chat_client(ScriptedChatClient::new())
     ///     .build()?;
     /// // Plain functions first, then containers.
@@ -284,7 +284,7 @@ impl Agent {
     /// let agent = AgentBuilder::new()
     ///     .with_chat_client(ScriptedChatClient::with_replies([ChatResponse::text("Welcome back.")]))
     ///     .build()?;
-    /// let state = SessionState { history: vec![ChatMessage::user("Hello")], ..SessionState::default() };
+    /// let state = SessionState::from_history(vec![ChatMessage::user("Hello")]);
     /// let mut session = agent.resume(state);
     /// session.run("I'm back").await?;
     /// assert_eq!(session.history().len(), 3);
@@ -513,7 +513,7 @@ impl std::fmt::Debug for Session {
 ///
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-/// let usage = Usage { input_tokens: 12, output_tokens: 3, ..Usage::default() };
+/// let usage = Usage::new(12, 3);
 /// let reply = ChatResponse::text("Once upon a").with_usage(usage).with_finish_reason(FinishReason::Length);
 /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::with_replies([reply])).build()?;
 /// let output = agent.run("Tell a story").await?;
@@ -525,6 +525,7 @@ impl std::fmt::Debug for Session {
 /// # }
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RunOutput {
     /// The model's final text.
     pub text: String,
@@ -725,13 +726,13 @@ impl Session {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// let send = Tool::new("send", "Sends a mail", json!({"type": "object"}), |_, _| async { ToolResult::ok("sent") })
-    ///     .requires_approval();
+    ///     .with_approval_required();
     /// let model = ScriptedChatClient::with_replies([
     ///     ChatResponse::tool_calls(vec![ToolCall::new("c1", "send", r#"{"to": "all@example.com"}"#)]),
     ///     ChatResponse::text("I did not send it."),
     /// ]);
     /// let agent = AgentBuilder::new()
-    ///     .with_harness(HarnessBuilder::new("Mail").tool(send).build()?)
+    ///     .with_harness(HarnessBuilder::new("Mail").with_tool(send).build()?)
     ///     .with_chat_client(model.clone())
     ///     .build()?;
     /// let mut session = agent.session();
@@ -1428,7 +1429,7 @@ impl AgentRunConfig {
     /// let now = Tool::new("now", "The time", json!({"type": "object"}), |_, _| async {
     ///     ToolResult::ok("12:00")
     /// });
-    /// let clock = HarnessBuilder::new("Clock").tool(now).build()?;
+    /// let clock = HarnessBuilder::new("Clock").with_tool(now).build()?;
     /// let run = AgentRunConfig::new().with_harness(clock);
     /// # drop(run);
     /// # Ok::<(), hpd_agent::BuildError>(())
@@ -1461,7 +1462,7 @@ impl AgentRunConfig {
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// let model = ScriptedChatClient::with_replies([ChatResponse::text("ok")]);
     /// let agent = AgentBuilder::new().with_chat_client(model.clone()).build()?;
-    /// let run = AgentRunConfig::new().with_tool_harness_with::<RunOnlyUnits>(|o| o.functions(["to_feet"]));
+    /// let run = AgentRunConfig::new().with_tool_harness_with::<RunOnlyUnits>(|o| o.with_functions(["to_feet"]));
     /// agent.session().run_with("Convert", run).await?;
     /// assert_eq!(model.requests()[0].tool_names(), ["to_feet"]);
     /// # Ok(())
@@ -1601,7 +1602,7 @@ impl AgentRunConfig {
     ///     ChatResponse::text("sent"),
     /// ]);
     /// let agent = AgentBuilder::new()
-    ///     .with_harness(HarnessBuilder::new("Mail").tool(send).build()?)
+    ///     .with_harness(HarnessBuilder::new("Mail").with_tool(send).build()?)
     ///     .with_chat_client(model.clone())
     ///     .build()?;
     /// agent.session().run_with("Mail Bob", AgentRunConfig::new().with_turn_id("msg-17")).await?;

@@ -313,7 +313,7 @@ impl Registrations {
 ///
 /// let agent = AgentBuilder::new()
 ///     .with_chat_client(ScriptedChatClient::new())
-///     .with_tool_harness_with::<Db>(|o| o.add_scoped_middleware(Audit))
+///     .with_tool_harness_with::<Db>(|o| o.with_scoped_middleware(Audit))
 ///     .build()
 ///     .unwrap();
 /// # drop(agent);
@@ -361,7 +361,7 @@ impl<T: ToolHarness> HarnessOptions<T> {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// let agent = AgentBuilder::new()
-    ///     .with_tool_harness_with::<Payments>(|o| o.add_scoped_middleware(NoRefunds))
+    ///     .with_tool_harness_with::<Payments>(|o| o.with_scoped_middleware(NoRefunds))
     ///     .with_chat_client(ScriptedChatClient::new())
     ///     .build()?;
     /// let tools = agent.tool_session();
@@ -372,9 +372,15 @@ impl<T: ToolHarness> HarnessOptions<T> {
     /// # }
     /// ```
     #[must_use]
-    pub fn add_scoped_middleware(mut self, middleware: impl Middleware) -> Self {
+    pub fn with_scoped_middleware(mut self, middleware: impl Middleware) -> Self {
         self.registration.scoped.push(Arc::new(middleware));
         self
+    }
+
+    /// Renamed to [`with_scoped_middleware`](Self::with_scoped_middleware).
+    #[deprecated(since = "0.1.0", note = "renamed to `with_scoped_middleware`")]
+    pub fn add_scoped_middleware(self, middleware: impl Middleware) -> Self {
+        self.with_scoped_middleware(middleware)
     }
 
     /// Sets the harness metadata (conditions and description templates use it).
@@ -402,16 +408,22 @@ impl<T: ToolHarness> HarnessOptions<T> {
     /// }
     ///
     /// let free = AgentBuilder::new()
-    ///     .with_tool_harness_with::<Support>(|o| o.metadata(Tier { premium: false }))
+    ///     .with_tool_harness_with::<Support>(|o| o.with_metadata(Tier { premium: false }))
     ///     .with_chat_client(ScriptedChatClient::new())
     ///     .build()?;
     /// assert_eq!(free.initial_tool_names(), ["open_ticket"]);
     /// # Ok::<(), hpd_agent::BuildError>(())
     /// ```
     #[must_use]
-    pub fn metadata(mut self, metadata: T::Metadata) -> Self {
+    pub fn with_metadata(mut self, metadata: T::Metadata) -> Self {
         self.registration.metadata = MetadataSource::Object(Arc::new(metadata));
         self
+    }
+
+    /// Renamed to [`with_metadata`](Self::with_metadata).
+    #[deprecated(since = "0.1.0", note = "renamed to `with_metadata`")]
+    pub fn metadata(self, metadata: T::Metadata) -> Self {
+        self.with_metadata(metadata)
     }
 
     /// Builds the harness with its config constructor from this config.
@@ -443,7 +455,7 @@ impl<T: ToolHarness> HarnessOptions<T> {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// let agent = AgentBuilder::new()
-    ///     .with_tool_harness_with::<Limited>(|o| o.config(LimitConfig { max: 5 }))
+    ///     .with_tool_harness_with::<Limited>(|o| o.with_config(LimitConfig { max: 5 }))
     ///     .with_chat_client(ScriptedChatClient::new())
     ///     .build()?;
     /// assert_eq!(agent.tool_session().call("limit", "{}", "c1").await?.result.text, "5");
@@ -451,9 +463,15 @@ impl<T: ToolHarness> HarnessOptions<T> {
     /// # }
     /// ```
     #[must_use]
-    pub fn config(mut self, config: T::Config) -> Self {
+    pub fn with_config(mut self, config: T::Config) -> Self {
         self.registration.instance = InstanceSource::Object(Arc::new(T::from_config(config)));
         self
+    }
+
+    /// Renamed to [`with_config`](Self::with_config).
+    #[deprecated(since = "0.1.0", note = "renamed to `with_config`")]
+    pub fn config(self, config: T::Config) -> Self {
+        self.with_config(config)
     }
 
     /// Uses this pre-built instance.
@@ -478,7 +496,7 @@ impl<T: ToolHarness> HarnessOptions<T> {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// let agent = AgentBuilder::new()
-    ///     .with_tool_harness_with::<Visits>(|o| o.instance(Visits { count: AtomicU32::new(41) }).functions(["visit"]))
+    ///     .with_tool_harness_with::<Visits>(|o| o.with_instance(Visits { count: AtomicU32::new(41) }).with_functions(["visit"]))
     ///     .with_chat_client(ScriptedChatClient::new())
     ///     .build()?;
     /// assert_eq!(agent.tool_session().call("visit", "{}", "c1").await?.result.text, "42");
@@ -486,9 +504,15 @@ impl<T: ToolHarness> HarnessOptions<T> {
     /// # }
     /// ```
     #[must_use]
-    pub fn instance(mut self, instance: T) -> Self {
+    pub fn with_instance(mut self, instance: T) -> Self {
         self.registration.instance = InstanceSource::Object(Arc::new(instance));
         self
+    }
+
+    /// Renamed to [`with_instance`](Self::with_instance).
+    #[deprecated(since = "0.1.0", note = "renamed to `with_instance`")]
+    pub fn instance(self, instance: T) -> Self {
+        self.with_instance(instance)
     }
 
     /// Sets the config of an attribute-declared scoped middleware, by its type name
@@ -536,24 +560,30 @@ impl<T: ToolHarness> HarnessOptions<T> {
     ///
     /// // `Quota` needs `calls`; without a config, `{}` is parsed and the build fails.
     /// let ok = AgentBuilder::new()
-    ///     .with_tool_harness_with::<Geo>(|o| o.middleware_config("Quota", json!({"calls": 10})))
+    ///     .with_tool_harness_with::<Geo>(|o| o.with_middleware_config("Quota", json!({"calls": 10})))
     ///     .with_chat_client(ScriptedChatClient::new())
     ///     .build();
     /// assert!(ok.is_ok());
     /// let missing = AgentBuilder::new()
-    ///     .with_tool_harness_with::<Geo>(|o| o.middleware_config("Quota", json!({})))
+    ///     .with_tool_harness_with::<Geo>(|o| o.with_middleware_config("Quota", json!({})))
     ///     .with_chat_client(ScriptedChatClient::new())
     ///     .build();
     /// assert!(missing.is_err());
     /// ```
     #[must_use]
-    pub fn middleware_config(mut self, middleware: impl Into<String>, config: Value) -> Self {
+    pub fn with_middleware_config(mut self, middleware: impl Into<String>, config: Value) -> Self {
         insert_middleware_config(
             &mut self.registration.middleware_configs,
             middleware.into(),
             config,
         );
         self
+    }
+
+    /// Renamed to [`with_middleware_config`](Self::with_middleware_config).
+    #[deprecated(since = "0.1.0", note = "renamed to `with_middleware_config`")]
+    pub fn middleware_config(self, middleware: impl Into<String>, config: Value) -> Self {
+        self.with_middleware_config(middleware, config)
     }
 
     /// Registers only these functions (by name or `Harness.function`), instead of all.
@@ -579,14 +609,14 @@ impl<T: ToolHarness> HarnessOptions<T> {
     /// }
     ///
     /// let agent = AgentBuilder::new()
-    ///     .with_tool_harness_with::<Repo>(|o| o.functions(["diff", "Repo.log"]))
+    ///     .with_tool_harness_with::<Repo>(|o| o.with_functions(["diff", "Repo.log"]))
     ///     .with_chat_client(ScriptedChatClient::new())
     ///     .build()?;
     /// assert_eq!(agent.initial_tool_names(), ["log", "diff"]); // declaration order
     /// # Ok::<(), hpd_agent::BuildError>(())
     /// ```
     #[must_use]
-    pub fn functions<I, S>(mut self, names: I) -> Self
+    pub fn with_functions<I, S>(mut self, names: I) -> Self
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
@@ -594,6 +624,16 @@ impl<T: ToolHarness> HarnessOptions<T> {
         self.registration.selection =
             Selection::Functions(names.into_iter().map(Into::into).collect());
         self
+    }
+
+    /// Renamed to [`with_functions`](Self::with_functions).
+    #[deprecated(since = "0.1.0", note = "renamed to `with_functions`")]
+    pub fn functions<I, S>(self, names: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.with_functions(names)
     }
 
     /// Makes calls of these functions wait for a person's approval, besides those the harness
@@ -618,19 +658,19 @@ impl<T: ToolHarness> HarnessOptions<T> {
     /// }
     ///
     /// let agent = AgentBuilder::new()
-    ///     .with_tool_harness_with::<ApprovalShell>(|o| o.require_approval(["exec"]))
+    ///     .with_tool_harness_with::<ApprovalShell>(|o| o.with_approval_required(["exec"]))
     ///     .with_chat_client(ScriptedChatClient::new())
     ///     .build()?;
     /// # drop(agent);
     /// let unknown = AgentBuilder::new()
-    ///     .with_tool_harness_with::<ApprovalShell>(|o| o.require_approval(["rm"]))
+    ///     .with_tool_harness_with::<ApprovalShell>(|o| o.with_approval_required(["rm"]))
     ///     .with_chat_client(ScriptedChatClient::new())
     ///     .build();
     /// assert!(unknown.unwrap_err().to_string().contains("function 'rm' not found in harness 'ApprovalShell'"));
     /// # Ok::<(), hpd_agent::BuildError>(())
     /// ```
     #[must_use]
-    pub fn require_approval<I, S>(mut self, functions: I) -> Self
+    pub fn with_approval_required<I, S>(mut self, functions: I) -> Self
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
@@ -642,6 +682,16 @@ impl<T: ToolHarness> HarnessOptions<T> {
             }
         }
         self
+    }
+
+    /// Renamed to [`with_approval_required`](Self::with_approval_required).
+    #[deprecated(since = "0.1.0", note = "renamed to `with_approval_required`")]
+    pub fn require_approval<I, S>(self, functions: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.with_approval_required(functions)
     }
 }
 

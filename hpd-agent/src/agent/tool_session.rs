@@ -33,7 +33,7 @@ use super::events::{AgentEvent, Emitter};
 /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// let ping = Tool::new("ping", "Answers pong", json!({"type": "object"}), |_, _| async { ToolResult::ok("pong") });
 /// let agent = AgentBuilder::new()
-///     .with_harness(HarnessBuilder::new("Net").collapse("Network").tool(ping).build()?)
+///     .with_harness(HarnessBuilder::new("Net").with_collapse("Network").with_tool(ping).build()?)
 ///     .with_chat_client(ScriptedChatClient::new())
 ///     .build()?;
 /// let tools = agent.tool_session();
@@ -162,7 +162,7 @@ impl Agent {
     ///
     /// let ping = Tool::new("ping", "Answers pong", json!({"type": "object"}), |_, _| async { ToolResult::ok("pong") });
     /// let agent = AgentBuilder::new()
-    ///     .with_harness(HarnessBuilder::new("Net").collapse("Network").tool(ping).build()?)
+    ///     .with_harness(HarnessBuilder::new("Net").with_collapse("Network").with_tool(ping).build()?)
     ///     .with_chat_client(ScriptedChatClient::new())
     ///     .build()?;
     /// assert_eq!(agent.tool_session().visible_tool_names(), ["Net", "call_function"]);
@@ -181,7 +181,7 @@ impl Agent {
     ///
     /// let ping = Tool::new("ping", "Answers pong", json!({"type": "object"}), |_, _| async { ToolResult::ok("pong") });
     /// let agent = AgentBuilder::new()
-    ///     .with_harness(HarnessBuilder::new("Net").collapse("Network").tool(ping).build()?)
+    ///     .with_harness(HarnessBuilder::new("Net").with_collapse("Network").with_tool(ping).build()?)
     ///     .with_chat_client(ScriptedChatClient::new())
     ///     .build()?;
     /// let flat = agent.flat_tool_session();
@@ -247,9 +247,9 @@ impl ToolSession {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// let drop_table = Tool::new("drop_table", "Drops a table", json!({"type": "object"}), |_, _| async { ToolResult::ok("dropped") })
-    ///     .requires_approval();
+    ///     .with_approval_required();
     /// let agent = AgentBuilder::new()
-    ///     .with_harness(HarnessBuilder::new("Db").tool(drop_table).build()?)
+    ///     .with_harness(HarnessBuilder::new("Db").with_tool(drop_table).build()?)
     ///     .with_chat_client(ScriptedChatClient::new())
     ///     .build()?;
     /// let refused = agent.tool_session().call("drop_table", "{}", "c1").await?;
@@ -294,7 +294,7 @@ impl ToolSession {
     ///     ToolResult::ok("stopped")
     /// });
     /// let agent = AgentBuilder::new()
-    ///     .with_harness(HarnessBuilder::new("Slow").tool(wait).build()?)
+    ///     .with_harness(HarnessBuilder::new("Slow").with_tool(wait).build()?)
     ///     .with_chat_client(ScriptedChatClient::new())
     ///     .build()?;
     /// let token = CancellationToken::new();
@@ -347,7 +347,7 @@ impl ToolSession {
     ///
     /// let ping = Tool::new("ping", "Answers pong", json!({"type": "object"}), |_, _| async { ToolResult::ok("pong") });
     /// let agent = AgentBuilder::new()
-    ///     .with_harness(HarnessBuilder::new("Net").collapse("Network checks").tool(ping).build()?)
+    ///     .with_harness(HarnessBuilder::new("Net").with_collapse("Network checks").with_tool(ping).build()?)
     ///     .with_chat_client(ScriptedChatClient::new())
     ///     .build()?;
     /// let tools = agent.tool_session().visible_tools();
@@ -371,7 +371,7 @@ impl ToolSession {
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// let ping = Tool::new("ping", "Answers pong", json!({"type": "object"}), |_, _| async { ToolResult::ok("pong") });
     /// let agent = AgentBuilder::new()
-    ///     .with_harness(HarnessBuilder::new("Net").collapse("Network").tool(ping).build()?)
+    ///     .with_harness(HarnessBuilder::new("Net").with_collapse("Network").with_tool(ping).build()?)
     ///     .with_chat_client(ScriptedChatClient::new())
     ///     .build()?;
     /// let tools = agent.tool_session();
@@ -400,7 +400,7 @@ impl ToolSession {
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// let ping = Tool::new("ping", "Answers pong", json!({"type": "object"}), |_, _| async { ToolResult::ok("pong") });
     /// let agent = AgentBuilder::new()
-    ///     .with_harness(HarnessBuilder::new("Net").collapse("Network").tool(ping).build()?)
+    ///     .with_harness(HarnessBuilder::new("Net").with_collapse("Network").with_tool(ping).build()?)
     ///     .with_chat_client(ScriptedChatClient::new())
     ///     .build()?;
     /// let tools = agent.tool_session();
@@ -424,7 +424,7 @@ impl ToolSession {
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// let ping = Tool::new("ping", "Answers pong", json!({"type": "object"}), |_, _| async { ToolResult::ok("pong") });
     /// let agent = AgentBuilder::new()
-    ///     .with_harness(HarnessBuilder::new("Net").collapse("Network").tool(ping).build()?)
+    ///     .with_harness(HarnessBuilder::new("Net").with_collapse("Network").with_tool(ping).build()?)
     ///     .with_chat_client(ScriptedChatClient::new())
     ///     .build()?;
     /// let tools = agent.tool_session();
@@ -452,7 +452,7 @@ impl ToolSession {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// let tool = |name: &str| Tool::new(name, "A tool", json!({"type": "object"}), |_, _| async { ToolResult::ok("") });
-    /// let live = HarnessBuilder::new("Live").tool(tool("one")).build()?;
+    /// let live = HarnessBuilder::new("Live").with_tool(tool("one")).build()?;
     /// let updater = live.updater();
     /// let agent = AgentBuilder::new().with_harness(live).with_chat_client(ScriptedChatClient::new()).build()?;
     /// let tools = agent.tool_session();
@@ -507,7 +507,7 @@ impl ToolSession {
     ///     |args, _| async move { ToolResult::ok(args["text"].as_str().unwrap_or_default().to_owned()) },
     /// );
     /// let agent = AgentBuilder::new()
-    ///     .with_harness(HarnessBuilder::new("Echo").tool(echo).build()?)
+    ///     .with_harness(HarnessBuilder::new("Echo").with_tool(echo).build()?)
     ///     .with_chat_client(ScriptedChatClient::new())
     ///     .build()?;
     /// let tools = agent.tool_session();

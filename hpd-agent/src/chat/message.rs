@@ -20,6 +20,7 @@ use crate::output::OutputSchema;
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "role", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum ChatMessage {
     /// A message from the user.
     User {
@@ -175,6 +176,7 @@ impl ChatMessage {
 /// assert_eq!(thought.signature, None);
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Reasoning {
     /// The reasoning text (or its summary); may be empty.
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -220,6 +222,7 @@ impl Reasoning {
 /// assert_eq!(arguments["city"], "Oslo");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ToolCall {
     /// The provider's id for the call; the result message carries it back.
     pub id: String,
@@ -265,7 +268,7 @@ impl ToolCall {
 /// let schema = json!({"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]});
 /// let search = Tool::new("search", "Searches the web", schema.clone(), |_, _| async { ToolResult::ok("") });
 /// let agent = AgentBuilder::new()
-///     .with_harness(HarnessBuilder::new("Web").tool(search).build()?)
+///     .with_harness(HarnessBuilder::new("Web").with_tool(search).build()?)
 ///     .with_chat_client(ScriptedChatClient::new())
 ///     .build()?;
 /// let definition = &agent.tool_session().visible_tools()[0];
@@ -274,6 +277,7 @@ impl ToolCall {
 /// # Ok::<(), hpd_agent::BuildError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct ToolDefinition {
     /// The tool name.
     pub name: String,
@@ -289,6 +293,36 @@ pub struct ToolDefinition {
     pub output_schema: Option<Arc<Value>>,
 }
 
+impl ToolDefinition {
+    /// A definition of the tool `name` with its description and the JSON schema of its
+    /// parameters object.
+    ///
+    /// ```
+    /// use hpd_agent::ToolDefinition;
+    /// use serde_json::json;
+    ///
+    /// let clock = ToolDefinition::new("now", "The current time", json!({"type": "object"}));
+    /// assert_eq!(clock.name, "now");
+    /// assert!(clock.output_schema.is_none());
+    /// ```
+    #[must_use]
+    pub fn new(name: impl Into<String>, description: impl Into<String>, parameters: Value) -> Self {
+        ToolDefinition {
+            name: name.into(),
+            description: description.into(),
+            parameters: Arc::new(parameters),
+            output_schema: None,
+        }
+    }
+
+    /// Sets the JSON schema of the tool's structured result.
+    #[must_use]
+    pub fn with_output_schema(mut self, schema: Value) -> Self {
+        self.output_schema = Some(Arc::new(schema));
+        self
+    }
+}
+
 /// One request to a model.
 ///
 /// ```
@@ -300,6 +334,7 @@ pub struct ToolDefinition {
 /// assert_eq!(request.options.temperature, Some(0.0));
 /// ```
 #[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
 pub struct ChatRequest<'a> {
     /// The system instructions (may be empty).
     pub instructions: &'a str,
@@ -326,12 +361,7 @@ pub struct ChatRequest<'a> {
 /// use hpd_agent::{DeferredGroup, ToolDefinition};
 /// use serde_json::json;
 ///
-/// let add = ToolDefinition {
-///     name: "add".into(),
-///     description: "Adds two integers.".into(),
-///     parameters: Arc::new(json!({"type": "object"})),
-///     output_schema: None,
-/// };
+/// let add = ToolDefinition::new("add", "Adds two integers.", json!({"type": "object"}));
 /// let group = DeferredGroup::new("MathTools", "Math operations", vec![Arc::new(add)]);
 /// assert_eq!(group.tools[0].name, "add");
 /// ```
@@ -437,7 +467,7 @@ impl<'a> ChatRequest<'a> {
     /// use hpd_agent::{ChatRequest, DeferredGroup, ToolDefinition};
     /// use serde_json::json;
     ///
-    /// let add = Arc::new(ToolDefinition { name: "add".into(), description: String::new(), parameters: Arc::new(json!({})), output_schema: None });
+    /// let add = Arc::new(ToolDefinition::new("add", "", json!({})));
     /// let groups = [DeferredGroup::new("MathTools", "Math operations", vec![add])];
     /// let request = ChatRequest::new("", &[], &[]).with_deferred(&groups);
     /// assert_eq!(request.deferred_tool("add").map(|(g, _)| g.name.as_str()), Some("MathTools"));
@@ -478,11 +508,12 @@ impl<'a> ChatRequest<'a> {
 /// let done = ChatResponse::text("It is sunny.");
 /// assert_eq!((done.text.as_deref(), done.finish_reason.clone()), (Some("It is sunny."), FinishReason::Stop));
 /// let calling = ChatResponse::tool_calls(vec![ToolCall::new("c1", "get_weather", "{}")])
-///     .with_usage(Usage { input_tokens: 50, output_tokens: 8, ..Usage::default() });
+///     .with_usage(Usage::new(50, 8));
 /// assert_eq!(calling.finish_reason, FinishReason::ToolCalls);
 /// assert_eq!(calling.usage.input_tokens, 50);
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ChatResponse {
     /// The text part, if any.
     pub text: Option<String>,
@@ -550,12 +581,34 @@ impl ChatResponse {
         self
     }
 
+    /// Sets the model's reasoning, in order.
+    #[must_use]
+    pub fn with_reasoning(mut self, reasoning: Vec<Reasoning>) -> Self {
+        self.reasoning = reasoning;
+        self
+    }
+
+    /// Sets the text part (a response may carry text and tool calls together).
+    ///
+    /// ```
+    /// use hpd_agent::{ChatResponse, ToolCall};
+    ///
+    /// let response = ChatResponse::tool_calls(vec![ToolCall::new("c1", "now", "{}")])
+    ///     .with_text("Let me check the time.");
+    /// assert_eq!(response.text.as_deref(), Some("Let me check the time."));
+    /// ```
+    #[must_use]
+    pub fn with_text(mut self, text: impl Into<String>) -> Self {
+        self.text = Some(text.into());
+        self
+    }
+
     /// The response with this usage.
     ///
     /// ```
     /// use hpd_agent::{ChatResponse, Usage};
     ///
-    /// let response = ChatResponse::text("Hi").with_usage(Usage { input_tokens: 10, cached_input_tokens: 8, ..Usage::default() });
+    /// let response = ChatResponse::text("Hi").with_usage(Usage::new(10, 2).with_cached_input_tokens(8));
     /// assert_eq!(response.usage.cached_input_tokens, 8);
     /// ```
     #[must_use]

@@ -27,6 +27,7 @@ use serde_json::{Map, Value};
 /// assert_eq!(options.extra["top_k"], 40);
 /// ```
 #[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
 pub struct ModelOptions {
     /// Sampling temperature (JSON `temperature`).
     pub temperature: Option<f64>,
@@ -258,6 +259,7 @@ impl ModelOptions {
 /// assert!(!ToolChoice::Auto.forces_a_call());
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum ToolChoice {
     /// The model decides (the providers' default).
     Auto,

@@ -12,11 +12,12 @@ use serde::{Deserialize, Serialize};
 /// use hpd_agent::Usage;
 ///
 /// let mut turn = Usage::default();
-/// turn += Usage { input_tokens: 100, cached_input_tokens: 80, output_tokens: 5, ..Usage::default() };
-/// turn += Usage { input_tokens: 120, cached_input_tokens: 100, output_tokens: 7, ..Usage::default() };
+/// turn += Usage::new(100, 5).with_cached_input_tokens(80);
+/// turn += Usage::new(120, 7).with_cached_input_tokens(100);
 /// assert_eq!((turn.input_tokens, turn.cached_input_tokens, turn.output_tokens), (220, 180, 12));
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Usage {
     /// Tokens in the prompt, cached ones included.
     pub input_tokens: u64,
@@ -29,6 +30,39 @@ pub struct Usage {
     /// Generated tokens spent on reasoning, where the provider reports them.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub reasoning_tokens: u64,
+}
+
+impl Usage {
+    /// A usage of `input_tokens` prompt tokens and `output_tokens` generated ones, nothing cached.
+    ///
+    /// ```
+    /// use hpd_agent::Usage;
+    ///
+    /// let usage = Usage::new(1_200, 80).with_cached_input_tokens(1_000);
+    /// assert_eq!((usage.input_tokens, usage.cached_input_tokens), (1_200, 1_000));
+    /// ```
+    #[must_use]
+    pub fn new(input_tokens: u64, output_tokens: u64) -> Self {
+        Usage {
+            input_tokens,
+            output_tokens,
+            ..Usage::default()
+        }
+    }
+
+    /// Sets how many of the prompt tokens were read from the provider's prompt cache.
+    #[must_use]
+    pub fn with_cached_input_tokens(mut self, tokens: u64) -> Self {
+        self.cached_input_tokens = tokens;
+        self
+    }
+
+    /// Sets how many of the generated tokens were spent on reasoning.
+    #[must_use]
+    pub fn with_reasoning_tokens(mut self, tokens: u64) -> Self {
+        self.reasoning_tokens = tokens;
+        self
+    }
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -60,6 +94,7 @@ impl std::ops::AddAssign for Usage {
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum FinishReason {
     /// The model finished its reply (or hit a stop sequence).
     #[default]

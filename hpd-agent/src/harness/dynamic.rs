@@ -62,8 +62,8 @@
 //!     connection.lock().unwrap().up = true;
 //!     let hook_connection = Arc::clone(&connection);
 //!     HarnessBuilder::new("Remote")
-//!         .collapse("Tools of a remote server")
-//!         .tool(tool("fetch", &connection))
+//!         .with_collapse("Tools of a remote server")
+//!         .with_tool(tool("fetch", &connection))
 //!         .before_turn(move || {
 //!             let connection = Arc::clone(&hook_connection);
 //!             async move {
@@ -152,10 +152,10 @@ pub(crate) struct DynamicCollapse {
 ///     |args, _ctx| async move { ToolResult::ok(format!("sunny in {}", args["city"])) },
 /// );
 /// let weather = HarnessBuilder::new("Weather")
-///     .collapse("Weather lookups")
-///     .system_prompt("Report temperatures in °C.")
-///     .tool(forecast)
-///     .scoped_middleware_factory(Audit::default)
+///     .with_collapse("Weather lookups")
+///     .with_system_prompt("Report temperatures in °C.")
+///     .with_tool(forecast)
+///     .with_scoped_middleware_factory(Audit::default)
 ///     .build()
 ///     .unwrap();
 /// assert_eq!(weather.tool_names(), ["forecast"]);
@@ -213,13 +213,19 @@ impl HarnessBuilder {
     /// use serde_json::json;
     ///
     /// let ping = Tool::new("ping", "Answers pong", json!({"type": "object"}), |_, _| async { ToolResult::ok("pong") });
-    /// let net = HarnessBuilder::new("Net").collapse("Network checks").tool(ping).build()?;
+    /// let net = HarnessBuilder::new("Net").with_collapse("Network checks").with_tool(ping).build()?;
     /// assert!(net.is_collapsed());
     /// # Ok::<(), hpd_agent::BuildError>(())
     /// ```
-    pub fn collapse(mut self, description: impl Into<String>) -> Self {
+    pub fn with_collapse(mut self, description: impl Into<String>) -> Self {
         self.collapse = Some(description.into());
         self
+    }
+
+    /// Renamed to [`with_collapse`](Self::with_collapse).
+    #[deprecated(since = "0.1.0", note = "renamed to `with_collapse`")]
+    pub fn collapse(self, description: impl Into<String>) -> Self {
+        self.with_collapse(description)
     }
 
     /// Text appended to the container call's result (collapsed harnesses only).
@@ -231,7 +237,7 @@ impl HarnessBuilder {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// let ping = Tool::new("ping", "Answers pong", json!({"type": "object"}), |_, _| async { ToolResult::ok("pong") });
-    /// let net = HarnessBuilder::new("Net").collapse("Network").function_result("Ping before anything else.").tool(ping).build()?;
+    /// let net = HarnessBuilder::new("Net").with_collapse("Network").with_function_result("Ping before anything else.").with_tool(ping).build()?;
     /// let agent = AgentBuilder::new().with_harness(net).with_chat_client(ScriptedChatClient::new()).build()?;
     /// let opened = agent.tool_session().call("Net", "{}", "c1").await?;
     /// assert!(opened.result.text.starts_with("Net expanded. Available functions: ping\n\n"));
@@ -239,9 +245,15 @@ impl HarnessBuilder {
     /// # Ok(())
     /// # }
     /// ```
-    pub fn function_result(mut self, text: impl Into<String>) -> Self {
+    pub fn with_function_result(mut self, text: impl Into<String>) -> Self {
         self.function_result = Some(text.into());
         self
+    }
+
+    /// Renamed to [`with_function_result`](Self::with_function_result).
+    #[deprecated(since = "0.1.0", note = "renamed to `with_function_result`")]
+    pub fn function_result(self, text: impl Into<String>) -> Self {
+        self.with_function_result(text)
     }
 
     /// Instructions active while the container is expanded (collapsed harnesses only).
@@ -253,7 +265,7 @@ impl HarnessBuilder {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// let ping = Tool::new("ping", "Answers pong", json!({"type": "object"}), |_, _| async { ToolResult::ok("pong") });
-    /// let net = HarnessBuilder::new("Net").collapse("Network").system_prompt("Never ping more than once.").tool(ping).build()?;
+    /// let net = HarnessBuilder::new("Net").with_collapse("Network").with_system_prompt("Never ping more than once.").with_tool(ping).build()?;
     /// let model = ScriptedChatClient::with_replies([
     ///     ChatResponse::tool_calls(vec![ToolCall::new("c1", "Net", "{}")]),
     ///     ChatResponse::text("Ready."),
@@ -270,9 +282,15 @@ impl HarnessBuilder {
     /// # Ok(())
     /// # }
     /// ```
-    pub fn system_prompt(mut self, text: impl Into<String>) -> Self {
+    pub fn with_system_prompt(mut self, text: impl Into<String>) -> Self {
         self.system_prompt = Some(text.into());
         self
+    }
+
+    /// Renamed to [`with_system_prompt`](Self::with_system_prompt).
+    #[deprecated(since = "0.1.0", note = "renamed to `with_system_prompt`")]
+    pub fn system_prompt(self, text: impl Into<String>) -> Self {
+        self.with_system_prompt(text)
     }
 
     /// Adds a tool.
@@ -283,13 +301,19 @@ impl HarnessBuilder {
     ///
     /// let time = Tool::new("time", "The time", json!({"type": "object"}), |_, _| async { ToolResult::ok("12:00") });
     /// let date = Tool::new("date", "The date", json!({"type": "object"}), |_, _| async { ToolResult::ok("1 Dec") });
-    /// let clock = HarnessBuilder::new("Calendar").tool(time).tool(date).build()?;
+    /// let clock = HarnessBuilder::new("Calendar").with_tool(time).with_tool(date).build()?;
     /// assert_eq!(clock.tool_names(), ["time", "date"]);
     /// # Ok::<(), hpd_agent::BuildError>(())
     /// ```
-    pub fn tool(mut self, tool: Tool) -> Self {
+    pub fn with_tool(mut self, tool: Tool) -> Self {
         self.tools.push(tool);
         self
+    }
+
+    /// Renamed to [`with_tool`](Self::with_tool).
+    #[deprecated(since = "0.1.0", note = "renamed to `with_tool`")]
+    pub fn tool(self, tool: Tool) -> Self {
+        self.with_tool(tool)
     }
 
     /// Adds tools.
@@ -307,13 +331,19 @@ impl HarnessBuilder {
     ///         async move { ToolResult::ok(format!("{op}: ok")) }
     ///     })
     /// });
-    /// let api = HarnessBuilder::new("UsersApi").collapse("The users API").tools(tools).build()?;
+    /// let api = HarnessBuilder::new("UsersApi").with_collapse("The users API").with_tools(tools).build()?;
     /// assert_eq!(api.tool_names(), operations);
     /// # Ok::<(), hpd_agent::BuildError>(())
     /// ```
-    pub fn tools(mut self, tools: impl IntoIterator<Item = Tool>) -> Self {
+    pub fn with_tools(mut self, tools: impl IntoIterator<Item = Tool>) -> Self {
         self.tools.extend(tools);
         self
+    }
+
+    /// Renamed to [`with_tools`](Self::with_tools).
+    #[deprecated(since = "0.1.0", note = "renamed to `with_tools`")]
+    pub fn tools(self, tools: impl IntoIterator<Item = Tool>) -> Self {
+        self.with_tools(tools)
     }
 
     /// Adds a scoped middleware instance, shared by every expansion (and every agent the harness
@@ -340,8 +370,8 @@ impl HarnessBuilder {
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// let tool = |name: &str| Tool::new(name, "A tool", json!({"type": "object"}), |_, _| async { ToolResult::ok("ran") });
     /// let agent = AgentBuilder::new()
-    ///     .with_harness(HarnessBuilder::new("Db").tool(tool("query")).scoped_middleware(Deny).build()?)
-    ///     .with_harness(HarnessBuilder::new("Web").tool(tool("fetch")).build()?)
+    ///     .with_harness(HarnessBuilder::new("Db").with_tool(tool("query")).with_scoped_middleware(Deny).build()?)
+    ///     .with_harness(HarnessBuilder::new("Web").with_tool(tool("fetch")).build()?)
     ///     .with_chat_client(ScriptedChatClient::new())
     ///     .build()?;
     /// let tools = agent.tool_session();
@@ -350,9 +380,15 @@ impl HarnessBuilder {
     /// # Ok(())
     /// # }
     /// ```
-    pub fn scoped_middleware(mut self, middleware: impl Middleware) -> Self {
+    pub fn with_scoped_middleware(mut self, middleware: impl Middleware) -> Self {
         self.scoped.push(ScopedSource::Shared(Arc::new(middleware)));
         self
+    }
+
+    /// Renamed to [`with_scoped_middleware`](Self::with_scoped_middleware).
+    #[deprecated(since = "0.1.0", note = "renamed to `with_scoped_middleware`")]
+    pub fn scoped_middleware(self, middleware: impl Middleware) -> Self {
+        self.with_scoped_middleware(middleware)
     }
 
     /// Adds a shared scoped middleware instance.
@@ -365,14 +401,20 @@ impl HarnessBuilder {
     /// impl Middleware for Audit {}
     ///
     /// let audit: Arc<dyn Middleware> = Arc::new(Audit);
-    /// let a = HarnessBuilder::new("A").shared_scoped_middleware(audit.clone()).build()?;
-    /// let b = HarnessBuilder::new("B").shared_scoped_middleware(audit).build()?;
+    /// let a = HarnessBuilder::new("A").with_shared_scoped_middleware(audit.clone()).build()?;
+    /// let b = HarnessBuilder::new("B").with_shared_scoped_middleware(audit).build()?;
     /// # drop((a, b));
     /// # Ok::<(), hpd_agent::BuildError>(())
     /// ```
-    pub fn shared_scoped_middleware(mut self, middleware: Arc<dyn Middleware>) -> Self {
+    pub fn with_shared_scoped_middleware(mut self, middleware: Arc<dyn Middleware>) -> Self {
         self.scoped.push(ScopedSource::Shared(middleware));
         self
+    }
+
+    /// Renamed to [`with_shared_scoped_middleware`](Self::with_shared_scoped_middleware).
+    #[deprecated(since = "0.1.0", note = "renamed to `with_shared_scoped_middleware`")]
+    pub fn shared_scoped_middleware(self, middleware: Arc<dyn Middleware>) -> Self {
+        self.with_shared_scoped_middleware(middleware)
     }
 
     /// Adds a scoped middleware created afresh by `make` at each expansion (and at each turn
@@ -389,14 +431,14 @@ impl HarnessBuilder {
     /// impl Middleware for PerExpansion {}
     ///
     /// let harness = HarnessBuilder::new("Tracked")
-    ///     .collapse("Tracked tools")
-    ///     .scoped_middleware_factory(|| PerExpansion { opened: Instant::now() })
+    ///     .with_collapse("Tracked tools")
+    ///     .with_scoped_middleware_factory(|| PerExpansion { opened: Instant::now() })
     ///     .build()?;
     /// # let _ = |m: PerExpansion| m.opened;
     /// # drop(harness);
     /// # Ok::<(), hpd_agent::BuildError>(())
     /// ```
-    pub fn scoped_middleware_factory<M, F>(mut self, make: F) -> Self
+    pub fn with_scoped_middleware_factory<M, F>(mut self, make: F) -> Self
     where
         M: Middleware,
         F: Fn() -> M + Send + Sync + 'static,
@@ -407,6 +449,16 @@ impl HarnessBuilder {
             make,
         });
         self
+    }
+
+    /// Renamed to [`with_scoped_middleware_factory`](Self::with_scoped_middleware_factory).
+    #[deprecated(since = "0.1.0", note = "renamed to `with_scoped_middleware_factory`")]
+    pub fn scoped_middleware_factory<M, F>(self, make: F) -> Self
+    where
+        M: Middleware,
+        F: Fn() -> M + Send + Sync + 'static,
+    {
+        self.with_scoped_middleware_factory(make)
     }
 
     /// Runs `hook` at the start of every turn, before the turn's tool list is taken (see the
@@ -462,9 +514,9 @@ impl HarnessBuilder {
     /// use serde_json::json;
     ///
     /// let tool = |name: &str| Tool::new(name, "", json!({"type": "object"}), |_, _| async { ToolResult::ok("") });
-    /// let twice = HarnessBuilder::new("Twice").tool(tool("a")).tool(tool("a")).build();
+    /// let twice = HarnessBuilder::new("Twice").with_tool(tool("a")).with_tool(tool("a")).build();
     /// assert!(matches!(twice, Err(BuildError::DuplicateTool { .. })));
-    /// let plain_with_prompt = HarnessBuilder::new("Plain").system_prompt("Be careful.").build();
+    /// let plain_with_prompt = HarnessBuilder::new("Plain").with_system_prompt("Be careful.").build();
     /// assert!(matches!(plain_with_prompt, Err(BuildError::NotCollapsed { .. })));
     /// ```
     pub fn build(self) -> Result<DynamicHarness, BuildError> {
@@ -538,7 +590,7 @@ struct Core {
 /// use serde_json::json;
 ///
 /// let tool = |name: &str| Tool::new(name, "", json!({"type": "object"}), |_, _| async { ToolResult::ok("") });
-/// let files = HarnessBuilder::new("Files").collapse("File access").tool(tool("read")).tool(tool("write")).build()?;
+/// let files = HarnessBuilder::new("Files").with_collapse("File access").with_tool(tool("read")).with_tool(tool("write")).build()?;
 /// // Clones share the tool list; a selection registers part of it.
 /// let agent = AgentBuilder::new()
 ///     .with_harness(files.select(["read"])?)
@@ -585,7 +637,7 @@ impl DynamicHarness {
     /// ```
     /// use hpd_agent::HarnessBuilder;
     ///
-    /// assert!(HarnessBuilder::new("Files").collapse("File access").build()?.is_collapsed());
+    /// assert!(HarnessBuilder::new("Files").with_collapse("File access").build()?.is_collapsed());
     /// assert!(!HarnessBuilder::new("Files").build()?.is_collapsed());
     /// # Ok::<(), hpd_agent::BuildError>(())
     /// ```
@@ -601,7 +653,7 @@ impl DynamicHarness {
     /// use serde_json::json;
     ///
     /// let tool = |name: &str| Tool::new(name, "", json!({"type": "object"}), |_, _| async { ToolResult::ok("") });
-    /// let h = HarnessBuilder::new("Files").tool(tool("read")).tool(tool("write")).build()?;
+    /// let h = HarnessBuilder::new("Files").with_tool(tool("read")).with_tool(tool("write")).build()?;
     /// assert_eq!(h.select(["write"])?.tool_names(), ["read", "write"]); // all, whatever the selection
     /// # Ok::<(), hpd_agent::BuildError>(())
     /// ```
@@ -620,7 +672,7 @@ impl DynamicHarness {
     /// use serde_json::json;
     ///
     /// let tool = |name: &str| Tool::new(name, "", json!({"type": "object"}), |_, _| async { ToolResult::ok("") });
-    /// let h = HarnessBuilder::new("Weather").tool(tool("forecast")).tool(tool("alerts")).build().unwrap();
+    /// let h = HarnessBuilder::new("Weather").with_tool(tool("forecast")).with_tool(tool("alerts")).build().unwrap();
     /// assert!(h.select(["forecast"]).is_ok());
     /// assert_eq!(
     ///     h.select(["radar"]).unwrap_err().to_string(),
@@ -678,7 +730,7 @@ impl DynamicHarness {
     /// use serde_json::json;
     ///
     /// let tool = |name: &str| Tool::new(name, "", json!({"type": "object"}), |_, _| async { ToolResult::ok("") });
-    /// let remote = HarnessBuilder::new("Remote").tool(tool("a")).build()?;
+    /// let remote = HarnessBuilder::new("Remote").with_tool(tool("a")).build()?;
     /// let updater = remote.updater(); // hand it to the code that hears about changes
     /// assert!(updater.replace(vec![tool("b")])?);
     /// assert_eq!(remote.tool_names(), ["b"]);

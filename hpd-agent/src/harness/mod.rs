@@ -20,7 +20,7 @@
 //!
 //! // ... or built at run time.
 //! let beep = Tool::new("beep", "Beeps", json!({"type": "object"}), |_, _| async { ToolResult::ok("beep") });
-//! let speaker = HarnessBuilder::new("Speaker").tool(beep).build()?;
+//! let speaker = HarnessBuilder::new("Speaker").with_tool(beep).build()?;
 //!
 //! let agent = AgentBuilder::new()
 //!     .with_tool_harness::<Clipboard>()

@@ -28,9 +28,9 @@ pub(crate) type Handler =
 /// use hpd_agent::{HarnessBuilder, Tool, ToolResult};
 ///
 /// let from_text = Tool::new("t", "", r#"{"type": "object"}"#, |_, _| async { ToolResult::ok("") });
-/// assert!(HarnessBuilder::new("H").tool(from_text).build().is_ok());
+/// assert!(HarnessBuilder::new("H").with_tool(from_text).build().is_ok());
 /// let broken = Tool::new("t", "", "{not json", |_, _| async { ToolResult::ok("") });
-/// let error = HarnessBuilder::new("H").tool(broken).build().unwrap_err();
+/// let error = HarnessBuilder::new("H").with_tool(broken).build().unwrap_err();
 /// assert!(error.to_string().contains("is not a JSON object schema: not valid JSON"));
 /// ```
 pub trait IntoToolSchema {
@@ -154,7 +154,7 @@ impl Tool {
     ///     },
     /// );
     /// let agent = AgentBuilder::new()
-    ///     .with_harness(HarnessBuilder::new("Math").tool(divide).build()?)
+    ///     .with_harness(HarnessBuilder::new("Math").with_tool(divide).build()?)
     ///     .with_chat_client(ScriptedChatClient::new())
     ///     .build()?;
     /// let tools = agent.tool_session();
@@ -198,13 +198,19 @@ impl Tool {
     /// use serde_json::json;
     ///
     /// let wire = Tool::new("wire", "Wires money", json!({"type": "object"}), |_, _| async { ToolResult::ok("sent") })
-    ///     .requires_approval();
+    ///     .with_approval_required();
     /// assert!(wire.needs_approval());
     /// ```
     #[must_use]
-    pub fn requires_approval(mut self) -> Self {
+    pub fn with_approval_required(mut self) -> Self {
         self.requires_approval = true;
         self
+    }
+
+    /// Renamed to [`with_approval_required`](Self::with_approval_required).
+    #[deprecated(since = "0.1.0", note = "renamed to `with_approval_required`")]
+    pub fn requires_approval(self) -> Self {
+        self.with_approval_required()
     }
 
     /// Whether calls of the tool wait for approval ([`requires_approval`](Self::requires_approval)).
@@ -237,7 +243,7 @@ impl Tool {
     /// .with_timeout(Duration::from_millis(10));
     /// assert_eq!(slow.timeout(), Some(Duration::from_millis(10)));
     /// let agent = AgentBuilder::new()
-    ///     .with_harness(HarnessBuilder::new("Slow").tool(slow).build()?)
+    ///     .with_harness(HarnessBuilder::new("Slow").with_tool(slow).build()?)
     ///     .with_chat_client(ScriptedChatClient::new())
     ///     .build()?;
     /// let outcome = agent.tool_session().call("slow", "{}", "c1").await?;

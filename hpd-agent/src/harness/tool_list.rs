@@ -37,7 +37,7 @@ impl ToolList {
 /// use serde_json::json;
 ///
 /// let tool = |name: &str| Tool::new(name, "", json!({"type": "object"}), |_, _| async { ToolResult::ok("") });
-/// let harness = HarnessBuilder::new("Remote").tool(tool("a")).build().unwrap();
+/// let harness = HarnessBuilder::new("Remote").with_tool(tool("a")).build().unwrap();
 /// let updater = harness.updater();
 /// updater.replace(vec![tool("a"), tool("b")]).unwrap();
 /// assert_eq!(harness.tool_names(), ["a", "b"]);
@@ -75,7 +75,7 @@ impl ToolListUpdater {
     /// use serde_json::json;
     ///
     /// let tool = |name: &str| Tool::new(name, "", json!({"type": "object"}), |_, _| async { ToolResult::ok("") });
-    /// let remote = HarnessBuilder::new("Remote").tool(tool("a")).build()?;
+    /// let remote = HarnessBuilder::new("Remote").with_tool(tool("a")).build()?;
     /// let updater = remote.updater();
     /// assert!(updater.replace(vec![tool("bad name")]).is_err());
     /// assert_eq!(remote.tool_names(), ["a"]); // a rejected list changes nothing

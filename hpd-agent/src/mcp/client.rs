@@ -19,7 +19,7 @@ use crate::{DynamicHarness, HarnessBuilder, McpServerConfig, McpTransportConfig}
 /// use hpd_agent::mcp::{McpHarness, DEFAULT_TIMEOUT};
 ///
 /// assert_eq!(DEFAULT_TIMEOUT, Duration::from_secs(60));
-/// let patient = McpHarness::stdio("Build", "build-mcp-server", ["--stdio"]).timeout(DEFAULT_TIMEOUT * 5);
+/// let patient = McpHarness::stdio("Build", "build-mcp-server", ["--stdio"]).with_timeout(DEFAULT_TIMEOUT * 5);
 /// # drop(patient);
 /// ```
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -30,7 +30,7 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 /// use hpd_agent::mcp::{McpHarness, DEFAULT_MAX_RESULT_CHARS};
 ///
 /// assert_eq!(DEFAULT_MAX_RESULT_CHARS, 100_000);
-/// let terse = McpHarness::http("Docs", "http://127.0.0.1:3000/mcp").max_result_chars(DEFAULT_MAX_RESULT_CHARS / 10);
+/// let terse = McpHarness::http("Docs", "http://127.0.0.1:3000/mcp").with_max_result_chars(DEFAULT_MAX_RESULT_CHARS / 10);
 /// # drop(terse);
 /// ```
 pub const DEFAULT_MAX_RESULT_CHARS: usize = 100_000;
@@ -53,13 +53,13 @@ pub const DEFAULT_MAX_RESULT_CHARS: usize = 100_000;
 ///     ["-y", "@modelcontextprotocol/server-filesystem", "/data"],
 /// )
 /// .description("Read and write files")
-/// .functions(["read_text_file", "list_directory"])
-/// .timeout(Duration::from_secs(30))
+/// .with_functions(["read_text_file", "list_directory"])
+/// .with_timeout(Duration::from_secs(30))
 /// .connect()
 /// .await?;
 /// let search = McpHarness::http("Search", "http://127.0.0.1:3000/mcp")
-///     .header("Authorization", "Bearer my-token")
-///     .collapse(false)
+///     .with_header("Authorization", "Bearer my-token")
+///     .without_collapse()
 ///     .connect()
 ///     .await?;
 /// let agent = hpd_agent::AgentBuilder::new()
@@ -159,7 +159,7 @@ impl McpHarness {
     /// # async fn main() -> Result<(), hpd_agent::mcp::McpError> {
     /// // `no_run`: it needs a server listening there.
     /// let search = McpHarness::http("Search", "http://127.0.0.1:3000/mcp")
-    ///     .header("Authorization", "Bearer my-token")
+    ///     .with_header("Authorization", "Bearer my-token")
     ///     .connect()
     ///     .await?;
     /// println!("{:?}", search.tool_names());
@@ -194,15 +194,38 @@ impl McpHarness {
         }
     }
 
-    /// The container's description. Default: the server's `instructions`, else a text naming
-    /// the server.
+    /// Offers the server's tools behind one container with this description, which is the
+    /// default way (described then by the server's `instructions`, else by a text naming the
+    /// server).
     ///
     /// ```
     /// use hpd_agent::mcp::McpHarness;
     ///
-    /// let git = McpHarness::stdio("Git", "uvx", ["mcp-server-git"]).description("Git history and diffs of the repository");
+    /// let git = McpHarness::stdio("Git", "uvx", ["mcp-server-git"]).with_collapse("Git history and diffs of the repository");
     /// # drop(git);
     /// ```
+    pub fn with_collapse(mut self, description: impl Into<String>) -> Self {
+        self.collapse = true;
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Offers the tools directly instead of behind a container.
+    ///
+    /// ```
+    /// use hpd_agent::mcp::McpHarness;
+    ///
+    /// // A server with two tools gains little from a container.
+    /// let clock = McpHarness::stdio("Clock", "uvx", ["mcp-server-time"]).without_collapse();
+    /// # drop(clock);
+    /// ```
+    pub fn without_collapse(mut self) -> Self {
+        self.collapse = false;
+        self
+    }
+
+    /// The container's description; replaced by [`with_collapse`](Self::with_collapse).
+    #[deprecated(since = "0.1.0", note = "use `with_collapse(description)`")]
     pub fn description(mut self, description: impl Into<String>) -> Self {
         self.description = Some(description.into());
         self
@@ -215,10 +238,10 @@ impl McpHarness {
     /// use hpd_agent::mcp::McpHarness;
     ///
     /// let files = McpHarness::stdio("Files", "npx", ["-y", "@modelcontextprotocol/server-filesystem", "/data"])
-    ///     .functions(["read_text_file", "list_directory"]); // read-only subset
+    ///     .with_functions(["read_text_file", "list_directory"]); // read-only subset
     /// # drop(files);
     /// ```
-    pub fn functions<I, S>(mut self, names: I) -> Self
+    pub fn with_functions<I, S>(mut self, names: I) -> Self
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
@@ -227,29 +250,39 @@ impl McpHarness {
         self
     }
 
+    /// Renamed to [`with_functions`](Self::with_functions).
+    #[deprecated(since = "0.1.0", note = "renamed to `with_functions`")]
+    pub fn functions<I, S>(self, names: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.with_functions(names)
+    }
+
     /// How long a call, the handshake or a tool listing may take (default 60 s).
     ///
     /// ```
     /// use std::time::Duration;
     /// use hpd_agent::mcp::McpHarness;
     ///
-    /// let quick = McpHarness::http("Lookup", "http://127.0.0.1:3000/mcp").timeout(Duration::from_secs(5));
+    /// let quick = McpHarness::http("Lookup", "http://127.0.0.1:3000/mcp").with_timeout(Duration::from_secs(5));
     /// # drop(quick);
     /// ```
-    pub fn timeout(mut self, timeout: Duration) -> Self {
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
         self
     }
 
-    /// `false` offers the tools directly instead of behind a container.
-    ///
-    /// ```
-    /// use hpd_agent::mcp::McpHarness;
-    ///
-    /// // A server with two tools gains little from a container.
-    /// let clock = McpHarness::stdio("Clock", "uvx", ["mcp-server-time"]).collapse(false);
-    /// # drop(clock);
-    /// ```
+    /// Renamed to [`with_timeout`](Self::with_timeout).
+    #[deprecated(since = "0.1.0", note = "renamed to `with_timeout`")]
+    pub fn timeout(self, timeout: Duration) -> Self {
+        self.with_timeout(timeout)
+    }
+
+    /// `false` offers the tools directly; replaced by [`without_collapse`](Self::without_collapse)
+    /// (collapsing is the default).
+    #[deprecated(since = "0.1.0", note = "use `without_collapse()` for `collapse(false)`; collapsing is the default")]
     pub fn collapse(mut self, collapse: bool) -> Self {
         self.collapse = collapse;
         self
@@ -260,12 +293,18 @@ impl McpHarness {
     /// ```
     /// use hpd_agent::mcp::McpHarness;
     ///
-    /// let logs = McpHarness::http("Logs", "http://127.0.0.1:3000/mcp").max_result_chars(20_000);
+    /// let logs = McpHarness::http("Logs", "http://127.0.0.1:3000/mcp").with_max_result_chars(20_000);
     /// # drop(logs);
     /// ```
-    pub fn max_result_chars(mut self, max: usize) -> Self {
+    pub fn with_max_result_chars(mut self, max: usize) -> Self {
         self.max_result_chars = max;
         self
+    }
+
+    /// Renamed to [`with_max_result_chars`](Self::with_max_result_chars).
+    #[deprecated(since = "0.1.0", note = "renamed to `with_max_result_chars`")]
+    pub fn max_result_chars(self, max: usize) -> Self {
+        self.with_max_result_chars(max)
     }
 
     /// Adds an HTTP header sent with every request, e.g. `Authorization`. Only for
@@ -275,10 +314,10 @@ impl McpHarness {
     /// use hpd_agent::mcp::McpHarness;
     ///
     /// let token = std::env::var("SEARCH_TOKEN").unwrap_or_default();
-    /// let search = McpHarness::http("Search", "https://mcp.example.invalid/mcp").header("Authorization", format!("Bearer {token}"));
+    /// let search = McpHarness::http("Search", "https://mcp.example.invalid/mcp").with_header("Authorization", format!("Bearer {token}"));
     /// # drop(search);
     /// ```
-    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+    pub fn with_header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
         match &mut self.endpoint {
             Endpoint::Http { headers, .. } => headers.push((name.into(), value.into())),
             Endpoint::Stdio { .. } => {
@@ -286,6 +325,12 @@ impl McpHarness {
             }
         }
         self
+    }
+
+    /// Renamed to [`with_header`](Self::with_header).
+    #[deprecated(since = "0.1.0", note = "renamed to `with_header`")]
+    pub fn header(self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.with_header(name, value)
     }
 
     /// Signs in with OAuth 2.1 to a server behind an authorization server (see
@@ -301,14 +346,14 @@ impl McpHarness {
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// // `no_run`: it signs in at a real server.
     /// let wiki = McpHarness::http("Wiki", "https://wiki.example.com/mcp")
-    ///     .oauth(McpOAuth::new(LoopbackRedirect::bind(0).await?))
+    ///     .with_oauth(McpOAuth::new(LoopbackRedirect::bind(0).await?))
     ///     .connect()
     ///     .await?;
     /// # drop(wiki);
     /// # Ok(())
     /// # }
     /// ```
-    pub fn oauth(mut self, oauth: super::McpOAuth) -> Self {
+    pub fn with_oauth(mut self, oauth: super::McpOAuth) -> Self {
         match &mut self.endpoint {
             Endpoint::Http { oauth: slot, .. } => *slot = Some(oauth),
             Endpoint::Stdio { .. } => {
@@ -318,6 +363,12 @@ impl McpHarness {
         self
     }
 
+    /// Renamed to [`with_oauth`](Self::with_oauth).
+    #[deprecated(since = "0.1.0", note = "renamed to `with_oauth`")]
+    pub fn oauth(self, oauth: super::McpOAuth) -> Self {
+        self.with_oauth(oauth)
+    }
+
     /// Sets an environment variable of the server process. Only for [`stdio`](Self::stdio)
     /// servers.
     ///
@@ -325,10 +376,10 @@ impl McpHarness {
     /// use hpd_agent::mcp::McpHarness;
     ///
     /// let github = McpHarness::stdio("GitHub", "github-mcp-server", ["stdio"])
-    ///     .env("GITHUB_PERSONAL_ACCESS_TOKEN", std::env::var("GITHUB_TOKEN").unwrap_or_default());
+    ///     .with_env("GITHUB_PERSONAL_ACCESS_TOKEN", std::env::var("GITHUB_TOKEN").unwrap_or_default());
     /// # drop(github);
     /// ```
-    pub fn env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+    pub fn with_env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
         match &mut self.endpoint {
             Endpoint::Stdio { env, .. } => {
                 env.insert(key.into(), value.into());
@@ -338,6 +389,12 @@ impl McpHarness {
             }
         }
         self
+    }
+
+    /// Renamed to [`with_env`](Self::with_env).
+    #[deprecated(since = "0.1.0", note = "renamed to `with_env`")]
+    pub fn env(self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        self.with_env(key, value)
     }
 
     /// Names other tools of the agent already use: a server tool of one of these names is

@@ -26,7 +26,7 @@
 //!     |args, _ctx| async move { ToolResult::ok(args["text"].as_str().unwrap_or_default().to_uppercase()) },
 //! );
 //! let served = AgentBuilder::new()
-//!     .with_harness(HarnessBuilder::new("Loud").tool(shout).build()?)
+//!     .with_harness(HarnessBuilder::new("Loud").with_tool(shout).build()?)
 //!     .with_chat_client(ScriptedChatClient::new())
 //!     .build()?;
 //! let server = McpServer::new(served)
@@ -36,7 +36,7 @@
 //!
 //! // The using side: the server is one collapsed harness, `Remote`.
 //! let remote = McpHarness::http("Remote", server.url())
-//!     .header("Authorization", "Bearer doc-token")
+//!     .with_header("Authorization", "Bearer doc-token")
 //!     .connect()
 //!     .await?;
 //! let model = ScriptedChatClient::with_replies([

@@ -410,7 +410,7 @@ enum ClientIdentity {
 ///     .await?
 ///     .on_authorization_url(|url| eprintln!("Sign in at {url}"));
 /// let tracker = McpHarness::http("Tracker", "https://tracker.example.com/mcp")
-///     .oauth(McpOAuth::new(browser).token_store(FileTokenStore::new("tracker-tokens.json")))
+///     .with_oauth(McpOAuth::new(browser).with_token_store(FileTokenStore::new("tracker-tokens.json")))
 ///     .connect()
 ///     .await?;
 /// # drop(tracker);
@@ -477,12 +477,12 @@ impl McpOAuth {
     ///
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// let oauth = McpOAuth::new(LoopbackRedirect::bind(0).await?).client_id("my-desktop-app");
+    /// let oauth = McpOAuth::new(LoopbackRedirect::bind(0).await?).with_client_id("my-desktop-app");
     /// # drop(oauth);
     /// # Ok(())
     /// # }
     /// ```
-    pub fn client_id(mut self, client_id: impl Into<String>) -> Self {
+    pub fn with_client_id(mut self, client_id: impl Into<String>) -> Self {
         let client_secret = match self.identity {
             ClientIdentity::PreRegistered { client_secret, .. } => client_secret,
             _ => None,
@@ -494,6 +494,12 @@ impl McpOAuth {
         self
     }
 
+    /// Renamed to [`with_client_id`](Self::with_client_id).
+    #[deprecated(since = "0.1.0", note = "renamed to `with_client_id`")]
+    pub fn client_id(self, client_id: impl Into<String>) -> Self {
+        self.with_client_id(client_id)
+    }
+
     /// The secret of the pre-registered client (a confidential client); set
     /// [`client_id`](Self::client_id) too.
     ///
@@ -503,13 +509,13 @@ impl McpOAuth {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// let oauth = McpOAuth::new(LoopbackRedirect::bind(0).await?)
-    ///     .client_id("backend")
-    ///     .client_secret(std::env::var("MCP_CLIENT_SECRET").unwrap_or_default());
+    ///     .with_client_id("backend")
+    ///     .with_client_secret(std::env::var("MCP_CLIENT_SECRET").unwrap_or_default());
     /// assert!(!format!("{oauth:?}").contains("MCP_CLIENT_SECRET"));
     /// # Ok(())
     /// # }
     /// ```
-    pub fn client_secret(mut self, secret: impl Into<String>) -> Self {
+    pub fn with_client_secret(mut self, secret: impl Into<String>) -> Self {
         let client_id = match self.identity {
             ClientIdentity::PreRegistered { client_id, .. } => client_id,
             _ => String::new(),
@@ -521,6 +527,12 @@ impl McpOAuth {
         self
     }
 
+    /// Renamed to [`with_client_secret`](Self::with_client_secret).
+    #[deprecated(since = "0.1.0", note = "renamed to `with_client_secret`")]
+    pub fn client_secret(self, secret: impl Into<String>) -> Self {
+        self.with_client_secret(secret)
+    }
+
     /// Identifies the client by the HTTPS URL of its client ID metadata document, where the
     /// authorization server supports them (dynamic registration elsewhere).
     ///
@@ -530,14 +542,20 @@ impl McpOAuth {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// let oauth = McpOAuth::new(LoopbackRedirect::bind(0).await?)
-    ///     .client_metadata_url("https://app.example.com/oauth/client.json");
+    ///     .with_client_metadata_url("https://app.example.com/oauth/client.json");
     /// # drop(oauth);
     /// # Ok(())
     /// # }
     /// ```
-    pub fn client_metadata_url(mut self, url: impl Into<String>) -> Self {
+    pub fn with_client_metadata_url(mut self, url: impl Into<String>) -> Self {
         self.identity = ClientIdentity::MetadataDocument(url.into());
         self
+    }
+
+    /// Renamed to [`with_client_metadata_url`](Self::with_client_metadata_url).
+    #[deprecated(since = "0.1.0", note = "renamed to `with_client_metadata_url`")]
+    pub fn client_metadata_url(self, url: impl Into<String>) -> Self {
+        self.with_client_metadata_url(url)
     }
 
     /// The scopes to ask for, instead of those the server names.
@@ -547,18 +565,28 @@ impl McpOAuth {
     ///
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// let oauth = McpOAuth::new(LoopbackRedirect::bind(0).await?).scopes(["issues:read"]);
+    /// let oauth = McpOAuth::new(LoopbackRedirect::bind(0).await?).with_scopes(["issues:read"]);
     /// # drop(oauth);
     /// # Ok(())
     /// # }
     /// ```
-    pub fn scopes<I, S>(mut self, scopes: I) -> Self
+    pub fn with_scopes<I, S>(mut self, scopes: I) -> Self
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
         self.scopes = scopes.into_iter().map(Into::into).collect();
         self
+    }
+
+    /// Renamed to [`with_scopes`](Self::with_scopes).
+    #[deprecated(since = "0.1.0", note = "renamed to `with_scopes`")]
+    pub fn scopes<I, S>(self, scopes: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.with_scopes(scopes)
     }
 
     /// Where tokens are kept (default: in memory).
@@ -569,14 +597,20 @@ impl McpOAuth {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// let oauth = McpOAuth::new(LoopbackRedirect::bind(0).await?)
-    ///     .token_store(FileTokenStore::new("tokens.json"));
+    ///     .with_token_store(FileTokenStore::new("tokens.json"));
     /// # drop(oauth);
     /// # Ok(())
     /// # }
     /// ```
-    pub fn token_store(mut self, store: impl TokenStore) -> Self {
+    pub fn with_token_store(mut self, store: impl TokenStore) -> Self {
         self.store = Arc::new(store);
         self
+    }
+
+    /// Renamed to [`with_token_store`](Self::with_token_store).
+    #[deprecated(since = "0.1.0", note = "renamed to `with_token_store`")]
+    pub fn token_store(self, store: impl TokenStore) -> Self {
+        self.with_token_store(store)
     }
 
     /// The client name sent with dynamic registration (default `hpd-agent`).
@@ -586,14 +620,20 @@ impl McpOAuth {
     ///
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// let oauth = McpOAuth::new(LoopbackRedirect::bind(0).await?).client_name("Acme Desktop");
+    /// let oauth = McpOAuth::new(LoopbackRedirect::bind(0).await?).with_client_name("Acme Desktop");
     /// # drop(oauth);
     /// # Ok(())
     /// # }
     /// ```
-    pub fn client_name(mut self, name: impl Into<String>) -> Self {
+    pub fn with_client_name(mut self, name: impl Into<String>) -> Self {
         self.client_name = name.into();
         self
+    }
+
+    /// Renamed to [`with_client_name`](Self::with_client_name).
+    #[deprecated(since = "0.1.0", note = "renamed to `with_client_name`")]
+    pub fn client_name(self, name: impl Into<String>) -> Self {
+        self.with_client_name(name)
     }
 
     /// The secrets to scrub from messages: the client secret.

@@ -328,7 +328,7 @@ const JWKS_MIN_REFETCH: Duration = Duration::from_secs(10);
 /// let verifier = JwtVerifier::discover("https://auth.example.com").await?;
 /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
 /// let server = McpServer::new(agent)
-///     .oauth(ProtectedResource::new("https://auth.example.com", verifier).required_scopes(["mcp:tools"]))
+///     .with_oauth(ProtectedResource::new("https://auth.example.com", verifier).required_scopes(["mcp:tools"]))
 ///     .serve_http("127.0.0.1:8931".parse()?)
 ///     .await?;
 /// server.wait().await;
@@ -469,9 +469,15 @@ impl JwtVerifier {
     /// # drop(verifier);
     /// ```
     #[must_use]
-    pub fn audience(mut self, audience: impl Into<String>) -> Self {
+    pub fn with_audience(mut self, audience: impl Into<String>) -> Self {
         self.audience = Some(audience.into());
         self
+    }
+
+    /// Renamed to [`with_audience`](Self::with_audience).
+    #[deprecated(since = "0.1.0", note = "renamed to `with_audience`")]
+    pub fn audience(self, audience: impl Into<String>) -> Self {
+        self.with_audience(audience)
     }
 
     /// How much clock skew `exp` (and `nbf`) allow; default 30 seconds.
@@ -485,9 +491,15 @@ impl JwtVerifier {
     /// # drop(strict);
     /// ```
     #[must_use]
-    pub fn leeway(mut self, leeway: Duration) -> Self {
+    pub fn with_leeway(mut self, leeway: Duration) -> Self {
         self.leeway = leeway;
         self
+    }
+
+    /// Renamed to [`with_leeway`](Self::with_leeway).
+    #[deprecated(since = "0.1.0", note = "renamed to `with_leeway`")]
+    pub fn leeway(self, leeway: Duration) -> Self {
+        self.with_leeway(leeway)
     }
 
     async fn fetch_keys(&self) -> Result<JwkSet, TokenRejected> {
@@ -619,7 +631,7 @@ impl TokenVerifier for JwtVerifier {
 /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
 /// let verifier = StaticTokenVerifier::new("a-long-random-token").with_scopes(["tools"]);
 /// let server = McpServer::new(agent)
-///     .oauth(ProtectedResource::new("https://auth.example.com", verifier).required_scopes(["tools"]))
+///     .with_oauth(ProtectedResource::new("https://auth.example.com", verifier).required_scopes(["tools"]))
 ///     .serve_http("127.0.0.1:0".parse()?)
 ///     .await?;
 /// let metadata: serde_json::Value = reqwest::get(format!(
@@ -685,9 +697,15 @@ impl ProtectedResource {
     ///     .authorization_server("https://b.example.com");
     /// # drop(resource);
     /// ```
-    pub fn authorization_server(mut self, issuer: impl Into<String>) -> Self {
+    pub fn with_authorization_server(mut self, issuer: impl Into<String>) -> Self {
         self.authorization_servers.push(issuer.into());
         self
+    }
+
+    /// Renamed to [`with_authorization_server`](Self::with_authorization_server).
+    #[deprecated(since = "0.1.0", note = "renamed to `with_authorization_server`")]
+    pub fn authorization_server(self, issuer: impl Into<String>) -> Self {
+        self.with_authorization_server(issuer)
     }
 
     /// Scopes every request's token must grant (also listed as `scopes_supported` and named
@@ -700,7 +718,7 @@ impl ProtectedResource {
     ///     .required_scopes(["mcp:tools"]);
     /// # drop(resource);
     /// ```
-    pub fn required_scopes<I, S>(mut self, scopes: I) -> Self
+    pub fn with_required_scopes<I, S>(mut self, scopes: I) -> Self
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
@@ -714,6 +732,16 @@ impl ProtectedResource {
         self
     }
 
+    /// Renamed to [`with_required_scopes`](Self::with_required_scopes).
+    #[deprecated(since = "0.1.0", note = "renamed to `with_required_scopes`")]
+    pub fn required_scopes<I, S>(self, scopes: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.with_required_scopes(scopes)
+    }
+
     /// Scopes to list in the metadata's `scopes_supported` besides the required ones.
     ///
     /// ```
@@ -723,7 +751,7 @@ impl ProtectedResource {
     ///     .scopes_supported(["offline_access"]);
     /// # drop(resource);
     /// ```
-    pub fn scopes_supported<I, S>(mut self, scopes: I) -> Self
+    pub fn with_scopes_supported<I, S>(mut self, scopes: I) -> Self
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
@@ -737,6 +765,16 @@ impl ProtectedResource {
         self
     }
 
+    /// Renamed to [`with_scopes_supported`](Self::with_scopes_supported).
+    #[deprecated(since = "0.1.0", note = "renamed to `with_scopes_supported`")]
+    pub fn scopes_supported<I, S>(self, scopes: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.with_scopes_supported(scopes)
+    }
+
     /// The resource URL clients ask tokens for and tokens must name as audience; default the
     /// server's endpoint URL, `http://{local_addr}/mcp` (set it when the server is reached
     /// through a proxy or a public name).
@@ -748,9 +786,15 @@ impl ProtectedResource {
     ///     .resource("https://tools.example.com/mcp");
     /// # drop(resource);
     /// ```
-    pub fn resource(mut self, url: impl Into<String>) -> Self {
+    pub fn with_resource(mut self, url: impl Into<String>) -> Self {
         self.resource = Some(url.into());
         self
+    }
+
+    /// Renamed to [`with_resource`](Self::with_resource).
+    #[deprecated(since = "0.1.0", note = "renamed to `with_resource`")]
+    pub fn resource(self, url: impl Into<String>) -> Self {
+        self.with_resource(url)
     }
 }
 

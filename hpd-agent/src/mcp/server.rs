@@ -153,9 +153,15 @@ impl McpServer {
     /// # drop(server);
     /// # Ok::<(), hpd_agent::BuildError>(())
     /// ```
-    pub fn name(mut self, name: impl Into<String>) -> Self {
+    pub fn with_name(mut self, name: impl Into<String>) -> Self {
         self.identity.name = name.into();
         self
+    }
+
+    /// Renamed to [`with_name`](Self::with_name).
+    #[deprecated(since = "0.1.0", note = "renamed to `with_name`")]
+    pub fn name(self, name: impl Into<String>) -> Self {
+        self.with_name(name)
     }
 
     /// Instructions sent in the handshake (clients may show them to their model).
@@ -169,9 +175,15 @@ impl McpServer {
     /// # drop(server);
     /// # Ok::<(), hpd_agent::BuildError>(())
     /// ```
-    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+    pub fn with_instructions(mut self, instructions: impl Into<String>) -> Self {
         self.identity.instructions = Some(instructions.into());
         self
+    }
+
+    /// Renamed to [`with_instructions`](Self::with_instructions).
+    #[deprecated(since = "0.1.0", note = "renamed to `with_instructions`")]
+    pub fn instructions(self, instructions: impl Into<String>) -> Self {
+        self.with_instructions(instructions)
     }
 
     /// The bearer token every HTTP request must carry (`Authorization: Bearer <token>`).
@@ -189,9 +201,15 @@ impl McpServer {
     /// # Ok(())
     /// # }
     /// ```
-    pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
+    pub fn with_bearer_token(mut self, token: impl Into<String>) -> Self {
         self.token = Some(token.into());
         self
+    }
+
+    /// Renamed to [`with_bearer_token`](Self::with_bearer_token).
+    #[deprecated(since = "0.1.0", note = "renamed to `with_bearer_token`")]
+    pub fn bearer_token(self, token: impl Into<String>) -> Self {
+        self.with_bearer_token(token)
     }
 
     /// Protects the HTTP server with OAuth: access tokens issued by the given authorization
@@ -207,7 +225,7 @@ impl McpServer {
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
     /// let server = McpServer::new(agent)
-    ///     .oauth(ProtectedResource::new("https://auth.example.com", StaticTokenVerifier::new("t0ken-t0ken")))
+    ///     .with_oauth(ProtectedResource::new("https://auth.example.com", StaticTokenVerifier::new("t0ken-t0ken")))
     ///     .serve_http("127.0.0.1:0".parse()?)
     ///     .await?;
     /// let refused = reqwest::Client::new().post(server.url()).body("{}").send().await?;
@@ -218,9 +236,15 @@ impl McpServer {
     /// # Ok(())
     /// # }
     /// ```
-    pub fn oauth(mut self, resource: ProtectedResource) -> Self {
+    pub fn with_oauth(mut self, resource: ProtectedResource) -> Self {
         self.oauth = Some(resource);
         self
+    }
+
+    /// Renamed to [`with_oauth`](Self::with_oauth).
+    #[deprecated(since = "0.1.0", note = "renamed to `with_oauth`")]
+    pub fn oauth(self, resource: ProtectedResource) -> Self {
+        self.with_oauth(resource)
     }
 
     /// Serves HTTP without a bearer token: anyone who can reach the port may call the tools.
@@ -238,9 +262,15 @@ impl McpServer {
     /// # Ok(())
     /// # }
     /// ```
-    pub fn allow_unauthenticated(mut self) -> Self {
+    pub fn with_unauthenticated_access(mut self) -> Self {
         self.unauthenticated = true;
         self
+    }
+
+    /// Renamed to [`with_unauthenticated_access`](Self::with_unauthenticated_access).
+    #[deprecated(since = "0.1.0", note = "renamed to `with_unauthenticated_access`")]
+    pub fn allow_unauthenticated(self) -> Self {
+        self.with_unauthenticated_access()
     }
 
     /// Also accepts requests whose `Origin` is `origin` (`scheme://host[:port]`), besides
@@ -256,9 +286,15 @@ impl McpServer {
     /// # drop(server);
     /// # Ok::<(), hpd_agent::BuildError>(())
     /// ```
-    pub fn allow_origin(mut self, origin: impl Into<String>) -> Self {
+    pub fn with_allowed_origin(mut self, origin: impl Into<String>) -> Self {
         self.origins.push(origin.into());
         self
+    }
+
+    /// Renamed to [`with_allowed_origin`](Self::with_allowed_origin).
+    #[deprecated(since = "0.1.0", note = "renamed to `with_allowed_origin`")]
+    pub fn allow_origin(self, origin: impl Into<String>) -> Self {
+        self.with_allowed_origin(origin)
     }
 
     /// The hosts (`host` or `host:port`) the `Host` header may name; default `localhost`,
@@ -274,13 +310,23 @@ impl McpServer {
     /// # drop(server);
     /// # Ok::<(), hpd_agent::BuildError>(())
     /// ```
-    pub fn allowed_hosts<I, S>(mut self, hosts: I) -> Self
+    pub fn with_allowed_hosts<I, S>(mut self, hosts: I) -> Self
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
         self.hosts = Some(hosts.into_iter().map(Into::into).collect());
         self
+    }
+
+    /// Renamed to [`with_allowed_hosts`](Self::with_allowed_hosts).
+    #[deprecated(since = "0.1.0", note = "renamed to `with_allowed_hosts`")]
+    pub fn allowed_hosts<I, S>(self, hosts: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.with_allowed_hosts(hosts)
     }
 
     /// How long a request's headers may take to arrive, from the connection's first byte or
@@ -297,9 +343,15 @@ impl McpServer {
     /// # drop(server);
     /// # Ok::<(), hpd_agent::BuildError>(())
     /// ```
-    pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
+    pub fn with_header_read_timeout(mut self, timeout: Duration) -> Self {
         self.limits.header_read = timeout;
         self
+    }
+
+    /// Renamed to [`with_header_read_timeout`](Self::with_header_read_timeout).
+    #[deprecated(since = "0.1.0", note = "renamed to `with_header_read_timeout`")]
+    pub fn header_read_timeout(self, timeout: Duration) -> Self {
+        self.with_header_read_timeout(timeout)
     }
 
     /// How long a connection may go without a byte read or written before it is closed;
@@ -316,9 +368,15 @@ impl McpServer {
     /// # drop(server);
     /// # Ok::<(), hpd_agent::BuildError>(())
     /// ```
-    pub fn idle_timeout(mut self, timeout: Duration) -> Self {
+    pub fn with_idle_timeout(mut self, timeout: Duration) -> Self {
         self.limits.idle = timeout;
         self
+    }
+
+    /// Renamed to [`with_idle_timeout`](Self::with_idle_timeout).
+    #[deprecated(since = "0.1.0", note = "renamed to `with_idle_timeout`")]
+    pub fn idle_timeout(self, timeout: Duration) -> Self {
+        self.with_idle_timeout(timeout)
     }
 
     /// How many connections may be open at once; default 1024. Connections beyond it are
@@ -333,9 +391,15 @@ impl McpServer {
     /// # drop(server);
     /// # Ok::<(), hpd_agent::BuildError>(())
     /// ```
-    pub fn max_connections(mut self, max: usize) -> Self {
+    pub fn with_max_connections(mut self, max: usize) -> Self {
         self.limits.max_connections = max;
         self
+    }
+
+    /// Renamed to [`with_max_connections`](Self::with_max_connections).
+    #[deprecated(since = "0.1.0", note = "renamed to `with_max_connections`")]
+    pub fn max_connections(self, max: usize) -> Self {
+        self.with_max_connections(max)
     }
 
     fn tool_session(agent: &Agent, flat: bool) -> crate::ToolSession {
@@ -467,11 +531,11 @@ impl McpServer {
 /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// let hello = Tool::new("hello", "Says hello", json!({"type": "object"}), |_, _| async { ToolResult::ok("hello") });
 /// let agent = AgentBuilder::new()
-///     .with_harness(HarnessBuilder::new("Greeter").tool(hello).build()?)
+///     .with_harness(HarnessBuilder::new("Greeter").with_tool(hello).build()?)
 ///     .with_chat_client(ScriptedChatClient::new())
 ///     .build()?;
 /// let server = McpServer::new(agent).bearer_token("t").serve_http("127.0.0.1:0".parse()?).await?;
-/// let remote = McpHarness::http("Remote", server.url()).header("Authorization", "Bearer t").connect().await?;
+/// let remote = McpHarness::http("Remote", server.url()).with_header("Authorization", "Bearer t").connect().await?;
 /// assert_eq!(remote.tool_names(), ["hello"]);
 /// server.shutdown().await;
 /// # Ok(())

@@ -204,6 +204,7 @@ pub type HookResult = Result<(), MiddlewareError>;
 /// # }
 /// ```
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct TurnInfo {
     /// The agent's name (empty when none was set).
     pub agent_name: String,
@@ -248,6 +249,7 @@ pub struct TurnInfo {
 /// # }
 /// ```
 #[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
 pub enum TurnOutcome<'a> {
     /// The model answered with this final text.
     Finished {
@@ -292,7 +294,7 @@ pub enum TurnOutcome<'a> {
 /// let ping = Tool::new("ping", "Answers pong", json!({"type": "object"}), |_, _| async { ToolResult::ok("pong") });
 /// let seen = Arc::new(Mutex::new(Vec::new()));
 /// let agent = AgentBuilder::new()
-///     .with_harness(HarnessBuilder::new("Net").collapse("Network").tool(ping).build()?)
+///     .with_harness(HarnessBuilder::new("Net").with_collapse("Network").with_tool(ping).build()?)
 ///     .with_middleware(ToolsPerRequest(seen.clone()))
 ///     .with_chat_client(ScriptedChatClient::with_replies([
 ///         ChatResponse::tool_calls(vec![ToolCall::new("c1", "Net", "{}")]),
@@ -307,6 +309,7 @@ pub enum TurnOutcome<'a> {
 /// # }
 /// ```
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct IterationInfo {
     /// 1 for the first model request of the turn.
     pub iteration: usize,
@@ -337,7 +340,7 @@ pub struct IterationInfo {
 /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// let deploy = Tool::new("deploy", "Deploys", json!({"type": "object"}), |_, _| async { ToolResult::ok("deployed") });
 /// let agent = AgentBuilder::new()
-///     .with_harness(HarnessBuilder::new("Deploy").tool(deploy).build()?)
+///     .with_harness(HarnessBuilder::new("Deploy").with_tool(deploy).build()?)
 ///     .with_middleware(OnlyDryRuns)
 ///     .with_chat_client(ScriptedChatClient::new())
 ///     .build()?;
@@ -597,7 +600,7 @@ impl FunctionCall {
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// let ping = Tool::new("ping", "Answers pong", json!({"type": "object"}), |_, _| async { ToolResult::ok("pong") });
     /// let agent = AgentBuilder::new()
-    ///     .with_harness(HarnessBuilder::new("Net").tool(ping).build()?)
+    ///     .with_harness(HarnessBuilder::new("Net").with_tool(ping).build()?)
     ///     .with_middleware(BlockAll)
     ///     .with_chat_client(ScriptedChatClient::new())
     ///     .build()?;
@@ -696,7 +699,7 @@ impl Next<'_> {
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// let hi = Tool::new("hi", "Says hi", json!({"type": "object"}), |_, _| async { ToolResult::ok("hi") });
     /// let agent = AgentBuilder::new()
-    ///     .with_harness(HarnessBuilder::new("Greet").tool(hi).build()?)
+    ///     .with_harness(HarnessBuilder::new("Greet").with_tool(hi).build()?)
     ///     .with_middleware(Shout)
     ///     .with_chat_client(ScriptedChatClient::new())
     ///     .build()?;
@@ -978,7 +981,7 @@ pub trait Middleware: Send + Sync + 'static {
     ///     ]),
     /// ]);
     /// let agent = AgentBuilder::new()
-    ///     .with_harness(HarnessBuilder::new("Bank").tool(transfer).build()?)
+    ///     .with_harness(HarnessBuilder::new("Bank").with_tool(transfer).build()?)
     ///     .with_middleware(LargeTransfers)
     ///     .with_chat_client(model)
     ///     .build()?;

@@ -46,6 +46,7 @@ use crate::output::OutputSchema;
 /// # }
 /// ```
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct RecordedRequest {
     /// The system instructions.
     pub instructions: String,
@@ -74,7 +75,7 @@ impl RecordedRequest {
     /// let ping = Tool::new("ping", "Answers pong", json!({"type": "object"}), |_, _| async { ToolResult::ok("pong") });
     /// let model = ScriptedChatClient::with_replies([ChatResponse::text("Hi")]);
     /// let agent = AgentBuilder::new()
-    ///     .with_harness(HarnessBuilder::new("Net").collapse("Network").tool(ping).build()?)
+    ///     .with_harness(HarnessBuilder::new("Net").with_collapse("Network").with_tool(ping).build()?)
     ///     .with_chat_client(model.clone())
     ///     .build()?;
     /// agent.run("Hello").await?;

@@ -59,10 +59,13 @@ pub enum Flow {
 ///     events.push(event);
 ///     Ok(Flow::Continue)
 /// })?;
-/// assert_eq!(events, [SseEvent { event: "error".into(), data: "a\nb".into(), error: Some("slot unavailable".into()) }]);
+/// let [SseEvent { event, data, error, .. }] = events.as_slice() else { panic!("one event") };
+/// assert_eq!((event.as_str(), data.as_str()), ("error", "a\nb"));
+/// assert_eq!(error.as_deref(), Some("slot unavailable"));
 /// # Ok::<(), hpd_agent::ChatError>(())
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SseEvent {
     /// The `event` field; empty when absent.
     pub event: String,

@@ -206,7 +206,7 @@ pub const MAX_ID_LEN: usize = 512;
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() -> Result<(), hpd_agent::StoreError> {
 /// let store = MemorySessionStore::new();
-/// let state = SessionState { history: vec![ChatMessage::user("Hi")], ..SessionState::default() };
+/// let state = SessionState::from_history(vec![ChatMessage::user("Hi")]);
 /// store.save("s", &state, 0).await?;
 /// let stored = store.load("s").await?.unwrap();
 /// assert_eq!((stored.state, stored.version), (state, 1));
@@ -214,6 +214,7 @@ pub const MAX_ID_LEN: usize = 512;
 /// # }
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct StoredSession {
     /// The session's state.
     pub state: SessionState,
@@ -505,21 +506,19 @@ impl StoreError {
 /// [After a conflict](crate::store#after-a-conflict) for the ways to continue.
 ///
 /// ```
-/// use hpd_agent::{ChatMessage, ChatResponse};
 /// use hpd_agent::store::UnsavedTurn;
 ///
-/// let answer = ChatMessage::assistant(&ChatResponse::text("Booked."));
-/// let turn = UnsavedTurn {
-///     turn_id: "turn-1".into(),
-///     user_message: Some("Book the table".into()),
-///     messages: vec![ChatMessage::user("Book the table"), answer],
-///     expanded: Vec::new(),
-///     paused: None,
-///     approvals: Vec::new(),
-/// };
-/// assert_eq!(turn.messages.len(), 2);
+/// /// What an application tells its user when a save lost the race.
+/// fn report(turn: &UnsavedTurn) -> String {
+///     match &turn.user_message {
+///         Some(message) => format!("not saved: {message:?} ({} messages)", turn.messages.len()),
+///         None => format!("not saved: the resumed turn {}", turn.turn_id),
+///     }
+/// }
+/// # let _ = report;
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct UnsavedTurn {
     /// The id of the latest unsaved turn, as its functions saw it
     /// ([`FunctionContext::turn_id`](crate::FunctionContext::turn_id)). Pass it to
@@ -596,7 +595,7 @@ struct RecordIn {
 /// use hpd_agent::{ChatMessage, SessionState};
 /// use hpd_agent::store::{decode_record, encode_record};
 ///
-/// let state = SessionState { history: vec![ChatMessage::user("hi")], ..SessionState::default() };
+/// let state = SessionState::from_history(vec![ChatMessage::user("hi")]);
 /// let text = encode_record(&state);
 /// assert_eq!(text, r#"{"format":1,"state":{"history":[{"role":"user","content":"hi"}]}}"#);
 /// assert_eq!(decode_record("s", &text).unwrap(), state);

@@ -16,6 +16,7 @@ use tokio_util::sync::CancellationToken;
 /// assert_eq!(LogLevel::Warning.as_str(), "warning");
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
 pub enum LogLevel {
     /// Detailed information for debugging.
     Debug,

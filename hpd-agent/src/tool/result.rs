@@ -42,6 +42,7 @@ use crate::chat::{ContentPart, ResourceContents, text_form};
 /// It serializes with serde; `parts` and `structured` are left out when empty, so a result of
 /// the old `{"text", "is_error"}` form reads as a plain text result.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[non_exhaustive]
 pub struct ToolResult {
     /// The text form of the result (the whole result when [`parts`](Self::parts) is empty).
     pub text: String,
@@ -454,6 +455,7 @@ fn failure_result(name: &str, failure: &FunctionFailure) -> ToolResult {
 /// # }
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Image {
     /// Its MIME type, e.g. `image/png`.
     pub mime_type: String,
@@ -506,6 +508,7 @@ impl Image {
 /// assert_eq!(result.text, "[audio: audio/wav, 44 bytes]");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Audio {
     /// Its MIME type, e.g. `audio/wav`.
     pub mime_type: String,
