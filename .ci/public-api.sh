@@ -20,9 +20,16 @@ if ! { [ -x "$bin" ] && "$bin" --version 2>/dev/null | grep -q " $tool_version";
   echo "installing cargo-public-api $tool_version into $root" >&2
   cargo install --locked --quiet --version "$tool_version" --root "$root" cargo-public-api
 fi
+# The pinned nightly by its rustup name, else a `nightly` toolchain that is the same build (the
+# commit below), else installed through rustup.
+nightly_commit=e50aa6fba
 if ! rustup run "$nightly" rustc --version >/dev/null 2>&1; then
-  echo "installing the $nightly toolchain (minimal profile)" >&2
-  rustup toolchain install "$nightly" --profile minimal --no-self-update >&2
+  if rustup run nightly rustc --version 2>/dev/null | grep -q "($nightly_commit "; then
+    nightly=nightly
+  else
+    echo "installing the $nightly toolchain (minimal profile)" >&2
+    rustup toolchain install "$nightly" --profile minimal --no-self-update >&2
+  fi
 fi
 
 status=0

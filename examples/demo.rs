@@ -247,9 +247,9 @@ fn inventory_harness(items: Vec<Item>) -> Result<DynamicHarness, Box<dyn std::er
     );
 
     Ok(HarnessBuilder::new("Inventory")
-        .collapse("Warehouse stock: find, check and reserve items")
-        .system_prompt("Quote SKUs exactly. Reserve only what the user asked for.")
-        .tools([find_item, stock_level, reserve, list_items])
+        .with_collapse("Warehouse stock: find, check and reserve items")
+        .with_system_prompt("Quote SKUs exactly. Reserve only what the user asked for.")
+        .with_tools([find_item, stock_level, reserve, list_items])
         .build()?)
 }
 

@@ -24,7 +24,10 @@ async fn serve() -> Result<(), Box<dyn std::error::Error>> {
         .with_tool_harness::<UnitConverter>()
         .with_chat_client(ScriptedChatClient::new()) // a server only runs tools
         .build()?;
-    McpServer::new(agent).flat(true).serve_stdio().await?;
+    McpServer::new(agent)
+        .without_collapse()
+        .serve_stdio()
+        .await?;
     Ok(())
 }
 
@@ -37,7 +40,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let me = std::env::current_exe()?;
     let units = McpHarness::stdio("Units", me.to_string_lossy(), ["--serve"])
-        .description("Unit conversions")
+        .with_collapse("Unit conversions")
         .connect()
         .await?;
     println!(

@@ -11,7 +11,7 @@
 //! ```
 //!
 //! The server is `McpServer::oauth` with a `JwtVerifier` from the issuer's metadata. The
-//! client is `McpHarness::http(..).oauth(..)` with a `LoopbackRedirect`: the redirect URI is a
+//! client is `McpHarness::http(..).with_oauth(..)` with a `LoopbackRedirect`: the redirect URI is a
 //! loopback port of this process. Where a desktop app would open the user's browser on the
 //! authorization URL, the example plays the browser itself (it follows the authorization
 //! server's redirects, which end at the loopback callback).
@@ -77,11 +77,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         |_, _| async { ToolResult::ok("hello from behind OAuth") },
     );
     let served = AgentBuilder::new()
-        .with_harness(HarnessBuilder::new("Greeter").tool(hello).build()?)
+        .with_harness(HarnessBuilder::new("Greeter").with_tool(hello).build()?)
         .with_chat_client(ScriptedChatClient::new())
         .build()?;
     let server = McpServer::new(served)
-        .oauth(ProtectedResource::new(issuer.as_str(), verifier).required_scopes(["mcp:tools"]))
+        .with_oauth(
+            ProtectedResource::new(issuer.as_str(), verifier).with_required_scopes(["mcp:tools"]),
+        )
         .serve_http("127.0.0.1:0".parse()?)
         .await?;
     println!("serving {} (tokens of {issuer})", server.url());
@@ -99,9 +101,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             });
         });
     let remote = McpHarness::http("Greeter", server.url())
-        .oauth(McpOAuth::new(redirect).client_name("hpd-agent mcp_oauth example"))
-        .collapse(false)
-        .timeout(Duration::from_secs(30))
+        .with_oauth(McpOAuth::new(redirect).with_client_name("hpd-agent mcp_oauth example"))
+        .without_collapse()
+        .with_timeout(Duration::from_secs(30))
         .connect()
         .await?;
     println!("signed in; tools: {:?}", remote.tool_names());
@@ -109,7 +111,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .with_harness(remote)
         .with_chat_client(ScriptedChatClient::new())
         .build()?;
-    let outcome = agent.flat_tool_session().call("hello", "{}", "c1").await?;
+    let outcome = agent
+        .flat_tool_session()
+        .call_tool("c1", "hello", "{}")
+        .await?;
     println!("hello -> {}", outcome.result.text);
     server.shutdown().await;
     Ok(())

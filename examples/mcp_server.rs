@@ -107,7 +107,7 @@ async fn serve() -> Result<(), Box<dyn std::error::Error>> {
         .build()?;
     let tools = agent.initial_tool_names().join(", ");
     let server = McpServer::new(agent)
-        .instructions("Call a container (MathTools, TextTools) to see its functions.");
+        .with_instructions("Call a container (MathTools, TextTools) to see its functions.");
 
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.as_slice() {
@@ -120,7 +120,7 @@ async fn serve() -> Result<(), Box<dyn std::error::Error>> {
             let addr: SocketAddr = addr.parse()?;
             let token = std::env::var("HPD_MCP_TOKEN")
                 .map_err(|_| "set HPD_MCP_TOKEN to the bearer token clients must send")?;
-            let running = server.bearer_token(token).serve_http(addr).await?;
+            let running = server.with_bearer_token(token).serve_http(addr).await?;
             // The only line: tests and scripts read it to find the port, then may stop reading.
             eprintln!("serving MCP on {}", running.url());
             running.wait().await;

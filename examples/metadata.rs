@@ -64,8 +64,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         ChatResponse::text("Image search is not available here."),
     ]);
     let free = AgentBuilder::new()
-        .with_tool_harness_with::<Search>(|o| {
-            o.metadata(SearchMetadata {
+        .with_tool_harness_options::<Search>(|o| {
+            o.with_metadata(SearchMetadata {
                 engine: "DuckDuckGo".to_owned(),
                 images: false,
             })

@@ -58,9 +58,9 @@ fn tools_from_manifest(manifest: &str) -> Result<Vec<Tool>, serde_json::Error> {
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let tickets = HarnessBuilder::new("Tickets")
-        .collapse("Support ticket operations")
-        .system_prompt("Quote ticket ids exactly.")
-        .tools(tools_from_manifest(MANIFEST)?)
+        .with_collapse("Support ticket operations")
+        .with_system_prompt("Quote ticket ids exactly.")
+        .with_tools(tools_from_manifest(MANIFEST)?)
         .build()?;
     println!(
         "harness Tickets from the manifest: {}",
@@ -100,17 +100,19 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let session = agent.tool_session();
     println!("  lists: {}", session.visible_tool_names().join(", "));
     let recovered = session
-        .call("Tickets.close_ticket", r#"{"id": 7}"#, "s1")
+        .call_tool("s1", "Tickets.close_ticket", r#"{"id": 7}"#)
         .await?;
     println!("  the container expanded: {}", recovered.expanded);
     println!("  lists: {}", session.visible_tool_names().join(", "));
-    session.call("close_ticket", r#"{"id": 7}"#, "s2").await?;
+    session
+        .call_tool("s2", "close_ticket", r#"{"id": 7}"#)
+        .await?;
 
     println!("\nA tool whose name a model could not call fails the build:");
     let broken = Tool::new("close ticket", "", r#"{"type": "object"}"#, |_, _| async {
         ToolResult::ok("")
     });
-    if let Err(error) = HarnessBuilder::new("Broken").tool(broken).build() {
+    if let Err(error) = HarnessBuilder::new("Broken").with_tool(broken).build() {
         println!("  {error}");
     }
     Ok(())

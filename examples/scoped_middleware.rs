@@ -4,7 +4,7 @@
 //! `AgentBuilder::with_middleware` a middleware sees every call; declared on a harness with
 //! `#[collapse("...", middlewares = [Audit])]` it is *scoped*: a fresh `Audit` is created when
 //! the container expands and it sees only that harness's calls. (In code, without the
-//! attribute: `with_tool_harness_with::<Bank>(|o| o.add_scoped_middleware(audit))`.)
+//! attribute: `with_tool_harness_options::<Bank>(|o| o.with_scoped_middleware(audit))`.)
 //!
 //! Here `Audit` logs the `Bank` calls, while the `Weather` call of the same response goes
 //! unaudited. A scripted model plays the conversation, so the example runs offline:

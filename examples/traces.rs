@@ -53,16 +53,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     });
     let math = HarnessBuilder::new("Math")
-        .collapse("Arithmetic")
-        .tool(add)
-        .tool(divide)
+        .with_collapse("Arithmetic")
+        .with_tool(add)
+        .with_tool(divide)
         .build()?;
-    let usage = |input, cached, output| Usage {
-        input_tokens: input,
-        cached_input_tokens: cached,
-        output_tokens: output,
-        ..Usage::default()
-    };
+    let usage = |input, cached, output| Usage::new(input, output).with_cached_input_tokens(cached);
     let model = ScriptedChatClient::with_replies([
         ChatResponse::tool_calls(vec![ToolCall::new("call-1", "Math", "{}")])
             .with_usage(usage(80, 0, 4)),

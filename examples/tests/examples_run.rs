@@ -401,12 +401,12 @@ async fn mcp_server_over_http() {
         panic!("unexpected first line from mcp_server: {first}");
     };
     let refused = McpHarness::http("Demo", url)
-        .header("Authorization", "Bearer wrong")
+        .with_header("Authorization", "Bearer wrong")
         .connect()
         .await;
     assert!(refused.is_err(), "a wrong token must be refused");
     let harness = McpHarness::http("Demo", url)
-        .header("Authorization", format!("Bearer {token}"))
+        .with_header("Authorization", format!("Bearer {token}"))
         .connect()
         .await
         .expect("connect with the token");

@@ -186,7 +186,7 @@ fuzz_target!(|data: &[u8]| {
         let call_id = format!("c{i}");
         let outcome = fixed
             .runtime
-            .block_on(tools.call(name, "{}", &call_id))
+            .block_on(tools.call_tool(&call_id, name, "{}"))
             .unwrap_or_else(|e| panic!("a call without middleware failed: {e}"));
         let result = outcome.result;
         let ran = std::mem::take(&mut *RAN.lock().unwrap());

@@ -90,7 +90,7 @@ fuzz_target!(|data: &[u8]| {
     };
     let tools = agent.tool_session();
     let outcome = runtime()
-        .block_on(tools.call("probe", arguments, "c1"))
+        .block_on(tools.call_tool("c1", "probe", arguments))
         .unwrap_or_else(|e| panic!("a call without middleware failed: {e}"));
     let seen = std::mem::take(&mut *seen.lock().unwrap());
     match arguments_object(arguments) {

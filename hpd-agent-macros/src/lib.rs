@@ -129,7 +129,7 @@ mod valid;
 /// }
 ///
 /// let agent = AgentBuilder::new()
-///     .with_tool_harness_with::<Search>(|o| {
+///     .with_tool_harness_options::<Search>(|o| {
 ///         o.with_metadata(SearchMetadata { provider: "Tavily".into(), beta: false })
 ///     })
 ///     .with_chat_client(ScriptedChatClient::new())

@@ -109,6 +109,8 @@ fn history_bytes(history: &[ChatMessage]) -> usize {
                 ChatMessage::Tool {
                     call_id, content, ..
                 } => call_id.capacity() + content.capacity(),
+                // A message kind this estimate does not know yet counts its own size only.
+                _ => 0,
             })
             .sum::<usize>()
 }

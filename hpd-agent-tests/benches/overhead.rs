@@ -55,15 +55,15 @@ fn agent(total: usize) -> Agent {
     let mut builder = AgentBuilder::new().with_chat_client(ScriptedChatClient::new());
     for h in 0..10 {
         let harness = HarnessBuilder::new(format!("Small{h}"))
-            .collapse(format!("Small harness {h}"))
-            .tools((0..9).map(|f| tool(format!("s{h}_f{f}"))))
+            .with_collapse(format!("Small harness {h}"))
+            .with_tools((0..9).map(|f| tool(format!("s{h}_f{f}"))))
             .build()
             .expect("harness");
         builder = builder.with_harness(harness);
     }
     let large = HarnessBuilder::new("Large")
-        .collapse("The rest")
-        .tools((0..total - 90).map(|f| tool(format!("l_f{f}"))))
+        .with_collapse("The rest")
+        .with_tools((0..total - 90).map(|f| tool(format!("l_f{f}"))))
         .build()
         .expect("harness");
     builder.with_harness(large).build().expect("agent")
@@ -83,7 +83,7 @@ fn visibility(c: &mut Criterion) {
             let session = agent.tool_session();
             for h in 0..expanded {
                 runtime
-                    .block_on(session.call(&format!("Small{h}"), "{}", "c"))
+                    .block_on(session.call_tool("c", &format!("Small{h}"), "{}"))
                     .expect("expand");
             }
             group.bench_with_input(
@@ -148,13 +148,14 @@ fn calls(c: &mut Criterion) {
     group.bench_function("ToolSession::call (lookup, empty middleware)", |b| {
         b.iter(|| {
             runtime
-                .block_on(session.call("add", black_box(r#"{"a": 2, "b": 3}"#), "c1"))
+                .block_on(session.call_tool("c1", "add", black_box(r#"{"a": 2, "b": 3}"#)))
                 .expect("call")
         });
     });
     group.bench_function("ToolSession::call, polled in place", |b| {
         b.iter(|| {
-            in_place(session.call("add", black_box(r#"{"a": 2, "b": 3}"#), "c1")).expect("call")
+            in_place(session.call_tool("c1", "add", black_box(r#"{"a": 2, "b": 3}"#)))
+                .expect("call")
         });
     });
     group.finish();

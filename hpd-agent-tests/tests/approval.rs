@@ -82,6 +82,7 @@ fn assert_valid(history: &[ChatMessage]) {
                 open.remove(at);
             }
             ChatMessage::User { .. } => assert!(open.is_empty(), "unanswered {open:?}"),
+            other => panic!("a message kind this check does not know: {other:?}"),
         }
     }
     assert!(open.is_empty(), "unanswered {open:?}");
@@ -280,12 +281,12 @@ async fn config_and_harness_options_mark_functions() {
 
     // The same in code.
     let agent = AgentBuilder::new()
-        .with_tool_harness_with::<Vault>(|o| o.require_approval(["list_secrets"]))
+        .with_tool_harness_options::<Vault>(|o| o.with_approval_required(["list_secrets"]))
         .with_chat_client(ScriptedChatClient::new())
         .build()
         .unwrap();
     let tools = agent.flat_tool_session();
-    let refused = tools.call("list_secrets", "{}", "t1").await.unwrap();
+    let refused = tools.call_tool("t1", "list_secrets", "{}").await.unwrap();
     assert_eq!(
         refused.result.text,
         "Function 'list_secrets' needs approval, and there is nobody to ask here"
@@ -359,6 +360,7 @@ impl Middleware for Policy {
             TurnOutcome::Paused { pending, .. } => format!("paused with {}", pending.len()),
             TurnOutcome::Finished { text, .. } => format!("finished: {text}"),
             TurnOutcome::Failed(error) => format!("failed: {error}"),
+            other => format!("{other:?}"),
         };
         self.seen.lock().unwrap().push(line);
         Ok(())
@@ -549,9 +551,9 @@ async fn a_tool_session_asks_its_approver() {
         .unwrap();
     let tools = agent.tool_session().with_approver(Editor);
     // Recovered and executed? Not in a tool session by default: open the container first.
-    tools.call("Vault", "{}", "t1").await.unwrap();
+    tools.call_tool("t1", "Vault", "{}").await.unwrap();
     let outcome = tools
-        .call("delete_secret", r#"{"name": "db"}"#, "t2")
+        .call_tool("t2", "delete_secret", r#"{"name": "db"}"#)
         .await
         .unwrap();
     assert_eq!(

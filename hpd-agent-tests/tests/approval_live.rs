@@ -63,10 +63,10 @@ fn harness() -> hpd_agent::DynamicHarness {
             ))
         },
     )
-    .requires_approval();
+    .with_approval_required();
     HarnessBuilder::new("Travel")
-        .tool(forecast)
-        .tool(book)
+        .with_tool(forecast)
+        .with_tool(book)
         .build()
         .expect("harness")
 }

@@ -63,9 +63,9 @@ fn dynamic_harness(index: usize) -> DynamicHarness {
             },
         )
     });
-    let builder = HarnessBuilder::new(name).tools(tools);
+    let builder = HarnessBuilder::new(name).with_tools(tools);
     let builder = if collapsed {
-        builder.collapse(format!("{name} tools"))
+        builder.with_collapse(format!("{name} tools"))
     } else {
         builder
     };

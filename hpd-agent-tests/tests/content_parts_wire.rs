@@ -162,8 +162,8 @@ fn chart_agent(client: impl ChatClient + 'static) -> hpd_agent::Agent {
     AgentBuilder::new()
         .with_harness(
             HarnessBuilder::new("Charts")
-                .tool(chart)
-                .tool(photo)
+                .with_tool(chart)
+                .with_tool(photo)
                 .build()
                 .unwrap(),
         )
@@ -760,13 +760,13 @@ async fn image_audio_and_structured_content_go_from_the_mcp_server_through_the_c
         .build()
         .unwrap();
     let server = McpServer::new(served)
-        .flat(true)
-        .allow_unauthenticated()
+        .without_collapse()
+        .with_unauthenticated_access()
         .serve_http(std::net::SocketAddr::from(([127, 0, 0, 1], 0)))
         .await
         .unwrap();
     let harness = McpHarness::http("Room", server.url())
-        .collapse(false)
+        .without_collapse()
         .connect()
         .await
         .unwrap();

@@ -85,6 +85,7 @@ fn assert_valid_messages(messages: &[ChatMessage], what: &str) {
             ChatMessage::User { .. } => {
                 assert!(open.is_empty(), "{what}: calls {open:?} unanswered at {i}");
             }
+            other => panic!("{what}: a message kind this check does not know: {other:?}"),
         }
     }
     assert!(
@@ -125,9 +126,9 @@ async fn two_hundred_turns(budget: ContextBudget, summarize: bool) -> Outcome {
         |args, _| async move { ToolResult::ok(format!("noted: {}", args["text"])) },
     );
     let notes = HarnessBuilder::new("Notes")
-        .collapse("Note keeping")
-        .system_prompt(CONTAINER_PROMPT)
-        .tool(note)
+        .with_collapse("Note keeping")
+        .with_system_prompt(CONTAINER_PROMPT)
+        .with_tool(note)
         .build()
         .expect("harness");
     let mut builder = AgentBuilder::new()

@@ -19,11 +19,11 @@ use support::counted;
 
 fn weather(calls: &Arc<AtomicUsize>) -> HarnessBuilder {
     HarnessBuilder::new("Weather")
-        .collapse("Weather lookups")
-        .system_prompt("Report temperatures in °C.")
-        .function_result("Weather tools are active.")
-        .tool(counted("forecast", calls))
-        .tool(counted("alerts", calls))
+        .with_collapse("Weather lookups")
+        .with_system_prompt("Report temperatures in °C.")
+        .with_function_result("Weather tools are active.")
+        .with_tool(counted("forecast", calls))
+        .with_tool(counted("alerts", calls))
 }
 
 fn call(id: &str, name: &str, arguments: &str) -> ChatResponse {
@@ -152,7 +152,7 @@ async fn scoped_middleware_from_a_factory_is_fresh_per_expansion() {
     let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
     let (made, log) = (Arc::clone(&created), Arc::clone(&seen));
     let harness = weather(&calls)
-        .scoped_middleware_factory(move || Counting {
+        .with_scoped_middleware_factory(move || Counting {
             instance: made.fetch_add(1, Ordering::SeqCst) + 1,
             seen: Arc::clone(&log),
         })
@@ -189,7 +189,7 @@ async fn a_shared_scoped_middleware_instance_serves_every_expansion() {
     let calls = Arc::new(AtomicUsize::new(0));
     let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
     let harness = weather(&calls)
-        .scoped_middleware(Counting {
+        .with_scoped_middleware(Counting {
             instance: 7,
             seen: Arc::clone(&seen),
         })
@@ -334,7 +334,7 @@ async fn never_collapse_and_disabled_collapsing_show_the_tools() {
 async fn plain_dynamic_harness_is_visible_in_registration_order() {
     let calls = Arc::new(AtomicUsize::new(0));
     let plain = HarnessBuilder::new("Geo")
-        .tool(counted("locate", &calls))
+        .with_tool(counted("locate", &calls))
         .build()
         .unwrap();
     assert!(!plain.is_collapsed());
@@ -363,7 +363,7 @@ fn duplicate_names_across_dynamic_and_macro_harnesses_fail_the_build() {
     let add = Tool::new("add", "", json!({"type": "object"}), |_, _| async {
         ToolResult::ok("")
     });
-    let calc = HarnessBuilder::new("Calc").tool(add).build().unwrap();
+    let calc = HarnessBuilder::new("Calc").with_tool(add).build().unwrap();
     let error = AgentBuilder::new()
         .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
         .with_tool_harness::<MathTools>()
@@ -461,7 +461,7 @@ async fn a_changed_tool_list_applies_from_the_next_turn() {
     let turns = Arc::new(AtomicUsize::new(0));
     let counter = Arc::clone(&turns);
     let harness = HarnessBuilder::new("Remote")
-        .tool(counted("first", &calls))
+        .with_tool(counted("first", &calls))
         .before_turn(move || {
             let counter = Arc::clone(&counter);
             async move {
@@ -481,7 +481,10 @@ async fn a_changed_tool_list_applies_from_the_next_turn() {
             ToolResult::ok("switched")
         }
     });
-    let switcher = HarnessBuilder::new("Switch").tool(switch).build().unwrap();
+    let switcher = HarnessBuilder::new("Switch")
+        .with_tool(switch)
+        .build()
+        .unwrap();
     let model = ScriptedChatClient::with_replies([
         call("c1", "switch", "{}"),
         ChatResponse::text("one"),
@@ -545,7 +548,7 @@ fn dropping_the_last_user_of_a_harness_drops_its_tools() {
         let _connection = Arc::clone(&guard);
         async { ToolResult::ok("") }
     });
-    let harness = HarnessBuilder::new("Held").tool(tool).build().unwrap();
+    let harness = HarnessBuilder::new("Held").with_tool(tool).build().unwrap();
     let updater = harness.updater();
     let agent = AgentBuilder::new()
         .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)

@@ -24,37 +24,38 @@ fn build_checks_names_schemas_and_collapse_options() {
     let cases: Vec<(HarnessBuilder, &str)> = vec![
         (HarnessBuilder::new("a".repeat(65)), "invalid harness name"),
         (
-            HarnessBuilder::new("Ok").tool(tool("has space", object())),
+            HarnessBuilder::new("Ok").with_tool(tool("has space", object())),
             "invalid tool name 'has space': names must match [A-Za-z0-9_-]{1,64}",
         ),
         (
             HarnessBuilder::new("Ok")
-                .tool(tool("twin", object()))
-                .tool(tool("twin", object())),
+                .with_tool(tool("twin", object()))
+                .with_tool(tool("twin", object())),
             "tool name 'twin' is registered twice: by 'Ok' and by 'Ok'",
         ),
         (
-            HarnessBuilder::new("Ok").tool(tool("t", json!({"type": "string"}))),
+            HarnessBuilder::new("Ok").with_tool(tool("t", json!({"type": "string"}))),
             "the parameter schema of tool 't' is not a JSON object schema: \"type\" must be \"object\", found \"string\"",
         ),
         (
-            HarnessBuilder::new("Ok").tool(tool("t", json!([1]))),
+            HarnessBuilder::new("Ok").with_tool(tool("t", json!([1]))),
             "the parameter schema of tool 't' is not a JSON object schema: expected a JSON object",
         ),
         (
-            HarnessBuilder::new("Ok").tool(tool("t", json!({"properties": {}}))),
+            HarnessBuilder::new("Ok").with_tool(tool("t", json!({"properties": {}}))),
             "\"type\": \"object\" is missing",
         ),
         (
-            HarnessBuilder::new("Ok").tool(tool("t", json!({"type": "object", "required": "x"}))),
+            HarnessBuilder::new("Ok")
+                .with_tool(tool("t", json!({"type": "object", "required": "x"}))),
             "\"required\" must be an array of strings",
         ),
         (
-            HarnessBuilder::new("Ok").system_prompt("x"),
+            HarnessBuilder::new("Ok").with_system_prompt("x"),
             "harness 'Ok' sets system_prompt but is not collapsed",
         ),
         (
-            HarnessBuilder::new("Ok").function_result("x"),
+            HarnessBuilder::new("Ok").with_function_result("x"),
             "harness 'Ok' sets function_result but is not collapsed",
         ),
     ];
@@ -67,7 +68,7 @@ fn build_checks_names_schemas_and_collapse_options() {
     }
     // A schema without `properties` gets an empty one.
     let h = HarnessBuilder::new("Ok")
-        .tool(tool("t", object()))
+        .with_tool(tool("t", object()))
         .build()
         .unwrap();
     let agent = AgentBuilder::new()
@@ -103,11 +104,11 @@ async fn failing_handlers_and_bad_arguments_give_error_results() {
         ToolResult::error("no such city")
     });
     let harness = HarnessBuilder::new("Faulty")
-        .tool(boom)
-        .tool(eager)
-        .tool(slow)
-        .tool(refuse)
-        .tool(counted("forecast", &calls))
+        .with_tool(boom)
+        .with_tool(eager)
+        .with_tool(slow)
+        .with_tool(refuse)
+        .with_tool(counted("forecast", &calls))
         .build()
         .unwrap();
     let failures = Arc::new(std::sync::Mutex::new(Vec::new()));
@@ -203,7 +204,7 @@ impl Middleware for FailureLog {
 async fn a_panicking_before_turn_hook_does_not_stop_the_turn() {
     let calls = Arc::new(AtomicUsize::new(0));
     let harness = HarnessBuilder::new("Flaky")
-        .tool(counted("forecast", &calls))
+        .with_tool(counted("forecast", &calls))
         .before_turn(|| async { panic!("cannot reconnect") })
         .build()
         .unwrap();

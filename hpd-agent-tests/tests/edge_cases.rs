@@ -141,8 +141,8 @@ async fn later_builder_middleware_config_replaces_config_entry() {
     ]);
     let agent = AgentBuilder::from_config(config)
         .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
-        .with_tool_harness_with::<DatabaseTools>(|o| {
-            o.middleware_config(
+        .with_tool_harness_options::<DatabaseTools>(|o| {
+            o.with_middleware_config(
                 "DbAuditMiddleware",
                 serde_json::json!({"AuditLevel": "FromCode"}),
             )

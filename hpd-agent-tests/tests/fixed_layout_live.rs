@@ -76,7 +76,7 @@ async fn container_text() -> String {
         .expect("agent builds");
     let session = agent.tool_session();
     let outcome = session
-        .call("LiveForecasts", "{}", "c0")
+        .call_tool("c0", "LiveForecasts", "{}")
         .await
         .expect("container call");
     outcome.result.text
@@ -157,10 +157,7 @@ async fn fixed_layout_follows_the_pattern_and_keeps_the_cache() {
         .expect("agent builds");
     let events = Arc::new(Mutex::new(Vec::new()));
     let seen = Arc::clone(&events);
-    let mut session = agent.resume(SessionState {
-        history: few_shot(&expansion),
-        ..SessionState::default()
-    });
+    let mut session = agent.resume(SessionState::from_history(few_shot(&expansion)));
     let visible = Arc::new(Mutex::new(Vec::new()));
     let lists = Arc::clone(&visible);
     let output = session

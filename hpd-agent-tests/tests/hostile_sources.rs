@@ -23,7 +23,7 @@ fn fault(mode: &str) -> Option<McpHarness> {
             python,
             [mcp_common::fixture("fault_server.py"), mode.to_owned()],
         )
-        .timeout(Duration::from_secs(30)),
+        .with_timeout(Duration::from_secs(30)),
     )
 }
 
@@ -125,7 +125,7 @@ async fn tools_with_odd_names_are_renamed_to_valid_names_and_called_by_their_own
     let Some(harness) = fault("odd-names") else {
         return;
     };
-    let harness = harness.collapse(false).connect().await.unwrap();
+    let harness = harness.without_collapse().connect().await.unwrap();
     let names = harness.tool_names();
     for name in &names {
         assert!(
@@ -192,7 +192,7 @@ async fn tools_whose_schemas_are_not_object_schemas_are_left_out() {
     let Some(harness) = fault("schemas") else {
         return;
     };
-    let harness = match harness.collapse(false).connect().await {
+    let harness = match harness.without_collapse().connect().await {
         Ok(harness) => harness,
         Err(error) => panic!("connect: {error}"),
     };
@@ -226,9 +226,9 @@ async fn a_result_of_many_megabytes_is_bounded() {
             return;
         };
         if lifted {
-            harness = harness.max_result_chars(50_000_000);
+            harness = harness.with_max_result_chars(50_000_000);
         }
-        let harness = harness.collapse(false).connect().await.unwrap();
+        let harness = harness.without_collapse().connect().await.unwrap();
         let model = ScriptedChatClient::with_replies([
             ChatResponse::tool_calls(vec![ToolCall::new("c1", "huge", r#"{"size": 12000000}"#)]),
             ChatResponse::text("done"),
@@ -262,8 +262,8 @@ async fn a_result_of_many_megabytes_is_bounded() {
         return;
     };
     let harness = harness
-        .timeout(Duration::from_secs(2))
-        .collapse(false)
+        .with_timeout(Duration::from_secs(2))
+        .without_collapse()
         .connect()
         .await
         .unwrap();
@@ -311,8 +311,8 @@ fn never_returns(timeout: Option<Duration>) -> DynamicHarness {
         |_, _| async { ToolResult::ok("quick done") },
     );
     HarnessBuilder::new("Stuck")
-        .tool(tool)
-        .tool(quick)
+        .with_tool(tool)
+        .with_tool(quick)
         .build()
         .unwrap()
 }

@@ -343,7 +343,7 @@ fn a_tool_named_like_the_call_tool_is_a_clash() {
         ToolResult::ok("")
     });
     let error = AgentBuilder::new()
-        .with_harness(HarnessBuilder::new("Mine").tool(ping).build().unwrap())
+        .with_harness(HarnessBuilder::new("Mine").with_tool(ping).build().unwrap())
         .with_tool_harness::<MathTools>()
         .with_collapsing_layout(CollapsingLayout::Fixed)
         .with_chat_client(ScriptedChatClient::new())
@@ -360,7 +360,7 @@ fn a_tool_named_like_the_call_tool_is_a_clash() {
     });
     assert!(
         AgentBuilder::new()
-            .with_harness(HarnessBuilder::new("Mine").tool(ping).build().unwrap())
+            .with_harness(HarnessBuilder::new("Mine").with_tool(ping).build().unwrap())
             .with_collapsing_layout(CollapsingLayout::Fixed)
             .with_chat_client(ScriptedChatClient::new())
             .build()
@@ -539,7 +539,7 @@ async fn tool_sessions_in_fixed_never_change_their_list() {
         .unwrap();
     let tools = built.tool_session();
     assert_eq!(tools.visible_tool_names(), FIXED_LIST);
-    let opened = tools.call("MathTools", "{}", "m1").await.unwrap();
+    let opened = tools.call_tool("m1", "MathTools", "{}").await.unwrap();
     assert!(opened.expanded && !opened.tools_changed);
     assert!(
         opened
@@ -549,15 +549,15 @@ async fn tool_sessions_in_fixed_never_change_their_list() {
     );
     assert_eq!(tools.visible_tool_names(), FIXED_LIST);
     let sum = tools
-        .call(
+        .call_tool(
+            "m2",
             CALL_TOOL,
             r#"{"name": "add", "arguments": {"a": 20, "b": 22}}"#,
-            "m2",
         )
         .await
         .unwrap();
     assert_eq!(sum.result.text, "42");
-    let bad = tools.call(CALL_TOOL, "{}", "m3").await.unwrap();
+    let bad = tools.call_tool("m3", CALL_TOOL, "{}").await.unwrap();
     assert!(
         bad.result.is_error
             && bad
@@ -571,7 +571,7 @@ async fn tool_sessions_in_fixed_never_change_their_list() {
         .unwrap()
         .tool_session();
     assert!(
-        hide.call("MathTools", "{}", "h1")
+        hide.call_tool("h1", "MathTools", "{}")
             .await
             .unwrap()
             .tools_changed

@@ -131,7 +131,10 @@ async fn oversized_arguments_are_rejected_before_parsing_for_macro_and_dynamic_t
             async { ToolResult::ok("ran") }
         },
     );
-    let harness = HarnessBuilder::new("DynLimits").tool(tool).build().unwrap();
+    let harness = HarnessBuilder::new("DynLimits")
+        .with_tool(tool)
+        .build()
+        .unwrap();
     let big = format!(r#"{{"text": "{}"}}"#, "y".repeat(2000));
     // Not even JSON: nothing parses it, so the size is the only complaint.
     let broken = format!("{{{}", "z".repeat(5000));
@@ -211,7 +214,10 @@ fn gauge() -> (DynamicHarness, Arc<AtomicUsize>) {
             }
         },
     );
-    let harness = HarnessBuilder::new("Gauge").tool(tool).build().unwrap();
+    let harness = HarnessBuilder::new("Gauge")
+        .with_tool(tool)
+        .build()
+        .unwrap();
     (harness, peak)
 }
 
@@ -297,7 +303,7 @@ async fn tool_session_calls_follow_the_limits() {
             let tools = Arc::clone(&tools);
             tokio::spawn(async move {
                 tools
-                    .call("work", &format!(r#"{{"n": {n}}}"#), &format!("c{n}"))
+                    .call_tool(&format!("c{n}"), "work", &format!(r#"{{"n": {n}}}"#))
                     .await
             })
         })
@@ -308,14 +314,17 @@ async fn tool_session_calls_follow_the_limits() {
     }
     assert!(peak.load(Ordering::SeqCst) <= 3);
 
-    let rejected = tools.call("count", &"a".repeat(101), "big").await.unwrap();
+    let rejected = tools
+        .call_tool("big", "count", &"a".repeat(101))
+        .await
+        .unwrap();
     assert!(rejected.result.is_error);
     assert_eq!(
         rejected.result.text,
         "Error: the arguments of 'count' are 101 bytes; the limit is 100 bytes"
     );
     let long = tools
-        .call("repeat", r#"{"unit": "é", "size": 1000}"#, "long")
+        .call_tool("long", "repeat", r#"{"unit": "é", "size": 1000}"#)
         .await
         .unwrap();
     assert!(long.result.text.len() <= 200);
@@ -373,10 +382,10 @@ async fn mcp_results_and_arguments_follow_the_limits() {
         python,
         [mcp_common::fixture("fault_server.py"), "huge".to_owned()],
     )
-    .timeout(Duration::from_secs(30))
+    .with_timeout(Duration::from_secs(30))
     // The client's own cap (an error result beyond it) is lifted: the agent's cut applies.
-    .max_result_chars(10_000_000)
-    .collapse(false)
+    .with_max_result_chars(10_000_000)
+    .without_collapse()
     .connect()
     .await
     .unwrap();

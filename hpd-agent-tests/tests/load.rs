@@ -68,9 +68,9 @@ fn notes() -> hpd_agent::DynamicHarness {
         },
     );
     HarnessBuilder::new("LoadNotes")
-        .collapse("Notes for the load test")
-        .tool(note)
-        .scoped_middleware_factory(Owner::new)
+        .with_collapse("Notes for the load test")
+        .with_tool(note)
+        .with_scoped_middleware_factory(Owner::new)
         .build()
         .unwrap()
 }
@@ -219,7 +219,7 @@ impl ChatClient for LoadModel {
 fn agent(model: std::sync::Arc<LoadModel>) -> Agent {
     AgentBuilder::new()
         .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
-        .with_tool_harness_with::<LoadMath>(|o| o.add_scoped_middleware(Counter(&SCOPED_CALLS)))
+        .with_tool_harness_options::<LoadMath>(|o| o.with_scoped_middleware(Counter(&SCOPED_CALLS)))
         .with_harness(notes())
         .with_middleware(Counter(&GLOBAL_CALLS))
         .with_shared_chat_client(model)

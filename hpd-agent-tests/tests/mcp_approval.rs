@@ -73,15 +73,15 @@ async fn serve() -> (hpd_agent::mcp::McpHttpServer, Arc<Mutex<Vec<String>>>) {
             }
         },
     )
-    .requires_approval();
+    .with_approval_required();
     let look = Tool::new("look", "Looks", json!({"type": "object"}), |_, _| async {
         ToolResult::ok("all fine")
     });
     let agent = AgentBuilder::new()
         .with_harness(
             HarnessBuilder::new("Disks")
-                .tool(wipe)
-                .tool(look)
+                .with_tool(wipe)
+                .with_tool(look)
                 .build()
                 .unwrap(),
         )
@@ -89,7 +89,7 @@ async fn serve() -> (hpd_agent::mcp::McpHttpServer, Arc<Mutex<Vec<String>>>) {
         .build()
         .unwrap();
     let server = McpServer::new(agent)
-        .bearer_token(TOKEN)
+        .with_bearer_token(TOKEN)
         .serve_http("127.0.0.1:0".parse().unwrap())
         .await
         .unwrap();
@@ -208,7 +208,7 @@ async fn a_client_without_elicitation_is_refused_with_a_clear_error() {
 
     // This crate's own MCP client declares no elicitation either: it gets the same error.
     let harness = McpHarness::http("Remote", server.url())
-        .header("Authorization", format!("Bearer {TOKEN}"))
+        .with_header("Authorization", format!("Bearer {TOKEN}"))
         .connect()
         .await
         .unwrap();
@@ -219,7 +219,7 @@ async fn a_client_without_elicitation_is_refused_with_a_clear_error() {
         .unwrap();
     let outcome = agent
         .flat_tool_session()
-        .call("wipe", r#"{"disk": "sdc"}"#, "c1")
+        .call_tool("c1", "wipe", r#"{"disk": "sdc"}"#)
         .await
         .unwrap();
     assert!(outcome.result.is_error);

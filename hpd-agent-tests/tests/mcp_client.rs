@@ -113,9 +113,9 @@ async fn filesystem_server_reads_a_file_the_test_wrote() {
     command.push(dir.to_string_lossy().into_owned());
 
     let harness = stdio("Files", &command)
-        .description("Read files of the test directory")
-        .functions(["read_text_file", "list_directory"])
-        .timeout(Duration::from_secs(30))
+        .with_collapse("Read files of the test directory")
+        .with_functions(["read_text_file", "list_directory"])
+        .with_timeout(Duration::from_secs(30))
         .connect()
         .await
         .unwrap();
@@ -167,7 +167,7 @@ async fn an_allowlisted_function_the_server_lacks_fails_connect() {
     let dir = temp_dir("fs-allow");
     command.push(dir.to_string_lossy().into_owned());
     let error = stdio("Files", &command)
-        .functions(["read_text_file", "delete_everything"])
+        .with_functions(["read_text_file", "delete_everything"])
         .connect()
         .await
         .unwrap_err();
@@ -186,7 +186,7 @@ async fn time_server_as_a_plain_harness_tells_the_time() {
         return;
     };
     let harness = stdio("Time", &command)
-        .collapse(false)
+        .without_collapse()
         .connect()
         .await
         .unwrap();
@@ -264,7 +264,7 @@ async fn streamable_http_server_of_the_python_sdk() {
     let Some(python) = python(true) else { return };
     let server = start_python_http_server(&python);
     let harness = McpHarness::http("Calculator", server.url.clone())
-        .header("X-Test", "hpd-agent")
+        .with_header("X-Test", "hpd-agent")
         .connect()
         .await
         .unwrap();
@@ -300,7 +300,7 @@ async fn streamable_http_server_of_the_python_sdk() {
 async fn an_unreachable_http_server_fails_connect_with_a_clear_error() {
     let port = free_port();
     let error = McpHarness::http("Gone", format!("http://127.0.0.1:{port}/mcp"))
-        .timeout(Duration::from_secs(5))
+        .with_timeout(Duration::from_secs(5))
         .connect()
         .await
         .unwrap_err();

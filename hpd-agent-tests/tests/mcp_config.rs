@@ -20,7 +20,10 @@ fn local_echo() -> hpd_agent::DynamicHarness {
         json!({"type": "object"}),
         |_, _| async { ToolResult::ok("local") },
     );
-    HarnessBuilder::new("Local").tool(echo).build().unwrap()
+    HarnessBuilder::new("Local")
+        .with_tool(echo)
+        .build()
+        .unwrap()
 }
 
 #[test]
@@ -103,7 +106,7 @@ async fn a_connected_harness_that_collides_fails_the_build_naming_both() {
         python,
         [fixture("fault_server.py"), "list-changed".to_owned()],
     )
-    .collapse(false)
+    .without_collapse()
     .connect()
     .await
     .unwrap();

@@ -80,12 +80,12 @@ async fn a_configured_server_signs_in_when_it_is_refused() {
         |_, _| async { ToolResult::ok("hello") },
     );
     let served = AgentBuilder::new()
-        .with_harness(HarnessBuilder::new("G").tool(hello).build().unwrap())
+        .with_harness(HarnessBuilder::new("G").with_tool(hello).build().unwrap())
         .with_chat_client(ScriptedChatClient::new())
         .build()
         .unwrap();
     let server = McpServer::new(served)
-        .oauth(ProtectedResource::new(
+        .with_oauth(ProtectedResource::new(
             "http://127.0.0.1:9",
             StaticTokenVerifier::new("never-given-token"),
         ))

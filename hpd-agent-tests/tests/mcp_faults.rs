@@ -25,8 +25,8 @@ fn fault(mode: &str) -> Option<(McpHarness, PathBuf)> {
         python,
         [fixture("fault_server.py"), mode.to_owned()],
     )
-    .env("FAULT_SERVER_LOG", log.to_string_lossy())
-    .timeout(Duration::from_secs(20));
+    .with_env("FAULT_SERVER_LOG", log.to_string_lossy())
+    .with_timeout(Duration::from_secs(20));
     Some((harness, log))
 }
 
@@ -56,7 +56,7 @@ async fn a_server_that_exits_mid_turn_gets_error_results_and_is_restarted_next_t
     let Some((harness, log)) = fault("crash") else {
         return;
     };
-    let harness = harness.collapse(false).connect().await.unwrap();
+    let harness = harness.without_collapse().connect().await.unwrap();
     let model = ScriptedChatClient::with_replies([
         ChatResponse::tool_calls(vec![ToolCall::new("c1", "crash", "{}")]),
         call("c2", "echo", r#"{"text": "after the crash"}"#),
@@ -101,8 +101,8 @@ async fn a_server_that_stops_answering_times_out_and_is_restarted_next_turn() {
         return;
     };
     let harness = harness
-        .timeout(Duration::from_millis(1500))
-        .collapse(false)
+        .with_timeout(Duration::from_millis(1500))
+        .without_collapse()
         .connect()
         .await
         .unwrap();
@@ -171,7 +171,7 @@ async fn a_tool_list_that_turns_malformed_gives_error_results_and_the_run_goes_o
     let Some((harness, _)) = fault("malformed-later") else {
         return;
     };
-    let harness = harness.collapse(false).connect().await.unwrap();
+    let harness = harness.without_collapse().connect().await.unwrap();
     let model = ScriptedChatClient::with_replies([
         call("c1", "break_list", "{}"),
         ChatResponse::text("broken"),
@@ -208,7 +208,7 @@ async fn a_huge_result_is_an_error_result() {
     let Some((harness, _)) = fault("huge") else {
         return;
     };
-    let harness = harness.collapse(false).connect().await.unwrap();
+    let harness = harness.without_collapse().connect().await.unwrap();
     let model = ScriptedChatClient::with_replies([
         ChatResponse::tool_calls(vec![
             ToolCall::new("c1", "huge", r#"{"size": 2000000}"#),
@@ -264,7 +264,7 @@ async fn invalid_tool_names_are_exposed_as_harness_underscore_tool() {
     let Some((harness, _)) = fault("names") else {
         return;
     };
-    let harness = harness.collapse(false).connect().await.unwrap();
+    let harness = harness.without_collapse().connect().await.unwrap();
     let long = format!("Fault_{}", "n".repeat(58));
     assert_eq!(long.len(), 64);
     assert_eq!(

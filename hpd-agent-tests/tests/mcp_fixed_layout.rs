@@ -32,7 +32,7 @@ async fn served(
         .build()
         .unwrap();
     McpServer::new(agent)
-        .bearer_token(TOKEN)
+        .with_bearer_token(TOKEN)
         .serve_http("127.0.0.1:0".parse().unwrap())
         .await
         .unwrap()
@@ -60,8 +60,8 @@ async fn fixed_is_served_without_list_changed_and_hide_sends_it() {
         let server = served(layout, deferred).await;
         let name = format!("Fixed{layout}");
         let client = McpHarness::http(name.clone(), server.url())
-            .header("Authorization", format!("Bearer {TOKEN}"))
-            .collapse(false)
+            .with_header("Authorization", format!("Bearer {TOKEN}"))
+            .without_collapse()
             .connect()
             .await
             .unwrap();
@@ -82,7 +82,7 @@ async fn fixed_is_served_without_list_changed_and_hide_sends_it() {
             .build()
             .unwrap()
             .tool_session();
-        let opened = tools.call(list[2], "{}", "m1").await.unwrap();
+        let opened = tools.call_tool("m1", list[2], "{}").await.unwrap();
         assert!(!opened.result.is_error, "{}", opened.result.text);
         assert!(
             opened.result.text.starts_with("MathTools expanded. Available functions: add, multiply, divide\n\nCall them with call_function"),
@@ -90,10 +90,10 @@ async fn fixed_is_served_without_list_changed_and_hide_sends_it() {
             opened.result.text
         );
         let sum = tools
-            .call(
+            .call_tool(
+                "m2",
                 list[3],
                 r#"{"name": "add", "arguments": {"a": 40, "b": 2}}"#,
-                "m2",
             )
             .await
             .unwrap();
@@ -111,8 +111,8 @@ async fn fixed_is_served_without_list_changed_and_hide_sends_it() {
 
     let server = served(CollapsingLayout::Hide, DeferredTools::Unsupported).await;
     let client = McpHarness::http("Hidden", server.url())
-        .header("Authorization", format!("Bearer {TOKEN}"))
-        .collapse(false)
+        .with_header("Authorization", format!("Bearer {TOKEN}"))
+        .without_collapse()
         .connect()
         .await
         .unwrap();
@@ -126,7 +126,7 @@ async fn fixed_is_served_without_list_changed_and_hide_sends_it() {
         client.tool_names(),
         ["get_weather", "get_forecast", "MathTools"]
     );
-    tools.call("MathTools", "{}", "h1").await.unwrap();
+    tools.call_tool("h1", "MathTools", "{}").await.unwrap();
     let mut waited = 0;
     while notifications(recorder, "Hidden") == 0 && waited < 50 {
         tokio::time::sleep(Duration::from_millis(100)).await;

@@ -34,12 +34,12 @@ async fn served(runs: Arc<AtomicUsize>) -> McpHttpServer {
         },
     );
     let agent = AgentBuilder::new()
-        .with_harness(HarnessBuilder::new("Math").tool(add).build().unwrap())
+        .with_harness(HarnessBuilder::new("Math").with_tool(add).build().unwrap())
         .with_chat_client(ScriptedChatClient::new())
         .build()
         .unwrap();
     McpServer::new(agent)
-        .allow_unauthenticated()
+        .with_unauthenticated_access()
         .serve_http(SocketAddr::from(([127, 0, 0, 1], 0)))
         .await
         .unwrap()
@@ -141,7 +141,7 @@ async fn call_through_proxy(drops: usize) -> ((String, bool), usize, usize) {
     let server = served(runs.clone()).await;
     let (url, dropped) = closing_proxy(&server.url(), drops).await;
     let math = McpHarness::http("Math", url)
-        .collapse(false)
+        .without_collapse()
         .connect()
         .await
         .unwrap_or_else(|e| panic!("connecting through the proxy failed: {e}"));

@@ -71,10 +71,10 @@ async fn the_memory_store_round_trips() {
 async fn no_token_or_client_secret_shows_in_debug() {
     let redirect = LoopbackRedirect::bind(0).await.unwrap();
     let oauth = McpOAuth::new(redirect)
-        .client_id("backend")
-        .client_secret(SECRET)
-        .scopes(["tools"]);
-    let harness = McpHarness::http("Remote", "http://127.0.0.1:9/mcp").oauth(oauth.clone());
+        .with_client_id("backend")
+        .with_client_secret(SECRET)
+        .with_scopes(["tools"]);
+    let harness = McpHarness::http("Remote", "http://127.0.0.1:9/mcp").with_oauth(oauth.clone());
     let store = MemoryTokenStore::new();
     store.save(tokens()).await.unwrap();
     for text in [

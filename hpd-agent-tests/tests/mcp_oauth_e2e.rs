@@ -79,7 +79,7 @@ async fn serve(
         JwtVerifier::discover(issuer)
             .await
             .unwrap()
-            .leeway(Duration::ZERO),
+            .with_leeway(Duration::ZERO),
     );
     let whoami = Tool::new(
         "whoami",
@@ -88,12 +88,19 @@ async fn serve(
         |_, _| async { ToolResult::ok("hello, signed-in user") },
     );
     let agent = AgentBuilder::new()
-        .with_harness(HarnessBuilder::new("Greeter").tool(whoami).build().unwrap())
+        .with_harness(
+            HarnessBuilder::new("Greeter")
+                .with_tool(whoami)
+                .build()
+                .unwrap(),
+        )
         .with_chat_client(ScriptedChatClient::new())
         .build()
         .unwrap();
     McpServer::new(agent)
-        .oauth(ProtectedResource::new(issuer, verifier).required_scopes(scopes.iter().copied()))
+        .with_oauth(
+            ProtectedResource::new(issuer, verifier).with_required_scopes(scopes.iter().copied()),
+        )
         .serve_http("127.0.0.1:0".parse().unwrap())
         .await
         .unwrap()
@@ -141,11 +148,11 @@ async fn the_client_signs_in_to_the_server_with_tokens_of_a_real_authorization_s
     let browser = Browser::default();
     let sign_ins = browser.sign_ins.clone();
     let oauth = McpOAuth::new(browser)
-        .client_name("hpd-agent e2e test")
-        .token_store(SharedStore(store.clone()));
+        .with_client_name("hpd-agent e2e test")
+        .with_token_store(SharedStore(store.clone()));
     let harness = McpHarness::http("Greeter", server.url())
-        .oauth(oauth)
-        .collapse(false)
+        .with_oauth(oauth)
+        .without_collapse()
         .connect()
         .await
         .unwrap();
@@ -166,7 +173,7 @@ async fn the_client_signs_in_to_the_server_with_tokens_of_a_real_authorization_s
         .build()
         .unwrap();
     let tools = agent.flat_tool_session();
-    let called = tools.call("whoami", "{}", "c1").await.unwrap();
+    let called = tools.call_tool("c1", "whoami", "{}").await.unwrap();
     assert_eq!(
         (called.result.text.as_str(), called.result.is_error),
         ("hello, signed-in user", false)
@@ -176,7 +183,7 @@ async fn the_client_signs_in_to_the_server_with_tokens_of_a_real_authorization_s
     // The token lives HPD_OIDC_ACCESS_TOKEN_TTL (10) seconds; close to its end the client
     // refreshes it, without a new sign-in.
     tokio::time::sleep(Duration::from_secs(7)).await;
-    let called = tools.call("whoami", "{}", "c2").await.unwrap();
+    let called = tools.call_tool("c2", "whoami", "{}").await.unwrap();
     assert!(!called.result.is_error, "{}", called.result.text);
     let refreshed = access_token(&store).await;
     assert_ne!(refreshed, first_token, "the access token was refreshed");
@@ -186,7 +193,7 @@ async fn the_client_signs_in_to_the_server_with_tokens_of_a_real_authorization_s
     assert_eq!(status_with(&server, &refreshed).await, 200);
     let elsewhere = serve(
         &issuer,
-        |v| v.audience("http://127.0.0.1:1/other"),
+        |v| v.with_audience("http://127.0.0.1:1/other"),
         &["mcp:tools"],
     )
     .await;
@@ -197,7 +204,7 @@ async fn the_client_signs_in_to_the_server_with_tokens_of_a_real_authorization_s
     );
     let admin = serve(
         &issuer,
-        |v| v.audience(server.url()),
+        |v| v.with_audience(server.url()),
         &["mcp:tools", "mcp:admin"],
     )
     .await;

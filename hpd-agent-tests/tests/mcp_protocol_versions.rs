@@ -17,9 +17,9 @@ async fn serve(flat: bool, collapse: bool) -> McpHttpServer {
         json!({"type": "object"}),
         |_, _| async { ToolResult::ok("pong") },
     );
-    let mut harness = HarnessBuilder::new("Net").tool(ping);
+    let mut harness = HarnessBuilder::new("Net").with_tool(ping);
     if collapse {
-        harness = harness.collapse("Network checks");
+        harness = harness.with_collapse("Network checks");
     }
     let agent = AgentBuilder::new()
         .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
@@ -27,9 +27,14 @@ async fn serve(flat: bool, collapse: bool) -> McpHttpServer {
         .with_chat_client(ScriptedChatClient::new())
         .build()
         .unwrap();
-    McpServer::new(agent)
-        .flat(flat)
-        .allow_unauthenticated()
+    let server = McpServer::new(agent);
+    let server = if flat {
+        server.without_collapse()
+    } else {
+        server
+    };
+    server
+        .with_unauthenticated_access()
         .serve_http("127.0.0.1:0".parse().unwrap())
         .await
         .unwrap()
@@ -73,7 +78,7 @@ async fn a_flat_server_speaks_2026_07_28_and_a_collapsing_one_2025_11_25() {
     // McpHarness works with both, and sees the collapsing server's container.
     for (server, tools) in [(&flat, vec!["ping"]), (&collapsing, vec!["Net"])] {
         let harness = McpHarness::http("Remote", server.url())
-            .collapse(false)
+            .without_collapse()
             .connect()
             .await
             .unwrap();

@@ -51,9 +51,9 @@ fn harnesses(runs: Arc<AtomicUsize>) -> (DynamicHarness, DynamicHarness) {
         }
     });
     let math = HarnessBuilder::new("Math")
-        .collapse("Arithmetic")
-        .tool(add)
-        .scoped_middleware(Audit)
+        .with_collapse("Arithmetic")
+        .with_tool(add)
+        .with_scoped_middleware(Audit)
         .build()
         .unwrap();
     let echo = Tool::new(
@@ -62,7 +62,7 @@ fn harnesses(runs: Arc<AtomicUsize>) -> (DynamicHarness, DynamicHarness) {
         json!({"type": "object", "properties": {"text": {"type": "string"}}}),
         |args, _ctx| async move { ToolResult::ok(args["text"].as_str().unwrap_or_default()) },
     );
-    let plain = HarnessBuilder::new("Echo").tool(echo).build().unwrap();
+    let plain = HarnessBuilder::new("Echo").with_tool(echo).build().unwrap();
     (math, plain)
 }
 
@@ -80,8 +80,8 @@ fn served_agent(runs: Arc<AtomicUsize>) -> Agent {
 /// [`served_agent`] served flat over HTTP on loopback, behind [`TOKEN`].
 async fn serve_flat(runs: &Arc<AtomicUsize>) -> McpHttpServer {
     McpServer::new(served_agent(Arc::clone(runs)))
-        .flat(true)
-        .bearer_token(TOKEN)
+        .without_collapse()
+        .with_bearer_token(TOKEN)
         .serve_http(loopback())
         .await
         .unwrap()
@@ -103,7 +103,7 @@ async fn serve_http_needs_a_token_unless_told_otherwise() {
     );
 
     let empty = McpServer::new(agent.clone())
-        .bearer_token(" ")
+        .with_bearer_token(" ")
         .serve_http(loopback())
         .await
         .unwrap_err();
@@ -113,8 +113,8 @@ async fn serve_http_needs_a_token_unless_told_otherwise() {
     );
 
     let origin = McpServer::new(agent.clone())
-        .bearer_token(TOKEN)
-        .allow_origin("app.example.com")
+        .with_bearer_token(TOKEN)
+        .with_allowed_origin("app.example.com")
         .serve_http(loopback())
         .await
         .unwrap_err();
@@ -126,7 +126,7 @@ async fn serve_http_needs_a_token_unless_told_otherwise() {
     );
 
     let open = McpServer::new(agent)
-        .allow_unauthenticated()
+        .with_unauthenticated_access()
         .serve_http(loopback())
         .await
         .unwrap();
@@ -143,7 +143,7 @@ async fn an_agent_served_flat_over_http_is_a_harness_of_another_agent() {
     let runs = Arc::new(AtomicUsize::new(0));
     let server = serve_flat(&runs).await;
     let remote = McpHarness::http("Remote", server.url())
-        .header("Authorization", format!("Bearer {TOKEN}"))
+        .with_header("Authorization", format!("Bearer {TOKEN}"))
         .connect()
         .await
         .unwrap();
@@ -182,14 +182,14 @@ async fn an_agent_served_flat_over_http_is_a_harness_of_another_agent() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn collapsing_is_per_session_and_expansion_sends_list_changed() {
     let server = McpServer::new(served_agent(Arc::default()))
-        .bearer_token(TOKEN)
+        .with_bearer_token(TOKEN)
         .serve_http(loopback())
         .await
         .unwrap();
     let connect = |name: &'static str| {
         McpHarness::http(name, server.url())
-            .header("Authorization", format!("Bearer {TOKEN}"))
-            .collapse(false)
+            .with_header("Authorization", format!("Bearer {TOKEN}"))
+            .without_collapse()
             .connect()
     };
     let first = connect("First").await.unwrap();

@@ -25,12 +25,17 @@ async fn serve(resource: ProtectedResource) -> McpHttpServer {
         |_, _| async { ToolResult::ok("hello") },
     );
     let agent = AgentBuilder::new()
-        .with_harness(HarnessBuilder::new("Greeter").tool(hello).build().unwrap())
+        .with_harness(
+            HarnessBuilder::new("Greeter")
+                .with_tool(hello)
+                .build()
+                .unwrap(),
+        )
         .with_chat_client(ScriptedChatClient::new())
         .build()
         .unwrap();
     McpServer::new(agent)
-        .oauth(resource)
+        .with_oauth(resource)
         .serve_http("127.0.0.1:0".parse().unwrap())
         .await
         .unwrap()
@@ -66,8 +71,8 @@ async fn metadata_and_challenges_name_the_resource() {
             ISSUER,
             StaticTokenVerifier::new("scoped-token").with_scopes(["tools"]),
         )
-        .required_scopes(["tools"])
-        .scopes_supported(["offline_access"]),
+        .with_required_scopes(["tools"])
+        .with_scopes_supported(["offline_access"]),
     )
     .await;
     let metadata_url = format!(
@@ -107,7 +112,7 @@ async fn metadata_and_challenges_name_the_resource() {
 
     // The project's client with the token lists the tools.
     let remote = McpHarness::http("Remote", server.url())
-        .header("Authorization", "Bearer scoped-token")
+        .with_header("Authorization", "Bearer scoped-token")
         .connect()
         .await
         .unwrap();
@@ -122,7 +127,7 @@ async fn a_token_without_a_required_scope_gets_403() {
             ISSUER,
             StaticTokenVerifier::new("narrow-token").with_scopes(["read"]),
         )
-        .required_scopes(["read", "tools"]),
+        .with_required_scopes(["read", "tools"]),
     )
     .await;
     let (status, challenge) = post(&server, Some("narrow-token")).await;
@@ -178,7 +183,8 @@ async fn jwt_access_tokens_are_checked_for_issuer_audience_expiry_and_scope() {
         .mount(&jwks)
         .await;
     let verifier = JwtVerifier::new(ISSUER, format!("{}/jwks", jwks.uri()));
-    let server = serve(ProtectedResource::new(ISSUER, verifier).required_scopes(["tools"])).await;
+    let server =
+        serve(ProtectedResource::new(ISSUER, verifier).with_required_scopes(["tools"])).await;
     let resource = server.url();
     let claims = |aud: &str, exp: u64, scope: &str, iss: &str| json!({"iss": iss, "aud": aud, "exp": exp, "sub": "alice", "scope": scope, "client_id": "app"});
     let good = signer.token("k1", claims(&resource, now() + 600, "tools other", ISSUER));
@@ -224,7 +230,7 @@ async fn the_jwt_verifier_reads_what_the_token_grants() {
         .mount(&jwks)
         .await;
     let verifier = JwtVerifier::new(ISSUER, format!("{}/jwks", jwks.uri()))
-        .audience("https://tools.example.test/mcp");
+        .with_audience("https://tools.example.test/mcp");
     let exp = now() + 60;
     let token = signer.token(
         "k2",

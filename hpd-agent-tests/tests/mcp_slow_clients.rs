@@ -25,19 +25,19 @@ fn server(configure: impl FnOnce(McpServer) -> McpServer) -> McpServer {
         |_, _| async { ToolResult::ok("pong") },
     );
     let agent = AgentBuilder::new()
-        .with_harness(HarnessBuilder::new("Net").tool(ping).build().unwrap())
+        .with_harness(HarnessBuilder::new("Net").with_tool(ping).build().unwrap())
         .with_chat_client(ScriptedChatClient::new())
         .build()
         .unwrap();
-    configure(McpServer::new(agent).bearer_token(TOKEN))
+    configure(McpServer::new(agent).with_bearer_token(TOKEN))
 }
 
 /// A normal client: connects, lists and calls `ping`.
 async fn normal_call(server: &McpHttpServer) -> Duration {
     let started = Instant::now();
     let harness = McpHarness::http("Net", server.url())
-        .header("Authorization", format!("Bearer {TOKEN}"))
-        .collapse(false)
+        .with_header("Authorization", format!("Bearer {TOKEN}"))
+        .without_collapse()
         .connect()
         .await
         .unwrap();
@@ -48,7 +48,7 @@ async fn normal_call(server: &McpHttpServer) -> Duration {
         .unwrap();
     let outcome = agent
         .flat_tool_session()
-        .call("ping", "{}", "c1")
+        .call_tool("c1", "ping", "{}")
         .await
         .unwrap();
     assert_eq!(outcome.result.text, "pong");
@@ -71,9 +71,9 @@ async fn closed_within(stream: &mut TcpStream, wait: Duration) -> bool {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn half_open_connections_are_dropped_at_the_header_timeout_and_others_are_served() {
     let served = server(|s| {
-        s.header_read_timeout(Duration::from_secs(2))
-            .idle_timeout(Duration::from_secs(30))
-            .max_connections(HALF_OPEN + 100)
+        s.with_header_read_timeout(Duration::from_secs(2))
+            .with_idle_timeout(Duration::from_secs(30))
+            .with_max_connections(HALF_OPEN + 100)
     })
     .serve_http("127.0.0.1:0".parse().unwrap())
     .await
@@ -111,8 +111,8 @@ async fn half_open_connections_are_dropped_at_the_header_timeout_and_others_are_
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn silent_connections_are_dropped_at_the_idle_timeout() {
     let served = server(|s| {
-        s.header_read_timeout(Duration::from_secs(2))
-            .idle_timeout(Duration::from_secs(1))
+        s.with_header_read_timeout(Duration::from_secs(2))
+            .with_idle_timeout(Duration::from_secs(1))
     })
     .serve_http("127.0.0.1:0".parse().unwrap())
     .await
@@ -134,7 +134,7 @@ async fn silent_connections_are_dropped_at_the_idle_timeout() {
 async fn connections_beyond_the_cap_are_closed_with_a_log_line() {
     let recorder = support::Recorder::leak();
     let _guard = tracing::subscriber::set_default(recorder);
-    let served = server(|s| s.max_connections(8))
+    let served = server(|s| s.with_max_connections(8))
         .serve_http("127.0.0.1:0".parse().unwrap())
         .await
         .unwrap();

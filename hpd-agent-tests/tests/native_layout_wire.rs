@@ -379,18 +379,16 @@ async fn anthropic_defers_members_and_a_container_result_references_them() {
 async fn the_anthropic_checker_refuses_a_deferred_tool_called_before_its_reference() {
     let served = serve("/v1/messages", check_anthropic, vec![]).await;
     let client = anthropic_client(&served.server);
-    let add = Arc::new(hpd_agent::ToolDefinition {
-        name: "add".into(),
-        description: "Adds".into(),
-        parameters: Arc::new(json!({"type": "object"})),
-        output_schema: None,
-    });
-    let container = Arc::new(hpd_agent::ToolDefinition {
-        name: "MathTools".into(),
-        description: "Math".into(),
-        parameters: Arc::new(json!({"type": "object", "properties": {}})),
-        output_schema: None,
-    });
+    let add = Arc::new(hpd_agent::ToolDefinition::new(
+        "add",
+        "Adds",
+        json!({"type": "object"}),
+    ));
+    let container = Arc::new(hpd_agent::ToolDefinition::new(
+        "MathTools",
+        "Math",
+        json!({"type": "object", "properties": {}}),
+    ));
     let groups = [hpd_agent::DeferredGroup::new(
         "MathTools",
         "Math",
@@ -702,12 +700,11 @@ async fn responses_sends_namespaces_and_answers_a_client_tool_search() {
 async fn the_responses_checker_refuses_a_deferred_function_called_before_it_was_loaded() {
     let served = serve("/responses", check_responses, vec![]).await;
     let client = responses_client(&served.server);
-    let add = Arc::new(hpd_agent::ToolDefinition {
-        name: "add".into(),
-        description: "Adds".into(),
-        parameters: Arc::new(json!({"type": "object"})),
-        output_schema: None,
-    });
+    let add = Arc::new(hpd_agent::ToolDefinition::new(
+        "add",
+        "Adds",
+        json!({"type": "object"}),
+    ));
     let groups = [hpd_agent::DeferredGroup::new(
         "MathTools",
         "Math",

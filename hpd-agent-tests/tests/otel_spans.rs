@@ -179,29 +179,19 @@ fn script() -> ScriptedChatClient {
             ToolCall::new("c1", "MathTools", "{}"),
             ToolCall::new("c2", "read_file", r#"{"path": "notes.txt"}"#),
         ])
-        .with_usage(Usage {
-            input_tokens: 100,
-            output_tokens: 5,
-            ..Usage::default()
-        }),
+        .with_usage(Usage::new(100, 5)),
         ChatResponse::tool_calls(vec![
             ToolCall::new("c3", "divide", r#"{"a": 1, "b": 0}"#),
             ToolCall::new("c4", "multiply", r#"{"a": 2, "b": 3}"#),
             ToolCall::new("c5", "no_such_tool", "{}"),
             ToolCall::new("c6", "add", r#"{"a": 1, "b": 2}"#),
         ])
-        .with_usage(Usage {
-            input_tokens: 150,
-            cached_input_tokens: 120,
-            output_tokens: 9,
-            ..Usage::default()
-        }),
-        ChatResponse::text("3").with_usage(Usage {
-            input_tokens: 200,
-            cached_input_tokens: 150,
-            output_tokens: 2,
-            reasoning_tokens: 1,
-        }),
+        .with_usage(Usage::new(150, 9).with_cached_input_tokens(120)),
+        ChatResponse::text("3").with_usage(
+            Usage::new(200, 2)
+                .with_cached_input_tokens(150)
+                .with_reasoning_tokens(1),
+        ),
     ])
     .with_model("scripted-1")
 }
@@ -552,18 +542,18 @@ async fn mcp_calls_carry_the_trace_context_to_the_served_harness() {
         },
     );
     let served = AgentBuilder::new()
-        .with_harness(HarnessBuilder::new("Loud").tool(echo).build().unwrap())
+        .with_harness(HarnessBuilder::new("Loud").with_tool(echo).build().unwrap())
         .with_chat_client(ScriptedChatClient::new())
         .build()
         .unwrap();
     let server = McpServer::new(served)
-        .allow_unauthenticated()
+        .with_unauthenticated_access()
         .serve_http("127.0.0.1:0".parse().unwrap())
         .await
         .unwrap();
     let remote = McpHarness::http("Remote", server.url())
-        .header("Authorization", "Bearer mcp-otel-planted-secret-8Kq1")
-        .collapse(false)
+        .with_header("Authorization", "Bearer mcp-otel-planted-secret-8Kq1")
+        .without_collapse()
         .connect()
         .await
         .unwrap();
@@ -748,12 +738,17 @@ async fn the_server_reads_the_trace_context_from_meta_on_the_wire() {
         },
     );
     let served = AgentBuilder::new()
-        .with_harness(HarnessBuilder::new("Quiet").tool(tool).build().unwrap())
+        .with_harness(
+            HarnessBuilder::new("Quiet")
+                .with_tool(tool)
+                .build()
+                .unwrap(),
+        )
         .with_chat_client(ScriptedChatClient::new())
         .build()
         .unwrap();
     let server = McpServer::new(served)
-        .allow_unauthenticated()
+        .with_unauthenticated_access()
         .serve_http("127.0.0.1:0".parse().unwrap())
         .await
         .unwrap();
@@ -881,7 +876,7 @@ fn approval_decisions_are_on_the_call_spans() {
             ToolResult::ok(format!("deleted {}", args["name"].as_str().unwrap_or("?")))
         },
     )
-    .requires_approval();
+    .with_approval_required();
     let model = ScriptedChatClient::with_replies([
         ChatResponse::tool_calls(vec![
             ToolCall::new("a1", "delete", r#"{"name": "old"}"#),
@@ -891,7 +886,12 @@ fn approval_decisions_are_on_the_call_spans() {
     ]);
     let agent = AgentBuilder::new()
         .with_name("gatekeeper")
-        .with_harness(HarnessBuilder::new("Records").tool(delete).build().unwrap())
+        .with_harness(
+            HarnessBuilder::new("Records")
+                .with_tool(delete)
+                .build()
+                .unwrap(),
+        )
         .with_chat_client(model)
         .build()
         .unwrap();

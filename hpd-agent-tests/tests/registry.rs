@@ -581,16 +581,10 @@ async fn fixture_middleware_numbers_instances_and_logs_hooks() {
         .expect("DbAuditMiddleware");
     let first = (spec.create)(&json!({})).unwrap();
     let second = (spec.create)(&json!({"AuditLevel": "Detailed"})).unwrap();
-    let turn = TurnInfo {
-        agent_name: String::new(),
-        user_message: "hi".to_owned(),
-    };
+    let turn = TurnInfo::new("", "hi");
     first.before_message_turn(&turn).await.unwrap();
     second.before_message_turn(&turn).await.unwrap();
-    let iteration = IterationInfo {
-        iteration: 1,
-        visible_tools: Vec::new(),
-    };
+    let iteration = IterationInfo::new(1, Vec::new());
     let global = hpd_agent_tests::RecordingMiddleware::new("G").blocking(["echo"]);
     global.before_iteration(&iteration).await.unwrap();
     global.after_iteration(&iteration).await.unwrap();

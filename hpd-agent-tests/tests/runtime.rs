@@ -31,6 +31,7 @@ fn assert_history_valid(history: &[ChatMessage]) {
                 pending.remove(0);
             }
             ChatMessage::User { .. } => assert!(pending.is_empty(), "unanswered calls {pending:?}"),
+            other => panic!("a message kind this check does not know: {other:?}"),
         }
     }
     assert!(pending.is_empty(), "unanswered calls {pending:?}");

@@ -109,9 +109,9 @@ async fn mcp_stdio(texts: &mut Texts) -> bool {
         python,
         [mcp_common::fixture("fault_server.py"), "crash".to_owned()],
     )
-    .env("FAULT_SECRET_TOKEN", SECRET)
-    .timeout(Duration::from_secs(20))
-    .collapse(false);
+    .with_env("FAULT_SECRET_TOKEN", SECRET)
+    .with_timeout(Duration::from_secs(20))
+    .without_collapse();
     texts.debug("mcp stdio harness", &harness);
     let harness = harness.connect().await.unwrap();
     texts.debug("mcp stdio dynamic harness", &harness);
@@ -156,9 +156,9 @@ async fn mcp_http(texts: &mut Texts) {
     let address = server.address();
     let url = format!("http://user:{SECRET}@{address}/mcp");
     let harness = McpHarness::http("Remote", &url)
-        .header("Authorization", format!("Bearer {SECRET}"))
-        .header("X-Api-Key", SECRET)
-        .timeout(Duration::from_secs(5));
+        .with_header("Authorization", format!("Bearer {SECRET}"))
+        .with_header("X-Api-Key", SECRET)
+        .with_timeout(Duration::from_secs(5));
     texts.debug("mcp http harness", &harness);
     let error = harness.connect().await.expect_err("the server refuses");
     texts.add("mcp http error", error.to_string());
@@ -171,13 +171,13 @@ async fn mcp_oauth_server(texts: &mut Texts) {
     let verifier = StaticTokenVerifier::new(SECRET).with_scopes(["tools"]);
     texts.debug("oauth", &verifier);
     let resource = ProtectedResource::new("https://auth.example.test", verifier)
-        .required_scopes(["tools", "more"]);
+        .with_required_scopes(["tools", "more"]);
     texts.debug("oauth", &resource);
     let agent = AgentBuilder::new()
         .with_chat_client(ScriptedChatClient::new())
         .build()
         .unwrap();
-    let server = McpServer::new(agent).oauth(resource);
+    let server = McpServer::new(agent).with_oauth(resource);
     texts.debug("oauth", &server);
     let server = server
         .serve_http("127.0.0.1:0".parse().unwrap())

@@ -106,20 +106,23 @@ fn no_oauth_secret_shows_anywhere() {
             |_, _| async { ToolResult::ok("hello") },
         );
         let served = AgentBuilder::new()
-            .with_harness(HarnessBuilder::new("G").tool(hello).build().unwrap())
+            .with_harness(HarnessBuilder::new("G").with_tool(hello).build().unwrap())
             .with_chat_client(ScriptedChatClient::new())
             .build()
             .unwrap();
         let server = McpServer::new(served)
-            .oauth(ProtectedResource::new(issuer.as_str(), verifier).required_scopes(["mcp:tools"]))
+            .with_oauth(
+                ProtectedResource::new(issuer.as_str(), verifier)
+                    .with_required_scopes(["mcp:tools"]),
+            )
             .serve_http("127.0.0.1:0".parse().unwrap())
             .await
             .unwrap();
         let store = Arc::new(MemoryTokenStore::new());
-        let oauth = McpOAuth::new(Browser).token_store(Shared(store.clone()));
+        let oauth = McpOAuth::new(Browser).with_token_store(Shared(store.clone()));
         let harness = McpHarness::http("Remote", server.url())
-            .oauth(oauth.clone())
-            .collapse(false)
+            .with_oauth(oauth.clone())
+            .without_collapse()
             .connect()
             .await
             .unwrap();
@@ -153,10 +156,10 @@ fn no_oauth_secret_shows_anywhere() {
         // A pre-registered client whose secret the authorization server does not know: the
         // sign-in fails, and the error does not quote the secret.
         let refused = McpHarness::http("Other", server.url())
-            .oauth(
+            .with_oauth(
                 McpOAuth::new(Browser)
-                    .client_id("unknown-client")
-                    .client_secret(CLIENT_SECRET),
+                    .with_client_id("unknown-client")
+                    .with_client_secret(CLIENT_SECRET),
             )
             .connect()
             .await

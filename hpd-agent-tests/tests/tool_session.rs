@@ -48,8 +48,8 @@ fn agent(lines: &Arc<Mutex<Vec<String>>>) -> hpd_agent::Agent {
         .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
         .with_tool_harness::<WeatherTools>()
         .with_tool_harness::<MathTools>()
-        .with_tool_harness_with::<DatabaseTools>(|o| {
-            o.add_scoped_middleware(Log {
+        .with_tool_harness_options::<DatabaseTools>(|o| {
+            o.with_scoped_middleware(Log {
                 label: "db",
                 lines: Arc::clone(lines),
             })
@@ -79,7 +79,7 @@ async fn calls_go_as_a_model_turn_would_go() {
     );
 
     // A container call expands and says so.
-    let opened = tools.call("MathTools", "{}", "c1").await.unwrap();
+    let opened = tools.call_tool("c1", "MathTools", "{}").await.unwrap();
     assert!(opened.expanded);
     assert_eq!(
         opened.result,
@@ -103,7 +103,7 @@ async fn calls_go_as_a_model_turn_would_go() {
     };
     assert_eq!(names(&opened), ["add", "multiply", "divide"]);
     assert_eq!(opened.revealed[0].parameters["required"], json!(["a", "b"]));
-    let again = tools.call("MathTools", "", "c2").await.unwrap();
+    let again = tools.call_tool("c2", "MathTools", "").await.unwrap();
     assert!(!again.expanded);
     assert_eq!(
         names(&again),
@@ -113,13 +113,13 @@ async fn calls_go_as_a_model_turn_would_go() {
 
     // A member runs through global middleware; a blocked one is blocked.
     let sum = tools
-        .call("add", r#"{"a": 2, "b": 3}"#, "c3")
+        .call_tool("c3", "add", r#"{"a": 2, "b": 3}"#)
         .await
         .unwrap();
     assert!(sum.revealed.is_empty());
     assert_eq!((sum.result, sum.expanded), (ToolResult::ok("5"), false));
     let blocked = tools
-        .call("multiply", r#"{"a": 2, "b": 3}"#, "c4")
+        .call_tool("c4", "multiply", r#"{"a": 2, "b": 3}"#)
         .await
         .unwrap();
     assert_eq!(
@@ -129,7 +129,7 @@ async fn calls_go_as_a_model_turn_would_go() {
 
     // A hidden member of another container, qualified: recovery expands it.
     let recovered = tools
-        .call("databasetools.query", r#"{"sql": "x"}"#, "c5")
+        .call_tool("c5", "databasetools.query", r#"{"sql": "x"}"#)
         .await
         .unwrap();
     assert!(recovered.expanded);
@@ -143,12 +143,12 @@ async fn calls_go_as_a_model_turn_would_go() {
     assert_eq!(tools.expanded(), ["MathTools", "DatabaseTools"]);
     // Now it runs through its scoped pipeline, innermost.
     let ran = tools
-        .call("query", r#"{"sql": "select 1"}"#, "c6")
+        .call_tool("c6", "query", r#"{"sql": "select 1"}"#)
         .await
         .unwrap();
     assert!(!ran.result.is_error, "{:?}", ran.result);
 
-    let unknown = tools.call("nope", "{}", "c7").await.unwrap();
+    let unknown = tools.call_tool("c7", "nope", "{}").await.unwrap();
     assert!(unknown.result.is_error);
     assert!(
         unknown.result.text.starts_with(
@@ -157,7 +157,7 @@ async fn calls_go_as_a_model_turn_would_go() {
         "{}",
         unknown.result.text
     );
-    let invalid = tools.call("add", "[1]", "c8").await.unwrap();
+    let invalid = tools.call_tool("c8", "add", "[1]").await.unwrap();
     assert_eq!(
         invalid.result,
         ToolResult::error("Invalid arguments for 'add': expected a JSON object, found an array")
@@ -193,7 +193,7 @@ async fn sessions_are_independent_and_flat_mode_lists_everything() {
     let agent = agent(&lines);
     let one = agent.tool_session();
     let two = agent.tool_session();
-    one.call("MathTools", "{}", "c1").await.unwrap();
+    one.call_tool("c1", "MathTools", "{}").await.unwrap();
     assert_eq!(one.expanded(), ["MathTools"]);
     assert!(two.expanded().is_empty());
 
@@ -210,10 +210,12 @@ async fn sessions_are_independent_and_flat_mode_lists_everything() {
             "query"
         ]
     );
-    let container = flat.call("MathTools", "{}", "c1").await.unwrap();
+    let container = flat.call_tool("c1", "MathTools", "{}").await.unwrap();
     assert!(container.result.is_error && !container.expanded);
     // Scoped middleware of a harness visible without expansion applies all along.
-    flat.call("query", r#"{"sql": "x"}"#, "c2").await.unwrap();
+    flat.call_tool("c2", "query", r#"{"sql": "x"}"#)
+        .await
+        .unwrap();
     assert_eq!(
         *lines.lock().unwrap(),
         [
@@ -241,12 +243,12 @@ async fn events_are_emitted_and_sub_agents_run() {
     let tools = agent.tool_session();
     assert_eq!(tools.visible_tool_names(), ["helper", "MathTools"]);
     let answer = tools
-        .call("helper", r#"{"input": "hi"}"#, "c1")
+        .call_tool("c1", "helper", r#"{"input": "hi"}"#)
         .await
         .unwrap();
     assert_eq!(answer.result, ToolResult::ok("child answer"));
     tools
-        .call("add", r#"{"a": 1, "b": 1}"#, "c2")
+        .call_tool("c2", "add", r#"{"a": 1, "b": 1}"#)
         .await
         .unwrap();
     let events = events.lock().unwrap();
@@ -275,8 +277,8 @@ async fn refresh_picks_up_a_changed_tool_list_and_cancellation_stops_calls() {
         })
     };
     let remote = HarnessBuilder::new("Remote")
-        .collapse("Remote tools")
-        .tool(tool("a"))
+        .with_collapse("Remote tools")
+        .with_tool(tool("a"))
         .build()
         .unwrap();
     let agent = AgentBuilder::new()
@@ -287,7 +289,7 @@ async fn refresh_picks_up_a_changed_tool_list_and_cancellation_stops_calls() {
         .unwrap();
     let token = CancellationToken::new();
     let tools = agent.tool_session().with_cancellation(token.clone());
-    tools.call("Remote", "{}", "c1").await.unwrap();
+    tools.call_tool("c1", "Remote", "{}").await.unwrap();
     assert_eq!(tools.visible_tool_names(), ["a"]);
     assert!(!tools.refresh().await);
 
@@ -303,7 +305,7 @@ async fn refresh_picks_up_a_changed_tool_list_and_cancellation_stops_calls() {
         "the expansion stays"
     );
 
-    let call = tools.call("b", "{}", "c2");
+    let call = tools.call_tool("c2", "b", "{}");
     let cancel = async {
         tokio::task::yield_now().await;
         token.cancel();
@@ -320,7 +322,7 @@ fn tool_sessions_and_their_calls_are_send() {
     let lines = Arc::new(Mutex::new(Vec::new()));
     let tools = agent(&lines).tool_session();
     send_sync(&tools);
-    let call = tools.call("add", "{}", "c1");
+    let call = tools.call_tool("c1", "add", "{}");
     send(&call);
     let refresh = tools.refresh();
     send(&refresh);

@@ -2,8 +2,8 @@
 //! such a call runs, and the decisions that resume them.
 //!
 //! A function needs approval when it is declared so (`#[ai_function(requires_approval)]`,
-//! [`Tool::requires_approval`](crate::Tool::requires_approval), a config entry's
-//! `requires_approval` list, [`HarnessOptions::require_approval`](crate::HarnessOptions::require_approval)),
+//! [`Tool::with_approval_required`](crate::Tool::with_approval_required), a config entry's
+//! `requires_approval` list, [`HarnessOptions::with_approval_required`](crate::HarnessOptions::with_approval_required)),
 //! or when a middleware's [`approval_required`](crate::Middleware::approval_required) hook
 //! decides so for one call from its arguments (a middleware can also waive a declared need).
 //!
@@ -29,7 +29,7 @@
 //! let delete = Tool::new("delete", "Deletes a file", json!({"type": "object"}), |args, _| async move {
 //!     ToolResult::ok(format!("deleted {}", args["path"].as_str().unwrap_or("?")))
 //! })
-//! .requires_approval();
+//! .with_approval_required();
 //! let model = ScriptedChatClient::with_replies([
 //!     ChatResponse::tool_calls(vec![ToolCall::new("c1", "delete", r#"{"path": "a.txt"}"#)]),
 //!     ChatResponse::text("Done."),

@@ -172,7 +172,7 @@
 //!
 //! An agent need not take every function of a harness: [`AgentBuilder::with_tool`] and
 //! [`AgentBuilder::with_tool_ref`] (`"Harness.function"`) register one function,
-//! [`HarnessOptions::functions`] a subset, and a config entry `{"name": ..., "functions": [...]}`
+//! [`HarnessOptions::with_functions`] a subset, and a config entry `{"name": ..., "functions": [...]}`
 //! the same. Registrations of one harness merge (whole wins over a selection, selections are
 //! united), and a collapsed harness registered in part stays collapsed behind a container that
 //! lists only the selected functions.
@@ -245,8 +245,8 @@
 //! ([`FunctionCall::block`]), wrap it ([`Middleware::wrap_function_call`]), rewrite its result
 //! ([`Middleware::after_function`]) or end the run with an error. *Global* middleware
 //! ([`AgentBuilder::with_middleware`]) sees every call; *scoped* middleware belongs to one
-//! harness (`#[collapse("...", middlewares = [Audit])]`, [`HarnessOptions::add_scoped_middleware`],
-//! [`HarnessBuilder::scoped_middleware`]) and sees only that harness's calls, created afresh at
+//! harness (`#[collapse("...", middlewares = [Audit])]`, [`HarnessOptions::with_scoped_middleware`],
+//! [`HarnessBuilder::with_scoped_middleware`]) and sees only that harness's calls, created afresh at
 //! each expansion. The [`middleware`] module gives the order of hooks and what their errors do.
 //!
 //! ```
@@ -297,7 +297,7 @@
 //! # Metadata and conditional functions
 //!
 //! A harness declared with `metadata = Type` gets a value of that type at registration
-//! ([`HarnessOptions::metadata`], or JSON `"metadata"` parsed into the type). Two things read
+//! ([`HarnessOptions::with_metadata`], or JSON `"metadata"` parsed into the type). Two things read
 //! it: `#[ai_function(condition = <expr>)]` leaves a function out of the agent when the
 //! expression over `metadata` is false, and `{metadata.field}` in a description is filled in
 //! from it. Without metadata at registration, conditions hold and placeholders are empty. The
@@ -519,8 +519,8 @@
 //! # Approval
 //!
 //! A function can need a person's approval before it runs: `#[ai_function(requires_approval)]`,
-//! [`Tool::requires_approval`], a config entry's `"requires_approval": ["delete"]` (or
-//! [`HarnessOptions::require_approval`]), or a middleware's
+//! [`Tool::with_approval_required`], a config entry's `"requires_approval": ["delete"]` (or
+//! [`HarnessOptions::with_approval_required`]), or a middleware's
 //! [`approval_required`](Middleware::approval_required) hook deciding per call from its
 //! arguments. When the model calls one, the run stops before the call runs: the other calls of
 //! the same reply run, and the run returns `Ok` with [`RunOutput::pending_approvals`] (call id,
@@ -847,9 +847,11 @@ pub use registry::{FunctionSpec, HarnessEntry, HarnessInfo, Registry};
 pub use scripted::{RecordedRequest, ScriptedChatClient};
 pub use store::{SessionStore, StoreError};
 pub use tokio_util::sync::CancellationToken;
+#[allow(deprecated)]
+pub use tool::DEFAULT_MAX_DEPTH;
 pub use tool::{
-    Audio, DEFAULT_MAX_DEPTH, Function, FunctionContext, FunctionFailure, Image, IntoToolResult,
-    LogLevel, SubAgent, ToolResult,
+    Audio, Function, FunctionContext, FunctionFailure, Image, IntoToolResult, LogLevel, SubAgent,
+    ToolResult,
 };
 
 /// What harness code needs: the attribute macros and the types their functions use.

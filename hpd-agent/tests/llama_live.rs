@@ -96,10 +96,7 @@ async fn tool_turn(client: impl ChatClient + 'static) -> RunOutput {
         .unwrap_or_else(|e| panic!("build: {e}"));
     let events = Arc::new(Mutex::new(Vec::new()));
     let seen = Arc::clone(&events);
-    let mut session = agent.resume(SessionState {
-        history: few_shot(),
-        ..SessionState::default()
-    });
+    let mut session = agent.resume(SessionState::from_history(few_shot()));
     let output = session
         .run_with(
             "What is the weather in Oslo?",
@@ -264,6 +261,7 @@ fn assert_valid(history: &[ChatMessage]) {
             }
             ChatMessage::Tool { call_id, .. } => open.retain(|id| id != call_id),
             ChatMessage::User { .. } => assert!(open.is_empty(), "unanswered calls {open:?}"),
+            other => panic!("a message kind this check does not know: {other:?}"),
         }
     }
 }
@@ -333,10 +331,7 @@ async fn a_long_session_stays_within_a_small_context() {
         .build()
         .unwrap_or_else(|e| panic!("build: {e}"));
     let error = unbounded
-        .resume(SessionState {
-            history: state.history,
-            ..SessionState::default()
-        })
+        .resume(SessionState::from_history(state.history))
         .run("And the last one?")
         .await
         .expect_err("the whole history does not fit the server's context");
@@ -461,10 +456,7 @@ async fn chat_completions_typed_answer_after_a_tool_turn() {
         celsius: i64,
     }
     let agent = typed_agent(&url);
-    let mut session = agent.resume(SessionState {
-        history: few_shot(),
-        ..SessionState::default()
-    });
+    let mut session = agent.resume(SessionState::from_history(few_shot()));
     let plain = session
         .run("What is the weather in Oslo?")
         .await

@@ -99,19 +99,19 @@ fn calls(c: &mut Criterion) {
         .expect("agent");
     let session = agent.tool_session();
     assert_eq!(
-        in_place(session.call("add", ARGUMENTS, "c1"))
+        in_place(session.call_tool("c1", "add", ARGUMENTS))
             .expect("call")
             .result
             .text,
         "5"
     );
     group.bench_function("hpd-agent ToolSession::call, in place", |b| {
-        b.iter(|| in_place(session.call("add", black_box(ARGUMENTS), "c1")).expect("call"));
+        b.iter(|| in_place(session.call_tool("c1", "add", black_box(ARGUMENTS))).expect("call"));
     });
     group.bench_function("hpd-agent ToolSession::call, block_on", |b| {
         b.iter(|| {
             runtime
-                .block_on(session.call("add", black_box(ARGUMENTS), "c1"))
+                .block_on(session.call_tool("c1", "add", black_box(ARGUMENTS)))
                 .expect("call")
         });
     });

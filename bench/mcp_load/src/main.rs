@@ -44,7 +44,7 @@ async fn serve_hpd() -> String {
         .build()
         .unwrap();
     let server = McpServer::new(agent)
-        .flat(true)
+        .without_collapse()
         .allow_unauthenticated()
         .max_connections(4096)
         .serve_http("127.0.0.1:0".parse().unwrap())

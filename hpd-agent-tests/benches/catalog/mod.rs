@@ -104,9 +104,9 @@ pub async fn mcp_catalog(scratch: &std::path::Path) -> Result<Vec<DynamicHarness
             args.push(scratch.display().to_string());
         }
         let mut harness =
-            McpHarness::stdio(server.harness, command, args).description(server.description);
+            McpHarness::stdio(server.harness, command, args).with_collapse(server.description);
         if server.harness == "Memory" {
-            harness = harness.env(
+            harness = harness.with_env(
                 "MEMORY_FILE_PATH",
                 scratch.join("memory.jsonl").display().to_string(),
             );

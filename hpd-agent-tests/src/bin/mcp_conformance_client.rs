@@ -55,14 +55,14 @@ fn oauth() -> Result<McpOAuth, Box<dyn std::error::Error>> {
         .redirect(reqwest::redirect::Policy::none())
         .build()?;
     let mut oauth = McpOAuth::new(FollowRedirect { http })
-        .client_name("hpd-agent conformance client")
-        .client_metadata_url(CLIENT_METADATA_URL);
+        .with_client_name("hpd-agent conformance client")
+        .with_client_metadata_url(CLIENT_METADATA_URL);
     if let Ok(context) = std::env::var("MCP_CONFORMANCE_CONTEXT") {
         let context: Value = serde_json::from_str(&context)?;
         if let Some(client_id) = context["client_id"].as_str() {
-            oauth = oauth.client_id(client_id);
+            oauth = oauth.with_client_id(client_id);
             if let Some(secret) = context["client_secret"].as_str() {
-                oauth = oauth.client_secret(secret);
+                oauth = oauth.with_client_secret(secret);
             }
         }
     }
@@ -108,8 +108,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
     eprintln!("scenario {scenario:?} against {url}");
     let harness = McpHarness::http("Conformance", url)
-        .oauth(oauth()?)
-        .collapse(false)
+        .with_oauth(oauth()?)
+        .without_collapse()
         .connect()
         .await?;
     let agent = AgentBuilder::new()
@@ -137,7 +137,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             let arguments = arguments_for(&tool.parameters, text, &others).to_string();
             calls += 1;
             let outcome = tools
-                .call(&tool.name, &arguments, &format!("c{calls}"))
+                .call_tool(&format!("c{calls}"), &tool.name, &arguments)
                 .await?;
             eprintln!(
                 "{}({arguments}) -> {}{}",

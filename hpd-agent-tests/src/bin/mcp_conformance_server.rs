@@ -130,7 +130,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         None => "127.0.0.1:0".parse()?,
     };
     let harness = HarnessBuilder::new("Conformance")
-        .tools(fixture_tools())
+        .with_tools(fixture_tools())
         .build()?;
     let agent = AgentBuilder::new()
         .with_name("hpd-agent-conformance")
@@ -142,8 +142,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Flat: the fixtures are plain tools, and a flat server also offers the stateless
     // 2026-07-28 revision.
     let server = McpServer::new(agent)
-        .flat(true)
-        .allow_unauthenticated()
+        .without_collapse()
+        .with_unauthenticated_access()
         .serve_http(addr)
         .await?;
     println!("{}", server.url());

@@ -70,7 +70,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         },
     );
     let agent = AgentBuilder::new()
-        .with_harness(HarnessBuilder::new("Records").tool(record).build()?)
+        .with_harness(HarnessBuilder::new("Records").with_tool(record).build()?)
         .with_chat_client(model)
         .build()?;
 

@@ -168,12 +168,12 @@ where
     if scoped.is_empty() && metadata.is_none() {
         return Ok(builder.with_tool_harness::<T>());
     }
-    Ok(builder.with_tool_harness_with::<T>(|mut o| {
+    Ok(builder.with_tool_harness_options::<T>(|mut o| {
         for label in scoped {
-            o = o.add_scoped_middleware(RecordingMiddleware::new(label));
+            o = o.with_scoped_middleware(RecordingMiddleware::new(label));
         }
         if let Some(m) = metadata {
-            o = o.metadata(m);
+            o = o.with_metadata(m);
         }
         o
     }))
@@ -265,10 +265,10 @@ pub fn build_agent(setup: &Value, client: &ScriptedChatClient) -> Result<hpd_age
 
 pub fn reply_of(iteration: &Value) -> Result<ChatResponse, String> {
     let reply = iteration.get("reply").ok_or("iteration without reply")?;
-    let mut response = ChatResponse {
-        text: reply.get("text").and_then(Value::as_str).map(str::to_owned),
-        ..ChatResponse::default()
-    };
+    let mut response = ChatResponse::default();
+    if let Some(text) = reply.get("text").and_then(Value::as_str) {
+        response = response.with_text(text);
+    }
     for call in reply
         .get("tool_calls")
         .and_then(Value::as_array)

@@ -277,14 +277,8 @@ pub async fn two_writers_at_once(b: &Backend) {
 
     // Two first saves of a new session: one creates it, the other conflicts.
     let fresh = b.id("two-creators");
-    let one = SessionState {
-        history: vec![ChatMessage::user("one")],
-        ..SessionState::default()
-    };
-    let two = SessionState {
-        history: vec![ChatMessage::user("two")],
-        ..SessionState::default()
-    };
+    let one = SessionState::from_history(vec![ChatMessage::user("one")]);
+    let two = SessionState::from_history(vec![ChatMessage::user("two")]);
     let (r1, r2) = tokio::join!(b.store.save(&fresh, &one, 0), b.store.save(&fresh, &two, 0));
     let winner = match (&r1, &r2) {
         (Ok(1), Err(StoreError::Conflict { .. })) => &one,
@@ -300,10 +294,7 @@ pub async fn two_writers_at_once(b: &Backend) {
 pub async fn corrupt_row(b: &Backend) {
     let id = b.id("corrupt");
     let healthy = b.id("healthy");
-    let state = SessionState {
-        history: vec![ChatMessage::user("hello")],
-        ..SessionState::default()
-    };
+    let state = SessionState::from_history(vec![ChatMessage::user("hello")]);
     b.store.save(&id, &state, 0).await.expect("save");
     b.store.save(&healthy, &state, 0).await.expect("save");
     b.raw.corrupt(&id).await;
@@ -453,6 +444,7 @@ pub fn assert_valid_history(history: &[ChatMessage]) {
                     "calls {open:?} unanswered at {i}: {history:#?}"
                 );
             }
+            other => panic!("a message kind this check does not know at {i}: {other:?}"),
         }
     }
     assert!(open.is_empty(), "calls {open:?} unanswered at the end");
@@ -483,7 +475,7 @@ fn booking_agent(model: &ScriptedChatClient, seen: &Seen) -> Agent {
     AgentBuilder::new()
         .with_harness(
             HarnessBuilder::new("Tables")
-                .tool(book)
+                .with_tool(book)
                 .build()
                 .expect("harness"),
         )
@@ -655,15 +647,15 @@ fn ops_agent(model: &ScriptedChatClient, ran: &Ran) -> Agent {
             },
         );
         if approval {
-            tool.requires_approval()
+            tool.with_approval_required()
         } else {
             tool
         }
     };
     let harness = HarnessBuilder::new("Ops")
-        .tool(tool("read_config", false))
-        .tool(tool("delete_file", true))
-        .tool(tool("wire", true))
+        .with_tool(tool("read_config", false))
+        .with_tool(tool("delete_file", true))
+        .with_tool(tool("wire", true))
         .build()
         .expect("harness builds");
     AgentBuilder::new()

@@ -407,7 +407,7 @@ impl AgentBuilder {
     ///     .with_tool_harness_instance(Greeting { text: "Moin!".into() })
     ///     .with_chat_client(ScriptedChatClient::new())
     ///     .build()?;
-    /// let outcome = agent.tool_session().call("greeting", "{}", "c1").await?;
+    /// let outcome = agent.tool_session().call_tool("c1", "greeting", "{}").await?;
     /// assert_eq!(outcome.result.text, "Moin!");
     /// # Ok(())
     /// # }
@@ -440,18 +440,27 @@ impl AgentBuilder {
     /// }
     ///
     /// let agent = AgentBuilder::new()
-    ///     .with_tool_harness_with::<Notebook>(|o| o.with_functions(["read_notes"]))
+    ///     .with_tool_harness_options::<Notebook>(|o| o.with_functions(["read_notes"]))
     ///     .with_chat_client(ScriptedChatClient::new())
     ///     .build()?;
     /// assert_eq!(agent.tool_session().visible_tools()[0].description, "Notes (functions: read_notes)");
     /// # Ok::<(), hpd_agent::BuildError>(())
     /// ```
-    pub fn with_tool_harness_with<T: ToolHarness>(
+    pub fn with_tool_harness_options<T: ToolHarness>(
         mut self,
         options: impl FnOnce(HarnessOptions<T>) -> HarnessOptions<T>,
     ) -> Self {
         self.registrations.add_with(options);
         self
+    }
+
+    /// Renamed to [`with_tool_harness_options`](Self::with_tool_harness_options).
+    #[deprecated(since = "0.1.0", note = "renamed to `with_tool_harness_options`")]
+    pub fn with_tool_harness_with<T: ToolHarness>(
+        self,
+        options: impl FnOnce(HarnessOptions<T>) -> HarnessOptions<T>,
+    ) -> Self {
+        self.with_tool_harness_options(options)
     }
 
     /// Registers a harness built at run time (see [`HarnessBuilder`](crate::HarnessBuilder)),

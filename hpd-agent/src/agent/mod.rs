@@ -46,7 +46,9 @@ use crate::store::{SessionStore, StoreError, UnsavedTurn};
 use serde::de::DeserializeOwned;
 
 pub use crate::session::SessionState;
-pub use crate::tool::{DEFAULT_MAX_DEPTH, SubAgent};
+#[allow(deprecated)]
+pub use crate::tool::DEFAULT_MAX_DEPTH;
+pub use crate::tool::SubAgent;
 pub use budget::{ApproxTokens, ContextBudget, Summarizer, TokenEstimator};
 pub use builder::AgentBuilder;
 #[cfg_attr(not(feature = "mcp"), allow(unused_imports))]
@@ -1462,18 +1464,27 @@ impl AgentRunConfig {
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// let model = ScriptedChatClient::with_replies([ChatResponse::text("ok")]);
     /// let agent = AgentBuilder::new().with_chat_client(model.clone()).build()?;
-    /// let run = AgentRunConfig::new().with_tool_harness_with::<RunOnlyUnits>(|o| o.with_functions(["to_feet"]));
+    /// let run = AgentRunConfig::new().with_tool_harness_options::<RunOnlyUnits>(|o| o.with_functions(["to_feet"]));
     /// agent.session().run_with("Convert", run).await?;
     /// assert_eq!(model.requests()[0].tool_names(), ["to_feet"]);
     /// # Ok(())
     /// # }
     /// ```
-    pub fn with_tool_harness_with<T: ToolHarness>(
+    pub fn with_tool_harness_options<T: ToolHarness>(
         mut self,
         options: impl FnOnce(HarnessOptions<T>) -> HarnessOptions<T>,
     ) -> Self {
         self.registrations.add_with(options);
         self
+    }
+
+    /// Renamed to [`with_tool_harness_options`](Self::with_tool_harness_options).
+    #[deprecated(since = "0.1.0", note = "renamed to `with_tool_harness_options`")]
+    pub fn with_tool_harness_with<T: ToolHarness>(
+        self,
+        options: impl FnOnce(HarnessOptions<T>) -> HarnessOptions<T>,
+    ) -> Self {
+        self.with_tool_harness_options(options)
     }
 
     /// Adds a harness by config reference for this run.

@@ -292,7 +292,7 @@ impl Registrations {
 }
 
 /// Options for one harness registration, given to
-/// [`AgentBuilder::with_tool_harness_with`](crate::AgentBuilder::with_tool_harness_with).
+/// [`AgentBuilder::with_tool_harness_options`](crate::AgentBuilder::with_tool_harness_options).
 ///
 /// ```
 /// use hpd_agent::prelude::*;
@@ -313,7 +313,7 @@ impl Registrations {
 ///
 /// let agent = AgentBuilder::new()
 ///     .with_chat_client(ScriptedChatClient::new())
-///     .with_tool_harness_with::<Db>(|o| o.with_scoped_middleware(Audit))
+///     .with_tool_harness_options::<Db>(|o| o.with_scoped_middleware(Audit))
 ///     .build()
 ///     .unwrap();
 /// # drop(agent);
@@ -361,12 +361,12 @@ impl<T: ToolHarness> HarnessOptions<T> {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// let agent = AgentBuilder::new()
-    ///     .with_tool_harness_with::<Payments>(|o| o.with_scoped_middleware(NoRefunds))
+    ///     .with_tool_harness_options::<Payments>(|o| o.with_scoped_middleware(NoRefunds))
     ///     .with_chat_client(ScriptedChatClient::new())
     ///     .build()?;
     /// let tools = agent.tool_session();
-    /// tools.call("Payments", "{}", "c1").await?;
-    /// let outcome = tools.call("refund", r#"{"order": "A1"}"#, "c2").await?;
+    /// tools.call_tool("c1", "Payments", "{}").await?;
+    /// let outcome = tools.call_tool("c2", "refund", r#"{"order": "A1"}"#).await?;
     /// assert_eq!(outcome.result.text, "Function 'refund' was blocked");
     /// # Ok(())
     /// # }
@@ -408,7 +408,7 @@ impl<T: ToolHarness> HarnessOptions<T> {
     /// }
     ///
     /// let free = AgentBuilder::new()
-    ///     .with_tool_harness_with::<Support>(|o| o.with_metadata(Tier { premium: false }))
+    ///     .with_tool_harness_options::<Support>(|o| o.with_metadata(Tier { premium: false }))
     ///     .with_chat_client(ScriptedChatClient::new())
     ///     .build()?;
     /// assert_eq!(free.initial_tool_names(), ["open_ticket"]);
@@ -455,10 +455,10 @@ impl<T: ToolHarness> HarnessOptions<T> {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// let agent = AgentBuilder::new()
-    ///     .with_tool_harness_with::<Limited>(|o| o.with_config(LimitConfig { max: 5 }))
+    ///     .with_tool_harness_options::<Limited>(|o| o.with_config(LimitConfig { max: 5 }))
     ///     .with_chat_client(ScriptedChatClient::new())
     ///     .build()?;
-    /// assert_eq!(agent.tool_session().call("limit", "{}", "c1").await?.result.text, "5");
+    /// assert_eq!(agent.tool_session().call_tool("c1", "limit", "{}").await?.result.text, "5");
     /// # Ok(())
     /// # }
     /// ```
@@ -496,10 +496,10 @@ impl<T: ToolHarness> HarnessOptions<T> {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// let agent = AgentBuilder::new()
-    ///     .with_tool_harness_with::<Visits>(|o| o.with_instance(Visits { count: AtomicU32::new(41) }).with_functions(["visit"]))
+    ///     .with_tool_harness_options::<Visits>(|o| o.with_instance(Visits { count: AtomicU32::new(41) }).with_functions(["visit"]))
     ///     .with_chat_client(ScriptedChatClient::new())
     ///     .build()?;
-    /// assert_eq!(agent.tool_session().call("visit", "{}", "c1").await?.result.text, "42");
+    /// assert_eq!(agent.tool_session().call_tool("c1", "visit", "{}").await?.result.text, "42");
     /// # Ok(())
     /// # }
     /// ```
@@ -560,12 +560,12 @@ impl<T: ToolHarness> HarnessOptions<T> {
     ///
     /// // `Quota` needs `calls`; without a config, `{}` is parsed and the build fails.
     /// let ok = AgentBuilder::new()
-    ///     .with_tool_harness_with::<Geo>(|o| o.with_middleware_config("Quota", json!({"calls": 10})))
+    ///     .with_tool_harness_options::<Geo>(|o| o.with_middleware_config("Quota", json!({"calls": 10})))
     ///     .with_chat_client(ScriptedChatClient::new())
     ///     .build();
     /// assert!(ok.is_ok());
     /// let missing = AgentBuilder::new()
-    ///     .with_tool_harness_with::<Geo>(|o| o.with_middleware_config("Quota", json!({})))
+    ///     .with_tool_harness_options::<Geo>(|o| o.with_middleware_config("Quota", json!({})))
     ///     .with_chat_client(ScriptedChatClient::new())
     ///     .build();
     /// assert!(missing.is_err());
@@ -609,7 +609,7 @@ impl<T: ToolHarness> HarnessOptions<T> {
     /// }
     ///
     /// let agent = AgentBuilder::new()
-    ///     .with_tool_harness_with::<Repo>(|o| o.with_functions(["diff", "Repo.log"]))
+    ///     .with_tool_harness_options::<Repo>(|o| o.with_functions(["diff", "Repo.log"]))
     ///     .with_chat_client(ScriptedChatClient::new())
     ///     .build()?;
     /// assert_eq!(agent.initial_tool_names(), ["log", "diff"]); // declaration order
@@ -658,12 +658,12 @@ impl<T: ToolHarness> HarnessOptions<T> {
     /// }
     ///
     /// let agent = AgentBuilder::new()
-    ///     .with_tool_harness_with::<ApprovalShell>(|o| o.with_approval_required(["exec"]))
+    ///     .with_tool_harness_options::<ApprovalShell>(|o| o.with_approval_required(["exec"]))
     ///     .with_chat_client(ScriptedChatClient::new())
     ///     .build()?;
     /// # drop(agent);
     /// let unknown = AgentBuilder::new()
-    ///     .with_tool_harness_with::<ApprovalShell>(|o| o.with_approval_required(["rm"]))
+    ///     .with_tool_harness_options::<ApprovalShell>(|o| o.with_approval_required(["rm"]))
     ///     .with_chat_client(ScriptedChatClient::new())
     ///     .build();
     /// assert!(unknown.unwrap_err().to_string().contains("function 'rm' not found in harness 'ApprovalShell'"));

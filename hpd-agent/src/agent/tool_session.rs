@@ -37,10 +37,10 @@ use super::events::{AgentEvent, Emitter};
 ///     .with_chat_client(ScriptedChatClient::new())
 ///     .build()?;
 /// let tools = agent.tool_session();
-/// let opened = tools.call("Net", "{}", "c1").await?;
+/// let opened = tools.call_tool("c1", "Net", "{}").await?;
 /// assert!(opened.expanded);
 /// assert_eq!(opened.revealed[0].name, "ping");
-/// let pong = tools.call("ping", "{}", "c2").await?;
+/// let pong = tools.call_tool("c2", "ping", "{}").await?;
 /// assert_eq!((pong.result.text.as_str(), pong.expanded), ("pong", false));
 /// # Ok(())
 /// # }
@@ -118,12 +118,12 @@ struct State {
 /// // The default `fixed` layout: containers and the call tool, the same list on every call.
 /// assert_eq!(tools.visible_tool_names(), ["Arithmetic", "call_function"]);
 ///
-/// let opened = tools.call("Arithmetic", "{}", "c1").await?;
+/// let opened = tools.call_tool("c1", "Arithmetic", "{}").await?;
 /// assert!(opened.expanded);
 /// assert!(opened.result.text.starts_with("Arithmetic expanded. Available functions: add\n\nCall them with call_function"));
 /// assert_eq!(tools.visible_tool_names(), ["Arithmetic", "call_function"]);
 ///
-/// let sum = tools.call("call_function", r#"{"name": "add", "arguments": {"a": 2, "b": 3}}"#, "c2").await?;
+/// let sum = tools.call_tool("c2", "call_function", r#"{"name": "add", "arguments": {"a": 2, "b": 3}}"#).await?;
 /// assert_eq!((sum.result.text.as_str(), sum.expanded), ("5", false));
 ///
 /// let flat = agent.flat_tool_session();
@@ -252,9 +252,9 @@ impl ToolSession {
     ///     .with_harness(HarnessBuilder::new("Db").with_tool(drop_table).build()?)
     ///     .with_chat_client(ScriptedChatClient::new())
     ///     .build()?;
-    /// let refused = agent.tool_session().call("drop_table", "{}", "c1").await?;
+    /// let refused = agent.tool_session().call_tool("c1", "drop_table", "{}").await?;
     /// assert_eq!(refused.result.text, "Function 'drop_table' needs approval, and there is nobody to ask here");
-    /// let asked = agent.tool_session().with_approver(Console).call("drop_table", "{}", "c2").await?;
+    /// let asked = agent.tool_session().with_approver(Console).call_tool("c2", "drop_table", "{}").await?;
     /// assert_eq!(asked.result.text, "Function 'drop_table' was denied by the user: Db.drop_table({}) is not allowed today");
     /// # Ok(())
     /// # }
@@ -300,7 +300,7 @@ impl ToolSession {
     /// let token = CancellationToken::new();
     /// let tools = agent.tool_session().with_cancellation(token.clone());
     /// token.cancel();
-    /// assert!(matches!(tools.call("wait", "{}", "c1").await, Err(RunError::Cancelled)));
+    /// assert!(matches!(tools.call_tool("c1", "wait", "{}").await, Err(RunError::Cancelled)));
     /// # Ok(())
     /// # }
     /// ```
@@ -376,7 +376,7 @@ impl ToolSession {
     ///     .build()?;
     /// let tools = agent.tool_session();
     /// assert_eq!(tools.visible_tool_names(), ["Net", "call_function"]);
-    /// tools.call("Net", "{}", "c1").await?;
+    /// tools.call_tool("c1", "Net", "{}").await?;
     /// // The default `fixed` layout keeps the list; `hide` replaces the container by its tools.
     /// assert_eq!(tools.visible_tool_names(), ["Net", "call_function"]);
     /// # Ok(())
@@ -404,7 +404,7 @@ impl ToolSession {
     ///     .with_chat_client(ScriptedChatClient::new())
     ///     .build()?;
     /// let tools = agent.tool_session();
-    /// tools.call("Net.ping", "{}", "c1").await?; // a qualified hidden member: recovery expands `Net`
+    /// tools.call_tool("c1", "Net.ping", "{}").await?; // a qualified hidden member: recovery expands `Net`
     /// assert_eq!(tools.expanded(), ["Net"]);
     /// # Ok(())
     /// # }
@@ -428,7 +428,7 @@ impl ToolSession {
     ///     .with_chat_client(ScriptedChatClient::new())
     ///     .build()?;
     /// let tools = agent.tool_session();
-    /// tools.call("Net", "{}", "c1").await?;
+    /// tools.call_tool("c1", "Net", "{}").await?;
     /// tools.collapse_all();
     /// assert!(tools.expanded().is_empty());
     /// assert_eq!(tools.visible_tool_names(), ["Net", "call_function"]);
@@ -487,6 +487,8 @@ impl ToolSession {
     }
 
     /// Calls a tool by the name a model would use, with the arguments text a model would send.
+    /// The parts come in the order of a [`ToolCall`](crate::ToolCall): the call's id, the tool's
+    /// name, the arguments.
     ///
     /// # Errors
     ///
@@ -511,31 +513,49 @@ impl ToolSession {
     ///     .with_chat_client(ScriptedChatClient::new())
     ///     .build()?;
     /// let tools = agent.tool_session();
-    /// assert_eq!(tools.call("echo", r#"{"text": "hi"}"#, "c1").await?.result.text, "hi");
+    /// assert_eq!(tools.call_tool("c1", "echo", r#"{"text": "hi"}"#).await?.result.text, "hi");
     /// // What the model could get wrong is a result, not an error.
-    /// let unknown = tools.call("ech", "{}", "c2").await?;
+    /// let unknown = tools.call_tool("c2", "ech", "{}").await?;
     /// assert!(unknown.result.is_error && unknown.result.text.starts_with("Function 'ech' not found"));
     /// # Ok(())
     /// # }
     /// ```
+    pub async fn call_tool(
+        &self,
+        call_id: &str,
+        name: &str,
+        arguments: &str,
+    ) -> Result<ToolCallOutcome, RunError> {
+        self.call_reporting(call_id, name, arguments, None, None)
+            .await
+    }
+
+    /// [`call_tool`](Self::call_tool) with the parts in another order: name, arguments, id.
+    ///
+    /// # Errors
+    ///
+    /// As [`call_tool`](Self::call_tool).
+    #[deprecated(
+        since = "0.1.0",
+        note = "use `call_tool(call_id, name, arguments)`: the parts in the order of a `ToolCall`"
+    )]
     pub async fn call(
         &self,
         name: &str,
         arguments: &str,
         call_id: &str,
     ) -> Result<ToolCallOutcome, RunError> {
-        self.call_reporting(name, arguments, call_id, None, None)
-            .await
+        self.call_tool(call_id, name, arguments).await
     }
 
-    /// [`call`](Self::call), with the called function's progress reports and log messages
+    /// [`call_tool`](Self::call_tool), with the called function's progress reports and log messages
     /// also going to `reporter` (the MCP server's client), and `approver` asked (instead of the
     /// session's) about a call that needs approval.
     pub(crate) async fn call_reporting(
         &self,
+        call_id: &str,
         name: &str,
         arguments: &str,
-        call_id: &str,
         reporter: Option<Arc<dyn CallReporter>>,
         approver: Option<&dyn Approver>,
     ) -> Result<ToolCallOutcome, RunError> {

@@ -209,6 +209,51 @@ impl Reasoning {
             ..Reasoning::default()
         }
     }
+
+    /// Sets the provider's signature (or encrypted form) of the reasoning.
+    ///
+    /// ```
+    /// use hpd_agent::Reasoning;
+    ///
+    /// let thought = Reasoning::text("Call now.").with_signature("sig");
+    /// assert_eq!(thought.signature.as_deref(), Some("sig"));
+    /// ```
+    #[must_use]
+    pub fn with_signature(mut self, signature: impl Into<String>) -> Self {
+        self.signature = Some(signature.into());
+        self
+    }
+
+    /// Reasoning the provider returned only encrypted (Anthropic's `redacted_thinking`), kept to
+    /// be sent back as it came.
+    ///
+    /// ```
+    /// use hpd_agent::Reasoning;
+    ///
+    /// let hidden = Reasoning::redacted("opaque-data");
+    /// assert_eq!((hidden.text.as_str(), hidden.redacted.as_deref()), ("", Some("opaque-data")));
+    /// ```
+    #[must_use]
+    pub fn redacted(data: impl Into<String>) -> Self {
+        Reasoning {
+            redacted: Some(data.into()),
+            ..Reasoning::default()
+        }
+    }
+
+    /// Sets the provider's id of the reasoning item (OpenAI Responses sends one).
+    ///
+    /// ```
+    /// use hpd_agent::Reasoning;
+    ///
+    /// let item = Reasoning::text("Look it up.").with_id("rs_1");
+    /// assert_eq!(item.id.as_deref(), Some("rs_1"));
+    /// ```
+    #[must_use]
+    pub fn with_id(mut self, id: impl Into<String>) -> Self {
+        self.id = Some(id.into());
+        self
+    }
 }
 
 /// A tool call made by the model.

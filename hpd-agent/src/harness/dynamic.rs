@@ -239,7 +239,7 @@ impl HarnessBuilder {
     /// let ping = Tool::new("ping", "Answers pong", json!({"type": "object"}), |_, _| async { ToolResult::ok("pong") });
     /// let net = HarnessBuilder::new("Net").with_collapse("Network").with_function_result("Ping before anything else.").with_tool(ping).build()?;
     /// let agent = AgentBuilder::new().with_harness(net).with_chat_client(ScriptedChatClient::new()).build()?;
-    /// let opened = agent.tool_session().call("Net", "{}", "c1").await?;
+    /// let opened = agent.tool_session().call_tool("c1", "Net", "{}").await?;
     /// assert!(opened.result.text.starts_with("Net expanded. Available functions: ping\n\n"));
     /// assert!(opened.result.text.ends_with("\n\nPing before anything else."));
     /// # Ok(())
@@ -375,8 +375,8 @@ impl HarnessBuilder {
     ///     .with_chat_client(ScriptedChatClient::new())
     ///     .build()?;
     /// let tools = agent.tool_session();
-    /// assert_eq!(tools.call("query", "{}", "c1").await?.result.text, "Error: maintenance window");
-    /// assert_eq!(tools.call("fetch", "{}", "c2").await?.result.text, "ran"); // other harnesses unaffected
+    /// assert_eq!(tools.call_tool("c1", "query", "{}").await?.result.text, "Error: maintenance window");
+    /// assert_eq!(tools.call_tool("c2", "fetch", "{}").await?.result.text, "ran"); // other harnesses unaffected
     /// # Ok(())
     /// # }
     /// ```

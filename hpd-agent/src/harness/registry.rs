@@ -72,7 +72,7 @@ use crate::tool::{
 /// let instance: HarnessObject = info.construct(None)?;
 /// assert!(instance.downcast_ref::<Thermometer>().is_some());
 /// let own: HarnessObject = Arc::new(Thermometer); // or an instance made by hand
-/// assert_eq!(info.with_functions(&own, None)[0].name(), "read_temperature");
+/// assert_eq!(info.functions(&own, None)[0].name(), "read_temperature");
 /// # Ok::<(), hpd_agent::ConstructError>(())
 /// ```
 pub type HarnessObject = Arc<dyn Any + Send + Sync>;
@@ -609,8 +609,8 @@ impl HarnessInfo {
     /// let instance = info.construct(None)?;
     /// let free = Plan { pro: false };
     /// let names = |fs: Vec<hpd_agent::Function>| fs.iter().map(|f| f.name().to_owned()).collect::<Vec<_>>();
-    /// assert_eq!(names(info.with_functions(&instance, Some(&free))), ["daily"]);
-    /// assert_eq!(names(info.with_functions(&instance, None)), ["daily", "yearly"]); // no metadata: conditions hold
+    /// assert_eq!(names(info.functions(&instance, Some(&free))), ["daily"]);
+    /// assert_eq!(names(info.functions(&instance, None)), ["daily", "yearly"]); // no metadata: conditions hold
     /// # Ok::<(), hpd_agent::ConstructError>(())
     /// ```
     #[must_use]

@@ -158,8 +158,8 @@ impl Tool {
     ///     .with_chat_client(ScriptedChatClient::new())
     ///     .build()?;
     /// let tools = agent.tool_session();
-    /// assert_eq!(tools.call("divide", r#"{"a": 1, "b": 4}"#, "c1").await?.result.text, "0.25");
-    /// assert!(tools.call("divide", r#"{"a": 1, "b": 0}"#, "c2").await?.result.is_error);
+    /// assert_eq!(tools.call_tool("c1", "divide", r#"{"a": 1, "b": 4}"#).await?.result.text, "0.25");
+    /// assert!(tools.call_tool("c2", "divide", r#"{"a": 1, "b": 0}"#).await?.result.is_error);
     /// # Ok(())
     /// # }
     /// ```
@@ -213,7 +213,7 @@ impl Tool {
         self.with_approval_required()
     }
 
-    /// Whether calls of the tool wait for approval ([`requires_approval`](Self::requires_approval)).
+    /// Whether calls of the tool wait for approval ([`with_approval_required`](Self::with_approval_required)).
     ///
     /// ```
     /// use hpd_agent::{Tool, ToolResult};
@@ -246,7 +246,7 @@ impl Tool {
     ///     .with_harness(HarnessBuilder::new("Slow").with_tool(slow).build()?)
     ///     .with_chat_client(ScriptedChatClient::new())
     ///     .build()?;
-    /// let outcome = agent.tool_session().call("slow", "{}", "c1").await?;
+    /// let outcome = agent.tool_session().call_tool("c1", "slow", "{}").await?;
     /// assert_eq!(outcome.result.text, "Error: function 'slow' timed out after 10 ms");
     /// # Ok(())
     /// # }

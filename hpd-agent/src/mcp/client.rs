@@ -52,7 +52,7 @@ pub const DEFAULT_MAX_RESULT_CHARS: usize = 100_000;
 ///     "npx",
 ///     ["-y", "@modelcontextprotocol/server-filesystem", "/data"],
 /// )
-/// .description("Read and write files")
+/// .with_collapse("Read and write files")
 /// .with_functions(["read_text_file", "list_directory"])
 /// .with_timeout(Duration::from_secs(30))
 /// .connect()
@@ -86,7 +86,7 @@ pub const DEFAULT_MAX_RESULT_CHARS: usize = 100_000;
 /// - **Results.** Text content is joined with newlines, `structuredContent` is added as JSON
 ///   (unless a text block already repeats it), images, audio and resources are described in
 ///   a short placeholder, and `isError: true` makes an error result. A result longer than
-///   [`max_result_chars`](Self::max_result_chars) becomes an error result saying so.
+///   [`with_max_result_chars`](Self::with_max_result_chars) becomes an error result saying so.
 /// - **Tool list changes.** When the server sends `notifications/tools/list_changed`, the
 ///   tools are listed again when the next turn starts, so a turn always sees one stable list.
 /// - **Failures never abort a run.** A call that gets no answer within the timeout is an error
@@ -282,7 +282,10 @@ impl McpHarness {
 
     /// `false` offers the tools directly; replaced by [`without_collapse`](Self::without_collapse)
     /// (collapsing is the default).
-    #[deprecated(since = "0.1.0", note = "use `without_collapse()` for `collapse(false)`; collapsing is the default")]
+    #[deprecated(
+        since = "0.1.0",
+        note = "use `without_collapse()` for `collapse(false)`; collapsing is the default"
+    )]
     pub fn collapse(mut self, collapse: bool) -> Self {
         self.collapse = collapse;
         self
@@ -485,9 +488,9 @@ impl McpHarness {
             connection,
         ));
         let tools = source.tools(&remote, true)?;
-        let mut builder = HarnessBuilder::new(self.name.clone()).tools(tools);
+        let mut builder = HarnessBuilder::new(self.name.clone()).with_tools(tools);
         if self.collapse {
-            builder = builder.collapse(description);
+            builder = builder.with_collapse(description);
         }
         // The turn hook owns the source; the tools only point to it, since the source's
         // updater holds the tool list: the harness owns the hook, so the source (and the
@@ -510,19 +513,19 @@ fn oauth_from_config(auth: &crate::McpAuthConfig) -> Result<super::McpOAuth, Str
         .map_err(|e| format!("the OAuth redirect port cannot be bound: {e}"))?;
     let mut oauth = super::McpOAuth::new(redirect);
     if let Some(url) = &auth.client_metadata_url {
-        oauth = oauth.client_metadata_url(url);
+        oauth = oauth.with_client_metadata_url(url);
     }
     if let Some(client_id) = &auth.client_id {
-        oauth = oauth.client_id(client_id);
+        oauth = oauth.with_client_id(client_id);
     }
     if let Some(secret) = &auth.client_secret {
-        oauth = oauth.client_secret(secret);
+        oauth = oauth.with_client_secret(secret);
     }
     if !auth.scopes.is_empty() {
-        oauth = oauth.scopes(auth.scopes.iter().cloned());
+        oauth = oauth.with_scopes(auth.scopes.iter().cloned());
     }
     if let Some(file) = &auth.token_file {
-        oauth = oauth.token_store(super::FileTokenStore::new(file));
+        oauth = oauth.with_token_store(super::FileTokenStore::new(file));
     }
     Ok(oauth)
 }
@@ -534,17 +537,17 @@ impl From<&McpServerConfig> for McpHarness {
             McpTransportConfig::Stdio { command, args, env } => {
                 let mut harness = McpHarness::stdio(&config.name, command, args.iter().cloned());
                 for (key, value) in env {
-                    harness = harness.env(key, value);
+                    harness = harness.with_env(key, value);
                 }
                 harness
             }
             McpTransportConfig::Http { url, headers } => {
                 let mut harness = McpHarness::http(&config.name, url);
                 for (name, value) in headers {
-                    harness = harness.header(name, value);
+                    harness = harness.with_header(name, value);
                 }
                 match config.auth.as_ref().map(oauth_from_config) {
-                    Some(Ok(oauth)) => harness = harness.oauth(oauth),
+                    Some(Ok(oauth)) => harness = harness.with_oauth(oauth),
                     Some(Err(error)) => harness.misplaced = Some(error),
                     None => {}
                 }
@@ -552,14 +555,17 @@ impl From<&McpServerConfig> for McpHarness {
             }
         };
         if let Some(description) = &config.description {
-            harness = harness.description(description);
+            harness.description = Some(description.clone());
         }
         if let Some(functions) = &config.functions {
-            harness = harness.functions(functions.iter().cloned());
+            harness = harness.with_functions(functions.iter().cloned());
         }
         if let Some(timeout_ms) = config.timeout_ms {
-            harness = harness.timeout(Duration::from_millis(timeout_ms));
+            harness = harness.with_timeout(Duration::from_millis(timeout_ms));
         }
-        harness.collapse(config.collapse)
+        if !config.collapse {
+            harness = harness.without_collapse();
+        }
+        harness
     }
 }

@@ -247,9 +247,9 @@ fn metadata_response(oauth: &BoundResource, method: &http::Method) -> HttpRespon
 }
 
 /// How long a connection may take and how many there may be (see
-/// [`McpServer::header_read_timeout`](super::McpServer::header_read_timeout),
-/// [`idle_timeout`](super::McpServer::idle_timeout) and
-/// [`max_connections`](super::McpServer::max_connections)).
+/// [`McpServer::with_header_read_timeout`](super::McpServer::with_header_read_timeout),
+/// [`idle_timeout`](super::McpServer::with_idle_timeout) and
+/// [`max_connections`](super::McpServer::with_max_connections)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct ConnectionLimits {
     /// The time a request's headers may take to arrive, from its first byte.

@@ -30,7 +30,7 @@
 //!     .with_chat_client(ScriptedChatClient::new())
 //!     .build()?;
 //! let server = McpServer::new(served)
-//!     .bearer_token("doc-token")
+//!     .with_bearer_token("doc-token")
 //!     .serve_http("127.0.0.1:0".parse()?)
 //!     .await?;
 //!
@@ -67,7 +67,7 @@
 //! - Result text: text blocks joined with newlines; `structuredContent` as compact JSON after
 //!   them unless a text block already carries it (also when wrapped in a one-field object);
 //!   images, audio and resources as a bracketed placeholder with their type and size; results
-//!   longer than [`McpHarness::max_result_chars`] (default [`DEFAULT_MAX_RESULT_CHARS`]) become
+//!   longer than [`McpHarness::with_max_result_chars`] (default [`DEFAULT_MAX_RESULT_CHARS`]) become
 //!   an error result. `isError` results reach the model with the server's text unchanged;
 //!   the agent's [`Limits`](crate::Limits) then cut long results. A message over the stdio
 //!   transport's 16 MiB line limit is dropped unread, so such a call ends at its timeout.
@@ -93,7 +93,7 @@
 //!   above the level the client set with `logging/setLevel` (`info` until it sets one); both
 //!   are sent before the call's result.
 //! - The HTTP server accepts requests without `Origin` (non-browser clients) and with a
-//!   loopback origin; others must be allowed with [`McpServer::allow_origin`].
+//!   loopback origin; others must be allowed with [`McpServer::with_allowed_origin`].
 //! - Tracing: connection, restarts, renames and rejected HTTP requests log under the target
 //!   `hpd_agent::mcp`; a stdio server's stderr lines are logged there at debug level and the
 //!   last five are quoted in errors.

@@ -393,7 +393,7 @@ enum ClientIdentity {
 }
 
 /// The OAuth sign-in of an [`McpHarness`](super::McpHarness) (see
-/// [`McpHarness::oauth`](super::McpHarness::oauth)): who the client is, which scopes it asks
+/// [`McpHarness::with_oauth`](super::McpHarness::with_oauth)): who the client is, which scopes it asks
 /// for, where tokens are kept, and the browser step.
 ///
 /// With nothing else set, the client registers itself dynamically, asks for the scopes the
@@ -501,7 +501,7 @@ impl McpOAuth {
     }
 
     /// The secret of the pre-registered client (a confidential client); set
-    /// [`client_id`](Self::client_id) too.
+    /// [`with_client_id`](Self::with_client_id) too.
     ///
     /// ```
     /// use hpd_agent::mcp::{LoopbackRedirect, McpOAuth};

@@ -2,7 +2,7 @@
 //! authorization spec): the protected-resource metadata, `WWW-Authenticate` answers that name
 //! it, and access tokens checked by a [`TokenVerifier`].
 //!
-//! Entry points: [`ProtectedResource`] (given to [`McpServer::oauth`](super::McpServer::oauth)),
+//! Entry points: [`ProtectedResource`] (given to [`McpServer::with_oauth`](super::McpServer::with_oauth)),
 //! [`TokenVerifier`] with [`JwtVerifier`] (JWT access tokens, keys from a JWKS) and
 //! [`StaticTokenVerifier`]. `rmcp` has no resource-server side (its `auth` feature is the
 //! client's), so this is written here.
@@ -192,12 +192,12 @@ impl TokenRejected {
 }
 
 /// Checks the access tokens of requests to an [`McpServer`](super::McpServer) protected with
-/// [`McpServer::oauth`](super::McpServer::oauth).
+/// [`McpServer::with_oauth`](super::McpServer::with_oauth).
 ///
 /// `resource` is the server's resource URL (its endpoint URL unless
-/// [`ProtectedResource::resource`] says otherwise): a token must have been issued for it
+/// [`ProtectedResource::with_resource`] says otherwise): a token must have been issued for it
 /// (its audience). Scopes are checked by the server afterwards, against
-/// [`ProtectedResource::required_scopes`].
+/// [`ProtectedResource::with_required_scopes`].
 ///
 /// ```
 /// use async_trait::async_trait;
@@ -231,7 +231,7 @@ pub trait TokenVerifier: Send + Sync + 'static {
 }
 
 /// One fixed bearer token, granting fixed scopes: the simple case, as
-/// [`McpServer::bearer_token`](super::McpServer::bearer_token) but with OAuth's metadata and
+/// [`McpServer::with_bearer_token`](super::McpServer::with_bearer_token) but with OAuth's metadata and
 /// answers. `Debug` does not show the token.
 ///
 /// ```
@@ -311,8 +311,8 @@ const JWKS_MIN_REFETCH: Duration = Duration::from_secs(10);
 
 /// Verifies JWT access tokens (RFC 9068): the signature with a key of the issuer's JWKS, the
 /// issuer (`iss`), the audience (`aud`, the server's resource URL unless
-/// [`audience`](Self::audience) says otherwise) and the expiry (`exp`, with 30 seconds of
-/// [`leeway`](Self::leeway) for clock skew). Scopes come from `scope` (space-separated) or `scp` (a list).
+/// [`with_audience`](Self::with_audience) says otherwise) and the expiry (`exp`, with 30 seconds of
+/// [`with_leeway`](Self::with_leeway) for clock skew). Scopes come from `scope` (space-separated) or `scp` (a list).
 ///
 /// Keys are fetched from the JWKS URL on first use and again after five minutes, or when a
 /// token names a key the set does not have (at most every ten seconds). Symmetric algorithms
@@ -328,7 +328,7 @@ const JWKS_MIN_REFETCH: Duration = Duration::from_secs(10);
 /// let verifier = JwtVerifier::discover("https://auth.example.com").await?;
 /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
 /// let server = McpServer::new(agent)
-///     .with_oauth(ProtectedResource::new("https://auth.example.com", verifier).required_scopes(["mcp:tools"]))
+///     .with_oauth(ProtectedResource::new("https://auth.example.com", verifier).with_required_scopes(["mcp:tools"]))
 ///     .serve_http("127.0.0.1:8931".parse()?)
 ///     .await?;
 /// server.wait().await;
@@ -465,7 +465,7 @@ impl JwtVerifier {
     /// use hpd_agent::mcp::JwtVerifier;
     ///
     /// let verifier = JwtVerifier::new("https://auth.example.com", "https://auth.example.com/jwks")
-    ///     .audience("https://tools.example.com/mcp");
+    ///     .with_audience("https://tools.example.com/mcp");
     /// # drop(verifier);
     /// ```
     #[must_use]
@@ -487,7 +487,7 @@ impl JwtVerifier {
     /// use hpd_agent::mcp::JwtVerifier;
     ///
     /// let strict = JwtVerifier::new("https://auth.example.com", "https://auth.example.com/jwks")
-    ///     .leeway(Duration::ZERO);
+    ///     .with_leeway(Duration::ZERO);
     /// # drop(strict);
     /// ```
     #[must_use]
@@ -631,7 +631,7 @@ impl TokenVerifier for JwtVerifier {
 /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
 /// let verifier = StaticTokenVerifier::new("a-long-random-token").with_scopes(["tools"]);
 /// let server = McpServer::new(agent)
-///     .with_oauth(ProtectedResource::new("https://auth.example.com", verifier).required_scopes(["tools"]))
+///     .with_oauth(ProtectedResource::new("https://auth.example.com", verifier).with_required_scopes(["tools"]))
 ///     .serve_http("127.0.0.1:0".parse()?)
 ///     .await?;
 /// let metadata: serde_json::Value = reqwest::get(format!(
@@ -694,7 +694,7 @@ impl ProtectedResource {
     /// use hpd_agent::mcp::{ProtectedResource, StaticTokenVerifier};
     ///
     /// let resource = ProtectedResource::new("https://a.example.com", StaticTokenVerifier::new("t0ken"))
-    ///     .authorization_server("https://b.example.com");
+    ///     .with_authorization_server("https://b.example.com");
     /// # drop(resource);
     /// ```
     pub fn with_authorization_server(mut self, issuer: impl Into<String>) -> Self {
@@ -715,7 +715,7 @@ impl ProtectedResource {
     /// use hpd_agent::mcp::{ProtectedResource, StaticTokenVerifier};
     ///
     /// let resource = ProtectedResource::new("https://auth.example.com", StaticTokenVerifier::new("t0ken"))
-    ///     .required_scopes(["mcp:tools"]);
+    ///     .with_required_scopes(["mcp:tools"]);
     /// # drop(resource);
     /// ```
     pub fn with_required_scopes<I, S>(mut self, scopes: I) -> Self
@@ -748,7 +748,7 @@ impl ProtectedResource {
     /// use hpd_agent::mcp::{ProtectedResource, StaticTokenVerifier};
     ///
     /// let resource = ProtectedResource::new("https://auth.example.com", StaticTokenVerifier::new("t0ken"))
-    ///     .scopes_supported(["offline_access"]);
+    ///     .with_scopes_supported(["offline_access"]);
     /// # drop(resource);
     /// ```
     pub fn with_scopes_supported<I, S>(mut self, scopes: I) -> Self
@@ -783,7 +783,7 @@ impl ProtectedResource {
     /// use hpd_agent::mcp::{ProtectedResource, StaticTokenVerifier};
     ///
     /// let resource = ProtectedResource::new("https://auth.example.com", StaticTokenVerifier::new("t0ken"))
-    ///     .resource("https://tools.example.com/mcp");
+    ///     .with_resource("https://tools.example.com/mcp");
     /// # drop(resource);
     /// ```
     pub fn with_resource(mut self, url: impl Into<String>) -> Self {
@@ -894,7 +894,7 @@ mod tests {
         );
         let bound = BoundResource::new(
             ProtectedResource::new("https://as", StaticTokenVerifier::new("t"))
-                .required_scopes(["a", "b"]),
+                .with_required_scopes(["a", "b"]),
             "http://127.0.0.1:1/mcp",
         );
         assert!(bound.is_metadata_path("/.well-known/oauth-protected-resource/mcp"));

@@ -258,7 +258,7 @@ impl ServerHandler for SessionHandler {
 
     /// Collapsing keeps state per session, which protocol revisions without sessions
     /// (2026-07-28 and later) do not have: a collapsing server offers revisions up to
-    /// 2025-11-25, and clients negotiate one of them. A [flat](super::McpServer::flat) server
+    /// 2025-11-25, and clients negotiate one of them. A [flat](super::McpServer::without_collapse) server
     /// has no state to keep, so it also offers the stateless 2026-07-28 (rmcp then serves each
     /// request of that revision on a handler of its own).
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
@@ -345,9 +345,9 @@ impl SessionHandler {
         let outcome = self
             .tools
             .call_reporting(
+                &call_id,
                 &request.name,
                 &arguments,
-                &call_id,
                 Some(reporter.clone() as Arc<dyn CallReporter>),
                 Some(&ElicitingApprover {
                     peer: context.peer.clone(),

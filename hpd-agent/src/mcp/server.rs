@@ -28,14 +28,14 @@ use crate::Agent;
 /// `fixed`), `tools/list` shows the plain tools, the containers and the call tool
 /// [`CALL_TOOL`](crate::CALL_TOOL) for the whole session; a container call answers with its
 /// members' schemas, and no expansion sends `notifications/tools/list_changed`, so the host's
-/// tool list, and with it the host's own prompt cache, never changes. [`flat`](Self::flat) lists every function instead. Calls run through
+/// tool list, and with it the host's own prompt cache, never changes. [`without_collapse`](Self::without_collapse) lists every function instead. Calls run through
 /// the agent's global middleware and their harness's scoped middleware, emit the agent's
 /// events, and harnesses built at run time refresh their tool lists before each `tools/list`
 /// and call.
 ///
 /// Protocol revisions: a collapsing server offers those that have sessions (2025-06-18 and
 /// 2025-11-25, with the older ones rmcp knows), since expansions live in the session; a
-/// client that asks for a later one negotiates down. A [`flat`](Self::flat) server keeps no
+/// client that asks for a later one negotiates down. A server built [`without_collapse`](Self::without_collapse) keeps no
 /// state and also offers the stateless 2026-07-28 (`server/discover`, no session), which
 /// rmcp 3.11 prefers.
 ///
@@ -49,7 +49,7 @@ use crate::Agent;
 ///     .build()?;
 /// // Over HTTP on loopback, with a bearer token every request must carry.
 /// let server = McpServer::new(agent.clone())
-///     .bearer_token("a-long-random-secret")
+///     .with_bearer_token("a-long-random-secret")
 ///     .serve_http("127.0.0.1:8931".parse()?)
 ///     .await?;
 /// println!("serving on {}", server.url());
@@ -64,12 +64,12 @@ use crate::Agent;
 /// # HTTP security
 ///
 /// Serving tools over HTTP hands them to whoever can reach the port. So
-/// [`serve_http`](Self::serve_http) refuses to start without a [`bearer_token`](Self::bearer_token)
-/// unless [`allow_unauthenticated`](Self::allow_unauthenticated) says so, and then answers
+/// [`serve_http`](Self::serve_http) refuses to start without a [`with_bearer_token`](Self::with_bearer_token)
+/// unless [`with_unauthenticated_access`](Self::with_unauthenticated_access) says so, and then answers
 /// `401 Unauthorized` to every request without `Authorization: Bearer <token>`. A request
 /// whose `Origin` header names a site other than a loopback one (or one allowed with
 /// [`allow_origin`](Self::allow_origin)) gets `403 Forbidden`, against DNS rebinding; the
-/// `Host` header must name a loopback host unless [`allowed_hosts`](Self::allowed_hosts) says
+/// `Host` header must name a loopback host unless [`with_allowed_hosts`](Self::with_allowed_hosts) says
 /// otherwise. No tool runs for a rejected request. Bind to `127.0.0.1` unless the server must
 /// be reached from elsewhere.
 #[derive(Debug, Clone)]
@@ -125,7 +125,7 @@ impl McpServer {
         }
     }
 
-    /// `true` lists every function, with no containers.
+    /// Lists every function, with no containers.
     ///
     /// ```
     /// use hpd_agent::mcp::McpServer;
@@ -133,10 +133,21 @@ impl McpServer {
     ///
     /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
     /// // For clients that cannot refresh their tool list: every function, no containers.
-    /// let server = McpServer::new(agent).flat(true);
+    /// let server = McpServer::new(agent).without_collapse();
     /// # drop(server);
     /// # Ok::<(), hpd_agent::BuildError>(())
     /// ```
+    pub fn without_collapse(mut self) -> Self {
+        self.flat = true;
+        self
+    }
+
+    /// `true` lists every function, with no containers; replaced by
+    /// [`without_collapse`](Self::without_collapse).
+    #[deprecated(
+        since = "0.1.0",
+        note = "use `without_collapse()` for `flat(true)`; collapsing is the default"
+    )]
     pub fn flat(mut self, flat: bool) -> Self {
         self.flat = flat;
         self
@@ -149,7 +160,7 @@ impl McpServer {
     /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
     ///
     /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
-    /// let server = McpServer::new(agent).name("acme-tools");
+    /// let server = McpServer::new(agent).with_name("acme-tools");
     /// # drop(server);
     /// # Ok::<(), hpd_agent::BuildError>(())
     /// ```
@@ -171,7 +182,7 @@ impl McpServer {
     /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
     ///
     /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
-    /// let server = McpServer::new(agent).instructions("Call a container tool to see its functions.");
+    /// let server = McpServer::new(agent).with_instructions("Call a container tool to see its functions.");
     /// # drop(server);
     /// # Ok::<(), hpd_agent::BuildError>(())
     /// ```
@@ -195,7 +206,7 @@ impl McpServer {
     /// # #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
-    /// let server = McpServer::new(agent).bearer_token("s3cret").serve_http("127.0.0.1:0".parse()?).await?;
+    /// let server = McpServer::new(agent).with_bearer_token("s3cret").serve_http("127.0.0.1:0".parse()?).await?;
     /// // Clients send `Authorization: Bearer s3cret`; other requests get 401.
     /// server.shutdown().await;
     /// # Ok(())
@@ -215,7 +226,7 @@ impl McpServer {
     /// Protects the HTTP server with OAuth: access tokens issued by the given authorization
     /// servers, checked by its [`TokenVerifier`](super::TokenVerifier), and the
     /// protected-resource metadata that tells clients where to get them (see
-    /// [`ProtectedResource`]). Replaces a [`bearer_token`](Self::bearer_token).
+    /// [`ProtectedResource`]). Replaces a [`with_bearer_token`](Self::with_bearer_token).
     ///
     /// ```
     /// use hpd_agent::mcp::{McpServer, ProtectedResource, StaticTokenVerifier};
@@ -257,7 +268,7 @@ impl McpServer {
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
     /// // Only for a port nobody else can reach.
-    /// let server = McpServer::new(agent).allow_unauthenticated().serve_http("127.0.0.1:0".parse()?).await?;
+    /// let server = McpServer::new(agent).with_unauthenticated_access().serve_http("127.0.0.1:0".parse()?).await?;
     /// server.shutdown().await;
     /// # Ok(())
     /// # }
@@ -282,7 +293,7 @@ impl McpServer {
     ///
     /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
     /// // A browser app served from this origin may call the tools.
-    /// let server = McpServer::new(agent).bearer_token("t").allow_origin("https://app.example.com");
+    /// let server = McpServer::new(agent).with_bearer_token("t").with_allowed_origin("https://app.example.com");
     /// # drop(server);
     /// # Ok::<(), hpd_agent::BuildError>(())
     /// ```
@@ -306,7 +317,7 @@ impl McpServer {
     ///
     /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
     /// // Behind a reverse proxy that forwards `Host: tools.internal`.
-    /// let server = McpServer::new(agent).bearer_token("t").allowed_hosts(["tools.internal", "localhost"]);
+    /// let server = McpServer::new(agent).with_bearer_token("t").with_allowed_hosts(["tools.internal", "localhost"]);
     /// # drop(server);
     /// # Ok::<(), hpd_agent::BuildError>(())
     /// ```
@@ -339,7 +350,7 @@ impl McpServer {
     /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
     ///
     /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
-    /// let server = McpServer::new(agent).bearer_token("t").header_read_timeout(Duration::from_secs(5));
+    /// let server = McpServer::new(agent).with_bearer_token("t").with_header_read_timeout(Duration::from_secs(5));
     /// # drop(server);
     /// # Ok::<(), hpd_agent::BuildError>(())
     /// ```
@@ -364,7 +375,7 @@ impl McpServer {
     /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
     ///
     /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
-    /// let server = McpServer::new(agent).bearer_token("t").idle_timeout(Duration::from_secs(120));
+    /// let server = McpServer::new(agent).with_bearer_token("t").with_idle_timeout(Duration::from_secs(120));
     /// # drop(server);
     /// # Ok::<(), hpd_agent::BuildError>(())
     /// ```
@@ -387,7 +398,7 @@ impl McpServer {
     /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
     ///
     /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
-    /// let server = McpServer::new(agent).bearer_token("t").max_connections(256);
+    /// let server = McpServer::new(agent).with_bearer_token("t").with_max_connections(256);
     /// # drop(server);
     /// # Ok::<(), hpd_agent::BuildError>(())
     /// ```
@@ -436,8 +447,8 @@ impl McpServer {
     ///
     /// # Errors
     ///
-    /// [`McpError::Invalid`] without a bearer token or [`oauth`](Self::oauth) (and without
-    /// [`allow_unauthenticated`](Self::allow_unauthenticated)), with an empty token or an
+    /// [`McpError::Invalid`] without a bearer token or [`with_oauth`](Self::with_oauth) (and without
+    /// [`with_unauthenticated_access`](Self::with_unauthenticated_access)), with an empty token or an
     /// origin that is not `scheme://host[:port]`; [`McpError::Serve`] when `addr` cannot be
     /// bound.
     ///
@@ -448,7 +459,7 @@ impl McpServer {
     /// # #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
-    /// let server = McpServer::new(agent).bearer_token("token").serve_http("127.0.0.1:0".parse()?).await?;
+    /// let server = McpServer::new(agent).with_bearer_token("token").serve_http("127.0.0.1:0".parse()?).await?;
     /// assert!(server.url().starts_with("http://127.0.0.1:"));
     /// server.shutdown().await;
     /// # Ok(())
@@ -534,7 +545,7 @@ impl McpServer {
 ///     .with_harness(HarnessBuilder::new("Greeter").with_tool(hello).build()?)
 ///     .with_chat_client(ScriptedChatClient::new())
 ///     .build()?;
-/// let server = McpServer::new(agent).bearer_token("t").serve_http("127.0.0.1:0".parse()?).await?;
+/// let server = McpServer::new(agent).with_bearer_token("t").serve_http("127.0.0.1:0".parse()?).await?;
 /// let remote = McpHarness::http("Remote", server.url()).with_header("Authorization", "Bearer t").connect().await?;
 /// assert_eq!(remote.tool_names(), ["hello"]);
 /// server.shutdown().await;
@@ -556,7 +567,7 @@ impl McpHttpServer {
     /// # #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
-    /// let server = McpServer::new(agent).bearer_token("t").serve_http("127.0.0.1:0".parse()?).await?;
+    /// let server = McpServer::new(agent).with_bearer_token("t").serve_http("127.0.0.1:0".parse()?).await?;
     /// assert_ne!(server.local_addr().port(), 0); // the port the system chose
     /// server.shutdown().await;
     /// # Ok(())
@@ -576,7 +587,7 @@ impl McpHttpServer {
     /// # #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
-    /// let server = McpServer::new(agent).bearer_token("t").serve_http("127.0.0.1:0".parse()?).await?;
+    /// let server = McpServer::new(agent).with_bearer_token("t").serve_http("127.0.0.1:0".parse()?).await?;
     /// assert_eq!(server.url(), format!("http://{}/mcp", server.local_addr()));
     /// server.shutdown().await;
     /// # Ok(())
@@ -596,7 +607,7 @@ impl McpHttpServer {
     /// # #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
-    /// let server = McpServer::new(agent).bearer_token("t").serve_http("127.0.0.1:0".parse()?).await?;
+    /// let server = McpServer::new(agent).with_bearer_token("t").serve_http("127.0.0.1:0".parse()?).await?;
     /// let addr = server.local_addr();
     /// server.shutdown().await;
     /// assert!(tokio::net::TcpStream::connect(addr).await.is_err()); // the port is closed
@@ -620,7 +631,7 @@ impl McpHttpServer {
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// // `no_run`: it serves until the process is stopped.
     /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
-    /// let server = McpServer::new(agent).bearer_token(std::env::var("MCP_TOKEN")?).serve_http("127.0.0.1:8765".parse()?).await?;
+    /// let server = McpServer::new(agent).with_bearer_token(std::env::var("MCP_TOKEN")?).serve_http("127.0.0.1:8765".parse()?).await?;
     /// println!("serving on {}", server.url());
     /// server.wait().await;
     /// # Ok(())

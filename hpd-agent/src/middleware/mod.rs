@@ -32,9 +32,9 @@
 //! type either implements [`ConfigurableMiddleware`] (it gets a config from the harness's
 //! `middleware_configs`, parsed from `{}` when none is given) or implements `Default`. When it
 //! implements both, the config path is used. Instances added in code
-//! ([`HarnessOptions::add_scoped_middleware`](crate::HarnessOptions::add_scoped_middleware),
-//! [`HarnessBuilder::scoped_middleware`](crate::HarnessBuilder::scoped_middleware)) are shared
-//! by every expansion; [`HarnessBuilder::scoped_middleware_factory`](crate::HarnessBuilder::scoped_middleware_factory)
+//! ([`HarnessOptions::with_scoped_middleware`](crate::HarnessOptions::with_scoped_middleware),
+//! [`HarnessBuilder::with_scoped_middleware`](crate::HarnessBuilder::with_scoped_middleware)) are shared
+//! by every expansion; [`HarnessBuilder::with_scoped_middleware_factory`](crate::HarnessBuilder::with_scoped_middleware_factory)
 //! creates a fresh one at each expansion, like the attribute.
 //!
 //! When a harness's functions are visible without expansion (a plain harness, `never_collapse`,
@@ -212,6 +212,25 @@ pub struct TurnInfo {
     pub user_message: String,
 }
 
+impl TurnInfo {
+    /// The turn of agent `agent_name` started by `user_message`. Runs make these; tests that
+    /// drive a middleware's hooks directly make them too.
+    ///
+    /// ```
+    /// use hpd_agent::middleware::TurnInfo;
+    ///
+    /// let turn = TurnInfo::new("support", "Where is my order?");
+    /// assert_eq!(turn.user_message, "Where is my order?");
+    /// ```
+    #[must_use]
+    pub fn new(agent_name: impl Into<String>, user_message: impl Into<String>) -> Self {
+        TurnInfo {
+            agent_name: agent_name.into(),
+            user_message: user_message.into(),
+        }
+    }
+}
+
 /// How a turn ended, for `after_message_turn`.
 ///
 /// ```
@@ -228,6 +247,7 @@ pub struct TurnInfo {
 ///             TurnOutcome::Finished { text, usage } => format!("answered {text:?} ({} tokens out)", usage.output_tokens),
 ///             TurnOutcome::Failed(error) => format!("failed: {error}"),
 ///             TurnOutcome::Paused { pending, .. } => format!("{} calls wait for approval", pending.len()),
+///             _ => "another outcome".to_owned(), // the enum may grow
 ///         };
 ///         self.0.lock().unwrap().push(line);
 ///         Ok(())
@@ -317,6 +337,24 @@ pub struct IterationInfo {
     pub visible_tools: Vec<String>,
 }
 
+impl IterationInfo {
+    /// Iteration `iteration` (1 for the first model request of a turn) with these visible tools.
+    ///
+    /// ```
+    /// use hpd_agent::middleware::IterationInfo;
+    ///
+    /// let first = IterationInfo::new(1, vec!["MathTools".to_owned()]);
+    /// assert_eq!(first.visible_tools, ["MathTools"]);
+    /// ```
+    #[must_use]
+    pub fn new(iteration: usize, visible_tools: Vec<String>) -> Self {
+        IterationInfo {
+            iteration,
+            visible_tools,
+        }
+    }
+}
+
 /// A call that resolved to a function, as function hooks see it.
 ///
 /// ```
@@ -345,8 +383,8 @@ pub struct IterationInfo {
 ///     .with_chat_client(ScriptedChatClient::new())
 ///     .build()?;
 /// let tools = agent.tool_session();
-/// assert_eq!(tools.call("deploy", r#"{"dry_run":true}"#, "c1").await?.result.text, "deployed");
-/// assert_eq!(tools.call("deploy", "{}", "c2").await?.result.text, "Error: deploy needs \"dry_run\": true");
+/// assert_eq!(tools.call_tool("c1", "deploy", r#"{"dry_run":true}"#).await?.result.text, "deployed");
+/// assert_eq!(tools.call_tool("c2", "deploy", "{}").await?.result.text, "Error: deploy needs \"dry_run\": true");
 /// # Ok(())
 /// # }
 /// ```
@@ -604,7 +642,7 @@ impl FunctionCall {
     ///     .with_middleware(BlockAll)
     ///     .with_chat_client(ScriptedChatClient::new())
     ///     .build()?;
-    /// let outcome = agent.tool_session().call("ping", "{}", "c1").await?;
+    /// let outcome = agent.tool_session().call_tool("c1", "ping", "{}").await?;
     /// assert_eq!((outcome.result.text.as_str(), outcome.result.is_error), ("Function 'ping' was blocked", true));
     /// # Ok(())
     /// # }
@@ -703,7 +741,7 @@ impl Next<'_> {
     ///     .with_middleware(Shout)
     ///     .with_chat_client(ScriptedChatClient::new())
     ///     .build()?;
-    /// assert_eq!(agent.tool_session().call("hi", "{}", "c1").await?.result.text, "HI");
+    /// assert_eq!(agent.tool_session().call_tool("c1", "hi", "{}").await?.result.text, "HI");
     /// # Ok(())
     /// # }
     /// ```

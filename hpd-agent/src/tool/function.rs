@@ -172,7 +172,7 @@ impl Function {
     }
 
     /// Whether its calls wait for a person's approval before they run (declared with
-    /// `#[ai_function(requires_approval)]`, [`Tool::requires_approval`](crate::Tool::requires_approval)
+    /// `#[ai_function(requires_approval)]`, [`Tool::with_approval_required`](crate::Tool::with_approval_required)
     /// or a config entry's `requires_approval`; middleware may still decide otherwise per call).
     ///
     /// ```

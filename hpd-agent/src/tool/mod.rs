@@ -45,8 +45,10 @@ pub use function::Function;
 #[doc(hidden)]
 pub use function::{ArgumentsError, BodyFuture, CallParts, Started};
 pub use result::{Audio, FunctionFailure, Image, IntoToolResult, ToolResult};
+#[allow(deprecated)]
+pub use sub_agent::DEFAULT_MAX_DEPTH;
 pub(crate) use sub_agent::sub_agent_parameters;
-pub use sub_agent::{DEFAULT_MAX_DEPTH, SubAgent};
+pub use sub_agent::{DEFAULT_MAX_SUB_AGENT_DEPTH, SubAgent};
 
 pub(crate) use function::{Invoke, Invoked, parse_arguments, parse_arguments_text};
 pub(crate) use output::{object_schema, result_text, structured_output};

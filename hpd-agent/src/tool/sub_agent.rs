@@ -18,17 +18,22 @@ pub(crate) fn sub_agent_parameters() -> Value {
     })
 }
 
-/// How deep sub-agents may nest when nothing else is set.
+/// How deep sub-agents may nest when nothing else is set
+/// ([`SubAgent::with_max_depth`] sets it per sub-agent).
 ///
 /// ```
 /// use hpd_agent::{AgentConfig, SubAgent};
-/// use hpd_agent::tool::DEFAULT_MAX_DEPTH;
+/// use hpd_agent::tool::DEFAULT_MAX_SUB_AGENT_DEPTH;
 ///
-/// assert_eq!(DEFAULT_MAX_DEPTH, 3);
+/// assert_eq!(DEFAULT_MAX_SUB_AGENT_DEPTH, 3);
 /// let shallow = SubAgent::new("helper", "Helps.", AgentConfig::default()).with_max_depth(1);
 /// # drop(shallow);
 /// ```
-pub const DEFAULT_MAX_DEPTH: usize = 3;
+pub const DEFAULT_MAX_SUB_AGENT_DEPTH: usize = 3;
+
+/// Renamed to [`DEFAULT_MAX_SUB_AGENT_DEPTH`], which says what the depth is of.
+#[deprecated(since = "0.1.0", note = "renamed to `DEFAULT_MAX_SUB_AGENT_DEPTH`")]
+pub const DEFAULT_MAX_DEPTH: usize = DEFAULT_MAX_SUB_AGENT_DEPTH;
 
 /// A tool that runs a child agent.
 ///
@@ -110,7 +115,7 @@ impl SubAgent {
     pub fn from_config(config: &SubAgentConfig) -> Self {
         SubAgent {
             entry: config.clone(),
-            max_depth: DEFAULT_MAX_DEPTH,
+            max_depth: DEFAULT_MAX_SUB_AGENT_DEPTH,
         }
     }
 

@@ -86,15 +86,8 @@ async fn requests_carry_headers_system_blocks_cache_breakpoints_and_options() {
             _ => unreachable!(),
         },
         reasoning: vec![
-            Reasoning {
-                text: "Two sums.".into(),
-                signature: Some("sig-1".into()),
-                ..Reasoning::default()
-            },
-            Reasoning {
-                redacted: Some("opaque".into()),
-                ..Reasoning::default()
-            },
+            Reasoning::text("Two sums.").with_signature("sig-1"),
+            Reasoning::redacted("opaque"),
             // Unsigned reasoning (from another provider) cannot go back.
             Reasoning::text("unsigned"),
         ],
@@ -264,26 +257,21 @@ async fn streams_assemble_text_thinking_and_split_tool_inputs() {
     assert_eq!(deltas.take(), ["Com", "puting."]);
     assert_eq!(
         response,
-        ChatResponse {
-            text: Some("Computing.".into()),
-            tool_calls: vec![
-                ToolCall::new("toolu_a", "add", r#"{"a": 2, "b": 3}"#),
-                ToolCall::new("toolu_m", "multiply", r#"{"a": 4, "b": 5}"#),
-                ToolCall::new("toolu_n", "add", "{}"),
-            ],
-            usage: Usage {
-                input_tokens: 122,
-                output_tokens: 42,
-                cached_input_tokens: 100,
-                reasoning_tokens: 0,
-            },
-            finish_reason: FinishReason::ToolCalls,
-            reasoning: vec![Reasoning {
-                text: "Add then multiply.".into(),
-                signature: Some("EqQB".into()),
-                ..Reasoning::default()
-            }],
-        }
+        ChatResponse::tool_calls(vec![
+            ToolCall::new("toolu_a", "add", r#"{"a": 2, "b": 3}"#),
+            ToolCall::new("toolu_m", "multiply", r#"{"a": 4, "b": 5}"#),
+            ToolCall::new("toolu_n", "add", "{}"),
+        ])
+        .with_text("Computing.")
+        .with_usage(
+            Usage::new(122, 42)
+                .with_cached_input_tokens(100)
+                .with_reasoning_tokens(0)
+        )
+        .with_finish_reason(FinishReason::ToolCalls)
+        .with_reasoning(vec![
+            Reasoning::text("Add then multiply.").with_signature("EqQB")
+        ])
     );
 }
 

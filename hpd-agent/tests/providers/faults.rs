@@ -240,7 +240,7 @@ fn session(faulty: Arc<dyn ChatClient>) -> (Session, Arc<Relay>) {
             ToolResult::ok(sum.to_string())
         },
     );
-    let harness = HarnessBuilder::new("Adder").tool(add).build().unwrap();
+    let harness = HarnessBuilder::new("Adder").with_tool(add).build().unwrap();
     let agent = AgentBuilder::new()
         .with_harness(harness)
         .with_shared_chat_client(relay.clone())
@@ -264,6 +264,7 @@ fn assert_valid(history: &[ChatMessage]) {
                 open.remove(at);
             }
             ChatMessage::User { .. } => assert!(open.is_empty(), "unanswered calls {open:?}"),
+            other => panic!("a message kind this check does not know: {other:?}"),
         }
     }
     assert!(open.is_empty(), "unanswered calls {open:?}");

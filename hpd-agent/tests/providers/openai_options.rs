@@ -112,12 +112,9 @@ async fn usage_reports_cached_and_reasoning_tokens() {
     let response = hello(&client(&server)).await.unwrap();
     assert_eq!(
         response.usage,
-        Usage {
-            input_tokens: 356,
-            output_tokens: 32,
-            cached_input_tokens: 355,
-            reasoning_tokens: 12,
-        }
+        Usage::new(356, 32)
+            .with_cached_input_tokens(355)
+            .with_reasoning_tokens(12)
     );
 }
 

@@ -50,20 +50,12 @@ async fn multi_turn_tool_calling_conversation() {
         .unwrap_or_else(|e| panic!("turn 1: {e}"));
     assert_eq!(
         first,
-        ChatResponse {
-            text: None,
-            tool_calls: vec![
-                ToolCall::new("call_add", "add", r#"{"a": 2, "b": 3}"#),
-                ToolCall::new("call_mul", "multiply", r#"{"a": 4, "b": 5}"#),
-            ],
-            usage: Usage {
-                input_tokens: 50,
-                output_tokens: 20,
-                ..Usage::default()
-            },
-            finish_reason: FinishReason::ToolCalls,
-            reasoning: vec![],
-        }
+        ChatResponse::tool_calls(vec![
+            ToolCall::new("call_add", "add", r#"{"a": 2, "b": 3}"#),
+            ToolCall::new("call_mul", "multiply", r#"{"a": 4, "b": 5}"#),
+        ])
+        .with_usage(Usage::new(50, 20))
+        .with_finish_reason(FinishReason::ToolCalls)
     );
     assert!(deltas.take().is_empty(), "tool calls are not text");
 
@@ -145,17 +137,10 @@ async fn streamed_text_reaches_the_sink_in_order() {
     assert_eq!(deltas.take(), ["Hel", "lo, ", "wor", "ld!"]);
     assert_eq!(
         response,
-        ChatResponse {
-            text: Some("Hello, world!".into()),
-            tool_calls: vec![],
-            usage: Usage {
-                input_tokens: 12,
-                output_tokens: 4,
-                ..Usage::default()
-            },
-            finish_reason: FinishReason::Stop,
-            reasoning: vec![],
-        }
+        ChatResponse::default()
+            .with_text("Hello, world!")
+            .with_usage(Usage::new(12, 4))
+            .with_finish_reason(FinishReason::Stop)
     );
     // Empty instructions: no system message; no tools: no `tools` key.
     assert_eq!(
@@ -205,17 +190,10 @@ async fn non_streaming_mode_reads_one_json_body() {
     .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(
         response,
-        ChatResponse {
-            text: Some("Let me add those.".into()),
-            tool_calls: vec![ToolCall::new("call_1", "add", r#"{"a":1,"b":2}"#)],
-            usage: Usage {
-                input_tokens: 30,
-                output_tokens: 9,
-                ..Usage::default()
-            },
-            finish_reason: FinishReason::ToolCalls,
-            reasoning: vec![],
-        }
+        ChatResponse::tool_calls(vec![ToolCall::new("call_1", "add", r#"{"a":1,"b":2}"#)])
+            .with_text("Let me add those.")
+            .with_usage(Usage::new(30, 9))
+            .with_finish_reason(FinishReason::ToolCalls)
     );
     assert_eq!(
         deltas.take(),

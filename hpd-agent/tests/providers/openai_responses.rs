@@ -68,12 +68,11 @@ async fn requests_are_typed_items_with_store_off_and_the_options() {
         .await;
     let mut history = tool_loop_history();
     if let ChatMessage::Assistant { reasoning, .. } = &mut history[1] {
-        reasoning.push(Reasoning {
-            text: "Sum first.".into(),
-            signature: Some("gAAAA-encrypted".into()),
-            id: Some("rs_1".into()),
-            ..Reasoning::default()
-        });
+        reasoning.push(
+            Reasoning::text("Sum first.")
+                .with_signature("gAAAA-encrypted")
+                .with_id("rs_1"),
+        );
         // Without its encrypted form it cannot go back (the server stores nothing).
         reasoning.push(Reasoning::text("plain"));
     }
@@ -206,21 +205,17 @@ async fn streams_assemble_text_and_split_arguments_of_several_calls() {
     assert_eq!(deltas.take(), ["Comp", "uting."]);
     assert_eq!(
         response,
-        ChatResponse {
-            text: Some("Computing.".into()),
-            tool_calls: vec![
-                ToolCall::new("call_1", "add", r#"{"a": 2, "b": 3}"#),
-                ToolCall::new("call_2", "multiply", r#"{"a": 4, "b": 5}"#),
-            ],
-            usage: Usage {
-                input_tokens: 400,
-                output_tokens: 30,
-                cached_input_tokens: 380,
-                reasoning_tokens: 2,
-            },
-            finish_reason: FinishReason::ToolCalls,
-            reasoning: vec![],
-        }
+        ChatResponse::tool_calls(vec![
+            ToolCall::new("call_1", "add", r#"{"a": 2, "b": 3}"#),
+            ToolCall::new("call_2", "multiply", r#"{"a": 4, "b": 5}"#),
+        ])
+        .with_text("Computing.")
+        .with_usage(
+            Usage::new(400, 30)
+                .with_cached_input_tokens(380)
+                .with_reasoning_tokens(2)
+        )
+        .with_finish_reason(FinishReason::ToolCalls)
     );
 }
 
@@ -280,12 +275,9 @@ async fn whole_bodies_are_read_when_not_streaming() {
     assert_eq!(response.finish_reason, FinishReason::ToolCalls);
     assert_eq!(
         response.reasoning,
-        [Reasoning {
-            text: "think".into(),
-            signature: Some("enc".into()),
-            id: Some("rs_1".into()),
-            ..Reasoning::default()
-        }]
+        [Reasoning::text("think")
+            .with_signature("enc")
+            .with_id("rs_1")]
     );
     assert_eq!(response.usage.cached_input_tokens, 6);
 }

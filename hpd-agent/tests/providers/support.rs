@@ -117,18 +117,16 @@ pub fn tools() -> Vec<Arc<ToolDefinition>> {
                          "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
                          "required": ["a", "b"]});
     vec![
-        Arc::new(ToolDefinition {
-            name: "add".into(),
-            description: "Adds two integers".into(),
-            parameters: Arc::new(numbers.clone()),
-            output_schema: None,
-        }),
-        Arc::new(ToolDefinition {
-            name: "multiply".into(),
-            description: "Multiplies two integers".into(),
-            parameters: Arc::new(numbers),
-            output_schema: None,
-        }),
+        Arc::new(ToolDefinition::new(
+            "add",
+            "Adds two integers",
+            numbers.clone(),
+        )),
+        Arc::new(ToolDefinition::new(
+            "multiply",
+            "Multiplies two integers",
+            numbers,
+        )),
     ]
 }
 
