@@ -265,10 +265,8 @@ pub fn build_agent(setup: &Value, client: &ScriptedChatClient) -> Result<hpd_age
 
 pub fn reply_of(iteration: &Value) -> Result<ChatResponse, String> {
     let reply = iteration.get("reply").ok_or("iteration without reply")?;
-    let mut response = ChatResponse {
-        text: reply.get("text").and_then(Value::as_str).map(str::to_owned),
-        ..ChatResponse::default()
-    };
+    let mut response = ChatResponse::default();
+    response.text = reply.get("text").and_then(Value::as_str).map(str::to_owned);
     for call in reply
         .get("tool_calls")
         .and_then(Value::as_array)
