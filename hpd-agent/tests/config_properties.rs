@@ -237,16 +237,17 @@ mod properties {
                     (temperature, top_p, max_output_tokens, stop),
                     (seed, tool_choice, parallel, extra),
                 )| {
-                    ModelOptions {
-                        temperature,
-                        top_p,
-                        max_output_tokens,
-                        stop,
-                        seed,
-                        tool_choice,
-                        parallel_tool_calls: parallel,
-                        extra: extra.into_iter().collect(),
-                    }
+                    // `ModelOptions` is `non_exhaustive`: built from the default.
+                    let mut options = ModelOptions::default();
+                    options.temperature = temperature;
+                    options.top_p = top_p;
+                    options.max_output_tokens = max_output_tokens;
+                    options.stop = stop;
+                    options.seed = seed;
+                    options.tool_choice = tool_choice;
+                    options.parallel_tool_calls = parallel;
+                    options.extra = extra.into_iter().collect();
+                    options
                 },
             )
     }
@@ -374,11 +375,12 @@ mod properties {
             any::<bool>(),
         )
             .prop_map(|(max_tokens, max_messages, drop_trimmed)| {
-                hpd_agent::ContextBudget {
-                    max_tokens,
-                    max_messages,
-                    drop_trimmed,
-                }
+                // `ContextBudget` is `non_exhaustive`: built from the default.
+                let mut budget = hpd_agent::ContextBudget::default();
+                budget.max_tokens = max_tokens;
+                budget.max_messages = max_messages;
+                budget.drop_trimmed = drop_trimmed;
+                budget
             })
     }
 
