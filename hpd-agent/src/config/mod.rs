@@ -164,17 +164,17 @@
 //! ```
 
 mod collapsing;
-mod de;
 mod error;
-mod keys;
+mod fields;
 mod limits;
 mod mcp;
+mod object;
 mod output;
 mod parse;
 mod reference;
 mod run;
-mod ser;
 mod sub_agent;
+mod values;
 
 use serde_json::Value;
 
