@@ -285,11 +285,10 @@ async fn a_reply_cut_at_the_token_limit_is_reported() {
 
 #[tokio::test]
 async fn reasoning_is_kept_in_the_history_and_sent_back() {
-    let thought = Reasoning {
-        text: "Call now.".into(),
-        signature: Some("sig".into()),
-        ..Reasoning::default()
-    };
+    // `Reasoning` is `non_exhaustive`: built from the default.
+    let mut thought = Reasoning::default();
+    thought.text = "Call now.".into();
+    thought.signature = Some("sig".into());
     let mut first = ChatResponse::tool_calls(vec![ToolCall::new("c1", "now", "{}")]);
     first.reasoning = vec![thought.clone()];
     let model = ScriptedChatClient::with_replies([first, ChatResponse::text("noon")]);
