@@ -24,8 +24,9 @@ use super::limits::{
     DEFAULT_MAX_ARGUMENT_BYTES, DEFAULT_MAX_PARALLEL_CALLS, DEFAULT_MAX_TOOL_RESULT_BYTES,
     DEFAULT_MAX_TOOL_RESULT_MEDIA_BYTES,
 };
-use super::object::{self, ConfigObject};
-use super::values::{self, equals, is_default, is_true, some, yes};
+use super::object::{self, ConfigObject, FromStr};
+// The field readers and predicates named in the `serde` attributes.
+use super::values::*;
 use super::{
     AgentConfig, CollapsingConfig, CollapsingLayout, Limits, McpAuthConfig, McpServerConfig,
     McpTransportConfig, ModelConfig, OutputSchemaConfig, RunConfigData, SubAgentConfig,
@@ -88,12 +89,8 @@ serialize_by!(
 // AgentConfig, ModelConfig, ModelOptions
 
 #[derive(Serialize, Deserialize)]
-#[serde(
-    remote = "AgentConfig",
-    rename = "AgentConfig",
-    deny_unknown_fields,
-    default = "AgentConfig::default"
-)]
+#[serde(remote = "AgentConfig", rename = "AgentConfig")]
+#[serde(deny_unknown_fields, default = "AgentConfig::default")]
 struct AgentDef {
     #[serde(skip_serializing_if = "Option::is_none")]
     name: Option<String>,
@@ -105,24 +102,19 @@ struct AgentDef {
     max_iterations: Option<usize>,
     #[serde(skip_serializing_if = "is_default")]
     collapsing: CollapsingConfig,
-    #[serde(
-        deserialize_with = "values::harness_references",
-        skip_serializing_if = "Vec::is_empty"
-    )]
+    #[serde(deserialize_with = "harness_references")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     tool_harnesses: Vec<ToolHarnessReference>,
-    #[serde(
-        deserialize_with = "values::sub_agents",
-        skip_serializing_if = "Vec::is_empty"
-    )]
+    #[serde(deserialize_with = "sub_agents")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     sub_agents: Vec<SubAgentConfig>,
-    #[serde(
-        deserialize_with = "values::mcp_servers",
-        skip_serializing_if = "Vec::is_empty"
-    )]
+    #[serde(deserialize_with = "mcp_servers")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     mcp_servers: Vec<McpServerConfig>,
     #[serde(skip_serializing_if = "is_default")]
     limits: Limits,
-    #[serde(deserialize_with = "some", skip_serializing_if = "Option::is_none")]
+    #[serde(deserialize_with = "some")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     context_budget: Option<ContextBudget>,
     #[serde(skip_serializing_if = "Option::is_none")]
     output_schema: Option<OutputSchemaConfig>,
@@ -137,12 +129,8 @@ impl ConfigObject for AgentConfig {
 }
 
 #[derive(Serialize, Deserialize)]
-#[serde(
-    remote = "ModelConfig",
-    rename = "ModelConfig",
-    deny_unknown_fields,
-    default = "ModelConfig::default"
-)]
+#[serde(remote = "ModelConfig", rename = "ModelConfig")]
+#[serde(deny_unknown_fields, default = "ModelConfig::default")]
 struct ModelDef {
     #[serde(skip_serializing_if = "Option::is_none")]
     provider: Option<String>,
@@ -163,47 +151,33 @@ impl ConfigObject for ModelConfig {
 }
 
 #[derive(Serialize, Deserialize)]
-#[serde(
-    remote = "ModelOptions",
-    rename = "ModelOptions",
-    deny_unknown_fields,
-    default = "ModelOptions::default"
-)]
+#[serde(remote = "ModelOptions", rename = "ModelOptions")]
+#[serde(deny_unknown_fields, default = "ModelOptions::default")]
 struct OptionsDef {
-    #[serde(
-        deserialize_with = "values::temperature",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(deserialize_with = "temperature")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     temperature: Option<f64>,
-    #[serde(
-        deserialize_with = "values::top_p",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(deserialize_with = "top_p")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     top_p: Option<f64>,
-    #[serde(
-        deserialize_with = "values::max_output_tokens",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(deserialize_with = "max_output_tokens")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     max_output_tokens: Option<u32>,
-    #[serde(
-        deserialize_with = "values::stop",
-        skip_serializing_if = "Vec::is_empty"
-    )]
+    #[serde(deserialize_with = "stop")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     stop: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     seed: Option<i64>,
+    #[serde(deserialize_with = "tool_choice")]
     #[serde(
-        deserialize_with = "tool_choice",
         serialize_with = "write_tool_choice",
         skip_serializing_if = "Option::is_none"
     )]
     tool_choice: Option<ToolChoice>,
     #[serde(skip_serializing_if = "Option::is_none")]
     parallel_tool_calls: Option<bool>,
-    #[serde(
-        deserialize_with = "values::extra",
-        skip_serializing_if = "Map::is_empty"
-    )]
+    #[serde(deserialize_with = "extra")]
+    #[serde(skip_serializing_if = "Map::is_empty")]
     extra: Map<String, Value>,
 }
 
@@ -223,13 +197,13 @@ pub(super) struct ToolChoiceValue(ToolChoice);
 #[derive(Serialize, Deserialize)]
 #[serde(rename = "ToolChoice", deny_unknown_fields)]
 struct ToolChoiceFields {
-    #[serde(deserialize_with = "values::tool_name")]
+    #[serde(deserialize_with = "tool_name")]
     tool: String,
 }
 
 impl ConfigObject for ToolChoiceValue {
     const EXPECTING: &'static str = r#""auto", "none", "required" or {"tool": "name"}"#;
-    const FROM_STR: Option<fn(&str) -> Result<Self, String>> = Some(|value| {
+    const FROM_STR: Option<FromStr<Self>> = Some(|value| {
         let choice = match value.to_ascii_lowercase().as_str() {
             "auto" => ToolChoice::Auto,
             "none" => ToolChoice::None,
@@ -280,44 +254,27 @@ fn write_tool_choice<S: Serializer>(
 #[derive(Serialize, Deserialize)]
 #[serde(rename = "CollapsingConfig", deny_unknown_fields)]
 struct CollapsingFields {
-    #[serde(
-        default,
-        deserialize_with = "some",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "some")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     enabled: Option<bool>,
-    #[serde(
-        default,
-        deserialize_with = "values::harness_names",
-        skip_serializing_if = "Vec::is_empty"
-    )]
+    #[serde(default, deserialize_with = "harness_names")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     never_collapse: Vec<String>,
-    #[serde(
-        default,
-        deserialize_with = "some",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "some")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     recovery: Option<bool>,
-    #[serde(
-        default,
-        deserialize_with = "some",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "some")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     execute_recovered_calls: Option<bool>,
-    #[serde(
-        default,
-        deserialize_with = "some",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "some")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     persist_system_prompt_injections: Option<bool>,
-    #[serde(
-        default,
-        deserialize_with = "some",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "some")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     layout: Option<CollapsingLayout>,
     /// The seed's name of `"layout": "append"`: read, never written.
-    #[serde(default, deserialize_with = "some", skip_serializing)]
+    #[serde(default, deserialize_with = "some")]
+    #[serde(skip_serializing)]
     cache_stable: Option<bool>,
 }
 
@@ -402,32 +359,20 @@ fn changed<T: PartialEq>(value: T, default: T) -> Option<T> {
 }
 
 #[derive(Serialize, Deserialize)]
-#[serde(
-    remote = "Limits",
-    rename = "Limits",
-    deny_unknown_fields,
-    default = "Limits::default"
-)]
+#[serde(remote = "Limits", rename = "Limits")]
+#[serde(deny_unknown_fields, default = "Limits::default")]
 struct LimitsDef {
-    #[serde(
-        deserialize_with = "values::max_tool_result_bytes",
-        skip_serializing_if = "equals::<DEFAULT_MAX_TOOL_RESULT_BYTES>"
-    )]
+    #[serde(deserialize_with = "max_tool_result_bytes")]
+    #[serde(skip_serializing_if = "equals::<DEFAULT_MAX_TOOL_RESULT_BYTES>")]
     max_tool_result_bytes: usize,
-    #[serde(
-        deserialize_with = "values::max_tool_result_media_bytes",
-        skip_serializing_if = "equals::<DEFAULT_MAX_TOOL_RESULT_MEDIA_BYTES>"
-    )]
+    #[serde(deserialize_with = "max_tool_result_media_bytes")]
+    #[serde(skip_serializing_if = "equals::<DEFAULT_MAX_TOOL_RESULT_MEDIA_BYTES>")]
     max_tool_result_media_bytes: usize,
-    #[serde(
-        deserialize_with = "values::max_argument_bytes",
-        skip_serializing_if = "equals::<DEFAULT_MAX_ARGUMENT_BYTES>"
-    )]
+    #[serde(deserialize_with = "max_argument_bytes")]
+    #[serde(skip_serializing_if = "equals::<DEFAULT_MAX_ARGUMENT_BYTES>")]
     max_argument_bytes: usize,
-    #[serde(
-        deserialize_with = "values::max_parallel_calls",
-        skip_serializing_if = "equals::<DEFAULT_MAX_PARALLEL_CALLS>"
-    )]
+    #[serde(deserialize_with = "max_parallel_calls")]
+    #[serde(skip_serializing_if = "equals::<DEFAULT_MAX_PARALLEL_CALLS>")]
     max_parallel_calls: usize,
 }
 
@@ -442,22 +387,14 @@ impl ConfigObject for Limits {
 }
 
 #[derive(Serialize, Deserialize)]
-#[serde(
-    remote = "ContextBudget",
-    rename = "ContextBudget",
-    deny_unknown_fields,
-    default = "ContextBudget::default"
-)]
+#[serde(remote = "ContextBudget", rename = "ContextBudget")]
+#[serde(deny_unknown_fields, default = "ContextBudget::default")]
 struct BudgetDef {
-    #[serde(
-        deserialize_with = "values::max_tokens",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(deserialize_with = "max_tokens")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     max_tokens: Option<usize>,
-    #[serde(
-        deserialize_with = "values::max_messages",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(deserialize_with = "max_messages")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     max_messages: Option<usize>,
     #[serde(skip_serializing_if = "is_default")]
     drop_trimmed: bool,
@@ -477,51 +414,33 @@ impl ConfigObject for ContextBudget {
 // ToolHarnessReference, SubAgentConfig, RunConfigData
 
 #[derive(Serialize, Deserialize)]
-#[serde(
-    remote = "ToolHarnessReference",
-    rename = "ToolHarnessReference",
-    deny_unknown_fields
-)]
+#[serde(remote = "ToolHarnessReference", rename = "ToolHarnessReference")]
+#[serde(deny_unknown_fields)]
 struct ReferenceDef {
-    #[serde(deserialize_with = "values::harness_name")]
+    #[serde(deserialize_with = "harness_name")]
     name: String,
-    #[serde(
-        default,
-        deserialize_with = "values::functions",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "functions")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     functions: Option<Vec<String>>,
     // Raw values are kept as written, `null` included: it is the user's type that decides what
     // `null` means. Omitting the key is "no value".
-    #[serde(
-        default,
-        deserialize_with = "some",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "some")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     config: Option<Value>,
-    #[serde(
-        default,
-        deserialize_with = "some",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "some")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     metadata: Option<Value>,
-    #[serde(
-        default,
-        deserialize_with = "values::middleware_configs",
-        skip_serializing_if = "BTreeMap::is_empty"
-    )]
+    #[serde(default, deserialize_with = "middleware_configs")]
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     middleware_configs: BTreeMap<String, Value>,
-    #[serde(
-        default,
-        deserialize_with = "values::requires_approval",
-        skip_serializing_if = "Vec::is_empty"
-    )]
+    #[serde(default, deserialize_with = "requires_approval")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     requires_approval: Vec<String>,
 }
 
 impl ConfigObject for ToolHarnessReference {
     const EXPECTING: &'static str = "a harness name or a harness reference object with a name";
-    const FROM_STR: Option<fn(&str) -> Result<Self, String>> = Some(|name| {
+    const FROM_STR: Option<FromStr<Self>> = Some(|name| {
         if name.is_empty() {
             return Err("harness name is empty".to_owned());
         }
@@ -544,22 +463,17 @@ impl Serialize for ToolHarnessReference {
 }
 
 #[derive(Serialize, Deserialize)]
-#[serde(
-    remote = "SubAgentConfig",
-    rename = "SubAgentConfig",
-    deny_unknown_fields
-)]
+#[serde(remote = "SubAgentConfig", rename = "SubAgentConfig")]
+#[serde(deny_unknown_fields)]
 struct SubAgentDef {
-    #[serde(deserialize_with = "values::sub_agent_name")]
+    #[serde(deserialize_with = "sub_agent_name")]
     name: String,
     description: String,
-    #[serde(default, skip_serializing_if = "is_default")]
+    #[serde(default)]
+    #[serde(skip_serializing_if = "is_default")]
     config: Box<AgentConfig>,
-    #[serde(
-        default,
-        deserialize_with = "values::parent_functions",
-        skip_serializing_if = "Vec::is_empty"
-    )]
+    #[serde(default, deserialize_with = "parent_functions")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     parent_functions: Vec<String>,
 }
 
@@ -577,17 +491,11 @@ impl ConfigObject for SubAgentConfig {
 }
 
 #[derive(Serialize, Deserialize)]
-#[serde(
-    remote = "RunConfigData",
-    rename = "AgentRunConfig",
-    deny_unknown_fields,
-    default = "RunConfigData::default"
-)]
+#[serde(remote = "RunConfigData", rename = "AgentRunConfig")]
+#[serde(deny_unknown_fields, default = "RunConfigData::default")]
 struct RunDef {
-    #[serde(
-        deserialize_with = "values::harness_references",
-        skip_serializing_if = "Vec::is_empty"
-    )]
+    #[serde(deserialize_with = "harness_references")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     tool_harnesses: Vec<ToolHarnessReference>,
     #[serde(skip_serializing_if = "Option::is_none")]
     additional_instructions: Option<String>,
@@ -615,59 +523,37 @@ impl ConfigObject for RunConfigData {
 #[derive(Serialize, Deserialize)]
 #[serde(rename = "McpServerConfig", deny_unknown_fields)]
 struct ServerFields {
-    #[serde(deserialize_with = "values::server_name")]
+    #[serde(deserialize_with = "server_name")]
     name: String,
-    #[serde(
-        default,
-        deserialize_with = "values::command",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "command")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     command: Option<String>,
-    #[serde(
-        default,
-        deserialize_with = "values::arguments",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "arguments")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     args: Option<Vec<String>>,
-    #[serde(
-        default,
-        deserialize_with = "values::env",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "env")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     env: Option<BTreeMap<String, String>>,
-    #[serde(
-        default,
-        deserialize_with = "values::url",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "url")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     url: Option<String>,
-    #[serde(
-        default,
-        deserialize_with = "values::headers",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "headers")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     headers: Option<BTreeMap<String, String>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     description: Option<String>,
-    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    #[serde(default = "yes")]
+    #[serde(skip_serializing_if = "is_true")]
     collapse: bool,
-    #[serde(
-        default,
-        deserialize_with = "values::functions",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "functions")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     functions: Option<Vec<String>>,
-    #[serde(
-        default,
-        deserialize_with = "values::timeout_ms",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "timeout_ms")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     timeout_ms: Option<u64>,
-    #[serde(
-        default,
-        deserialize_with = "some",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, deserialize_with = "some")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     auth: Option<McpAuthConfig>,
 }
 
@@ -790,37 +676,23 @@ impl Serialize for McpServerConfig {
 }
 
 #[derive(Serialize, Deserialize)]
-#[serde(
-    remote = "McpAuthConfig",
-    rename = "McpAuthConfig",
-    deny_unknown_fields,
-    default = "McpAuthConfig::default"
-)]
+#[serde(remote = "McpAuthConfig", rename = "McpAuthConfig")]
+#[serde(deny_unknown_fields, default = "McpAuthConfig::default")]
 struct AuthDef {
-    #[serde(
-        deserialize_with = "values::client_id",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(deserialize_with = "client_id")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     client_id: Option<String>,
-    #[serde(
-        deserialize_with = "values::client_secret",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(deserialize_with = "client_secret")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     client_secret: Option<String>,
-    #[serde(
-        deserialize_with = "values::client_metadata_url",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(deserialize_with = "client_metadata_url")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     client_metadata_url: Option<String>,
-    #[serde(
-        deserialize_with = "values::scopes",
-        skip_serializing_if = "Vec::is_empty"
-    )]
+    #[serde(deserialize_with = "scopes")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     scopes: Vec<String>,
-    #[serde(
-        deserialize_with = "values::token_file",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(deserialize_with = "token_file")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     token_file: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     redirect_port: Option<u16>,
@@ -842,21 +714,21 @@ impl ConfigObject for McpAuthConfig {
 }
 
 #[derive(Serialize, Deserialize)]
-#[serde(
-    remote = "OutputSchemaConfig",
-    rename = "OutputSchema",
-    deny_unknown_fields
-)]
+#[serde(remote = "OutputSchemaConfig", rename = "OutputSchema")]
+#[serde(deny_unknown_fields)]
 struct OutputDef {
-    #[serde(deserialize_with = "values::output_name")]
+    #[serde(deserialize_with = "output_name")]
     name: String,
-    #[serde(deserialize_with = "values::output_schema")]
+    #[serde(deserialize_with = "output_schema")]
     schema: Value,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     description: Option<String>,
-    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    #[serde(default = "yes")]
+    #[serde(skip_serializing_if = "is_true")]
     strict: bool,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     retries: Option<usize>,
 }
 
@@ -869,5 +741,115 @@ impl ConfigObject for OutputSchemaConfig {
 
     fn derived<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         OutputDef::deserialize(deserializer)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde::de::value::Error;
+
+    use super::*;
+
+    /// Catches the object name and the fields a derived impl hands `deserialize_struct`.
+    struct Probe<'a>(&'a mut Vec<(&'static str, &'static [&'static str])>);
+
+    impl<'de> Deserializer<'de> for Probe<'_> {
+        type Error = Error;
+
+        fn deserialize_struct<V: de::Visitor<'de>>(
+            self,
+            object: &'static str,
+            fields: &'static [&'static str],
+            _: V,
+        ) -> Result<V::Value, Error> {
+            self.0.push((object, fields));
+            Err(de::Error::custom("probed"))
+        }
+
+        fn deserialize_any<V: de::Visitor<'de>>(self, _: V) -> Result<V::Value, Error> {
+            Err(de::Error::custom("not a struct"))
+        }
+
+        serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+            option unit unit_struct newtype_struct seq tuple tuple_struct map enum identifier
+            ignored_any
+        }
+    }
+
+    /// The objects of the config with their fields, and the required and misplaced keys.
+    type Known = (
+        &'static str,
+        &'static [&'static str],
+        &'static [(&'static str, &'static str)],
+        &'static [(&'static str, &'static str)],
+    );
+
+    fn known<T: ConfigObject>(read: impl FnOnce(Probe<'_>)) -> Known {
+        let mut probed = Vec::new();
+        read(Probe(&mut probed));
+        let [(object, fields)] = probed[..] else {
+            panic!("one struct per object: {probed:?}");
+        };
+        (object, fields, T::REQUIRED, T::MISPLACED)
+    }
+
+    fn all_known() -> Vec<Known> {
+        vec![
+            known::<AgentConfig>(|p| drop(AgentDef::deserialize(p))),
+            known::<ModelConfig>(|p| drop(ModelDef::deserialize(p))),
+            known::<ModelOptions>(|p| drop(OptionsDef::deserialize(p))),
+            known::<ToolChoiceValue>(|p| drop(ToolChoiceFields::deserialize(p))),
+            known::<CollapsingConfig>(|p| drop(CollapsingFields::deserialize(p))),
+            known::<Limits>(|p| drop(LimitsDef::deserialize(p))),
+            known::<ContextBudget>(|p| drop(BudgetDef::deserialize(p))),
+            known::<ToolHarnessReference>(|p| drop(ReferenceDef::deserialize(p))),
+            known::<SubAgentConfig>(|p| drop(SubAgentDef::deserialize(p))),
+            known::<RunConfigData>(|p| drop(RunDef::deserialize(p))),
+            known::<McpServerConfig>(|p| drop(ServerFields::deserialize(p))),
+            known::<McpAuthConfig>(|p| drop(AuthDef::deserialize(p))),
+            known::<OutputSchemaConfig>(|p| drop(OutputDef::deserialize(p))),
+        ]
+    }
+
+    #[test]
+    fn every_key_is_snake_case_and_every_required_key_is_known() {
+        for (object, fields, required, misplaced) in all_known() {
+            for field in fields {
+                assert!(
+                    field.chars().all(|c| c.is_ascii_lowercase() || c == '_'),
+                    "{object}.{field}"
+                );
+            }
+            for (key, _) in required {
+                assert!(fields.contains(key), "{object}.{key}");
+            }
+            for (key, _) in misplaced {
+                assert!(!fields.contains(key), "{object}.{key}");
+            }
+        }
+    }
+
+    #[test]
+    fn objects_are_named_as_the_errors_name_them() {
+        let names: Vec<_> = all_known().into_iter().map(|(object, ..)| object).collect();
+        assert_eq!(
+            names,
+            [
+                "AgentConfig",
+                "ModelConfig",
+                "ModelOptions",
+                "ToolChoice",
+                "CollapsingConfig",
+                "Limits",
+                "ContextBudget",
+                "ToolHarnessReference",
+                "SubAgentConfig",
+                "AgentRunConfig",
+                "McpServerConfig",
+                "McpAuthConfig",
+                "OutputSchema",
+            ]
+        );
     }
 }
