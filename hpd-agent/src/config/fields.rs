@@ -24,7 +24,7 @@ use super::limits::{
     DEFAULT_MAX_ARGUMENT_BYTES, DEFAULT_MAX_PARALLEL_CALLS, DEFAULT_MAX_TOOL_RESULT_BYTES,
     DEFAULT_MAX_TOOL_RESULT_MEDIA_BYTES,
 };
-use super::object::{self, ConfigObject, FromStr};
+use super::object::{self, ConfigObject, ReadStr};
 // The field readers and predicates named in the `serde` attributes.
 use super::values::*;
 use super::{
@@ -203,7 +203,7 @@ struct ToolChoiceFields {
 
 impl ConfigObject for ToolChoiceValue {
     const EXPECTING: &'static str = r#""auto", "none", "required" or {"tool": "name"}"#;
-    const FROM_STR: Option<FromStr<Self>> = Some(|value| {
+    const FROM_STR: Option<ReadStr<Self>> = Some(|value| {
         let choice = match value.to_ascii_lowercase().as_str() {
             "auto" => ToolChoice::Auto,
             "none" => ToolChoice::None,
@@ -353,7 +353,7 @@ impl Serialize for CollapsingConfig {
     }
 }
 
-/// `value` unless it is the default.
+/// `value` unless it is `default`: what the canonical form writes.
 fn changed<T: PartialEq>(value: T, default: T) -> Option<T> {
     (value != default).then_some(value)
 }
@@ -440,7 +440,7 @@ struct ReferenceDef {
 
 impl ConfigObject for ToolHarnessReference {
     const EXPECTING: &'static str = "a harness name or a harness reference object with a name";
-    const FROM_STR: Option<FromStr<Self>> = Some(|name| {
+    const FROM_STR: Option<ReadStr<Self>> = Some(|name| {
         if name.is_empty() {
             return Err("harness name is empty".to_owned());
         }
@@ -577,18 +577,17 @@ impl ConfigObject for McpServerConfig {
             timeout_ms,
             auth,
         } = ServerFields::deserialize(deserializer)?;
-        let belongs_to_http = |key: &str| {
-            de::Error::custom(format_args!(
-                "'{key}' belongs to an HTTP server ('url'), not to a stdio server ('command')"
-            ))
+        let belongs = |key: &str, server: &str, other: &str| {
+            de::Error::custom(format_args!("'{key}' belongs to {server}, not to {other}"))
         };
+        let (http, stdio) = ("an HTTP server ('url')", "a stdio server ('command')");
         let transport = match (command, url) {
             (Some(command), None) => {
                 if auth.is_some() {
-                    return Err(belongs_to_http("auth"));
+                    return Err(belongs("auth", http, stdio));
                 }
                 if headers.is_some() {
-                    return Err(belongs_to_http("headers"));
+                    return Err(belongs("headers", http, stdio));
                 }
                 McpTransportConfig::Stdio {
                     command,
@@ -597,14 +596,11 @@ impl ConfigObject for McpServerConfig {
                 }
             }
             (None, Some(url)) => {
-                if let Some(key) = [(args.is_some(), "args"), (env.is_some(), "env")]
-                    .into_iter()
-                    .find_map(|(present, key)| present.then_some(key))
-                {
-                    return Err(de::Error::custom(format_args!(
-                        "'{key}' belongs to a stdio server ('command'), not to an HTTP server \
-                         ('url')"
-                    )));
+                if args.is_some() {
+                    return Err(belongs("args", stdio, http));
+                }
+                if env.is_some() {
+                    return Err(belongs("env", stdio, http));
                 }
                 McpTransportConfig::Http {
                     url,
@@ -645,18 +641,21 @@ impl Serialize for McpServerConfig {
             timeout_ms,
             auth,
         } = self.clone();
-        let given = |map: BTreeMap<String, String>| (!map.is_empty()).then_some(map);
         let (command, args, env, url, headers) = match transport {
             McpTransportConfig::Stdio { command, args, env } => (
                 Some(command),
-                (!args.is_empty()).then_some(args),
-                given(env),
+                changed(args, Vec::new()),
+                changed(env, BTreeMap::new()),
                 None,
                 None,
             ),
-            McpTransportConfig::Http { url, headers } => {
-                (None, None, None, Some(url), given(headers))
-            }
+            McpTransportConfig::Http { url, headers } => (
+                None,
+                None,
+                None,
+                Some(url),
+                changed(headers, BTreeMap::new()),
+            ),
         };
         ServerFields {
             name,

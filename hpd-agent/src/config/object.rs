@@ -21,7 +21,7 @@ use std::marker::PhantomData;
 use serde::de::{self, DeserializeSeed, Deserializer, IntoDeserializer, MapAccess, Visitor};
 
 /// Reads an object from a bare string, or says why the string does not name one.
-pub(super) type FromStr<T> = fn(&str) -> Result<T, String>;
+pub(super) type ReadStr<T> = fn(&str) -> Result<T, String>;
 
 /// A type the config reads as an object with normalised keys, through a derived mirror.
 pub(super) trait ConfigObject: Sized {
@@ -30,7 +30,7 @@ pub(super) trait ConfigObject: Sized {
     /// The error for `null`, for an object that may be omitted but not given as `null`.
     const NULL: Option<&'static str> = None;
     /// How a bare string stands for the object (a harness reference's name), if it can.
-    const FROM_STR: Option<FromStr<Self>> = None;
+    const FROM_STR: Option<ReadStr<Self>> = None;
     /// Keys that must be given, each with the hint of its `missing key` error.
     const REQUIRED: &'static [(&'static str, &'static str)] = &[];
     /// Keys of other objects, each with the error that says where it belongs.

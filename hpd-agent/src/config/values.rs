@@ -1,6 +1,7 @@
-//! The field readers of the config mirrors (their `deserialize_with` and `serialize_with`
-//! functions): the checks of single values, lists with readable `expecting` texts, and the few
-//! forms serde's derives have no attribute for. An error here is reported at the field's path.
+//! The field readers of the config mirrors (their `deserialize_with` functions) and the
+//! predicates of their `skip_serializing_if`: the checks of single values, lists with readable
+//! `expecting` texts, and the few forms serde's derives have no attribute for. An error here is
+//! reported at the field's path.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -12,7 +13,9 @@ use serde_json::{Map, Value};
 use super::{McpServerConfig, SubAgentConfig, ToolHarnessReference};
 use crate::output::OutputSchema;
 
-/// `deserialize_with` functions, one a line: `name -> Type = |deserializer| expression`.
+/// `deserialize_with` functions, one a line: `name -> Type = |deserializer| expression`. An
+/// `Option` read with `optional` takes `null` as absent; the others take no `null` (the key may
+/// be omitted, not given as `null`).
 macro_rules! readers {
     ($($name:ident -> $ty:ty = |$d:ident| $read:expr;)*) => {$(
         pub(super) fn $name<'de, D: Deserializer<'de>>($d: D) -> Result<$ty, D::Error> {
