@@ -13,8 +13,9 @@
 //! positions (the line and column of [`ConfigError`](super::ConfigError)) exist only while the
 //! text is read, and a `Value` keeps the last of two equal keys, so `'name' appears twice` could
 //! not be reported. A pass over a `Value` would also have to know which objects are the crate's
-//! (the keys of a reference's `config`, `metadata`, `middleware_configs` and of `model.options.extra`
-//! are the user's and stay as written), repeating the schema the derives already state.
+//! (the keys of a reference's `config`, `metadata` and `middleware_configs` and those of
+//! `model.options.extra` are the user's and stay as written), repeating the schema the derives
+//! already state.
 
 use std::marker::PhantomData;
 
