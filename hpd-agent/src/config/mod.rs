@@ -109,7 +109,7 @@
 //! | `"functions": []` | `functions is empty; omit it to expose all functions` | `...functions` |
 //! | reference without name | `missing key 'name' in ToolHarnessReference; give the harness name` | the reference |
 //! | empty reference name | `harness name is empty` | the name |
-//! | empty name in `requires_approval` | `requires_approval holds an empty function name (""); give function names` | the reference |
+//! | empty name in `requires_approval` | `requires_approval holds an empty function name (""); give function names` | `...requires_approval` |
 //! | sub-agent without name / description | `missing key 'name' in SubAgentConfig; ...`, `missing key 'description' in SubAgentConfig; ...` | the entry |
 //! | empty sub-agent name | `sub-agent name is empty` | the name |
 //! | middleware keys equal but for case | `duplicate key in middleware_configs: '{first}' and '{second}' name the same middleware (names match case-insensitively)` | `...middleware_configs` |
@@ -148,11 +148,14 @@
 //!
 //! # Other formats
 //!
-//! The types implement `Deserialize` and `Serialize` by hand, using only serde's data model,
-//! so configs can also come from other self-describing formats (TOML, YAML, ...) with the same
-//! key rules and messages. Harness references and raw values need `deserialize_any`, so
-//! non-self-describing formats (bincode) are not supported. Calling a format's deserializer
-//! directly gives serde's error without the path; wrap it in `serde_path_to_error` to keep it:
+//! The types implement `Deserialize` and `Serialize` with serde's derives on private mirrors
+//! of the public types, reading each object's keys through one normalising step as they are
+//! read (not through a `serde_json::Value`, which would lose positions and duplicate keys).
+//! They use only serde's data model, so configs can also come from other self-describing
+//! formats (TOML, YAML, ...) with the same key rules and messages. Harness references and raw
+//! values need `deserialize_any`, so non-self-describing formats (bincode) are not supported.
+//! Calling a format's deserializer directly gives serde's error without the path; wrap it in
+//! `serde_path_to_error` to keep it:
 //!
 //! ```
 //! use hpd_agent::AgentConfig;
@@ -164,17 +167,17 @@
 //! ```
 
 mod collapsing;
-mod de;
 mod error;
-mod keys;
+mod fields;
 mod limits;
 mod mcp;
+mod object;
 mod output;
 mod parse;
 mod reference;
 mod run;
-mod ser;
 mod sub_agent;
+mod values;
 
 use serde_json::Value;
 

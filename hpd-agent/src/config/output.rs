@@ -1,12 +1,7 @@
 //! `output_schema`: the schema every final answer of a configured agent must match.
 
-use std::fmt;
-
-use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
-use serde::ser::{Serialize, SerializeStruct, Serializer};
 use serde_json::Value;
 
-use super::keys::Keys;
 use crate::output::{OutputSchema, OutputSchemaError};
 
 /// The `output_schema` of an [`AgentConfig`](crate::AgentConfig): a JSON Schema the agent's
@@ -94,118 +89,5 @@ impl OutputSchemaConfig {
             schema = schema.with_description(description.clone());
         }
         Ok(schema)
-    }
-}
-
-#[derive(Clone, Copy)]
-pub(super) enum OutputKey {
-    Name,
-    Schema,
-    Description,
-    Strict,
-    Retries,
-}
-
-pub(super) const OUTPUT_KEYS: &[(OutputKey, &str)] = &[
-    (OutputKey::Name, "name"),
-    (OutputKey::Schema, "schema"),
-    (OutputKey::Description, "description"),
-    (OutputKey::Strict, "strict"),
-    (OutputKey::Retries, "retries"),
-];
-
-impl<'de> Deserialize<'de> for OutputSchemaConfig {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_map(OutputVisitor)
-    }
-}
-
-/// The schema as a seed, so a bad one is reported at `output_schema.schema`.
-struct SchemaValue;
-
-impl<'de> de::DeserializeSeed<'de> for SchemaValue {
-    type Value = Value;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
-        let schema = Value::deserialize(deserializer)?;
-        // A name that passes, so only the schema is judged here.
-        if let Err(e) = OutputSchema::new("schema", schema.clone()) {
-            let at = if e.path.is_empty() {
-                String::new()
-            } else {
-                format!(" (at {})", e.path)
-            };
-            return Err(de::Error::custom(format_args!("{}{at}", e.message)));
-        }
-        Ok(schema)
-    }
-}
-
-/// The name, checked as [`OutputSchema::new`] checks it.
-struct NameValue;
-
-impl<'de> de::DeserializeSeed<'de> for NameValue {
-    type Value = String;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<String, D::Error> {
-        let name = String::deserialize(deserializer)?;
-        if let Err(e) = OutputSchema::new(name.clone(), Value::Bool(true)) {
-            return Err(de::Error::custom(e.message));
-        }
-        Ok(name)
-    }
-}
-
-struct OutputVisitor;
-
-impl<'de> Visitor<'de> for OutputVisitor {
-    type Value = OutputSchemaConfig;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("an OutputSchema object with 'name' and 'schema'")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<OutputSchemaConfig, A::Error> {
-        let mut keys = Keys::new("OutputSchema", OUTPUT_KEYS);
-        let (mut name, mut schema) = (None, None);
-        let mut config = OutputSchemaConfig::new("", Value::Null);
-        while let Some(key) = map.next_key::<String>()? {
-            match keys.identify(key)? {
-                OutputKey::Name => name = Some(map.next_value_seed(NameValue)?),
-                OutputKey::Schema => schema = Some(map.next_value_seed(SchemaValue)?),
-                OutputKey::Description => config.description = map.next_value()?,
-                OutputKey::Strict => config.strict = map.next_value()?,
-                OutputKey::Retries => config.retries = map.next_value()?,
-            }
-        }
-        config.name = name.ok_or_else(|| {
-            de::Error::custom("missing key 'name' in OutputSchema; name the answer's format")
-        })?;
-        config.schema = schema.ok_or_else(|| {
-            de::Error::custom("missing key 'schema' in OutputSchema; give the answer's JSON Schema")
-        })?;
-        Ok(config)
-    }
-}
-
-impl Serialize for OutputSchemaConfig {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let len = 2
-            + usize::from(self.description.is_some())
-            + usize::from(!self.strict)
-            + usize::from(self.retries.is_some());
-        let mut state = serializer.serialize_struct("OutputSchema", len)?;
-        state.serialize_field("name", &self.name)?;
-        state.serialize_field("schema", &self.schema)?;
-        if self.description.is_some() {
-            state.serialize_field("description", &self.description)?;
-        }
-        if !self.strict {
-            state.serialize_field("strict", &self.strict)?;
-        }
-        if self.retries.is_some() {
-            state.serialize_field("retries", &self.retries)?;
-        }
-        state.end()
     }
 }
