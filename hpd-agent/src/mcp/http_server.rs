@@ -211,7 +211,11 @@ fn rejection_response(rejection: &Rejection) -> Response {
             } else {
                 "Unauthorized: a valid access token is required"
             };
-            (*status, text.to_owned(), HeaderValue::from_str(challenge).ok())
+            (
+                *status,
+                text.to_owned(),
+                HeaderValue::from_str(challenge).ok(),
+            )
         }
         Rejection::Origin(origin) => (
             StatusCode::FORBIDDEN,
