@@ -94,7 +94,9 @@ impl RetryPolicy {
         if let Some(wait) = server_wait {
             return self.server_delay(wait);
         }
-        let attempt = usize::try_from(attempt).unwrap_or(usize::MAX);
+        // Past 128 doublings every delay is at the cap (a `Duration` holds less than 2^128
+        // nanoseconds), so a larger attempt number draws from the same range.
+        let attempt = usize::try_from(attempt.min(128)).unwrap_or(128);
         self.backoff_builder()
             .without_max_times()
             .build()
@@ -216,13 +218,35 @@ mod tests {
             assert!(first >= Duration::from_millis(50) && first <= Duration::from_millis(100));
             let second = policy.delay(1, None);
             assert!(second >= Duration::from_millis(100) && second <= Duration::from_millis(200));
-            let capped = policy.delay(40, None);
-            assert!(capped >= Duration::from_millis(175) && capped <= Duration::from_millis(350));
+            for attempt in [40, 128, u32::MAX] {
+                let capped = policy.delay(attempt, None);
+                assert!(
+                    capped >= Duration::from_millis(175) && capped <= Duration::from_millis(350),
+                    "{attempt}: {capped:?}"
+                );
+            }
         }
         assert_eq!(
             policy.delay(0, Some(Duration::from_secs(1))),
             Duration::from_millis(350)
         );
+    }
+
+    #[test]
+    fn the_backoff_gives_one_delay_per_retry() {
+        use backon::BackoffBuilder as _;
+        for max_retries in [0, 1, 3] {
+            let policy = RetryPolicy {
+                max_retries,
+                ..RetryPolicy::default()
+            };
+            let delays: Vec<Duration> = policy.backoff_builder().build().collect();
+            assert_eq!(delays.len(), max_retries as usize);
+            for (n, delay) in delays.iter().enumerate() {
+                let full = policy.backoff * 2u32.pow(n as u32);
+                assert!(*delay >= full / 2 && *delay <= full, "{n}: {delay:?}");
+            }
+        }
     }
 
     #[test]
