@@ -121,6 +121,63 @@ async fn metadata_and_challenges_name_the_resource() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_metadata_answers_get_and_head_only_and_checks_the_origin() {
+    let server = serve(ProtectedResource::new(
+        ISSUER,
+        StaticTokenVerifier::new("t0ken"),
+    ))
+    .await;
+    let url = format!(
+        "http://{}/.well-known/oauth-protected-resource/mcp",
+        server.local_addr()
+    );
+    let client = reqwest::Client::new();
+    let got = client.get(&url).send().await.unwrap();
+    assert_eq!(got.status(), 200);
+    assert_eq!(got.headers()["content-type"], "application/json");
+    let length = got.headers()["content-length"].clone();
+
+    // HEAD: the headers of GET, no body; and it needs no token either.
+    let head = client.head(&url).send().await.unwrap();
+    assert_eq!(head.status(), 200);
+    assert_eq!(head.headers()["content-type"], "application/json");
+    assert_eq!(head.headers()["content-length"], length);
+    assert!(head.bytes().await.unwrap().is_empty());
+
+    for method in [reqwest::Method::POST, reqwest::Method::DELETE] {
+        let refused = client.request(method.clone(), &url).send().await.unwrap();
+        assert_eq!(refused.status(), 405, "{method}");
+        let allow = refused.headers()["allow"].to_str().unwrap().to_owned();
+        let mut allowed: Vec<&str> = allow.split(',').map(str::trim).collect();
+        allowed.sort_unstable();
+        assert_eq!(allowed, ["GET", "HEAD"], "{method}");
+    }
+
+    // A foreign page is turned away before the document: 403, not the metadata.
+    let foreign = client
+        .get(&url)
+        .header("Origin", "http://evil.example")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(foreign.status(), 403);
+    let loopback = client
+        .get(&url)
+        .header("Origin", "http://localhost:3000")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(loopback.status(), 200);
+    // Other well-known paths are not the document: they go to the transport, behind the token.
+    let other = format!(
+        "http://{}/.well-known/oauth-protected-resource/other",
+        server.local_addr()
+    );
+    assert_eq!(client.get(&other).send().await.unwrap().status(), 401);
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_token_without_a_required_scope_gets_403() {
     let server = serve(
         ProtectedResource::new(

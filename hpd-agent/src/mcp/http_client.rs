@@ -18,6 +18,7 @@ use std::collections::HashMap;
 use std::future::Future;
 use std::sync::Arc;
 
+use backon::Retryable as _;
 use futures::stream::BoxStream;
 use http::{HeaderName, HeaderValue};
 use rmcp::model::ClientJsonRpcMessage;
@@ -75,48 +76,46 @@ impl RetryingHttpClient {
     async fn with_retries<T, F, Fut>(
         &self,
         what: &str,
-        mut send: F,
+        send: F,
     ) -> Result<T, StreamableHttpError<reqwest::Error>>
     where
         F: FnMut() -> Fut,
         Fut: Future<Output = Result<T, StreamableHttpError<reqwest::Error>>>,
     {
         let mut attempt: u32 = 0;
-        loop {
-            let error = match send().await {
-                Ok(value) => return Ok(value),
-                Err(error) => error,
-            };
-            let StreamableHttpError::Client(cause) = &error else {
-                return Err(error);
-            };
-            if !is_closed_connection(cause) {
-                return Err(error);
-            }
-            if attempt >= self.retry.max_retries {
-                // `reqwest`'s text does not name the cause; this one does, and what was tried.
-                return Err(StreamableHttpError::UnexpectedServerResponse(
+        let result = send
+            .retry(self.retry.backoff_builder())
+            .when(|error| {
+                matches!(error, StreamableHttpError::Client(cause) if is_closed_connection(cause))
+            })
+            .notify(|error, delay| {
+                attempt += 1;
+                tracing::warn!(
+                    target: "hpd_agent::mcp",
+                    server = %self.server,
+                    attempt,
+                    max_retries = self.retry.max_retries,
+                    ?delay,
+                    %error,
+                    "the connection was closed before the answer; sending the {what} again"
+                );
+            })
+            .await;
+        match result {
+            // A closed connection still, once the policy is spent: `reqwest`'s text does not
+            // name the cause; this one does, and what was tried.
+            Err(StreamableHttpError::Client(cause)) if is_closed_connection(&cause) => {
+                Err(StreamableHttpError::UnexpectedServerResponse(
                     format!(
                         "the server closed the connection before it answered the {what}, {} \
                          times (sent again on a fresh connection {attempt} times): {}",
                         attempt + 1,
-                        error_chain(cause)
+                        error_chain(&cause)
                     )
                     .into(),
-                ));
+                ))
             }
-            let delay = self.retry.delay(attempt, None);
-            attempt += 1;
-            tracing::warn!(
-                target: "hpd_agent::mcp",
-                server = %self.server,
-                attempt,
-                max_retries = self.retry.max_retries,
-                ?delay,
-                %error,
-                "the connection was closed before the answer; sending the {what} again"
-            );
-            tokio::time::sleep(delay).await;
+            other => other,
         }
     }
 }

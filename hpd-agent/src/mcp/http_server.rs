@@ -1,27 +1,40 @@
-//! The HTTP front of `serve_http`: a hyper server that checks every request's `Origin` and
-//! bearer token before the MCP transport sees it.
+//! The HTTP front of `serve_http`: who does what.
+//!
+//! - rmcp's [`StreamableHttpService`] (a tower service) is the MCP transport: sessions, event
+//!   streams, the `Host` check against the allowed hosts, and the request body limit (413).
+//! - An axum [`Router`] in front of it: middleware that checks every request's `Origin` and
+//!   bearer token before the transport sees it (so a rejected request runs no tool), and, with
+//!   OAuth, the protected-resource metadata (RFC 9728) answered by an axum method router (GET
+//!   and HEAD; 405 with `Allow` otherwise) and the access-token check of every other request.
+//! - `subtle` compares the static bearer token in constant time.
+//!
+//! Two pieces stay written here, each with its reason where it is: the rule of which origins
+//! are allowed ([`Guard::check`]), and the accept loop ([`serve`]).
 
-use std::convert::Infallible;
+use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use bytes::Bytes;
-use http::{Request, Response, StatusCode, header};
-use http_body_util::{BodyExt as _, Full, combinators::BoxBody};
+use axum::Router;
+use axum::extract::{Request, State};
+use axum::middleware::{Next, from_fn_with_state};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{MethodRouter, get};
+use http::{HeaderValue, StatusCode, header};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use rmcp::ServerHandler;
 use rmcp::transport::StreamableHttpService;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use subtle::ConstantTimeEq as _;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
+use tower_service::Service as _;
 
 use super::resource_server::BoundResource;
-
-type HttpResponse = Response<BoxBody<Bytes, Infallible>>;
 
 /// What a request must show to reach the MCP transport.
 #[derive(Debug, Clone)]
@@ -42,40 +55,39 @@ pub(crate) struct Origin {
     port: u16,
 }
 
-/// Parses `scheme://host[:port]` (lower-cased; `http` and `https` only). `None` for anything
-/// else, including the opaque origin `null`.
+/// Parses `scheme://host[:port]` (lower-cased; `http` and `https` only; a trailing `/` is
+/// allowed). `None` for anything else, including the opaque origin `null` and anything with a
+/// path, query, fragment or user info. The URI grammar is `http`'s; what an origin may hold
+/// besides is checked here.
 pub(crate) fn parse_origin(text: &str) -> Option<Origin> {
     let text = text.trim().to_ascii_lowercase();
-    let (scheme, rest) = text.split_once("://")?;
-    let default_port = match scheme {
+    // `http::Uri` drops a fragment without a word; an origin never has one.
+    if text.contains('#') {
+        return None;
+    }
+    let uri = http::Uri::try_from(text.as_str()).ok()?;
+    let port = match uri.scheme_str()? {
         "http" => 80,
         "https" => 443,
         _ => return None,
     };
-    let rest = rest.strip_suffix('/').unwrap_or(rest);
-    if rest.is_empty() || rest.contains(['/', '?', '#', '@']) {
+    if !matches!(uri.path(), "" | "/") || uri.query().is_some() {
         return None;
     }
-    let (host, port) = if let Some(bracketed) = rest.strip_prefix('[') {
-        let (host, after) = bracketed.split_once(']')?;
-        let port = match after.strip_prefix(':') {
-            Some(port) => port.parse().ok()?,
-            None if after.is_empty() => default_port,
-            None => return None,
-        };
-        (format!("[{host}]"), port)
-    } else {
-        match rest.rsplit_once(':') {
-            Some((host, port)) => (host.to_owned(), port.parse().ok()?),
-            None => (rest.to_owned(), default_port),
-        }
+    let authority = uri.authority()?;
+    let host = authority.host();
+    // No user info, and the port (when given) a number: `http` takes `host:name` as an
+    // authority too, with no port.
+    let port = match authority.as_str().strip_prefix(host)? {
+        "" => port,
+        after => after.strip_prefix(':')?.parse().ok()?,
     };
     if host.is_empty() {
         return None;
     }
     Some(Origin {
-        scheme: scheme.to_owned(),
-        host,
+        scheme: uri.scheme_str()?.to_owned(),
+        host: host.to_owned(),
         port,
     })
 }
@@ -156,6 +168,14 @@ impl BoundResource {
 impl Guard {
     /// Checks a request's headers. A request without `Origin` (not sent by a browser) passes
     /// the origin check; one with an origin must be loopback or listed.
+    ///
+    /// The origin rule is written here rather than left to a library. tower-http's CORS layer
+    /// answers CORS (preflights and `Access-Control-*` headers); it does not turn a request
+    /// from a forbidden origin away with 403, which the MCP transport spec asks of a server.
+    /// rmcp's own `allowed_origins` check runs inside the transport, after this token check
+    /// (a foreign page without the token would get 401, not 403), and has no way to say "every
+    /// loopback origin on any port", which is the default here (`127.0.0.0/8`, `localhost` and
+    /// `[::1]`).
     pub(crate) fn check(&self, headers: &http::HeaderMap) -> Result<(), Rejection> {
         for value in headers.get_all(header::ORIGIN) {
             let text = value.to_str().unwrap_or("");
@@ -176,74 +196,118 @@ impl Guard {
     }
 }
 
-/// Compares two secrets in time that depends only on their lengths.
+/// Compares two secrets in time that depends only on their lengths (`subtle`).
 pub(crate) fn constant_time_eq(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    let mut difference = u8::from(a.len() != b.len());
-    for (index, byte) in a.iter().enumerate() {
-        difference |= byte ^ b.get(index % b.len().max(1)).copied().unwrap_or(0);
-    }
-    difference == 0
+    a.as_bytes().ct_eq(b.as_bytes()).into()
 }
 
-fn rejection_response(rejection: &Rejection) -> HttpResponse {
-    if let Rejection::OAuth {
-        status, challenge, ..
-    } = rejection
-    {
-        let text = if *status == StatusCode::FORBIDDEN {
-            "Forbidden: the access token lacks a required scope"
-        } else {
-            "Unauthorized: a valid access token is required"
-        };
-        let mut response = Response::new(Full::new(Bytes::from(text)).boxed());
-        *response.status_mut() = *status;
-        if let Ok(value) = http::HeaderValue::from_str(challenge) {
-            response
-                .headers_mut()
-                .insert(header::WWW_AUTHENTICATE, value);
+fn rejection_response(rejection: &Rejection) -> Response {
+    let (status, text, challenge) = match rejection {
+        Rejection::OAuth {
+            status, challenge, ..
+        } => {
+            let text = if *status == StatusCode::FORBIDDEN {
+                "Forbidden: the access token lacks a required scope"
+            } else {
+                "Unauthorized: a valid access token is required"
+            };
+            (
+                *status,
+                text.to_owned(),
+                HeaderValue::from_str(challenge).ok(),
+            )
         }
-        return response;
-    }
-    let (status, text) = match rejection {
         Rejection::Origin(origin) => (
             StatusCode::FORBIDDEN,
             format!("Forbidden: the origin '{origin}' is not allowed"),
+            None,
         ),
-        // Answered above; kept for a match over every kind.
-        Rejection::Unauthorized | Rejection::OAuth { .. } => (
+        Rejection::Unauthorized => (
             StatusCode::UNAUTHORIZED,
             "Unauthorized: a valid bearer token is required".to_owned(),
+            Some(HeaderValue::from_static("Bearer")),
         ),
     };
-    let mut response = Response::new(Full::new(Bytes::from(text)).boxed());
-    *response.status_mut() = status;
-    if *rejection == Rejection::Unauthorized {
-        response.headers_mut().insert(
-            header::WWW_AUTHENTICATE,
-            http::HeaderValue::from_static("Bearer"),
-        );
+    let mut response = (status, text).into_response();
+    if let Some(challenge) = challenge {
+        response
+            .headers_mut()
+            .insert(header::WWW_AUTHENTICATE, challenge);
     }
     response
 }
 
-/// The protected-resource metadata document (GET only; it is public).
-fn metadata_response(oauth: &BoundResource, method: &http::Method) -> HttpResponse {
-    if method != http::Method::GET {
-        let mut response = Response::new(Full::new(Bytes::from("Method Not Allowed")).boxed());
-        *response.status_mut() = StatusCode::METHOD_NOT_ALLOWED;
-        response
-            .headers_mut()
-            .insert(header::ALLOW, http::HeaderValue::from_static("GET"));
-        return response;
+/// The protected-resource metadata document (it is public).
+async fn metadata(State(oauth): State<Arc<BoundResource>>) -> Response {
+    (
+        [(header::CONTENT_TYPE, "application/json")],
+        oauth.metadata().to_string(),
+    )
+        .into_response()
+}
+
+/// The address a request came from, put in its extensions by [`serve`].
+#[derive(Debug, Clone, Copy)]
+struct Peer(SocketAddr);
+
+/// Logs a rejection with the peer it came from.
+fn rejected(request: &Request, rejection: &Rejection) -> Response {
+    let peer = request.extensions().get::<Peer>().map(|peer| peer.0);
+    tracing::info!(target: "hpd_agent::mcp", peer = ?peer, ?rejection, "request rejected");
+    rejection_response(rejection)
+}
+
+/// The origin and static-token check of every request.
+async fn guard_layer(State(guard): State<Arc<Guard>>, request: Request, next: Next) -> Response {
+    if let Err(rejection) = guard.check(request.headers()) {
+        return rejected(&request, &rejection);
     }
-    let body = oauth.metadata().to_string();
-    let mut response = Response::new(Full::new(Bytes::from(body)).boxed());
-    response.headers_mut().insert(
-        header::CONTENT_TYPE,
-        http::HeaderValue::from_static("application/json"),
-    );
-    response
+    next.run(request).await
+}
+
+/// What OAuth adds in front of the transport: the metadata document and its method handling.
+#[derive(Clone)]
+struct OAuthFront {
+    oauth: Arc<BoundResource>,
+    metadata: MethodRouter,
+}
+
+/// With OAuth: the metadata paths get the document; every other request needs an access
+/// token. The metadata paths are matched here, not as router paths: they come from the
+/// resource URL the operator gives, and axum's path syntax would read (or refuse) some valid
+/// URL paths as captures.
+async fn oauth_layer(State(front): State<OAuthFront>, request: Request, next: Next) -> Response {
+    if front.oauth.is_metadata_path(request.uri().path()) {
+        let mut metadata = front.metadata.clone();
+        return match metadata.call(request).await {
+            Ok(response) => response,
+            Err(never) => match never {},
+        };
+    }
+    if let Err(rejection) = front.oauth.check(request.headers()).await {
+        return rejected(&request, &rejection);
+    }
+    next.run(request).await
+}
+
+/// The router of one server: the MCP transport on every path, behind the checks of `guard`.
+pub(crate) fn router<S>(
+    service: StreamableHttpService<S, LocalSessionManager>,
+    guard: Arc<Guard>,
+) -> Router
+where
+    S: ServerHandler + Send + 'static,
+{
+    let mut app = Router::new().fallback_service(service);
+    if let Some(oauth) = &guard.oauth {
+        let oauth = Arc::new(oauth.clone());
+        let front = OAuthFront {
+            metadata: get(metadata).with_state(oauth.clone()),
+            oauth,
+        };
+        app = app.layer(from_fn_with_state(front, oauth_layer));
+    }
+    app.layer(from_fn_with_state(guard, guard_layer))
 }
 
 /// How long a connection may take and how many there may be (see
@@ -334,17 +398,21 @@ async fn idle_for(started: Instant, last: &AtomicU64, idle: Duration) {
     }
 }
 
-/// Serves `service` on `listener` until `shutdown` is cancelled, checking every request with
-/// `guard` first: a rejected request never reaches the MCP transport, so no tool runs.
-pub(crate) async fn serve<S>(
+/// Serves `app` on `listener` until `shutdown` is cancelled.
+///
+/// The accept loop is hyper's connection builder driven by hand, not `axum::serve` or
+/// hyper-util's server: those have no cap on open connections, no idle timeout that counts
+/// bytes in both directions (an event stream's keep-alive pings keep its connection, a client
+/// that stopped reading loses it), and `axum::serve` no header-read timeout. Here a connection
+/// over [`ConnectionLimits::max_connections`] is closed as it arrives, each has hyper's
+/// header-read timeout and the idle timeout, and on shutdown each is ended gracefully (the
+/// response under way is finished).
+pub(crate) async fn serve(
     listener: TcpListener,
-    service: StreamableHttpService<S, LocalSessionManager>,
-    guard: Arc<Guard>,
+    app: Router,
     limits: ConnectionLimits,
     shutdown: CancellationToken,
-) where
-    S: ServerHandler + Send + 'static,
-{
+) {
     let slots = Arc::new(tokio::sync::Semaphore::new(limits.max_connections));
     // The "limit reached" line is logged once per stretch of refusals, not per connection.
     let mut at_limit = false;
@@ -385,31 +453,15 @@ pub(crate) async fn serve<S>(
             started,
             last: last.clone(),
         };
-        let service = service.clone();
-        let guard = guard.clone();
+        let app = app.clone();
         let connection_shutdown = shutdown.clone();
         tokio::spawn(async move {
             let _slot = slot;
             let handler = hyper::service::service_fn(
-                move |request: Request<hyper::body::Incoming>| {
-                    let service = service.clone();
-                    let guard = guard.clone();
-                    async move {
-                        if let Err(rejection) = guard.check(request.headers()) {
-                            tracing::info!(target: "hpd_agent::mcp", %peer, ?rejection, "request rejected");
-                            return Ok::<_, Infallible>(rejection_response(&rejection));
-                        }
-                        if let Some(oauth) = &guard.oauth {
-                            if oauth.is_metadata_path(request.uri().path()) {
-                                return Ok(metadata_response(oauth, request.method()));
-                            }
-                            if let Err(rejection) = oauth.check(request.headers()).await {
-                                tracing::info!(target: "hpd_agent::mcp", %peer, ?rejection, "request rejected");
-                                return Ok(rejection_response(&rejection));
-                            }
-                        }
-                        Ok(service.handle(request).await)
-                    }
+                move |mut request: http::Request<hyper::body::Incoming>| {
+                    // The peer, for the log lines of the checks.
+                    request.extensions_mut().insert(Peer(peer));
+                    app.clone().call(request)
                 },
             );
             let connection = hyper::server::conn::http1::Builder::new()
@@ -470,6 +522,21 @@ mod tests {
         assert!(parse_origin("http://x/path").is_none());
         assert!(parse_origin("http://:80").is_none());
         assert!(parse_origin("http://x:notaport").is_none());
+        for not_an_origin in [
+            "http://user@x",
+            "http://x:",
+            "http://x:99999",
+            "http://x?q",
+            "http://x/#f",
+            "http://x#f",
+            "ws://x",
+            "x",
+            "",
+        ] {
+            assert!(parse_origin(not_an_origin).is_none(), "{not_an_origin}");
+        }
+        assert_eq!(parse_origin("http://127.0.0.1:5173").unwrap().port, 5173);
+        assert_eq!(parse_origin(" http://x ").unwrap().port, 80);
     }
 
     #[test]

@@ -565,13 +565,8 @@ where
         Arc::new(LocalSessionManager::default()),
         config,
     );
-    let task = tokio::spawn(http_server::serve(
-        listener,
-        service,
-        Arc::new(guard),
-        limits,
-        shutdown.clone(),
-    ));
+    let app = http_server::router(service, Arc::new(guard));
+    let task = tokio::spawn(http_server::serve(listener, app, limits, shutdown.clone()));
     Ok(HttpServing {
         local_addr,
         shutdown,

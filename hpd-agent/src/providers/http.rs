@@ -3,9 +3,11 @@
 //! secrets.
 
 use std::pin::pin;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
+use backon::Retryable as _;
 use futures::StreamExt;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use serde::de::DeserializeOwned;
@@ -125,39 +127,65 @@ impl Transport {
         parse_body: impl Fn(&str, u16) -> Result<ChatResponse, ChatError>,
         text: TextSink<'_>,
     ) -> Result<ChatResponse, ChatError> {
+        // After a closed connection, every further attempt goes on a fresh one.
+        let fresh = AtomicBool::new(false);
         let mut attempt: u32 = 0;
-        let mut fresh = false;
-        loop {
-            let (error, server_wait) = match self
-                .attempt(body, streaming, fresh, &parser, &parse_body, text)
-                .await
-            {
-                Ok(response) => return Ok(response),
-                Err(Failure::Final(error)) => return Err(self.redact(error)),
-                Err(Failure::Retryable {
+        let result = (|| async {
+            let result = self
+                .attempt(
+                    body,
+                    streaming,
+                    fresh.load(Ordering::Relaxed),
+                    &parser,
+                    &parse_body,
+                    text,
+                )
+                .await;
+            if let Err(Failure::Retryable { closed: true, .. }) = &result {
+                fresh.store(true, Ordering::Relaxed);
+            }
+            // Redacted here, so that the retry trace shows no secret either.
+            result.map_err(|failure| match failure {
+                Failure::Retryable {
                     error,
                     server_wait,
                     closed,
-                }) => {
-                    fresh |= closed;
-                    (self.redact(error), server_wait)
-                }
-            };
-            if attempt >= self.retry.max_retries {
-                return Err(error);
-            }
-            let delay = self.retry.delay(attempt, server_wait);
+                } => Failure::Retryable {
+                    error: self.redact(error),
+                    server_wait,
+                    closed,
+                },
+                Failure::Final(error) => Failure::Final(self.redact(error)),
+            })
+        })
+        .retry(self.retry.backoff_builder())
+        .when(|failure| matches!(failure, Failure::Retryable { .. }))
+        // The wait the server asked for replaces the computed one (not the count of retries:
+        // when the policy is spent, `next` is `None` and so is this).
+        .adjust(|failure, next| match failure {
+            Failure::Retryable {
+                server_wait: Some(wait),
+                ..
+            } => next.map(|_| self.retry.server_delay(*wait)),
+            _ => next,
+        })
+        .notify(|failure, delay| {
             attempt += 1;
-            tracing::warn!(
-                attempt,
-                max_retries = self.retry.max_retries,
-                ?delay,
-                %error,
-                "retrying {} request",
-                self.what
-            );
-            tokio::time::sleep(delay).await;
-        }
+            if let Failure::Retryable { error, .. } = failure {
+                tracing::warn!(
+                    attempt,
+                    max_retries = self.retry.max_retries,
+                    ?delay,
+                    %error,
+                    "retrying {} request",
+                    self.what
+                );
+            }
+        })
+        .await;
+        result.map_err(|failure| match failure {
+            Failure::Retryable { error, .. } | Failure::Final(error) => error,
+        })
     }
 
     /// One attempt of [`exchange`](Self::exchange).

@@ -21,10 +21,9 @@
 //! assert_eq!(policy.delay(0, Some(Duration::from_secs(600))), policy.max_backoff);
 //! ```
 
-use std::collections::hash_map::RandomState;
-use std::hash::BuildHasher;
 use std::time::{Duration, SystemTime};
 
+use backon::BackoffBuilder as _;
 use reqwest::header::{HeaderMap, RETRY_AFTER};
 
 /// How often and how long to wait before retrying a failed request.
@@ -93,14 +92,34 @@ impl RetryPolicy {
     #[must_use]
     pub fn delay(&self, attempt: u32, server_wait: Option<Duration>) -> Duration {
         if let Some(wait) = server_wait {
-            return wait.min(self.max_backoff);
+            return self.server_delay(wait);
         }
-        let full = self
-            .backoff
-            .saturating_mul(2u32.saturating_pow(attempt))
-            .min(self.max_backoff);
-        let half = full / 2;
-        half + random_up_to(full.saturating_sub(half))
+        // Past 128 doublings every delay is at the cap (a `Duration` holds less than 2^128
+        // nanoseconds), so a larger attempt number draws from the same range.
+        let attempt = usize::try_from(attempt.min(128)).unwrap_or(128);
+        self.backoff_builder()
+            .without_max_times()
+            .build()
+            .nth(attempt)
+            .unwrap_or(self.max_backoff)
+    }
+
+    /// The wait the server asked for, capped at `max_backoff`.
+    pub(crate) fn server_delay(&self, wait: Duration) -> Duration {
+        wait.min(self.max_backoff)
+    }
+
+    /// The backoff of this policy as `backon` builds it: `max_retries` delays, each drawn in
+    /// `[d, 2d)` by backon's jitter from `d = backoff * 2^n / 2` (capped at `max_backoff / 2`),
+    /// which is the "half to all" equal jitter described above.
+    pub(crate) fn backoff_builder(&self) -> backon::ExponentialBuilder {
+        let first = self.backoff.min(self.max_backoff) / 2;
+        backon::ExponentialBuilder::default()
+            .with_jitter()
+            .with_factor(2.0)
+            .with_min_delay(first)
+            .with_max_delay(self.max_backoff / 2)
+            .with_max_times(usize::try_from(self.max_retries).unwrap_or(usize::MAX))
     }
 }
 
@@ -124,6 +143,10 @@ pub fn retry_after(headers: &HeaderMap) -> Option<Duration> {
     retry_after_at(headers, SystemTime::now())
 }
 
+// Read here rather than by a crate: backon leaves a server's wait to the caller (its `adjust`
+// hook is where this value goes), and the forms providers send are no one crate's: OpenAI's
+// `retry-after-ms`, and fractional seconds in `Retry-After`, which RFC 9110 does not allow but
+// providers send. The HTTP-date form is `httpdate`'s.
 fn retry_after_at(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
     let text = |name: &str| headers.get(name)?.to_str().ok().map(str::trim);
     let seconds = |text: &str, scale: f64| {
@@ -139,17 +162,6 @@ fn retry_after_at(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
     }
     let date = httpdate::parse_http_date(value).ok()?;
     Some(date.duration_since(now).unwrap_or(Duration::ZERO))
-}
-
-/// A random duration in `0..=max`, without a random number crate: `RandomState` is seeded from
-/// the OS once per thread and advanced on each call.
-fn random_up_to(max: Duration) -> Duration {
-    let nanos = u64::try_from(max.as_nanos()).unwrap_or(u64::MAX);
-    if nanos == 0 {
-        return Duration::ZERO;
-    }
-    let random = RandomState::new().hash_one(std::time::Instant::now());
-    Duration::from_nanos(random % nanos.saturating_add(1).max(1))
 }
 
 #[cfg(test)]
@@ -206,13 +218,35 @@ mod tests {
             assert!(first >= Duration::from_millis(50) && first <= Duration::from_millis(100));
             let second = policy.delay(1, None);
             assert!(second >= Duration::from_millis(100) && second <= Duration::from_millis(200));
-            let capped = policy.delay(40, None);
-            assert!(capped >= Duration::from_millis(175) && capped <= Duration::from_millis(350));
+            for attempt in [40, 128, u32::MAX] {
+                let capped = policy.delay(attempt, None);
+                assert!(
+                    capped >= Duration::from_millis(175) && capped <= Duration::from_millis(350),
+                    "{attempt}: {capped:?}"
+                );
+            }
         }
         assert_eq!(
             policy.delay(0, Some(Duration::from_secs(1))),
             Duration::from_millis(350)
         );
+    }
+
+    #[test]
+    fn the_backoff_gives_one_delay_per_retry() {
+        use backon::BackoffBuilder as _;
+        for max_retries in [0, 1, 3] {
+            let policy = RetryPolicy {
+                max_retries,
+                ..RetryPolicy::default()
+            };
+            let delays: Vec<Duration> = policy.backoff_builder().build().collect();
+            assert_eq!(delays.len(), max_retries as usize);
+            for (n, delay) in delays.iter().enumerate() {
+                let full = policy.backoff * 2u32.pow(n as u32);
+                assert!(*delay >= full / 2 && *delay <= full, "{n}: {delay:?}");
+            }
+        }
     }
 
     #[test]

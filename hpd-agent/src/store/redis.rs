@@ -331,6 +331,14 @@ impl RedisSessionStore {
 
     /// The live connection, its number, and whether it was open before this call (a reused
     /// connection may have been lost without anyone noticing yet).
+    ///
+    /// Kept by hand rather than left to `redis`'s `ConnectionManager`, which reconnects in the
+    /// background on its own backoff schedule: every new connection here must first pass the
+    /// schema check and build the index (the manager runs no setup on a connection it opens
+    /// again), a lost connection is tried again once and only for a call that found it open
+    /// (the manager fails the call and reconnects behind it), reconnecting must stay within the
+    /// call's deadline, and its failure must be the `Unavailable` error that names the store's
+    /// URL without the password.
     async fn connection(&self) -> Result<(MultiplexedConnection, u64, bool), StoreError> {
         let mut slot = self.connection.lock().await;
         if let Some(connection) = slot.1.as_ref() {
