@@ -12,7 +12,7 @@ use syn::parse::{ParseStream, Parser};
 use syn::punctuated::Punctuated;
 use syn::{Attribute, Expr, ExprLit, Ident, Lit, LitBool, LitInt, LitStr, Meta, Path, Token, Type};
 
-use super::valid::Errors;
+use super::errors::Errors;
 
 /// Which impl attribute is being expanded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -13,7 +13,7 @@ use syn::{
 };
 
 use super::args::{self, FunctionArgs, HarnessArgs, SubAgentArgs};
-use super::valid::Errors;
+use super::errors::Errors;
 
 pub struct Harness<'a> {
     pub item: &'a ItemImpl,

@@ -8,8 +8,8 @@ use syn::ItemFn;
 
 use super::args::Kind;
 use super::ast::{Harness, is_helper};
-use super::expand::{RESOLVE_MARKER, helper_uses, user_impl};
-use super::valid::Errors;
+use super::errors::Errors;
+use super::user_item::{RESOLVE_MARKER, helper_uses, user_impl};
 
 /// The impl block is there but something in it or in the attribute is wrong.
 pub fn invalid_harness(harness: &Harness, errors: &Errors) -> TokenStream {
@@ -65,7 +65,7 @@ pub fn not_an_impl(kind: Kind, input: TokenStream) -> TokenStream {
 }
 
 /// `#[sub_agent]` expanded on its own: it is not inside an annotated impl block (or it is the
-/// marker of `expand::helper_uses`, which expands to nothing).
+/// marker of `user_item::helper_uses`, which expands to nothing).
 pub fn sub_agent_outside_harness(args: TokenStream, input: TokenStream) -> TokenStream {
     if let Ok(marker) = syn::parse2::<syn::Ident>(args)
         && marker == RESOLVE_MARKER
@@ -84,7 +84,7 @@ pub fn sub_agent_outside_harness(args: TokenStream, input: TokenStream) -> Token
 }
 
 /// `#[ai_function]` expanded on its own: it is not inside an annotated impl block (or it is the
-/// marker of `expand::helper_uses`, which expands to nothing).
+/// marker of `user_item::helper_uses`, which expands to nothing).
 pub fn ai_function_outside_harness(args: TokenStream, input: TokenStream) -> TokenStream {
     if let Ok(marker) = syn::parse2::<syn::Ident>(args)
         && marker == RESOLVE_MARKER

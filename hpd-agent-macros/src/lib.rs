@@ -23,8 +23,10 @@ use proc_macro::TokenStream;
 
 mod args;
 mod ast;
+mod errors;
 mod expand;
 mod fallback;
+mod user_item;
 mod valid;
 
 /// Marks a plain tool harness: the impl block's `#[ai_function]` methods become tools the

@@ -2,51 +2,12 @@
 //! trait impls, receivers, parameter patterns), names, duplicates, and options that need
 //! `metadata = Type`. Every check reports into [`Errors`]; none stops the others.
 
-use std::cell::RefCell;
-use std::fmt::Display;
-
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::Span;
 use syn::spanned::Spanned;
 use syn::{FnArg, GenericParam, ReceiverKind, Type};
 
 use super::ast::{Function, Harness, MemberKind, ParamKind};
-
-/// Collects independent errors so they are reported together (serde_derive's `Ctxt`).
-#[derive(Default)]
-pub struct Errors(RefCell<Vec<syn::Error>>);
-
-impl Errors {
-    pub fn error(&self, span: Span, message: impl Display) {
-        self.push(syn::Error::new(span, message));
-    }
-
-    /// An error spanning all of `tokens` (first to last token; `Span::join` is not stable).
-    pub fn spanned(&self, tokens: impl quote::ToTokens, message: impl Display) {
-        self.push(syn::Error::new_spanned(tokens, message));
-    }
-
-    pub fn push(&self, error: syn::Error) {
-        self.0.borrow_mut().push(error);
-    }
-
-    #[cfg(test)]
-    pub fn len(&self) -> usize {
-        self.0.borrow().len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.0.borrow().is_empty()
-    }
-
-    /// The `compile_error!` invocations of every error, in the order found.
-    pub fn to_compile_errors(&self) -> TokenStream {
-        self.0
-            .borrow()
-            .iter()
-            .map(syn::Error::to_compile_error)
-            .collect()
-    }
-}
+use super::errors::Errors;
 
 pub fn harness(harness: &Harness, errors: &Errors) {
     let item = harness.item;

@@ -19,12 +19,16 @@ use quote::ToTokens;
 mod args;
 #[path = "../../hpd-agent-macros/src/ast.rs"]
 mod ast;
+#[path = "../../hpd-agent-macros/src/errors.rs"]
+mod errors;
 #[path = "../../hpd-agent-macros/src/expand/mod.rs"]
 mod expand;
 // `ai_function_outside_harness` is only called by the macro crate's entry point.
 #[allow(dead_code)]
 #[path = "../../hpd-agent-macros/src/fallback.rs"]
 mod fallback;
+#[path = "../../hpd-agent-macros/src/user_item.rs"]
+mod user_item;
 #[path = "../../hpd-agent-macros/src/valid.rs"]
 mod valid;
 

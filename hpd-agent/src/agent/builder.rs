@@ -15,8 +15,8 @@ use crate::harness::registry::Registry;
 use crate::harness::{DynamicHarness, ToolHarness};
 use crate::middleware::Middleware;
 use crate::output::OutputSchema;
-use crate::tool::SubAgent;
 use crate::tool::catalog::Single;
+use crate::tool::{Function, SubAgent};
 
 use super::budget::{ApproxTokens, Budgeting, ContextBudget, Summarizer, TokenEstimator};
 use super::events::{AgentEvent, EventHandler};
@@ -24,6 +24,7 @@ use super::registration::{
     HarnessOptions, InstanceSource, Registration, Registrations, ResolvedHarness, Selection,
     resolve, split_reference,
 };
+use super::sub_agent;
 use super::{Agent, AgentInner, DEFAULT_MAX_ITERATIONS};
 
 /// Builds an [`Agent`].
@@ -1133,7 +1134,7 @@ impl AgentBuilder {
             .sub_agents
             .iter()
             .map(|(position, s)| {
-                let function = super::sub_agent::build(s, s.name(), &tools, &client, depth)?;
+                let function = build_sub_agent(s, s.name(), &tools, &client, depth)?;
                 let label = format!("sub-agent {}", s.name());
                 Ok((*position, Single { function, label }))
             })
@@ -1209,9 +1210,37 @@ pub(crate) fn with_sub_agent_members(
             continue;
         };
         for (position, sub_agent) in members {
-            let function = super::sub_agent::build(&sub_agent, &harness, &tools, client, depth)?;
+            let function = build_sub_agent(&sub_agent, &harness, &tools, client, depth)?;
             additions.push((h, position, function));
         }
     }
     tools.with_members(additions)
+}
+
+/// Builds the child agent of `sub_agent` at `depth` (1 for a sub-agent of a top-level agent)
+/// and the tool that runs it, owned by `owner` (its harness, or its own name).
+fn build_sub_agent(
+    sub_agent: &SubAgent,
+    owner: &str,
+    parent: &Toolset,
+    parent_client: &Arc<dyn ChatClient>,
+    depth: usize,
+) -> Result<Function, BuildError> {
+    let entry = &sub_agent.entry;
+    let context = |source: BuildError| BuildError::SubAgent {
+        name: entry.name.clone(),
+        source: Box::new(source),
+    };
+    if depth > sub_agent.max_depth {
+        return Err(context(BuildError::SubAgentDepth {
+            max_depth: sub_agent.max_depth,
+        }));
+    }
+    let handed = sub_agent::parent_harnesses(sub_agent, parent).map_err(context)?;
+    let mut builder = AgentBuilder::from_config((*entry.config).clone()).with_depth(depth);
+    if entry.config.model.is_none() {
+        builder = builder.with_shared_chat_client(Arc::clone(parent_client));
+    }
+    let agent = builder.build_with(handed).map_err(context)?;
+    Ok(sub_agent::tool(sub_agent, owner, agent, depth))
 }

@@ -1,9 +1,9 @@
-//! Building sub-agent tools: the child agent, the functions its parent hands to it, and the
-//! tool body that runs it.
+//! Sub-agent tools: the functions a parent hands to its child agent, and the tool body that
+//! runs the child. The child itself is built by [`AgentBuilder`](super::AgentBuilder).
 
 use std::sync::Arc;
 
-use crate::chat::{ChatClient, ToolDefinition};
+use crate::chat::ToolDefinition;
 use crate::collapse::{GroupExtras, Part, Toolset};
 use crate::error::BuildError;
 use crate::tool::catalog::Group;
@@ -12,36 +12,14 @@ use crate::tool::{
     sub_agent_parameters,
 };
 
-use super::builder::AgentBuilder;
 use super::events::{AgentEvent, Emitter};
 use super::registration::split_reference;
 use super::{Agent, AgentRunConfig};
 
-/// Builds the child agent of `sub_agent` at `depth` (1 for a sub-agent of a top-level agent)
-/// and the tool that runs it, owned by `owner` (its harness, or its own name).
-pub(crate) fn build(
-    sub_agent: &SubAgent,
-    owner: &str,
-    parent: &Toolset,
-    parent_client: &Arc<dyn ChatClient>,
-    depth: usize,
-) -> Result<Function, BuildError> {
+/// The tool that runs `agent`, the built child of `sub_agent` at `depth`, owned by `owner`
+/// (its harness, or its own name).
+pub(crate) fn tool(sub_agent: &SubAgent, owner: &str, agent: Agent, depth: usize) -> Function {
     let entry = &sub_agent.entry;
-    let context = |source: BuildError| BuildError::SubAgent {
-        name: entry.name.clone(),
-        source: Box::new(source),
-    };
-    if depth > sub_agent.max_depth {
-        return Err(context(BuildError::SubAgentDepth {
-            max_depth: sub_agent.max_depth,
-        }));
-    }
-    let handed = parent_harnesses(sub_agent, parent).map_err(context)?;
-    let mut builder = AgentBuilder::from_config((*entry.config).clone()).with_depth(depth);
-    if entry.config.model.is_none() {
-        builder = builder.with_shared_chat_client(Arc::clone(parent_client));
-    }
-    let agent = builder.build_with(handed).map_err(context)?;
     let definition = ToolDefinition {
         name: entry.name.clone(),
         description: entry.description.clone(),
@@ -53,11 +31,14 @@ pub(crate) fn build(
         depth,
         agent,
     };
-    Ok(Function::new(owner, definition, None, Arc::new(body)))
+    Function::new(owner, definition, None, Arc::new(body))
 }
 
 /// The parent's harnesses reduced to the handed functions, uncollapsed, in reference order.
-fn parent_harnesses(sub_agent: &SubAgent, parent: &Toolset) -> Result<Vec<Part>, BuildError> {
+pub(crate) fn parent_harnesses(
+    sub_agent: &SubAgent,
+    parent: &Toolset,
+) -> Result<Vec<Part>, BuildError> {
     let mut handed: Vec<Part> = Vec::new();
     for reference in &sub_agent.entry.parent_functions {
         let (harness_name, function) = split_reference(reference)?;
