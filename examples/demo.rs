@@ -39,6 +39,7 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use demo_tools::{Calendar, FileTools, MathTools, WeatherTools};
 use hpd_agent::chat::ToolDefinition;
+use hpd_agent::harness::HarnessInfo;
 use hpd_agent::{
     AgentBuilder, AgentEvent, AgentRunConfig, AnthropicClient, CALL_TOOL, ChatClient, ChatError,
     ChatRequest, ChatResponse, CollapsingLayout, DynamicHarness, HarnessBuilder, ModelOptions,
@@ -805,16 +806,16 @@ impl ChatClient for Traced {
     }
 }
 
-/// Name, kind and functions of a macro harness, from its registry entry.
+/// Name, kind and functions of a macro harness, as its macro declared them.
 fn described<T: ToolHarness>() -> (String, String, Vec<String>) {
-    let entry = T::harness_entry();
-    let kind = if entry.collapse.is_some() {
+    let info = HarnessInfo::of::<T>();
+    let kind = if info.is_collapsed() {
         "collapsed"
     } else {
         "plain"
     };
-    let functions = entry.functions.iter().map(|f| f.name.to_owned()).collect();
-    (entry.name.to_owned(), kind.to_owned(), functions)
+    let functions = info.function_names().map(str::to_owned).collect();
+    (info.name().to_owned(), kind.to_owned(), functions)
 }
 
 #[tokio::main(flavor = "current_thread")]

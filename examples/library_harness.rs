@@ -16,19 +16,21 @@
 
 use harness_library as _; // keeps the library, and so its harnesses, in this binary
 
+use hpd_agent::harness::HarnessInfo;
 use hpd_agent::{
-    AgentBuilder, AgentConfig, AgentEvent, ChatResponse, Registry, ScriptedChatClient, ToolCall,
+    AgentBuilder, AgentConfig, AgentEvent, ChatResponse, ScriptedChatClient, ToolCall,
 };
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let registry = Registry::global();
-    let info = registry
-        .get("UnitConverter")
-        .ok_or("UnitConverter is not registered: is `use harness_library as _;` there?")?;
-    let entry = info.entry();
-    println!("the registry found '{}' ({})", info.name(), entry.rust_type);
-    let functions: Vec<&str> = entry.function_names().collect();
+    // Fails with the names of the linked harnesses when `use harness_library as _;` is missing.
+    let info = HarnessInfo::find("UnitConverter")?;
+    println!(
+        "the registry found '{}' ({})",
+        info.name(),
+        info.rust_type()
+    );
+    let functions: Vec<&str> = info.function_names().collect();
     println!("  functions: {}", functions.join(", "));
 
     // By name from a builder: one function of the library's harness.

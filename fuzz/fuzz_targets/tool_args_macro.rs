@@ -16,8 +16,9 @@
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
+use hpd_agent::harness::HarnessInfo;
 use hpd_agent::prelude::*;
-use hpd_agent::{CancellationToken, Function, Registry};
+use hpd_agent::{CancellationToken, Function};
 use libfuzzer_sys::fuzz_target;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -272,8 +273,7 @@ fn fixed() -> &'static Fixed {
             .enable_time()
             .build()
             .expect("a runtime"),
-        functions: Registry::global()
-            .instantiate::<Fixture>()
+        functions: HarnessInfo::of::<Fixture>().functions()
             .expect("the fixture harness instantiates"),
     })
 }

@@ -34,13 +34,14 @@ impl Kind {
 
     fn options(self) -> &'static [&'static str] {
         match self {
-            Kind::Plain => &["name", "metadata"],
+            Kind::Plain => &["name", "metadata", "crate"],
             Kind::Collapse => &[
                 "name",
                 "metadata",
                 "function_result",
                 "system_prompt",
                 "middlewares",
+                "crate",
             ],
         }
     }
@@ -56,6 +57,17 @@ pub struct HarnessArgs {
     pub function_result: Option<LitStr>,
     pub system_prompt: Option<LitStr>,
     pub middlewares: Vec<Path>,
+    /// `crate = "..."`: the path of the `hpd_agent` crate, for a renamed dependency.
+    pub krate: Option<Path>,
+}
+
+impl HarnessArgs {
+    /// The path of the `hpd_agent` crate in generated code: `crate = "..."`, or `::hpd_agent`.
+    pub fn crate_path(&self) -> Path {
+        self.krate
+            .clone()
+            .unwrap_or_else(|| syn::parse_quote!(::hpd_agent))
+    }
 }
 
 /// The arguments of `#[ai_function(...)]`.
@@ -97,6 +109,7 @@ pub fn harness_args(kind: Kind, tokens: TokenStream, errors: &Errors) -> Harness
         function_result: None,
         system_prompt: None,
         middlewares: Vec::new(),
+        krate: None,
     };
     let parser = |input: ParseStream| {
         // #[collapse("Math operations", ...)]
@@ -124,6 +137,16 @@ pub fn harness_args(kind: Kind, tokens: TokenStream, errors: &Errors) -> Harness
                 "function_result" => args.function_result = Some(lit_str(key, input)?),
                 // system_prompt = "Use exact arithmetic."
                 "system_prompt" => args.system_prompt = Some(lit_str(key, input)?),
+                // crate = "renamed_hpd_agent"
+                "crate" => {
+                    let lit = lit_str(key, input)?;
+                    args.krate = Some(lit.parse::<Path>().map_err(|_| {
+                        syn::Error::new(
+                            lit.span(),
+                            "`crate` takes the path of the hpd-agent crate as a string, like `crate = \"my_agents\"` for a dependency renamed to `my_agents`",
+                        )
+                    })?);
+                }
                 // middlewares = [Audit, crate::mw::Limits]
                 _ => {
                     if !input.peek(syn::token::Bracket) {
@@ -391,6 +414,7 @@ fn example(key: &str) -> &'static str {
         "function_result" => "function_result = \"Math tools are active.\"",
         "system_prompt" => "system_prompt = \"Use exact arithmetic.\"",
         "middlewares" => "middlewares = [AuditMiddleware]",
+        "crate" => "crate = \"my_agents\"",
         "description" => "description = \"Searches the web.\"",
         "condition" => "condition = metadata.enabled",
         "requires_approval" => "requires_approval = true",

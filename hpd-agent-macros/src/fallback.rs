@@ -24,15 +24,18 @@ pub fn invalid_harness(harness: &Harness, errors: &Errors) -> TokenStream {
         && harness.item.trait_.is_none())
     .then(|| {
         let ty = harness.ty;
+        let krate = harness.args.crate_path();
         quote! {
-            impl ::hpd_agent::__private::ToolHarness for #ty {
-                type Metadata = ::hpd_agent::__private::Never;
-                type Config = ::hpd_agent::__private::Never;
-                fn harness_entry() -> &'static ::hpd_agent::__private::HarnessEntry {
-                    ::core::unreachable!("this harness did not compile")
-                }
+            impl #krate::__private::ToolHarness for #ty {
+                type Metadata = #krate::__private::Never;
+                type Config = #krate::__private::Never;
                 fn from_config(config: Self::Config) -> Self {
                     match config {}
+                }
+                fn __harness_info(
+                    _: #krate::__private::Seal,
+                ) -> &'static #krate::__private::HarnessInfo {
+                    ::core::unreachable!("this harness did not compile")
                 }
             }
         }

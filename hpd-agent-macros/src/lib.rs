@@ -52,26 +52,29 @@ mod valid;
 ///     }
 /// }
 ///
-/// let entry = WeatherTools::harness_entry();
-/// assert_eq!(entry.name, "WeatherTools");
-/// assert_eq!(entry.functions[0].name, "get_weather");
-/// assert_eq!(entry.functions[0].description, "Gets the current weather for a city.");
-/// assert!(!entry.is_collapsed());
+/// let info = hpd_agent::harness::HarnessInfo::of::<WeatherTools>();
+/// assert_eq!(info.name(), "WeatherTools");
+/// assert!(!info.is_collapsed());
+/// let functions = info.functions()?;
+/// assert_eq!(functions[0].name(), "get_weather");
+/// assert_eq!(functions[0].description(), "Gets the current weather for a city.");
+/// # Ok::<(), hpd_agent::ConstructError>(())
 /// ```
 ///
 /// Goes on an inherent impl block of a non-generic named type that is `Send + Sync + 'static`,
 /// without a `where` clause; one type has at most one annotated impl block. The macro owns the
 /// block: it reads and removes the `#[ai_function(...)]` and `#[sub_agent(...)]` attributes of
 /// its methods and the `#[ai_description("...")]` attributes of their parameters, implements
-/// `hpd_agent::ToolHarness` for the type and registers it in the link-time registry, where
-/// `AgentBuilder::with_tool_harness::<T>()` and JSON config (by name) find it.
+/// `hpd_agent::ToolHarness` for the type, which `AgentBuilder::with_tool_harness::<T>()` uses, and
+/// registers it in the link-time registry, where JSON config finds it by name.
 ///
 /// # Options
 ///
 /// | option | type | default | meaning |
 /// |---|---|---|---|
 /// | `name` | string literal | the type's name as written (`WeatherTools`) | the harness name: JSON config, `Harness.function` references, qualified calls and events use it; must match `[A-Za-z0-9_-]{1,64}` |
-/// | `metadata` | a type | none | the metadata type (`serde::de::DeserializeOwned + Send + Sync + 'static`) that `condition`s and `{metadata.field}` placeholders read; given at registration with `HarnessOptions::metadata` or JSON `"metadata"` |
+/// | `metadata` | a type | none | the metadata type (`serde::de::DeserializeOwned + Send + Sync + 'static`) that `condition`s and `{metadata.field}` placeholders read; given at registration with `HarnessOptions::with_metadata` or JSON `"metadata"` |
+/// | `crate` | string literal | `"::hpd_agent"` | the path of the hpd-agent crate in the generated code, for a crate that renames the dependency (`agents = { package = "hpd-agent", ... }` in `Cargo.toml` takes `crate = "agents"`) or re-exports it (`crate = "my_framework::hpd"`) |
 ///
 /// ```
 /// # use hpd_agent::prelude::*;
@@ -84,7 +87,7 @@ mod valid;
 ///         format!("sunny in {city}")
 ///     }
 /// }
-/// assert_eq!(Forecasts::harness_entry().name, "weather");
+/// assert_eq!(hpd_agent::harness::HarnessInfo::of::<Forecasts>().name(), "weather");
 /// ```
 ///
 /// # `#[ai_function]` methods
@@ -200,7 +203,7 @@ mod valid;
 ///
 /// | mistake | message |
 /// |---|---|
-/// | a misspelt option, `#[tool_harness(nmae = "x")]` | ``unknown `tool_harness` option `nmae`; expected one of `name`, `metadata` `` |
+/// | a misspelt option, `#[tool_harness(nmae = "x")]` | ``unknown `tool_harness` option `nmae`; expected one of `name`, `metadata`, `crate` `` |
 /// | a collapsed harness option on a plain one | ``` `system_prompt` is an option of collapsed harnesses; write `#[collapse("description", system_prompt = ...)]`, or remove it ``` |
 /// | a description, `#[tool_harness("Math")]` | ``` `#[tool_harness]` takes no description; for a collapsed harness write `#[collapse("...")]` instead ``` |
 /// | on a struct or fn | ``` `#[tool_harness]` goes on an impl block of the harness type, like `#[tool_harness] impl MyTools { ... }` ``` |
@@ -290,10 +293,13 @@ mod valid;
 ///     impl __hpd::ToolHarness for WeatherTools {
 ///         type Metadata = __hpd::Never; // the `metadata` type when given
 ///         type Config = __hpd::Never;   // `C` of a config constructor
-///         fn harness_entry() -> &'static __hpd::HarnessEntry { &__HPD_ENTRY }
 ///         fn from_config(config: Self::Config) -> Self { match config {} }
+///         // Hidden: only the macros can name `Seal`, so only they implement the trait.
+///         fn __harness_info(_: __hpd::Seal) -> &'static __hpd::HarnessInfo { &__HPD_INFO }
 ///     }
-///     __hpd::inventory::submit! { __hpd::HarnessRegistration(&__HPD_ENTRY) }
+///     // What `HarnessInfo::of::<WeatherTools>()` returns and the registry lists.
+///     static __HPD_INFO: __hpd::HarnessInfo = __hpd::HarnessInfo::new(&__HPD_ENTRY);
+///     __hpd::inventory::submit! { __hpd::HarnessRegistration(&__HPD_INFO) }
 /// };
 /// ```
 ///
@@ -372,6 +378,7 @@ pub fn tool_harness(args: TokenStream, input: TokenStream) -> TokenStream {
 /// | `function_result` | string literal | none | appended (after a blank line) to the result of the container call, `{Name} expanded. Available functions: ...` |
 /// | `system_prompt` | string literal | none | under `## Active container instructions`, carried by the result of the call that expanded the container (in the `hide` layout: added to the system text while the container is expanded) |
 /// | `middlewares` | `[Type, path::Type, ...]` | `[]` | scoped middleware: guards only this harness's functions, created afresh at each expansion |
+/// | `crate` | string literal | `"::hpd_agent"` | as for [`tool_harness`] |
 ///
 /// Each type in `middlewares` is created from its config when it implements
 /// `hpd_agent::ConfigurableMiddleware` (the config comes from the registration's
@@ -415,10 +422,9 @@ pub fn tool_harness(args: TokenStream, input: TokenStream) -> TokenStream {
 ///     }
 /// }
 ///
-/// let entry = Db::harness_entry();
-/// assert_eq!(entry.name, "db");
-/// assert!(entry.is_collapsed());
-/// assert_eq!(entry.scoped_middleware_specs().count(), 2);
+/// let info = hpd_agent::harness::HarnessInfo::of::<Db>();
+/// assert_eq!(info.name(), "db");
+/// assert!(info.is_collapsed());
 /// ```
 ///
 /// Everything else (functions, placeholders, construction, the generated code) is as for
@@ -558,13 +564,14 @@ pub fn sub_agent(args: TokenStream, input: TokenStream) -> TokenStream {
 ///     }
 /// }
 ///
-/// let functions = Tally::harness_entry().functions;
-/// assert_eq!(functions[0].name, "add");
-/// assert_eq!(functions[1].name, "reset");
-/// assert_eq!(functions[1].timeout_ms, Some(1000));
-/// let schema = (functions[0].schema)();
+/// let functions = hpd_agent::harness::HarnessInfo::of::<Tally>().functions()?;
+/// assert_eq!(functions[0].name(), "add");
+/// assert_eq!(functions[1].name(), "reset");
+/// assert_eq!(functions[1].timeout(), Some(std::time::Duration::from_millis(1000)));
+/// let schema = functions[0].schema();
 /// assert_eq!(schema["required"], serde_json::json!(["n"]));
 /// assert_eq!(schema["properties"]["n"]["description"], "How much to add.");
+/// # Ok::<(), hpd_agent::ConstructError>(())
 /// ```
 ///
 /// # Options

@@ -7,7 +7,8 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use hpd_agent::{Agent, AgentBuilder, ChatResponse, Registry, ScriptedChatClient, ToolCall};
+use hpd_agent::harness::HarnessInfo;
+use hpd_agent::{Agent, AgentBuilder, ChatResponse, ScriptedChatClient, ToolCall};
 use hpd_agent_tests::{DatabaseTools, FaultTools, FileTools, MathTools, WeatherTools};
 
 fn agent(client: &ScriptedChatClient) -> Agent {
@@ -47,8 +48,8 @@ fn benches(c: &mut Criterion) {
         b.iter(|| black_box(agent.initial_tool_names()));
     });
 
-    let add = Registry::global()
-        .instantiate::<MathTools>()
+    let add = HarnessInfo::of::<MathTools>()
+        .functions()
         .expect("MathTools")
         .into_iter()
         .find(|f| f.name() == "add")

@@ -22,8 +22,9 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use hpd_agent::harness::HarnessInfo;
 use hpd_agent::{
-    Agent, AgentBuilder, ChatMessage, ChatRequest, HarnessBuilder, ModelOptions, Registry,
+    Agent, AgentBuilder, ChatMessage, ChatRequest, HarnessBuilder, ModelOptions,
     ScriptedChatClient, Tool, ToolResult,
 };
 
@@ -122,8 +123,8 @@ fn calls(c: &mut Criterion) {
             black_box(serde_json::to_string(&(args.a + args.b)).expect("result"))
         });
     });
-    let add = Registry::global()
-        .instantiate::<Adder>()
+    let add = HarnessInfo::of::<Adder>()
+        .functions()
         .expect("Adder")
         .into_iter()
         .find(|f| f.name() == "add")

@@ -1,5 +1,5 @@
 ::core::compile_error! {
-    "unknown `tool_harness` option `nmae`; expected one of `name`, `metadata`"
+    "unknown `tool_harness` option `nmae`; expected one of `name`, `metadata`, `crate`"
 }
 ::core::compile_error! {
     "unknown `ai_function` option `descripton`; expected one of `name`, `description`, `condition`, `timeout_ms`, `requires_approval`"
@@ -20,11 +20,13 @@ const _: () = {
     impl ::hpd_agent::__private::ToolHarness for Tools {
         type Metadata = ::hpd_agent::__private::Never;
         type Config = ::hpd_agent::__private::Never;
-        fn harness_entry() -> &'static ::hpd_agent::__private::HarnessEntry {
-            ::core::unreachable!("this harness did not compile")
-        }
         fn from_config(config: Self::Config) -> Self {
             match config {}
+        }
+        fn __harness_info(
+            _: ::hpd_agent::__private::Seal,
+        ) -> &'static ::hpd_agent::__private::HarnessInfo {
+            ::core::unreachable!("this harness did not compile")
         }
     }
 };

@@ -224,17 +224,18 @@ const _: () = {
         describe: __hpd_describe,
         type_id: __hpd::type_id::<SearchTools>,
     };
+    static __HPD_INFO: __hpd::HarnessInfo = __hpd::HarnessInfo::new(&__HPD_ENTRY);
     impl __hpd::ToolHarness for SearchTools {
         type Metadata = SearchMetadata;
         type Config = SearchToolsConfig;
-        fn harness_entry() -> &'static __hpd::HarnessEntry {
-            &__HPD_ENTRY
-        }
         fn from_config(config: Self::Config) -> Self {
             <SearchTools>::new(config)
         }
+        fn __harness_info(_: __hpd::Seal) -> &'static __hpd::HarnessInfo {
+            &__HPD_INFO
+        }
     }
     __hpd::inventory::submit! {
-        __hpd::HarnessRegistration(& __HPD_ENTRY)
+        __hpd::HarnessRegistration(& __HPD_INFO)
     }
 };

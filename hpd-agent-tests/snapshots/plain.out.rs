@@ -174,17 +174,18 @@ const _: () = {
         describe: __hpd::static_description,
         type_id: __hpd::type_id::<WeatherTools>,
     };
+    static __HPD_INFO: __hpd::HarnessInfo = __hpd::HarnessInfo::new(&__HPD_ENTRY);
     impl __hpd::ToolHarness for WeatherTools {
         type Metadata = __hpd::Never;
         type Config = __hpd::Never;
-        fn harness_entry() -> &'static __hpd::HarnessEntry {
-            &__HPD_ENTRY
-        }
         fn from_config(config: Self::Config) -> Self {
             match config {}
         }
+        fn __harness_info(_: __hpd::Seal) -> &'static __hpd::HarnessInfo {
+            &__HPD_INFO
+        }
     }
     __hpd::inventory::submit! {
-        __hpd::HarnessRegistration(& __HPD_ENTRY)
+        __hpd::HarnessRegistration(& __HPD_INFO)
     }
 };

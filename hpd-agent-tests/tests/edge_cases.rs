@@ -399,9 +399,8 @@ impl KelvinTools {
 #[tokio::test]
 async fn harness_names_fold_ascii_case_only() {
     let kelvin_sign = "\u{212A}elvinTools";
-    let registry = hpd_agent::Registry::global();
-    assert!(registry.get("KELVINTOOLS").is_some());
-    assert!(registry.get(kelvin_sign).is_none());
+    assert!(hpd_agent::harness::HarnessInfo::find("KELVINTOOLS").is_ok());
+    assert!(hpd_agent::harness::HarnessInfo::find(kelvin_sign).is_err());
 
     let error = AgentBuilder::new()
         .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)

@@ -148,8 +148,8 @@ impl Shapes {
 
 #[tokio::test]
 async fn awkward_shapes_compile_and_describe_themselves() {
-    let functions = hpd_agent::Registry::global()
-        .instantiate::<Shapes>()
+    let functions = hpd_agent::harness::HarnessInfo::of::<Shapes>()
+        .functions()
         .unwrap();
     let find = |name: &str| functions.iter().find(|f| f.name() == name).unwrap();
 
@@ -203,8 +203,8 @@ impl crate::inner::PathTools {
 
 #[test]
 fn rust_type_uses_the_type_name() {
-    let info = hpd_agent::Registry::global().get("PathTools").unwrap();
-    assert_eq!(info.entry().rust_type, "macro_rules_harness::PathTools");
+    let info = hpd_agent::harness::HarnessInfo::find("PathTools").unwrap();
+    assert_eq!(info.rust_type(), "macro_rules_harness::PathTools");
 }
 
 /// Receivers and generics that are harmless.
@@ -233,8 +233,8 @@ impl Receivers {
 
 #[tokio::test]
 async fn harmless_receivers_and_lifetimes_compile() {
-    let functions = hpd_agent::Registry::global()
-        .instantiate::<Receivers>()
+    let functions = hpd_agent::harness::HarnessInfo::of::<Receivers>()
+        .functions()
         .unwrap();
     assert_eq!(
         functions[0].call("c1", "", Default::default()).await.text,

@@ -270,11 +270,9 @@ harness!(Generated198: h198_f0, h198_f1, h198_f2, h198_f3, h198_f4, h198_f5, h19
 harness!(Generated199: h199_f0, h199_f1, h199_f2, h199_f3, h199_f4, h199_f5, h199_f6, h199_f7, h199_f8, h199_f9);
 
 fn register_all(builder: AgentBuilder) -> AgentBuilder {
-    let registry = hpd_agent::Registry::global();
     let mut builder = builder;
-    for name in registry
-        .names()
-        .into_iter()
+    for name in hpd_agent::harness::HarnessInfo::linked()
+        .map(hpd_agent::harness::HarnessInfo::name)
         .filter(|n| n.starts_with("Generated"))
     {
         builder = builder.with_tool_harness_reference(&hpd_agent::ToolHarnessReference::new(name));

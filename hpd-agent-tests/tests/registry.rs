@@ -6,7 +6,11 @@ use std::time::Duration;
 
 use harness_library as _;
 use hpd_agent::prelude::*;
-use hpd_agent::{Function, HarnessInfo, Registry};
+// The macro contract, reached the way generated code reaches it: these tests check what the
+// macros emit.
+use hpd_agent::__private as contract;
+use hpd_agent::Function;
+use hpd_agent::harness::HarnessInfo;
 use hpd_agent_tests::{
     DatabaseTools, FileMetadata, MathTools, SearchMetadata, SearchTools, SearchToolsConfig,
 };
@@ -15,9 +19,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 fn info(name: &str) -> &'static HarnessInfo {
-    Registry::global()
-        .get(name)
-        .unwrap_or_else(|| panic!("harness {name} is not registered"))
+    HarnessInfo::find(name).unwrap_or_else(|error| panic!("{error}"))
 }
 
 fn names(functions: &[Function]) -> Vec<&str> {
@@ -44,9 +46,7 @@ static LOGS: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 #[test]
 fn registry_holds_every_fixture_harness() {
-    let registry = Registry::global();
-    registry.validate().unwrap();
-    let names = registry.names();
+    let names: Vec<&str> = HarnessInfo::linked().map(HarnessInfo::name).collect();
     for expected in [
         "DatabaseTools",
         "FaultTools",
@@ -63,16 +63,17 @@ fn registry_holds_every_fixture_harness() {
     let mut sorted = names.clone();
     sorted.sort_unstable();
     assert_eq!(names, sorted);
-    assert_eq!(
-        info("MathTools").entry().rust_type,
-        "hpd_agent_tests::MathTools"
-    );
+    assert_eq!(info("MathTools").rust_type(), "hpd_agent_tests::MathTools");
+    assert!(std::ptr::eq(
+        info("MathTools"),
+        HarnessInfo::of::<MathTools>()
+    ));
     assert_eq!(info("weathertools").name(), "WeatherTools");
 }
 
 #[test]
 fn members_are_in_declaration_order() {
-    let members = |name: &str| info(name).entry().function_names().collect::<Vec<_>>();
+    let members = |name: &str| info(name).function_names().collect::<Vec<_>>();
     assert_eq!(members("MathTools"), ["add", "multiply", "divide"]);
     assert_eq!(members("WeatherTools"), ["get_weather", "get_forecast"]);
     assert_eq!(members("SearchTools"), ["search", "tavily_search"]);
@@ -83,31 +84,37 @@ fn members_are_in_declaration_order() {
 
 #[test]
 fn collapse_data() {
-    let math = info("MathTools").entry().collapse.expect("collapsed");
+    let math = contract::entry(info("MathTools"))
+        .collapse
+        .expect("collapsed");
     assert_eq!(math.description, "Math operations");
     assert_eq!(math.function_result, Some("Math tools are active."));
     assert_eq!(
         math.system_prompt,
         Some("Use exact arithmetic and show units when relevant.")
     );
-    let files = info("FileTools").entry().collapse.expect("collapsed");
+    let files = contract::entry(info("FileTools"))
+        .collapse
+        .expect("collapsed");
     assert_eq!(files.description, "File operations");
     assert_eq!(files.function_result, None);
     assert_eq!(
         files.system_prompt,
         Some("Paths are relative to the workspace.")
     );
-    let db = info("DatabaseTools").entry().collapse.expect("collapsed");
+    let db = contract::entry(info("DatabaseTools"))
+        .collapse
+        .expect("collapsed");
     assert_eq!((db.function_result, db.system_prompt), (None, None));
     for plain in ["WeatherTools", "SearchTools", "FaultTools"] {
-        assert!(!info(plain).entry().is_collapsed(), "{plain}");
+        assert!(!info(plain).is_collapsed(), "{plain}");
     }
 }
 
 #[test]
 fn get_weather_definition_is_exact() {
-    let functions = Registry::global()
-        .instantiate::<hpd_agent_tests::WeatherTools>()
+    let functions = HarnessInfo::of::<hpd_agent_tests::WeatherTools>()
+        .functions()
         .unwrap();
     let weather = function(&functions, "get_weather");
     assert_eq!(
@@ -180,7 +187,7 @@ impl SchemaTools {
 
 #[test]
 fn schemas_inline_enums_and_leave_options_optional() {
-    let functions = Registry::global().instantiate::<SchemaTools>().unwrap();
+    let functions = HarnessInfo::of::<SchemaTools>().functions().unwrap();
     let schema = function(&functions, "convert").schema().clone();
     assert_eq!(
         schema,
@@ -209,7 +216,7 @@ fn schemas_inline_enums_and_leave_options_optional() {
 
 #[tokio::test]
 async fn names_and_descriptions_follow_the_defaults() {
-    let functions = Registry::global().instantiate::<SchemaTools>().unwrap();
+    let functions = HarnessInfo::of::<SchemaTools>().functions().unwrap();
     assert_eq!(names(&functions), ["convert", "type", "braces"]);
     let convert = function(&functions, "convert");
     assert_eq!(convert.description(), "");
@@ -234,10 +241,10 @@ async fn names_and_descriptions_follow_the_defaults() {
 #[tokio::test]
 async fn search_tools_config_constructor() {
     let search = info("SearchTools");
-    assert!(search.entry().takes_config());
+    assert!(contract::entry(search).takes_config());
     let run = |config: Option<Value>| async move {
-        let instance = search.construct(config.as_ref()).unwrap();
-        let functions = search.functions(&instance, None);
+        let instance = contract::construct(search, config.as_ref()).unwrap();
+        let functions = contract::functions(search, &instance, None);
         call(&function(&functions, "search"), r#"{"query":"rust"}"#).await
     };
     let _logs = LOGS.lock().await;
@@ -247,15 +254,14 @@ async fn search_tools_config_constructor() {
         run(Some(json!({"MaxResults": 3}))).await.0,
         "3 results for 'rust'"
     );
-    let error = search
-        .construct(Some(&json!({"MaxResults": "many"})))
+    let error = contract::construct(search, Some(&json!({"MaxResults": "many"})))
         .unwrap_err()
         .to_string();
     for part in ["SearchTools", "SearchToolsConfig", "MaxResults"] {
         assert!(error.contains(part), "{part} not in {error}");
     }
     let built = <SearchTools as ToolHarness>::from_config(SearchToolsConfig { max_results: 7 });
-    let functions = search.functions(&hpd_agent::__private::object(built), None);
+    let functions = contract::functions(search, &hpd_agent::__private::object(built), None);
     assert_eq!(
         call(&function(&functions, "search"), r#"{"query":"x"}"#)
             .await
@@ -285,11 +291,11 @@ impl Counter {
 #[tokio::test]
 async fn plain_and_default_constructors() {
     let counter = info("counter-tools");
-    assert!(!counter.entry().takes_config());
-    assert!(counter.construct(Some(&json!({}))).is_err());
-    let functions = Registry::global().instantiate::<Counter>().unwrap();
+    assert!(!contract::entry(counter).takes_config());
+    assert!(contract::construct(counter, Some(&json!({}))).is_err());
+    let functions = HarnessInfo::of::<Counter>().functions().unwrap();
     assert_eq!(call(&functions[0], "{}").await, ("42".to_owned(), false));
-    let math = Registry::global().instantiate::<MathTools>().unwrap();
+    let math = HarnessInfo::of::<MathTools>().functions().unwrap();
     assert_eq!(names(&math), ["add", "multiply", "divide"]);
 }
 
@@ -303,22 +309,22 @@ fn search_metadata(tavily: bool) -> SearchMetadata {
 #[test]
 fn conditions_and_templates_with_metadata() {
     let search = info("SearchTools");
-    let instance = search.construct(None).unwrap();
+    let instance = contract::construct(search, None).unwrap();
 
-    let without = search.functions(&instance, Some(&search_metadata(false)));
+    let without = contract::functions(search, &instance, Some(&search_metadata(false)));
     assert_eq!(names(&without), ["search"]);
     assert_eq!(without[0].description(), "Search the web with brave.");
 
-    let with = search.functions(&instance, Some(&search_metadata(true)));
+    let with = contract::functions(search, &instance, Some(&search_metadata(true)));
     assert_eq!(names(&with), ["search", "tavily_search"]);
     assert_eq!(with[1].description(), "Searches with Tavily.");
 
     // From JSON, through the generated metadata parser.
-    let spec = search.entry().metadata.expect("metadata");
+    let spec = contract::entry(search).metadata.expect("metadata");
     assert_eq!(spec.type_name, "SearchMetadata");
     let parsed =
         (spec.parse)(&json!({"DefaultProvider": "tavily", "HasTavilyProvider": true})).unwrap();
-    let from_json = search.functions(&instance, Some(&*parsed));
+    let from_json = contract::functions(search, &instance, Some(&*parsed));
     assert_eq!(names(&from_json), ["search", "tavily_search"]);
     assert_eq!(from_json[0].description(), "Search the web with tavily.");
     let error = (spec.parse)(&json!({"DefaultProvider": 1}))
@@ -327,35 +333,36 @@ fn conditions_and_templates_with_metadata() {
     assert!(error.contains("SearchMetadata"), "{error}");
 
     let files = info("FileTools");
-    let instance = files.construct(None).unwrap();
-    let read_only = files.functions(
+    let instance = contract::construct(files, None).unwrap();
+    let read_only = contract::functions(
+        files,
         &instance,
         Some(&FileMetadata {
             allow_writes: false,
         }),
     );
     assert_eq!(names(&read_only), ["read_file"]);
-    let writable = files.functions(&instance, Some(&FileMetadata { allow_writes: true }));
+    let writable =
+        contract::functions(files, &instance, Some(&FileMetadata { allow_writes: true }));
     assert_eq!(names(&writable), ["read_file", "write_file"]);
 }
 
 #[test]
 fn conditions_and_templates_without_metadata() {
     let search = info("SearchTools");
-    let functions = search.functions(&search.construct(None).unwrap(), None);
+    let functions = contract::functions(search, &contract::construct(search, None).unwrap(), None);
     assert_eq!(names(&functions), ["search", "tavily_search"]);
     assert_eq!(functions[0].description(), "Search the web with .");
     assert_eq!(
-        search.entry().functions[0].description,
+        contract::entry(search).functions[0].description,
         "Search the web with ."
     );
-    assert!(info("WeatherTools").entry().metadata.is_none());
+    assert!(contract::entry(info("WeatherTools")).metadata.is_none());
 }
 
 #[test]
 fn scoped_middleware_from_the_attribute() {
-    let specs: Vec<_> = info("DatabaseTools")
-        .entry()
+    let specs: Vec<_> = contract::entry(info("DatabaseTools"))
         .scoped_middleware_specs()
         .collect();
     assert_eq!(specs.len(), 1);
@@ -365,7 +372,11 @@ fn scoped_middleware_from_the_attribute() {
     let error = (specs[0].validate)(&json!({"AuditLevel": 3})).unwrap_err();
     assert!(error.to_string().contains("AuditLevel"), "{error}");
     assert!((specs[0].create)(&json!({})).is_ok());
-    assert!(info("MathTools").entry().scoped_middlewares.is_empty());
+    assert!(
+        contract::entry(info("MathTools"))
+            .scoped_middlewares
+            .is_empty()
+    );
     let _ = DatabaseTools;
 }
 
@@ -386,7 +397,9 @@ impl Guarded {
 
 #[test]
 fn scoped_middleware_with_default_and_by_path() {
-    let specs: Vec<_> = info("Guarded").entry().scoped_middleware_specs().collect();
+    let specs: Vec<_> = contract::entry(info("Guarded"))
+        .scoped_middleware_specs()
+        .collect();
     let names: Vec<_> = specs.iter().map(|s| (s.name, s.config_type)).collect();
     assert_eq!(
         names,
@@ -465,7 +478,7 @@ impl Behaviour {
 
 #[tokio::test]
 async fn calling_generated_functions() {
-    let functions = Registry::global().instantiate::<Behaviour>().unwrap();
+    let functions = HarnessInfo::of::<Behaviour>().functions().unwrap();
     let f = |name| function(&functions, name);
     assert_eq!(
         call(&f("sync_value"), r#"{"n":3}"#).await,
@@ -510,7 +523,7 @@ async fn calling_generated_functions() {
 
 #[tokio::test]
 async fn runtime_parameters_are_hidden_from_the_schema() {
-    let functions = Registry::global().instantiate::<Behaviour>().unwrap();
+    let functions = HarnessInfo::of::<Behaviour>().functions().unwrap();
     let context = function(&functions, "context");
     assert_eq!(
         context.schema(),
@@ -534,7 +547,7 @@ async fn runtime_parameters_are_hidden_from_the_schema() {
 async fn fixtures_write_the_execution_log() {
     let _logs = LOGS.lock().await;
     hpd_agent_tests::reset_logs();
-    let math = Registry::global().instantiate::<MathTools>().unwrap();
+    let math = HarnessInfo::of::<MathTools>().functions().unwrap();
     assert_eq!(
         call(&math[0], r#"{"a":2,"b":3}"#).await,
         ("5".to_owned(), false)
@@ -543,8 +556,8 @@ async fn fixtures_write_the_execution_log() {
         call(&math[2], r#"{"a":1,"b":0}"#).await,
         ("Error: division by zero".to_owned(), true)
     );
-    let faults = Registry::global()
-        .instantiate::<hpd_agent_tests::FaultTools>()
+    let faults = HarnessInfo::of::<hpd_agent_tests::FaultTools>()
+        .functions()
         .unwrap();
     let (text, error) = call(&faults[0], "").await;
     assert!(error && !text.contains("secret"), "{text}");
@@ -559,11 +572,13 @@ async fn fixtures_write_the_execution_log() {
 fn harness_from_a_library_crate_is_found_by_name() {
     let converter = info("UnitConverter");
     assert_eq!(
-        converter.entry().rust_type,
+        contract::entry(converter).rust_type,
         "harness_library::UnitConverter"
     );
     assert_eq!(
-        converter.entry().function_names().collect::<Vec<_>>(),
+        contract::entry(converter)
+            .function_names()
+            .collect::<Vec<_>>(),
         ["celsius_to_fahrenheit", "kilometres_to_miles"]
     );
 }
@@ -574,8 +589,7 @@ async fn fixture_middleware_numbers_instances_and_logs_hooks() {
 
     let _logs = LOGS.lock().await;
     hpd_agent_tests::reset_logs();
-    let spec = info("DatabaseTools")
-        .entry()
+    let spec = contract::entry(info("DatabaseTools"))
         .scoped_middleware_specs()
         .next()
         .expect("DbAuditMiddleware");

@@ -206,8 +206,8 @@ async fn timeouts_and_context() {
         .with_chat_client(client.clone())
         .build()
         .unwrap();
-    let functions = hpd_agent::Registry::global()
-        .instantiate::<SlowTools>()
+    let functions = hpd_agent::harness::HarnessInfo::of::<SlowTools>()
+        .functions()
         .unwrap();
     let wait = functions.iter().find(|f| f.name() == "wait").unwrap();
     assert_eq!(

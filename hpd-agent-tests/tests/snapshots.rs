@@ -97,3 +97,8 @@ fn metadata_harness() {
 fn invalid_harness_keeps_the_impl_and_reports_every_error() {
     check("invalid");
 }
+
+#[test]
+fn renamed_crate_harness_reaches_the_crate_by_the_given_path() {
+    check("renamed_crate");
+}

@@ -2,9 +2,10 @@
 //! is listed by its container, appears once the container expands, is recovered like a hidden
 //! function, can be selected, and runs a child agent built when the parent is built.
 
+use hpd_agent::harness::HarnessInfo;
 use hpd_agent::prelude::*;
 use hpd_agent::{
-    AgentBuilder, AgentConfig, AgentEvent, ChatResponse, Registry, ScriptedChatClient, ToolCall,
+    AgentBuilder, AgentConfig, AgentEvent, ChatResponse, ScriptedChatClient, ToolCall,
 };
 
 #[derive(Default)]
@@ -45,13 +46,13 @@ fn call(id: &str, name: &str, arguments: &str) -> ChatResponse {
 
 #[test]
 fn the_registry_lists_sub_agents_among_the_members() {
-    let info = Registry::global().get("Research").unwrap();
+    let info = HarnessInfo::find("Research").unwrap();
     assert_eq!(
-        info.entry().function_names().collect::<Vec<_>>(),
+        info.function_names().collect::<Vec<_>>(),
         ["lookup", "researcher", "summarizer"]
     );
     // Only functions are callable without an agent.
-    let functions = Registry::global().instantiate::<Research>().unwrap();
+    let functions = HarnessInfo::of::<Research>().functions().unwrap();
     assert_eq!(functions.len(), 1);
 }
 

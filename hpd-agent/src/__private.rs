@@ -15,8 +15,8 @@ use serde_json::Value;
 pub use crate::HydrateError;
 pub use crate::harness::ToolHarness;
 pub use crate::harness::registry::{
-    CollapseSpec, ConstructorSpec, FunctionSpec, HarnessEntry, HarnessObject, HarnessRegistration,
-    MetadataSpec, ScopedMiddlewareSpec,
+    CollapseSpec, ConstructorSpec, FunctionSpec, HarnessEntry, HarnessInfo, HarnessObject,
+    HarnessRegistration, MetadataSpec, ScopedMiddlewareSpec,
 };
 pub use crate::middleware::{ConfigurableMiddleware, Middleware};
 pub use crate::tool::{
@@ -33,6 +33,48 @@ pub use std::format;
 pub use std::option::Option::{self, None, Some};
 pub use std::result::Result::{self, Err, Ok};
 pub use std::string::String;
+
+/// The parameter that seals [`ToolHarness`]: its hidden required method takes one, so an impl
+/// has to name this hidden module (only the macros do), and only this crate can make one to
+/// call it.
+#[derive(Debug)]
+pub struct Seal(());
+
+impl Seal {
+    pub(crate) const fn new() -> Self {
+        Seal(())
+    }
+}
+
+/// What the macros emitted for a harness: the entry behind a [`HarnessInfo`] (for the tests of
+/// the macro contract).
+#[must_use]
+pub fn entry(info: &HarnessInfo) -> &'static HarnessEntry {
+    info.entry()
+}
+
+/// Creates a harness instance as a registration does: `config` goes to a config constructor
+/// (`{}` when `None`).
+///
+/// # Errors
+///
+/// The config does not fit, or the harness takes none.
+pub fn construct(
+    info: &HarnessInfo,
+    config: Option<&Value>,
+) -> Result<HarnessObject, crate::ConstructError> {
+    info.construct(config)
+}
+
+/// The `#[ai_function]` members of an instance whose condition holds for `metadata`.
+#[must_use]
+pub fn functions(
+    info: &HarnessInfo,
+    instance: &HarnessObject,
+    metadata: Option<&(dyn Any + Send + Sync)>,
+) -> Vec<crate::Function> {
+    info.instance_functions(instance, metadata)
+}
 
 /// A type that cannot be constructed: the `Metadata` or `Config` of a harness that declares none,
 /// so `o.with_metadata(..)` / `o.with_config(..)` on such a harness does not compile.

@@ -1,19 +1,18 @@
 //! Error types: building an agent ([`BuildError`]), running it ([`RunError`]), turning JSON
-//! into user types ([`HydrateError`]), and conflicts between linked harnesses
-//! ([`RegistryError`]).
+//! into user types ([`HydrateError`]), and harnesses whose names clash ([`RegistryError`]).
 
 use std::fmt;
 
 use crate::chat::ChatError;
 
-/// A problem with the harnesses linked into the program.
+/// Two macro harnesses whose names differ only in case, met by one agent: it uses both, or its
+/// config names one of them (which is then ambiguous).
 ///
-/// (This example is compiled on its own, `standalone_crate`: the two harnesses it links would
-/// be a conflict in the registry of every other doc test.)
+/// Other agents of the program are not affected.
 ///
-/// ```rust,standalone_crate
+/// ```
 /// use hpd_agent::prelude::*;
-/// use hpd_agent::{Registry, RegistryError};
+/// use hpd_agent::{AgentBuilder, AgentConfig, BuildError, RegistryError, ScriptedChatClient};
 ///
 /// #[derive(Default)]
 /// pub struct Weathervane;
@@ -33,17 +32,35 @@ use crate::chat::ChatError;
 ///     fn wind_speed(&self) -> u32 { 3 }
 /// }
 ///
-/// // Linked into one program, these two would make every agent build fail.
-/// let registry = Registry::from_entries([Weathervane::harness_entry(), OtherVane::harness_entry()]);
-/// let Err(error @ RegistryError::DuplicateName { .. }) = registry.validate() else { panic!() };
-/// assert!(error.to_string().contains("differ only in case"));
+/// // One of them, registered by type: fine.
+/// AgentBuilder::new()
+///     .with_tool_harness::<Weathervane>()
+///     .with_chat_client(ScriptedChatClient::new())
+///     .build()?;
+/// // Both in one agent, or the name in a config: an error naming both types.
+/// let both = AgentBuilder::new()
+///     .with_tool_harness::<Weathervane>()
+///     .with_tool_harness::<OtherVane>()
+///     .with_chat_client(ScriptedChatClient::new())
+///     .build()
+///     .unwrap_err();
+/// let by_name = AgentBuilder::from_config(AgentConfig::from_json(r#"{"tool_harnesses": ["vane"]}"#)?)
+///     .with_chat_client(ScriptedChatClient::new())
+///     .build()
+///     .unwrap_err();
+/// for error in [both, by_name] {
+///     let BuildError::Registry(RegistryError::DuplicateName { .. }) = &error else { panic!("{error}") };
+///     assert!(error.to_string().contains("equal case-insensitively"), "{error}");
+///     assert!(error.to_string().contains("::OtherVane"), "{error}");
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum RegistryError {
-    /// Two harnesses have names that differ only in case (or are equal).
+    /// Two harnesses of different Rust types have names that are equal case-insensitively.
     #[error(
-        "harness names '{first_name}' ({first_type}) and '{second_name}' ({second_type}) differ only in case; harness names must be unique case-insensitively"
+        "harness names '{first_name}' ({first_type}) and '{second_name}' ({second_type}) are equal case-insensitively, so one agent cannot use both or name one in its config; rename one with `name = \"...\"` in its attribute"
     )]
     DuplicateName {
         /// The first harness name.
@@ -118,26 +135,37 @@ impl fmt::Display for HydrateError {
 
 impl std::error::Error for HydrateError {}
 
-/// Why the registry could not create a harness instance.
+/// Why a harness instance could not be created.
 ///
 /// ```
 /// use hpd_agent::prelude::*;
-/// use hpd_agent::{ConstructError, Registry};
-/// use serde_json::json;
+/// use hpd_agent::ConstructError;
+/// use hpd_agent::harness::HarnessInfo;
 ///
-/// #[derive(Default)]
-/// pub struct Stopwatch;
+/// #[derive(serde::Deserialize)]
+/// pub struct StopwatchConfig {
+///     laps: u32,
+/// }
+///
+/// pub struct Stopwatch {
+///     laps: u32,
+/// }
 ///
 /// #[tool_harness]
 /// impl Stopwatch {
+///     pub fn new(config: StopwatchConfig) -> Self {
+///         Stopwatch { laps: config.laps }
+///     }
+///
 ///     /// Starts the stopwatch.
 ///     #[ai_function]
-///     fn start_stopwatch(&self) {}
+///     fn start_stopwatch(&self) -> u32 { self.laps }
 /// }
 ///
-/// let info = Registry::global().get("Stopwatch").unwrap();
-/// let error = info.construct(Some(&json!({"laps": 3}))).unwrap_err();
-/// assert!(matches!(error, ConstructError::ConfigNotAccepted { harness: "Stopwatch" }));
+/// // `functions()` hands the config constructor `{}`, which lacks `laps`.
+/// let error = HarnessInfo::of::<Stopwatch>().functions().unwrap_err();
+/// assert!(matches!(error, ConstructError::Config { harness: "Stopwatch", .. }), "{error}");
+/// assert!(error.to_string().contains("laps"), "{error}");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -162,14 +190,6 @@ pub enum ConstructError {
         /// The member name.
         member: &'static str,
     },
-    /// The harness of a Rust type is not in the registry (its name is taken by another type).
-    #[error("harness '{harness}' not found; known harnesses: {known}")]
-    NotRegistered {
-        /// The harness name.
-        harness: &'static str,
-        /// Every registered harness name, sorted, comma-separated.
-        known: String,
-    },
 }
 
 impl From<ConstructError> for BuildError {
@@ -181,10 +201,6 @@ impl From<ConstructError> for BuildError {
             ConstructError::Config { harness, source } => BuildError::Config {
                 harness: harness.to_owned(),
                 source,
-            },
-            ConstructError::NotRegistered { harness, known } => BuildError::UnknownHarness {
-                harness: harness.to_owned(),
-                known,
             },
             error @ ConstructError::SubAgentPanicked { .. } => BuildError::Construct(error),
         }
@@ -377,7 +393,8 @@ pub enum BuildError {
     /// A harness member could not be created.
     #[error(transparent)]
     Construct(ConstructError),
-    /// The linked harnesses conflict.
+    /// Two harnesses the agent uses, or one its config names and another linked one, have
+    /// names that are equal case-insensitively.
     #[error(transparent)]
     Registry(#[from] RegistryError),
     /// An [`AgentConfig`](crate::AgentConfig) could not be parsed.

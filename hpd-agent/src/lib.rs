@@ -644,7 +644,8 @@
 //!
 //! ```
 //! use hpd_agent::prelude::*;
-//! use hpd_agent::{Image, Registry};
+//! use hpd_agent::harness::HarnessInfo;
+//! use hpd_agent::Image;
 //!
 //! #[derive(serde::Serialize, schemars::JsonSchema)]
 //! pub struct Weather { celsius: f64 }
@@ -664,7 +665,7 @@
 //!
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! let functions = Registry::global().instantiate::<Station>()?;
+//! let functions = HarnessInfo::of::<Station>().functions()?;
 //! assert_eq!(functions[0].definition().output_schema.as_ref().unwrap()["type"], "object");
 //! let weather = functions[0].call("c1", "{}", Default::default()).await;
 //! assert_eq!((weather.text.as_str(), weather.structured), (r#"{"celsius":21.5}"#, Some(serde_json::json!({"celsius": 21.5}))));
@@ -812,8 +813,6 @@ pub use providers::{openai, scripted};
 #[doc(hidden)]
 pub mod __private;
 
-pub use harness::registry;
-
 pub use agent::{
     Agent, AgentBuilder, AgentEvent, AgentRunConfig, ApproxTokens, ContextBudget,
     DEFAULT_MAX_ITERATIONS, HarnessOptions, RunOutput, Session, SessionState, Summarizer,
@@ -843,7 +842,6 @@ pub use output::{DEFAULT_OUTPUT_RETRIES, OutputError, OutputSchema, OutputSchema
 pub use providers::anthropic::AnthropicClient;
 pub use providers::openai::OpenAiClient;
 pub use providers::openai_responses::OpenAiResponsesClient;
-pub use registry::{FunctionSpec, HarnessEntry, HarnessInfo, Registry};
 pub use scripted::{RecordedRequest, ScriptedChatClient};
 pub use store::{SessionStore, StoreError};
 pub use tokio_util::sync::CancellationToken;

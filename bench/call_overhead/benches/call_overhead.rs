@@ -26,7 +26,8 @@ use std::time::Duration;
 
 use call_overhead::{Adder, RmcpAdder};
 use criterion::{Criterion, criterion_group, criterion_main};
-use hpd_agent::{AgentBuilder, CancellationToken, Registry, ScriptedChatClient};
+use hpd_agent::harness::HarnessInfo;
+use hpd_agent::{AgentBuilder, CancellationToken, ScriptedChatClient};
 use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::model::{CallToolRequestParams, CallToolResponse, JsonObject, NumberOrString};
 use rmcp::service::RequestContext;
@@ -77,8 +78,7 @@ fn calls(c: &mut Criterion) {
     });
 
     // hpd-agent.
-    let add = Registry::global()
-        .instantiate::<Adder>()
+    let add = HarnessInfo::of::<Adder>().functions()
         .expect("Adder")
         .into_iter()
         .find(|f| f.name() == "add")

@@ -9,9 +9,8 @@
 //! ```
 //! use harness_library as _; // keeps the crate, and so its harnesses, in the binary
 //!
-//! let registry = hpd_agent::Registry::global();
-//! let info = registry.get("UnitConverter").expect("linked");
-//! let names: Vec<_> = info.entry().function_names().collect();
+//! let info = hpd_agent::harness::HarnessInfo::find("UnitConverter").expect("linked");
+//! let names: Vec<_> = info.function_names().collect();
 //! assert_eq!(names, ["celsius_to_fahrenheit", "kilometres_to_miles"]);
 //! ```
 //!

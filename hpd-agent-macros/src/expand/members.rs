@@ -9,7 +9,12 @@ use syn::{Ident, LitStr};
 
 use super::super::ast::{Function, Harness, ParamKind, Segment, Template};
 
-pub fn arg_struct(harness: &syn::Type, index: usize, function: &Function) -> TokenStream {
+pub fn arg_struct(
+    krate: &syn::Path,
+    harness: &syn::Type,
+    index: usize,
+    function: &Function,
+) -> TokenStream {
     let name = format_ident!("__HpdArgs{}", index);
     let fields = function.arguments().map(|param| {
         let ident = param.ident;
@@ -26,10 +31,20 @@ pub fn arg_struct(harness: &syn::Type, index: usize, function: &Function) -> Tok
             #ident: #ty,
         }
     });
+    // serde and schemars take their crate paths as strings.
+    let krate_text = krate.to_token_stream().to_string().replace(' ', "");
+    let serde_crate = LitStr::new(
+        &format!("{krate_text}::__private::serde"),
+        Span::call_site(),
+    );
+    let schemars_crate = LitStr::new(
+        &format!("{krate_text}::__private::schemars"),
+        Span::call_site(),
+    );
     quote! {
-        #[derive(::hpd_agent::__private::serde::Deserialize, ::hpd_agent::__private::schemars::JsonSchema)]
-        #[serde(crate = "::hpd_agent::__private::serde")]
-        #[schemars(crate = "::hpd_agent::__private::schemars")]
+        #[derive(#krate::__private::serde::Deserialize, #krate::__private::schemars::JsonSchema)]
+        #[serde(crate = #serde_crate)]
+        #[schemars(crate = #schemars_crate)]
         struct #name {
             #(#fields)*
         }

@@ -55,6 +55,7 @@ fn generated(harness: &Harness) -> TokenStream {
         _ => ty.to_token_stream(),
     };
     let ty_span = ty.span();
+    let krate = harness.args.crate_path();
     let name = &harness.name;
     let helper_uses = helper_uses(harness);
     let metadata_ty = harness.args.metadata.as_ref();
@@ -65,7 +66,7 @@ fn generated(harness: &Harness) -> TokenStream {
         .iter()
         .enumerate()
         .filter(|(_, f)| is_function(f))
-        .map(|(i, f)| arg_struct(ty, i, f));
+        .map(|(i, f)| arg_struct(&krate, ty, i, f));
     let schema_fns = functions
         .iter()
         .enumerate()
@@ -343,11 +344,11 @@ fn generated(harness: &Harness) -> TokenStream {
         impl __hpd::ToolHarness for #ty {
             type Metadata = #metadata_assoc;
             type Config = #config_ty;
-            fn harness_entry() -> &'static __hpd::HarnessEntry {
-                &__HPD_ENTRY
-            }
             fn from_config(#config_param: Self::Config) -> Self {
                 #from_config
+            }
+            fn __harness_info(_: __hpd::Seal) -> &'static __hpd::HarnessInfo {
+                &__HPD_INFO
             }
         }
     };
@@ -365,7 +366,7 @@ fn generated(harness: &Harness) -> TokenStream {
             clippy::nursery
         )]
         const _: () = {
-            use ::hpd_agent::__private as __hpd;
+            use #krate::__private as __hpd;
             #probe_traits
             #helper_uses
 
@@ -420,10 +421,11 @@ fn generated(harness: &Harness) -> TokenStream {
                 describe: #describe,
                 type_id: __hpd::type_id::<#ty>,
             };
+            static __HPD_INFO: __hpd::HarnessInfo = __hpd::HarnessInfo::new(&__HPD_ENTRY);
 
             #tool_harness_impl
 
-            __hpd::inventory::submit! { __hpd::HarnessRegistration(&__HPD_ENTRY) }
+            __hpd::inventory::submit! { __hpd::HarnessRegistration(&__HPD_INFO) }
         };
     }
 }

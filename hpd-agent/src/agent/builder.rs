@@ -11,7 +11,6 @@ use crate::config::{
     AgentConfig, CollapsingConfig, Limits, McpServerConfig, ModelConfig, ToolHarnessReference,
 };
 use crate::error::BuildError;
-use crate::harness::registry::Registry;
 use crate::harness::{DynamicHarness, ToolHarness};
 use crate::middleware::Middleware;
 use crate::output::OutputSchema;
@@ -356,7 +355,8 @@ impl AgentBuilder {
         self
     }
 
-    /// Registers every function of `T`, created by the registry.
+    /// Registers every function of `T`, made with `fn new()` or `Default` (a config constructor
+    /// gets `{}`).
     ///
     /// ```
     /// use hpd_agent::prelude::*;
@@ -1000,19 +1000,17 @@ impl AgentBuilder {
     /// before the build (a registration the build will reject adds nothing).
     #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
     pub(crate) fn tool_names_in_use(&self) -> Vec<String> {
-        let registry = Registry::global();
         let mut names = Vec::new();
         for registration in self.registrations.merged() {
             let all: Vec<String> = if let Some(harness) = &registration.dynamic {
                 names.push(harness.name().to_owned());
                 harness.tool_names()
             } else {
-                let entry = registration
-                    .entry
-                    .or_else(|| registry.get(&registration.name).map(|info| info.entry()));
-                let Some(entry) = entry else { continue };
-                names.push(entry.name.to_owned());
-                entry.function_names().map(str::to_owned).collect()
+                let Some(info) = registration.info else {
+                    continue;
+                };
+                names.push(info.name().to_owned());
+                info.function_names().map(str::to_owned).collect()
             };
             match &registration.selection {
                 Selection::All => names.extend(all),
@@ -1033,7 +1031,7 @@ impl AgentBuilder {
     ///
     /// A [`BuildError`]: an invalid tool reference, an unknown harness or function, a config,
     /// metadata or middleware config that does not fit, two tools with one name, conflicting
-    /// harness names in the registry, or no chat client.
+    /// harnesses of one name (case-insensitively) used by this agent, or no chat client.
     ///
     /// MCP servers (the config's `mcp_servers`, or added with `with_mcp_server` under the `mcp`
     /// cargo feature) need a connection first: `build` fails with
@@ -1090,12 +1088,10 @@ impl AgentBuilder {
         if let Some(field) = self.limits.zero_field() {
             return Err(BuildError::ZeroLimit(field));
         }
-        let registry = Registry::global();
-        registry.validate()?;
         let resolved = self
             .registrations
             .merged()
-            .map(|r| resolve(registry, &r))
+            .map(|r| resolve(&r))
             .collect::<Result<Vec<_>, _>>()?;
         let (parts, pending) = split_pending(resolved);
         let tools = Toolset::new(parts, &self.collapsing)?;

@@ -11,8 +11,9 @@ use serde_json::Value;
 use crate::collapse::{DynamicSource, GroupExtras, Part};
 use crate::config::ToolHarnessReference;
 use crate::error::BuildError;
+use crate::harness::HarnessInfo;
 use crate::harness::names::{fold, same};
-use crate::harness::registry::{HarnessEntry, HarnessObject, Member, Registry};
+use crate::harness::registry::{HarnessObject, Member, Registry};
 use crate::harness::{DynamicHarness, ToolHarness};
 use crate::middleware::Middleware;
 use crate::middleware::pipeline::{MakeMiddleware, ScopedSource};
@@ -66,8 +67,10 @@ pub(crate) enum MetadataSource {
 pub(crate) struct Registration {
     /// The harness name as given (resolved case-insensitively).
     pub(crate) name: String,
-    /// Set when the registration came from a Rust type.
-    pub(crate) entry: Option<&'static HarnessEntry>,
+    /// The macro harness: from the Rust type of a registration by type, or the one harness a
+    /// name means (`None` for a name no linked harness has, or two have: resolving it reports
+    /// that).
+    pub(crate) info: Option<&'static HarnessInfo>,
     /// Set for a harness built at run time.
     pub(crate) dynamic: Option<DynamicHarness>,
     pub(crate) selection: Selection,
@@ -81,10 +84,10 @@ pub(crate) struct Registration {
 
 impl Registration {
     pub(crate) fn for_type<T: ToolHarness>(selection: Selection) -> Self {
-        let entry = T::harness_entry();
+        let info = HarnessInfo::of::<T>();
         Registration {
-            name: entry.name.to_owned(),
-            entry: Some(entry),
+            name: info.name().to_owned(),
+            info: Some(info),
             dynamic: None,
             selection,
             instance: InstanceSource::Registry,
@@ -98,7 +101,7 @@ impl Registration {
     pub(crate) fn from_reference(reference: &ToolHarnessReference) -> Self {
         Registration {
             name: reference.name.clone(),
-            entry: None,
+            info: Registry::global().lookup(&reference.name).ok(),
             dynamic: None,
             selection: reference
                 .functions
@@ -122,7 +125,7 @@ impl Registration {
     pub(crate) fn for_dynamic(harness: DynamicHarness) -> Self {
         Registration {
             name: harness.name().to_owned(),
-            entry: None,
+            info: None,
             selection: harness
                 .selection()
                 .map_or(Selection::All, |names| Selection::Functions(names.to_vec())),
@@ -135,9 +138,11 @@ impl Registration {
         }
     }
 
-    /// Registrations of one key merge. A harness built at run time has a key of its own (its
-    /// clones share it), so that a Rust harness or another run-time harness of the same name
-    /// is reported as a duplicate instead of being merged with it.
+    /// Registrations of one key merge. A macro harness's key is its name and Rust type, so that
+    /// a config entry naming it merges with its registrations by type, while another type of
+    /// the same name (case-insensitively) is reported as a clash. A harness built at run time has
+    /// a key of its own (its clones share it), so that a Rust harness or another run-time
+    /// harness of the same name is reported as a duplicate instead of being merged with it.
     fn key(&self) -> String {
         match &self.dynamic {
             Some(harness) => format!(
@@ -145,14 +150,17 @@ impl Registration {
                 fold(harness.name()),
                 std::sync::Arc::as_ptr(harness.shared_name())
             ),
-            None => fold(self.entry.map_or(self.name.as_str(), |e| e.name)),
+            None => match self.info {
+                Some(info) => format!("{}\u{0}{}", fold(info.name()), info.rust_type()),
+                None => fold(&self.name),
+            },
         }
     }
 
     /// Merges a later registration of the same harness into this one.
     fn merge(&mut self, later: Registration) {
-        if self.entry.is_none() {
-            self.entry = later.entry;
+        if self.info.is_none() {
+            self.info = later.info;
         }
         self.selection.merge(later.selection);
         if !matches!(later.instance, InstanceSource::Registry) {
@@ -714,29 +722,16 @@ pub(crate) fn split_reference(reference: &str) -> Result<(&str, &str), BuildErro
     }
 }
 
-fn unknown_harness(registry: &Registry, name: &str) -> BuildError {
-    BuildError::UnknownHarness {
-        harness: name.to_owned(),
-        known: registry.names().join(", "),
-    }
-}
-
 /// Resolves one registration: finds the harness, checks the selection, creates the instance,
 /// parses metadata, validates middleware configs and builds the members.
-pub(crate) fn resolve(
-    registry: &Registry,
-    registration: &Registration,
-) -> Result<ResolvedHarness, BuildError> {
+pub(crate) fn resolve(registration: &Registration) -> Result<ResolvedHarness, BuildError> {
     if let Some(harness) = &registration.dynamic {
         return Ok(resolve_dynamic(harness, &registration.selection));
     }
-    let info = match registration.entry {
-        Some(entry) => registry
-            .get_entry(entry)
-            .ok_or_else(|| unknown_harness(registry, entry.name))?,
-        None => registry
-            .get(&registration.name)
-            .ok_or_else(|| unknown_harness(registry, &registration.name))?,
+    let info = match registration.info {
+        Some(info) => info,
+        // The name did not resolve when it was registered: say why.
+        None => Registry::global().lookup(&registration.name)?,
     };
     let entry = info.entry();
 
@@ -891,6 +886,7 @@ pub(crate) fn resolve(
             extras: GroupExtras {
                 scoped,
                 source: None,
+                declared_by: Some(info),
             },
         },
         sub_agents,
@@ -921,6 +917,7 @@ fn resolve_dynamic(harness: &DynamicHarness, selection: &Selection) -> ResolvedH
             },
             extras: GroupExtras {
                 scoped: harness.scoped_sources().to_vec(),
+                declared_by: None,
                 source: Some(DynamicSource {
                     harness: harness.clone(),
                     selection,

@@ -17,7 +17,6 @@ use crate::collapse::{
     Expansion, Routed, Target, Toolset, Unwrapped, tool_choice, unknown_text, with_section,
 };
 use crate::error::RunError;
-use crate::harness::registry::Registry;
 use crate::middleware::pipeline::{
     CallScope, ScopedPipeline, announce_decision, approval_required, backward, call_function,
     forward, run_hooks, unless_cancelled,
@@ -129,13 +128,12 @@ async fn turn_tools(
     if config.registrations.is_empty() {
         return Ok((base, None));
     }
-    let registry = Registry::global();
     let mut resolved = Vec::new();
     for registration in config.registrations.merged() {
         if let Some(harness) = &registration.dynamic {
             harness.before_turn().await;
         }
-        let harness = resolve(registry, &registration)?;
+        let harness = resolve(&registration)?;
         if base.admits(&harness.part)? {
             resolved.push(harness);
         }

@@ -85,6 +85,7 @@ pub(crate) fn parent_harnesses(
                 extras: GroupExtras {
                     scoped: parent.extras[h].scoped.clone(),
                     source: None,
+                    declared_by: parent.extras[h].declared_by,
                 },
             }),
         }

@@ -36,9 +36,9 @@ use serde_json::Value;
 
 use crate::chat::{ChatMessage, DeferredGroup, DeferredTools, ToolDefinition};
 use crate::config::{CALL_TOOL, CollapsingConfig, CollapsingLayout};
-use crate::error::BuildError;
-use crate::harness::DynamicHarness;
+use crate::error::{BuildError, RegistryError};
 use crate::harness::names::{fold, same};
+use crate::harness::{DynamicHarness, HarnessInfo};
 use crate::middleware::pipeline::ScopedSource;
 use crate::tool::Function;
 use crate::tool::catalog::{Catalog, Group, Slot};
@@ -64,6 +64,8 @@ pub(crate) struct GroupExtras {
     pub(crate) scoped: Vec<ScopedSource>,
     /// Set for a harness built at run time.
     pub(crate) source: Option<DynamicSource>,
+    /// The declaration of a macro harness.
+    pub(crate) declared_by: Option<&'static HarnessInfo>,
 }
 
 /// A harness ready to enter a catalog: its group and what is attached to it.
@@ -335,7 +337,10 @@ impl Toolset {
         let mine = self.extras[h].source.as_ref().map(|s| &s.harness);
         let theirs = part.extras.source.as_ref().map(|s| &s.harness);
         match (mine, theirs) {
-            (None, None) => Ok(false),
+            (None, None) => match clash(self.extras[h].declared_by, part.extras.declared_by) {
+                Some(error) => Err(error),
+                None => Ok(false),
+            },
             (Some(a), Some(b)) if a.same_harness(b) => Ok(false),
             _ => Err(BuildError::DuplicateHarness {
                 name: part.group.name.to_string(),
@@ -480,6 +485,9 @@ impl Toolset {
             };
             let group = &groups[h];
             if let Some(&first) = by_harness.get(&fold(&group.name)) {
+                if let Some(error) = clash(extras[first].declared_by, extras[h].declared_by) {
+                    return Err(error);
+                }
                 return Err(BuildError::DuplicateHarness {
                     name: group.name.to_string(),
                     first: describe(
@@ -930,6 +938,23 @@ fn qualified_splits(name: &str, longest: usize) -> impl Iterator<Item = (&str, &
 }
 
 /// How a duplicate-harness error names one side.
+/// Two macro harnesses of different Rust types whose names are equal case-insensitively: the
+/// registry error naming both types.
+fn clash(
+    first: Option<&'static HarnessInfo>,
+    second: Option<&'static HarnessInfo>,
+) -> Option<BuildError> {
+    let (first, second) = (first?, second?);
+    (first.rust_type() != second.rust_type()).then(|| {
+        BuildError::Registry(RegistryError::DuplicateName {
+            first_name: first.name(),
+            first_type: first.rust_type(),
+            second_name: second.name(),
+            second_type: second.rust_type(),
+        })
+    })
+}
+
 fn describe(source: Option<&DynamicHarness>, name: &str) -> String {
     match source {
         Some(_) => format!("the harness '{name}' built at run time"),

@@ -1,5 +1,5 @@
 //! Harnesses: groups of tools an agent registers as a unit, declared in Rust with the macros
-//! ([`ToolHarness`], found through the link-time [`registry`]) or built at run time
+//! ([`ToolHarness`], described by [`HarnessInfo`]) or built at run time
 //! ([`HarnessBuilder`] gives a [`DynamicHarness`]).
 //!
 //! ```
@@ -31,21 +31,40 @@
 //! # Ok::<(), hpd_agent::BuildError>(())
 //! ```
 
+//!
+//! # Harnesses in library crates
+//!
+//! `inventory` entries live in the object file of the crate that declares them. A harness in a
+//! library crate is found by name once that crate is linked into the final binary, which happens
+//! when the binary uses any item of the library. Code that registers harnesses only by name
+//! (JSON config, [`AgentBuilder::with_tool_ref`](crate::AgentBuilder::with_tool_ref)) may use
+//! nothing of the library; then write `use my_harnesses as _;` in the binary (or call any
+//! function of it) so the linker keeps it. The `harness-library` example crate shows this.
+//! Registration by type (`with_tool_harness::<T>()`) needs no registry: it takes the harness
+//! from the type.
+//!
+//! # Names
+//!
+//! Harness names are compared case-insensitively, but only among the harnesses one agent uses
+//! and the names its config looks up: two harnesses elsewhere in the program whose names differ
+//! only in case affect no agent that uses neither of them.
+
 mod dynamic;
 pub(crate) mod names;
-pub mod registry;
+pub(crate) mod registry;
 mod tool;
 mod tool_list;
 
 pub use dynamic::{DynamicHarness, HarnessBuilder};
+pub use registry::HarnessInfo;
 pub use tool::{IntoToolSchema, Tool};
 pub use tool_list::ToolListUpdater;
 
-use registry::HarnessEntry;
-
 /// A type whose annotated impl block declares model-callable functions.
 ///
-/// Implemented by `#[tool_harness]` and `#[collapse("...")]`; never implement it by hand.
+/// Implemented by `#[tool_harness]` and `#[collapse("...")]`, and sealed: a hidden required
+/// method belongs to the macros' contract, so only the macros implement it. What the macros
+/// declared is read through [`HarnessInfo::of`].
 ///
 /// ```
 /// use hpd_agent::prelude::*;
@@ -63,33 +82,16 @@ use registry::HarnessEntry;
 ///     }
 /// }
 ///
-/// assert_eq!(WeatherLookup::harness_entry().name, "WeatherLookup");
+/// fn tool_names<T: ToolHarness>() -> Vec<&'static str> {
+///     hpd_agent::harness::HarnessInfo::of::<T>().function_names().collect()
+/// }
+/// assert_eq!(tool_names::<WeatherLookup>(), ["get_weather"]);
 /// ```
 pub trait ToolHarness: Send + Sync + Sized + 'static {
     /// The metadata type declared with `metadata = Type` (an uninhabited type when none).
     type Metadata: Send + Sync + 'static;
     /// The parameter of the config constructor `fn new(config: C)` (uninhabited when none).
     type Config;
-
-    /// The registry entry of this harness.
-    ///
-    /// ```
-    /// use hpd_agent::prelude::*;
-    ///
-    /// #[derive(Default)]
-    /// pub struct Scale;
-    ///
-    /// #[tool_harness]
-    /// impl Scale {
-    ///     /// The weight in grams.
-    ///     #[ai_function]
-    ///     fn weigh(&self) -> u32 { 500 }
-    /// }
-    ///
-    /// let entry = Scale::harness_entry();
-    /// assert_eq!((entry.name, entry.functions.len()), ("Scale", 1));
-    /// ```
-    fn harness_entry() -> &'static HarnessEntry;
 
     /// Builds the harness from a config with its config constructor.
     ///
@@ -121,4 +123,9 @@ pub trait ToolHarness: Send + Sync + Sized + 'static {
     /// assert_eq!(units.length_unit(), "m");
     /// ```
     fn from_config(config: Self::Config) -> Self;
+
+    // Not public API. Used by generated code: the harness's description, a static the macros
+    // emit next to the type.
+    #[doc(hidden)]
+    fn __harness_info(seal: crate::__private::Seal) -> &'static HarnessInfo;
 }

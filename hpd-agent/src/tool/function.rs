@@ -104,7 +104,7 @@ pub(crate) trait Invoke: Send + Sync + 'static {
 ///
 /// ```
 /// use hpd_agent::prelude::*;
-/// use hpd_agent::Registry;
+/// use hpd_agent::harness::HarnessInfo;
 ///
 /// #[derive(Default)]
 /// pub struct Geometry;
@@ -118,7 +118,7 @@ pub(crate) trait Invoke: Send + Sync + 'static {
 ///
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-/// let area = Registry::global().instantiate::<Geometry>()?.remove(0);
+/// let area = HarnessInfo::of::<Geometry>().functions()?.remove(0);
 /// assert_eq!((area.name(), area.harness_name()), ("circle_area", "Geometry"));
 /// assert_eq!(area.description(), "The area of a circle.");
 /// assert_eq!(area.schema()["required"], serde_json::json!(["radius"]));
@@ -176,13 +176,13 @@ impl Function {
     /// or a config entry's `requires_approval`; middleware may still decide otherwise per call).
     ///
     /// ```
-    /// use hpd_agent::Registry;
+    /// use hpd_agent::harness::HarnessInfo;
     /// # use hpd_agent::prelude::*;
     /// # #[derive(Default)] pub struct ApprovedPayouts;
     /// # #[tool_harness] impl ApprovedPayouts { /// Pays.
     /// # #[ai_function(requires_approval)] fn pay(&self, cents: u64) -> u64 { cents } }
     ///
-    /// assert!(Registry::global().instantiate::<ApprovedPayouts>()?[0].requires_approval());
+    /// assert!(HarnessInfo::of::<ApprovedPayouts>().functions()?[0].requires_approval());
     /// # Ok::<(), hpd_agent::ConstructError>(())
     /// ```
     #[must_use]
@@ -193,14 +193,14 @@ impl Function {
     /// The canonical tool name.
     ///
     /// ```
-    /// use hpd_agent::Registry;
+    /// use hpd_agent::harness::HarnessInfo;
     /// # use hpd_agent::prelude::*;
     /// # #[derive(Default)] pub struct Planets;
     /// # #[tool_harness] impl Planets { /// A planet by its number.
     /// # #[ai_function(name = "planet")] fn planet_by_number(&self, n: u8) -> String { n.to_string() } }
     ///
     /// // The tool name, which `name = "..."` may have changed from the method's.
-    /// assert_eq!(Registry::global().instantiate::<Planets>()?[0].name(), "planet");
+    /// assert_eq!(HarnessInfo::of::<Planets>().functions()?[0].name(), "planet");
     /// # Ok::<(), hpd_agent::ConstructError>(())
     /// ```
     #[must_use]
@@ -212,13 +212,13 @@ impl Function {
     /// sub-agent's name).
     ///
     /// ```
-    /// use hpd_agent::Registry;
+    /// use hpd_agent::harness::HarnessInfo;
     /// # use hpd_agent::prelude::*;
     /// # #[derive(Default)] pub struct Almanac;
     /// # #[tool_harness] impl Almanac { /// Sunrise.
     /// # #[ai_function] fn sunrise(&self) -> String { "06:12".into() } }
     ///
-    /// assert_eq!(Registry::global().instantiate::<Almanac>()?[0].harness_name(), "Almanac");
+    /// assert_eq!(HarnessInfo::of::<Almanac>().functions()?[0].harness_name(), "Almanac");
     /// # Ok::<(), hpd_agent::ConstructError>(())
     /// ```
     #[must_use]
@@ -229,13 +229,13 @@ impl Function {
     /// The description the model reads (metadata placeholders rendered).
     ///
     /// ```
-    /// use hpd_agent::Registry;
+    /// use hpd_agent::harness::HarnessInfo;
     /// # use hpd_agent::prelude::*;
     /// # #[derive(Default)] pub struct Tides;
     /// # #[tool_harness] impl Tides { /// The next high tide.
     /// # #[ai_function] fn high_tide(&self) -> String { "14:03".into() } }
     ///
-    /// assert_eq!(Registry::global().instantiate::<Tides>()?[0].description(), "The next high tide.");
+    /// assert_eq!(HarnessInfo::of::<Tides>().functions()?[0].description(), "The next high tide.");
     /// # Ok::<(), hpd_agent::ConstructError>(())
     /// ```
     #[must_use]
@@ -246,13 +246,13 @@ impl Function {
     /// The JSON schema of the parameters.
     ///
     /// ```
-    /// use hpd_agent::Registry;
+    /// use hpd_agent::harness::HarnessInfo;
     /// # use hpd_agent::prelude::*;
     /// # #[derive(Default)] pub struct Moon;
     /// # #[tool_harness] impl Moon { /// The moon phase on a day.
     /// # #[ai_function] fn moon_phase(&self, day: u32) -> String { day.to_string() } }
     ///
-    /// let schema = Registry::global().instantiate::<Moon>()?[0].schema().clone();
+    /// let schema = HarnessInfo::of::<Moon>().functions()?[0].schema().clone();
     /// assert_eq!(schema["properties"]["day"]["type"], "integer");
     /// # Ok::<(), hpd_agent::ConstructError>(())
     /// ```
@@ -264,13 +264,13 @@ impl Function {
     /// The tool definition sent to models.
     ///
     /// ```
-    /// use hpd_agent::Registry;
+    /// use hpd_agent::harness::HarnessInfo;
     /// # use hpd_agent::prelude::*;
     /// # #[derive(Default)] pub struct Stars;
     /// # #[tool_harness] impl Stars { /// Visible stars.
     /// # #[ai_function] fn visible_stars(&self) -> u32 { 3000 } }
     ///
-    /// let function = &Registry::global().instantiate::<Stars>()?[0];
+    /// let function = &HarnessInfo::of::<Stars>().functions()?[0];
     /// let definition = function.definition();
     /// assert_eq!((definition.name.as_str(), definition.description.as_str()), ("visible_stars", "Visible stars."));
     /// # Ok::<(), hpd_agent::ConstructError>(())
@@ -284,13 +284,13 @@ impl Function {
     ///
     /// ```
     /// use std::time::Duration;
-    /// use hpd_agent::Registry;
+    /// use hpd_agent::harness::HarnessInfo;
     /// # use hpd_agent::prelude::*;
     /// # #[derive(Default)] pub struct Comet;
     /// # #[tool_harness] impl Comet { /// Next comet.
     /// # #[ai_function(timeout_ms = 1500)] fn next_comet(&self) -> String { "2061".into() } }
     ///
-    /// assert_eq!(Registry::global().instantiate::<Comet>()?[0].timeout(), Some(Duration::from_millis(1500)));
+    /// assert_eq!(HarnessInfo::of::<Comet>().functions()?[0].timeout(), Some(Duration::from_millis(1500)));
     /// # Ok::<(), hpd_agent::ConstructError>(())
     /// ```
     #[must_use]
@@ -308,7 +308,7 @@ impl Function {
     ///
     /// ```
     /// use hpd_agent::prelude::*;
-    /// use hpd_agent::Registry;
+    /// use hpd_agent::harness::HarnessInfo;
     ///
     /// #[derive(Default)]
     /// struct Calc;
@@ -322,7 +322,7 @@ impl Function {
     ///
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() {
-    /// let functions = Registry::global().instantiate::<Calc>().unwrap();
+    /// let functions = HarnessInfo::of::<Calc>().functions().unwrap();
     /// let add = &functions[0];
     /// let ok = add.call("c1", r#"{"a": 2, "b": 3}"#, Default::default()).await;
     /// assert_eq!(ok.text, "5");
@@ -347,7 +347,8 @@ impl Function {
     /// ```
     /// use std::time::Duration;
     /// use hpd_agent::prelude::*;
-    /// use hpd_agent::{FunctionFailure, Registry};
+    /// use hpd_agent::harness::HarnessInfo;
+    /// use hpd_agent::FunctionFailure;
     ///
     /// #[derive(Default)]
     /// pub struct Pinger;
@@ -359,7 +360,7 @@ impl Function {
     ///     fn ping_host(&self, host: String) -> String { host }
     /// }
     ///
-    /// let ping = &Registry::global().instantiate::<Pinger>()?[0];
+    /// let ping = &HarnessInfo::of::<Pinger>().functions()?[0];
     /// let result = ping.failure_result(&FunctionFailure::TimedOut(Duration::from_millis(250)));
     /// assert_eq!(result.text, "Error: function 'ping_host' timed out after 250 ms");
     /// # Ok::<(), hpd_agent::ConstructError>(())
@@ -378,7 +379,7 @@ impl Function {
     ///
     /// ```
     /// use hpd_agent::prelude::*;
-    /// use hpd_agent::Registry;
+    /// use hpd_agent::harness::HarnessInfo;
     ///
     /// #[derive(Default)]
     /// pub struct Echoer;
@@ -390,7 +391,7 @@ impl Function {
     ///     fn echo_text(&self, text: Option<String>) -> String { text.unwrap_or_default() }
     /// }
     ///
-    /// let echo = &Registry::global().instantiate::<Echoer>()?[0];
+    /// let echo = &HarnessInfo::of::<Echoer>().functions()?[0];
     /// assert_eq!(echo.check_arguments("")?, serde_json::json!({})); // empty counts as `{}`
     /// assert!(echo.check_arguments("[1, 2]").is_err());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -407,7 +408,8 @@ impl Function {
     ///
     /// ```
     /// use hpd_agent::prelude::*;
-    /// use hpd_agent::{FunctionFailure, Registry};
+    /// use hpd_agent::harness::HarnessInfo;
+    /// use hpd_agent::FunctionFailure;
     ///
     /// #[derive(Default)]
     /// pub struct Fragile;
@@ -421,7 +423,7 @@ impl Function {
     ///
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// let fragile = &Registry::global().instantiate::<Fragile>()?[0];
+    /// let fragile = &HarnessInfo::of::<Fragile>().functions()?[0];
     /// let failure = fragile.run("c1", "{}", Default::default()).await.unwrap_err();
     /// assert_eq!(failure, FunctionFailure::Panicked); // caught; the payload is never reported
     /// # Ok(())

@@ -9,7 +9,7 @@
 //!
 //! ```
 //! use hpd_agent::prelude::*;
-//! use hpd_agent::Registry;
+//! use hpd_agent::harness::HarnessInfo;
 //!
 //! #[derive(Default)]
 //! pub struct Salutation;
@@ -24,7 +24,7 @@
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! // Every tool is a `Function`, called the same way.
-//! let greet = &Registry::global().instantiate::<Salutation>()?[0];
+//! let greet = &HarnessInfo::of::<Salutation>().functions()?[0];
 //! let result = greet.call("c1", r#"{"name": "Ada"}"#, CancellationToken::new()).await;
 //! assert_eq!((result.text.as_str(), result.is_error), ("Hello, Ada!", false));
 //! # Ok(())

@@ -349,7 +349,8 @@ impl ToolResult {
 ///
 /// ```
 /// use hpd_agent::prelude::*;
-/// use hpd_agent::{FunctionFailure, Registry};
+/// use hpd_agent::harness::HarnessInfo;
+/// use hpd_agent::FunctionFailure;
 ///
 /// #[derive(Default)]
 /// pub struct Parser;
@@ -365,7 +366,7 @@ impl ToolResult {
 ///
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-/// let parse = &Registry::global().instantiate::<Parser>()?[0];
+/// let parse = &HarnessInfo::of::<Parser>().functions()?[0];
 /// let failure = parse.run("c1", r#"{"text": "x"}"#, Default::default()).await.unwrap_err();
 /// assert_eq!(failure, FunctionFailure::Returned("'x' is not a number".into()));
 /// assert_eq!(parse.failure_result(&failure).text, "Error: 'x' is not a number");
@@ -431,7 +432,8 @@ fn failure_result(name: &str, failure: &FunctionFailure) -> ToolResult {
 ///
 /// ```
 /// use hpd_agent::prelude::*;
-/// use hpd_agent::{Image, Registry};
+/// use hpd_agent::harness::HarnessInfo;
+/// use hpd_agent::Image;
 ///
 /// #[derive(Default)]
 /// pub struct Camera;
@@ -447,7 +449,7 @@ fn failure_result(name: &str, failure: &FunctionFailure) -> ToolResult {
 ///
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-/// let snapshot = &Registry::global().instantiate::<Camera>()?[0];
+/// let snapshot = &HarnessInfo::of::<Camera>().functions()?[0];
 /// let result = snapshot.call("c1", "{}", Default::default()).await;
 /// assert_eq!(result.text, "[image: image/png, 4 bytes]");
 /// assert!(result.parts[0].is_image());

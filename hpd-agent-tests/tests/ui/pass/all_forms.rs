@@ -4,9 +4,10 @@
 //! `cargo clippy --all-targets -- -D warnings` checks with clippy.
 #![deny(warnings, missing_docs, unused_qualifications, clippy::pedantic)]
 
+use hpd_agent::harness::HarnessInfo;
 use hpd_agent::{
-    AgentConfig, CancellationToken, FunctionContext, Middleware, Registry, SubAgent, ToolHarness,
-    ai_function, collapse, sub_agent, tool_harness,
+    AgentConfig, CancellationToken, FunctionContext, Middleware, SubAgent, ai_function, collapse,
+    sub_agent, tool_harness,
 };
 use serde::Deserialize;
 
@@ -290,12 +291,9 @@ mod with_prelude {
 ///
 /// When one is missing.
 pub fn main() {
-    let registry = Registry::global();
-    let media = registry
-        .get("Media")
-        .map(hpd_agent::HarnessInfo::output_schemas);
-    let with_schema: Vec<bool> = media
-        .unwrap_or_default()
+    let find = |name: &str| HarnessInfo::find(name).unwrap_or_else(|e| panic!("{e}"));
+    let with_schema: Vec<bool> = find("Media")
+        .output_schemas()
         .iter()
         .map(Option::is_some)
         .collect();
@@ -311,17 +309,14 @@ pub fn main() {
         "Empty",
         "Media",
     ] {
-        assert!(registry.get(name).is_some(), "{name} missing");
+        let _ = find(name);
     }
     assert_eq!(Plain.helper(), 2);
-    assert_eq!(
-        <Configured as ToolHarness>::harness_entry().name,
-        "configured"
-    );
-    let approval: Vec<(&str, bool)> = <Plain as ToolHarness>::harness_entry()
-        .functions
+    assert_eq!(HarnessInfo::of::<Configured>().name(), "configured");
+    let functions = HarnessInfo::of::<Plain>().functions().unwrap();
+    let approval: Vec<(&str, bool)> = functions
         .iter()
-        .map(|f| (f.name, f.requires_approval))
+        .map(|f| (f.name(), f.requires_approval()))
         .collect();
     assert_eq!(
         approval,
@@ -335,9 +330,6 @@ pub fn main() {
         ]
     );
     let _ = with_prelude::Prelude;
-    let members: Vec<&str> = registry
-        .get("collapsed")
-        .map(|h| h.entry().function_names().collect())
-        .unwrap_or_default();
+    let members: Vec<&str> = find("collapsed").function_names().collect();
     assert_eq!(members, ["increment", "delegate"]);
 }
