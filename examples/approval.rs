@@ -21,8 +21,8 @@ use hpd_agent::approval::Approvals;
 use hpd_agent::prelude::*;
 use hpd_agent::store::{SessionStore, SqliteSessionStore};
 use hpd_agent::{
-    Agent, AgentBuilder, ChatMessage, ChatResponse, FunctionCall, Middleware, MiddlewareError,
-    ScriptedChatClient, ToolCall,
+    Agent, AgentBuilder, ChatMessage, ChatResponse, Middleware, ScriptedChatClient, ToolCall,
+    middleware::FunctionCall, middleware::MiddlewareError,
 };
 
 /// The conversation's id in the store.

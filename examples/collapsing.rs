@@ -19,8 +19,9 @@
 
 use hpd_agent::prelude::*;
 use hpd_agent::{
-    AgentBuilder, AgentEvent, CALL_TOOL, ChatClient, ChatError, ChatRequest, ChatResponse,
-    CollapsingLayout, ScriptedChatClient, TextSink, ToolCall,
+    AgentBuilder, AgentEvent, ChatClient, ChatResponse, ScriptedChatClient, ToolCall,
+    chat::ChatError, chat::ChatRequest, chat::TextSink, config::CALL_TOOL,
+    config::CollapsingLayout,
 };
 
 /// Arithmetic, hidden behind one `MathTools` container until the model opens it.

@@ -41,10 +41,11 @@ use demo_tools::{Calendar, FileTools, MathTools, WeatherTools};
 use hpd_agent::chat::ToolDefinition;
 use hpd_agent::harness::HarnessInfo;
 use hpd_agent::{
-    AgentBuilder, AgentEvent, AgentRunConfig, AnthropicClient, CALL_TOOL, ChatClient, ChatError,
-    ChatRequest, ChatResponse, CollapsingLayout, DynamicHarness, HarnessBuilder, ModelOptions,
-    OpenAiClient, OpenAiResponsesClient, ScriptedChatClient, TextSink, Tool, ToolCall, ToolHarness,
-    ToolResult, async_trait,
+    AgentBuilder, AgentEvent, AgentRunConfig, ChatClient, ChatResponse, HarnessBuilder,
+    ScriptedChatClient, Tool, ToolCall, ToolHarness, ToolResult, async_trait, chat::ChatError,
+    chat::ChatRequest, chat::ModelOptions, chat::TextSink, config::CALL_TOOL,
+    config::CollapsingLayout, harness::DynamicHarness, providers::anthropic::AnthropicClient,
+    providers::openai::OpenAiClient, providers::openai_responses::OpenAiResponsesClient,
 };
 use serde_json::{Value, json};
 

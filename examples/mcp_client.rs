@@ -16,7 +16,9 @@
 
 use harness_library::UnitConverter;
 use hpd_agent::mcp::{McpHarness, McpServer};
-use hpd_agent::{AgentBuilder, AgentEvent, CALL_TOOL, ChatResponse, ScriptedChatClient, ToolCall};
+use hpd_agent::{
+    AgentBuilder, AgentEvent, ChatResponse, ScriptedChatClient, ToolCall, config::CALL_TOOL,
+};
 
 /// The server side: a harness served flat (no containers) on stdin and stdout.
 async fn serve() -> Result<(), Box<dyn std::error::Error>> {

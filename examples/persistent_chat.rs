@@ -18,8 +18,8 @@ use std::sync::Arc;
 
 use hpd_agent::store::{SessionStore, SqliteSessionStore};
 use hpd_agent::{
-    Agent, AgentBuilder, ChatClient, ChatError, ChatMessage, ChatRequest, ChatResponse, TextSink,
-    async_trait,
+    Agent, AgentBuilder, ChatClient, ChatMessage, ChatResponse, async_trait, chat::ChatError,
+    chat::ChatRequest, chat::TextSink,
 };
 
 /// The conversation's id in the store, e.g. a user or chat id.

@@ -13,8 +13,8 @@
 //! ```
 
 use hpd_agent::{
-    AgentBuilder, AgentEvent, CALL_TOOL, ChatResponse, HarnessBuilder, ScriptedChatClient, Tool,
-    ToolCall, ToolResult,
+    AgentBuilder, AgentEvent, ChatResponse, HarnessBuilder, ScriptedChatClient, Tool, ToolCall,
+    ToolResult, config::CALL_TOOL,
 };
 use serde::Deserialize;
 use serde_json::Value;

@@ -18,8 +18,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use hpd_agent::prelude::*;
 use hpd_agent::{
-    AgentBuilder, AgentEvent, ChatResponse, FunctionCall, HookResult, Middleware,
-    ScriptedChatClient, ToolCall, ToolResult,
+    AgentBuilder, AgentEvent, ChatResponse, Middleware, ScriptedChatClient, ToolCall, ToolResult,
+    middleware::FunctionCall, middleware::HookResult,
 };
 
 /// How many calls the audit log saw, for the summary at the end.

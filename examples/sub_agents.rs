@@ -16,7 +16,8 @@
 
 use hpd_agent::prelude::*;
 use hpd_agent::{
-    AgentBuilder, AgentConfig, AgentEvent, CALL_TOOL, ChatResponse, ScriptedChatClient, ToolCall,
+    AgentBuilder, AgentConfig, AgentEvent, ChatResponse, ScriptedChatClient, ToolCall,
+    config::CALL_TOOL,
 };
 
 /// Writing helpers, collapsed; the `editor` sub-agent is one of its members.

@@ -12,7 +12,7 @@ use hpd_agent::otel::opentelemetry::trace::{SpanId, TracerProvider as _};
 use hpd_agent::otel::tracing_opentelemetry;
 use hpd_agent::{
     AgentBuilder, ChatResponse, HarnessBuilder, ScriptedChatClient, Tool, ToolCall, ToolResult,
-    Usage,
+    chat::Usage,
 };
 use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData};
 use serde_json::json;

@@ -30,8 +30,9 @@ use std::sync::Arc;
 
 use hpd_agent::prelude::*;
 use hpd_agent::{
-    AgentBuilder, AgentEvent, AgentRunConfig, AnthropicClient, ChatClient, ChatResponse,
-    ModelOptions, OpenAiClient, OpenAiResponsesClient, OutputSchema, ScriptedChatClient, ToolCall,
+    AgentBuilder, AgentEvent, AgentRunConfig, ChatClient, ChatResponse, ScriptedChatClient,
+    ToolCall, chat::ModelOptions, output::OutputSchema, providers::anthropic::AnthropicClient,
+    providers::openai::OpenAiClient, providers::openai_responses::OpenAiResponsesClient,
 };
 use serde::Deserialize;
 

@@ -16,7 +16,9 @@
 //! ```
 
 use hpd_agent::prelude::*;
-use hpd_agent::{AgentBuilder, ChatMessage, ChatResponse, Image, ScriptedChatClient, ToolCall};
+use hpd_agent::{
+    AgentBuilder, ChatMessage, ChatResponse, ScriptedChatClient, ToolCall, tool::Image,
+};
 use serde::Serialize;
 
 /// Chart tools.

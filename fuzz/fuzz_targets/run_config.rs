@@ -2,7 +2,7 @@
 //! accepted data round-trips through its canonical JSON.
 #![no_main]
 
-use hpd_agent::{AgentRunConfig, RunConfigData};
+use hpd_agent::{AgentRunConfig, config::RunConfigData};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -18,7 +18,7 @@ use std::sync::OnceLock;
 
 use hpd_agent::harness::HarnessInfo;
 use hpd_agent::prelude::*;
-use hpd_agent::{CancellationToken, Function};
+use hpd_agent::{CancellationToken, tool::Function};
 use libfuzzer_sys::fuzz_target;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -273,7 +273,8 @@ fn fixed() -> &'static Fixed {
             .enable_time()
             .build()
             .expect("a runtime"),
-        functions: HarnessInfo::of::<Fixture>().functions()
+        functions: HarnessInfo::of::<Fixture>()
+            .functions()
             .expect("the fixture harness instantiates"),
     })
 }

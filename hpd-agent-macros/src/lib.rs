@@ -58,7 +58,7 @@ mod valid;
 /// let functions = info.functions()?;
 /// assert_eq!(functions[0].name(), "get_weather");
 /// assert_eq!(functions[0].description(), "Gets the current weather for a city.");
-/// # Ok::<(), hpd_agent::ConstructError>(())
+/// # Ok::<(), hpd_agent::error::ConstructError>(())
 /// ```
 ///
 /// Goes on an inherent impl block of a non-generic named type that is `Send + Sync + 'static`,
@@ -381,13 +381,14 @@ pub fn tool_harness(args: TokenStream, input: TokenStream) -> TokenStream {
 /// | `crate` | string literal | `"::hpd_agent"` | as for [`tool_harness`] |
 ///
 /// Each type in `middlewares` is created from its config when it implements
-/// `hpd_agent::ConfigurableMiddleware` (the config comes from the registration's
+/// `hpd_agent::middleware::ConfigurableMiddleware` (the config comes from the registration's
 /// `middleware_configs`, keyed by the last segment of the path as written, or `HarnessOptions::
 /// middleware_config`), else with `Default`.
 ///
 /// ```
 /// use hpd_agent::prelude::*;
-/// use hpd_agent::{ConfigurableMiddleware, Middleware};
+/// use hpd_agent::Middleware;
+/// use hpd_agent::middleware::ConfigurableMiddleware;
 ///
 /// #[derive(Default)]
 /// pub struct Quiet;
@@ -571,7 +572,7 @@ pub fn sub_agent(args: TokenStream, input: TokenStream) -> TokenStream {
 /// let schema = functions[0].schema();
 /// assert_eq!(schema["required"], serde_json::json!(["n"]));
 /// assert_eq!(schema["properties"]["n"]["description"], "How much to add.");
-/// # Ok::<(), hpd_agent::ConstructError>(())
+/// # Ok::<(), hpd_agent::error::ConstructError>(())
 /// ```
 ///
 /// # Options

@@ -15,7 +15,9 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use hpd_agent::chat::ToolDefinition;
-use hpd_agent::{AgentBuilder, ChatResponse, RecordedRequest, ScriptedChatClient, ToolCall};
+use hpd_agent::{
+    AgentBuilder, ChatResponse, ScriptedChatClient, ToolCall, providers::scripted::RecordedRequest,
+};
 
 /// Bytes and tokens of one tool list.
 fn size(tools: &[Arc<ToolDefinition>]) -> (usize, usize) {

@@ -16,8 +16,8 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use hpd_agent::{
-    Agent, AgentBuilder, ChatClient, ChatError, ChatMessage, ChatRequest, ChatResponse, Reasoning,
-    Session, TextSink, ToolCall, async_trait,
+    Agent, AgentBuilder, ChatClient, ChatMessage, ChatResponse, Session, ToolCall, async_trait,
+    chat::ChatError, chat::ChatRequest, chat::Reasoning, chat::TextSink,
 };
 
 /// `add` alone.

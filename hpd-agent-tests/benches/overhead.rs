@@ -24,8 +24,8 @@ use std::time::Duration;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use hpd_agent::harness::HarnessInfo;
 use hpd_agent::{
-    Agent, AgentBuilder, ChatMessage, ChatRequest, HarnessBuilder, ModelOptions,
-    ScriptedChatClient, Tool, ToolResult,
+    Agent, AgentBuilder, ChatMessage, HarnessBuilder, ScriptedChatClient, Tool, ToolResult,
+    chat::ChatRequest, chat::ModelOptions,
 };
 
 /// `add` alone, with nothing but the addition in its body (the conformance fixture `MathTools`

@@ -22,10 +22,10 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
 use hpd_agent::chat::{ChatMessage, ToolDefinition, Usage};
-use hpd_agent::openai::OpenAiClient;
+use hpd_agent::providers::openai::OpenAiClient;
 use hpd_agent::{
-    AgentBuilder, ChatClient, ChatError, ChatRequest, ChatResponse, ModelOptions, TextSink,
-    ToolCall, async_trait,
+    AgentBuilder, ChatClient, ChatResponse, ToolCall, async_trait, chat::ChatError,
+    chat::ChatRequest, chat::ModelOptions, chat::TextSink,
 };
 
 #[derive(Clone, Copy, PartialEq)]
@@ -164,7 +164,9 @@ fn turn(
     builder = match layout {
         Layout::Flat => builder.without_harness_collapsing(),
         Layout::Collapsed => builder,
-        Layout::CacheStable => builder.with_collapsing_layout(hpd_agent::CollapsingLayout::Append),
+        Layout::CacheStable => {
+            builder.with_collapsing_layout(hpd_agent::config::CollapsingLayout::Append)
+        }
     };
     let agent = builder.build().expect("agent builds");
     runtime

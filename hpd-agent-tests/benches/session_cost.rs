@@ -14,7 +14,7 @@
 //! Every turn of a session is one user message, one container call (harness `t mod H` at turn
 //! `t`: a different one each turn, cycling), one member call (two on odd turns) and a text
 //! answer; the flat layout makes the member calls only. In `fixed` the members are called
-//! through [`hpd_agent::CALL_TOOL`], in the native layouts by name once the container result
+//! through [`hpd_agent::config::CALL_TOOL`], in the native layouts by name once the container result
 //! loaded them (in native-Responses the container call is the client-executed `tool_search`
 //! naming the namespace). The model is scripted, the agent is real: a relay around the script
 //! records every request the agent sends. The native layouts are driven by the relay reporting
@@ -50,10 +50,11 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
 use hpd_agent::chat::{ChatMessage, DeferredGroup, ToolDefinition, Usage};
-use hpd_agent::openai::OpenAiClient;
+use hpd_agent::providers::openai::OpenAiClient;
 use hpd_agent::{
-    AgentBuilder, CALL_TOOL, ChatClient, ChatError, ChatRequest, ChatResponse, CollapsingLayout,
-    DeferredTools, DynamicHarness, ModelOptions, TextSink, ToolCall, async_trait,
+    AgentBuilder, ChatClient, ChatResponse, ToolCall, async_trait, chat::ChatError,
+    chat::ChatRequest, chat::DeferredTools, chat::ModelOptions, chat::TextSink, config::CALL_TOOL,
+    config::CollapsingLayout, harness::DynamicHarness,
 };
 use serde_json::{Value, json};
 

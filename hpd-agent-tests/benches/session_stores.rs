@@ -19,8 +19,8 @@ use hpd_agent::store::{
     StoreError, StoredSession,
 };
 use hpd_agent::{
-    Agent, AgentBuilder, ChatClient, ChatError, ChatMessage, ChatRequest, ChatResponse,
-    SessionState, TextSink, ToolCall, async_trait,
+    Agent, AgentBuilder, ChatClient, ChatMessage, ChatResponse, ToolCall, agent::SessionState,
+    async_trait, chat::ChatError, chat::ChatRequest, chat::TextSink,
 };
 use hpd_agent_tests::WeatherTools;
 

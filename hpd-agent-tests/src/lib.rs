@@ -14,8 +14,9 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use hpd_agent::chat::ToolCall;
 use hpd_agent::prelude::*;
 use hpd_agent::{
-    ConfigurableMiddleware, FunctionCall, FunctionFailure, HookResult, IterationInfo, Middleware,
-    MiddlewareError, Next, ToolResult, TurnInfo, TurnOutcome,
+    Middleware, ToolResult, middleware::ConfigurableMiddleware, middleware::FunctionCall,
+    middleware::HookResult, middleware::IterationInfo, middleware::MiddlewareError,
+    middleware::Next, middleware::TurnInfo, middleware::TurnOutcome, tool::FunctionFailure,
 };
 use serde::Deserialize;
 

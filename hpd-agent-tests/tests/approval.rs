@@ -9,9 +9,10 @@ use hpd_agent::approval::{ApprovalDecision, ApprovalError, Approvals, Approver, 
 use hpd_agent::middleware::{TurnInfo, TurnOutcome};
 use hpd_agent::prelude::*;
 use hpd_agent::{
-    AgentBuilder, AgentConfig, AgentEvent, CALL_TOOL, ChatMessage, ChatResponse, CollapsingLayout,
-    DeferredTools, FunctionCall, HookResult, Middleware, MiddlewareError, RunError,
-    ScriptedChatClient, ToolCall, ToolHarnessReference,
+    AgentBuilder, AgentConfig, AgentEvent, ChatMessage, ChatResponse, Middleware, RunError,
+    ScriptedChatClient, ToolCall, chat::DeferredTools, config::CALL_TOOL, config::CollapsingLayout,
+    config::ToolHarnessReference, middleware::FunctionCall, middleware::HookResult,
+    middleware::MiddlewareError,
 };
 use serde_json::json;
 
@@ -103,7 +104,7 @@ async fn an_executed_recovered_call_needs_approval_too() {
     // `hide`: the recovered call's result is the function's alone (in `fixed` it also carries
     // the container's instructions).
     let agent = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_tool_harness::<Vault>()
         .configure_harness_collapsing(|c| c.execute_recovered_calls = true)
         .with_chat_client(model.clone())
@@ -597,7 +598,7 @@ async fn a_sub_agent_cannot_pause_its_parent() {
 
 #[tokio::test]
 async fn a_paused_turn_that_lost_the_save_race_stays_paused_when_appended() {
-    use hpd_agent::StoreError;
+    use hpd_agent::store::StoreError;
     use hpd_agent::store::{MemorySessionStore, SessionStore};
 
     let _serial = SERIAL.lock().await;

@@ -13,9 +13,9 @@ use std::time::Duration;
 use hpd_agent::approval::Approvals;
 use hpd_agent::store::{SessionStore, SqliteSessionStore};
 use hpd_agent::{
-    AgentBuilder, ChatClient, ChatError, ChatMessage, ChatRequest, ChatResponse, HarnessBuilder,
-    ModelOptions, OpenAiClient, ScriptedChatClient, TextSink, Tool, ToolCall, ToolChoice,
-    ToolResult, async_trait,
+    AgentBuilder, ChatClient, ChatMessage, ChatResponse, HarnessBuilder, ScriptedChatClient, Tool,
+    ToolCall, ToolResult, async_trait, chat::ChatError, chat::ChatRequest, chat::ModelOptions,
+    chat::TextSink, chat::ToolChoice, providers::openai::OpenAiClient,
 };
 use serde_json::json;
 
@@ -40,7 +40,7 @@ impl ChatClient for Recording {
     }
 }
 
-fn harness() -> hpd_agent::DynamicHarness {
+fn harness() -> hpd_agent::harness::DynamicHarness {
     let forecast = Tool::new(
         "forecast",
         "The weather forecast for a city",

@@ -4,8 +4,9 @@
 //! travel in call results instead of the system text.
 
 use hpd_agent::{
-    AgentBuilder, AgentConfig, ChatMessage, ChatResponse, CollapsingConfig, CollapsingLayout,
-    ModelOptions, RecordedRequest, ScriptedChatClient, ToolCall, ToolChoice,
+    AgentBuilder, AgentConfig, ChatMessage, ChatResponse, ScriptedChatClient, ToolCall,
+    chat::ModelOptions, chat::ToolChoice, config::CollapsingConfig, config::CollapsingLayout,
+    providers::scripted::RecordedRequest,
 };
 use hpd_agent_tests::{DatabaseTools, FileTools, MathTools, WeatherTools};
 

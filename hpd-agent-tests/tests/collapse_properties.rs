@@ -14,8 +14,8 @@ use std::collections::BTreeSet;
 use std::sync::Mutex;
 
 use hpd_agent::{
-    AgentBuilder, ChatResponse, DynamicHarness, HarnessBuilder, RecordedRequest,
-    ScriptedChatClient, Tool, ToolCall, ToolResult,
+    AgentBuilder, ChatResponse, HarnessBuilder, ScriptedChatClient, Tool, ToolCall, ToolResult,
+    harness::DynamicHarness, providers::scripted::RecordedRequest,
 };
 use hpd_agent_tests::{
     DatabaseTools, FaultTools, FileTools, MathTools, SearchTools, WeatherTools,

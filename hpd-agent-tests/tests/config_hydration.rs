@@ -2,7 +2,9 @@
 //! built agent or a clear build error, never a panic; and the errors name the harness, the
 //! type and the JSON path.
 
-use hpd_agent::{AgentBuilder, AgentConfig, BuildError, ScriptedChatClient, ToolHarnessReference};
+use hpd_agent::{
+    AgentBuilder, AgentConfig, BuildError, ScriptedChatClient, config::ToolHarnessReference,
+};
 use hpd_agent_tests as _; // links the fixture harnesses, which this file names only in JSON
 use proptest::prelude::*;
 use serde_json::{Value, json};
@@ -36,7 +38,7 @@ fn arbitrary_json() -> impl Strategy<Value = Value> {
 
 fn build(reference: ToolHarnessReference) -> Result<hpd_agent::Agent, BuildError> {
     AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_tool_harness_reference(&reference)
         .with_chat_client(ScriptedChatClient::new())
         .build()
@@ -78,7 +80,7 @@ proptest! {
     fn arbitrary_agent_config_documents_never_panic(document in arbitrary_json()) {
         let text = json!({ "tool_harnesses": [ { "name": "SearchTools", "config": document.clone(), "metadata": document } ] }).to_string();
         if let Ok(config) = AgentConfig::from_json(&text) {
-            let _ = AgentBuilder::from_config(config).with_collapsing_layout(hpd_agent::CollapsingLayout::Hide).with_chat_client(ScriptedChatClient::new()).build();
+            let _ = AgentBuilder::from_config(config).with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide).with_chat_client(ScriptedChatClient::new()).build();
         }
     }
 }
@@ -152,7 +154,7 @@ async fn the_spec_example_round_trips_and_builds_a_working_agent() {
         ChatResponse::text("ok"),
     ]);
     let agent = AgentBuilder::from_config(AgentConfig::from_json(&canonical).unwrap())
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_chat_client(client.clone())
         .build()
         .unwrap();

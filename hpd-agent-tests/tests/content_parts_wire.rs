@@ -22,8 +22,9 @@ use std::sync::{Arc, Mutex};
 
 use base64::Engine as _;
 use hpd_agent::{
-    AgentBuilder, AnthropicClient, ChatClient, ContentPart, HarnessBuilder, OpenAiClient,
-    OpenAiResponsesClient, Tool, ToolImages, ToolResult,
+    AgentBuilder, ChatClient, HarnessBuilder, Tool, ToolResult, chat::ContentPart,
+    chat::ToolImages, providers::anthropic::AnthropicClient, providers::openai::OpenAiClient,
+    providers::openai_responses::OpenAiResponsesClient,
 };
 use serde_json::{Value, json};
 use wiremock::matchers::{method, path};

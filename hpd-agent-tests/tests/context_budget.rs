@@ -10,9 +10,9 @@ use std::sync::Arc;
 
 use hpd_agent::store::{MemorySessionStore, SessionStore};
 use hpd_agent::{
-    AgentBuilder, ApproxTokens, ChatMessage, ChatResponse, ContextBudget, HarnessBuilder,
-    RecordedRequest, ScriptedChatClient, Summarizer, TokenEstimator, Tool, ToolCall, ToolResult,
-    async_trait,
+    AgentBuilder, ChatMessage, ChatResponse, HarnessBuilder, ScriptedChatClient, Tool, ToolCall,
+    ToolResult, agent::ApproxTokens, agent::Summarizer, agent::TokenEstimator, async_trait,
+    config::ContextBudget, providers::scripted::RecordedRequest,
 };
 use serde_json::json;
 
@@ -132,7 +132,7 @@ async fn two_hundred_turns(budget: ContextBudget, summarize: bool) -> Outcome {
         .build()
         .expect("harness");
     let mut builder = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_instructions(SYSTEM)
         .with_harness(notes)
         .with_context_budget(budget)

@@ -9,9 +9,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use hpd_agent::{
-    AgentBuilder, AgentRunConfig, BuildError, ChatResponse, DynamicHarness, FunctionCall,
-    HarnessBuilder, HookResult, Middleware, ScriptedChatClient, Tool, ToolCall, ToolResult,
-    async_trait,
+    AgentBuilder, AgentRunConfig, BuildError, ChatResponse, HarnessBuilder, Middleware,
+    ScriptedChatClient, Tool, ToolCall, ToolResult, async_trait, harness::DynamicHarness,
+    middleware::FunctionCall, middleware::HookResult,
 };
 use hpd_agent_tests::MathTools;
 use serde_json::json;
@@ -39,7 +39,7 @@ async fn collapsed_dynamic_harness_expands_and_runs() {
         ChatResponse::text("done"),
     ]);
     let agent = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_instructions("Be brief.")
         .with_harness(weather(&calls).build().unwrap())
         .with_chat_client(model.clone())
@@ -87,7 +87,7 @@ async fn hidden_members_are_recovered_by_bare_and_qualified_names() {
             ChatResponse::text("done"),
         ]);
         let agent = AgentBuilder::new()
-            .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+            .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
             .with_harness(weather(&calls).build().unwrap())
             .with_chat_client(model.clone())
             .build()
@@ -115,7 +115,7 @@ async fn recovered_calls_can_be_executed() {
         ChatResponse::text("done"),
     ]);
     let agent = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_harness(weather(&calls).build().unwrap())
         .configure_harness_collapsing(|c| c.execute_recovered_calls = true)
         .with_chat_client(model.clone())
@@ -167,7 +167,7 @@ async fn scoped_middleware_from_a_factory_is_fresh_per_expansion() {
         ChatResponse::text("two"),
     ]);
     let agent = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_harness(harness)
         .with_chat_client(model.clone())
         .build()
@@ -204,7 +204,7 @@ async fn a_shared_scoped_middleware_instance_serves_every_expansion() {
         ChatResponse::text("two"),
     ]);
     let agent = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_harness(harness)
         .with_chat_client(model.clone())
         .build()
@@ -230,7 +230,7 @@ async fn selection_keeps_the_harness_collapsed_with_only_the_selected_tools() {
         ChatResponse::text("done"),
     ]);
     let agent = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_harness(harness.select(["forecast"]).unwrap())
         .with_chat_client(model.clone())
         .build()
@@ -268,7 +268,7 @@ async fn selection_keeps_the_harness_collapsed_with_only_the_selected_tools() {
 
     // Two selections of one harness merge; a qualified name works; names are validated.
     let both = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_harness(harness.select(["alerts"]).unwrap())
         .with_harness(harness.select(["Weather.forecast"]).unwrap())
         .with_chat_client(ScriptedChatClient::new())
@@ -289,7 +289,7 @@ async fn selection_keeps_the_harness_collapsed_with_only_the_selected_tools() {
 async fn never_collapse_and_disabled_collapsing_show_the_tools() {
     let calls = Arc::new(AtomicUsize::new(0));
     let never = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_tool_harness::<MathTools>()
         .with_harness(weather(&calls).build().unwrap())
         .configure_harness_collapsing(|c| c.never_collapse.push("weather".to_owned()))
@@ -307,7 +307,7 @@ async fn never_collapse_and_disabled_collapsing_show_the_tools() {
         ChatResponse::text("done"),
     ]);
     let off = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_harness(weather(&calls).build().unwrap())
         .without_harness_collapsing()
         .with_chat_client(model.clone())
@@ -343,7 +343,7 @@ async fn plain_dynamic_harness_is_visible_in_registration_order() {
         ChatResponse::text("done"),
     ]);
     let agent = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_tool_harness::<MathTools>()
         .with_harness(plain)
         .with_chat_client(model.clone())
@@ -365,7 +365,7 @@ fn duplicate_names_across_dynamic_and_macro_harnesses_fail_the_build() {
     });
     let calc = HarnessBuilder::new("Calc").with_tool(add).build().unwrap();
     let error = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_tool_harness::<MathTools>()
         .with_harness(calc)
         .with_chat_client(ScriptedChatClient::new())
@@ -382,7 +382,7 @@ fn duplicate_names_across_dynamic_and_macro_harnesses_fail_the_build() {
 
     let same_name = HarnessBuilder::new("mathtools").build().unwrap();
     let error = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_tool_harness::<MathTools>()
         .with_harness(same_name)
         .with_chat_client(ScriptedChatClient::new())
@@ -396,7 +396,7 @@ fn duplicate_names_across_dynamic_and_macro_harnesses_fail_the_build() {
     // The same harness registered twice merges; two different ones of one name do not.
     let one = HarnessBuilder::new("Twice").build().unwrap();
     let agent = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_harness(one.clone())
         .with_harness(one)
         .with_chat_client(ScriptedChatClient::new())
@@ -404,7 +404,7 @@ fn duplicate_names_across_dynamic_and_macro_harnesses_fail_the_build() {
         .unwrap();
     assert_eq!(agent.harness_names(), ["Twice"]);
     let error = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_harness(HarnessBuilder::new("Twice").build().unwrap())
         .with_harness(HarnessBuilder::new("twice").build().unwrap())
         .with_chat_client(ScriptedChatClient::new())
@@ -426,7 +426,7 @@ async fn a_dynamic_harness_can_be_added_for_one_run() {
         ChatResponse::text("two"),
     ]);
     let agent = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_tool_harness::<MathTools>()
         .with_chat_client(model.clone())
         .build()
@@ -491,7 +491,7 @@ async fn a_changed_tool_list_applies_from_the_next_turn() {
         ChatResponse::text("two"),
     ]);
     let agent = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_harness(harness.clone())
         .with_harness(switcher)
         .with_chat_client(model.clone())
@@ -510,7 +510,7 @@ async fn a_changed_tool_list_applies_from_the_next_turn() {
     // A replacement that clashes with another tool is not applied; the previous list stays.
     let model = ScriptedChatClient::with_replies([ChatResponse::text("three")]);
     let agent = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_harness(harness.clone())
         .with_tool_harness::<MathTools>()
         .with_chat_client(model.clone())
@@ -551,7 +551,7 @@ fn dropping_the_last_user_of_a_harness_drops_its_tools() {
     let harness = HarnessBuilder::new("Held").with_tool(tool).build().unwrap();
     let updater = harness.updater();
     let agent = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_harness(harness.clone())
         .with_chat_client(ScriptedChatClient::new())
         .build()

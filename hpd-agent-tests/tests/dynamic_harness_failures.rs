@@ -9,8 +9,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use hpd_agent::{
-    AgentBuilder, ChatResponse, FunctionCall, FunctionFailure, HarnessBuilder, HookResult,
-    Middleware, ScriptedChatClient, Tool, ToolCall, ToolResult, async_trait,
+    AgentBuilder, ChatResponse, HarnessBuilder, Middleware, ScriptedChatClient, Tool, ToolCall,
+    ToolResult, async_trait, middleware::FunctionCall, middleware::HookResult,
+    tool::FunctionFailure,
 };
 use serde_json::{Value, json};
 use support::counted;

@@ -6,7 +6,7 @@
 use hpd_agent::prelude::*;
 use hpd_agent::{
     AgentBuilder, AgentConfig, AgentRunConfig, ChatResponse, ScriptedChatClient, SubAgent,
-    ToolCall, ToolHarnessReference,
+    ToolCall, config::ToolHarnessReference,
 };
 use hpd_agent_tests::{DatabaseTools, MathTools, WeatherTools, reset_logs, take_middleware_log};
 
@@ -68,7 +68,7 @@ async fn qualified_name_tries_every_split_position() {
         ChatResponse::text("done"),
     ]);
     let agent = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_tool_harness::<Net>()
         .with_tool_harness::<NetTools>()
         .with_chat_client(client.clone())
@@ -87,7 +87,7 @@ async fn qualified_name_double_underscore_overlapping_positions() {
         ChatResponse::text("done"),
     ]);
     let agent = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_tool_harness::<CacheTools>()
         .with_chat_client(client.clone())
         .build()
@@ -104,7 +104,7 @@ async fn agent_sub_agent_precedes_run_added_functions() {
     let client = ScriptedChatClient::with_replies([ChatResponse::text("done")]);
     let helper = SubAgent::new("helper", "Helps.", AgentConfig::from_json("{}").unwrap());
     let agent = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_sub_agent(helper)
         .with_chat_client(client.clone())
         .build()
@@ -140,7 +140,7 @@ async fn later_builder_middleware_config_replaces_config_entry() {
         ChatResponse::text("done"),
     ]);
     let agent = AgentBuilder::from_config(config)
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_tool_harness_options::<DatabaseTools>(|o| {
             o.with_middleware_config(
                 "DbAuditMiddleware",
@@ -171,7 +171,7 @@ async fn override_does_not_drop_earlier_builder_selection() {
         let client = ScriptedChatClient::with_replies([ChatResponse::text("done")]);
         let reference = ToolHarnessReference::new("MathTools").with_functions(["divide"]);
         let builder = AgentBuilder::from_config(config.clone())
-            .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+            .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
             .with_chat_client(client.clone());
         let builder = if override_first {
             builder
@@ -209,7 +209,7 @@ async fn sub_agent_unknown_parent_harness_lists_sorted_names() {
     let helper = SubAgent::new("helper", "Helps.", AgentConfig::from_json("{}").unwrap())
         .with_parent_functions(["Nope.query"]);
     let error = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_tool_harness::<WeatherTools>()
         .with_tool_harness::<MathTools>()
         .with_sub_agent(helper)
@@ -229,14 +229,14 @@ async fn sub_agent_unknown_parent_harness_lists_sorted_names() {
 async fn max_iterations_zero_is_rejected() {
     let client = ScriptedChatClient::with_replies([ChatResponse::text("hi")]);
     let error = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_max_iterations(0)
         .with_chat_client(client.clone())
         .build()
         .unwrap_err();
     assert_eq!(error.to_string(), "max_iterations must be at least 1");
     let agent = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_chat_client(client.clone())
         .build()
         .unwrap();
@@ -262,7 +262,7 @@ async fn persisted_run_harness_pipeline_lingers_in_later_run() {
         ChatResponse::text("t2"),
     ]);
     let agent = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .configure_harness_collapsing(|c| c.persist_system_prompt_injections = true)
         .with_chat_client(client.clone())
         .build()
@@ -292,7 +292,7 @@ async fn sub_agent_registered_first_is_listed_first() {
     let client = ScriptedChatClient::with_replies([ChatResponse::text("done")]);
     let helper = SubAgent::new("helper", "Helps.", AgentConfig::from_json("{}").unwrap());
     let agent = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_sub_agent(helper)
         .with_tool_harness::<WeatherTools>()
         .with_chat_client(client.clone())
@@ -313,8 +313,8 @@ struct SlowIteration;
 impl hpd_agent::Middleware for SlowIteration {
     async fn before_iteration(
         &self,
-        _iteration: &hpd_agent::IterationInfo,
-    ) -> hpd_agent::HookResult {
+        _iteration: &hpd_agent::middleware::IterationInfo,
+    ) -> hpd_agent::middleware::HookResult {
         std::future::pending::<()>().await;
         Ok(())
     }
@@ -326,7 +326,7 @@ impl hpd_agent::Middleware for SlowIteration {
 async fn cancellation_while_a_hook_is_pending() {
     let client = ScriptedChatClient::with_replies([ChatResponse::text("hi")]);
     let agent = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_middleware(SlowIteration)
         .with_chat_client(client)
         .build()
@@ -367,7 +367,7 @@ async fn child_registering_a_handed_harness_is_a_build_error() {
     let helper =
         SubAgent::new("helper", "Helps.", child).with_parent_functions(["MathTools.multiply"]);
     let error = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_tool_harness::<MathTools>()
         .with_sub_agent(helper)
         .with_chat_client(client.clone())
@@ -403,7 +403,7 @@ async fn harness_names_fold_ascii_case_only() {
     assert!(hpd_agent::harness::HarnessInfo::find(kelvin_sign).is_err());
 
     let error = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_tool_ref(format!("{kelvin_sign}.to_kelvin"))
         .with_chat_client(ScriptedChatClient::new())
         .build()
@@ -418,7 +418,7 @@ async fn harness_names_fold_ascii_case_only() {
     let visible = |never: &str| {
         let never = never.to_owned();
         AgentBuilder::new()
-            .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+            .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
             .with_tool_harness::<KelvinTools>()
             .configure_harness_collapsing(|c| c.never_collapse.push(never))
             .with_chat_client(ScriptedChatClient::new())
@@ -437,7 +437,7 @@ async fn harness_names_fold_ascii_case_only() {
         ChatResponse::text("done"),
     ]);
     let agent = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_tool_harness::<KelvinTools>()
         .with_chat_client(model.clone())
         .build()

@@ -12,9 +12,10 @@ use std::time::Duration;
 
 use hpd_agent::prelude::*;
 use hpd_agent::{
-    AgentBuilder, AgentEvent, AgentRunConfig, CALL_TOOL, ChatClient, ChatError, ChatMessage,
-    ChatRequest, ChatResponse, CollapsingLayout, ModelOptions, OpenAiClient, SessionState,
-    TextSink, ToolCall, Usage, async_trait,
+    AgentBuilder, AgentEvent, AgentRunConfig, ChatClient, ChatMessage, ChatResponse, ToolCall,
+    agent::SessionState, async_trait, chat::ChatError, chat::ChatRequest, chat::ModelOptions,
+    chat::TextSink, chat::Usage, config::CALL_TOOL, config::CollapsingLayout,
+    providers::openai::OpenAiClient,
 };
 
 /// Weather lookups, collapsed behind one container.

@@ -8,8 +8,8 @@ use std::sync::{Arc, Mutex};
 
 use hpd_agent::mcp::McpServer;
 use hpd_agent::{
-    AgentBuilder, AgentEvent, ChatResponse, HarnessBuilder, LogLevel, ScriptedChatClient, Tool,
-    ToolCall, ToolResult,
+    AgentBuilder, AgentEvent, ChatResponse, HarnessBuilder, ScriptedChatClient, Tool, ToolCall,
+    ToolResult, tool::LogLevel,
 };
 use rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation,

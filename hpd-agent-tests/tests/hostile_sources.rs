@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 
 use hpd_agent::mcp::McpHarness;
 use hpd_agent::{
-    AgentBuilder, CancellationToken, ChatResponse, DynamicHarness, HarnessBuilder, Limits,
-    ScriptedChatClient, Tool, ToolCall, ToolResult,
+    AgentBuilder, CancellationToken, ChatResponse, HarnessBuilder, ScriptedChatClient, Tool,
+    ToolCall, ToolResult, config::Limits, harness::DynamicHarness,
 };
 use serde_json::json;
 
@@ -30,7 +30,7 @@ fn fault(mode: &str) -> Option<McpHarness> {
 /// An agent in the `hide` layout (the `fixed` one has a test of its own below).
 fn agent(harness: DynamicHarness, model: &ScriptedChatClient, limits: Limits) -> hpd_agent::Agent {
     AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_harness(harness)
         .with_limits(limits)
         .with_chat_client(model.clone())
@@ -87,7 +87,7 @@ async fn in_the_fixed_layout_a_container_of_thousands_of_tools_answers_within_th
     let through = |id: &str, name: &str| {
         ToolCall::new(
             id,
-            hpd_agent::CALL_TOOL,
+            hpd_agent::config::CALL_TOOL,
             format!(r#"{{"name": "{name}", "arguments": {{}}}}"#),
         )
     };
@@ -102,7 +102,10 @@ async fn in_the_fixed_layout_a_container_of_thousands_of_tools_answers_within_th
         .with_chat_client(model.clone())
         .build()
         .unwrap();
-    assert_eq!(agent.initial_tool_names(), ["Fault", hpd_agent::CALL_TOOL]);
+    assert_eq!(
+        agent.initial_tool_names(),
+        ["Fault", hpd_agent::config::CALL_TOOL]
+    );
     agent.run("use them").await.unwrap();
     let requests = model.take_requests();
     let (listing, is_error) = requests[1].tool_result("c1").unwrap();
@@ -111,7 +114,10 @@ async fn in_the_fixed_layout_a_container_of_thousands_of_tools_answers_within_th
     assert!(listing.starts_with("Fault expanded. Available functions: echo, tool_0, tool_1"));
     assert!(listing.contains("bytes dropped]"), "{listing}");
     for request in &requests {
-        assert_eq!(request.tool_names(), ["Fault", hpd_agent::CALL_TOOL]);
+        assert_eq!(
+            request.tool_names(),
+            ["Fault", hpd_agent::config::CALL_TOOL]
+        );
     }
     assert_eq!(
         requests[2].tool_result("c2"),

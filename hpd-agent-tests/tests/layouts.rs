@@ -6,10 +6,10 @@
 use std::sync::{Arc, Mutex};
 
 use hpd_agent::{
-    AgentBuilder, AgentConfig, AgentEvent, BuildError, CALL_TOOL, ChatMessage, ChatResponse,
-    CollapsingLayout, DeferredTools, FunctionCall, HarnessBuilder, HookResult, IterationInfo,
-    Limits, Middleware, RecordedRequest, ScriptedChatClient, Tool, ToolCall, ToolResult,
-    async_trait,
+    AgentBuilder, AgentConfig, AgentEvent, BuildError, ChatMessage, ChatResponse, HarnessBuilder,
+    Middleware, ScriptedChatClient, Tool, ToolCall, ToolResult, async_trait, chat::DeferredTools,
+    config::CALL_TOOL, config::CollapsingLayout, config::Limits, middleware::FunctionCall,
+    middleware::HookResult, middleware::IterationInfo, providers::scripted::RecordedRequest,
 };
 use hpd_agent_tests::{DatabaseTools, FileTools, MathTools, WeatherTools, executions, reset_logs};
 use serde_json::json;
@@ -612,8 +612,8 @@ fn the_layout_in_json_config() {
 #[tokio::test]
 async fn a_forced_member_goes_through_what_the_list_shows() {
     let _serial = SERIAL.lock().await;
-    let options =
-        hpd_agent::ModelOptions::new().with_tool_choice(hpd_agent::ToolChoice::Tool("add".into()));
+    let options = hpd_agent::chat::ModelOptions::new()
+        .with_tool_choice(hpd_agent::chat::ToolChoice::Tool("add".into()));
     let client = ScriptedChatClient::with_replies([
         through("c1", "add", json!({"a": 1, "b": 2})),
         ChatResponse::text("3"),
@@ -628,7 +628,7 @@ async fn a_forced_member_goes_through_what_the_list_shows() {
     let requests = client.requests();
     assert_eq!(
         requests[0].options.tool_choice,
-        Some(hpd_agent::ToolChoice::Tool(CALL_TOOL.into()))
+        Some(hpd_agent::chat::ToolChoice::Tool(CALL_TOOL.into()))
     );
     // Forcing expanded the container first, as recovery would, so the call runs.
     assert_eq!(
@@ -640,7 +640,7 @@ async fn a_forced_member_goes_through_what_the_list_shows() {
     );
     assert_eq!(
         requests[1].options.tool_choice,
-        Some(hpd_agent::ToolChoice::Auto)
+        Some(hpd_agent::chat::ToolChoice::Auto)
     );
 
     let client = ScriptedChatClient::new().with_deferred_tools(DeferredTools::ToolSearch);
@@ -654,7 +654,7 @@ async fn a_forced_member_goes_through_what_the_list_shows() {
         .unwrap();
     assert_eq!(
         client.requests()[0].options.tool_choice,
-        Some(hpd_agent::ToolChoice::Required)
+        Some(hpd_agent::chat::ToolChoice::Required)
     );
 }
 

@@ -13,8 +13,9 @@ use std::time::Duration;
 use hpd_agent::mcp::McpHarness;
 use hpd_agent::prelude::*;
 use hpd_agent::{
-    Agent, AgentBuilder, AgentConfig, BuildError, ChatMessage, ChatResponse, DynamicHarness,
-    HarnessBuilder, Limits, ScriptedChatClient, SubAgent, Tool, ToolCall, ToolResult,
+    Agent, AgentBuilder, AgentConfig, BuildError, ChatMessage, ChatResponse, HarnessBuilder,
+    ScriptedChatClient, SubAgent, Tool, ToolCall, ToolResult, config::Limits,
+    harness::DynamicHarness,
 };
 use serde_json::json;
 

@@ -14,9 +14,9 @@ use std::time::Instant;
 
 use hpd_agent::prelude::*;
 use hpd_agent::{
-    Agent, AgentBuilder, ChatClient, ChatError, ChatMessage, ChatRequest, ChatResponse,
-    FunctionCall, HarnessBuilder, HookResult, Middleware, TextSink, Tool, ToolCall, ToolResult,
-    async_trait,
+    Agent, AgentBuilder, ChatClient, ChatMessage, ChatResponse, HarnessBuilder, Middleware, Tool,
+    ToolCall, ToolResult, async_trait, chat::ChatError, chat::ChatRequest, chat::TextSink,
+    middleware::FunctionCall, middleware::HookResult,
 };
 use serde_json::{Value, json};
 
@@ -53,7 +53,7 @@ impl LoadMath {
 }
 
 /// The collapsed dynamic harness, with a scoped middleware created at each expansion.
-fn notes() -> hpd_agent::DynamicHarness {
+fn notes() -> hpd_agent::harness::DynamicHarness {
     let note = Tool::new(
         "load_note",
         "Notes a text for a session",
@@ -218,7 +218,7 @@ impl ChatClient for LoadModel {
 
 fn agent(model: std::sync::Arc<LoadModel>) -> Agent {
     AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_tool_harness_options::<LoadMath>(|o| o.with_scoped_middleware(Counter(&SCOPED_CALLS)))
         .with_harness(notes())
         .with_middleware(Counter(&GLOBAL_CALLS))

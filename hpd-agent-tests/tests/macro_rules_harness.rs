@@ -63,9 +63,9 @@ async fn a_macro_generated_harness_works() {
         ChatResponse::text("done"),
     ]);
     let agent = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_tool_harness_reference(
-            &hpd_agent::ToolHarnessReference::new("MacroTools")
+            &hpd_agent::config::ToolHarnessReference::new("MacroTools")
                 .with_config(serde_json::json!({"prefix": "> "}))
                 .with_metadata(serde_json::json!({"loud": false, "word": "care"})),
         )

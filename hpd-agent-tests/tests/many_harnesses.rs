@@ -275,7 +275,8 @@ fn register_all(builder: AgentBuilder) -> AgentBuilder {
         .map(hpd_agent::harness::HarnessInfo::name)
         .filter(|n| n.starts_with("Generated"))
     {
-        builder = builder.with_tool_harness_reference(&hpd_agent::ToolHarnessReference::new(name));
+        builder = builder
+            .with_tool_harness_reference(&hpd_agent::config::ToolHarnessReference::new(name));
     }
     builder
 }
@@ -287,11 +288,12 @@ async fn two_hundred_containers_and_no_members() {
         ChatResponse::tool_calls(vec![ToolCall::new("c2", "h123_f7", r#"{"x": 7}"#)]),
         ChatResponse::text("done"),
     ]);
-    let agent =
-        register_all(AgentBuilder::new().with_collapsing_layout(hpd_agent::CollapsingLayout::Hide))
-            .with_chat_client(client.clone())
-            .build()
-            .expect("agent builds");
+    let agent = register_all(
+        AgentBuilder::new().with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide),
+    )
+    .with_chat_client(client.clone())
+    .build()
+    .expect("agent builds");
     let output = agent.run("go").await.expect("run succeeds");
     assert_eq!(output.text, "done");
 

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use hpd_agent::mcp::{McpError, McpHarness};
 use hpd_agent::{
-    AgentBuilder, ChatMessage, ChatResponse, ContentPart, ScriptedChatClient, ToolCall,
+    AgentBuilder, ChatMessage, ChatResponse, ScriptedChatClient, ToolCall, chat::ContentPart,
 };
 use mcp_common::{command_from_env, fixture, free_port, python, temp_dir};
 
@@ -44,7 +44,7 @@ async fn everything_server_is_a_collapsed_container_whose_echo_runs() {
         ChatResponse::text("done"),
     ]);
     let agent = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_harness(harness)
         .with_chat_client(model.clone())
         .build()
@@ -89,7 +89,10 @@ async fn everything_server_is_a_collapsed_container_whose_echo_runs() {
 }
 
 /// The content parts of the result of `call_id` in a recorded request.
-fn tool_parts(request: &hpd_agent::RecordedRequest, call_id: &str) -> Vec<ContentPart> {
+fn tool_parts(
+    request: &hpd_agent::providers::scripted::RecordedRequest,
+    call_id: &str,
+) -> Vec<ContentPart> {
     request
         .messages
         .iter()
@@ -136,7 +139,7 @@ async fn filesystem_server_reads_a_file_the_test_wrote() {
         ChatResponse::text("read"),
     ]);
     let agent = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_harness(harness)
         .with_chat_client(model.clone())
         .build()
@@ -201,7 +204,7 @@ async fn time_server_as_a_plain_harness_tells_the_time() {
         ChatResponse::text("It is late."),
     ]);
     let agent = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_harness(harness)
         .with_chat_client(model.clone())
         .build()
@@ -280,7 +283,7 @@ async fn streamable_http_server_of_the_python_sdk() {
         ChatResponse::text("5"),
     ]);
     let agent = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_harness(harness)
         .with_chat_client(model.clone())
         .build()

@@ -13,7 +13,7 @@ use hpd_agent::{
 use mcp_common::{fixture, python};
 use serde_json::json;
 
-fn local_echo() -> hpd_agent::DynamicHarness {
+fn local_echo() -> hpd_agent::harness::DynamicHarness {
     let echo = Tool::new(
         "echo",
         "Local echo",
@@ -33,7 +33,7 @@ fn build_refuses_mcp_servers_and_points_to_build_async() {
     )
     .unwrap();
     let error = AgentBuilder::from_config(config)
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_chat_client(ScriptedChatClient::new())
         .build()
         .unwrap_err();
@@ -42,7 +42,7 @@ fn build_refuses_mcp_servers_and_points_to_build_async() {
         "MCP servers (Files, Web) are connected by AgentBuilder::build_async().await, not by build()"
     );
     let error = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_mcp_server(McpHarness::stdio("Code", "x", Vec::<String>::new()))
         .with_chat_client(ScriptedChatClient::new())
         .build()
@@ -80,7 +80,7 @@ async fn config_servers_connect_and_colliding_names_become_harness_underscore_to
         ChatResponse::text("done"),
     ]);
     let agent = AgentBuilder::from_config(config)
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_harness(local_echo())
         .with_chat_client(model.clone())
         .build_async()
@@ -111,7 +111,7 @@ async fn a_connected_harness_that_collides_fails_the_build_naming_both() {
     .await
     .unwrap();
     let error = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_harness(local_echo())
         .with_harness(server)
         .with_chat_client(ScriptedChatClient::new())
@@ -126,7 +126,7 @@ async fn a_connected_harness_that_collides_fails_the_build_naming_both() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_that_cannot_start_fails_build_async_naming_it() {
     let error = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_mcp_server(McpHarness::stdio(
             "Ghost",
             "/nonexistent/hpd-mcp-ghost",

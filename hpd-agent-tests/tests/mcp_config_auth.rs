@@ -4,8 +4,8 @@
 
 use hpd_agent::mcp::{McpServer, ProtectedResource, StaticTokenVerifier};
 use hpd_agent::{
-    AgentBuilder, AgentConfig, HarnessBuilder, McpAuthConfig, McpServerConfig, ScriptedChatClient,
-    Tool, ToolResult,
+    AgentBuilder, AgentConfig, HarnessBuilder, ScriptedChatClient, Tool, ToolResult,
+    config::McpAuthConfig, config::McpServerConfig,
 };
 use serde_json::json;
 

@@ -13,7 +13,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use hpd_agent::mcp::{McpError, McpHarness};
-use hpd_agent::{AgentBuilder, ChatResponse, DynamicHarness, ScriptedChatClient, ToolCall};
+use hpd_agent::{
+    AgentBuilder, ChatResponse, ScriptedChatClient, ToolCall, harness::DynamicHarness,
+};
 use mcp_common::{fixture, process_alive, python, temp_dir};
 
 /// The fault server in `mode`, logging its starts to a fresh file.
@@ -40,7 +42,7 @@ fn starts(log: &PathBuf) -> Vec<String> {
 
 fn agent(harness: DynamicHarness, model: &ScriptedChatClient) -> hpd_agent::Agent {
     AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_harness(harness)
         .with_chat_client(model.clone())
         .build()
@@ -348,7 +350,7 @@ async fn mcp_calls_emit_the_events_of_any_harness() {
         ChatResponse::text("done"),
     ]);
     let agent = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_harness(harness)
         .with_chat_client(model.clone())
         .on_event(move |event| {

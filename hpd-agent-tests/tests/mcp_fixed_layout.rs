@@ -13,7 +13,10 @@ mod support;
 use std::time::Duration;
 
 use hpd_agent::mcp::{McpHarness, McpServer};
-use hpd_agent::{AgentBuilder, CALL_TOOL, CollapsingLayout, DeferredTools, ScriptedChatClient};
+use hpd_agent::{
+    AgentBuilder, ScriptedChatClient, chat::DeferredTools, config::CALL_TOOL,
+    config::CollapsingLayout,
+};
 use hpd_agent_tests::{MathTools, WeatherTools};
 use support::Recorder;
 

@@ -22,7 +22,7 @@ async fn serve(flat: bool, collapse: bool) -> McpHttpServer {
         harness = harness.with_collapse("Network checks");
     }
     let agent = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_harness(harness.build().unwrap())
         .with_chat_client(ScriptedChatClient::new())
         .build()

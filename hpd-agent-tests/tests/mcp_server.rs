@@ -9,8 +9,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use hpd_agent::mcp::{McpError, McpHarness, McpHttpServer, McpServer};
 use hpd_agent::{
-    Agent, AgentBuilder, ChatResponse, DynamicHarness, FunctionCall, HarnessBuilder, HookResult,
-    Middleware, ScriptedChatClient, Tool, ToolCall, ToolResult, async_trait,
+    Agent, AgentBuilder, ChatResponse, HarnessBuilder, Middleware, ScriptedChatClient, Tool,
+    ToolCall, ToolResult, async_trait, harness::DynamicHarness, middleware::FunctionCall,
+    middleware::HookResult,
 };
 use serde_json::json;
 
@@ -69,7 +70,7 @@ fn harnesses(runs: Arc<AtomicUsize>) -> (DynamicHarness, DynamicHarness) {
 fn served_agent(runs: Arc<AtomicUsize>) -> Agent {
     let (math, echo) = harnesses(runs);
     AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_harness(echo)
         .with_harness(math)
         .with_chat_client(ScriptedChatClient::new())
@@ -159,7 +160,7 @@ async fn an_agent_served_flat_over_http_is_a_harness_of_another_agent() {
         ChatResponse::text("5"),
     ]);
     let client = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_harness(remote)
         .with_chat_client(model.clone())
         .build()
@@ -203,7 +204,7 @@ async fn collapsing_is_per_session_and_expansion_sends_list_changed() {
         ChatResponse::text("42"),
     ]);
     let agent = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_harness(first.clone())
         .with_chat_client(model.clone())
         .build()

@@ -18,8 +18,9 @@ use std::collections::{BTreeSet, VecDeque};
 use std::sync::{Arc, Mutex};
 
 use hpd_agent::{
-    AgentBuilder, AgentEvent, AnthropicClient, ChatClient, ChatMessage, ChatRequest,
-    CollapsingLayout, DeferredTools, OpenAiResponsesClient, ToolCall,
+    AgentBuilder, AgentEvent, ChatClient, ChatMessage, ToolCall, chat::ChatRequest,
+    chat::DeferredTools, config::CollapsingLayout, providers::anthropic::AnthropicClient,
+    providers::openai_responses::OpenAiResponsesClient,
 };
 use hpd_agent_tests::{MathTools, WeatherTools, executions, reset_logs};
 use serde_json::{Value, json};
@@ -379,17 +380,17 @@ async fn anthropic_defers_members_and_a_container_result_references_them() {
 async fn the_anthropic_checker_refuses_a_deferred_tool_called_before_its_reference() {
     let served = serve("/v1/messages", check_anthropic, vec![]).await;
     let client = anthropic_client(&served.server);
-    let add = Arc::new(hpd_agent::ToolDefinition::new(
+    let add = Arc::new(hpd_agent::chat::ToolDefinition::new(
         "add",
         "Adds",
         json!({"type": "object"}),
     ));
-    let container = Arc::new(hpd_agent::ToolDefinition::new(
+    let container = Arc::new(hpd_agent::chat::ToolDefinition::new(
         "MathTools",
         "Math",
         json!({"type": "object", "properties": {}}),
     ));
-    let groups = [hpd_agent::DeferredGroup::new(
+    let groups = [hpd_agent::chat::DeferredGroup::new(
         "MathTools",
         "Math",
         vec![add],
@@ -700,12 +701,12 @@ async fn responses_sends_namespaces_and_answers_a_client_tool_search() {
 async fn the_responses_checker_refuses_a_deferred_function_called_before_it_was_loaded() {
     let served = serve("/responses", check_responses, vec![]).await;
     let client = responses_client(&served.server);
-    let add = Arc::new(hpd_agent::ToolDefinition::new(
+    let add = Arc::new(hpd_agent::chat::ToolDefinition::new(
         "add",
         "Adds",
         json!({"type": "object"}),
     ));
-    let groups = [hpd_agent::DeferredGroup::new(
+    let groups = [hpd_agent::chat::DeferredGroup::new(
         "MathTools",
         "Math",
         vec![add],

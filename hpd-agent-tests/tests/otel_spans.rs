@@ -20,8 +20,8 @@ use hpd_agent::otel::opentelemetry::{Array, Value};
 use hpd_agent::otel::tracing_opentelemetry;
 use hpd_agent::store::MemorySessionStore;
 use hpd_agent::{
-    AgentBuilder, ChatResponse, CollapsingLayout, HarnessBuilder, OpenAiClient, ScriptedChatClient,
-    Tool, ToolCall, ToolResult, Usage,
+    AgentBuilder, ChatResponse, HarnessBuilder, ScriptedChatClient, Tool, ToolCall, ToolResult,
+    chat::Usage, config::CollapsingLayout, providers::openai::OpenAiClient,
 };
 use hpd_agent_tests::{FileTools, MathTools, RecordingMiddleware};
 use opentelemetry_otlp::WithExportConfig as _;

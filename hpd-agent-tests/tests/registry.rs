@@ -9,8 +9,8 @@ use hpd_agent::prelude::*;
 // The macro contract, reached the way generated code reaches it: these tests check what the
 // macros emit.
 use hpd_agent::__private as contract;
-use hpd_agent::Function;
 use hpd_agent::harness::HarnessInfo;
+use hpd_agent::tool::Function;
 use hpd_agent_tests::{
     DatabaseTools, FileMetadata, MathTools, SearchMetadata, SearchTools, SearchToolsConfig,
 };
@@ -585,7 +585,7 @@ fn harness_from_a_library_crate_is_found_by_name() {
 
 #[tokio::test]
 async fn fixture_middleware_numbers_instances_and_logs_hooks() {
-    use hpd_agent::{IterationInfo, Middleware, TurnInfo};
+    use hpd_agent::{Middleware, middleware::IterationInfo, middleware::TurnInfo};
 
     let _logs = LOGS.lock().await;
     hpd_agent_tests::reset_logs();

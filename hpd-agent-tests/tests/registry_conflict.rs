@@ -6,8 +6,8 @@
 use hpd_agent::harness::HarnessInfo;
 use hpd_agent::prelude::*;
 use hpd_agent::{
-    AgentBuilder, AgentConfig, AgentRunConfig, BuildError, ChatResponse, RegistryError, RunError,
-    ScriptedChatClient,
+    AgentBuilder, AgentConfig, AgentRunConfig, BuildError, ChatResponse, RunError,
+    ScriptedChatClient, error::RegistryError,
 };
 
 /// One harness.

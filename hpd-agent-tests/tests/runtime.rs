@@ -7,9 +7,10 @@ use std::time::Duration;
 
 use hpd_agent::prelude::*;
 use hpd_agent::{
-    AgentBuilder, AgentEvent, AgentRunConfig, BuildError, ChatClient, ChatError, ChatMessage,
-    ChatRequest, ChatResponse, FunctionCall, Middleware, MiddlewareError, RunError,
-    ScriptedChatClient, SessionState, TextSink, ToolCall, TurnInfo, TurnOutcome,
+    AgentBuilder, AgentEvent, AgentRunConfig, BuildError, ChatClient, ChatMessage, ChatResponse,
+    Middleware, RunError, ScriptedChatClient, ToolCall, agent::SessionState, chat::ChatError,
+    chat::ChatRequest, chat::TextSink, middleware::FunctionCall, middleware::MiddlewareError,
+    middleware::TurnInfo, middleware::TurnOutcome,
 };
 use hpd_agent_tests::{DatabaseTools, FaultTools, MathTools, RecordingMiddleware, WeatherTools};
 
@@ -75,7 +76,7 @@ impl ChatClient for EchoModel {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_hundred_concurrent_sessions_keep_their_own_history() {
     let agent = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_tool_harness::<FaultTools>()
         .with_chat_client(EchoModel)
         .build()
@@ -117,7 +118,7 @@ async fn session_state_round_trips_and_resumes_expansions() {
         ChatResponse::text("open"),
     ]);
     let agent = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_instructions("Base.")
         .with_tool_harness::<MathTools>()
         .with_tool_harness::<DatabaseTools>()
@@ -201,7 +202,7 @@ async fn timeouts_and_context() {
         ChatResponse::text("ok"),
     ]);
     let agent = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_tool_harness::<SlowTools>()
         .with_chat_client(client.clone())
         .build()
@@ -234,7 +235,7 @@ async fn cancellation_answers_every_call_and_keeps_the_session() {
         ToolCall::new("c2", "whoami", "{}"),
     ])]);
     let agent = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_tool_harness::<SlowTools>()
         .with_chat_client(client.clone())
         .build()
@@ -305,7 +306,7 @@ async fn failing_middleware_ends_the_run_but_answers_every_call() {
         ToolCall::new("c2", "echo", r#"{"text":"x"}"#),
     ])]);
     let agent = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_tool_harness::<FaultTools>()
         .with_middleware(Failing {
             turns_ended: Arc::clone(&turns_ended),
@@ -349,7 +350,7 @@ impl ChatClient for Down {
 #[tokio::test]
 async fn provider_errors_keep_the_history() {
     let agent = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_tool_harness::<WeatherTools>()
         .with_chat_client(Down)
         .build()
@@ -371,7 +372,7 @@ async fn events_report_the_run() {
         ChatResponse::text("3"),
     ]);
     let agent = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_tool_harness::<MathTools>()
         .configure_harness_collapsing(|c| c.execute_recovered_calls = true)
         .with_chat_client(client)
@@ -439,7 +440,7 @@ impl Clashing {
 #[test]
 fn duplicate_tool_names_fail_the_build() {
     let error = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_tool_harness::<MathTools>()
         .with_tool::<Clashing>("MathTools")
         .with_chat_client(ScriptedChatClient::new())
@@ -450,7 +451,7 @@ fn duplicate_tool_names_fail_the_build() {
         "tool name 'MathTools' is registered twice: by 'MathTools' and by 'Clashing'"
     );
     let error = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_tool_harness::<WeatherTools>()
         .with_tool::<Clashing>("get_weather")
         .with_chat_client(ScriptedChatClient::new())
@@ -459,7 +460,7 @@ fn duplicate_tool_names_fail_the_build() {
     assert!(matches!(error, BuildError::DuplicateTool { .. }), "{error}");
     // Without collapsing there is no container, so no clash.
     AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_tool_harness::<MathTools>()
         .with_tool::<Clashing>("MathTools")
         .without_harness_collapsing()
@@ -481,7 +482,7 @@ async fn hook_order_of_a_parallel_batch() {
         ChatResponse::text("ok"),
     ]);
     let agent = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_tool_harness::<DatabaseTools>()
         .with_tool_harness::<FaultTools>()
         .with_middleware(RecordingMiddleware::new("A"))
@@ -552,7 +553,7 @@ fn agents_are_send_sync_and_cheap_to_clone_and_sessions_are_send() {
     fn movable<T: Send + 'static>() {}
     shared::<hpd_agent::Agent>();
     movable::<hpd_agent::Session>();
-    movable::<hpd_agent::SessionState>();
+    movable::<hpd_agent::agent::SessionState>();
     shared::<ScriptedChatClient>();
-    shared::<hpd_agent::OpenAiClient>();
+    shared::<hpd_agent::providers::openai::OpenAiClient>();
 }

@@ -7,7 +7,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use hpd_agent::{
-    AgentBuilder, AgentRunConfig, AnthropicClient, ChatClient, OpenAiClient, OpenAiResponsesClient,
+    AgentBuilder, AgentRunConfig, ChatClient, providers::anthropic::AnthropicClient,
+    providers::openai::OpenAiClient, providers::openai_responses::OpenAiResponsesClient,
 };
 use support::{Recorder, echoing_server};
 use wiremock::MockServer;

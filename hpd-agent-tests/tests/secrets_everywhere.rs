@@ -19,8 +19,9 @@ use hpd_agent::mcp::{
 };
 use hpd_agent::store::{PostgresSessionStore, RedisSessionStore};
 use hpd_agent::{
-    AgentBuilder, AgentConfig, AgentRunConfig, AnthropicClient, ChatClient, ChatResponse,
-    McpServerConfig, OpenAiClient, OpenAiResponsesClient, ScriptedChatClient, ToolCall,
+    AgentBuilder, AgentConfig, AgentRunConfig, ChatClient, ChatResponse, ScriptedChatClient,
+    ToolCall, config::McpServerConfig, providers::anthropic::AnthropicClient,
+    providers::openai::OpenAiClient, providers::openai_responses::OpenAiResponsesClient,
 };
 use serde_json::json;
 use support::{Recorder, echoing_server};

@@ -421,7 +421,7 @@ async fn redis_refuses_an_unknown_schema_version_and_applies_the_ttl() {
         .with_ttl(std::time::Duration::from_secs(60));
     let id = format!("ttl-{}", std::process::id());
     store
-        .save(&id, &hpd_agent::SessionState::default(), 0)
+        .save(&id, &hpd_agent::agent::SessionState::default(), 0)
         .await
         .expect("save");
     let ttl: i64 = ::redis::cmd("PTTL")
@@ -672,7 +672,7 @@ async fn redis_lists_from_its_index_and_indexes_older_data_once() {
     let store = RedisSessionStore::connect(&noscan)
         .await
         .expect("connect as a user without SCAN");
-    let state = hpd_agent::SessionState::default();
+    let state = hpd_agent::agent::SessionState::default();
     store.save("new/x", &state, 0).await.expect("save");
     store.save("new/y", &state, 0).await.expect("save");
     assert!(store.delete("old/a").await.expect("delete"));

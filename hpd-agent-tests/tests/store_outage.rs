@@ -15,8 +15,8 @@ use std::time::Duration;
 
 use hpd_agent::store::{PostgresSessionStore, RedisSessionStore, SessionStore, StoreError};
 use hpd_agent::{
-    AgentBuilder, ChatClient, ChatError, ChatRequest, ChatResponse, RunError, ScriptedChatClient,
-    TextSink, async_trait,
+    AgentBuilder, ChatClient, ChatResponse, RunError, ScriptedChatClient, async_trait,
+    chat::ChatError, chat::ChatRequest, chat::TextSink,
 };
 
 /// Runs `$ctl {action}` through the shell and fails the test when it fails.

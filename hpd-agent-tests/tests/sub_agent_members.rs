@@ -68,7 +68,7 @@ async fn a_sub_agent_inside_a_collapsed_harness_is_listed_expanded_and_run() {
     let events = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let seen = std::sync::Arc::clone(&events);
     let agent = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_tool_harness::<Research>()
         .with_chat_client(model.clone())
         .on_event(move |e| seen.lock().unwrap().push(e.clone()))
@@ -122,7 +122,7 @@ async fn a_hidden_sub_agent_is_recovered_and_parent_functions_are_handed() {
         ChatResponse::text("done"),
     ]);
     let agent = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_tool_harness::<Research>()
         .with_chat_client(model.clone())
         .build()
@@ -150,7 +150,7 @@ async fn a_hidden_sub_agent_is_recovered_and_parent_functions_are_handed() {
 #[test]
 fn sub_agent_members_can_be_selected_and_uncollapsed() {
     let selected = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_tool::<Research>("researcher")
         .with_chat_client(ScriptedChatClient::new())
         .build()
@@ -161,7 +161,7 @@ fn sub_agent_members_can_be_selected_and_uncollapsed() {
         "Research helpers (functions: researcher)"
     );
     let flat = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_tool_harness::<Research>()
         .without_harness_collapsing()
         .with_chat_client(ScriptedChatClient::new())
@@ -173,7 +173,7 @@ fn sub_agent_members_can_be_selected_and_uncollapsed() {
     );
     // A sub-agent member's name counts for the duplicate-name rules.
     let clash = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_tool_harness::<Research>()
         .with_sub_agent(SubAgent::new("researcher", "", AgentConfig::default()))
         .with_chat_client(ScriptedChatClient::new())
@@ -193,7 +193,10 @@ static WATCHED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new()
 
 #[async_trait]
 impl hpd_agent::Middleware for Watch {
-    async fn before_function(&self, call: &mut hpd_agent::FunctionCall) -> hpd_agent::HookResult {
+    async fn before_function(
+        &self,
+        call: &mut hpd_agent::middleware::FunctionCall,
+    ) -> hpd_agent::middleware::HookResult {
         WATCHED
             .lock()
             .unwrap()
@@ -222,7 +225,7 @@ async fn a_sub_agent_member_runs_through_its_harness_scoped_middleware() {
         ChatResponse::text("done"),
     ]);
     let agent = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_tool_harness::<Guarded>()
         .with_chat_client(model.clone())
         .build()

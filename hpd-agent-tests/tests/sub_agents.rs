@@ -3,8 +3,9 @@
 use std::sync::{Arc, Mutex, PoisonError};
 
 use hpd_agent::{
-    AgentBuilder, AgentConfig, AgentEvent, AgentRunConfig, ChatClient, ChatError, ChatRequest,
-    ChatResponse, ScriptedChatClient, SubAgent, TextSink, ToolCall, async_trait,
+    AgentBuilder, AgentConfig, AgentEvent, AgentRunConfig, ChatClient, ChatResponse,
+    ScriptedChatClient, SubAgent, ToolCall, async_trait, chat::ChatError, chat::ChatRequest,
+    chat::TextSink,
 };
 use hpd_agent_tests::{DatabaseTools, WeatherTools};
 
@@ -35,7 +36,7 @@ async fn a_sub_agent_runs_a_child_agent_with_its_own_tools() {
     let events = Arc::new(Mutex::new(Vec::new()));
     let seen = Arc::clone(&events);
     let agent = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_instructions("Delegate.")
         .with_sub_agent(SubAgent::new(
             "researcher",
@@ -98,7 +99,7 @@ async fn parent_functions_run_through_their_scoped_pipeline_in_the_child() {
         ChatResponse::text("done"),
     ]);
     let agent = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_tool_harness::<DatabaseTools>()
         .with_sub_agent(
             SubAgent::new("analyst", "Analyses data.", AgentConfig::default())
@@ -151,7 +152,7 @@ async fn child_failures_and_bad_input_are_error_results() {
         ChatResponse::text("sorry"),
     ]);
     let agent = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_sub_agent(SubAgent::new(
             "researcher",
             "Researches.",
@@ -193,14 +194,14 @@ fn sub_agents_from_json_config_and_their_errors() {
     )
     .unwrap();
     let agent = AgentBuilder::from_config(config)
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_chat_client(ScriptedChatClient::new())
         .build()
         .unwrap();
     assert_eq!(agent.initial_tool_names(), ["analyst", "DatabaseTools"]);
 
     let error = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_tool_harness::<WeatherTools>()
         .with_sub_agent(
             SubAgent::new("analyst", "Analyses.", AgentConfig::default())
@@ -215,7 +216,7 @@ fn sub_agents_from_json_config_and_their_errors() {
     );
 
     let error = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_sub_agent(
             SubAgent::new("analyst", "Analyses.", AgentConfig::default())
                 .with_parent_functions(["MathTools.add"]),
@@ -237,18 +238,20 @@ fn nesting_is_bounded_by_max_depth() {
         let mut config = AgentConfig::default();
         for level in (0..levels).rev() {
             let mut parent = AgentConfig::default();
-            parent.sub_agents.push(hpd_agent::SubAgentConfig::new(
-                format!("level{level}"),
-                "Goes deeper.",
-                config,
-            ));
+            parent
+                .sub_agents
+                .push(hpd_agent::config::SubAgentConfig::new(
+                    format!("level{level}"),
+                    "Goes deeper.",
+                    config,
+                ));
             config = parent;
         }
         config
     }
     let build = |levels| {
         AgentBuilder::from_config(nested(levels))
-            .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+            .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
             .with_chat_client(ScriptedChatClient::new())
             .build()
     };
@@ -265,7 +268,7 @@ async fn sub_agent_runs_can_be_cancelled_with_the_parent() {
     let token = hpd_agent::CancellationToken::new();
     token.cancel();
     let agent = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_sub_agent(SubAgent::new(
             "researcher",
             "Researches.",
@@ -285,7 +288,7 @@ async fn sub_agent_runs_can_be_cancelled_with_the_parent() {
 #[test]
 fn handing_a_function_the_parent_does_not_register_fails() {
     let error = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_tool::<WeatherTools>("get_weather")
         .with_sub_agent(
             SubAgent::new("analyst", "Analyses.", AgentConfig::default())

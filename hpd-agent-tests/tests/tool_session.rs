@@ -6,8 +6,9 @@ use std::sync::{Arc, Mutex};
 
 use hpd_agent::prelude::*;
 use hpd_agent::{
-    AgentBuilder, AgentConfig, AgentEvent, ChatResponse, FunctionCall, HarnessBuilder, HookResult,
-    Middleware, RunError, ScriptedChatClient, SubAgent, Tool, ToolResult,
+    AgentBuilder, AgentConfig, AgentEvent, ChatResponse, HarnessBuilder, Middleware, RunError,
+    ScriptedChatClient, SubAgent, Tool, ToolResult, middleware::FunctionCall,
+    middleware::HookResult,
 };
 use hpd_agent_tests::{DatabaseTools, MathTools, WeatherTools};
 use serde_json::json;
@@ -45,7 +46,7 @@ impl Log {
 
 fn agent(lines: &Arc<Mutex<Vec<String>>>) -> hpd_agent::Agent {
     AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_tool_harness::<WeatherTools>()
         .with_tool_harness::<MathTools>()
         .with_tool_harness_options::<DatabaseTools>(|o| {
@@ -98,7 +99,7 @@ async fn calls_go_as_a_model_turn_would_go() {
             "divide"
         ]
     );
-    let names = |outcome: &hpd_agent::ToolCallOutcome| -> Vec<String> {
+    let names = |outcome: &hpd_agent::agent::ToolCallOutcome| -> Vec<String> {
         outcome.revealed.iter().map(|t| t.name.clone()).collect()
     };
     assert_eq!(names(&opened), ["add", "multiply", "divide"]);
@@ -233,7 +234,7 @@ async fn events_are_emitted_and_sub_agents_run() {
     let seen = Arc::clone(&events);
     let model = ScriptedChatClient::with_replies([ChatResponse::text("child answer")]);
     let agent = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_tool_harness::<MathTools>()
         .with_sub_agent(SubAgent::new("helper", "Helps", AgentConfig::default()))
         .with_chat_client(model)
@@ -282,7 +283,7 @@ async fn refresh_picks_up_a_changed_tool_list_and_cancellation_stops_calls() {
         .build()
         .unwrap();
     let agent = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_harness(remote.clone())
         .with_chat_client(ScriptedChatClient::new())
         .build()

@@ -20,7 +20,7 @@ fn runs_are_mirrored_into_tracing() {
         ChatResponse::text("3"),
     ]);
     let agent = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_name("tracer")
         .with_tool_harness::<MathTools>()
         .with_chat_client(client)

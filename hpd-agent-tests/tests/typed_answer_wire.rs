@@ -21,8 +21,9 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
 use hpd_agent::{
-    AgentBuilder, AgentConfig, AgentEvent, AgentRunConfig, AnthropicClient, ChatClient,
-    OpenAiClient, OpenAiResponsesClient, RunError,
+    AgentBuilder, AgentConfig, AgentEvent, AgentRunConfig, ChatClient, RunError,
+    providers::anthropic::AnthropicClient, providers::openai::OpenAiClient,
+    providers::openai_responses::OpenAiResponsesClient,
 };
 use hpd_agent_tests::WeatherTools;
 use serde::Deserialize;
@@ -892,7 +893,7 @@ async fn anthropic_refusals_fail_at_once() {
 
 #[test]
 fn the_checkers_refuse_the_schemas_the_vendors_refuse() {
-    let raw = hpd_agent::OutputSchema::for_type::<Report>().unwrap();
+    let raw = hpd_agent::output::OutputSchema::for_type::<Report>().unwrap();
     let raw = raw.schema().clone();
     // schemars' own schema: `$schema`-free, but open objects, optional fields and `uint32`.
     let error = check_root(&raw, "schema", Vendor::OpenAiStrict).unwrap_err();
@@ -913,10 +914,10 @@ fn the_checkers_refuse_the_schemas_the_vendors_refuse() {
         "{error}"
     );
     // What the clients send passes.
-    let schema = hpd_agent::OutputSchema::for_type::<Report>().unwrap();
+    let schema = hpd_agent::output::OutputSchema::for_type::<Report>().unwrap();
     check_root(schema.openai_schema(), "schema", Vendor::OpenAiStrict).unwrap();
     check_root(schema.anthropic_schema(), "schema", Vendor::Anthropic).unwrap();
-    let list = hpd_agent::OutputSchema::for_type::<Vec<Report>>().unwrap();
+    let list = hpd_agent::output::OutputSchema::for_type::<Vec<Report>>().unwrap();
     assert!(check_root(list.schema(), "schema", Vendor::OpenAiStrict).is_err());
     check_root(list.openai_schema(), "schema", Vendor::OpenAiStrict).unwrap();
 }

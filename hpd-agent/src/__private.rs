@@ -12,7 +12,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-pub use crate::HydrateError;
+pub use crate::error::HydrateError;
 pub use crate::harness::ToolHarness;
 pub use crate::harness::registry::{
     CollapseSpec, ConstructorSpec, FunctionSpec, HarnessEntry, HarnessInfo, HarnessObject,
@@ -62,7 +62,7 @@ pub fn entry(info: &HarnessInfo) -> &'static HarnessEntry {
 pub fn construct(
     info: &HarnessInfo,
     config: Option<&Value>,
-) -> Result<HarnessObject, crate::ConstructError> {
+) -> Result<HarnessObject, crate::error::ConstructError> {
     info.construct(config)
 }
 
@@ -72,7 +72,7 @@ pub fn functions(
     info: &HarnessInfo,
     instance: &HarnessObject,
     metadata: Option<&(dyn Any + Send + Sync)>,
-) -> Vec<crate::Function> {
+) -> Vec<crate::tool::Function> {
     info.instance_functions(instance, metadata)
 }
 
@@ -118,7 +118,7 @@ pub fn error_text<E: Display>(error: E) -> String {
 /// How a returned value becomes a result, chosen by its type at the call site (the macro
 /// writes `(&&&OutputProbe::of(&value)).__hpd_kind().output(value)`; method lookup takes the first
 /// trait that applies, from the most references down):
-/// 1. [`IntoToolResult`](crate::IntoToolResult) types ([`ViaParts`]): that result;
+/// 1. [`IntoToolResult`](crate::tool::IntoToolResult) types ([`ViaParts`]): that result;
 /// 2. `Serialize + JsonSchema` types ([`ViaSchema`]): the text of [`output_value`] plus the
 ///    value as the structured result when it is a JSON object;
 /// 3. `Serialize` types ([`ViaText`]): [`output_value`].
@@ -161,7 +161,7 @@ pub trait ViaParts {
     }
 }
 
-impl<T: crate::IntoToolResult> ViaParts for &&OutputProbe<T> {}
+impl<T: crate::tool::IntoToolResult> ViaParts for &&OutputProbe<T> {}
 
 /// Step 2 of [`OutputProbe`].
 pub trait ViaSchema {
@@ -190,7 +190,7 @@ impl PartsKind {
     ///
     /// Never; the signature matches the other kinds.
     #[allow(clippy::unused_self, clippy::unnecessary_wraps)]
-    pub fn output<T: crate::IntoToolResult>(self, value: T) -> Result<ToolResult, String> {
+    pub fn output<T: crate::tool::IntoToolResult>(self, value: T) -> Result<ToolResult, String> {
         Ok(value.into_tool_result())
     }
 
@@ -452,7 +452,7 @@ pub fn construct_default<T: DefaultConstructible + Send + Sync + 'static>() -> H
 #[diagnostic::on_unimplemented(
     message = "scoped middleware `{Self}` cannot be constructed",
     label = "declared in `middlewares = [...]`",
-    note = "implement `hpd_agent::ConfigurableMiddleware` (created from its config) or `Default` (created without one), and `hpd_agent::Middleware`"
+    note = "implement `hpd_agent::middleware::ConfigurableMiddleware` (created from its config) or `Default` (created without one), and `hpd_agent::Middleware`"
 )]
 pub trait ParameterlessMiddleware: Middleware + Default {}
 impl<T: Middleware + Default> ParameterlessMiddleware for T {}
@@ -551,7 +551,7 @@ pub mod fuzzing {
     ///
     /// # Errors
     ///
-    /// What [`OpenAiClient`](crate::OpenAiClient) reports for this stream.
+    /// What [`OpenAiClient`](crate::providers::openai::OpenAiClient) reports for this stream.
     pub fn openai_chat_stream(
         chunks: &[&[u8]],
         http_status: u16,
@@ -564,7 +564,7 @@ pub mod fuzzing {
     ///
     /// # Errors
     ///
-    /// What [`OpenAiClient`](crate::OpenAiClient) reports for this body.
+    /// What [`OpenAiClient`](crate::providers::openai::OpenAiClient) reports for this body.
     pub fn openai_chat_body(body: &str, http_status: u16) -> Result<ChatResponse, ChatError> {
         openai::parse_body(body, http_status)
     }
@@ -573,7 +573,7 @@ pub mod fuzzing {
     ///
     /// # Errors
     ///
-    /// What [`AnthropicClient`](crate::AnthropicClient) reports for this stream.
+    /// What [`AnthropicClient`](crate::providers::anthropic::AnthropicClient) reports for this stream.
     pub fn anthropic_stream(
         chunks: &[&[u8]],
         http_status: u16,
@@ -586,7 +586,7 @@ pub mod fuzzing {
     ///
     /// # Errors
     ///
-    /// What [`AnthropicClient`](crate::AnthropicClient) reports for this body.
+    /// What [`AnthropicClient`](crate::providers::anthropic::AnthropicClient) reports for this body.
     pub fn anthropic_body(body: &str, http_status: u16) -> Result<ChatResponse, ChatError> {
         anthropic::parse_body(body, http_status)
     }
@@ -595,7 +595,7 @@ pub mod fuzzing {
     ///
     /// # Errors
     ///
-    /// What [`OpenAiResponsesClient`](crate::OpenAiResponsesClient) reports for this stream.
+    /// What [`OpenAiResponsesClient`](crate::providers::openai_responses::OpenAiResponsesClient) reports for this stream.
     pub fn openai_responses_stream(
         chunks: &[&[u8]],
         http_status: u16,
@@ -612,7 +612,7 @@ pub mod fuzzing {
     ///
     /// # Errors
     ///
-    /// What [`OpenAiResponsesClient`](crate::OpenAiResponsesClient) reports for this body.
+    /// What [`OpenAiResponsesClient`](crate::providers::openai_responses::OpenAiResponsesClient) reports for this body.
     pub fn openai_responses_body(body: &str, http_status: u16) -> Result<ChatResponse, ChatError> {
         openai_responses::parse_body(body, http_status)
     }

@@ -3,7 +3,7 @@
 //!
 //! A function needs approval when it is declared so (`#[ai_function(requires_approval)]`,
 //! [`Tool::with_approval_required`](crate::Tool::with_approval_required), a config entry's
-//! `requires_approval` list, [`HarnessOptions::with_approval_required`](crate::HarnessOptions::with_approval_required)),
+//! `requires_approval` list, [`HarnessOptions::with_approval_required`](crate::agent::HarnessOptions::with_approval_required)),
 //! or when a middleware's [`approval_required`](crate::Middleware::approval_required) hook
 //! decides so for one call from its arguments (a middleware can also waive a declared need).
 //!
@@ -12,8 +12,8 @@
 //! `Ok` with [`RunOutput::pending_approvals`](crate::RunOutput::pending_approvals) listing the
 //! waiting calls (id, function, harness, arguments), and the session is *paused*
 //! ([`Session::pending_approvals`](crate::Session::pending_approvals)). Its state
-//! ([`SessionState::paused`](crate::SessionState::paused)) holds the results of the calls that
-//! ran and the calls that wait, so it can be saved to any [`SessionStore`](crate::SessionStore)
+//! ([`SessionState::paused`](crate::agent::SessionState::paused)) holds the results of the calls that
+//! ran and the calls that wait, so it can be saved to any [`SessionStore`](crate::store::SessionStore)
 //! and resumed by another process: [`Session::decide`](crate::Session::decide) with one
 //! [`ApprovalDecision`] per waiting call. Approved calls run (with arguments the person edited,
 //! if they did), denied calls get an error result that says so, then every call of the response
@@ -62,7 +62,7 @@
 //!
 //! The assistant message keeps the arguments the model sent; the edited ones are in the
 //! result's note and in the session's approval log
-//! ([`SessionState::approvals`](crate::SessionState::approvals)).
+//! ([`SessionState::approvals`](crate::agent::SessionState::approvals)).
 //!
 //! # Choices
 //!
@@ -77,19 +77,19 @@
 //! - A paused turn keeps its expansions (the turn is not over); scoped middleware is created
 //!   afresh when it resumes in another process. The resumed part is bracketed by
 //!   `before_message_turn` / `after_message_turn` as any run is (the paused part ended with
-//!   [`TurnOutcome::Paused`](crate::TurnOutcome::Paused)), counts its iterations on from the
+//!   [`TurnOutcome::Paused`](crate::middleware::TurnOutcome::Paused)), counts its iterations on from the
 //!   paused one, and reports the usage of its own requests.
 //! - Collapsing: a recovered call that is executed (`execute_recovered_calls`), a call made
 //!   through the `fixed` layout's call tool and a call of a tool loaded by a native layout all
 //!   resolve to the function they name, and need approval as a direct call does.
 //! - Calls that need approval inside a sub-agent cannot pause the parent's run: the sub-agent's
 //!   call gets an error result naming the function.
-//! - A [`ToolSession`](crate::ToolSession) has no run to pause: it asks its
-//!   [`Approver`] ([`ToolSession::with_approver`](crate::ToolSession::with_approver)); without
+//! - A [`ToolSession`](crate::agent::ToolSession) has no run to pause: it asks its
+//!   [`Approver`] ([`ToolSession::with_approver`](crate::agent::ToolSession::with_approver)); without
 //!   one a call that needs approval is refused with an error result. The MCP server asks the
 //!   MCP client through elicitation.
 //! - Two processes resuming the same paused session at once both run the approved calls; the
-//!   slower one's save fails with a [`StoreError::Conflict`](crate::StoreError::Conflict).
+//!   slower one's save fails with a [`StoreError::Conflict`](crate::store::StoreError::Conflict).
 
 use std::fmt;
 
@@ -427,7 +427,7 @@ fn ids(pending: &[PendingApproval]) -> String {
 }
 
 /// One decision as the session's approval log keeps it
-/// ([`SessionState::approvals`](crate::SessionState::approvals)) and events report it.
+/// ([`SessionState::approvals`](crate::agent::SessionState::approvals)) and events report it.
 ///
 /// ```
 /// use hpd_agent::approval::{ApprovalDecision, ApprovalRecord, PendingApproval};
@@ -496,7 +496,7 @@ impl ApprovalRecord {
 }
 
 /// A turn stopped before calls that need approval ran: what its resumption needs. Part of
-/// [`SessionState`](crate::SessionState), so it is saved with the session.
+/// [`SessionState`](crate::agent::SessionState), so it is saved with the session.
 ///
 /// ```
 /// use hpd_agent::{AgentBuilder, ChatResponse, HarnessBuilder, ScriptedChatClient, Tool, ToolCall, ToolResult};
@@ -592,7 +592,7 @@ impl PausedTurn {
 }
 
 /// Asks a person whether a call may run, for callers that have no run to pause (a
-/// [`ToolSession`](crate::ToolSession), the MCP server).
+/// [`ToolSession`](crate::agent::ToolSession), the MCP server).
 ///
 /// ```
 /// use hpd_agent::approval::{ApprovalDecision, Approver, PendingApproval};

@@ -12,7 +12,8 @@ use crate::chat::ChatError;
 ///
 /// ```
 /// use hpd_agent::prelude::*;
-/// use hpd_agent::{AgentBuilder, AgentConfig, BuildError, RegistryError, ScriptedChatClient};
+/// use hpd_agent::{AgentBuilder, AgentConfig, BuildError, ScriptedChatClient};
+/// use hpd_agent::error::RegistryError;
 ///
 /// #[derive(Default)]
 /// pub struct Weathervane;
@@ -139,7 +140,7 @@ impl std::error::Error for HydrateError {}
 ///
 /// ```
 /// use hpd_agent::prelude::*;
-/// use hpd_agent::ConstructError;
+/// use hpd_agent::error::ConstructError;
 /// use hpd_agent::harness::HarnessInfo;
 ///
 /// #[derive(serde::Deserialize)]
@@ -315,7 +316,7 @@ pub enum BuildError {
         /// The harness.
         harness: String,
         /// What failed, with the config type and JSON path.
-        source: crate::HydrateError,
+        source: crate::error::HydrateError,
     },
     /// Metadata was given to a harness that declares no metadata type.
     #[error("harness '{harness}' takes no metadata (it declares no `metadata = Type`)")]
@@ -329,7 +330,7 @@ pub enum BuildError {
         /// The harness.
         harness: String,
         /// What failed, with the metadata type and JSON path.
-        source: crate::HydrateError,
+        source: crate::error::HydrateError,
     },
     /// A middleware config key names no configurable scoped middleware of the harness.
     #[error("harness '{harness}' has no configurable scoped middleware '{key}'")]
@@ -349,7 +350,7 @@ pub enum BuildError {
         /// The middleware type name.
         middleware: String,
         /// What failed, with the config type and JSON path.
-        source: crate::HydrateError,
+        source: crate::error::HydrateError,
     },
     /// A sub-agent could not be built.
     #[error("sub-agent '{name}': {source}")]
@@ -381,7 +382,7 @@ pub enum BuildError {
     /// The output schema cannot be used.
     #[error(transparent)]
     OutputSchema(#[from] crate::output::OutputSchemaError),
-    /// A field of [`Limits`](crate::Limits) is zero.
+    /// A field of [`Limits`](crate::config::Limits) is zero.
     #[error("{0} must be at least 1")]
     ZeroLimit(&'static str),
     /// Sub-agents nest deeper than allowed.
@@ -399,7 +400,7 @@ pub enum BuildError {
     Registry(#[from] RegistryError),
     /// An [`AgentConfig`](crate::AgentConfig) could not be parsed.
     #[error(transparent)]
-    ConfigParse(#[from] crate::ConfigError),
+    ConfigParse(#[from] crate::config::ConfigError),
     /// No chat client was given and none could be created from the config.
     #[error("no chat client: call with_chat_client, with_openai, or name a model in the config")]
     NoChatClient,
@@ -471,7 +472,7 @@ pub enum RunError {
     },
     /// The run configuration is invalid.
     #[error(transparent)]
-    Config(#[from] crate::ConfigError),
+    Config(#[from] crate::config::ConfigError),
     /// Tools added for the run could not be registered.
     #[error(transparent)]
     Build(#[from] BuildError),
@@ -479,7 +480,7 @@ pub enum RunError {
     /// the next run or [`Session::save`](crate::Session::save) saves it again.
     #[error("the turn ran but the session was not saved: {0}")]
     Store(#[from] crate::store::StoreError),
-    /// The [`Summarizer`](crate::Summarizer) of the context budget failed; the history is as
+    /// The [`Summarizer`](crate::agent::Summarizer) of the context budget failed; the history is as
     /// it was before the request.
     #[error("the summarizer of the context budget failed: {0}")]
     Summarizer(String),

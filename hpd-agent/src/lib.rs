@@ -16,7 +16,7 @@
 //!
 //! A collapsed harness, an agent, and a run. The model here is a [`ScriptedChatClient`] that
 //! plays a conversation and records the requests, so the example runs offline; swap it for
-//! [`OpenAiClient`], [`OpenAiResponsesClient`] or [`AnthropicClient`] to talk to a real model.
+//! [`OpenAiClient`](crate::providers::openai::OpenAiClient), [`OpenAiResponsesClient`](crate::providers::openai_responses::OpenAiResponsesClient) or [`AnthropicClient`](crate::providers::anthropic::AnthropicClient) to talk to a real model.
 //!
 //! ```
 //! use hpd_agent::prelude::*;
@@ -98,14 +98,14 @@
 //! Harnesses are found through `inventory`, which sees a library's harnesses only when the
 //! library is linked into the final binary. A binary that names harnesses only in JSON config
 //! should write `use my_harness_library as _;` so the linker keeps the crate (see
-//! [`registry`]).
+//! [`harness`](crate::harness#harnesses-in-library-crates)).
 //!
 //! # Collapsing
 //!
 //! A collapsed harness is offered to the model as one *container* tool named after the harness,
 //! described as `{description} (functions: f1, f2, ...)`, with an empty parameter object. Its
 //! functions reach the model only once it calls the container. How they reach it is the
-//! *layout* ([`CollapsingLayout`]: [`AgentBuilder::with_collapsing_layout`], or
+//! *layout* ([`CollapsingLayout`](crate::config::CollapsingLayout): [`AgentBuilder::with_collapsing_layout`], or
 //! `{"collapsing": {"layout": "..."}}` in JSON). The default is `fixed`.
 //!
 //! What it buys, as measured in the repository's `BENCHMARKS.md` (OpenAI Chat tool JSON,
@@ -116,7 +116,7 @@
 //! **`fixed` (the default).** The tool list is the same on every request of a session: the
 //! functions of plain harnesses (and of never-collapsed harnesses, or of every harness when
 //! collapsing is disabled) in registration order, then the containers in registration order,
-//! then the call tool [`CALL_TOOL`] (`call_function`) when there is a container.
+//! then the call tool [`CALL_TOOL`](crate::config::CALL_TOOL) (`call_function`) when there is a container.
 //!
 //! - **Containers.** Calling a container expands it: the call is answered with `{Name}
 //!   expanded. Available functions: ...`, then each member's name, description and parameter
@@ -131,11 +131,11 @@
 //!   `call_function`, by its name or qualified (`MathTools.add`, `mathtools:add`,
 //!   `MathTools/add`, `MathTools-add`, `MathTools__add`), expands its container too: the call
 //!   is answered with the expansion and `Call add again to run it.`, or run right away with
-//!   [`CollapsingConfig::execute_recovered_calls`]. Functions that are not registered for the
+//!   [`CollapsingConfig::execute_recovered_calls`](crate::config::CollapsingConfig::execute_recovered_calls). Functions that are not registered for the
 //!   agent are never run, whatever name the model uses.
 //! - **Turn end.** At the end of a turn all containers collapse again (their scoped middleware
 //!   is dropped, and a later member call is a recovery), unless
-//!   [`CollapsingConfig::persist_system_prompt_injections`] is set.
+//!   [`CollapsingConfig::persist_system_prompt_injections`](crate::config::CollapsingConfig::persist_system_prompt_injections) is set.
 //!
 //! **Why `fixed`, and the other layouts.** Providers cache the longest unchanged prefix of a
 //! request (tools, then system text, then messages) and bill everything after the first change
@@ -165,14 +165,14 @@
 //!
 //! Collapsing is on by default; turn it off with
 //! [`AgentBuilder::without_harness_collapsing`] or `{"collapsing": {"enabled": false}}`, keep
-//! chosen harnesses always open with [`CollapsingConfig::never_collapse`], and tune the rest
+//! chosen harnesses always open with [`CollapsingConfig::never_collapse`](crate::config::CollapsingConfig::never_collapse), and tune the rest
 //! with [`AgentBuilder::configure_harness_collapsing`].
 //!
 //! # Selective registration
 //!
 //! An agent need not take every function of a harness: [`AgentBuilder::with_tool`] and
 //! [`AgentBuilder::with_tool_ref`] (`"Harness.function"`) register one function,
-//! [`HarnessOptions::with_functions`] a subset, and a config entry `{"name": ..., "functions": [...]}`
+//! [`HarnessOptions::with_functions`](crate::agent::HarnessOptions::with_functions) a subset, and a config entry `{"name": ..., "functions": [...]}`
 //! the same. Registrations of one harness merge (whole wins over a selection, selections are
 //! united), and a collapsed harness registered in part stays collapsed behind a container that
 //! lists only the selected functions.
@@ -242,17 +242,18 @@
 //! # Middleware
 //!
 //! A [`Middleware`] hooks into turns, model requests and function calls: it can block a call
-//! ([`FunctionCall::block`]), wrap it ([`Middleware::wrap_function_call`]), rewrite its result
+//! ([`FunctionCall::block`](crate::middleware::FunctionCall::block)), wrap it ([`Middleware::wrap_function_call`]), rewrite its result
 //! ([`Middleware::after_function`]) or end the run with an error. *Global* middleware
 //! ([`AgentBuilder::with_middleware`]) sees every call; *scoped* middleware belongs to one
-//! harness (`#[collapse("...", middlewares = [Audit])]`, [`HarnessOptions::with_scoped_middleware`],
+//! harness (`#[collapse("...", middlewares = [Audit])]`, [`HarnessOptions::with_scoped_middleware`](crate::agent::HarnessOptions::with_scoped_middleware),
 //! [`HarnessBuilder::with_scoped_middleware`]) and sees only that harness's calls, created afresh at
 //! each expansion. The [`middleware`] module gives the order of hooks and what their errors do.
 //!
 //! ```
 //! use std::sync::{Arc, Mutex};
 //! use hpd_agent::prelude::*;
-//! use hpd_agent::{AgentBuilder, ChatResponse, FunctionCall, Middleware, MiddlewareError};
+//! use hpd_agent::{AgentBuilder, ChatResponse, Middleware};
+//! use hpd_agent::middleware::{FunctionCall, MiddlewareError};
 //! use hpd_agent::{ScriptedChatClient, ToolCall, ToolResult};
 //!
 //! #[derive(Default)]
@@ -297,7 +298,7 @@
 //! # Metadata and conditional functions
 //!
 //! A harness declared with `metadata = Type` gets a value of that type at registration
-//! ([`HarnessOptions::with_metadata`], or JSON `"metadata"` parsed into the type). Two things read
+//! ([`HarnessOptions::with_metadata`](crate::agent::HarnessOptions::with_metadata), or JSON `"metadata"` parsed into the type). Two things read
 //! it: `#[ai_function(condition = <expr>)]` leaves a function out of the agent when the
 //! expression over `metadata` is false, and `{metadata.field}` in a description is filled in
 //! from it. Without metadata at registration, conditions hold and placeholders are empty. The
@@ -340,7 +341,7 @@
 //! # Dynamic harnesses
 //!
 //! Tools that exist only at run time (an MCP server's, tools generated from an API description,
-//! plugins) form a [`DynamicHarness`], built by [`HarnessBuilder`] from [`Tool`]s: a name, a
+//! plugins) form a [`DynamicHarness`](crate::harness::DynamicHarness), built by [`HarnessBuilder`] from [`Tool`]s: a name, a
 //! description, a JSON parameter schema and an async handler. A dynamic harness collapses,
 //! recovers, is selected, never-collapsed and guarded by scoped middleware exactly like a macro
 //! harness.
@@ -402,34 +403,34 @@
 //! ```
 //!
 //! A harness whose tools change while the agent lives (an MCP server announcing a new list)
-//! replaces them through [`DynamicHarness::updater`]; agents take the new list from their next
+//! replaces them through [`DynamicHarness::updater`](crate::harness::DynamicHarness::updater); agents take the new list from their next
 //! turn on, so one turn always sees one list. [`HarnessBuilder::before_turn`] runs an async hook
 //! at the start of every turn, where a source can reconnect.
 //!
 //! # Providers and model options
 //!
-//! An agent talks to its model through a [`ChatClient`]: [`OpenAiClient`] (OpenAI Chat
+//! An agent talks to its model through a [`ChatClient`]: [`OpenAiClient`](crate::providers::openai::OpenAiClient) (OpenAI Chat
 //! Completions and the servers that speak it: llama.cpp, Ollama, vLLM, ...),
-//! [`OpenAiResponsesClient`] (the Responses API), [`AnthropicClient`] (the Messages API), or
+//! [`OpenAiResponsesClient`](crate::providers::openai_responses::OpenAiResponsesClient) (the Responses API), [`AnthropicClient`](crate::providers::anthropic::AnthropicClient) (the Messages API), or
 //! [`ScriptedChatClient`] for tests; see [`providers`]. [`AgentBuilder::with_openai`],
 //! [`AgentBuilder::with_openai_responses`] and [`AgentBuilder::with_anthropic`] configure one
 //! from the environment (`OPENAI_API_KEY`, `OPENAI_BASE_URL`, `ANTHROPIC_API_KEY`,
 //! `ANTHROPIC_BASE_URL`), as does a config's `"model": {"provider": ...}`.
 //!
-//! [`ModelOptions`] (temperature, token limit, stop sequences, seed, [`ToolChoice`],
+//! [`ModelOptions`](crate::chat::ModelOptions) (temperature, token limit, stop sequences, seed, [`ToolChoice`](crate::chat::ToolChoice),
 //! `parallel_tool_calls`, and `extra` request fields) go with every request: set them with
 //! [`AgentBuilder::with_model_options`], per run with [`AgentRunConfig::with_model_options`]
 //! (merged field by field over the agent's), or in config under `model.options`. A forcing
 //! tool choice holds until the model has called a tool in the turn, then the turn goes on
-//! with `Auto`; a [`ToolChoice::Tool`] name is resolved like a call of that name (a collapsed
+//! with `Auto`; a [`ToolChoice::Tool`](crate::chat::ToolChoice::Tool) name is resolved like a call of that name (a collapsed
 //! harness forces its container, a hidden function expands its container first, as recovery
 //! would, and is then forced).
 //!
-//! Every reply carries a [`FinishReason`]; a reply cut off at the token limit
-//! ([`FinishReason::Length`]) still ends the run, with [`RunOutput::finish_reason`] saying so
-//! and an [`AgentEvent::ResponseIncomplete`] for each such reply. [`Usage`] counts the whole
+//! Every reply carries a [`FinishReason`](crate::chat::FinishReason); a reply cut off at the token limit
+//! ([`FinishReason::Length`](crate::chat::FinishReason::Length)) still ends the run, with [`RunOutput::finish_reason`] saying so
+//! and an [`AgentEvent::ResponseIncomplete`] for each such reply. [`Usage`](crate::chat::Usage) counts the whole
 //! prompt in `input_tokens` and its part read from the provider's prompt cache in
-//! `cached_input_tokens`. Reasoning a provider returns ([`Reasoning`], with Anthropic's
+//! `cached_input_tokens`. Reasoning a provider returns ([`Reasoning`](crate::chat::Reasoning), with Anthropic's
 //! signatures) is kept in the history and sent back where the provider needs it. API keys never
 //! appear in errors, `Debug` output, events or traces.
 //!
@@ -453,10 +454,10 @@
 //! `text.format`, Anthropic `output_config.format`), made acceptable to the vendors' strict
 //! modes; tools still run before the answer; the answer is validated against the schema
 //! (cargo feature `output-validation`, default) and deserialized; a mismatch is sent back to
-//! the model with its JSON path ([`DEFAULT_OUTPUT_RETRIES`] times, see
+//! the model with its JSON path ([`DEFAULT_OUTPUT_RETRIES`](crate::output::DEFAULT_OUTPUT_RETRIES) times, see
 //! [`AgentRunConfig::with_output_retries`]) before the run fails with [`RunError::Output`]
-//! ([`OutputError`]: the raw text and the path of the first mismatch). Any JSON Schema can be
-//! given as an [`OutputSchema`] ([`AgentBuilder::with_output_schema`], or `output_schema` in
+//! ([`OutputError`](crate::output::OutputError): the raw text and the path of the first mismatch). Any JSON Schema can be
+//! given as an [`OutputSchema`](crate::output::OutputSchema) ([`AgentBuilder::with_output_schema`], or `output_schema` in
 //! config); the [`output`] module has the details per provider and every schema rewrite.
 //!
 //! ```
@@ -492,8 +493,8 @@
 //!
 //! A [`Session`] keeps a conversation (history and expansion state) across turns;
 //! [`Agent::run`] is one turn in a fresh session. [`Session::state`] is serializable
-//! ([`SessionState`]) and [`Agent::resume`] continues from it. [`Agent::open_session`] loads a
-//! conversation from a [`SessionStore`] (or starts it empty) and saves it at the end of every
+//! ([`SessionState`](crate::agent::SessionState)) and [`Agent::resume`] continues from it. [`Agent::open_session`] loads a
+//! conversation from a [`SessionStore`](crate::store::SessionStore) (or starts it empty) and saves it at the end of every
 //! turn, refusing to overwrite a turn another worker saved first; see [`store`] for the
 //! backends (memory, SQLite by default, PostgreSQL and Redis behind features) and what happens
 //! when a store is down.
@@ -520,17 +521,17 @@
 //!
 //! A function can need a person's approval before it runs: `#[ai_function(requires_approval)]`,
 //! [`Tool::with_approval_required`], a config entry's `"requires_approval": ["delete"]` (or
-//! [`HarnessOptions::with_approval_required`]), or a middleware's
+//! [`HarnessOptions::with_approval_required`](crate::agent::HarnessOptions::with_approval_required)), or a middleware's
 //! [`approval_required`](Middleware::approval_required) hook deciding per call from its
 //! arguments. When the model calls one, the run stops before the call runs: the other calls of
 //! the same reply run, and the run returns `Ok` with [`RunOutput::pending_approvals`] (call id,
-//! function, harness, arguments). The paused session is part of [`SessionState`], so it is saved
-//! to any [`SessionStore`] like the rest, and [`Session::decide`] resumes it, in this process or
+//! function, harness, arguments). The paused session is part of [`SessionState`](crate::agent::SessionState), so it is saved
+//! to any [`SessionStore`](crate::store::SessionStore) like the rest, and [`Session::decide`] resumes it, in this process or
 //! another, with one [`ApprovalDecision`](approval::ApprovalDecision) per waiting call: approve,
-//! approve with edited arguments (recorded in the result and in [`SessionState::approvals`]), or
+//! approve with edited arguments (recorded in the result and in [`SessionState::approvals`](crate::agent::SessionState::approvals)), or
 //! deny with a reason the model reads. Every call of the reply is then answered in call order,
 //! so the history stays valid for every provider, and the turn goes on. Middleware sees the
-//! decisions ([`Middleware::on_approval`], [`FunctionCall::approval`]) and the run reports
+//! decisions ([`Middleware::on_approval`], [`FunctionCall::approval`](crate::middleware::FunctionCall::approval)) and the run reports
 //! [`AgentEvent::ApprovalRequested`] and [`AgentEvent::ApprovalDecided`]. Calls that collapsing
 //! routes to a function (an executed recovered call, the `fixed` layout's call tool, a tool a
 //! native layout loaded) need approval as a direct call does. The [`approval`] module has the
@@ -574,15 +575,15 @@
 //! # MCP
 //!
 //! With the `mcp` feature, the [`mcp`](mcp/index.html) module connects MCP servers as harnesses
-//! (`McpHarness`, or a config's `mcp_servers` with [`McpServerConfig`], connected by
+//! (`McpHarness`, or a config's `mcp_servers` with [`McpServerConfig`](crate::config::McpServerConfig), connected by
 //! `AgentBuilder::build_async`) and serves an agent's tools to MCP clients (`McpServer`, over
 //! stdio or streamable HTTP, collapsing per MCP session). An MCP server's tools form a
-//! [`DynamicHarness`], collapsed behind one container by default. Both work on
-//! [`Agent::tool_session`], a [`ToolSession`]: the agent's tools as a model would see them,
+//! [`DynamicHarness`](crate::harness::DynamicHarness), collapsed behind one container by default. Both work on
+//! [`Agent::tool_session`], a [`ToolSession`](crate::agent::ToolSession): the agent's tools as a model would see them,
 //! called by name, with containers, recovery and middleware as in a turn
 //! ([`Agent::flat_tool_session`] lists every function). A served function that needs approval
 //! asks the MCP client's user through elicitation, and is refused with an error result for a
-//! client that does not support elicitation ([`ToolSession::with_approver`] does the same for
+//! client that does not support elicitation ([`ToolSession::with_approver`](crate::agent::ToolSession::with_approver) does the same for
 //! a tool session of your own).
 //!
 //! # Events, tracing and cancellation
@@ -627,15 +628,15 @@
 //!
 //! # Images and structured results
 //!
-//! A [`ToolResult`] is an ordered list of [`ContentPart`]s (text, image, audio, a resource link,
+//! A [`ToolResult`] is an ordered list of [`ContentPart`](crate::chat::ContentPart)s (text, image, audio, a resource link,
 //! an embedded resource) and an optional structured JSON value, besides its error flag. An
 //! `#[ai_function]` picks its result by its return type (checked at compile time, without
 //! specialization: the generated code probes the type):
-//! - a type that implements [`IntoToolResult`] ([`Image`], [`Audio`], [`ContentPart`],
+//! - a type that implements [`IntoToolResult`](crate::tool::IntoToolResult) ([`Image`](crate::tool::Image), [`Audio`](crate::tool::Audio), [`ContentPart`](crate::chat::ContentPart),
 //!   `Vec<ContentPart>`, [`ToolResult`], or one of yours) gives exactly that result;
 //! - a `Serialize + schemars::JsonSchema` type gives its JSON text as before and, when its
 //!   schema describes an object, the value as the structured result; that schema is the
-//!   function's output schema ([`ToolDefinition::output_schema`], which
+//!   function's output schema ([`ToolDefinition::output_schema`](crate::chat::ToolDefinition::output_schema), which
 //!   [`McpServer`](mcp/struct.McpServer.html) advertises as `outputSchema`);
 //! - any other `Serialize` type gives its JSON text.
 //!
@@ -645,7 +646,7 @@
 //! ```
 //! use hpd_agent::prelude::*;
 //! use hpd_agent::harness::HarnessInfo;
-//! use hpd_agent::Image;
+//! use hpd_agent::tool::Image;
 //!
 //! #[derive(serde::Serialize, schemars::JsonSchema)]
 //! pub struct Weather { celsius: f64 }
@@ -675,11 +676,11 @@
 //! # }
 //! ```
 //!
-//! Providers send images as their APIs define them (see [`ToolImages`]: inside Anthropic's
+//! Providers send images as their APIs define them (see [`ToolImages`](crate::chat::ToolImages): inside Anthropic's
 //! `tool_result`, inside a Responses `function_call_output`, in a user message after the tool
-//! messages on Chat Completions) or, with [`ToolImages::Describe`], as the result's text form;
+//! messages on Chat Completions) or, with [`ToolImages::Describe`](crate::chat::ToolImages::Describe), as the result's text form;
 //! what an API takes no part for goes as text, never dropped. The structured value goes as JSON
-//! text (no provider has a field for it). [`Limits`] apply per part.
+//! text (no provider has a field for it). [`Limits`](crate::config::Limits) apply per part.
 //!
 //! Stored sessions keep the parts in [`ChatMessage::Tool`] (`parts`, base64 data), beside the
 //! text form in `content`; a session stored before parts existed has no `parts` key and reads
@@ -689,8 +690,8 @@
 //! # Errors, and what the model sees
 //!
 //! Building fails with a [`BuildError`] (an unknown harness or function, a config that does not
-//! fit, two tools of one name, no chat client), configs with a [`ConfigError`] carrying the JSON
-//! path, runs with a [`RunError`], stores with a [`StoreError`]. A failing tool never fails the
+//! fit, two tools of one name, no chat client), configs with a [`ConfigError`](crate::config::ConfigError) carrying the JSON
+//! path, runs with a [`RunError`], stores with a [`StoreError`](crate::store::StoreError). A failing tool never fails the
 //! run: the model gets an error result and can react.
 //!
 //! | situation | result text | error flag |
@@ -708,7 +709,7 @@
 //!
 //! Every tool call gets a result, in call order, so the history stays valid even when a run
 //! fails (max iterations, cancellation, provider or middleware errors); the session can run
-//! again. The agent's [`Limits`] (set with [`AgentBuilder::with_limits`] or the config's
+//! again. The agent's [`Limits`](crate::config::Limits) (set with [`AgentBuilder::with_limits`] or the config's
 //! `limits` section) bound what the model exchanges with tools: the size of one result, the
 //! size of one call's arguments, and how many calls of one response run at once (a response
 //! with thousands of calls runs them a few at a time, answered in call order).
@@ -747,7 +748,7 @@
 //!   `never_collapse`, qualified call names, duplicates); other letters compare exactly. Valid
 //!   names are ASCII, so this only decides how a non-ASCII reference is compared.
 //! - The error [`ToolResult`] of a [`Tool`] handler reaches the model as it is (no `Error: `
-//!   prefix); `on_error` hooks see it as [`FunctionFailure::Reported`].
+//!   prefix); `on_error` hooks see it as [`FunctionFailure::Reported`](crate::tool::FunctionFailure::Reported).
 //! - `system_prompt` or `function_result` on a dynamic harness that is not collapsed fails
 //!   [`HarnessBuilder::build`].
 //! - Registering a dynamic harness twice (or clones of it) merges the registrations; two
@@ -757,23 +758,25 @@
 //!   stays and the clash is logged through `tracing` (a warning).
 //! - The tool name of a `#[sub_agent]` member is the attribute's `name` or the method name;
 //!   events and error texts use it too.
-//! - A [`ToolSession`] has no turns: turn, iteration and batch hooks do not run, and
-//!   expansions last until [`ToolSession::collapse_all`].
+//! - A [`ToolSession`](crate::agent::ToolSession) has no turns: turn, iteration and batch hooks do not run, and
+//!   expansions last until [`ToolSession::collapse_all`](crate::agent::ToolSession::collapse_all).
 //!
 //! # Where things are
 //!
-//! - [`harness`]: harnesses, Rust ([`ToolHarness`], the link-time [`registry`]) and built at
-//!   run time ([`HarnessBuilder`]), and the rules for their names.
-//! - [`tool`]: the one entry type of an agent's tool catalog ([`Function`]), results, failures,
+//! - [`harness`]: harnesses, Rust ([`ToolHarness`], described by
+//!   [`HarnessInfo`](crate::harness::HarnessInfo)) and built at run time ([`HarnessBuilder`]),
+//!   and the rules for their names.
+//! - [`tool`]: the one entry type of an agent's tool catalog ([`Function`](crate::tool::Function)), results, failures,
 //!   the call context, sub-agent declarations. Every tool is called through one path.
 //! - `collapse` (internal): which tools a request carries, what a call name resolves to, the
 //!   expansion state with its instructions section and scoped pipelines, the turn-end policy.
 //! - [`middleware`]: hooks, their order, scoped pipelines.
 //! - [`agent`]: [`Agent`], [`Session`], the builder, registration, one turn, events,
-//!   sub-agents, [`ToolSession`].
+//!   sub-agents, [`ToolSession`](crate::agent::ToolSession).
 //! - [`config`]: [`AgentConfig`] and friends, key folding, config errors.
-//! - [`chat`], [`providers`] ([`openai`], [`providers::anthropic`],
-//!   [`providers::openai_responses`], [`scripted`]): the model side.
+//! - [`chat`], [`providers`] ([`providers::openai`], [`providers::anthropic`],
+//!   [`providers::openai_responses`], [`providers::scripted`]): the model side.
+//! - [`error`]: the error types of building and running an agent, and of harness configs.
 //! - [`store`]: session stores. `mcp` (feature `mcp`): MCP client and server. `otel`
 //!   (feature `otel`): the run's spans as OpenTelemetry GenAI spans, and how to export them.
 //! - [`approval`]: pending calls, decisions, the paused turn, approvers.
@@ -791,7 +794,7 @@ pub mod chat;
 mod collapse;
 pub mod config;
 mod credentials;
-mod error;
+pub mod error;
 pub mod harness;
 #[cfg(feature = "mcp")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
@@ -807,50 +810,23 @@ pub mod store;
 mod telemetry;
 pub mod tool;
 
-pub use providers::{openai, scripted};
-
 // Not public API. Used by generated code.
 #[doc(hidden)]
 pub mod __private;
 
-pub use agent::{
-    Agent, AgentBuilder, AgentEvent, AgentRunConfig, ApproxTokens, ContextBudget,
-    DEFAULT_MAX_ITERATIONS, HarnessOptions, RunOutput, Session, SessionState, Summarizer,
-    TokenEstimator, ToolCallOutcome, ToolSession, TypedOutput,
-};
+// The names almost every program uses; everything else has one path, in the module of its
+// concept (see STYLE.md).
+pub use agent::{Agent, AgentBuilder, AgentEvent, AgentRunConfig, RunOutput, Session};
 pub use async_trait::async_trait;
-pub use chat::{
-    ChatClient, ChatError, ChatMessage, ChatRequest, ChatResponse, ContentPart, DeferredGroup,
-    DeferredTools, FinishReason, ModelInfo, ModelOptions, Reasoning, ResourceContents, TextSink,
-    ToolCall, ToolChoice, ToolDefinition, ToolImages, Usage,
-};
-pub use config::{
-    AgentConfig, CALL_TOOL, CollapsingConfig, CollapsingLayout, ConfigError, ConfigErrorKind,
-    Limits, McpAuthConfig, McpServerConfig, McpTransportConfig, ModelConfig, OutputSchemaConfig,
-    RunConfigData, SubAgentConfig, ToolHarnessReference,
-};
-pub use error::{BuildError, ConstructError, HydrateError, RegistryError, RunError};
-pub use harness::{
-    DynamicHarness, HarnessBuilder, IntoToolSchema, Tool, ToolHarness, ToolListUpdater,
-};
+pub use chat::{ChatClient, ChatMessage, ChatResponse, ToolCall};
+pub use config::AgentConfig;
+pub use error::{BuildError, RunError};
+pub use harness::{HarnessBuilder, Tool, ToolHarness};
 pub use hpd_agent_macros::{ai_function, collapse, sub_agent, tool_harness};
-pub use middleware::{
-    ConfigurableMiddleware, FunctionCall, HookResult, IterationInfo, Middleware, MiddlewareError,
-    Next, TurnInfo, TurnOutcome,
-};
-pub use output::{DEFAULT_OUTPUT_RETRIES, OutputError, OutputSchema, OutputSchemaError};
-pub use providers::anthropic::AnthropicClient;
-pub use providers::openai::OpenAiClient;
-pub use providers::openai_responses::OpenAiResponsesClient;
-pub use scripted::{RecordedRequest, ScriptedChatClient};
-pub use store::{SessionStore, StoreError};
+pub use middleware::Middleware;
+pub use providers::scripted::ScriptedChatClient;
 pub use tokio_util::sync::CancellationToken;
-#[allow(deprecated)]
-pub use tool::DEFAULT_MAX_DEPTH;
-pub use tool::{
-    Audio, Function, FunctionContext, FunctionFailure, Image, IntoToolResult, LogLevel, SubAgent,
-    ToolResult,
-};
+pub use tool::{FunctionContext, SubAgent, ToolResult};
 
 /// What harness code needs: the attribute macros and the types their functions use.
 ///

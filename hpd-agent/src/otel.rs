@@ -49,10 +49,10 @@
 //! The names and kinds are set at span creation, the provider, model and operation attributes
 //! before the span starts (so samplers see them), the rest as the run learns it.
 //! `gen_ai.provider.name` and the model come from [`ChatClient::model_info`](crate::ChatClient::model_info):
-//! `openai` for [`OpenAiClient`](crate::OpenAiClient) and
-//! [`OpenAiResponsesClient`](crate::OpenAiResponsesClient) (also when an OpenAI-compatible
+//! `openai` for [`OpenAiClient`](crate::providers::openai::OpenAiClient) and
+//! [`OpenAiResponsesClient`](crate::providers::openai_responses::OpenAiResponsesClient) (also when an OpenAI-compatible
 //! server answers; `server.address` tells which), `anthropic` for
-//! [`AnthropicClient`](crate::AnthropicClient), `scripted` for
+//! [`AnthropicClient`](crate::providers::anthropic::AnthropicClient), `scripted` for
 //! [`ScriptedChatClient`](crate::ScriptedChatClient), `unknown` for clients that do not say.
 //! The providers do not report the model that answered, so `gen_ai.response.model` is not set.
 //!

@@ -12,7 +12,8 @@ use crate::chat::ChatMessage;
 /// or let a [`SessionStore`](crate::store::SessionStore) do it ([`Agent::open_session`](crate::Agent::open_session)).
 ///
 /// ```
-/// use hpd_agent::{ChatMessage, SessionState};
+/// use hpd_agent::ChatMessage;
+/// use hpd_agent::agent::SessionState;
 ///
 /// let state = SessionState::from_history(vec![ChatMessage::user("Hi")]);
 /// let json = serde_json::to_string(&state)?;
@@ -31,11 +32,11 @@ pub struct SessionState {
     pub expanded: Vec<String>,
     /// How many messages at the start of `history` are trimmed: kept (and stored) but no
     /// longer sent to the model, because an agent's
-    /// [`ContextBudget`](crate::ContextBudget) left them out. Always the start of a turn.
+    /// [`ContextBudget`](crate::config::ContextBudget) left them out. Always the start of a turn.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub trimmed: usize,
     /// The summary that stands for the trimmed messages in requests, when the agent has a
-    /// [`Summarizer`](crate::Summarizer).
+    /// [`Summarizer`](crate::agent::Summarizer).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summary: Option<String>,
     /// Set while the session is paused: a turn stopped before calls that need a person's
@@ -54,7 +55,8 @@ impl SessionState {
     /// A state holding only this conversation: nothing expanded, trimmed, paused or decided.
     ///
     /// ```
-    /// use hpd_agent::{ChatMessage, SessionState};
+    /// use hpd_agent::ChatMessage;
+    /// use hpd_agent::agent::SessionState;
     ///
     /// let state = SessionState::from_history(vec![ChatMessage::user("Hi")]);
     /// assert_eq!(state.history.len(), 1);

@@ -1,6 +1,6 @@
 //! JSON configuration: every error with its text and JSON path.
 
-use hpd_agent::{AgentConfig, BuildError, ConfigErrorKind, ToolHarnessReference};
+use hpd_agent::{AgentConfig, BuildError, config::ConfigErrorKind, config::ToolHarnessReference};
 use serde_json::json;
 
 mod config_support;
@@ -483,7 +483,7 @@ fn limits_errors_carry_their_paths() {
 
 #[test]
 fn limits_round_trip_in_canonical_form() {
-    use hpd_agent::Limits;
+    use hpd_agent::config::Limits;
     let config = AgentConfig {
         limits: Limits::default().with_max_parallel_calls(3),
         ..AgentConfig::default()
@@ -575,7 +575,7 @@ fn output_schema_round_trips_and_reaches_the_agent() {
     assert!(!output.to_schema().unwrap().is_strict());
     // A schema the builder cannot use is a build error, not a panic (built in code).
     let mut bad = config;
-    bad.output_schema = Some(hpd_agent::OutputSchemaConfig::new("w", json!(7)));
+    bad.output_schema = Some(hpd_agent::config::OutputSchemaConfig::new("w", json!(7)));
     let error = hpd_agent::AgentBuilder::from_config(bad)
         .with_chat_client(hpd_agent::ScriptedChatClient::new())
         .build()

@@ -1,6 +1,8 @@
 //! The `mcp_servers` section of the agent config: parsing, key rules, errors, canonical form.
 
-use hpd_agent::{AgentConfig, ConfigError, McpServerConfig, McpTransportConfig};
+use hpd_agent::{
+    AgentConfig, config::ConfigError, config::McpServerConfig, config::McpTransportConfig,
+};
 
 fn parse_err(text: &str) -> ConfigError {
     AgentConfig::from_json(text).expect_err("the config should be rejected")

@@ -1,7 +1,10 @@
 //! `model.options` in JSON config: every key spelling, the values, errors with their texts and
 //! paths, and the canonical form.
 
-use hpd_agent::{AgentConfig, ConfigError, ConfigErrorKind, ModelConfig, ModelOptions, ToolChoice};
+use hpd_agent::{
+    AgentConfig, chat::ModelOptions, chat::ToolChoice, config::ConfigError,
+    config::ConfigErrorKind, config::ModelConfig,
+};
 use serde_json::json;
 
 fn options(text: &str) -> ModelOptions {

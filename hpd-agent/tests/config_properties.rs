@@ -3,8 +3,10 @@
 use std::collections::BTreeMap;
 
 use hpd_agent::{
-    AgentConfig, CollapsingConfig, ConfigErrorKind, Limits, McpServerConfig, McpTransportConfig,
-    ModelConfig, ModelOptions, RunConfigData, SubAgentConfig, ToolChoice, ToolHarnessReference,
+    AgentConfig, chat::ModelOptions, chat::ToolChoice, config::CollapsingConfig,
+    config::ConfigErrorKind, config::Limits, config::McpServerConfig, config::McpTransportConfig,
+    config::ModelConfig, config::RunConfigData, config::SubAgentConfig,
+    config::ToolHarnessReference,
 };
 use serde_json::Value;
 
@@ -258,7 +260,7 @@ mod properties {
             any::<bool>(),
             any::<bool>(),
             any::<bool>(),
-            prop::sample::select(hpd_agent::CollapsingLayout::ALL.to_vec()),
+            prop::sample::select(hpd_agent::config::CollapsingLayout::ALL.to_vec()),
         )
             .prop_map(
                 |(enabled, never_collapse, recovery, execute, persist, layout)| CollapsingConfig {
@@ -345,7 +347,7 @@ mod properties {
             )
     }
 
-    fn output_schema() -> impl Strategy<Value = hpd_agent::OutputSchemaConfig> {
+    fn output_schema() -> impl Strategy<Value = hpd_agent::config::OutputSchemaConfig> {
         (
             "[A-Za-z0-9_-]{1,64}",
             prop::sample::select(vec![
@@ -359,7 +361,7 @@ mod properties {
             prop::option::of(any::<usize>()),
         )
             .prop_map(|(name, schema, description, strict, retries)| {
-                let mut config = hpd_agent::OutputSchemaConfig::new(name, schema);
+                let mut config = hpd_agent::config::OutputSchemaConfig::new(name, schema);
                 config.description = description;
                 config.strict = strict;
                 config.retries = retries;
@@ -367,14 +369,14 @@ mod properties {
             })
     }
 
-    fn context_budget() -> impl Strategy<Value = hpd_agent::ContextBudget> {
+    fn context_budget() -> impl Strategy<Value = hpd_agent::config::ContextBudget> {
         (
             prop::option::of(1..usize::MAX),
             prop::option::of(1..usize::MAX),
             any::<bool>(),
         )
             .prop_map(|(max_tokens, max_messages, drop_trimmed)| {
-                let mut budget = hpd_agent::ContextBudget::default();
+                let mut budget = hpd_agent::config::ContextBudget::default();
                 budget.max_tokens = max_tokens;
                 budget.max_messages = max_messages;
                 budget.drop_trimmed = drop_trimmed;

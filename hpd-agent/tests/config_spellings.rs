@@ -1,7 +1,10 @@
 //! JSON configuration: the reference example in every key spelling, canonical serialization
 //! and round trips.
 
-use hpd_agent::{AgentConfig, CollapsingConfig, ModelConfig, SubAgentConfig, ToolHarnessReference};
+use hpd_agent::{
+    AgentConfig, config::CollapsingConfig, config::ModelConfig, config::SubAgentConfig,
+    config::ToolHarnessReference,
+};
 use serde_json::{Value, json};
 
 mod config_support;
@@ -195,7 +198,7 @@ fn full_config() -> AgentConfig {
             recovery: false,
             execute_recovered_calls: true,
             persist_system_prompt_injections: true,
-            layout: hpd_agent::CollapsingLayout::Hide,
+            layout: hpd_agent::config::CollapsingLayout::Hide,
         },
         tool_harnesses: vec![
             ToolHarnessReference::new("WeatherTools"),

@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 
 use hpd_agent::{
-    AgentConfig, CollapsingConfig, ConfigErrorKind, ModelConfig, RunConfigData, SubAgentConfig,
-    ToolHarnessReference,
+    AgentConfig, config::CollapsingConfig, config::ConfigErrorKind, config::ModelConfig,
+    config::RunConfigData, config::SubAgentConfig, config::ToolHarnessReference,
 };
 use serde_json::{Value, json};
 

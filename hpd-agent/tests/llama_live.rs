@@ -12,9 +12,10 @@ use std::time::Duration;
 
 use hpd_agent::prelude::*;
 use hpd_agent::{
-    AgentBuilder, AgentEvent, AgentRunConfig, AnthropicClient, ChatClient, ChatMessage,
-    FinishReason, ModelOptions, OpenAiClient, OpenAiResponsesClient, RunOutput, SessionState,
-    ToolCall,
+    AgentBuilder, AgentEvent, AgentRunConfig, ChatClient, ChatMessage, RunOutput, ToolCall,
+    agent::SessionState, chat::FinishReason, chat::ModelOptions,
+    providers::anthropic::AnthropicClient, providers::openai::OpenAiClient,
+    providers::openai_responses::OpenAiResponsesClient,
 };
 
 /// Says why a test is skipped, on the process's real stderr, and so in the output of a plain
@@ -293,7 +294,7 @@ async fn a_long_session_stays_within_a_small_context() {
         .with_temperature(0.0)
         .with_max_output_tokens(32);
     // Room for the answer and for the estimate being off by a little.
-    let budget = hpd_agent::ContextBudget::tokens(n_ctx - 32 - 128);
+    let budget = hpd_agent::config::ContextBudget::tokens(n_ctx - 32 - 128);
     let agent = AgentBuilder::new()
         .with_instructions("You are a helpful assistant. Answer in one short sentence.")
         .with_model_options(options.clone())
@@ -339,7 +340,7 @@ async fn a_long_session_stays_within_a_small_context() {
     assert!(
         matches!(
             error,
-            hpd_agent::RunError::Chat(hpd_agent::ChatError::Status { .. })
+            hpd_agent::RunError::Chat(hpd_agent::chat::ChatError::Status { .. })
         ),
         "{error:?}"
     );

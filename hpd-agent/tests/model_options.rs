@@ -5,8 +5,9 @@ use std::sync::{Arc, Mutex};
 
 use hpd_agent::prelude::*;
 use hpd_agent::{
-    AgentBuilder, AgentConfig, AgentEvent, AgentRunConfig, ChatError, ChatMessage, ChatResponse,
-    FinishReason, ModelOptions, Reasoning, RunError, ScriptedChatClient, ToolCall, ToolChoice,
+    AgentBuilder, AgentConfig, AgentEvent, AgentRunConfig, ChatMessage, ChatResponse, RunError,
+    ScriptedChatClient, ToolCall, chat::ChatError, chat::FinishReason, chat::ModelOptions,
+    chat::Reasoning, chat::ToolChoice,
 };
 use serde_json::json;
 
@@ -40,7 +41,7 @@ impl OptClock {
 /// forced choices are in `hpd-agent-tests/tests/layouts.rs`).
 fn math_agent(model: &ScriptedChatClient, options: ModelOptions) -> hpd_agent::Agent {
     AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_tool_harness::<OptClock>()
         .with_tool_harness::<OptMath>()
         .with_model_options(options)

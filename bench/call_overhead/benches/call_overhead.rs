@@ -78,7 +78,8 @@ fn calls(c: &mut Criterion) {
     });
 
     // hpd-agent.
-    let add = HarnessInfo::of::<Adder>().functions()
+    let add = HarnessInfo::of::<Adder>()
+        .functions()
         .expect("Adder")
         .into_iter()
         .find(|f| f.name() == "add")

@@ -3,7 +3,7 @@
 
 use std::sync::Mutex;
 
-use hpd_agent::{ChatError, ChatResponse, TextSink};
+use hpd_agent::{ChatResponse, chat::ChatError, chat::TextSink};
 
 /// A provider's stream parser: the chunks of a `text/event-stream` body, the HTTP status.
 pub type StreamFn = fn(&[&[u8]], u16, TextSink<'_>) -> Result<ChatResponse, ChatError>;

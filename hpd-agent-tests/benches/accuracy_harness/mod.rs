@@ -21,9 +21,11 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use hpd_agent::{
-    AgentBuilder, AgentEvent, AnthropicClient, ChatClient, ChatError, ChatRequest, ChatResponse,
-    CollapsingLayout, DeferredTools, FunctionCall, HookResult, Middleware, ModelOptions,
-    OpenAiClient, OpenAiResponsesClient, TextSink, async_trait,
+    AgentBuilder, AgentEvent, ChatClient, ChatResponse, Middleware, async_trait, chat::ChatError,
+    chat::ChatRequest, chat::DeferredTools, chat::ModelOptions, chat::TextSink,
+    config::CollapsingLayout, middleware::FunctionCall, middleware::HookResult,
+    providers::anthropic::AnthropicClient, providers::openai::OpenAiClient,
+    providers::openai_responses::OpenAiResponsesClient,
 };
 use serde::Deserialize;
 use serde_json::Value;

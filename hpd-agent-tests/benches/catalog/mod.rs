@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use hpd_agent::chat::ToolDefinition;
 use hpd_agent::mcp::McpHarness;
-use hpd_agent::{AgentBuilder, DynamicHarness};
+use hpd_agent::{AgentBuilder, harness::DynamicHarness};
 use tiktoken_rs::CoreBPE;
 
 /// The o200k_base encoder (its ranks are compiled into `tiktoken-rs`; nothing is downloaded).

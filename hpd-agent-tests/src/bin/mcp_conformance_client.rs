@@ -5,7 +5,7 @@
 //! The suite starts a test server per scenario and runs this program with the server's URL as
 //! its last argument and the scenario's name in `MCP_CONFORMANCE_SCENARIO`. The program does
 //! what an agent would: it connects the server as an [`McpHarness`], lists its tools and calls
-//! each one through a [`ToolSession`](hpd_agent::ToolSession), with arguments made from the
+//! each one through a [`ToolSession`](hpd_agent::agent::ToolSession), with arguments made from the
 //! tool's schema. It exits with status 1 when connecting fails.
 //!
 //! ```text

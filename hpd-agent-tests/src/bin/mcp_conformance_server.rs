@@ -16,7 +16,8 @@ use std::time::Duration;
 
 use hpd_agent::mcp::McpServer;
 use hpd_agent::{
-    AgentBuilder, ContentPart, HarnessBuilder, LogLevel, ScriptedChatClient, Tool, ToolResult,
+    AgentBuilder, HarnessBuilder, ScriptedChatClient, Tool, ToolResult, chat::ContentPart,
+    tool::LogLevel,
 };
 use serde_json::json;
 

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeSet;
 
-use hpd_agent::RecordedRequest;
+use hpd_agent::providers::scripted::RecordedRequest;
 use serde_json::Value;
 
 use super::Failures;

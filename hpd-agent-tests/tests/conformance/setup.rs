@@ -2,8 +2,8 @@
 //! `run_config` into an [`AgentRunConfig`]; key checks of the scenario format.
 
 use hpd_agent::{
-    AgentBuilder, AgentConfig, AgentRunConfig, ChatResponse, CollapsingConfig, CollapsingLayout,
-    ScriptedChatClient, ToolCall, ToolHarness, ToolHarnessReference,
+    AgentBuilder, AgentConfig, AgentRunConfig, ChatResponse, ScriptedChatClient, ToolCall,
+    ToolHarness, config::CollapsingConfig, config::CollapsingLayout, config::ToolHarnessReference,
 };
 use hpd_agent_tests::{
     DatabaseTools, FaultTools, FileTools, MathTools, RecordingMiddleware, SearchTools, WeatherTools,

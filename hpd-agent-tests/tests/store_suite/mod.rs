@@ -9,7 +9,7 @@ use hpd_agent::async_trait;
 use hpd_agent::store::{SessionStore, StoreError};
 use hpd_agent::{
     Agent, AgentBuilder, AgentRunConfig, ChatMessage, ChatResponse, HarnessBuilder, RunError,
-    ScriptedChatClient, SessionState, Tool, ToolCall, ToolResult,
+    ScriptedChatClient, Tool, ToolCall, ToolResult, agent::SessionState,
 };
 use hpd_agent_tests::{MathTools, WeatherTools};
 
@@ -73,7 +73,7 @@ fn text_agent(replies: &[&str]) -> (Agent, ScriptedChatClient) {
 /// list and system text.
 fn math_agent(model: &ScriptedChatClient) -> Agent {
     AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::CollapsingLayout::Hide)
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_tool_harness::<MathTools>()
         .configure_harness_collapsing(|c| c.persist_system_prompt_injections = true)
         .with_chat_client(model.clone())

@@ -11,10 +11,10 @@
 //! count against the budget).
 //!
 //! Trimmed turns stay in the session's history, marked by
-//! [`SessionState::trimmed`](crate::SessionState::trimmed), and are stored with it; with
+//! [`SessionState::trimmed`](crate::agent::SessionState::trimmed), and are stored with it; with
 //! [`ContextBudget::drop_trimmed`] they are removed instead. With a [`Summarizer`], the trimmed
 //! turns are replaced in requests by one summary turn (a user message holding the summary and
-//! a short assistant reply), kept in [`SessionState::summary`](crate::SessionState::summary).
+//! a short assistant reply), kept in [`SessionState::summary`](crate::agent::SessionState::summary).
 //!
 //! Token counts: the prompt tokens the provider reported for the previous request, plus an
 //! estimate of the messages added since, when the request is otherwise the same (same trimmed
@@ -27,115 +27,14 @@ use std::sync::Arc;
 use async_trait::async_trait;
 
 use crate::chat::{ChatMessage, ToolDefinition};
-
-/// A per-agent budget for what one request sends (JSON `context_budget`).
-///
-/// `max_tokens` bounds the estimated prompt tokens (instructions, tool definitions and
-/// messages); `max_messages` bounds the messages sent (a summary turn counts as two). Either
-/// or both may be set; with neither the history is sent whole. See the
-/// [module docs](crate::agent::budget) for how trimming works.
-///
-/// ```
-/// use hpd_agent::{AgentBuilder, AgentConfig, ContextBudget, ScriptedChatClient};
-///
-/// let config = AgentConfig::from_json(r#"{"context_budget": {"max_tokens": 1500, "max_messages": 40}}"#)?;
-/// assert_eq!(config.context_budget, Some(ContextBudget::tokens(1500).with_max_messages(40)));
-/// let agent = AgentBuilder::new()
-///     .with_context_budget(ContextBudget::messages(20).with_drop_trimmed(true))
-///     .with_chat_client(ScriptedChatClient::new())
-///     .build()?;
-/// # drop(agent);
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub struct ContextBudget {
-    /// The most estimated prompt tokens of one request (JSON `max_tokens`, at least 1).
-    pub max_tokens: Option<usize>,
-    /// The most messages of one request (JSON `max_messages`, at least 1).
-    pub max_messages: Option<usize>,
-    /// Removes trimmed turns from the history (and the stored session) instead of keeping them
-    /// marked (JSON `drop_trimmed`, default `false`).
-    pub drop_trimmed: bool,
-}
-
-impl ContextBudget {
-    /// A budget of `max_tokens` prompt tokens per request.
-    ///
-    /// ```
-    /// let budget = hpd_agent::ContextBudget::tokens(2000);
-    /// assert_eq!((budget.max_tokens, budget.max_messages), (Some(2000), None));
-    /// ```
-    #[must_use]
-    pub fn tokens(max_tokens: usize) -> Self {
-        ContextBudget {
-            max_tokens: Some(max_tokens),
-            ..ContextBudget::default()
-        }
-    }
-
-    /// A budget of `max_messages` messages per request.
-    ///
-    /// ```
-    /// let budget = hpd_agent::ContextBudget::messages(30);
-    /// assert_eq!(budget.max_messages, Some(30));
-    /// ```
-    #[must_use]
-    pub fn messages(max_messages: usize) -> Self {
-        ContextBudget {
-            max_messages: Some(max_messages),
-            ..ContextBudget::default()
-        }
-    }
-
-    /// Sets [`max_tokens`](Self::max_tokens).
-    ///
-    /// ```
-    /// let budget = hpd_agent::ContextBudget::messages(30).with_max_tokens(4000);
-    /// assert_eq!(budget.max_tokens, Some(4000));
-    /// ```
-    #[must_use]
-    pub fn with_max_tokens(mut self, max_tokens: usize) -> Self {
-        self.max_tokens = Some(max_tokens);
-        self
-    }
-
-    /// Sets [`max_messages`](Self::max_messages).
-    ///
-    /// ```
-    /// let budget = hpd_agent::ContextBudget::tokens(4000).with_max_messages(30);
-    /// assert_eq!(budget.max_messages, Some(30));
-    /// ```
-    #[must_use]
-    pub fn with_max_messages(mut self, max_messages: usize) -> Self {
-        self.max_messages = Some(max_messages);
-        self
-    }
-
-    /// Sets [`drop_trimmed`](Self::drop_trimmed).
-    ///
-    /// ```
-    /// let budget = hpd_agent::ContextBudget::tokens(4000).with_drop_trimmed(true);
-    /// assert!(budget.drop_trimmed);
-    /// ```
-    #[must_use]
-    pub fn with_drop_trimmed(mut self, drop_trimmed: bool) -> Self {
-        self.drop_trimmed = drop_trimmed;
-        self
-    }
-
-    /// Whether the budget limits anything.
-    pub(crate) fn is_limited(&self) -> bool {
-        self.max_tokens.is_some() || self.max_messages.is_some()
-    }
-}
+use crate::config::ContextBudget;
 
 /// Estimates the tokens of request parts, for [`ContextBudget::max_tokens`]. Replace the default
 /// ([`ApproxTokens`]) with the model's own tokenizer for exact counts
 /// ([`AgentBuilder::with_token_estimator`](crate::AgentBuilder::with_token_estimator)).
 ///
 /// ```
-/// use hpd_agent::TokenEstimator;
+/// use hpd_agent::agent::TokenEstimator;
 ///
 /// /// One token per whitespace-separated word.
 /// #[derive(Debug)]
@@ -195,7 +94,7 @@ pub trait TokenEstimator: Send + Sync + fmt::Debug {
 /// of a request that fits.
 ///
 /// ```
-/// use hpd_agent::{ApproxTokens, TokenEstimator};
+/// use hpd_agent::agent::{ApproxTokens, TokenEstimator};
 ///
 /// assert_eq!(ApproxTokens.text_tokens("abcdefg"), 3);
 /// assert_eq!(ApproxTokens.text_tokens(""), 0);
@@ -219,7 +118,8 @@ impl TokenEstimator for ApproxTokens {
 /// a model itself (often a small, cheap one).
 ///
 /// ```
-/// use hpd_agent::{async_trait, ChatMessage, Summarizer};
+/// use hpd_agent::{async_trait, ChatMessage};
+/// use hpd_agent::agent::Summarizer;
 ///
 /// /// Keeps the user's messages, one a line.
 /// struct UserLines;
@@ -248,7 +148,8 @@ pub trait Summarizer: Send + Sync {
     /// and the history is unchanged.
     ///
     /// ```
-    /// use hpd_agent::{async_trait, ChatMessage, Summarizer};
+    /// use hpd_agent::{async_trait, ChatMessage};
+    /// use hpd_agent::agent::Summarizer;
     ///
     /// struct Refuses;
     ///

@@ -17,7 +17,7 @@ use crate::output::OutputSchema;
 use crate::tool::catalog::Single;
 use crate::tool::{Function, SubAgent};
 
-use super::budget::{ApproxTokens, Budgeting, ContextBudget, Summarizer, TokenEstimator};
+use super::budget::{ApproxTokens, Budgeting, Summarizer, TokenEstimator};
 use super::events::{AgentEvent, EventHandler};
 use super::registration::{
     HarnessOptions, InstanceSource, Registration, Registrations, ResolvedHarness, Selection,
@@ -25,6 +25,7 @@ use super::registration::{
 };
 use super::sub_agent;
 use super::{Agent, AgentInner, DEFAULT_MAX_ITERATIONS};
+use crate::config::ContextBudget;
 
 /// Builds an [`Agent`].
 ///
@@ -189,7 +190,8 @@ impl AgentBuilder {
     /// config: `output_schema`.
     ///
     /// ```
-    /// use hpd_agent::{AgentBuilder, ChatResponse, OutputSchema, ScriptedChatClient};
+    /// use hpd_agent::{AgentBuilder, ChatResponse, ScriptedChatClient};
+    /// use hpd_agent::output::OutputSchema;
     /// use serde_json::json;
     ///
     /// # #[tokio::main(flavor = "current_thread")]
@@ -208,7 +210,7 @@ impl AgentBuilder {
     }
 
     /// How many times a run sends a mismatching final answer back to the model (default
-    /// [`DEFAULT_OUTPUT_RETRIES`](crate::DEFAULT_OUTPUT_RETRIES)); JSON config:
+    /// [`DEFAULT_OUTPUT_RETRIES`](crate::output::DEFAULT_OUTPUT_RETRIES)); JSON config:
     /// `output_schema.retries`.
     ///
     /// ```
@@ -557,7 +559,8 @@ impl AgentBuilder {
     /// Registers harnesses by config reference (as in `tool_harnesses` of an [`AgentConfig`]).
     ///
     /// ```
-    /// use hpd_agent::{AgentBuilder, BuildError, ScriptedChatClient, ToolHarnessReference};
+    /// use hpd_agent::{AgentBuilder, BuildError, ScriptedChatClient};
+    /// use hpd_agent::config::ToolHarnessReference;
     ///
     /// let reference = ToolHarnessReference::new("NotLinkedIn").with_functions(["run"]);
     /// let error = AgentBuilder::new()
@@ -576,7 +579,8 @@ impl AgentBuilder {
     ///
     /// ```
     /// use hpd_agent::prelude::*;
-    /// use hpd_agent::{AgentBuilder, AgentConfig, ScriptedChatClient, ToolHarnessReference};
+    /// use hpd_agent::{AgentBuilder, AgentConfig, ScriptedChatClient};
+    /// use hpd_agent::config::ToolHarnessReference;
     ///
     /// #[derive(Default)]
     /// pub struct Calendar;
@@ -610,7 +614,8 @@ impl AgentBuilder {
     /// replaces the config's `limits`.
     ///
     /// ```
-    /// use hpd_agent::{AgentBuilder, Limits, ScriptedChatClient};
+    /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
+    /// use hpd_agent::config::Limits;
     ///
     /// let agent = AgentBuilder::new()
     ///     .with_limits(Limits::default().with_max_tool_result_bytes(8192).with_max_parallel_calls(4))
@@ -629,7 +634,8 @@ impl AgentBuilder {
     /// `context_budget`.
     ///
     /// ```
-    /// use hpd_agent::{AgentBuilder, ChatResponse, ContextBudget, ScriptedChatClient};
+    /// use hpd_agent::{AgentBuilder, ChatResponse, ScriptedChatClient};
+    /// use hpd_agent::config::ContextBudget;
     ///
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -657,7 +663,9 @@ impl AgentBuilder {
     /// provider's reported counts are used where they apply).
     ///
     /// ```
-    /// use hpd_agent::{AgentBuilder, ContextBudget, ScriptedChatClient, TokenEstimator};
+    /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
+    /// use hpd_agent::agent::TokenEstimator;
+    /// use hpd_agent::config::ContextBudget;
     ///
     /// #[derive(Debug)]
     /// struct Words;
@@ -682,7 +690,9 @@ impl AgentBuilder {
     /// writes (see [`Summarizer`]).
     ///
     /// ```
-    /// use hpd_agent::{async_trait, AgentBuilder, ChatMessage, ChatResponse, ContextBudget, ScriptedChatClient, Summarizer};
+    /// use hpd_agent::{async_trait, AgentBuilder, ChatMessage, ChatResponse, ScriptedChatClient};
+    /// use hpd_agent::agent::Summarizer;
+    /// use hpd_agent::config::ContextBudget;
     ///
     /// struct Count;
     ///
@@ -737,13 +747,14 @@ impl AgentBuilder {
     }
 
     /// Sets how requests carry collapsed harnesses ([`CollapsingConfig::layout`]; JSON
-    /// `collapsing.layout`). See [`CollapsingLayout`](crate::CollapsingLayout) for what each
+    /// `collapsing.layout`). See [`CollapsingLayout`](crate::config::CollapsingLayout) for what each
     /// layout sends and what it costs.
     ///
     /// # Examples
     ///
     /// ```
-    /// use hpd_agent::{AgentBuilder, CollapsingLayout, HarnessBuilder, ScriptedChatClient, Tool, ToolResult, CALL_TOOL};
+    /// use hpd_agent::{AgentBuilder, HarnessBuilder, ScriptedChatClient, Tool, ToolResult};
+    /// use hpd_agent::config::{CollapsingLayout, CALL_TOOL};
     /// use serde_json::json;
     ///
     /// let ping = Tool::new("ping", "Answers pong", json!({"type": "object"}), |_, _| async { ToolResult::ok("pong") });
@@ -756,12 +767,12 @@ impl AgentBuilder {
     /// assert_eq!(agent.tool_session().visible_tool_names(), ["Net", CALL_TOOL]);
     /// # Ok::<(), hpd_agent::BuildError>(())
     /// ```
-    pub fn with_collapsing_layout(mut self, layout: crate::CollapsingLayout) -> Self {
+    pub fn with_collapsing_layout(mut self, layout: crate::config::CollapsingLayout) -> Self {
         self.collapsing.layout = layout;
         self
     }
 
-    /// The [`append`](crate::CollapsingLayout::Append) layout: an expanded container stays in
+    /// The [`append`](crate::config::CollapsingLayout::Append) layout: an expanded container stays in
     /// the tool list with its members appended after every other tool, and container system
     /// prompts travel in call results, so the system text never changes.
     ///
@@ -769,7 +780,8 @@ impl AgentBuilder {
     ///
     /// ```
     /// # #![allow(deprecated)]
-    /// use hpd_agent::{AgentBuilder, CollapsingLayout, ScriptedChatClient};
+    /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
+    /// use hpd_agent::config::CollapsingLayout;
     ///
     /// let agent = AgentBuilder::new()
     ///     .with_cache_stable_collapsing()
@@ -780,7 +792,7 @@ impl AgentBuilder {
     /// ```
     #[deprecated(note = "use `with_collapsing_layout(CollapsingLayout::Append)`")]
     pub fn with_cache_stable_collapsing(self) -> Self {
-        self.with_collapsing_layout(crate::CollapsingLayout::Append)
+        self.with_collapsing_layout(crate::config::CollapsingLayout::Append)
     }
 
     /// Changes the [`CollapsingConfig`]. Collapsing is on by default.
@@ -812,7 +824,8 @@ impl AgentBuilder {
     /// Adds global middleware.
     ///
     /// ```
-    /// use hpd_agent::{async_trait, AgentBuilder, ChatResponse, FunctionCall, Middleware, MiddlewareError};
+    /// use hpd_agent::{async_trait, AgentBuilder, ChatResponse, Middleware};
+    /// use hpd_agent::middleware::{FunctionCall, MiddlewareError};
     /// use hpd_agent::{HarnessBuilder, ScriptedChatClient, Tool, ToolCall, ToolResult};
     /// use serde_json::json;
     ///
@@ -905,7 +918,8 @@ impl AgentBuilder {
     /// [`AgentRunConfig::with_model_options`](crate::AgentRunConfig::with_model_options).
     ///
     /// ```
-    /// use hpd_agent::{AgentBuilder, ChatResponse, ModelOptions, ScriptedChatClient};
+    /// use hpd_agent::{AgentBuilder, ChatResponse, ScriptedChatClient};
+    /// use hpd_agent::chat::ModelOptions;
     ///
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -940,7 +954,7 @@ impl AgentBuilder {
         self.with_provider("openai", model.into())
     }
 
-    /// Uses the OpenAI Responses API ([`OpenAiResponsesClient`](crate::OpenAiResponsesClient))
+    /// Uses the OpenAI Responses API ([`OpenAiResponsesClient`](crate::providers::openai_responses::OpenAiResponsesClient))
     /// with this model, configured from the environment (`OPENAI_API_KEY`, `OPENAI_BASE_URL`).
     ///
     /// ```no_run
@@ -954,7 +968,7 @@ impl AgentBuilder {
         self.with_provider("openai_responses", model.into())
     }
 
-    /// Uses the Anthropic Messages API ([`AnthropicClient`](crate::AnthropicClient)) with this
+    /// Uses the Anthropic Messages API ([`AnthropicClient`](crate::providers::anthropic::AnthropicClient)) with this
     /// model, configured from the environment (`ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`).
     ///
     /// ```no_run
@@ -1119,8 +1133,8 @@ impl AgentBuilder {
                 "collapsing layout native: the chat client has no deferred tool loading; using fixed"
             );
             super::events::Emitter::new(self.handlers.clone()).emit(&AgentEvent::LayoutFallback {
-                requested: crate::CollapsingLayout::Native,
-                used: crate::CollapsingLayout::Fixed,
+                requested: crate::config::CollapsingLayout::Native,
+                used: crate::config::CollapsingLayout::Fixed,
                 reason: "the chat client has no deferred tool loading".to_owned(),
             });
         }

@@ -78,7 +78,7 @@ pub enum AgentEvent {
         /// The model's call id.
         call_id: String,
         /// The name as the model sent it; for a call of the fixed layout's call tool
-        /// ([`CALL_TOOL`](crate::CALL_TOOL)), the name it calls.
+        /// ([`CALL_TOOL`](crate::config::CALL_TOOL)), the name it calls.
         name: String,
         /// The arguments text as the model sent it; for a call of the call tool, the
         /// arguments it passes on.
@@ -118,7 +118,7 @@ pub enum AgentEvent {
         /// The function's name.
         name: String,
         /// The message's severity.
-        level: crate::LogLevel,
+        level: crate::tool::LogLevel,
         /// The message.
         message: String,
     },
@@ -162,9 +162,9 @@ pub enum AgentEvent {
     /// builder; also logged).
     LayoutFallback {
         /// The layout asked for.
-        requested: crate::CollapsingLayout,
+        requested: crate::config::CollapsingLayout,
         /// The layout used instead.
-        used: crate::CollapsingLayout,
+        used: crate::config::CollapsingLayout,
         /// Why.
         reason: String,
     },

@@ -46,10 +46,7 @@ use crate::store::{SessionStore, StoreError, UnsavedTurn};
 use serde::de::DeserializeOwned;
 
 pub use crate::session::SessionState;
-#[allow(deprecated)]
-pub use crate::tool::DEFAULT_MAX_DEPTH;
-pub use crate::tool::SubAgent;
-pub use budget::{ApproxTokens, ContextBudget, Summarizer, TokenEstimator};
+pub use budget::{ApproxTokens, Summarizer, TokenEstimator};
 pub use builder::AgentBuilder;
 #[cfg_attr(not(feature = "mcp"), allow(unused_imports))]
 pub(crate) use builder::{Connect, PendingSource};
@@ -64,7 +61,8 @@ use stored::{Binding, new_turn_id};
 /// How many model requests a run may make when nothing else is set.
 ///
 /// ```
-/// use hpd_agent::{AgentBuilder, ChatResponse, RunError, ScriptedChatClient, ToolCall, DEFAULT_MAX_ITERATIONS};
+/// use hpd_agent::{AgentBuilder, ChatResponse, RunError, ScriptedChatClient, ToolCall};
+/// use hpd_agent::agent::DEFAULT_MAX_ITERATIONS;
 ///
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -182,7 +180,8 @@ impl Agent {
     /// The caps on tool results, tool arguments and concurrent calls this agent applies.
     ///
     /// ```
-    /// use hpd_agent::{AgentBuilder, Limits, ScriptedChatClient};
+    /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
+    /// use hpd_agent::config::Limits;
     ///
     /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
     /// assert_eq!(agent.limits(), Limits::default());
@@ -279,7 +278,8 @@ impl Agent {
     /// A session resumed from stored state. Scoped middleware is created afresh.
     ///
     /// ```
-    /// use hpd_agent::{AgentBuilder, ChatMessage, ChatResponse, ScriptedChatClient, SessionState};
+    /// use hpd_agent::{AgentBuilder, ChatMessage, ChatResponse, ScriptedChatClient};
+    /// use hpd_agent::agent::SessionState;
     ///
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -426,7 +426,8 @@ impl Agent {
 /// around it.
 ///
 /// ```
-/// use hpd_agent::{AgentBuilder, AgentRunConfig, ChatResponse, ScriptedChatClient, TypedOutput};
+/// use hpd_agent::{AgentBuilder, AgentRunConfig, ChatResponse, ScriptedChatClient};
+/// use hpd_agent::agent::TypedOutput;
 ///
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -511,7 +512,8 @@ impl std::fmt::Debug for Session {
 /// The result of a successful run.
 ///
 /// ```
-/// use hpd_agent::{AgentBuilder, ChatResponse, FinishReason, ScriptedChatClient, Usage};
+/// use hpd_agent::{AgentBuilder, ChatResponse, ScriptedChatClient};
+/// use hpd_agent::chat::{FinishReason, Usage};
 ///
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -537,7 +539,7 @@ pub struct RunOutput {
     pub iterations: usize,
     /// Why the model stopped its final reply. [`FinishReason::Length`] means `text` was cut
     /// off at the output token limit
-    /// ([`ModelOptions::max_output_tokens`](crate::ModelOptions::max_output_tokens)); the run
+    /// ([`ModelOptions::max_output_tokens`](crate::chat::ModelOptions::max_output_tokens)); the run
     /// also reports it as [`AgentEvent::ResponseIncomplete`].
     pub finish_reason: FinishReason,
     /// The final answer as checked JSON, when the run had an output schema (a typed run, or
@@ -581,7 +583,8 @@ impl Session {
     /// the session can run again.
     ///
     /// ```
-    /// use hpd_agent::{AgentBuilder, ChatError, ChatResponse, RunError, ScriptedChatClient};
+    /// use hpd_agent::{AgentBuilder, ChatResponse, RunError, ScriptedChatClient};
+    /// use hpd_agent::chat::ChatError;
     ///
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -829,7 +832,8 @@ impl Session {
     /// when the store cannot be reached (the session stays as it is; try again later).
     ///
     /// ```
-    /// use hpd_agent::{AgentBuilder, ScriptedChatClient, StoreError};
+    /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
+    /// use hpd_agent::store::StoreError;
     ///
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -913,7 +917,8 @@ impl Session {
     /// ```
     /// use std::sync::Arc;
     /// use hpd_agent::store::{MemorySessionStore, SessionStore};
-    /// use hpd_agent::{AgentBuilder, ChatResponse, RunError, ScriptedChatClient, StoreError};
+    /// use hpd_agent::{AgentBuilder, ChatResponse, RunError, ScriptedChatClient};
+    /// use hpd_agent::store::StoreError;
     ///
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -1208,7 +1213,8 @@ impl Session {
     /// The serializable state.
     ///
     /// ```
-    /// use hpd_agent::{AgentBuilder, ChatResponse, ScriptedChatClient, SessionState};
+    /// use hpd_agent::{AgentBuilder, ChatResponse, ScriptedChatClient};
+    /// use hpd_agent::agent::SessionState;
     ///
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -1376,7 +1382,7 @@ impl AgentRunConfig {
     /// # Ok(())
     /// # }
     /// ```
-    pub fn from_json(text: &str) -> Result<Self, crate::ConfigError> {
+    pub fn from_json(text: &str) -> Result<Self, crate::config::ConfigError> {
         let data = RunConfigData::from_json(text)?;
         let mut config = AgentRunConfig::new();
         for reference in &data.tool_harnesses {
@@ -1490,7 +1496,8 @@ impl AgentRunConfig {
     /// Adds a harness by config reference for this run.
     ///
     /// ```
-    /// use hpd_agent::{AgentBuilder, AgentRunConfig, ChatResponse, RunError, ScriptedChatClient, ToolHarnessReference};
+    /// use hpd_agent::{AgentBuilder, AgentRunConfig, ChatResponse, RunError, ScriptedChatClient};
+    /// use hpd_agent::config::ToolHarnessReference;
     ///
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -1555,7 +1562,8 @@ impl AgentRunConfig {
     /// over the earlier call.
     ///
     /// ```
-    /// use hpd_agent::{AgentRunConfig, ModelOptions, ToolChoice};
+    /// use hpd_agent::AgentRunConfig;
+    /// use hpd_agent::chat::{ModelOptions, ToolChoice};
     ///
     /// let run = AgentRunConfig::new()
     ///     .with_model_options(ModelOptions::new().with_temperature(0.0).with_tool_choice(ToolChoice::Required));
@@ -1633,7 +1641,8 @@ impl AgentRunConfig {
     /// [`Session::run_typed`] sets it from the Rust type.
     ///
     /// ```
-    /// use hpd_agent::{AgentBuilder, AgentRunConfig, ChatResponse, OutputSchema, ScriptedChatClient};
+    /// use hpd_agent::{AgentBuilder, AgentRunConfig, ChatResponse, ScriptedChatClient};
+    /// use hpd_agent::output::OutputSchema;
     /// use serde_json::json;
     ///
     /// # #[tokio::main(flavor = "current_thread")]
@@ -1652,7 +1661,7 @@ impl AgentRunConfig {
     }
 
     /// How many times this run sends a mismatching answer back to the model (default
-    /// [`DEFAULT_OUTPUT_RETRIES`](crate::DEFAULT_OUTPUT_RETRIES), or the agent's); 0 fails at
+    /// [`DEFAULT_OUTPUT_RETRIES`](crate::output::DEFAULT_OUTPUT_RETRIES), or the agent's); 0 fails at
     /// the first mismatch.
     ///
     /// ```
@@ -1711,11 +1720,11 @@ impl AgentRunConfig {
 
 /// Creates a chat client from a model config. Providers (names match ASCII case-insensitively):
 ///
-/// - `openai` (the default): [`OpenAiClient`](crate::OpenAiClient), OpenAI Chat Completions or
+/// - `openai` (the default): [`OpenAiClient`](crate::providers::openai::OpenAiClient), OpenAI Chat Completions or
 ///   any compatible server; `OPENAI_API_KEY`, `OPENAI_BASE_URL`, model default `OPENAI_MODEL`.
-/// - `openai_responses`: [`OpenAiResponsesClient`](crate::OpenAiResponsesClient), the same
+/// - `openai_responses`: [`OpenAiResponsesClient`](crate::providers::openai_responses::OpenAiResponsesClient), the same
 ///   variables.
-/// - `anthropic`: [`AnthropicClient`](crate::AnthropicClient); `ANTHROPIC_API_KEY`,
+/// - `anthropic`: [`AnthropicClient`](crate::providers::anthropic::AnthropicClient); `ANTHROPIC_API_KEY`,
 ///   `ANTHROPIC_BASE_URL`, model default `ANTHROPIC_MODEL`.
 ///
 /// A `base_url` in the config replaces the base URL variable.

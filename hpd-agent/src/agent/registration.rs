@@ -344,7 +344,8 @@ impl<T: ToolHarness> HarnessOptions<T> {
     ///
     /// ```
     /// use hpd_agent::prelude::*;
-    /// use hpd_agent::{AgentBuilder, FunctionCall, Middleware, MiddlewareError, ScriptedChatClient};
+    /// use hpd_agent::{AgentBuilder, Middleware, ScriptedChatClient};
+    /// use hpd_agent::middleware::{FunctionCall, MiddlewareError};
     ///
     /// #[derive(Default)]
     /// pub struct Payments;
@@ -528,7 +529,8 @@ impl<T: ToolHarness> HarnessOptions<T> {
     ///
     /// ```
     /// use hpd_agent::prelude::*;
-    /// use hpd_agent::{AgentBuilder, ConfigurableMiddleware, FunctionCall, Middleware, MiddlewareError};
+    /// use hpd_agent::{AgentBuilder, Middleware};
+    /// use hpd_agent::middleware::{ConfigurableMiddleware, FunctionCall, MiddlewareError};
     /// use hpd_agent::ScriptedChatClient;
     /// use serde_json::json;
     ///

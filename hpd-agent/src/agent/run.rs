@@ -872,7 +872,7 @@ impl Turn<'_> {
                         result.text = with_section(std::mem::take(&mut result.text), carried);
                     } else if let Some(section) = carried {
                         // A result with parts carries the section as one more text part.
-                        result = result.with_part(crate::ContentPart::text(section));
+                        result = result.with_part(crate::chat::ContentPart::text(section));
                     }
                     let message =
                         self.tool_message(&pending.call_id, &name, result, references, duration);
@@ -1252,7 +1252,7 @@ struct Recorded<'a> {
 /// after unwrapping, when one changed.
 fn unwrap_calls(
     tools: &Toolset,
-    limits: crate::Limits,
+    limits: crate::config::Limits,
     calls: &[ToolCall],
     results: &mut [Option<ToolResult>],
 ) -> Option<Vec<ToolCall>> {

@@ -87,7 +87,7 @@ struct State {
 /// A *flat* session ([`Agent::flat_tool_session`]) lists every function as if collapsing were
 /// off.
 ///
-/// The agent's [`Limits`](crate::Limits) apply: oversized arguments are answered with an error
+/// The agent's [`Limits`](crate::config::Limits) apply: oversized arguments are answered with an error
 /// result, long results are cut, and at most `max_parallel_calls` calls run at once (the others
 /// wait for a slot).
 ///
@@ -774,7 +774,7 @@ impl ToolSession {
         &self,
         global: &[Arc<dyn crate::Middleware>],
         pipeline: Option<&ScopedPipeline>,
-        function: &crate::Function,
+        function: &crate::tool::Function,
         call_id: &str,
         arguments: &str,
         emitter: &Emitter,

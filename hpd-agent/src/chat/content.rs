@@ -14,14 +14,14 @@ use serde_json::Value;
 /// A result's parts are sent to the model as each provider allows: Anthropic and the OpenAI
 /// Responses API take text and images inside the tool result; Chat Completions takes text in the
 /// tool message and the images in a user message after it (see
-/// [`ToolImages`](crate::ToolImages)). What a provider or model cannot take is sent as its
+/// [`ToolImages`](crate::chat::ToolImages)). What a provider or model cannot take is sent as its
 /// [text form](ContentPart::text_form) (`[image: image/png, 1234 bytes]`), never dropped
 /// silently.
 ///
 /// It serializes as an object tagged by `type`, with binary data in base64:
 ///
 /// ```
-/// use hpd_agent::ContentPart;
+/// use hpd_agent::chat::ContentPart;
 ///
 /// let image = ContentPart::image("image/png", vec![0x89, b'P', b'N', b'G']);
 /// assert_eq!(
@@ -85,7 +85,7 @@ pub enum ContentPart {
 /// in JSON).
 ///
 /// ```
-/// use hpd_agent::ResourceContents;
+/// use hpd_agent::chat::ResourceContents;
 ///
 /// let text = ResourceContents::Text("# Notes".into());
 /// assert_eq!(serde_json::to_string(&text).unwrap(), r##"{"text":"# Notes"}"##);
@@ -106,7 +106,7 @@ impl ContentPart {
     /// A text part.
     ///
     /// ```
-    /// use hpd_agent::ContentPart;
+    /// use hpd_agent::chat::ContentPart;
     ///
     /// assert_eq!(ContentPart::text("hi").as_text(), Some("hi"));
     /// ```
@@ -118,7 +118,7 @@ impl ContentPart {
     /// An image part: its MIME type and encoded bytes.
     ///
     /// ```
-    /// use hpd_agent::ContentPart;
+    /// use hpd_agent::chat::ContentPart;
     ///
     /// let png = ContentPart::image("image/png", vec![0x89, b'P', b'N', b'G']);
     /// assert!(png.is_image());
@@ -134,7 +134,7 @@ impl ContentPart {
     /// An audio part: its MIME type and encoded bytes.
     ///
     /// ```
-    /// use hpd_agent::ContentPart;
+    /// use hpd_agent::chat::ContentPart;
     ///
     /// let wav = ContentPart::audio("audio/wav", vec![0; 44]);
     /// assert_eq!(wav.text_form(), "[audio: audio/wav, 44 bytes]");
@@ -150,7 +150,7 @@ impl ContentPart {
     /// A link to a resource.
     ///
     /// ```
-    /// use hpd_agent::ContentPart;
+    /// use hpd_agent::chat::ContentPart;
     ///
     /// let link = ContentPart::resource_link("file:///report.pdf", "report.pdf");
     /// assert_eq!(link.text_form(), "[resource link: report.pdf, file:///report.pdf]");
@@ -168,7 +168,7 @@ impl ContentPart {
     /// An embedded resource with text content.
     ///
     /// ```
-    /// use hpd_agent::ContentPart;
+    /// use hpd_agent::chat::ContentPart;
     ///
     /// let notes = ContentPart::text_resource("file:///notes.md", Some("text/markdown"), "# Notes");
     /// assert_eq!(notes.text_form(), "[resource: file:///notes.md (text/markdown)]\n# Notes");
@@ -189,7 +189,7 @@ impl ContentPart {
     /// An embedded resource with binary content.
     ///
     /// ```
-    /// use hpd_agent::ContentPart;
+    /// use hpd_agent::chat::ContentPart;
     ///
     /// let blob = ContentPart::blob_resource("file:///a.bin", None, vec![0; 10]);
     /// assert_eq!(blob.text_form(), "[resource: file:///a.bin, 10 bytes]");
@@ -210,7 +210,7 @@ impl ContentPart {
     /// The text of a text part.
     ///
     /// ```
-    /// use hpd_agent::ContentPart;
+    /// use hpd_agent::chat::ContentPart;
     ///
     /// assert_eq!(ContentPart::text("a").as_text(), Some("a"));
     /// assert_eq!(ContentPart::audio("audio/wav", vec![]).as_text(), None);
@@ -226,7 +226,7 @@ impl ContentPart {
     /// Whether this is an image part.
     ///
     /// ```
-    /// use hpd_agent::ContentPart;
+    /// use hpd_agent::chat::ContentPart;
     ///
     /// assert!(!ContentPart::text("a").is_image());
     /// ```
@@ -238,7 +238,7 @@ impl ContentPart {
     /// The binary payload of an image, audio or blob resource part, if it is one.
     ///
     /// ```
-    /// use hpd_agent::ContentPart;
+    /// use hpd_agent::chat::ContentPart;
     ///
     /// assert_eq!(ContentPart::image("image/gif", vec![1, 2]).media_bytes().map(|b| b.len()), Some(2));
     /// assert!(ContentPart::text("a").media_bytes().is_none());
@@ -261,7 +261,7 @@ impl ContentPart {
     /// for a binary one, its URI and size.
     ///
     /// ```
-    /// use hpd_agent::ContentPart;
+    /// use hpd_agent::chat::ContentPart;
     ///
     /// assert_eq!(ContentPart::text("sunny").text_form(), "sunny");
     /// assert_eq!(ContentPart::image("image/jpeg", vec![0; 3]).text_form(), "[image: image/jpeg, 3 bytes]");
@@ -475,12 +475,13 @@ mod tests {
 /// silently.
 ///
 /// ```
-/// use hpd_agent::{OpenAiClient, ToolImages};
+/// use hpd_agent::providers::openai::OpenAiClient;
+/// use hpd_agent::chat::ToolImages;
 ///
 /// // A llama.cpp server without a vision projector.
 /// let client = OpenAiClient::new("local", "")?.with_tool_images(ToolImages::Describe);
 /// assert_eq!(client.tool_images(), ToolImages::Describe);
-/// # Ok::<(), hpd_agent::ChatError>(())
+/// # Ok::<(), hpd_agent::chat::ChatError>(())
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 #[non_exhaustive]

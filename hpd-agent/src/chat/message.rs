@@ -51,7 +51,7 @@ pub enum ChatMessage {
         /// drop it.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         is_error: bool,
-        /// Deferred tools this result loads (the [`native`](crate::CollapsingLayout::Native)
+        /// Deferred tools this result loads (the [`native`](crate::config::CollapsingLayout::Native)
         /// collapsing layout): a provider with deferred loading sends them as references
         /// (Anthropic `tool_reference` blocks, a Responses `tool_search_output`); others ignore
         /// them. Empty for every other result.
@@ -108,7 +108,8 @@ impl ChatMessage {
     /// part already says the same) as `parts`.
     ///
     /// ```
-    /// use hpd_agent::{ChatMessage, ContentPart, ToolResult};
+    /// use hpd_agent::{ChatMessage, ToolResult};
+    /// use hpd_agent::chat::ContentPart;
     /// use serde_json::json;
     ///
     /// let result = ToolResult::image("image/png", vec![1, 2]).with_structured(json!({"w": 1}));
@@ -170,7 +171,7 @@ impl ChatMessage {
 /// Signatures and redacted data are opaque: they are sent back exactly as they came.
 ///
 /// ```
-/// use hpd_agent::Reasoning;
+/// use hpd_agent::chat::Reasoning;
 ///
 /// let thought = Reasoning::text("The user wants the sum.");
 /// assert_eq!(thought.signature, None);
@@ -196,7 +197,7 @@ impl Reasoning {
     /// Reasoning with only text.
     ///
     /// ```
-    /// use hpd_agent::Reasoning;
+    /// use hpd_agent::chat::Reasoning;
     ///
     /// let thought = Reasoning::text("Sum the two numbers first.");
     /// assert_eq!(thought.text, "Sum the two numbers first.");
@@ -213,7 +214,7 @@ impl Reasoning {
     /// Sets the provider's signature (or encrypted form) of the reasoning.
     ///
     /// ```
-    /// use hpd_agent::Reasoning;
+    /// use hpd_agent::chat::Reasoning;
     ///
     /// let thought = Reasoning::text("Call now.").with_signature("sig");
     /// assert_eq!(thought.signature.as_deref(), Some("sig"));
@@ -228,7 +229,7 @@ impl Reasoning {
     /// be sent back as it came.
     ///
     /// ```
-    /// use hpd_agent::Reasoning;
+    /// use hpd_agent::chat::Reasoning;
     ///
     /// let hidden = Reasoning::redacted("opaque-data");
     /// assert_eq!((hidden.text.as_str(), hidden.redacted.as_deref()), ("", Some("opaque-data")));
@@ -244,7 +245,7 @@ impl Reasoning {
     /// Sets the provider's id of the reasoning item (OpenAI Responses sends one).
     ///
     /// ```
-    /// use hpd_agent::Reasoning;
+    /// use hpd_agent::chat::Reasoning;
     ///
     /// let item = Reasoning::text("Look it up.").with_id("rs_1");
     /// assert_eq!(item.id.as_deref(), Some("rs_1"));
@@ -343,7 +344,7 @@ impl ToolDefinition {
     /// parameters object.
     ///
     /// ```
-    /// use hpd_agent::ToolDefinition;
+    /// use hpd_agent::chat::ToolDefinition;
     /// use serde_json::json;
     ///
     /// let clock = ToolDefinition::new("now", "The current time", json!({"type": "object"}));
@@ -371,7 +372,8 @@ impl ToolDefinition {
 /// One request to a model.
 ///
 /// ```
-/// use hpd_agent::{ChatMessage, ChatRequest, ModelOptions};
+/// use hpd_agent::ChatMessage;
+/// use hpd_agent::chat::{ChatRequest, ModelOptions};
 ///
 /// let messages = [ChatMessage::user("hi")];
 /// let options = ModelOptions::new().with_temperature(0.0);
@@ -388,7 +390,7 @@ pub struct ChatRequest<'a> {
     /// The tools visible for this request, in the order the model should see them.
     pub tools: &'a [Arc<ToolDefinition>],
     /// Tools the provider should send deferred, grouped by collapsed harness, after `tools`
-    /// (the [`native`](crate::CollapsingLayout::Native) collapsing layout with a client whose
+    /// (the [`native`](crate::config::CollapsingLayout::Native) collapsing layout with a client whose
     /// [`deferred_tools`](crate::ChatClient::deferred_tools) has a form). Empty otherwise.
     pub deferred: &'a [DeferredGroup],
     /// Generation settings; [`ModelOptions::none`] when none are set.
@@ -403,7 +405,7 @@ pub struct ChatRequest<'a> {
 ///
 /// ```
 /// use std::sync::Arc;
-/// use hpd_agent::{DeferredGroup, ToolDefinition};
+/// use hpd_agent::chat::{DeferredGroup, ToolDefinition};
 /// use serde_json::json;
 ///
 /// let add = ToolDefinition::new("add", "Adds two integers.", json!({"type": "object"}));
@@ -425,7 +427,7 @@ impl DeferredGroup {
     /// A group of deferred tools.
     ///
     /// ```
-    /// use hpd_agent::DeferredGroup;
+    /// use hpd_agent::chat::DeferredGroup;
     ///
     /// let group = DeferredGroup::new("Empty", "Nothing yet", Vec::new());
     /// assert!(group.tools.is_empty());
@@ -448,7 +450,8 @@ impl<'a> ChatRequest<'a> {
     /// A request without options.
     ///
     /// ```
-    /// use hpd_agent::{ChatMessage, ChatRequest, ModelOptions};
+    /// use hpd_agent::ChatMessage;
+    /// use hpd_agent::chat::{ChatRequest, ModelOptions};
     ///
     /// let messages = [ChatMessage::user("Hi")];
     /// let request = ChatRequest::new("Be brief.", &messages, &[]);
@@ -475,13 +478,15 @@ impl<'a> ChatRequest<'a> {
     /// The request with a schema for the final answer.
     ///
     /// ```
-    /// use hpd_agent::{ChatMessage, ChatRequest, OutputSchema};
+    /// use hpd_agent::ChatMessage;
+    /// use hpd_agent::chat::ChatRequest;
+    /// use hpd_agent::output::OutputSchema;
     ///
     /// let schema = OutputSchema::new("answer", serde_json::json!({"type": "object"}))?;
     /// let messages = [ChatMessage::user("Hi")];
     /// let request = ChatRequest::new("", &messages, &[]).with_output(Some(&schema));
     /// assert_eq!(request.output.map(OutputSchema::name), Some("answer"));
-    /// # Ok::<(), hpd_agent::OutputSchemaError>(())
+    /// # Ok::<(), hpd_agent::output::OutputSchemaError>(())
     /// ```
     #[must_use]
     pub fn with_output(mut self, output: Option<&'a OutputSchema>) -> Self {
@@ -492,7 +497,8 @@ impl<'a> ChatRequest<'a> {
     /// The request with these deferred tools.
     ///
     /// ```
-    /// use hpd_agent::{ChatMessage, ChatRequest, DeferredGroup};
+    /// use hpd_agent::ChatMessage;
+    /// use hpd_agent::chat::{ChatRequest, DeferredGroup};
     ///
     /// let messages = [ChatMessage::user("Hi")];
     /// let groups = [DeferredGroup::new("MathTools", "Math operations", Vec::new())];
@@ -509,7 +515,7 @@ impl<'a> ChatRequest<'a> {
     ///
     /// ```
     /// use std::sync::Arc;
-    /// use hpd_agent::{ChatRequest, DeferredGroup, ToolDefinition};
+    /// use hpd_agent::chat::{ChatRequest, DeferredGroup, ToolDefinition};
     /// use serde_json::json;
     ///
     /// let add = Arc::new(ToolDefinition::new("add", "", json!({})));
@@ -531,7 +537,8 @@ impl<'a> ChatRequest<'a> {
     /// The request with these options.
     ///
     /// ```
-    /// use hpd_agent::{ChatMessage, ChatRequest, ModelOptions};
+    /// use hpd_agent::ChatMessage;
+    /// use hpd_agent::chat::{ChatRequest, ModelOptions};
     ///
     /// let messages = [ChatMessage::user("Hi")];
     /// let options = ModelOptions::new().with_max_output_tokens(64);
@@ -548,7 +555,8 @@ impl<'a> ChatRequest<'a> {
 /// The model's answer to one request.
 ///
 /// ```
-/// use hpd_agent::{ChatResponse, FinishReason, ToolCall, Usage};
+/// use hpd_agent::{ChatResponse, ToolCall};
+/// use hpd_agent::chat::{FinishReason, Usage};
 ///
 /// let done = ChatResponse::text("It is sunny.");
 /// assert_eq!((done.text.as_deref(), done.finish_reason.clone()), (Some("It is sunny."), FinishReason::Stop));
@@ -576,7 +584,8 @@ impl ChatResponse {
     /// A response with only text.
     ///
     /// ```
-    /// use hpd_agent::{ChatResponse, FinishReason};
+    /// use hpd_agent::ChatResponse;
+    /// use hpd_agent::chat::FinishReason;
     ///
     /// let response = ChatResponse::text("Done.");
     /// assert_eq!(response.text.as_deref(), Some("Done."));
@@ -615,7 +624,8 @@ impl ChatResponse {
     /// The response with this finish reason.
     ///
     /// ```
-    /// use hpd_agent::{ChatResponse, FinishReason};
+    /// use hpd_agent::ChatResponse;
+    /// use hpd_agent::chat::FinishReason;
     ///
     /// let cut = ChatResponse::text("Once upon a").with_finish_reason(FinishReason::Length);
     /// assert!(cut.finish_reason.is_truncated());
@@ -651,7 +661,8 @@ impl ChatResponse {
     /// The response with this usage.
     ///
     /// ```
-    /// use hpd_agent::{ChatResponse, Usage};
+    /// use hpd_agent::ChatResponse;
+    /// use hpd_agent::chat::Usage;
     ///
     /// let response = ChatResponse::text("Hi").with_usage(Usage::new(10, 2).with_cached_input_tokens(8));
     /// assert_eq!(response.usage.cached_input_tokens, 8);

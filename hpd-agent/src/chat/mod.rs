@@ -12,10 +12,11 @@
 //! - [`ChatClient`], [`ChatError`], [`TextSink`]: the provider contract.
 //!
 //! ```
-//! use hpd_agent::{ChatClient, ChatMessage, ChatRequest, ChatResponse, ModelOptions, ScriptedChatClient};
+//! use hpd_agent::{ChatClient, ChatMessage, ChatResponse, ScriptedChatClient};
+//! use hpd_agent::chat::{ChatRequest, ModelOptions};
 //!
 //! # #[tokio::main(flavor = "current_thread")]
-//! # async fn main() -> Result<(), hpd_agent::ChatError> {
+//! # async fn main() -> Result<(), hpd_agent::chat::ChatError> {
 //! // What an agent does for every model request, by hand.
 //! let client = ScriptedChatClient::with_replies([ChatResponse::text("Paris")]);
 //! let messages = [ChatMessage::user("Capital of France?")];
@@ -50,10 +51,11 @@ pub use usage::{FinishReason, Usage};
 ///
 /// ```
 /// use std::sync::Mutex;
-/// use hpd_agent::{ChatClient, ChatMessage, ChatRequest, ChatResponse, ScriptedChatClient, TextSink};
+/// use hpd_agent::{ChatClient, ChatMessage, ChatResponse, ScriptedChatClient};
+/// use hpd_agent::chat::{ChatRequest, TextSink};
 ///
 /// # #[tokio::main(flavor = "current_thread")]
-/// # async fn main() -> Result<(), hpd_agent::ChatError> {
+/// # async fn main() -> Result<(), hpd_agent::chat::ChatError> {
 /// let client = ScriptedChatClient::with_replies([ChatResponse::text("Hello")]);
 /// let received = Mutex::new(String::new());
 /// let sink: TextSink<'_> = &|delta: &str| received.lock().unwrap().push_str(delta);
@@ -68,7 +70,8 @@ pub type TextSink<'a> = &'a (dyn Fn(&str) + Send + Sync);
 /// An error of a chat provider.
 ///
 /// ```
-/// use hpd_agent::{AgentBuilder, ChatError, RunError, ScriptedChatClient};
+/// use hpd_agent::{AgentBuilder, RunError, ScriptedChatClient};
+/// use hpd_agent::chat::ChatError;
 ///
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -116,7 +119,8 @@ pub enum ChatError {
 /// all its sessions.
 ///
 /// ```
-/// use hpd_agent::{async_trait, ChatClient, ChatError, ChatRequest, ChatResponse, TextSink};
+/// use hpd_agent::{async_trait, ChatClient, ChatResponse};
+/// use hpd_agent::chat::{ChatError, ChatRequest, TextSink};
 ///
 /// struct Echo;
 ///
@@ -143,10 +147,11 @@ pub trait ChatClient: Send + Sync {
     /// history.
     ///
     /// ```
-    /// use hpd_agent::{ChatClient, ChatMessage, ChatRequest, ChatResponse, ScriptedChatClient};
+    /// use hpd_agent::{ChatClient, ChatMessage, ChatResponse, ScriptedChatClient};
+    /// use hpd_agent::chat::ChatRequest;
     ///
     /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), hpd_agent::ChatError> {
+    /// # async fn main() -> Result<(), hpd_agent::chat::ChatError> {
     /// let client = ScriptedChatClient::with_replies([ChatResponse::text("Hi there")]);
     /// let messages = [ChatMessage::user("Hi")];
     /// let response = client.complete(ChatRequest::new("Be brief.", &messages, &[]), &|_| {}).await?;
@@ -161,17 +166,19 @@ pub trait ChatClient: Send + Sync {
     ) -> Result<ChatResponse, ChatError>;
 
     /// The provider's own form of deferred tool loading, which the
-    /// [`native`](crate::CollapsingLayout::Native) collapsing layout maps onto; the default,
+    /// [`native`](crate::config::CollapsingLayout::Native) collapsing layout maps onto; the default,
     /// [`DeferredTools::Unsupported`], makes that layout fall back to
-    /// [`fixed`](crate::CollapsingLayout::Fixed).
+    /// [`fixed`](crate::config::CollapsingLayout::Fixed).
     ///
     /// ```
-    /// use hpd_agent::{AnthropicClient, ChatClient, DeferredTools, ScriptedChatClient};
+    /// use hpd_agent::{ChatClient, ScriptedChatClient};
+    /// use hpd_agent::providers::anthropic::AnthropicClient;
+    /// use hpd_agent::chat::DeferredTools;
     ///
     /// assert_eq!(ScriptedChatClient::new().deferred_tools(), DeferredTools::Unsupported);
     /// let claude = AnthropicClient::new("claude-sonnet-4-5", "sk-ant-...")?;
     /// assert_eq!(claude.deferred_tools(), DeferredTools::ToolReferences);
-    /// # Ok::<(), hpd_agent::ChatError>(())
+    /// # Ok::<(), hpd_agent::chat::ChatError>(())
     /// ```
     fn deferred_tools(&self) -> DeferredTools {
         DeferredTools::Unsupported
@@ -183,12 +190,14 @@ pub trait ChatClient: Send + Sync {
     /// spans then name the provider `unknown` and no model.
     ///
     /// ```
-    /// use hpd_agent::{ChatClient, ModelInfo, OpenAiClient, ScriptedChatClient};
+    /// use hpd_agent::{ChatClient, ScriptedChatClient};
+    /// use hpd_agent::chat::ModelInfo;
+    /// use hpd_agent::providers::openai::OpenAiClient;
     ///
     /// let gpt = OpenAiClient::new("gpt-4o-mini", "sk-...")?;
     /// assert_eq!(gpt.model_info(), ModelInfo::new("openai").with_model("gpt-4o-mini").with_base_url("https://api.openai.com/v1"));
     /// assert_eq!(ScriptedChatClient::new().model_info().provider, Some("scripted"));
-    /// # Ok::<(), hpd_agent::ChatError>(())
+    /// # Ok::<(), hpd_agent::chat::ChatError>(())
     /// ```
     fn model_info(&self) -> ModelInfo<'_> {
         ModelInfo::default()
@@ -198,7 +207,7 @@ pub trait ChatClient: Send + Sync {
 /// What [`ChatClient::model_info`] says about a client.
 ///
 /// ```
-/// use hpd_agent::ModelInfo;
+/// use hpd_agent::chat::ModelInfo;
 ///
 /// let info = ModelInfo::new("anthropic").with_model("claude-sonnet-4-5");
 /// assert_eq!((info.provider, info.model, info.base_url), (Some("anthropic"), Some("claude-sonnet-4-5"), None));
@@ -246,7 +255,7 @@ impl<'a> ModelInfo<'a> {
 /// How a provider loads tool definitions on demand (see [`ChatClient::deferred_tools`]).
 ///
 /// ```
-/// use hpd_agent::DeferredTools;
+/// use hpd_agent::chat::DeferredTools;
 ///
 /// assert_eq!(DeferredTools::default(), DeferredTools::Unsupported);
 /// ```

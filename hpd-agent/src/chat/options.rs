@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 /// both. `extra` is merged into the request body last, for fields this type does not name.
 ///
 /// ```
-/// use hpd_agent::{ModelOptions, ToolChoice};
+/// use hpd_agent::chat::{ModelOptions, ToolChoice};
 /// use serde_json::json;
 ///
 /// let options = ModelOptions::new()
@@ -34,7 +34,7 @@ pub struct ModelOptions {
     /// Nucleus sampling mass (JSON `top_p`).
     pub top_p: Option<f64>,
     /// The most tokens one reply may generate (JSON `max_output_tokens`). A reply that hits it
-    /// ends with [`FinishReason::Length`](crate::FinishReason::Length).
+    /// ends with [`FinishReason::Length`](crate::chat::FinishReason::Length).
     pub max_output_tokens: Option<u32>,
     /// Stop sequences (JSON `stop`); empty sends none.
     pub stop: Vec<String>,
@@ -55,7 +55,7 @@ impl ModelOptions {
     /// No options set.
     ///
     /// ```
-    /// use hpd_agent::ModelOptions;
+    /// use hpd_agent::chat::ModelOptions;
     ///
     /// let options = ModelOptions::new();
     /// assert!(options.is_empty());
@@ -69,7 +69,7 @@ impl ModelOptions {
     /// A shared reference to the empty options (what a request without options carries).
     ///
     /// ```
-    /// use hpd_agent::ModelOptions;
+    /// use hpd_agent::chat::ModelOptions;
     /// assert!(ModelOptions::none().is_empty());
     /// ```
     #[must_use]
@@ -80,7 +80,7 @@ impl ModelOptions {
     /// Whether no option is set.
     ///
     /// ```
-    /// use hpd_agent::ModelOptions;
+    /// use hpd_agent::chat::ModelOptions;
     /// assert!(ModelOptions::new().is_empty());
     /// assert!(!ModelOptions::new().with_seed(7).is_empty());
     /// ```
@@ -92,7 +92,7 @@ impl ModelOptions {
     /// Sets `temperature`.
     ///
     /// ```
-    /// use hpd_agent::ModelOptions;
+    /// use hpd_agent::chat::ModelOptions;
     ///
     /// assert_eq!(ModelOptions::new().with_temperature(0.2).temperature, Some(0.2));
     /// ```
@@ -105,7 +105,7 @@ impl ModelOptions {
     /// Sets `top_p`.
     ///
     /// ```
-    /// use hpd_agent::ModelOptions;
+    /// use hpd_agent::chat::ModelOptions;
     ///
     /// assert_eq!(ModelOptions::new().with_top_p(0.9).top_p, Some(0.9));
     /// ```
@@ -118,7 +118,7 @@ impl ModelOptions {
     /// Sets `max_output_tokens`.
     ///
     /// ```
-    /// use hpd_agent::ModelOptions;
+    /// use hpd_agent::chat::ModelOptions;
     ///
     /// assert_eq!(ModelOptions::new().with_max_output_tokens(512).max_output_tokens, Some(512));
     /// ```
@@ -131,7 +131,7 @@ impl ModelOptions {
     /// Sets the stop sequences.
     ///
     /// ```
-    /// use hpd_agent::ModelOptions;
+    /// use hpd_agent::chat::ModelOptions;
     ///
     /// assert_eq!(ModelOptions::new().with_stop(["\n\n", "END"]).stop, ["\n\n", "END"]);
     /// ```
@@ -144,7 +144,7 @@ impl ModelOptions {
     /// Sets `seed`.
     ///
     /// ```
-    /// use hpd_agent::ModelOptions;
+    /// use hpd_agent::chat::ModelOptions;
     ///
     /// assert_eq!(ModelOptions::new().with_seed(42).seed, Some(42));
     /// ```
@@ -157,7 +157,7 @@ impl ModelOptions {
     /// Sets `tool_choice`.
     ///
     /// ```
-    /// use hpd_agent::{ModelOptions, ToolChoice};
+    /// use hpd_agent::chat::{ModelOptions, ToolChoice};
     ///
     /// let options = ModelOptions::new().with_tool_choice(ToolChoice::tool("get_weather"));
     /// assert_eq!(options.tool_choice, Some(ToolChoice::Tool("get_weather".into())));
@@ -171,7 +171,7 @@ impl ModelOptions {
     /// Sets `parallel_tool_calls`.
     ///
     /// ```
-    /// use hpd_agent::ModelOptions;
+    /// use hpd_agent::chat::ModelOptions;
     ///
     /// assert_eq!(ModelOptions::new().with_parallel_tool_calls(false).parallel_tool_calls, Some(false));
     /// ```
@@ -184,7 +184,7 @@ impl ModelOptions {
     /// Adds one field to `extra`.
     ///
     /// ```
-    /// use hpd_agent::ModelOptions;
+    /// use hpd_agent::chat::ModelOptions;
     /// use serde_json::json;
     ///
     /// let options = ModelOptions::new().with_extra("reasoning_effort", json!("low"));
@@ -200,7 +200,7 @@ impl ModelOptions {
     /// merged key by key, `over`'s winning. `stop` is replaced when `over` has any.
     ///
     /// ```
-    /// use hpd_agent::ModelOptions;
+    /// use hpd_agent::chat::ModelOptions;
     /// use serde_json::json;
     ///
     /// let agent = ModelOptions::new().with_temperature(0.7).with_seed(1).with_extra("a", json!(1));
@@ -250,10 +250,10 @@ impl ModelOptions {
 /// container (bare or qualified) expands that container first, as recovery would (the
 /// expansion is reported as a recovery), and then forces the function itself; a name the agent
 /// does not have (with recovery turned off, hidden functions count as such) fails the run with
-/// [`ChatError::Config`](crate::ChatError::Config) before the request is sent.
+/// [`ChatError::Config`](crate::chat::ChatError::Config) before the request is sent.
 ///
 /// ```
-/// use hpd_agent::ToolChoice;
+/// use hpd_agent::chat::ToolChoice;
 /// assert_eq!(ToolChoice::tool("add"), ToolChoice::Tool("add".into()));
 /// assert!(ToolChoice::Required.forces_a_call());
 /// assert!(!ToolChoice::Auto.forces_a_call());
@@ -275,7 +275,7 @@ impl ToolChoice {
     /// `ToolChoice::Tool(name)`.
     ///
     /// ```
-    /// use hpd_agent::ToolChoice;
+    /// use hpd_agent::chat::ToolChoice;
     ///
     /// assert_eq!(ToolChoice::tool("search"), ToolChoice::Tool("search".to_owned()));
     /// ```
@@ -288,7 +288,7 @@ impl ToolChoice {
     /// [`Tool`](Self::Tool)).
     ///
     /// ```
-    /// use hpd_agent::ToolChoice;
+    /// use hpd_agent::chat::ToolChoice;
     ///
     /// assert!(ToolChoice::Required.forces_a_call() && ToolChoice::tool("search").forces_a_call());
     /// assert!(!ToolChoice::Auto.forces_a_call() && !ToolChoice::None.forces_a_call());

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 /// at 0.
 ///
 /// ```
-/// use hpd_agent::Usage;
+/// use hpd_agent::chat::Usage;
 ///
 /// let mut turn = Usage::default();
 /// turn += Usage::new(100, 5).with_cached_input_tokens(80);
@@ -36,7 +36,7 @@ impl Usage {
     /// A usage of `input_tokens` prompt tokens and `output_tokens` generated ones, nothing cached.
     ///
     /// ```
-    /// use hpd_agent::Usage;
+    /// use hpd_agent::chat::Usage;
     ///
     /// let usage = Usage::new(1_200, 80).with_cached_input_tokens(1_000);
     /// assert_eq!((usage.input_tokens, usage.cached_input_tokens), (1_200, 1_000));
@@ -86,7 +86,7 @@ impl std::ops::AddAssign for Usage {
 /// call may be too.
 ///
 /// ```
-/// use hpd_agent::FinishReason;
+/// use hpd_agent::chat::FinishReason;
 ///
 /// assert_eq!(FinishReason::default(), FinishReason::Stop);
 /// assert!(FinishReason::Length.is_truncated());
@@ -113,7 +113,7 @@ impl FinishReason {
     /// Whether the reply was cut off at the token limit.
     ///
     /// ```
-    /// use hpd_agent::FinishReason;
+    /// use hpd_agent::chat::FinishReason;
     /// assert!(!FinishReason::Stop.is_truncated());
     /// ```
     #[must_use]

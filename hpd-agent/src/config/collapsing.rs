@@ -9,14 +9,15 @@
 /// # Examples
 ///
 /// ```
-/// use hpd_agent::{AgentConfig, CollapsingConfig};
+/// use hpd_agent::AgentConfig;
+/// use hpd_agent::config::CollapsingConfig;
 ///
 /// let config = AgentConfig::from_json(r#"{"collapsing": {"never_collapse": ["WeatherTools"]}}"#)?;
 /// assert_eq!(
 ///     config.collapsing,
 ///     CollapsingConfig { never_collapse: vec!["WeatherTools".into()], ..CollapsingConfig::default() }
 /// );
-/// # Ok::<(), hpd_agent::ConfigError>(())
+/// # Ok::<(), hpd_agent::config::ConfigError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct CollapsingConfig {
@@ -62,7 +63,7 @@ impl CollapsingConfig {
     /// # Examples
     ///
     /// ```
-    /// use hpd_agent::CollapsingConfig;
+    /// use hpd_agent::config::CollapsingConfig;
     ///
     /// assert!(CollapsingConfig::default().is_default());
     /// assert!(!CollapsingConfig { enabled: false, ..CollapsingConfig::default() }.is_default());
@@ -129,7 +130,8 @@ impl CollapsingConfig {
 /// every harness a long session keeps using, turn collapsing off.
 ///
 /// ```
-/// use hpd_agent::{AgentConfig, CollapsingLayout};
+/// use hpd_agent::AgentConfig;
+/// use hpd_agent::config::CollapsingLayout;
 ///
 /// let config = AgentConfig::from_json(r#"{"collapsing": {"layout": "fixed"}}"#)?;
 /// assert_eq!(config.collapsing.layout, CollapsingLayout::Fixed);
@@ -137,7 +139,7 @@ impl CollapsingConfig {
 /// let config = AgentConfig::from_json(r#"{"collapsing": {"cache_stable": true}}"#)?;
 /// assert_eq!(config.collapsing.layout, CollapsingLayout::Append);
 /// assert_eq!("native".parse::<CollapsingLayout>(), Ok(CollapsingLayout::Native));
-/// # Ok::<(), hpd_agent::ConfigError>(())
+/// # Ok::<(), hpd_agent::config::ConfigError>(())
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -160,7 +162,7 @@ pub enum CollapsingLayout {
 /// member's `name` and its `arguments` object and calls that member.
 ///
 /// ```
-/// assert_eq!(hpd_agent::CALL_TOOL, "call_function");
+/// assert_eq!(hpd_agent::config::CALL_TOOL, "call_function");
 /// ```
 pub const CALL_TOOL: &str = "call_function";
 
@@ -176,7 +178,7 @@ impl CollapsingLayout {
     /// The JSON name: `hide`, `append`, `fixed` or `native`.
     ///
     /// ```
-    /// use hpd_agent::CollapsingLayout;
+    /// use hpd_agent::config::CollapsingLayout;
     ///
     /// assert_eq!(CollapsingLayout::Append.as_str(), "append");
     /// assert_eq!(CollapsingLayout::Fixed.to_string(), "fixed");
@@ -201,7 +203,7 @@ impl std::fmt::Display for CollapsingLayout {
 /// A layout name that is not one of `hide`, `append`, `fixed`, `native`.
 ///
 /// ```
-/// use hpd_agent::CollapsingLayout;
+/// use hpd_agent::config::CollapsingLayout;
 ///
 /// let error = "flat".parse::<CollapsingLayout>().unwrap_err();
 /// assert_eq!(error.to_string(), "unknown collapsing layout 'flat'; expected one of hide, append, fixed, native");

@@ -7,7 +7,8 @@ use std::fmt;
 /// # Examples
 ///
 /// ```
-/// use hpd_agent::{AgentConfig, ConfigErrorKind};
+/// use hpd_agent::AgentConfig;
+/// use hpd_agent::config::ConfigErrorKind;
 ///
 /// let err = AgentConfig::from_json("{").unwrap_err();
 /// assert_eq!(err.kind(), ConfigErrorKind::Syntax);
@@ -25,7 +26,7 @@ pub enum ConfigErrorKind {
 }
 
 /// Why an [`AgentConfig`](crate::AgentConfig) or a
-/// [`RunConfigData`](crate::RunConfigData) (the JSON form of `AgentRunConfig`) did not parse.
+/// [`RunConfigData`](crate::config::RunConfigData) (the JSON form of `AgentRunConfig`) did not parse.
 ///
 /// It carries the JSON path of the offending value (`serde_path_to_error` syntax:
 /// `tool_harnesses[0].functions`, `.` for the document itself). Object keys in the path are
@@ -133,7 +134,8 @@ impl ConfigError {
     /// # Examples
     ///
     /// ```
-    /// use hpd_agent::{AgentConfig, ConfigErrorKind};
+    /// use hpd_agent::AgentConfig;
+    /// use hpd_agent::config::ConfigErrorKind;
     ///
     /// let err = AgentConfig::from_json(r#"{"name": 1}"#).unwrap_err();
     /// assert_eq!(err.kind(), ConfigErrorKind::Invalid);
@@ -149,7 +151,7 @@ impl ConfigError {
     /// # Examples
     ///
     /// ```
-    /// use hpd_agent::RunConfigData;
+    /// use hpd_agent::config::RunConfigData;
     ///
     /// let err = RunConfigData::from_json("[").unwrap_err();
     /// assert_eq!(err.document(), "AgentRunConfig");

@@ -32,8 +32,8 @@ use super::{
     McpTransportConfig, ModelConfig, OutputSchemaConfig, RunConfigData, SubAgentConfig,
     ToolHarnessReference,
 };
-use crate::ContextBudget;
 use crate::chat::{ModelOptions, ToolChoice};
+use crate::config::ContextBudget;
 
 /// `Deserialize` through [`object::deserialize`], for each [`ConfigObject`].
 macro_rules! deserialize_as_object {

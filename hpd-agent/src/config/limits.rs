@@ -3,7 +3,7 @@
 /// The default of [`Limits::max_tool_result_bytes`]: 64 KiB.
 ///
 /// ```
-/// use hpd_agent::Limits;
+/// use hpd_agent::config::Limits;
 /// use hpd_agent::config::DEFAULT_MAX_TOOL_RESULT_BYTES;
 ///
 /// assert_eq!(Limits::default().max_tool_result_bytes, DEFAULT_MAX_TOOL_RESULT_BYTES);
@@ -13,7 +13,7 @@ pub const DEFAULT_MAX_TOOL_RESULT_BYTES: usize = 64 * 1024;
 /// Anthropic API takes.
 ///
 /// ```
-/// use hpd_agent::Limits;
+/// use hpd_agent::config::Limits;
 /// use hpd_agent::config::DEFAULT_MAX_TOOL_RESULT_MEDIA_BYTES;
 ///
 /// assert_eq!(Limits::default().max_tool_result_media_bytes, DEFAULT_MAX_TOOL_RESULT_MEDIA_BYTES);
@@ -22,7 +22,7 @@ pub const DEFAULT_MAX_TOOL_RESULT_MEDIA_BYTES: usize = 5 * 1024 * 1024;
 /// The default of [`Limits::max_argument_bytes`]: 256 KiB.
 ///
 /// ```
-/// use hpd_agent::Limits;
+/// use hpd_agent::config::Limits;
 /// use hpd_agent::config::DEFAULT_MAX_ARGUMENT_BYTES;
 ///
 /// assert_eq!(Limits::default().max_argument_bytes, DEFAULT_MAX_ARGUMENT_BYTES);
@@ -31,7 +31,7 @@ pub const DEFAULT_MAX_ARGUMENT_BYTES: usize = 256 * 1024;
 /// The default of [`Limits::max_parallel_calls`].
 ///
 /// ```
-/// use hpd_agent::Limits;
+/// use hpd_agent::config::Limits;
 /// use hpd_agent::config::DEFAULT_MAX_PARALLEL_CALLS;
 ///
 /// assert_eq!(Limits::default().max_parallel_calls, DEFAULT_MAX_PARALLEL_CALLS);
@@ -40,7 +40,7 @@ pub const DEFAULT_MAX_PARALLEL_CALLS: usize = 16;
 
 /// Caps on what tools exchange with the model, for every tool of an agent (functions of
 /// `#[tool_harness]` types, harnesses built at run time, MCP servers, sub-agents) and for
-/// [`ToolSession`](crate::ToolSession) calls (JSON `limits`).
+/// [`ToolSession`](crate::agent::ToolSession) calls (JSON `limits`).
 ///
 /// - **`max_tool_result_bytes`**: a result text longer than this (in UTF-8 bytes) is cut at a
 ///   character boundary and ends with a marker saying how much was dropped, e.g.
@@ -48,7 +48,7 @@ pub const DEFAULT_MAX_PARALLEL_CALLS: usize = 16;
 ///   stay within the limit (for limits of at least 64 bytes; below that the marker alone is
 ///   sent). Container answers and not-found texts are cut the same way. Middleware sees the
 ///   whole result in `after_function`; the cut applies to what the model (and the
-///   `ToolCallFinished` event) gets. A result with [content parts](crate::ContentPart) is
+///   `ToolCallFinished` event) gets. A result with [content parts](crate::chat::ContentPart) is
 ///   limited per part: each text part (and each embedded text resource) is cut the same way,
 ///   and the text form is cut as a whole.
 /// - **`max_tool_result_media_bytes`**: an image, audio or binary resource part larger than
@@ -62,14 +62,15 @@ pub const DEFAULT_MAX_PARALLEL_CALLS: usize = 16;
 ///   `Error: the arguments of '{name}' are {n} bytes; the limit is {max} bytes`.
 /// - **`max_parallel_calls`**: how many calls of one model response run at once. The rest
 ///   wait for a free slot; results still come back in call order, every call answered. A
-///   [`ToolSession`](crate::ToolSession) runs at most this many calls at once too.
+///   [`ToolSession`](crate::agent::ToolSession) runs at most this many calls at once too.
 ///
 /// Each value must be at least 1.
 ///
 /// # Examples
 ///
 /// ```
-/// use hpd_agent::{AgentConfig, Limits};
+/// use hpd_agent::AgentConfig;
+/// use hpd_agent::config::Limits;
 ///
 /// let config = AgentConfig::from_json(r#"{"limits": {"MaxParallelCalls": 4}}"#)?;
 /// assert_eq!(config.limits, Limits::default().with_max_parallel_calls(4));
@@ -77,7 +78,7 @@ pub const DEFAULT_MAX_PARALLEL_CALLS: usize = 16;
 /// let err = AgentConfig::from_json(r#"{"limits": {"max_argument_bytes": 0}}"#).unwrap_err();
 /// assert_eq!(err.path(), "limits.max_argument_bytes");
 /// assert_eq!(err.message(), "max_argument_bytes must be at least 1");
-/// # Ok::<(), hpd_agent::ConfigError>(())
+/// # Ok::<(), hpd_agent::config::ConfigError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Limits {
@@ -116,7 +117,7 @@ impl Limits {
     /// Sets [`max_tool_result_bytes`](Self::max_tool_result_bytes).
     ///
     /// ```
-    /// let limits = hpd_agent::Limits::default().with_max_tool_result_bytes(4096);
+    /// let limits = hpd_agent::config::Limits::default().with_max_tool_result_bytes(4096);
     /// assert_eq!(limits.max_tool_result_bytes, 4096);
     /// ```
     #[must_use]
@@ -128,7 +129,7 @@ impl Limits {
     /// Sets [`max_tool_result_media_bytes`](Self::max_tool_result_media_bytes).
     ///
     /// ```
-    /// let limits = hpd_agent::Limits::default().with_max_tool_result_media_bytes(1 << 20);
+    /// let limits = hpd_agent::config::Limits::default().with_max_tool_result_media_bytes(1 << 20);
     /// assert_eq!(limits.max_tool_result_media_bytes, 1 << 20);
     /// ```
     #[must_use]
@@ -140,7 +141,7 @@ impl Limits {
     /// Sets [`max_argument_bytes`](Self::max_argument_bytes).
     ///
     /// ```
-    /// let limits = hpd_agent::Limits::default().with_max_argument_bytes(1024);
+    /// let limits = hpd_agent::config::Limits::default().with_max_argument_bytes(1024);
     /// assert_eq!(limits.max_argument_bytes, 1024);
     /// ```
     #[must_use]
@@ -152,7 +153,7 @@ impl Limits {
     /// Sets [`max_parallel_calls`](Self::max_parallel_calls).
     ///
     /// ```
-    /// let limits = hpd_agent::Limits::default().with_max_parallel_calls(1);
+    /// let limits = hpd_agent::config::Limits::default().with_max_parallel_calls(1);
     /// assert_eq!(limits.max_parallel_calls, 1);
     /// ```
     #[must_use]
@@ -164,7 +165,7 @@ impl Limits {
     /// Whether this is [`Limits::default()`] (then serialization leaves it out).
     ///
     /// ```
-    /// use hpd_agent::Limits;
+    /// use hpd_agent::config::Limits;
     ///
     /// assert!(Limits::default().is_default());
     /// assert!(!Limits::default().with_max_parallel_calls(2).is_default());

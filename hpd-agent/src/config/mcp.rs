@@ -12,7 +12,8 @@ use std::fmt;
 /// `mcp` cargo feature.
 ///
 /// ```
-/// use hpd_agent::{AgentConfig, McpServerConfig};
+/// use hpd_agent::AgentConfig;
+/// use hpd_agent::config::McpServerConfig;
 ///
 /// let config = AgentConfig::from_json(r#"{"McpServers": [
 ///     {"Name": "Files", "Command": "npx", "Args": ["-y", "@modelcontextprotocol/server-filesystem", "/data"],
@@ -36,7 +37,7 @@ use std::fmt;
 /// let err = AgentConfig::from_json(r#"{"mcp_servers": [{"name": "X"}]}"#).unwrap_err();
 /// assert_eq!(err.path(), "mcp_servers[0]");
 /// assert!(err.message().starts_with("missing key 'command' or 'url' in McpServerConfig"));
-/// # Ok::<(), hpd_agent::ConfigError>(())
+/// # Ok::<(), hpd_agent::config::ConfigError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct McpServerConfig {
@@ -69,7 +70,8 @@ pub struct McpServerConfig {
 /// `Debug` does not show the client secret.
 ///
 /// ```
-/// use hpd_agent::{AgentConfig, McpAuthConfig};
+/// use hpd_agent::AgentConfig;
+/// use hpd_agent::config::McpAuthConfig;
 ///
 /// let config = AgentConfig::from_json(r#"{"mcp_servers": [{"name": "Tracker",
 ///     "url": "https://tracker.example.com/mcp",
@@ -81,7 +83,7 @@ pub struct McpServerConfig {
 /// assert_eq!(*auth, McpAuthConfig { client_id: Some("desktop".into()), scopes: vec!["issues:read".into()],
 ///     token_file: Some("/home/me/.config/app/tracker-tokens.json".into()), redirect_port: Some(8765),
 ///     ..McpAuthConfig::default() });
-/// # Ok::<(), hpd_agent::ConfigError>(())
+/// # Ok::<(), hpd_agent::config::ConfigError>(())
 /// ```
 #[derive(Clone, Default, PartialEq, Eq)]
 pub struct McpAuthConfig {
@@ -124,7 +126,7 @@ impl fmt::Debug for McpAuthConfig {
 /// and the `url` without its password, since they often carry credentials:
 ///
 /// ```
-/// use hpd_agent::McpServerConfig;
+/// use hpd_agent::config::McpServerConfig;
 ///
 /// let server = McpServerConfig::http("Search", "https://user:pw-123@example.invalid/mcp")
 ///     .with_header("Authorization", "Bearer sk-live-123");
@@ -177,7 +179,7 @@ impl McpServerConfig {
     /// A stdio server: `command` started with `args`.
     ///
     /// ```
-    /// use hpd_agent::{McpServerConfig, McpTransportConfig};
+    /// use hpd_agent::config::{McpServerConfig, McpTransportConfig};
     ///
     /// let time = McpServerConfig::stdio("Time", "uvx", ["mcp-server-time"]);
     /// assert!(matches!(&time.transport, McpTransportConfig::Stdio { command, .. } if command == "uvx"));
@@ -202,7 +204,7 @@ impl McpServerConfig {
     /// A streamable HTTP server at `url`.
     ///
     /// ```
-    /// use hpd_agent::{McpServerConfig, McpTransportConfig};
+    /// use hpd_agent::config::{McpServerConfig, McpTransportConfig};
     ///
     /// let search = McpServerConfig::http("Search", "http://127.0.0.1:3000/mcp");
     /// assert!(matches!(&search.transport, McpTransportConfig::Http { url, .. } if url.ends_with("/mcp")));
@@ -233,7 +235,7 @@ impl McpServerConfig {
     /// Signs in with OAuth (an HTTP server only; ignored for a stdio one).
     ///
     /// ```
-    /// use hpd_agent::{McpAuthConfig, McpServerConfig};
+    /// use hpd_agent::config::{McpAuthConfig, McpServerConfig};
     ///
     /// let tracker = McpServerConfig::http("Tracker", "https://tracker.example.com/mcp")
     ///     .with_auth(McpAuthConfig { token_file: Some("tokens.json".into()), ..McpAuthConfig::default() });
@@ -248,7 +250,7 @@ impl McpServerConfig {
     /// Sets the container description.
     ///
     /// ```
-    /// use hpd_agent::McpServerConfig;
+    /// use hpd_agent::config::McpServerConfig;
     ///
     /// let git = McpServerConfig::stdio("Git", "uvx", ["mcp-server-git"]).with_description("Git history of the repository");
     /// assert_eq!(git.description.as_deref(), Some("Git history of the repository"));
@@ -262,7 +264,7 @@ impl McpServerConfig {
     /// Sets whether the harness is collapsed.
     ///
     /// ```
-    /// use hpd_agent::McpServerConfig;
+    /// use hpd_agent::config::McpServerConfig;
     ///
     /// let always_open = McpServerConfig::stdio("Time", "uvx", ["mcp-server-time"]).with_collapse(false);
     /// assert!(!always_open.collapse);
@@ -276,7 +278,7 @@ impl McpServerConfig {
     /// Offers only these tools.
     ///
     /// ```
-    /// use hpd_agent::McpServerConfig;
+    /// use hpd_agent::config::McpServerConfig;
     ///
     /// let files = McpServerConfig::stdio("Files", "npx", ["-y", "@modelcontextprotocol/server-filesystem", "/data"])
     ///     .with_functions(["read_text_file", "list_directory"]);
@@ -295,7 +297,7 @@ impl McpServerConfig {
     /// Sets the timeout in milliseconds.
     ///
     /// ```
-    /// use hpd_agent::McpServerConfig;
+    /// use hpd_agent::config::McpServerConfig;
     ///
     /// let slow = McpServerConfig::http("Slow", "http://127.0.0.1:3000/mcp").with_timeout_ms(120_000);
     /// assert_eq!(slow.timeout_ms, Some(120_000));
@@ -309,7 +311,7 @@ impl McpServerConfig {
     /// Adds an environment variable of a stdio server; ignored for an HTTP server.
     ///
     /// ```
-    /// use hpd_agent::{McpServerConfig, McpTransportConfig};
+    /// use hpd_agent::config::{McpServerConfig, McpTransportConfig};
     ///
     /// let github = McpServerConfig::stdio("GitHub", "github-mcp-server", ["stdio"]).with_env("GITHUB_TOKEN", "ghp-...");
     /// assert!(matches!(&github.transport, McpTransportConfig::Stdio { env, .. } if env.contains_key("GITHUB_TOKEN")));
@@ -326,7 +328,7 @@ impl McpServerConfig {
     /// Adds a header of an HTTP server; ignored for a stdio server.
     ///
     /// ```
-    /// use hpd_agent::{McpServerConfig, McpTransportConfig};
+    /// use hpd_agent::config::{McpServerConfig, McpTransportConfig};
     ///
     /// let remote = McpServerConfig::http("Remote", "https://mcp.example.invalid/mcp").with_header("Authorization", "Bearer t0ken");
     /// assert!(matches!(&remote.transport, McpTransportConfig::Http { headers, .. } if headers.contains_key("Authorization")));

@@ -166,6 +166,7 @@
 //! assert_eq!(err.inner().to_string(), "functions is empty; omit it to expose all functions");
 //! ```
 
+mod budget;
 mod collapsing;
 mod error;
 mod fields;
@@ -181,6 +182,7 @@ mod values;
 
 use serde_json::Value;
 
+pub use budget::ContextBudget;
 pub use collapsing::{CALL_TOOL, CollapsingConfig, CollapsingLayout, UnknownLayout};
 pub use error::{ConfigError, ConfigErrorKind};
 pub(crate) use limits::cut_text;
@@ -209,7 +211,8 @@ const AGENT_CONFIG: &str = "AgentConfig";
 /// # Examples
 ///
 /// ```
-/// use hpd_agent::{AgentConfig, ToolHarnessReference};
+/// use hpd_agent::AgentConfig;
+/// use hpd_agent::config::ToolHarnessReference;
 ///
 /// let config = AgentConfig::from_json(r#"{
 ///     "Instructions": "Be brief.",
@@ -222,7 +225,7 @@ const AGENT_CONFIG: &str = "AgentConfig";
 ///     ToolHarnessReference::new("MathTools").with_functions(["add"])
 /// );
 /// assert!(config.collapsing.enabled);
-/// # Ok::<(), hpd_agent::ConfigError>(())
+/// # Ok::<(), hpd_agent::config::ConfigError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AgentConfig {
@@ -249,7 +252,7 @@ pub struct AgentConfig {
     pub limits: Limits,
     /// The budget of one request's history (JSON `context_budget`); `None` sends the whole
     /// history.
-    pub context_budget: Option<crate::ContextBudget>,
+    pub context_budget: Option<crate::config::ContextBudget>,
     /// The schema every final answer must match (JSON `output_schema`); `None`: plain text
     /// answers.
     pub output_schema: Option<OutputSchemaConfig>,
@@ -276,7 +279,7 @@ impl AgentConfig {
     ///
     /// let err = AgentConfig::from_json(r#"{"colapsing": {}}"#).unwrap_err();
     /// assert!(err.to_string().contains("unknown key 'colapsing' in AgentConfig"));
-    /// # Ok::<(), hpd_agent::ConfigError>(())
+    /// # Ok::<(), hpd_agent::config::ConfigError>(())
     /// ```
     pub fn from_json(text: &str) -> Result<AgentConfig, ConfigError> {
         parse_text(AGENT_CONFIG, text)
@@ -303,7 +306,7 @@ impl AgentConfig {
     ///     .unwrap_err();
     /// assert_eq!(err.path(), "tool_harnesses[0]");
     /// assert!(err.message().contains("missing key 'name'"));
-    /// # Ok::<(), hpd_agent::ConfigError>(())
+    /// # Ok::<(), hpd_agent::config::ConfigError>(())
     /// ```
     pub fn from_value(value: Value) -> Result<AgentConfig, ConfigError> {
         parse_value(AGENT_CONFIG, value)
@@ -322,7 +325,8 @@ impl AgentConfig {
     /// # Examples
     ///
     /// ```
-    /// use hpd_agent::{AgentConfig, ToolHarnessReference};
+    /// use hpd_agent::AgentConfig;
+    /// use hpd_agent::config::ToolHarnessReference;
     ///
     /// let config = AgentConfig {
     ///     instructions: Some("Be brief.".into()),
@@ -332,7 +336,7 @@ impl AgentConfig {
     /// let json = config.to_json();
     /// assert_eq!(json, "{\n  \"instructions\": \"Be brief.\",\n  \"tool_harnesses\": [\n    \"WeatherTools\"\n  ]\n}");
     /// assert_eq!(AgentConfig::from_json(&json)?, config);
-    /// # Ok::<(), hpd_agent::ConfigError>(())
+    /// # Ok::<(), hpd_agent::config::ConfigError>(())
     /// ```
     #[must_use]
     pub fn to_json(&self) -> String {
@@ -356,7 +360,8 @@ impl std::str::FromStr for AgentConfig {
 /// # Examples
 ///
 /// ```
-/// use hpd_agent::{AgentConfig, ModelConfig};
+/// use hpd_agent::AgentConfig;
+/// use hpd_agent::config::ModelConfig;
 ///
 /// let config = AgentConfig::from_json(
 ///     r#"{"model": {"Provider": "openai", "Model": "gpt-4o-mini", "BaseUrl": "http://localhost:11434/v1"}}"#,
@@ -370,7 +375,7 @@ impl std::str::FromStr for AgentConfig {
 ///         options: None,
 ///     })
 /// );
-/// # Ok::<(), hpd_agent::ConfigError>(())
+/// # Ok::<(), hpd_agent::config::ConfigError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ModelConfig {

@@ -10,7 +10,7 @@ use crate::output::{OutputSchema, OutputSchemaError};
 /// JSON keys: `name` (required; 1 to 64 of `A-Z a-z 0-9 _ -`), `schema` (required; a JSON
 /// Schema object, kept as written: its keys are the schema's, not normalised), `description`,
 /// `strict` (default `true`), `retries` (default
-/// [`DEFAULT_OUTPUT_RETRIES`](crate::DEFAULT_OUTPUT_RETRIES)). The schema is checked when
+/// [`DEFAULT_OUTPUT_RETRIES`](crate::output::DEFAULT_OUTPUT_RETRIES)). The schema is checked when
 /// the config is parsed.
 ///
 /// ```
@@ -31,7 +31,7 @@ use crate::output::{OutputSchema, OutputSchemaError};
 /// assert!(error.to_string().starts_with("invalid AgentConfig at 'output_schema.schema'"), "{error}");
 /// # #[cfg(feature = "output-validation")]
 /// assert!(error.to_string().contains(": not a valid JSON Schema: "), "{error}");
-/// # Ok::<(), hpd_agent::ConfigError>(())
+/// # Ok::<(), hpd_agent::config::ConfigError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -80,7 +80,7 @@ impl OutputSchemaConfig {
     ///
     /// let config = OutputSchemaConfig::new("answer", serde_json::json!({"type": "string"}));
     /// assert_eq!(config.to_schema()?.name(), "answer");
-    /// # Ok::<(), hpd_agent::OutputSchemaError>(())
+    /// # Ok::<(), hpd_agent::output::OutputSchemaError>(())
     /// ```
     pub fn to_schema(&self) -> Result<OutputSchema, OutputSchemaError> {
         let mut schema =

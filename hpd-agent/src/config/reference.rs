@@ -19,7 +19,8 @@ const TOOL_HARNESS_REFERENCE: &str = "ToolHarnessReference";
 /// # Examples
 ///
 /// ```
-/// use hpd_agent::{AgentConfig, ToolHarnessReference};
+/// use hpd_agent::AgentConfig;
+/// use hpd_agent::config::ToolHarnessReference;
 /// use serde_json::json;
 ///
 /// let config = AgentConfig::from_json(r#"{"tool_harnesses": [
@@ -32,7 +33,7 @@ const TOOL_HARNESS_REFERENCE: &str = "ToolHarnessReference";
 ///         .with_functions(["query"])
 ///         .with_middleware_config("DbAuditMiddleware", json!({"AuditLevel": "Detailed"}))
 /// );
-/// # Ok::<(), hpd_agent::ConfigError>(())
+/// # Ok::<(), hpd_agent::config::ConfigError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolHarnessReference {
@@ -62,7 +63,7 @@ impl ToolHarnessReference {
     /// # Examples
     ///
     /// ```
-    /// use hpd_agent::ToolHarnessReference;
+    /// use hpd_agent::config::ToolHarnessReference;
     ///
     /// let reference = ToolHarnessReference::new("WeatherTools");
     /// assert_eq!(reference.name, "WeatherTools");
@@ -85,13 +86,14 @@ impl ToolHarnessReference {
     /// # Examples
     ///
     /// ```
-    /// use hpd_agent::{AgentConfig, ToolHarnessReference};
+    /// use hpd_agent::AgentConfig;
+    /// use hpd_agent::config::ToolHarnessReference;
     ///
     /// let config = AgentConfig::from_json(r#"{"tool_harnesses": [
     ///     {"name": "FileTools", "requires_approval": ["delete", "move"]}
     /// ]}"#)?;
     /// assert_eq!(config.tool_harnesses[0], ToolHarnessReference::new("FileTools").with_approval_required(["delete", "move"]));
-    /// # Ok::<(), hpd_agent::ConfigError>(())
+    /// # Ok::<(), hpd_agent::config::ConfigError>(())
     /// ```
     #[must_use]
     pub fn with_approval_required<I, S>(mut self, functions: I) -> Self
@@ -114,7 +116,7 @@ impl ToolHarnessReference {
     /// # Examples
     ///
     /// ```
-    /// use hpd_agent::ToolHarnessReference;
+    /// use hpd_agent::config::ToolHarnessReference;
     ///
     /// let reference = ToolHarnessReference::new("WeatherTools").with_functions(["get_weather"]);
     /// assert_eq!(reference.functions, Some(vec!["get_weather".to_owned()]));
@@ -134,7 +136,7 @@ impl ToolHarnessReference {
     /// # Examples
     ///
     /// ```
-    /// use hpd_agent::ToolHarnessReference;
+    /// use hpd_agent::config::ToolHarnessReference;
     /// use serde_json::json;
     ///
     /// let reference = ToolHarnessReference::new("SearchTools").with_config(json!({"MaxResults": 3}));
@@ -151,7 +153,7 @@ impl ToolHarnessReference {
     /// # Examples
     ///
     /// ```
-    /// use hpd_agent::ToolHarnessReference;
+    /// use hpd_agent::config::ToolHarnessReference;
     /// use serde_json::json;
     ///
     /// let reference = ToolHarnessReference::new("SearchTools")
@@ -171,7 +173,7 @@ impl ToolHarnessReference {
     /// # Examples
     ///
     /// ```
-    /// use hpd_agent::ToolHarnessReference;
+    /// use hpd_agent::config::ToolHarnessReference;
     /// use serde_json::json;
     ///
     /// let reference = ToolHarnessReference::new("DatabaseTools")
@@ -203,7 +205,7 @@ impl ToolHarnessReference {
     /// # Examples
     ///
     /// ```
-    /// use hpd_agent::ToolHarnessReference;
+    /// use hpd_agent::config::ToolHarnessReference;
     ///
     /// let reference =
     ///     ToolHarnessReference::from_json(r#"{"Name": "WeatherTools", "Functions": ["get_forecast"]}"#)?;
@@ -212,7 +214,7 @@ impl ToolHarnessReference {
     /// let err = ToolHarnessReference::from_json(r#"{"Name": "WeatherTools", "Functions": []}"#)
     ///     .unwrap_err();
     /// assert_eq!(err.path(), "Functions");
-    /// # Ok::<(), hpd_agent::ConfigError>(())
+    /// # Ok::<(), hpd_agent::config::ConfigError>(())
     /// ```
     pub fn from_json(text: &str) -> Result<ToolHarnessReference, ConfigError> {
         parse_text(TOOL_HARNESS_REFERENCE, text)
@@ -228,13 +230,13 @@ impl ToolHarnessReference {
     /// # Examples
     ///
     /// ```
-    /// use hpd_agent::ToolHarnessReference;
+    /// use hpd_agent::config::ToolHarnessReference;
     /// use serde_json::json;
     ///
     /// let reference = ToolHarnessReference::from_value(json!("MathTools"))?;
     /// assert_eq!(reference, ToolHarnessReference::new("MathTools"));
     /// assert!(ToolHarnessReference::from_value(json!({"functions": ["add"]})).is_err());
-    /// # Ok::<(), hpd_agent::ConfigError>(())
+    /// # Ok::<(), hpd_agent::config::ConfigError>(())
     /// ```
     pub fn from_value(value: Value) -> Result<ToolHarnessReference, ConfigError> {
         parse_value(TOOL_HARNESS_REFERENCE, value)
@@ -245,7 +247,7 @@ impl ToolHarnessReference {
     /// # Examples
     ///
     /// ```
-    /// use hpd_agent::ToolHarnessReference;
+    /// use hpd_agent::config::ToolHarnessReference;
     ///
     /// assert!(ToolHarnessReference::new("MathTools").is_name_only());
     /// assert!(!ToolHarnessReference::new("MathTools").with_functions(["add"]).is_name_only());

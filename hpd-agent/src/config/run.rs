@@ -18,7 +18,7 @@ const AGENT_RUN_CONFIG: &str = "AgentRunConfig";
 /// # Examples
 ///
 /// ```
-/// use hpd_agent::{RunConfigData, ToolHarnessReference};
+/// use hpd_agent::config::{RunConfigData, ToolHarnessReference};
 ///
 /// let run = RunConfigData::from_json(
 ///     r#"{"ToolHarnesses": ["WeatherTools"], "AdditionalInstructions": "Answer in French."}"#,
@@ -26,7 +26,7 @@ const AGENT_RUN_CONFIG: &str = "AgentRunConfig";
 /// assert_eq!(run.tool_harnesses, [ToolHarnessReference::new("WeatherTools")]);
 /// assert_eq!(run.additional_instructions.as_deref(), Some("Answer in French."));
 /// assert_eq!(run.max_iterations, None);
-/// # Ok::<(), hpd_agent::ConfigError>(())
+/// # Ok::<(), hpd_agent::config::ConfigError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RunConfigData {
@@ -52,14 +52,14 @@ impl RunConfigData {
     /// # Examples
     ///
     /// ```
-    /// use hpd_agent::RunConfigData;
+    /// use hpd_agent::config::RunConfigData;
     ///
     /// let run = RunConfigData::from_json(r#"{"max_iterations": 3}"#)?;
     /// assert_eq!(run.max_iterations, Some(3));
     ///
     /// let err = RunConfigData::from_json(r#"{"collapsing": {"enabled": false}}"#).unwrap_err();
     /// assert!(err.to_string().contains("collapsing belongs to AgentConfig, not AgentRunConfig"));
-    /// # Ok::<(), hpd_agent::ConfigError>(())
+    /// # Ok::<(), hpd_agent::config::ConfigError>(())
     /// ```
     pub fn from_json(text: &str) -> Result<RunConfigData, ConfigError> {
         parse_text(AGENT_RUN_CONFIG, text)
@@ -75,12 +75,12 @@ impl RunConfigData {
     /// # Examples
     ///
     /// ```
-    /// use hpd_agent::RunConfigData;
+    /// use hpd_agent::config::RunConfigData;
     /// use serde_json::json;
     ///
     /// let run = RunConfigData::from_value(json!({"tool_harnesses": ["MathTools"]}))?;
     /// assert_eq!(run.tool_harnesses[0].name, "MathTools");
-    /// # Ok::<(), hpd_agent::ConfigError>(())
+    /// # Ok::<(), hpd_agent::config::ConfigError>(())
     /// ```
     pub fn from_value(value: Value) -> Result<RunConfigData, ConfigError> {
         parse_value(AGENT_RUN_CONFIG, value)
@@ -91,7 +91,7 @@ impl RunConfigData {
     /// # Examples
     ///
     /// ```
-    /// use hpd_agent::RunConfigData;
+    /// use hpd_agent::config::RunConfigData;
     ///
     /// let run = RunConfigData { max_iterations: Some(2), ..RunConfigData::default() };
     /// assert_eq!(run.to_json(), "{\n  \"max_iterations\": 2\n}");

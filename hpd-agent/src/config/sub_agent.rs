@@ -11,7 +11,8 @@ use super::AgentConfig;
 /// # Examples
 ///
 /// ```
-/// use hpd_agent::{AgentConfig, SubAgentConfig};
+/// use hpd_agent::AgentConfig;
+/// use hpd_agent::config::SubAgentConfig;
 ///
 /// let config = AgentConfig::from_json(r#"{"SubAgents": [{
 ///     "Name": "researcher",
@@ -23,7 +24,7 @@ use super::AgentConfig;
 /// assert_eq!(sub_agent.name, "researcher");
 /// assert_eq!(sub_agent.config.instructions.as_deref(), Some("Be thorough."));
 /// assert_eq!(sub_agent.parent_functions, ["DatabaseTools.query"]);
-/// # Ok::<(), hpd_agent::ConfigError>(())
+/// # Ok::<(), hpd_agent::config::ConfigError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct SubAgentConfig {
@@ -44,7 +45,8 @@ impl SubAgentConfig {
     /// # Examples
     ///
     /// ```
-    /// use hpd_agent::{AgentConfig, SubAgentConfig};
+    /// use hpd_agent::AgentConfig;
+    /// use hpd_agent::config::SubAgentConfig;
     ///
     /// let sub_agent = SubAgentConfig::new("researcher", "Looks things up.", AgentConfig::default());
     /// assert!(sub_agent.parent_functions.is_empty());
@@ -69,7 +71,8 @@ impl SubAgentConfig {
     /// # Examples
     ///
     /// ```
-    /// use hpd_agent::{AgentConfig, SubAgentConfig};
+    /// use hpd_agent::AgentConfig;
+    /// use hpd_agent::config::SubAgentConfig;
     ///
     /// let sub_agent = SubAgentConfig::new("db", "Queries the database.", AgentConfig::default())
     ///     .with_parent_functions(["DatabaseTools.query"]);

@@ -19,7 +19,7 @@
 //!   so a notification handler may hold it without keeping the harness alive.
 //! - [`HarnessBuilder::before_turn`] registers an async hook that runs at the start of every
 //!   turn of every agent the harness is registered with (and when a
-//!   [`ToolSession`](crate::ToolSession) refreshes), before the turn's tool list is taken: a
+//!   [`ToolSession`](crate::agent::ToolSession) refreshes), before the turn's tool list is taken: a
 //!   source can reconnect there and replace its list.
 //!
 //! A source of tools (an MCP client is one) is then a function that builds a dynamic harness:
@@ -30,7 +30,7 @@
 //! use std::sync::{Arc, Mutex};
 //!
 //! use hpd_agent::{
-//!     AgentBuilder, BuildError, ChatResponse, DynamicHarness, HarnessBuilder, ScriptedChatClient,
+//!     AgentBuilder, BuildError, ChatResponse, harness::DynamicHarness, HarnessBuilder, ScriptedChatClient,
 //!     Tool, ToolCall, ToolResult,
 //! };
 //! use serde_json::json;
@@ -352,7 +352,8 @@ impl HarnessBuilder {
     /// visible without expansion).
     ///
     /// ```
-    /// use hpd_agent::{async_trait, AgentBuilder, FunctionCall, HarnessBuilder, Middleware, MiddlewareError};
+    /// use hpd_agent::{async_trait, AgentBuilder, HarnessBuilder, Middleware};
+    /// use hpd_agent::middleware::{FunctionCall, MiddlewareError};
     /// use hpd_agent::{ScriptedChatClient, Tool, ToolResult};
     /// use serde_json::json;
     ///

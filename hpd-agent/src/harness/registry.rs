@@ -409,7 +409,7 @@ impl HarnessInfo {
     ///
     /// let functions = HarnessInfo::of::<Sundial>().functions()?;
     /// assert_eq!(functions[0].name(), "sun_time");
-    /// # Ok::<(), hpd_agent::ConstructError>(())
+    /// # Ok::<(), hpd_agent::error::ConstructError>(())
     /// ```
     pub fn functions(&self) -> Result<Vec<Function>, ConstructError> {
         let instance = self.construct(None)?;

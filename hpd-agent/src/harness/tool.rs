@@ -41,7 +41,7 @@ pub trait IntoToolSchema {
     /// The text is not JSON.
     ///
     /// ```
-    /// use hpd_agent::IntoToolSchema;
+    /// use hpd_agent::harness::IntoToolSchema;
     /// use serde_json::json;
     ///
     /// assert_eq!(r#"{"type": "object"}"#.into_tool_schema(), Ok(json!({"type": "object"})));
@@ -80,7 +80,7 @@ impl IntoToolSchema for String {
     }
 }
 
-/// One tool of a [`DynamicHarness`](crate::DynamicHarness): a name, a description, a JSON
+/// One tool of a [`DynamicHarness`](crate::harness::DynamicHarness): a name, a description, a JSON
 /// schema of its parameters and the async handler that runs it.
 ///
 /// The handler gets the call's arguments (always a JSON object: empty, blank or `null`

@@ -24,7 +24,7 @@ impl ToolList {
     }
 }
 
-/// Replaces the tool list of a [`DynamicHarness`](crate::DynamicHarness); agents use the new
+/// Replaces the tool list of a [`DynamicHarness`](crate::harness::DynamicHarness); agents use the new
 /// list from their next turn on.
 ///
 /// An updater holds the list weakly: it keeps neither the harness nor its tools alive, so the

@@ -10,7 +10,9 @@ use super::names::is_valid_tool_name;
 use super::source::{Settings, Source};
 use crate::collapse::SEARCH_TOOL;
 use crate::config::CALL_TOOL;
-use crate::{DynamicHarness, HarnessBuilder, McpServerConfig, McpTransportConfig};
+use crate::{
+    HarnessBuilder, config::McpServerConfig, config::McpTransportConfig, harness::DynamicHarness,
+};
 
 /// The call timeout when none is given.
 ///
@@ -508,7 +510,7 @@ impl McpHarness {
 
 /// The sign-in an `auth` entry describes: a loopback redirect on its port (the authorization
 /// URL printed to stderr), its client identity, scopes and token file.
-fn oauth_from_config(auth: &crate::McpAuthConfig) -> Result<super::McpOAuth, String> {
+fn oauth_from_config(auth: &crate::config::McpAuthConfig) -> Result<super::McpOAuth, String> {
     let redirect = super::LoopbackRedirect::bind_now(auth.redirect_port.unwrap_or(0))
         .map_err(|e| format!("the OAuth redirect port cannot be bound: {e}"))?;
     let mut oauth = super::McpOAuth::new(redirect);

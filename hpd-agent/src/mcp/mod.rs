@@ -69,11 +69,11 @@
 //!   images, audio and resources as a bracketed placeholder with their type and size; results
 //!   longer than [`McpHarness::with_max_result_chars`] (default [`DEFAULT_MAX_RESULT_CHARS`]) become
 //!   an error result. `isError` results reach the model with the server's text unchanged;
-//!   the agent's [`Limits`](crate::Limits) then cut long results. A message over the stdio
+//!   the agent's [`Limits`](crate::config::Limits) then cut long results. A message over the stdio
 //!   transport's 16 MiB line limit is dropped unread, so such a call ends at its timeout.
 //! - A call that times out is followed by a ping; only a server that does not answer it
 //!   either counts as down. A server that is down gets one restart attempt at the start of
-//!   every following turn (and of every [`ToolSession::refresh`](crate::ToolSession::refresh)),
+//!   every following turn (and of every [`ToolSession::refresh`](crate::agent::ToolSession::refresh)),
 //!   until one succeeds.
 //! - A tool whose schema is not an object schema is left out (with a warning in the log); a
 //!   schema without `"type"` is taken as `"type": "object"`. A listing whose entries do not
@@ -98,8 +98,8 @@
 //!   `hpd_agent::mcp`; a stdio server's stderr lines are logged there at debug level and the
 //!   last five are quoted in errors.
 //!
-//! [`DynamicHarness`]: crate::DynamicHarness
-//! [`McpServerConfig`]: crate::McpServerConfig
+//! [`DynamicHarness`]: crate::harness::DynamicHarness
+//! [`McpServerConfig`]: crate::config::McpServerConfig
 //! [`AgentBuilder::with_mcp_server`]: crate::AgentBuilder::with_mcp_server
 //! [`AgentBuilder::build_async`]: crate::AgentBuilder::build_async
 

@@ -25,7 +25,7 @@ use super::McpError;
 use super::http_server::{self, Guard};
 use crate::chat::ToolDefinition;
 use crate::tool::CallReporter;
-use crate::{LogLevel, ToolResult, ToolSession};
+use crate::{ToolResult, agent::ToolSession, tool::LogLevel};
 
 /// Who the server says it is in the handshake.
 #[derive(Debug, Clone)]

@@ -13,20 +13,20 @@ use crate::Agent;
 
 /// Serves an agent's tools to MCP clients, over stdio or streamable HTTP.
 ///
-/// Every MCP session gets its own [`ToolSession`](crate::ToolSession), so collapsing works per
+/// Every MCP session gets its own [`ToolSession`](crate::agent::ToolSession), so collapsing works per
 /// session: `tools/list` shows the plain tools and the containers; calling a container expands
 /// it for that session, answers with its members (each with its description and parameter
 /// schema, for clients that do not list the tools again), and sends
 /// `notifications/tools/list_changed`. Calling a hidden member by name works too (recovery),
 /// following the agent's collapsing settings: with
-/// [`CollapsingConfig::execute_recovered_calls`](crate::CollapsingConfig::execute_recovered_calls)
+/// [`CollapsingConfig::execute_recovered_calls`](crate::config::CollapsingConfig::execute_recovered_calls)
 /// the call runs at once, otherwise it expands the container and asks to call again. Expansions
 /// last for the session.
 ///
-/// With the [`fixed`](crate::CollapsingLayout::Fixed) collapsing layout (and
-/// [`native`](crate::CollapsingLayout::Native), which MCP has no form of and so is served as
+/// With the [`fixed`](crate::config::CollapsingLayout::Fixed) collapsing layout (and
+/// [`native`](crate::config::CollapsingLayout::Native), which MCP has no form of and so is served as
 /// `fixed`), `tools/list` shows the plain tools, the containers and the call tool
-/// [`CALL_TOOL`](crate::CALL_TOOL) for the whole session; a container call answers with its
+/// [`CALL_TOOL`](crate::config::CALL_TOOL) for the whole session; a container call answers with its
 /// members' schemas, and no expansion sends `notifications/tools/list_changed`, so the host's
 /// tool list, and with it the host's own prompt cache, never changes. [`without_collapse`](Self::without_collapse) lists every function instead. Calls run through
 /// the agent's global middleware and their harness's scoped middleware, emit the agent's
@@ -413,7 +413,7 @@ impl McpServer {
         self.with_max_connections(max)
     }
 
-    fn tool_session(agent: &Agent, flat: bool) -> crate::ToolSession {
+    fn tool_session(agent: &Agent, flat: bool) -> crate::agent::ToolSession {
         agent.served_tool_session(flat)
     }
 

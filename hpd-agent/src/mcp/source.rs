@@ -10,7 +10,7 @@ use super::McpError;
 use super::connection::{CallFailure, Connection, Endpoint, RemoteTool};
 use super::content::from_mcp;
 use super::names::{is_valid_tool_name, qualified_name};
-use crate::{FunctionContext, Tool, ToolListUpdater, ToolResult};
+use crate::{FunctionContext, Tool, ToolResult, harness::ToolListUpdater};
 
 /// How long a server that let a call time out gets to answer a ping before it counts as
 /// stopped.

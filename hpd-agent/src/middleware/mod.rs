@@ -32,7 +32,7 @@
 //! type either implements [`ConfigurableMiddleware`] (it gets a config from the harness's
 //! `middleware_configs`, parsed from `{}` when none is given) or implements `Default`. When it
 //! implements both, the config path is used. Instances added in code
-//! ([`HarnessOptions::with_scoped_middleware`](crate::HarnessOptions::with_scoped_middleware),
+//! ([`HarnessOptions::with_scoped_middleware`](crate::agent::HarnessOptions::with_scoped_middleware),
 //! [`HarnessBuilder::with_scoped_middleware`](crate::HarnessBuilder::with_scoped_middleware)) are shared
 //! by every expansion; [`HarnessBuilder::with_scoped_middleware_factory`](crate::HarnessBuilder::with_scoped_middleware_factory)
 //! creates a fresh one at each expansion, like the attribute.
@@ -42,7 +42,8 @@
 //!
 //! ```
 //! use hpd_agent::prelude::*;
-//! use hpd_agent::{FunctionCall, Middleware, MiddlewareError};
+//! use hpd_agent::Middleware;
+//! use hpd_agent::middleware::{FunctionCall, MiddlewareError};
 //!
 //! #[derive(Default)]
 //! struct DenyDrops;
@@ -77,7 +78,8 @@ pub(crate) mod pipeline;
 /// An error returned by a middleware hook. It ends the run.
 ///
 /// ```
-/// use hpd_agent::{async_trait, AgentBuilder, ChatResponse, Middleware, MiddlewareError, RunError, ScriptedChatClient};
+/// use hpd_agent::{async_trait, AgentBuilder, ChatResponse, Middleware, RunError, ScriptedChatClient};
+/// use hpd_agent::middleware::MiddlewareError;
 /// use hpd_agent::middleware::TurnInfo;
 ///
 /// struct Closed;
@@ -108,7 +110,7 @@ impl MiddlewareError {
     /// An error with a message.
     ///
     /// ```
-    /// use hpd_agent::MiddlewareError;
+    /// use hpd_agent::middleware::MiddlewareError;
     ///
     /// let error = MiddlewareError::new("quota exceeded");
     /// assert_eq!(error.to_string(), "quota exceeded");
@@ -122,7 +124,7 @@ impl MiddlewareError {
     /// The message.
     ///
     /// ```
-    /// use hpd_agent::MiddlewareError;
+    /// use hpd_agent::middleware::MiddlewareError;
     ///
     /// assert_eq!(MiddlewareError::new("denied").message(), "denied");
     /// ```
@@ -155,7 +157,8 @@ impl From<&str> for MiddlewareError {
 /// What a hook returns.
 ///
 /// ```
-/// use hpd_agent::{async_trait, HookResult, Middleware};
+/// use hpd_agent::{async_trait, Middleware};
+/// use hpd_agent::middleware::HookResult;
 /// use hpd_agent::middleware::IterationInfo;
 ///
 /// struct AtMostFive;
@@ -177,7 +180,8 @@ pub type HookResult = Result<(), MiddlewareError>;
 ///
 /// ```
 /// use std::sync::{Arc, Mutex};
-/// use hpd_agent::{async_trait, AgentBuilder, ChatResponse, HookResult, Middleware, ScriptedChatClient};
+/// use hpd_agent::{async_trait, AgentBuilder, ChatResponse, Middleware, ScriptedChatClient};
+/// use hpd_agent::middleware::HookResult;
 /// use hpd_agent::middleware::TurnInfo;
 ///
 /// struct Greeted(Arc<Mutex<Vec<String>>>);
@@ -235,7 +239,8 @@ impl TurnInfo {
 ///
 /// ```
 /// use std::sync::{Arc, Mutex};
-/// use hpd_agent::{async_trait, AgentBuilder, ChatResponse, HookResult, Middleware, ScriptedChatClient};
+/// use hpd_agent::{async_trait, AgentBuilder, ChatResponse, Middleware, ScriptedChatClient};
+/// use hpd_agent::middleware::HookResult;
 /// use hpd_agent::middleware::{TurnInfo, TurnOutcome};
 ///
 /// struct Outcomes(Arc<Mutex<Vec<String>>>);
@@ -294,7 +299,8 @@ pub enum TurnOutcome<'a> {
 ///
 /// ```
 /// use std::sync::{Arc, Mutex};
-/// use hpd_agent::{async_trait, AgentBuilder, ChatResponse, HarnessBuilder, HookResult, Middleware};
+/// use hpd_agent::{async_trait, AgentBuilder, ChatResponse, HarnessBuilder, Middleware};
+/// use hpd_agent::middleware::HookResult;
 /// use hpd_agent::{ScriptedChatClient, Tool, ToolCall, ToolResult};
 /// use hpd_agent::middleware::IterationInfo;
 /// use serde_json::json;
@@ -358,7 +364,8 @@ impl IterationInfo {
 /// A call that resolved to a function, as function hooks see it.
 ///
 /// ```
-/// use hpd_agent::{async_trait, AgentBuilder, FunctionCall, HarnessBuilder, HookResult, Middleware};
+/// use hpd_agent::{async_trait, AgentBuilder, HarnessBuilder, Middleware};
+/// use hpd_agent::middleware::{FunctionCall, HookResult};
 /// use hpd_agent::{ScriptedChatClient, Tool, ToolResult};
 /// use serde_json::json;
 ///
@@ -425,7 +432,8 @@ impl FunctionCall {
     /// hooks.
     ///
     /// ```
-    /// use hpd_agent::{async_trait, FunctionCall, HookResult, Middleware};
+    /// use hpd_agent::{async_trait, Middleware};
+    /// use hpd_agent::middleware::{FunctionCall, HookResult};
     ///
     /// struct LogApproved;
     ///
@@ -447,10 +455,11 @@ impl FunctionCall {
 
     /// The id of the turn the call belongs to, as the function sees it
     /// ([`FunctionContext::turn_id`](crate::FunctionContext::turn_id)); `None` in a
-    /// [`ToolSession`](crate::ToolSession).
+    /// [`ToolSession`](crate::agent::ToolSession).
     ///
     /// ```
-    /// use hpd_agent::{async_trait, FunctionCall, HookResult, Middleware};
+    /// use hpd_agent::{async_trait, Middleware};
+    /// use hpd_agent::middleware::{FunctionCall, HookResult};
     ///
     /// struct LogTurns;
     ///
@@ -476,7 +485,8 @@ impl FunctionCall {
     /// ```
     /// use std::collections::HashSet;
     /// use std::sync::Mutex;
-    /// use hpd_agent::{async_trait, FunctionCall, HookResult, Middleware};
+    /// use hpd_agent::{async_trait, Middleware};
+    /// use hpd_agent::middleware::{FunctionCall, HookResult};
     ///
     /// #[derive(Default)]
     /// struct OncePerKey(Mutex<HashSet<String>>);
@@ -505,7 +515,8 @@ impl FunctionCall {
     /// The model's id of the call.
     ///
     /// ```
-    /// use hpd_agent::{async_trait, FunctionCall, HookResult, Middleware};
+    /// use hpd_agent::{async_trait, Middleware};
+    /// use hpd_agent::middleware::{FunctionCall, HookResult};
     ///
     /// struct LogIds;
     ///
@@ -526,7 +537,8 @@ impl FunctionCall {
     /// The canonical function name (for a sub-agent, its tool name).
     ///
     /// ```
-    /// use hpd_agent::{async_trait, FunctionCall, HookResult, Middleware};
+    /// use hpd_agent::{async_trait, Middleware};
+    /// use hpd_agent::middleware::{FunctionCall, HookResult};
     ///
     /// struct NoDeletes;
     ///
@@ -551,7 +563,8 @@ impl FunctionCall {
     /// sub-agent's name; for a `#[sub_agent]` member, its harness).
     ///
     /// ```
-    /// use hpd_agent::{async_trait, FunctionCall, HookResult, Middleware};
+    /// use hpd_agent::{async_trait, Middleware};
+    /// use hpd_agent::middleware::{FunctionCall, HookResult};
     ///
     /// struct ReadOnlyDb;
     ///
@@ -574,7 +587,8 @@ impl FunctionCall {
     /// The arguments text as the model sent it.
     ///
     /// ```
-    /// use hpd_agent::{async_trait, FunctionCall, HookResult, Middleware};
+    /// use hpd_agent::{async_trait, Middleware};
+    /// use hpd_agent::middleware::{FunctionCall, HookResult};
     ///
     /// struct NoSecretsInArguments;
     ///
@@ -599,7 +613,8 @@ impl FunctionCall {
     /// as an error result. The remaining `before_function` hooks and the wrappers are skipped.
     ///
     /// ```
-    /// use hpd_agent::{async_trait, FunctionCall, HookResult, Middleware};
+    /// use hpd_agent::{async_trait, Middleware};
+    /// use hpd_agent::middleware::{FunctionCall, HookResult};
     ///
     /// struct Maintenance;
     ///
@@ -621,7 +636,8 @@ impl FunctionCall {
     ///
     /// ```
     /// use hpd_agent::{AgentBuilder, HarnessBuilder, ScriptedChatClient, Tool, ToolResult};
-    /// use hpd_agent::{async_trait, FunctionCall, HookResult, Middleware};
+    /// use hpd_agent::{async_trait, Middleware};
+    /// use hpd_agent::middleware::{FunctionCall, HookResult};
     /// use serde_json::json;
     ///
     /// struct BlockAll;
@@ -654,7 +670,8 @@ impl FunctionCall {
     /// The block text, when a hook blocked the call.
     ///
     /// ```
-    /// use hpd_agent::{async_trait, FunctionCall, HookResult, Middleware, ToolResult};
+    /// use hpd_agent::{async_trait, Middleware, ToolResult};
+    /// use hpd_agent::middleware::{FunctionCall, HookResult};
     ///
     /// // A later hook can tell a blocked call from one that ran.
     /// struct CountBlocked;
@@ -680,7 +697,8 @@ impl FunctionCall {
 ///
 /// ```
 /// use std::time::Instant;
-/// use hpd_agent::{async_trait, FunctionCall, Middleware, MiddlewareError, Next, ToolResult};
+/// use hpd_agent::{async_trait, Middleware, ToolResult};
+/// use hpd_agent::middleware::{FunctionCall, MiddlewareError, Next};
 ///
 /// struct Timing;
 ///
@@ -719,7 +737,8 @@ impl Next<'_> {
     ///
     /// ```
     /// use hpd_agent::{AgentBuilder, HarnessBuilder, ScriptedChatClient, Tool};
-    /// use hpd_agent::{async_trait, FunctionCall, Middleware, MiddlewareError, Next, ToolResult};
+    /// use hpd_agent::{async_trait, Middleware, ToolResult};
+    /// use hpd_agent::middleware::{FunctionCall, MiddlewareError, Next};
     /// use serde_json::json;
     ///
     /// struct Shout;
@@ -770,7 +789,8 @@ impl Next<'_> {
 ///
 /// ```
 /// use std::sync::atomic::{AtomicUsize, Ordering};
-/// use hpd_agent::{async_trait, FunctionCall, HookResult, Middleware, ToolResult};
+/// use hpd_agent::{async_trait, Middleware, ToolResult};
+/// use hpd_agent::middleware::{FunctionCall, HookResult};
 /// use hpd_agent::middleware::{IterationInfo, TurnInfo, TurnOutcome};
 ///
 /// #[derive(Default)]
@@ -808,7 +828,8 @@ pub trait Middleware: Send + Sync + 'static {
     /// At the start of a turn.
     ///
     /// ```
-    /// use hpd_agent::{async_trait, HookResult, Middleware};
+    /// use hpd_agent::{async_trait, Middleware};
+    /// use hpd_agent::middleware::HookResult;
     /// use hpd_agent::middleware::TurnInfo;
     ///
     /// struct MaxLength(usize);
@@ -837,7 +858,8 @@ pub trait Middleware: Send + Sync + 'static {
     /// At the end of a turn, also after a failed run.
     ///
     /// ```
-    /// use hpd_agent::{async_trait, HookResult, Middleware};
+    /// use hpd_agent::{async_trait, Middleware};
+    /// use hpd_agent::middleware::HookResult;
     /// use hpd_agent::middleware::{TurnInfo, TurnOutcome};
     ///
     /// struct Usage;
@@ -867,7 +889,8 @@ pub trait Middleware: Send + Sync + 'static {
     /// Before each model request.
     ///
     /// ```
-    /// use hpd_agent::{async_trait, HookResult, Middleware};
+    /// use hpd_agent::{async_trait, Middleware};
+    /// use hpd_agent::middleware::HookResult;
     /// use hpd_agent::middleware::IterationInfo;
     ///
     /// struct Trace;
@@ -895,7 +918,8 @@ pub trait Middleware: Send + Sync + 'static {
     /// After the calls of an iteration ran (or after a final answer).
     ///
     /// ```
-    /// use hpd_agent::{async_trait, HookResult, Middleware};
+    /// use hpd_agent::{async_trait, Middleware};
+    /// use hpd_agent::middleware::HookResult;
     /// use hpd_agent::middleware::IterationInfo;
     ///
     /// struct Progress;
@@ -922,7 +946,8 @@ pub trait Middleware: Send + Sync + 'static {
     /// When a response has tool calls, with every call of the response, before resolution.
     ///
     /// ```
-    /// use hpd_agent::{async_trait, HookResult, Middleware, ToolCall};
+    /// use hpd_agent::{async_trait, Middleware, ToolCall};
+    /// use hpd_agent::middleware::HookResult;
     /// use hpd_agent::middleware::IterationInfo;
     ///
     /// struct AtMostTenCalls;
@@ -955,7 +980,8 @@ pub trait Middleware: Send + Sync + 'static {
     /// When two or more calls of a response resolved to functions.
     ///
     /// ```
-    /// use hpd_agent::{async_trait, FunctionCall, HookResult, Middleware};
+    /// use hpd_agent::{async_trait, Middleware};
+    /// use hpd_agent::middleware::{FunctionCall, HookResult};
     /// use hpd_agent::middleware::IterationInfo;
     ///
     /// struct BatchLog;
@@ -991,8 +1017,10 @@ pub trait Middleware: Send + Sync + 'static {
     /// keeps `required`.
     ///
     /// ```
-    /// use hpd_agent::{async_trait, AgentBuilder, ChatResponse, FunctionCall, HarnessBuilder, Middleware};
-    /// use hpd_agent::{MiddlewareError, ScriptedChatClient, Tool, ToolCall, ToolResult};
+    /// use hpd_agent::{async_trait, AgentBuilder, ChatResponse, HarnessBuilder, Middleware};
+    /// use hpd_agent::middleware::FunctionCall;
+    /// use hpd_agent::{ScriptedChatClient, Tool, ToolCall, ToolResult};
+    /// use hpd_agent::middleware::MiddlewareError;
     /// use serde_json::json;
     ///
     /// /// Transfers over 100 wait for a person.
@@ -1052,7 +1080,8 @@ pub trait Middleware: Send + Sync + 'static {
     /// ```
     /// use std::sync::{Arc, Mutex};
     /// use hpd_agent::approval::ApprovalDecision;
-    /// use hpd_agent::{async_trait, FunctionCall, HookResult, Middleware};
+    /// use hpd_agent::{async_trait, Middleware};
+    /// use hpd_agent::middleware::{FunctionCall, HookResult};
     ///
     /// struct AuditDecisions(Arc<Mutex<Vec<String>>>);
     ///
@@ -1083,7 +1112,8 @@ pub trait Middleware: Send + Sync + 'static {
     /// Before a function runs. May [`block`](FunctionCall::block) it.
     ///
     /// ```
-    /// use hpd_agent::{async_trait, FunctionCall, HookResult, Middleware};
+    /// use hpd_agent::{async_trait, Middleware};
+    /// use hpd_agent::middleware::{FunctionCall, HookResult};
     ///
     /// struct NoShell;
     ///
@@ -1114,7 +1144,8 @@ pub trait Middleware: Send + Sync + 'static {
     /// replace it.
     ///
     /// ```
-    /// use hpd_agent::{async_trait, FunctionCall, Middleware, MiddlewareError, Next, ToolResult};
+    /// use hpd_agent::{async_trait, Middleware, ToolResult};
+    /// use hpd_agent::middleware::{FunctionCall, MiddlewareError, Next};
     ///
     /// struct Cache;
     ///
@@ -1148,7 +1179,9 @@ pub trait Middleware: Send + Sync + 'static {
     /// When the body returned `Err`, panicked or timed out.
     ///
     /// ```
-    /// use hpd_agent::{async_trait, FunctionCall, FunctionFailure, HookResult, Middleware};
+    /// use hpd_agent::{async_trait, Middleware};
+    /// use hpd_agent::middleware::{FunctionCall, HookResult};
+    /// use hpd_agent::tool::FunctionFailure;
     ///
     /// struct AlertOnPanic;
     ///
@@ -1175,7 +1208,8 @@ pub trait Middleware: Send + Sync + 'static {
     /// After a function call (also a blocked one), with its result, which the hook may change.
     ///
     /// ```
-    /// use hpd_agent::{async_trait, FunctionCall, HookResult, Middleware, ToolResult};
+    /// use hpd_agent::{async_trait, Middleware, ToolResult};
+    /// use hpd_agent::middleware::{FunctionCall, HookResult};
     ///
     /// struct Redact;
     ///
@@ -1206,7 +1240,8 @@ pub trait Middleware: Send + Sync + 'static {
 /// A type may also derive `Default`; this trait takes precedence.
 ///
 /// ```
-/// use hpd_agent::{ConfigurableMiddleware, Middleware};
+/// use hpd_agent::Middleware;
+/// use hpd_agent::middleware::ConfigurableMiddleware;
 /// use serde::Deserialize;
 ///
 /// #[derive(Deserialize)]
@@ -1237,7 +1272,8 @@ pub trait ConfigurableMiddleware: Middleware + Sized {
     /// Creates an instance.
     ///
     /// ```
-    /// use hpd_agent::{ConfigurableMiddleware, Middleware};
+    /// use hpd_agent::Middleware;
+    /// use hpd_agent::middleware::ConfigurableMiddleware;
     ///
     /// #[derive(serde::Deserialize)]
     /// struct LimitConfig {

@@ -138,7 +138,7 @@ where
 /// Awaits one hook, turning an error or a panic into [`RunError::Middleware`].
 pub(crate) async fn guard<T>(
     hook: &'static str,
-    future: BoxFuture<'_, Result<T, crate::MiddlewareError>>,
+    future: BoxFuture<'_, Result<T, crate::middleware::MiddlewareError>>,
 ) -> Result<T, RunError> {
     match AssertUnwindSafe(future).catch_unwind().await {
         Ok(Ok(value)) => Ok(value),

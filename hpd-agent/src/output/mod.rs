@@ -24,7 +24,7 @@
 //! 4. When the retries are used up the run fails with [`RunError::Output`](crate::RunError::Output)
 //!    carrying an [`OutputError`]: the raw text of the last answer, the JSON pointer of its
 //!    first mismatch, the message. A refusal the provider reports as such (finish reason
-//!    [`ContentFilter`](crate::FinishReason::ContentFilter): Anthropic's `refusal` stop
+//!    [`ContentFilter`](crate::chat::FinishReason::ContentFilter): Anthropic's `refusal` stop
 //!    reason, a content filter) fails at once, without retry. An OpenAI `refusal` text comes
 //!    back as the reply's text, does not parse, and is asked again like any mismatch.
 //! 5. A typed run that pauses for approval (see [`approval`](crate::approval)) fails with an
@@ -35,9 +35,9 @@
 //!
 //! | provider | field |
 //! |---|---|
-//! | Chat Completions ([`OpenAiClient`](crate::OpenAiClient)), llama.cpp's server and other compatible servers | `response_format: {"type": "json_schema", "json_schema": {"name", "description", "schema", "strict"}}` |
-//! | OpenAI Responses ([`OpenAiResponsesClient`](crate::OpenAiResponsesClient)) | `text: {"format": {"type": "json_schema", "name", "description", "schema", "strict"}}` |
-//! | Anthropic Messages ([`AnthropicClient`](crate::AnthropicClient)) | `output_config: {"format": {"type": "json_schema", "schema"}}` |
+//! | Chat Completions ([`OpenAiClient`](crate::providers::openai::OpenAiClient)), llama.cpp's server and other compatible servers | `response_format: {"type": "json_schema", "json_schema": {"name", "description", "schema", "strict"}}` |
+//! | OpenAI Responses ([`OpenAiResponsesClient`](crate::providers::openai_responses::OpenAiResponsesClient)) | `text: {"format": {"type": "json_schema", "name", "description", "schema", "strict"}}` |
+//! | Anthropic Messages ([`AnthropicClient`](crate::providers::anthropic::AnthropicClient)) | `output_config: {"format": {"type": "json_schema", "schema"}}` |
 //!
 //! Anthropic documents two ways to get JSON: *JSON outputs* (`output_config.format`, which
 //! constrains the text of the reply by constrained decoding) and forcing a tool whose input
@@ -48,7 +48,7 @@
 //! calls still run before the answer (a forced answer tool would make every reply a call of
 //! it), and the answer arrives as the reply's text, as on the other providers.
 //!
-//! A field of [`ModelOptions::extra`](crate::ModelOptions::extra) with the same name
+//! A field of [`ModelOptions::extra`](crate::chat::ModelOptions::extra) with the same name
 //! (`response_format`, `text`, `output_config`) replaces the one this crate writes, as every
 //! `extra` field does: include the format in it.
 //!
@@ -100,7 +100,7 @@ pub use check::retry_message;
 /// How many times a typed run asks the model again after an answer that does not match.
 ///
 /// ```
-/// assert_eq!(hpd_agent::DEFAULT_OUTPUT_RETRIES, 1);
+/// assert_eq!(hpd_agent::output::DEFAULT_OUTPUT_RETRIES, 1);
 /// ```
 pub const DEFAULT_OUTPUT_RETRIES: usize = 1;
 
@@ -108,7 +108,7 @@ pub const DEFAULT_OUTPUT_RETRIES: usize = 1;
 /// model, and its vendor forms (see the [module docs](self)). Cheap to clone.
 ///
 /// ```
-/// use hpd_agent::OutputSchema;
+/// use hpd_agent::output::OutputSchema;
 /// use serde_json::json;
 ///
 /// #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -126,7 +126,7 @@ pub const DEFAULT_OUTPUT_RETRIES: usize = 1;
 ///     .with_description("The numbers asked for");
 /// // An array root is wrapped for the vendors, and the answer unwrapped again.
 /// assert_eq!(by_hand.openai_schema()["properties"]["value"]["type"], "array");
-/// # Ok::<(), hpd_agent::OutputSchemaError>(())
+/// # Ok::<(), hpd_agent::output::OutputSchemaError>(())
 /// ```
 #[derive(Clone)]
 pub struct OutputSchema {
@@ -174,7 +174,7 @@ impl OutputSchema {
     /// Schema (the error carries the JSON pointer of the offending keyword).
     ///
     /// ```
-    /// use hpd_agent::OutputSchema;
+    /// use hpd_agent::output::OutputSchema;
     /// use serde_json::json;
     ///
     /// let schema = OutputSchema::new("city", json!({"type": "object", "properties": {"name": {"type": "string"}}}))?;
@@ -182,7 +182,7 @@ impl OutputSchema {
     /// let error = OutputSchema::new("city", json!({"type": "object", "properties": {"name": {"type": "text"}}})).unwrap_err();
     /// assert_eq!(error.path, "/properties/name/type");
     /// assert!(OutputSchema::new("no spaces", json!({})).is_err());
-    /// # Ok::<(), hpd_agent::OutputSchemaError>(())
+    /// # Ok::<(), hpd_agent::output::OutputSchemaError>(())
     /// ```
     pub fn new(name: impl Into<String>, schema: Value) -> Result<Self, OutputSchemaError> {
         Self::build(name.into(), None, schema, true)
@@ -198,11 +198,11 @@ impl OutputSchema {
     /// schema.
     ///
     /// ```
-    /// use hpd_agent::OutputSchema;
+    /// use hpd_agent::output::OutputSchema;
     ///
     /// let schema = OutputSchema::for_type::<Vec<u8>>()?;
     /// assert_eq!(schema.name(), "Array_of_uint8");
-    /// # Ok::<(), hpd_agent::OutputSchemaError>(())
+    /// # Ok::<(), hpd_agent::output::OutputSchemaError>(())
     /// ```
     pub fn for_type<T: schemars::JsonSchema>() -> Result<Self, OutputSchemaError> {
         let settings = schemars::generate::SchemaSettings::draft2020_12().with(|s| {
@@ -258,12 +258,12 @@ impl OutputSchema {
     /// The schema with a description the providers show the model next to it.
     ///
     /// ```
-    /// use hpd_agent::OutputSchema;
+    /// use hpd_agent::output::OutputSchema;
     /// use serde_json::json;
     ///
     /// let schema = OutputSchema::new("n", json!({"type": "integer"}))?.with_description("A count");
     /// assert_eq!(schema.description(), Some("A count"));
-    /// # Ok::<(), hpd_agent::OutputSchemaError>(())
+    /// # Ok::<(), hpd_agent::output::OutputSchemaError>(())
     /// ```
     #[must_use]
     pub fn with_description(self, description: impl Into<String>) -> Self {
@@ -275,12 +275,12 @@ impl OutputSchema {
     /// whatever this says.
     ///
     /// ```
-    /// use hpd_agent::OutputSchema;
+    /// use hpd_agent::output::OutputSchema;
     /// use serde_json::json;
     ///
     /// let loose = OutputSchema::new("n", json!({"type": "integer"}))?.with_strict(false);
     /// assert!(!loose.is_strict());
-    /// # Ok::<(), hpd_agent::OutputSchemaError>(())
+    /// # Ok::<(), hpd_agent::output::OutputSchemaError>(())
     /// ```
     #[must_use]
     pub fn with_strict(self, strict: bool) -> Self {
@@ -308,9 +308,9 @@ impl OutputSchema {
     /// The name.
     ///
     /// ```
-    /// use hpd_agent::OutputSchema;
+    /// use hpd_agent::output::OutputSchema;
     /// assert_eq!(OutputSchema::new("report", serde_json::json!({}))?.name(), "report");
-    /// # Ok::<(), hpd_agent::OutputSchemaError>(())
+    /// # Ok::<(), hpd_agent::output::OutputSchemaError>(())
     /// ```
     #[must_use]
     pub fn name(&self) -> &str {
@@ -320,9 +320,9 @@ impl OutputSchema {
     /// The description, if any.
     ///
     /// ```
-    /// use hpd_agent::OutputSchema;
+    /// use hpd_agent::output::OutputSchema;
     /// assert_eq!(OutputSchema::new("report", serde_json::json!({}))?.description(), None);
-    /// # Ok::<(), hpd_agent::OutputSchemaError>(())
+    /// # Ok::<(), hpd_agent::output::OutputSchemaError>(())
     /// ```
     #[must_use]
     pub fn description(&self) -> Option<&str> {
@@ -332,12 +332,12 @@ impl OutputSchema {
     /// The schema as given: what answers are checked against.
     ///
     /// ```
-    /// use hpd_agent::OutputSchema;
+    /// use hpd_agent::output::OutputSchema;
     /// use serde_json::json;
     ///
     /// let schema = OutputSchema::new("n", json!({"type": "integer", "minimum": 1}))?;
     /// assert_eq!(schema.schema()["minimum"], 1);
-    /// # Ok::<(), hpd_agent::OutputSchemaError>(())
+    /// # Ok::<(), hpd_agent::output::OutputSchemaError>(())
     /// ```
     #[must_use]
     pub fn schema(&self) -> &Value {
@@ -347,9 +347,9 @@ impl OutputSchema {
     /// Whether strict mode was asked for (see [`with_strict`](Self::with_strict)).
     ///
     /// ```
-    /// use hpd_agent::OutputSchema;
+    /// use hpd_agent::output::OutputSchema;
     /// assert!(OutputSchema::new("n", serde_json::json!({}))?.is_strict());
-    /// # Ok::<(), hpd_agent::OutputSchemaError>(())
+    /// # Ok::<(), hpd_agent::output::OutputSchemaError>(())
     /// ```
     #[must_use]
     pub fn is_strict(&self) -> bool {
@@ -360,12 +360,12 @@ impl OutputSchema {
     /// `strict`: [`is_strict`](Self::is_strict), unless the schema cannot be strict.
     ///
     /// ```
-    /// use hpd_agent::OutputSchema;
+    /// use hpd_agent::output::OutputSchema;
     /// use serde_json::json;
     ///
     /// let map = json!({"type": "object", "additionalProperties": {"type": "integer"}});
     /// assert!(!OutputSchema::new("counts", map)?.openai_strict());
-    /// # Ok::<(), hpd_agent::OutputSchemaError>(())
+    /// # Ok::<(), hpd_agent::output::OutputSchemaError>(())
     /// ```
     #[must_use]
     pub fn openai_strict(&self) -> bool {
@@ -376,7 +376,7 @@ impl OutputSchema {
     /// when sent strict, every property required (see the [module docs](self)).
     ///
     /// ```
-    /// use hpd_agent::OutputSchema;
+    /// use hpd_agent::output::OutputSchema;
     /// use serde_json::json;
     ///
     /// let schema = OutputSchema::new("p", json!({
@@ -388,7 +388,7 @@ impl OutputSchema {
     /// assert_eq!(sent["required"], json!(["name", "nick"]));
     /// assert_eq!(sent["properties"]["nick"]["type"], json!(["string", "null"]));
     /// assert_eq!(sent["additionalProperties"], false);
-    /// # Ok::<(), hpd_agent::OutputSchemaError>(())
+    /// # Ok::<(), hpd_agent::output::OutputSchemaError>(())
     /// ```
     #[must_use]
     pub fn openai_schema(&self) -> &Value {
@@ -403,7 +403,7 @@ impl OutputSchema {
     /// Anthropic does not support moved into descriptions.
     ///
     /// ```
-    /// use hpd_agent::OutputSchema;
+    /// use hpd_agent::output::OutputSchema;
     /// use serde_json::json;
     ///
     /// let schema = OutputSchema::new("n", json!({
@@ -414,7 +414,7 @@ impl OutputSchema {
     /// let count = &schema.anthropic_schema()["properties"]["count"];
     /// assert!(count.get("minimum").is_none());
     /// assert_eq!(count["description"], "Constraints: minimum 1.");
-    /// # Ok::<(), hpd_agent::OutputSchemaError>(())
+    /// # Ok::<(), hpd_agent::output::OutputSchemaError>(())
     /// ```
     #[must_use]
     pub fn anthropic_schema(&self) -> &Value {
@@ -431,7 +431,7 @@ impl OutputSchema {
     /// when the text is not JSON) and the message (`attempts` is 1).
     ///
     /// ```
-    /// use hpd_agent::OutputSchema;
+    /// use hpd_agent::output::OutputSchema;
     /// use serde_json::json;
     ///
     /// let schema = OutputSchema::new("p", json!({
@@ -502,7 +502,7 @@ fn tool_name(name: &str) -> String {
 /// An output schema that cannot be used.
 ///
 /// ```
-/// use hpd_agent::OutputSchema;
+/// use hpd_agent::output::OutputSchema;
 /// use serde_json::json;
 ///
 /// let error = OutputSchema::new("x", json!("a string")).unwrap_err();

@@ -17,7 +17,8 @@
 //!
 //! ```
 //! use std::time::Duration;
-//! use hpd_agent::{AgentBuilder, OpenAiClient};
+//! use hpd_agent::AgentBuilder;
+//! use hpd_agent::providers::openai::OpenAiClient;
 //!
 //! // A local OpenAI-compatible server (llama.cpp, Ollama, vLLM): no key, its own base URL.
 //! let client = OpenAiClient::new("local-model", "")?
@@ -41,16 +42,16 @@ pub mod sse;
 #[cfg(test)]
 mod test_support;
 
-/// The request as a client with [`ToolImages::Describe`](crate::ToolImages::Describe) sends it:
+/// The request as a client with [`ToolImages::Describe`](crate::chat::ToolImages::Describe) sends it:
 /// tool results that hold images are sent as their text form. `described` holds the changed
 /// history; nothing is copied when the mode is `Send` or no result has parts.
 pub(crate) fn with_tool_images<'a>(
-    request: crate::ChatRequest<'a>,
-    mode: crate::ToolImages,
+    request: crate::chat::ChatRequest<'a>,
+    mode: crate::chat::ToolImages,
     described: &'a mut Option<Vec<crate::ChatMessage>>,
-) -> crate::ChatRequest<'a> {
+) -> crate::chat::ChatRequest<'a> {
     let has_parts = |m: &crate::ChatMessage| matches!(m, crate::ChatMessage::Tool { parts, .. } if !parts.is_empty());
-    if mode == crate::ToolImages::Send || !request.messages.iter().any(has_parts) {
+    if mode == crate::chat::ToolImages::Send || !request.messages.iter().any(has_parts) {
         return request;
     }
     let messages = described.insert(request.messages.to_vec());
@@ -59,7 +60,7 @@ pub(crate) fn with_tool_images<'a>(
             parts.clear();
         }
     }
-    crate::ChatRequest {
+    crate::chat::ChatRequest {
         messages,
         ..request
     }
@@ -73,7 +74,7 @@ pub(crate) fn client_from_config(
     model: Option<&str>,
     base_url: Option<&str>,
     lookup: &dyn Fn(&str) -> Option<String>,
-) -> Result<std::sync::Arc<dyn crate::ChatClient>, crate::ChatError> {
+) -> Result<std::sync::Arc<dyn crate::ChatClient>, crate::chat::ChatError> {
     use std::sync::Arc;
 
     let provider = provider.unwrap_or("openai").to_ascii_lowercase();
@@ -81,7 +82,7 @@ pub(crate) fn client_from_config(
         "openai" | "openai_responses" => "OPENAI_MODEL",
         "anthropic" => "ANTHROPIC_MODEL",
         _ => {
-            return Err(crate::ChatError::Config(format!(
+            return Err(crate::chat::ChatError::Config(format!(
                 "unknown model provider '{provider}'; expected 'openai' (any OpenAI-compatible \
                  server, through base_url), 'openai_responses' or 'anthropic'"
             )));
@@ -91,7 +92,7 @@ pub(crate) fn client_from_config(
         .map(str::to_owned)
         .or_else(|| http::env_var(lookup, model_var))
         .ok_or_else(|| {
-            crate::ChatError::Config(format!(
+            crate::chat::ChatError::Config(format!(
                 "the model config names no model; set model.model or {model_var}"
             ))
         })?;
@@ -119,7 +120,7 @@ pub(crate) fn client_from_config(
 
 /// The setters every HTTP client has: timeout, retries, backoff.
 macro_rules! http_setters {
-    ($client:ident, $new:literal) => {
+    ($client:ident, $module:literal, $new:literal) => {
         /// Sets the timeout (default 120 s): the longest wait for the response headers
         /// (including the error body of a failed attempt) and, when streaming, the longest gap
         /// between two reads from the connection. Any bytes count, keep-alive comments
@@ -129,10 +130,10 @@ macro_rules! http_setters {
         ///
         /// ```
         /// use std::time::Duration;
-        #[doc = concat!("use hpd_agent::", stringify!($client), ";")]
+        #[doc = concat!("use hpd_agent::providers::", $module, "::", stringify!($client), ";")]
         ///
         #[doc = concat!("let _client = ", $new, "?.with_timeout(Duration::from_secs(30));")]
-        /// # Ok::<(), hpd_agent::ChatError>(())
+        /// # Ok::<(), hpd_agent::chat::ChatError>(())
         /// ```
         #[must_use]
         pub fn with_timeout(mut self, timeout: std::time::Duration) -> Self {
@@ -144,10 +145,10 @@ macro_rules! http_setters {
         /// failure (default 3; 0 never retries).
         ///
         /// ```
-        #[doc = concat!("use hpd_agent::", stringify!($client), ";")]
+        #[doc = concat!("use hpd_agent::providers::", $module, "::", stringify!($client), ";")]
         ///
         #[doc = concat!("let _client = ", $new, "?.with_max_retries(5);")]
-        /// # Ok::<(), hpd_agent::ChatError>(())
+        /// # Ok::<(), hpd_agent::chat::ChatError>(())
         /// ```
         #[must_use]
         pub fn with_max_retries(mut self, max_retries: u32) -> Self {
@@ -162,10 +163,10 @@ macro_rules! http_setters {
         ///
         /// ```
         /// use std::time::Duration;
-        #[doc = concat!("use hpd_agent::", stringify!($client), ";")]
+        #[doc = concat!("use hpd_agent::providers::", $module, "::", stringify!($client), ";")]
         ///
         #[doc = concat!("let _client = ", $new, "?.with_backoff(Duration::from_millis(10));")]
-        /// # Ok::<(), hpd_agent::ChatError>(())
+        /// # Ok::<(), hpd_agent::chat::ChatError>(())
         /// ```
         #[must_use]
         pub fn with_backoff(mut self, backoff: std::time::Duration) -> Self {
@@ -178,10 +179,10 @@ macro_rules! http_setters {
         ///
         /// ```
         /// use std::time::Duration;
-        #[doc = concat!("use hpd_agent::", stringify!($client), ";")]
+        #[doc = concat!("use hpd_agent::providers::", $module, "::", stringify!($client), ";")]
         ///
         #[doc = concat!("let _client = ", $new, "?.with_max_backoff(Duration::from_secs(5));")]
-        /// # Ok::<(), hpd_agent::ChatError>(())
+        /// # Ok::<(), hpd_agent::chat::ChatError>(())
         /// ```
         #[must_use]
         pub fn with_max_backoff(mut self, max_backoff: std::time::Duration) -> Self {
@@ -192,11 +193,11 @@ macro_rules! http_setters {
         /// Replaces the whole [`RetryPolicy`](crate::providers::retry::RetryPolicy).
         ///
         /// ```
-        #[doc = concat!("use hpd_agent::", stringify!($client), ";")]
+        #[doc = concat!("use hpd_agent::providers::", $module, "::", stringify!($client), ";")]
         /// use hpd_agent::providers::retry::RetryPolicy;
         ///
         #[doc = concat!("let _client = ", $new, "?.with_retry_policy(RetryPolicy { max_retries: 0, ..RetryPolicy::default() });")]
-        /// # Ok::<(), hpd_agent::ChatError>(())
+        /// # Ok::<(), hpd_agent::chat::ChatError>(())
         /// ```
         #[must_use]
         pub fn with_retry_policy(mut self, policy: crate::providers::retry::RetryPolicy) -> Self {
@@ -205,14 +206,14 @@ macro_rules! http_setters {
         }
 
         /// Turns streaming on or off (default on). Off, the client reads one JSON body and
-        /// calls the [`TextSink`](crate::TextSink) once with the whole text.
+        /// calls the [`TextSink`](crate::chat::TextSink) once with the whole text.
         ///
         /// ```
-        #[doc = concat!("use hpd_agent::", stringify!($client), ";")]
+        #[doc = concat!("use hpd_agent::providers::", $module, "::", stringify!($client), ";")]
         ///
         #[doc = concat!("let client = ", $new, "?.with_streaming(false);")]
         /// assert!(!client.is_streaming());
-        /// # Ok::<(), hpd_agent::ChatError>(())
+        /// # Ok::<(), hpd_agent::chat::ChatError>(())
         /// ```
         #[must_use]
         pub fn with_streaming(mut self, streaming: bool) -> Self {
@@ -223,10 +224,10 @@ macro_rules! http_setters {
         /// The model name sent with each request.
         ///
         /// ```
-        #[doc = concat!("use hpd_agent::", stringify!($client), ";")]
+        #[doc = concat!("use hpd_agent::providers::", $module, "::", stringify!($client), ";")]
         ///
         #[doc = concat!("assert!(!", $new, "?.model().is_empty());")]
-        /// # Ok::<(), hpd_agent::ChatError>(())
+        /// # Ok::<(), hpd_agent::chat::ChatError>(())
         /// ```
         #[must_use]
         pub fn model(&self) -> &str {
@@ -236,10 +237,10 @@ macro_rules! http_setters {
         /// The base URL, without a trailing `/`.
         ///
         /// ```
-        #[doc = concat!("use hpd_agent::", stringify!($client), ";")]
+        #[doc = concat!("use hpd_agent::providers::", $module, "::", stringify!($client), ";")]
         ///
         #[doc = concat!("assert!(", $new, "?.base_url().starts_with(\"https://\"));")]
-        /// # Ok::<(), hpd_agent::ChatError>(())
+        /// # Ok::<(), hpd_agent::chat::ChatError>(())
         /// ```
         #[must_use]
         pub fn base_url(&self) -> &str {
@@ -249,10 +250,10 @@ macro_rules! http_setters {
         /// Whether responses are streamed.
         ///
         /// ```
-        #[doc = concat!("use hpd_agent::", stringify!($client), ";")]
+        #[doc = concat!("use hpd_agent::providers::", $module, "::", stringify!($client), ";")]
         ///
         #[doc = concat!("assert!(", $new, "?.is_streaming());")]
-        /// # Ok::<(), hpd_agent::ChatError>(())
+        /// # Ok::<(), hpd_agent::chat::ChatError>(())
         /// ```
         #[must_use]
         pub fn is_streaming(&self) -> bool {
@@ -273,7 +274,7 @@ mod tests {
         model: Option<&str>,
         base_url: Option<&str>,
         vars: &[(&str, &str)],
-    ) -> Result<String, crate::ChatError> {
+    ) -> Result<String, crate::chat::ChatError> {
         let vars: HashMap<String, String> = vars
             .iter()
             .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
@@ -282,9 +283,9 @@ mod tests {
             .map(|client| format!("{client:?}"))
     }
 
-    fn config_error(result: Result<String, crate::ChatError>) -> String {
+    fn config_error(result: Result<String, crate::chat::ChatError>) -> String {
         match result {
-            Err(crate::ChatError::Config(message)) => message,
+            Err(crate::chat::ChatError::Config(message)) => message,
             other => panic!("expected a Config error, got {other:?}"),
         }
     }

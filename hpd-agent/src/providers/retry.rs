@@ -35,14 +35,14 @@ use reqwest::header::{HeaderMap, RETRY_AFTER};
 ///
 /// ```
 /// use std::time::Duration;
-/// use hpd_agent::OpenAiClient;
+/// use hpd_agent::providers::openai::OpenAiClient;
 /// use hpd_agent::providers::retry::RetryPolicy;
 ///
 /// let policy = RetryPolicy { max_retries: 5, backoff: Duration::from_secs(1), ..RetryPolicy::default() };
 /// assert_eq!(policy.max_backoff, Duration::from_secs(30));
 /// let client = OpenAiClient::new("gpt-4o-mini", "sk-...")?.with_retry_policy(policy);
 /// # drop(client);
-/// # Ok::<(), hpd_agent::ChatError>(())
+/// # Ok::<(), hpd_agent::chat::ChatError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RetryPolicy {

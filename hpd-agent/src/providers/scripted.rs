@@ -180,11 +180,12 @@ impl ScriptedChatClient {
     }
 
     /// A client that says it has this form of deferred tool loading, to try the
-    /// [`native`](crate::CollapsingLayout::Native) collapsing layout offline: requests then carry
+    /// [`native`](crate::config::CollapsingLayout::Native) collapsing layout offline: requests then carry
     /// [`ChatRequest::deferred`], recorded in [`RecordedRequest::deferred`].
     ///
     /// ```
-    /// use hpd_agent::{ChatClient, DeferredTools, ScriptedChatClient};
+    /// use hpd_agent::{ChatClient, ScriptedChatClient};
+    /// use hpd_agent::chat::DeferredTools;
     ///
     /// let client = ScriptedChatClient::new().with_deferred_tools(DeferredTools::ToolReferences);
     /// assert_eq!(client.deferred_tools(), DeferredTools::ToolReferences);
@@ -199,7 +200,8 @@ impl ScriptedChatClient {
     /// `scripted`), as traces show it; the replies do not depend on it.
     ///
     /// ```
-    /// use hpd_agent::{ChatClient, ModelInfo, ScriptedChatClient};
+    /// use hpd_agent::{ChatClient, ScriptedChatClient};
+    /// use hpd_agent::chat::ModelInfo;
     ///
     /// let client = ScriptedChatClient::new().with_model("scripted-1");
     /// assert_eq!(client.model_info(), ModelInfo::new("scripted").with_model("scripted-1"));
@@ -340,8 +342,8 @@ impl ChatClient for ScriptedChatClient {
         self.deferred
     }
 
-    fn model_info(&self) -> crate::ModelInfo<'_> {
-        let info = crate::ModelInfo::new("scripted");
+    fn model_info(&self) -> crate::chat::ModelInfo<'_> {
+        let info = crate::chat::ModelInfo::new("scripted");
         match &self.model {
             Some(model) => info.with_model(model),
             None => info,

@@ -22,7 +22,7 @@
 //!     ("ping".to_owned(), String::new()),
 //!     (String::new(), "[DONE]".to_owned()),
 //! ]);
-//! # Ok::<(), hpd_agent::ChatError>(())
+//! # Ok::<(), hpd_agent::chat::ChatError>(())
 //! ```
 
 use crate::chat::ChatError;
@@ -39,7 +39,7 @@ use crate::chat::ChatError;
 ///     Ok(if event.data == "[DONE]" { Flow::Done } else { Flow::Continue })
 /// })?;
 /// assert_eq!((flow, count), (Flow::Done, 2)); // stopped at `Done`
-/// # Ok::<(), hpd_agent::ChatError>(())
+/// # Ok::<(), hpd_agent::chat::ChatError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Flow {
@@ -62,7 +62,7 @@ pub enum Flow {
 /// let [SseEvent { event, data, error, .. }] = events.as_slice() else { panic!("one event") };
 /// assert_eq!((event.as_str(), data.as_str()), ("error", "a\nb"));
 /// assert_eq!(error.as_deref(), Some("slot unavailable"));
-/// # Ok::<(), hpd_agent::ChatError>(())
+/// # Ok::<(), hpd_agent::chat::ChatError>(())
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
@@ -98,7 +98,7 @@ pub struct SseEvent {
 ///     })?;
 /// }
 /// assert_eq!(data, ["hello"]);
-/// # Ok::<(), hpd_agent::ChatError>(())
+/// # Ok::<(), hpd_agent::chat::ChatError>(())
 /// ```
 #[derive(Debug, Default)]
 pub struct SseDecoder {
@@ -123,7 +123,7 @@ impl SseDecoder {
     /// [`ChatError::Malformed`] when a line is not valid UTF-8; any error `on_event` returns.
     ///
     /// ```
-    /// use hpd_agent::ChatError;
+    /// use hpd_agent::chat::ChatError;
     /// use hpd_agent::providers::sse::SseDecoder;
     ///
     /// let mut decoder = SseDecoder::default();

@@ -61,11 +61,11 @@ impl MemorySessionStore {
     /// The raw record of `id` and its version, as stored.
     ///
     /// ```
-    /// use hpd_agent::SessionState;
+    /// use hpd_agent::agent::SessionState;
     /// use hpd_agent::store::{MemorySessionStore, SessionStore};
     ///
     /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), hpd_agent::StoreError> {
+    /// # async fn main() -> Result<(), hpd_agent::store::StoreError> {
     /// let store = MemorySessionStore::new();
     /// store.save("s", &SessionState::default(), 0).await?;
     /// assert_eq!(store.raw("s"), Some((1, r#"{"format":1,"state":{"history":[]}}"#.to_owned())));

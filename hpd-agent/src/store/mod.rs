@@ -99,7 +99,8 @@
 //! ```
 //! use std::sync::Arc;
 //! use hpd_agent::store::{MemorySessionStore, SessionStore};
-//! use hpd_agent::{AgentBuilder, ChatResponse, RunError, ScriptedChatClient, StoreError};
+//! use hpd_agent::{AgentBuilder, ChatResponse, RunError, ScriptedChatClient};
+//! use hpd_agent::store::StoreError;
 //!
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -127,7 +128,7 @@
 //! side-effecting tools (or a middleware) skip work they have done before under the same
 //! [`FunctionContext::idempotency_key`](crate::FunctionContext::idempotency_key) (the turn id,
 //! the function and its arguments; also on
-//! [`FunctionCall::idempotency_key`](crate::FunctionCall::idempotency_key)).
+//! [`FunctionCall::idempotency_key`](crate::middleware::FunctionCall::idempotency_key)).
 
 mod memory;
 #[cfg(feature = "postgres")]
@@ -163,11 +164,11 @@ pub use sqlite::SqliteSessionStore;
 /// The format number of stored records this build writes and reads.
 ///
 /// ```
-/// use hpd_agent::SessionState;
+/// use hpd_agent::agent::SessionState;
 /// use hpd_agent::store::{MemorySessionStore, SessionStore, RECORD_FORMAT};
 ///
 /// # #[tokio::main(flavor = "current_thread")]
-/// # async fn main() -> Result<(), hpd_agent::StoreError> {
+/// # async fn main() -> Result<(), hpd_agent::store::StoreError> {
 /// let store = MemorySessionStore::new();
 /// store.save("s", &SessionState::default(), 0).await?;
 /// let (_, text) = store.raw("s").unwrap();
@@ -200,11 +201,12 @@ pub const MAX_ID_LEN: usize = 512;
 /// A session as stored: its state and the version it was stored at.
 ///
 /// ```
-/// use hpd_agent::{ChatMessage, SessionState};
+/// use hpd_agent::ChatMessage;
+/// use hpd_agent::agent::SessionState;
 /// use hpd_agent::store::{MemorySessionStore, SessionStore};
 ///
 /// # #[tokio::main(flavor = "current_thread")]
-/// # async fn main() -> Result<(), hpd_agent::StoreError> {
+/// # async fn main() -> Result<(), hpd_agent::store::StoreError> {
 /// let store = MemorySessionStore::new();
 /// let state = SessionState::from_history(vec![ChatMessage::user("Hi")]);
 /// store.save("s", &state, 0).await?;
@@ -228,7 +230,7 @@ pub struct StoredSession {
 /// atomic write that succeeds only when the stored version is the one the writer read.
 ///
 /// ```
-/// use hpd_agent::SessionState;
+/// use hpd_agent::agent::SessionState;
 /// use hpd_agent::store::{MemorySessionStore, SessionStore, StoreError};
 ///
 /// # #[tokio::main(flavor = "current_thread")]
@@ -258,7 +260,7 @@ pub trait SessionStore: Send + Sync + fmt::Debug {
     /// use hpd_agent::store::{MemorySessionStore, SessionStore};
     ///
     /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), hpd_agent::StoreError> {
+    /// # async fn main() -> Result<(), hpd_agent::store::StoreError> {
     /// let store = MemorySessionStore::new();
     /// assert!(store.load("never-saved").await?.is_none());
     /// # Ok(())
@@ -276,7 +278,7 @@ pub trait SessionStore: Send + Sync + fmt::Debug {
     /// cannot be reached.
     ///
     /// ```
-    /// use hpd_agent::SessionState;
+    /// use hpd_agent::agent::SessionState;
     /// use hpd_agent::store::{MemorySessionStore, SessionStore, StoreError};
     ///
     /// # #[tokio::main(flavor = "current_thread")]
@@ -299,11 +301,11 @@ pub trait SessionStore: Send + Sync + fmt::Debug {
     /// [`StoreError::Unavailable`] when the store cannot be reached.
     ///
     /// ```
-    /// use hpd_agent::SessionState;
+    /// use hpd_agent::agent::SessionState;
     /// use hpd_agent::store::{MemorySessionStore, SessionStore};
     ///
     /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), hpd_agent::StoreError> {
+    /// # async fn main() -> Result<(), hpd_agent::store::StoreError> {
     /// let store = MemorySessionStore::new();
     /// store.save("s", &SessionState::default(), 0).await?;
     /// assert!(store.delete("s").await?);
@@ -320,11 +322,11 @@ pub trait SessionStore: Send + Sync + fmt::Debug {
     /// [`StoreError::Unavailable`] when the store cannot be reached.
     ///
     /// ```
-    /// use hpd_agent::SessionState;
+    /// use hpd_agent::agent::SessionState;
     /// use hpd_agent::store::{MemorySessionStore, SessionStore};
     ///
     /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), hpd_agent::StoreError> {
+    /// # async fn main() -> Result<(), hpd_agent::store::StoreError> {
     /// let store = MemorySessionStore::new();
     /// for id in ["user-2/a", "user-1/b", "user-1/a"] {
     ///     store.save(id, &SessionState::default(), 0).await?;
@@ -341,7 +343,8 @@ pub trait SessionStore: Send + Sync + fmt::Debug {
 /// ```
 /// use std::sync::Arc;
 /// use hpd_agent::store::MemorySessionStore;
-/// use hpd_agent::{AgentBuilder, ChatResponse, RunError, ScriptedChatClient, StoreError};
+/// use hpd_agent::{AgentBuilder, ChatResponse, RunError, ScriptedChatClient};
+/// use hpd_agent::store::StoreError;
 ///
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -592,7 +595,8 @@ struct RecordIn {
 /// Encodes a state as a stored record (JSON with the format number).
 ///
 /// ```
-/// use hpd_agent::{ChatMessage, SessionState};
+/// use hpd_agent::ChatMessage;
+/// use hpd_agent::agent::SessionState;
 /// use hpd_agent::store::{decode_record, encode_record};
 ///
 /// let state = SessionState::from_history(vec![ChatMessage::user("hi")]);
@@ -618,7 +622,7 @@ pub fn encode_record(state: &SessionState) -> String {
 /// build does not know, or holds a state that does not decode (with the JSON path).
 ///
 /// ```
-/// use hpd_agent::StoreError;
+/// use hpd_agent::store::StoreError;
 /// use hpd_agent::store::decode_record;
 ///
 /// let state = decode_record("s", r#"{"format":1,"state":{"history":[]}}"#)?;

@@ -187,7 +187,7 @@ impl PostgresSessionStore {
     /// use hpd_agent::store::PostgresSessionStore;
     ///
     /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), hpd_agent::StoreError> {
+    /// # async fn main() -> Result<(), hpd_agent::store::StoreError> {
     /// let store = PostgresSessionStore::connect("postgres://app@127.0.0.1/app")
     ///     .await?
     ///     .with_timeout(Duration::from_secs(2)); // a hung server: Unavailable after 2 s
@@ -209,7 +209,7 @@ impl PostgresSessionStore {
     /// use hpd_agent::store::{PostgresSessionStore, DEFAULT_TIMEOUT};
     ///
     /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), hpd_agent::StoreError> {
+    /// # async fn main() -> Result<(), hpd_agent::store::StoreError> {
     /// let store = PostgresSessionStore::connect("postgres://app@127.0.0.1/app").await?;
     /// assert_eq!(store.timeout(), DEFAULT_TIMEOUT);
     /// # Ok(())

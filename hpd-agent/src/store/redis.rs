@@ -152,7 +152,7 @@ impl RedisSessionStore {
     /// use hpd_agent::store::RedisSessionStore;
     ///
     /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), hpd_agent::StoreError> {
+    /// # async fn main() -> Result<(), hpd_agent::store::StoreError> {
     /// let store = Arc::new(RedisSessionStore::connect("redis://127.0.0.1:6379/0").await?);
     /// # drop(store);
     /// # Ok(())
@@ -239,7 +239,7 @@ impl RedisSessionStore {
     /// use hpd_agent::store::RedisSessionStore;
     ///
     /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), hpd_agent::StoreError> {
+    /// # async fn main() -> Result<(), hpd_agent::store::StoreError> {
     /// let store = RedisSessionStore::connect("redis://127.0.0.1:6379")
     ///     .await?
     ///     .with_timeout(Duration::from_secs(2)); // a hung server: Unavailable after 2 s
@@ -261,7 +261,7 @@ impl RedisSessionStore {
     /// use hpd_agent::store::{RedisSessionStore, DEFAULT_TIMEOUT};
     ///
     /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), hpd_agent::StoreError> {
+    /// # async fn main() -> Result<(), hpd_agent::store::StoreError> {
     /// let store = RedisSessionStore::connect("redis://127.0.0.1:6379").await?;
     /// assert_eq!(store.timeout(), DEFAULT_TIMEOUT);
     /// # Ok(())
@@ -297,7 +297,7 @@ impl RedisSessionStore {
     /// use hpd_agent::store::RedisSessionStore;
     ///
     /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), hpd_agent::StoreError> {
+    /// # async fn main() -> Result<(), hpd_agent::store::StoreError> {
     /// // Conversations idle for a day are forgotten.
     /// let store = RedisSessionStore::connect("redis://127.0.0.1:6379").await?.with_ttl(Duration::from_secs(24 * 3600));
     /// assert_eq!(store.ttl(), Some(Duration::from_secs(86_400)));
@@ -318,7 +318,7 @@ impl RedisSessionStore {
     /// use hpd_agent::store::RedisSessionStore;
     ///
     /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), hpd_agent::StoreError> {
+    /// # async fn main() -> Result<(), hpd_agent::store::StoreError> {
     /// let store = RedisSessionStore::connect("redis://127.0.0.1:6379").await?;
     /// assert_eq!(store.ttl(), None); // sessions never expire unless `with_ttl` is set
     /// # Ok(())

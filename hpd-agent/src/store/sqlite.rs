@@ -62,11 +62,11 @@ impl SqliteSessionStore {
     /// does not know, [`StoreError::Backend`] when the file is not an SQLite database.
     ///
     /// ```
-    /// use hpd_agent::SessionState;
+    /// use hpd_agent::agent::SessionState;
     /// use hpd_agent::store::{SessionStore, SqliteSessionStore};
     ///
     /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), hpd_agent::StoreError> {
+    /// # async fn main() -> Result<(), hpd_agent::store::StoreError> {
     /// let path = std::env::temp_dir().join(format!("hpd-agent-doc-open-{}.db", std::process::id()));
     /// let store = SqliteSessionStore::open(&path).await?;
     /// store.save("s", &SessionState::default(), 0).await?;
@@ -109,7 +109,7 @@ impl SqliteSessionStore {
     /// use hpd_agent::store::SqliteSessionStore;
     ///
     /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), hpd_agent::StoreError> {
+    /// # async fn main() -> Result<(), hpd_agent::store::StoreError> {
     /// let path = std::env::temp_dir().join(format!("hpd-agent-doc-timeout-{}.db", std::process::id()));
     /// let store = SqliteSessionStore::open(&path).await?.with_timeout(Duration::from_secs(1));
     /// assert_eq!(store.timeout(), Duration::from_secs(1));
@@ -138,7 +138,7 @@ impl SqliteSessionStore {
     /// use hpd_agent::store::{SqliteSessionStore, DEFAULT_TIMEOUT};
     ///
     /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), hpd_agent::StoreError> {
+    /// # async fn main() -> Result<(), hpd_agent::store::StoreError> {
     /// let path = std::env::temp_dir().join(format!("hpd-agent-doc-deadline-{}.db", std::process::id()));
     /// let store = SqliteSessionStore::open(&path).await?;
     /// assert_eq!(store.timeout(), DEFAULT_TIMEOUT);
@@ -158,7 +158,7 @@ impl SqliteSessionStore {
     /// use hpd_agent::store::SqliteSessionStore;
     ///
     /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), hpd_agent::StoreError> {
+    /// # async fn main() -> Result<(), hpd_agent::store::StoreError> {
     /// let path = std::env::temp_dir().join(format!("hpd-agent-doc-path-{}.db", std::process::id()));
     /// let store = SqliteSessionStore::open(&path).await?;
     /// assert_eq!(store.path(), path);

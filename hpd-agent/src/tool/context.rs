@@ -10,7 +10,7 @@ use tokio_util::sync::CancellationToken;
 /// syslog (RFC 5424), as MCP's logging uses them, least severe first.
 ///
 /// ```
-/// use hpd_agent::LogLevel;
+/// use hpd_agent::tool::LogLevel;
 ///
 /// assert!(LogLevel::Warning > LogLevel::Info);
 /// assert_eq!(LogLevel::Warning.as_str(), "warning");
@@ -40,7 +40,7 @@ impl LogLevel {
     /// The level's name in lower case, as MCP writes it (`"debug"`, ..., `"emergency"`).
     ///
     /// ```
-    /// assert_eq!(hpd_agent::LogLevel::Emergency.as_str(), "emergency");
+    /// assert_eq!(hpd_agent::tool::LogLevel::Emergency.as_str(), "emergency");
     /// ```
     #[must_use]
     pub fn as_str(self) -> &'static str {
@@ -165,7 +165,7 @@ impl FunctionContext {
 
     /// The id of the turn this call belongs to: the id given with
     /// [`AgentRunConfig::with_turn_id`](crate::AgentRunConfig::with_turn_id), else a random
-    /// one per turn. `None` outside a turn (a [`ToolSession`](crate::ToolSession) call).
+    /// one per turn. `None` outside a turn (a [`ToolSession`](crate::agent::ToolSession) call).
     ///
     /// ```
     /// use hpd_agent::{CancellationToken, FunctionContext};
@@ -349,7 +349,7 @@ impl FunctionContext {
     ///
     /// ```
     /// use hpd_agent::prelude::*;
-    /// use hpd_agent::LogLevel;
+    /// use hpd_agent::tool::LogLevel;
     ///
     /// #[derive(Default)]
     /// pub struct Backup;

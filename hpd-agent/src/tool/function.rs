@@ -183,7 +183,7 @@ impl Function {
     /// # #[ai_function(requires_approval)] fn pay(&self, cents: u64) -> u64 { cents } }
     ///
     /// assert!(HarnessInfo::of::<ApprovedPayouts>().functions()?[0].requires_approval());
-    /// # Ok::<(), hpd_agent::ConstructError>(())
+    /// # Ok::<(), hpd_agent::error::ConstructError>(())
     /// ```
     #[must_use]
     pub fn requires_approval(&self) -> bool {
@@ -201,7 +201,7 @@ impl Function {
     ///
     /// // The tool name, which `name = "..."` may have changed from the method's.
     /// assert_eq!(HarnessInfo::of::<Planets>().functions()?[0].name(), "planet");
-    /// # Ok::<(), hpd_agent::ConstructError>(())
+    /// # Ok::<(), hpd_agent::error::ConstructError>(())
     /// ```
     #[must_use]
     pub fn name(&self) -> &str {
@@ -219,7 +219,7 @@ impl Function {
     /// # #[ai_function] fn sunrise(&self) -> String { "06:12".into() } }
     ///
     /// assert_eq!(HarnessInfo::of::<Almanac>().functions()?[0].harness_name(), "Almanac");
-    /// # Ok::<(), hpd_agent::ConstructError>(())
+    /// # Ok::<(), hpd_agent::error::ConstructError>(())
     /// ```
     #[must_use]
     pub fn harness_name(&self) -> &str {
@@ -236,7 +236,7 @@ impl Function {
     /// # #[ai_function] fn high_tide(&self) -> String { "14:03".into() } }
     ///
     /// assert_eq!(HarnessInfo::of::<Tides>().functions()?[0].description(), "The next high tide.");
-    /// # Ok::<(), hpd_agent::ConstructError>(())
+    /// # Ok::<(), hpd_agent::error::ConstructError>(())
     /// ```
     #[must_use]
     pub fn description(&self) -> &str {
@@ -254,7 +254,7 @@ impl Function {
     ///
     /// let schema = HarnessInfo::of::<Moon>().functions()?[0].schema().clone();
     /// assert_eq!(schema["properties"]["day"]["type"], "integer");
-    /// # Ok::<(), hpd_agent::ConstructError>(())
+    /// # Ok::<(), hpd_agent::error::ConstructError>(())
     /// ```
     #[must_use]
     pub fn schema(&self) -> &Value {
@@ -273,7 +273,7 @@ impl Function {
     /// let function = &HarnessInfo::of::<Stars>().functions()?[0];
     /// let definition = function.definition();
     /// assert_eq!((definition.name.as_str(), definition.description.as_str()), ("visible_stars", "Visible stars."));
-    /// # Ok::<(), hpd_agent::ConstructError>(())
+    /// # Ok::<(), hpd_agent::error::ConstructError>(())
     /// ```
     #[must_use]
     pub fn definition(&self) -> &Arc<ToolDefinition> {
@@ -291,7 +291,7 @@ impl Function {
     /// # #[ai_function(timeout_ms = 1500)] fn next_comet(&self) -> String { "2061".into() } }
     ///
     /// assert_eq!(HarnessInfo::of::<Comet>().functions()?[0].timeout(), Some(Duration::from_millis(1500)));
-    /// # Ok::<(), hpd_agent::ConstructError>(())
+    /// # Ok::<(), hpd_agent::error::ConstructError>(())
     /// ```
     #[must_use]
     pub fn timeout(&self) -> Option<Duration> {
@@ -348,7 +348,7 @@ impl Function {
     /// use std::time::Duration;
     /// use hpd_agent::prelude::*;
     /// use hpd_agent::harness::HarnessInfo;
-    /// use hpd_agent::FunctionFailure;
+    /// use hpd_agent::tool::FunctionFailure;
     ///
     /// #[derive(Default)]
     /// pub struct Pinger;
@@ -363,7 +363,7 @@ impl Function {
     /// let ping = &HarnessInfo::of::<Pinger>().functions()?[0];
     /// let result = ping.failure_result(&FunctionFailure::TimedOut(Duration::from_millis(250)));
     /// assert_eq!(result.text, "Error: function 'ping_host' timed out after 250 ms");
-    /// # Ok::<(), hpd_agent::ConstructError>(())
+    /// # Ok::<(), hpd_agent::error::ConstructError>(())
     /// ```
     #[must_use]
     pub fn failure_result(&self, failure: &FunctionFailure) -> ToolResult {
@@ -409,7 +409,7 @@ impl Function {
     /// ```
     /// use hpd_agent::prelude::*;
     /// use hpd_agent::harness::HarnessInfo;
-    /// use hpd_agent::FunctionFailure;
+    /// use hpd_agent::tool::FunctionFailure;
     ///
     /// #[derive(Default)]
     /// pub struct Fragile;

@@ -25,7 +25,8 @@ use crate::chat::{ContentPart, ResourceContents, text_form};
 /// rewritten text alone, so a redaction can never be bypassed by the parts.
 ///
 /// ```
-/// use hpd_agent::{ContentPart, ToolResult};
+/// use hpd_agent::ToolResult;
+/// use hpd_agent::chat::ContentPart;
 /// use serde_json::json;
 ///
 /// let ok = ToolResult::ok("sunny");
@@ -95,7 +96,8 @@ impl ToolResult {
     /// plain text result.
     ///
     /// ```
-    /// use hpd_agent::{ContentPart, ToolResult};
+    /// use hpd_agent::ToolResult;
+    /// use hpd_agent::chat::ContentPart;
     ///
     /// let shot = ToolResult::from_parts([ContentPart::image("image/png", vec![0; 4])]);
     /// assert_eq!(shot.text, "[image: image/png, 4 bytes]");
@@ -161,7 +163,8 @@ impl ToolResult {
     /// The result with one more part after the others.
     ///
     /// ```
-    /// use hpd_agent::{ContentPart, ToolResult};
+    /// use hpd_agent::ToolResult;
+    /// use hpd_agent::chat::ContentPart;
     ///
     /// let result = ToolResult::ok("Here it is:").with_part(ContentPart::audio("audio/wav", vec![0; 2]));
     /// assert_eq!(result.text, "Here it is:\n[audio: audio/wav, 2 bytes]");
@@ -194,7 +197,8 @@ impl ToolResult {
     /// result that may hold parts.
     ///
     /// ```
-    /// use hpd_agent::{ContentPart, ToolResult};
+    /// use hpd_agent::ToolResult;
+    /// use hpd_agent::chat::ContentPart;
     ///
     /// let mut result = ToolResult::from_parts([ContentPart::text("card 4111"), ContentPart::image("image/png", vec![1])]);
     /// result.map_text(|t| t.replace("4111", "[card]"));
@@ -224,7 +228,8 @@ impl ToolResult {
     /// [`map_text`](Self::map_text), the text alone (see the type's docs).
     ///
     /// ```
-    /// use hpd_agent::{ContentPart, ToolResult};
+    /// use hpd_agent::ToolResult;
+    /// use hpd_agent::chat::ContentPart;
     ///
     /// assert_eq!(ToolResult::ok("hi").content(), vec![ContentPart::text("hi")]);
     /// let mut shot = ToolResult::image("image/png", vec![1]);
@@ -281,7 +286,7 @@ impl ToolResult {
     /// text wins), each part is limited (texts cut, media over the size cap replaced by a
     /// text that says so), a structured value too long for the text limit is dropped, and the
     /// text form is cut.
-    pub(crate) fn limited(self, limits: &crate::Limits) -> ToolResult {
+    pub(crate) fn limited(self, limits: &crate::config::Limits) -> ToolResult {
         let mut result = self;
         result.settle();
         let max = limits.max_tool_result_bytes;
@@ -350,7 +355,7 @@ impl ToolResult {
 /// ```
 /// use hpd_agent::prelude::*;
 /// use hpd_agent::harness::HarnessInfo;
-/// use hpd_agent::FunctionFailure;
+/// use hpd_agent::tool::FunctionFailure;
 ///
 /// #[derive(Default)]
 /// pub struct Parser;
@@ -395,7 +400,7 @@ impl FunctionFailure {
     /// The result the model sees for this failure of a call of the tool `name`.
     ///
     /// ```
-    /// use hpd_agent::FunctionFailure;
+    /// use hpd_agent::tool::FunctionFailure;
     ///
     /// let result = FunctionFailure::Panicked.result_for("add");
     /// assert_eq!(result.text, "Error: function 'add' panicked");
@@ -433,7 +438,7 @@ fn failure_result(name: &str, failure: &FunctionFailure) -> ToolResult {
 /// ```
 /// use hpd_agent::prelude::*;
 /// use hpd_agent::harness::HarnessInfo;
-/// use hpd_agent::Image;
+/// use hpd_agent::tool::Image;
 ///
 /// #[derive(Default)]
 /// pub struct Camera;
@@ -469,7 +474,7 @@ impl Image {
     /// An image of this MIME type.
     ///
     /// ```
-    /// let webp = hpd_agent::Image::new("image/webp", vec![1, 2]);
+    /// let webp = hpd_agent::tool::Image::new("image/webp", vec![1, 2]);
     /// assert_eq!(webp.mime_type, "image/webp");
     /// ```
     #[must_use]
@@ -483,7 +488,7 @@ impl Image {
     /// A PNG image.
     ///
     /// ```
-    /// assert_eq!(hpd_agent::Image::png(vec![]).mime_type, "image/png");
+    /// assert_eq!(hpd_agent::tool::Image::png(vec![]).mime_type, "image/png");
     /// ```
     #[must_use]
     pub fn png(data: impl Into<bytes::Bytes>) -> Self {
@@ -493,7 +498,7 @@ impl Image {
     /// A JPEG image.
     ///
     /// ```
-    /// assert_eq!(hpd_agent::Image::jpeg(vec![]).mime_type, "image/jpeg");
+    /// assert_eq!(hpd_agent::tool::Image::jpeg(vec![]).mime_type, "image/jpeg");
     /// ```
     #[must_use]
     pub fn jpeg(data: impl Into<bytes::Bytes>) -> Self {
@@ -504,7 +509,7 @@ impl Image {
 /// Audio a function returns: its MIME type and encoded bytes (one audio part).
 ///
 /// ```
-/// use hpd_agent::{Audio, IntoToolResult};
+/// use hpd_agent::tool::{Audio, IntoToolResult};
 ///
 /// let result = Audio::new("audio/wav", vec![0; 44]).into_tool_result();
 /// assert_eq!(result.text, "[audio: audio/wav, 44 bytes]");
@@ -522,7 +527,7 @@ impl Audio {
     /// Audio of this MIME type.
     ///
     /// ```
-    /// assert_eq!(hpd_agent::Audio::new("audio/mpeg", vec![]).mime_type, "audio/mpeg");
+    /// assert_eq!(hpd_agent::tool::Audio::new("audio/mpeg", vec![]).mime_type, "audio/mpeg");
     /// ```
     #[must_use]
     pub fn new(mime_type: impl Into<String>, data: impl Into<bytes::Bytes>) -> Self {
@@ -541,7 +546,9 @@ impl Audio {
 /// of it); implement it for a type of your own to choose its parts.
 ///
 /// ```
-/// use hpd_agent::{ContentPart, IntoToolResult, ToolResult};
+/// use hpd_agent::ToolResult;
+/// use hpd_agent::chat::ContentPart;
+/// use hpd_agent::tool::IntoToolResult;
 ///
 /// struct Chart { title: String, png: Vec<u8> }
 ///

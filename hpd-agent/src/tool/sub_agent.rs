@@ -88,7 +88,7 @@ impl SubAgent {
     /// let config = AgentConfig::from_json(r#"{"instructions": "Review code for bugs."}"#)?;
     /// let reviewer = SubAgent::new("reviewer", "Reviews a diff and lists bugs.", config);
     /// assert_eq!((reviewer.name(), reviewer.description()), ("reviewer", "Reviews a diff and lists bugs."));
-    /// # Ok::<(), hpd_agent::ConfigError>(())
+    /// # Ok::<(), hpd_agent::config::ConfigError>(())
     /// ```
     #[must_use]
     pub fn new(
@@ -109,7 +109,7 @@ impl SubAgent {
     /// ]}"#)?;
     /// let researcher = SubAgent::from_config(&config.sub_agents[0]);
     /// assert_eq!(researcher.name(), "researcher");
-    /// # Ok::<(), hpd_agent::ConfigError>(())
+    /// # Ok::<(), hpd_agent::config::ConfigError>(())
     /// ```
     #[must_use]
     pub fn from_config(config: &SubAgentConfig) -> Self {
@@ -180,7 +180,7 @@ impl SubAgent {
     ///     .with_chat_client(ScriptedChatClient::new())
     ///     .build();
     /// assert!(fine.is_ok());
-    /// # Ok::<(), hpd_agent::ConfigError>(())
+    /// # Ok::<(), hpd_agent::config::ConfigError>(())
     /// ```
     #[must_use]
     pub fn with_max_depth(mut self, max_depth: usize) -> Self {

@@ -3,8 +3,8 @@
 #![allow(dead_code)]
 
 use hpd_agent::{
-    AgentConfig, CollapsingConfig, ConfigError, ConfigErrorKind, RunConfigData,
-    ToolHarnessReference,
+    AgentConfig, config::CollapsingConfig, config::ConfigError, config::ConfigErrorKind,
+    config::RunConfigData, config::ToolHarnessReference,
 };
 use serde_json::{Value, json};
 

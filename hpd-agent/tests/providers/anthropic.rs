@@ -1,7 +1,9 @@
 //! `AnthropicClient`: request shape (headers, system, blocks, cache breakpoints, options),
 //! stream assembly, errors in the stream, retries, stop reasons, usage with cached tokens.
 
-use hpd_agent::{AnthropicClient, ModelOptions, Reasoning, ToolChoice};
+use hpd_agent::{
+    chat::ModelOptions, chat::Reasoning, chat::ToolChoice, providers::anthropic::AnthropicClient,
+};
 
 use crate::support::*;
 

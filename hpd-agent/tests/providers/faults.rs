@@ -13,8 +13,9 @@
 use std::collections::VecDeque;
 
 use hpd_agent::{
-    AgentBuilder, AnthropicClient, HarnessBuilder, OpenAiResponsesClient, ScriptedChatClient,
-    Session, TextSink, Tool, ToolResult, async_trait,
+    AgentBuilder, HarnessBuilder, ScriptedChatClient, Session, Tool, ToolResult, async_trait,
+    chat::TextSink, providers::anthropic::AnthropicClient,
+    providers::openai_responses::OpenAiResponsesClient,
 };
 
 use crate::support::*;

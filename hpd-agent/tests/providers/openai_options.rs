@@ -1,7 +1,7 @@
 //! `OpenAiClient` and the wider provider contract: model options on the wire (including
 //! `extra`), finish reasons, usage with cached and reasoning tokens, reasoning text.
 
-use hpd_agent::{ModelOptions, Reasoning, ToolChoice};
+use hpd_agent::{chat::ModelOptions, chat::Reasoning, chat::ToolChoice};
 
 use crate::support::*;
 

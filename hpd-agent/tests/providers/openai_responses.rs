@@ -1,7 +1,10 @@
 //! `OpenAiResponsesClient`: request shape (typed items, store, options), stream assembly,
 //! errors in the stream, retries, finish reasons, usage with cached tokens.
 
-use hpd_agent::{ModelOptions, OpenAiResponsesClient, Reasoning, ToolChoice};
+use hpd_agent::{
+    chat::ModelOptions, chat::Reasoning, chat::ToolChoice,
+    providers::openai_responses::OpenAiResponsesClient,
+};
 
 use crate::support::*;
 

@@ -7,8 +7,8 @@ pub use std::sync::{Arc, Mutex};
 pub use std::time::{Duration, Instant};
 
 pub use hpd_agent::{
-    ChatClient, ChatError, ChatMessage, ChatRequest, ChatResponse, FinishReason, OpenAiClient,
-    ToolCall, ToolDefinition, Usage,
+    ChatClient, ChatMessage, ChatResponse, ToolCall, chat::ChatError, chat::ChatRequest,
+    chat::FinishReason, chat::ToolDefinition, chat::Usage, providers::openai::OpenAiClient,
 };
 pub use serde_json::{Value, json};
 pub use wiremock::matchers::{method, path};

@@ -33,17 +33,17 @@ pub struct Media;
 impl Media {
     /// An image.
     #[ai_function]
-    fn snapshot(&self) -> hpd_agent::Image {
-        hpd_agent::Image::png(vec![1, 2, 3])
+    fn snapshot(&self) -> hpd_agent::tool::Image {
+        hpd_agent::tool::Image::png(vec![1, 2, 3])
     }
 
     /// Several parts.
     #[ai_function]
-    async fn parts(&self) -> Vec<hpd_agent::ContentPart> {
+    async fn parts(&self) -> Vec<hpd_agent::chat::ContentPart> {
         std::future::ready(()).await;
         vec![
-            hpd_agent::ContentPart::text("a"),
-            hpd_agent::ContentPart::audio("audio/wav", vec![0]),
+            hpd_agent::chat::ContentPart::text("a"),
+            hpd_agent::chat::ContentPart::audio("audio/wav", vec![0]),
         ]
     }
 
@@ -211,7 +211,7 @@ mod audit {
 
     impl hpd_agent::Middleware for Audit {}
 
-    impl hpd_agent::ConfigurableMiddleware for Audit {
+    impl hpd_agent::middleware::ConfigurableMiddleware for Audit {
         type Config = serde_json::Value;
 
         fn from_config(config: serde_json::Value) -> Self {

@@ -5,10 +5,12 @@
 //! `/v1/messages`): point [`AnthropicClient::with_base_url`] or `ANTHROPIC_BASE_URL` at them.
 //!
 //! ```no_run
-//! use hpd_agent::{AnthropicClient, ChatClient, ChatMessage, ChatRequest};
+//! use hpd_agent::{ChatClient, ChatMessage};
+//! use hpd_agent::providers::anthropic::AnthropicClient;
+//! use hpd_agent::chat::ChatRequest;
 //!
 //! # #[tokio::main(flavor = "current_thread")]
-//! # async fn main() -> Result<(), hpd_agent::ChatError> {
+//! # async fn main() -> Result<(), hpd_agent::chat::ChatError> {
 //! let client = AnthropicClient::from_env("claude-sonnet-4-5")?;
 //! let messages = [ChatMessage::user("Why is the sky blue?")];
 //! let response = client
@@ -19,7 +21,7 @@
 //! # }
 //! ```
 //!
-//! Error policy: as for [`OpenAiClient`](crate::OpenAiClient) (see [`crate::openai`]): HTTP
+//! Error policy: as for [`OpenAiClient`](crate::providers::openai::OpenAiClient) (see [`crate::providers::openai`]): HTTP
 //! 429, 529 (overloaded), other 5xx, failures to connect and connections closed before the
 //! answer (a stale pooled connection) are retried with backoff and jitter, honouring
 //! `retry-after`; a stream of which bytes have arrived is never retried; an `error`
@@ -45,11 +47,11 @@ use wire::{Settings, parse_message, request_body};
 /// `{base_url}/v1/messages`).
 ///
 /// ```
-/// use hpd_agent::AnthropicClient;
+/// use hpd_agent::providers::anthropic::AnthropicClient;
 /// use hpd_agent::providers::anthropic::DEFAULT_BASE_URL;
 ///
 /// assert_eq!(AnthropicClient::new("claude-sonnet-4-5", "sk-ant-...")?.base_url(), DEFAULT_BASE_URL);
-/// # Ok::<(), hpd_agent::ChatError>(())
+/// # Ok::<(), hpd_agent::chat::ChatError>(())
 /// ```
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
 
@@ -60,18 +62,18 @@ pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
 /// ```
 pub const API_VERSION: &str = "2023-06-01";
 
-/// `max_tokens` when [`ModelOptions::max_output_tokens`](crate::ModelOptions::max_output_tokens)
+/// `max_tokens` when [`ModelOptions::max_output_tokens`](crate::chat::ModelOptions::max_output_tokens)
 /// is not set (the API requires one).
 ///
 /// ```
-/// use hpd_agent::AnthropicClient;
+/// use hpd_agent::providers::anthropic::AnthropicClient;
 /// use hpd_agent::providers::anthropic::DEFAULT_MAX_TOKENS;
 ///
 /// assert_eq!(DEFAULT_MAX_TOKENS, 4096);
 /// // Replies of this client may be longer unless a run sets `max_output_tokens`.
 /// let client = AnthropicClient::new("claude-sonnet-4-5", "sk-ant-...")?.with_default_max_tokens(8192);
 /// # drop(client);
-/// # Ok::<(), hpd_agent::ChatError>(())
+/// # Ok::<(), hpd_agent::chat::ChatError>(())
 /// ```
 pub const DEFAULT_MAX_TOKENS: u32 = 4096;
 
@@ -107,17 +109,17 @@ pub const DEFAULT_MAX_TOKENS: u32 = 4096;
 /// Prompt caching (on by default, [`with_prompt_caching`](Self::with_prompt_caching)): a
 /// `cache_control` breakpoint goes on the last tool, on the system text and on the last block
 /// of the last message, so each request of a tool loop re-reads the prefix the previous one
-/// wrote. [`Usage::input_tokens`](crate::Usage::input_tokens) counts the whole prompt (the
+/// wrote. [`Usage::input_tokens`](crate::chat::Usage::input_tokens) counts the whole prompt (the
 /// API's `input_tokens` plus `cache_read_input_tokens` and `cache_creation_input_tokens`);
 /// `cached_input_tokens` is `cache_read_input_tokens`.
 ///
-/// [`ModelOptions`](crate::ModelOptions): `max_output_tokens` is `max_tokens` (default
+/// [`ModelOptions`](crate::chat::ModelOptions): `max_output_tokens` is `max_tokens` (default
 /// [`DEFAULT_MAX_TOKENS`]), `temperature`, `top_p`, `stop` as `stop_sequences`, `tool_choice`
 /// as `auto` / `none` / `any` / `{"type": "tool", "name"}`, `parallel_tool_calls: false` as
 /// `disable_parallel_tool_use` (sent only with tools); `seed` has no counterpart and is
 /// ignored. `extra` is merged last: extended thinking is
 /// `extra: {"thinking": {"type": "enabled", "budget_tokens": 2048}}`; its blocks come back as
-/// [`Reasoning`](crate::Reasoning) with their signatures and are sent back with the assistant
+/// [`Reasoning`](crate::chat::Reasoning) with their signatures and are sent back with the assistant
 /// message, as the API requires during tool loops.
 ///
 /// Stop reasons: `end_turn` and `stop_sequence` are `Stop`, `tool_use` is `ToolCalls`,
@@ -127,7 +129,8 @@ pub const DEFAULT_MAX_TOKENS: u32 = 4096;
 /// Cloning is cheap; the API key is never printed by `Debug` nor shown in an error.
 ///
 /// ```
-/// use hpd_agent::{AgentBuilder, AnthropicClient};
+/// use hpd_agent::AgentBuilder;
+/// use hpd_agent::providers::anthropic::AnthropicClient;
 ///
 /// let client = AnthropicClient::new("claude-sonnet-4-5", "sk-ant-secret")?
 ///     .with_base_url("http://127.0.0.1:8080")?; // e.g. llama.cpp's Anthropic endpoint
@@ -144,7 +147,7 @@ pub struct AnthropicClient {
     /// Set by [`with_deferred_tools`](AnthropicClient::with_deferred_tools); `None` decides by
     /// the base URL's host.
     deferred: Option<bool>,
-    tool_images: crate::ToolImages,
+    tool_images: crate::chat::ToolImages,
 }
 
 /// The Messages API, for the shared client plumbing.
@@ -182,11 +185,11 @@ impl AnthropicClient {
     /// 500 ms doubling up to 30 s.
     ///
     /// ```
-    /// use hpd_agent::AnthropicClient;
+    /// use hpd_agent::providers::anthropic::AnthropicClient;
     ///
     /// let client = AnthropicClient::new("claude-sonnet-4-5", "sk-ant-...")?;
     /// assert_eq!(client.model(), "claude-sonnet-4-5");
-    /// # Ok::<(), hpd_agent::ChatError>(())
+    /// # Ok::<(), hpd_agent::chat::ChatError>(())
     /// ```
     ///
     /// # Errors
@@ -208,10 +211,10 @@ impl AnthropicClient {
     /// Empty variables count as unset.
     ///
     /// ```no_run
-    /// use hpd_agent::AnthropicClient;
+    /// use hpd_agent::providers::anthropic::AnthropicClient;
     ///
     /// let _client = AnthropicClient::from_env("claude-sonnet-4-5")?;
-    /// # Ok::<(), hpd_agent::ChatError>(())
+    /// # Ok::<(), hpd_agent::chat::ChatError>(())
     /// ```
     ///
     /// # Errors
@@ -239,16 +242,16 @@ impl AnthropicClient {
             prompt_caching: true,
             default_max_tokens: DEFAULT_MAX_TOKENS,
             deferred: None,
-            tool_images: crate::ToolImages::Send,
+            tool_images: crate::chat::ToolImages::Send,
         }
     }
 
     /// Whether requests may send deferred tools (`defer_loading`) and load them with
-    /// `tool_reference` blocks, which the [`native`](crate::CollapsingLayout::Native)
+    /// `tool_reference` blocks, which the [`native`](crate::config::CollapsingLayout::Native)
     /// collapsing layout uses. By default only the Anthropic API itself (host
     /// `api.anthropic.com`) does: servers that speak the Messages API without this feature
     /// drop both fields silently (llama.cpp's server does), and the layout falls back to
-    /// [`fixed`](crate::CollapsingLayout::Fixed) for them. Set it for a gateway that forwards
+    /// [`fixed`](crate::config::CollapsingLayout::Fixed) for them. Set it for a gateway that forwards
     /// to the Anthropic API.
     ///
     /// Tool search is generally available on the Anthropic API and its documentation names no
@@ -256,7 +259,9 @@ impl AnthropicClient {
     /// [`with_beta`](Self::with_beta).
     ///
     /// ```
-    /// use hpd_agent::{AnthropicClient, ChatClient, DeferredTools};
+    /// use hpd_agent::ChatClient;
+    /// use hpd_agent::providers::anthropic::AnthropicClient;
+    /// use hpd_agent::chat::DeferredTools;
     ///
     /// let claude = AnthropicClient::new("claude-sonnet-4-5", "sk-ant-...")?;
     /// assert_eq!(claude.deferred_tools(), DeferredTools::ToolReferences);
@@ -264,7 +269,7 @@ impl AnthropicClient {
     /// assert_eq!(local.deferred_tools(), DeferredTools::Unsupported);
     /// let gateway = local.with_deferred_tools(true);
     /// assert_eq!(gateway.deferred_tools(), DeferredTools::ToolReferences);
-    /// # Ok::<(), hpd_agent::ChatError>(())
+    /// # Ok::<(), hpd_agent::chat::ChatError>(())
     /// ```
     #[must_use]
     pub fn with_deferred_tools(mut self, deferred: bool) -> Self {
@@ -273,21 +278,22 @@ impl AnthropicClient {
     }
 
     /// What requests do with the images of tool results: `image` blocks inside the `tool_result` by default
-    /// ([`ToolImages::Send`](crate::ToolImages::Send)), or their text form
-    /// ([`ToolImages::Describe`](crate::ToolImages::Describe)) for a model or server that takes
+    /// ([`ToolImages::Send`](crate::chat::ToolImages::Send)), or their text form
+    /// ([`ToolImages::Describe`](crate::chat::ToolImages::Describe)) for a model or server that takes
     /// no images.
     ///
     /// ```
-    /// use hpd_agent::{AnthropicClient, ToolImages};
+    /// use hpd_agent::providers::anthropic::AnthropicClient;
+    /// use hpd_agent::chat::ToolImages;
     ///
     /// let client = AnthropicClient::new("claude-sonnet-4-5", "sk-ant-...")?;
     /// assert_eq!(client.tool_images(), ToolImages::Send);
     /// let blind = client.with_tool_images(ToolImages::Describe);
     /// assert_eq!(blind.tool_images(), ToolImages::Describe);
-    /// # Ok::<(), hpd_agent::ChatError>(())
+    /// # Ok::<(), hpd_agent::chat::ChatError>(())
     /// ```
     #[must_use]
-    pub fn with_tool_images(mut self, mode: crate::ToolImages) -> Self {
+    pub fn with_tool_images(mut self, mode: crate::chat::ToolImages) -> Self {
         self.tool_images = mode;
         self
     }
@@ -296,13 +302,14 @@ impl AnthropicClient {
     /// [`with_tool_images`](Self::with_tool_images)).
     ///
     /// ```
-    /// use hpd_agent::{AnthropicClient, ToolImages};
+    /// use hpd_agent::providers::anthropic::AnthropicClient;
+    /// use hpd_agent::chat::ToolImages;
     ///
     /// assert_eq!(AnthropicClient::new("claude-sonnet-4-5", "sk-ant-...")?.tool_images(), ToolImages::Send);
-    /// # Ok::<(), hpd_agent::ChatError>(())
+    /// # Ok::<(), hpd_agent::chat::ChatError>(())
     /// ```
     #[must_use]
-    pub fn tool_images(&self) -> crate::ToolImages {
+    pub fn tool_images(&self) -> crate::chat::ToolImages {
         self.tool_images
     }
 
@@ -310,11 +317,11 @@ impl AnthropicClient {
     /// list), for features a platform still gates behind a beta header.
     ///
     /// ```
-    /// use hpd_agent::AnthropicClient;
+    /// use hpd_agent::providers::anthropic::AnthropicClient;
     ///
     /// let _client = AnthropicClient::new("claude-sonnet-4-5", "sk-ant-...")?
     ///     .with_beta("tool-search-tool-2025-10-19")?;
-    /// # Ok::<(), hpd_agent::ChatError>(())
+    /// # Ok::<(), hpd_agent::chat::ChatError>(())
     /// ```
     ///
     /// # Errors
@@ -338,11 +345,11 @@ impl AnthropicClient {
     /// Sends requests to `{base_url}/v1/messages` instead (a trailing `/` is ignored).
     ///
     /// ```
-    /// use hpd_agent::AnthropicClient;
+    /// use hpd_agent::providers::anthropic::AnthropicClient;
     ///
     /// let client = AnthropicClient::new("local", "")?.with_base_url("http://localhost:8080/")?;
     /// assert_eq!(client.base_url(), "http://localhost:8080");
-    /// # Ok::<(), hpd_agent::ChatError>(())
+    /// # Ok::<(), hpd_agent::chat::ChatError>(())
     /// ```
     ///
     /// # Errors
@@ -357,10 +364,10 @@ impl AnthropicClient {
     /// Turns the `cache_control` breakpoints on or off (default on).
     ///
     /// ```
-    /// use hpd_agent::AnthropicClient;
+    /// use hpd_agent::providers::anthropic::AnthropicClient;
     ///
     /// let _client = AnthropicClient::new("claude-sonnet-4-5", "sk-ant-...")?.with_prompt_caching(false);
-    /// # Ok::<(), hpd_agent::ChatError>(())
+    /// # Ok::<(), hpd_agent::chat::ChatError>(())
     /// ```
     #[must_use]
     pub fn with_prompt_caching(mut self, prompt_caching: bool) -> Self {
@@ -372,10 +379,10 @@ impl AnthropicClient {
     /// [`DEFAULT_MAX_TOKENS`]).
     ///
     /// ```
-    /// use hpd_agent::AnthropicClient;
+    /// use hpd_agent::providers::anthropic::AnthropicClient;
     ///
     /// let _client = AnthropicClient::new("claude-sonnet-4-5", "sk-ant-...")?.with_default_max_tokens(1024);
-    /// # Ok::<(), hpd_agent::ChatError>(())
+    /// # Ok::<(), hpd_agent::chat::ChatError>(())
     /// ```
     #[must_use]
     pub fn with_default_max_tokens(mut self, max_tokens: u32) -> Self {
@@ -385,6 +392,7 @@ impl AnthropicClient {
 
     super::http_setters!(
         AnthropicClient,
+        "anthropic",
         "AnthropicClient::new(\"claude-sonnet-4-5\", \"sk-ant-...\")"
     );
 }
@@ -423,8 +431,8 @@ impl ChatClient for AnthropicClient {
             .await
     }
 
-    fn model_info(&self) -> crate::ModelInfo<'_> {
-        crate::ModelInfo::new("anthropic")
+    fn model_info(&self) -> crate::chat::ModelInfo<'_> {
+        crate::chat::ModelInfo::new("anthropic")
             .with_model(&self.settings.model)
             .with_base_url(&self.settings.base_url)
     }

@@ -5,10 +5,12 @@
 //!
 //! ```no_run
 //! use std::time::Duration;
-//! use hpd_agent::{ChatClient, ChatMessage, ChatRequest, OpenAiClient};
+//! use hpd_agent::{ChatClient, ChatMessage};
+//! use hpd_agent::chat::ChatRequest;
+//! use hpd_agent::providers::openai::OpenAiClient;
 //!
 //! # #[tokio::main(flavor = "current_thread")]
-//! # async fn main() -> Result<(), hpd_agent::ChatError> {
+//! # async fn main() -> Result<(), hpd_agent::chat::ChatError> {
 //! // A local Ollama server: no key needed.
 //! let client = OpenAiClient::new("llama3.2", "")?
 //!     .with_base_url("http://localhost:11434/v1")?
@@ -74,11 +76,11 @@ use wire::{WireRequest, parse_completion};
 /// The base URL used when none is given: the OpenAI API.
 ///
 /// ```
-/// use hpd_agent::OpenAiClient;
-/// use hpd_agent::openai::DEFAULT_BASE_URL;
+/// use hpd_agent::providers::openai::OpenAiClient;
+/// use hpd_agent::providers::openai::DEFAULT_BASE_URL;
 ///
 /// assert_eq!(OpenAiClient::new("gpt-4o-mini", "sk-...")?.base_url(), DEFAULT_BASE_URL);
-/// # Ok::<(), hpd_agent::ChatError>(())
+/// # Ok::<(), hpd_agent::chat::ChatError>(())
 /// ```
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 
@@ -86,7 +88,7 @@ pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 ///
 /// It streams by default (server-sent events): text deltas reach the [`TextSink`] as they arrive
 /// and tool calls are assembled from their deltas. Requests are retried on HTTP 429, 5xx and
-/// connection failures (see the [module docs](crate::openai) for the whole error policy).
+/// connection failures (see the [module docs](crate::providers::openai) for the whole error policy).
 ///
 /// Mapping of the conversation to the wire format:
 ///
@@ -98,7 +100,7 @@ pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 /// | [`ChatMessage::Tool`](crate::ChatMessage::Tool) | `{"role": "tool", "tool_call_id", "content"}`; the `is_error` flag has no field in this API and is dropped (the result text already says `Error: ...`) |
 /// | `tools` | `[{"type": "function", "function": {"name", "description", "parameters"}}]`, omitted when empty |
 ///
-/// [`ModelOptions`](crate::ModelOptions): `temperature`, `top_p`, `max_output_tokens` as
+/// [`ModelOptions`](crate::chat::ModelOptions): `temperature`, `top_p`, `max_output_tokens` as
 /// `max_completion_tokens`, `stop`, `seed`, `tool_choice` (`"auto"`, `"none"`, `"required"`,
 /// `{"type": "function", "function": {"name"}}`) and `parallel_tool_calls` (both sent only with
 /// tools, since the API rejects them without); nothing is ignored. `extra` is merged into the
@@ -106,10 +108,10 @@ pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 /// `max_completion_tokens`, `{"reasoning_effort": "low"}`...).
 ///
 /// What comes back: `finish_reason` `stop`, `tool_calls` (or the older `function_call`),
-/// `length` and `content_filter` map to their [`FinishReason`](crate::FinishReason), anything
+/// `length` and `content_filter` map to their [`FinishReason`](crate::chat::FinishReason), anything
 /// else to `Other`; usage reads `prompt_tokens_details.cached_tokens` and
 /// `completion_tokens_details.reasoning_tokens`; `reasoning_content` (llama.cpp, vLLM,
-/// DeepSeek) becomes [`Reasoning`](crate::Reasoning) text, not answer text, and is sent back
+/// DeepSeek) becomes [`Reasoning`](crate::chat::Reasoning) text, not answer text, and is sent back
 /// on assistant messages with tool calls (servers that think need it inside a tool loop).
 ///
 /// Cloning is cheap: clones share one connection pool. The API key is never printed by `Debug`
@@ -117,10 +119,12 @@ pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 /// `<redacted>`).
 ///
 /// ```no_run
-/// use hpd_agent::{ChatClient, ChatMessage, ChatRequest, OpenAiClient};
+/// use hpd_agent::{ChatClient, ChatMessage};
+/// use hpd_agent::chat::ChatRequest;
+/// use hpd_agent::providers::openai::OpenAiClient;
 ///
 /// # #[tokio::main(flavor = "current_thread")]
-/// # async fn main() -> Result<(), hpd_agent::ChatError> {
+/// # async fn main() -> Result<(), hpd_agent::chat::ChatError> {
 /// let client = OpenAiClient::from_env("gpt-4o-mini")?;
 /// let messages = [ChatMessage::user("Say hello")];
 /// let request = ChatRequest::new("Be brief.", &messages, &[]);
@@ -132,7 +136,7 @@ pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 #[derive(Clone)]
 pub struct OpenAiClient {
     settings: HttpSettings,
-    tool_images: crate::ToolImages,
+    tool_images: crate::chat::ToolImages,
 }
 
 /// The Chat Completions API, for the shared client plumbing.
@@ -167,11 +171,11 @@ impl OpenAiClient {
     /// timeout 120 s, 3 retries, backoff from 500 ms doubling up to 30 s.
     ///
     /// ```
-    /// use hpd_agent::OpenAiClient;
+    /// use hpd_agent::providers::openai::OpenAiClient;
     ///
     /// let client = OpenAiClient::new("gpt-4o-mini", "sk-...")?;
     /// assert_eq!(client.model(), "gpt-4o-mini");
-    /// # Ok::<(), hpd_agent::ChatError>(())
+    /// # Ok::<(), hpd_agent::chat::ChatError>(())
     /// ```
     ///
     /// # Errors
@@ -182,7 +186,7 @@ impl OpenAiClient {
         let settings = HttpSettings::new(&API, model.into(), &api_key.into())?;
         Ok(OpenAiClient {
             settings,
-            tool_images: crate::ToolImages::Send,
+            tool_images: crate::chat::ToolImages::Send,
         })
     }
 
@@ -197,11 +201,11 @@ impl OpenAiClient {
     /// Empty variables count as unset.
     ///
     /// ```no_run
-    /// use hpd_agent::OpenAiClient;
+    /// use hpd_agent::providers::openai::OpenAiClient;
     ///
     /// let model = std::env::var("OPENAI_MODEL").unwrap_or_else(|_| "gpt-4o-mini".into());
     /// let _client = OpenAiClient::from_env(model)?;
-    /// # Ok::<(), hpd_agent::ChatError>(())
+    /// # Ok::<(), hpd_agent::chat::ChatError>(())
     /// ```
     ///
     /// # Errors
@@ -220,7 +224,7 @@ impl OpenAiClient {
         let settings = HttpSettings::from_lookup(&API, model, lookup)?;
         Ok(OpenAiClient {
             settings,
-            tool_images: crate::ToolImages::Send,
+            tool_images: crate::chat::ToolImages::Send,
         })
     }
 
@@ -228,12 +232,12 @@ impl OpenAiClient {
     /// ignored).
     ///
     /// ```
-    /// use hpd_agent::OpenAiClient;
+    /// use hpd_agent::providers::openai::OpenAiClient;
     ///
     /// // Ollama needs no key.
     /// let client = OpenAiClient::new("llama3.2", "")?.with_base_url("http://localhost:11434/v1/")?;
     /// assert_eq!(client.base_url(), "http://localhost:11434/v1");
-    /// # Ok::<(), hpd_agent::ChatError>(())
+    /// # Ok::<(), hpd_agent::chat::ChatError>(())
     /// ```
     ///
     /// # Errors
@@ -246,21 +250,22 @@ impl OpenAiClient {
     }
 
     /// What requests do with the images of tool results: a `user` message with `image_url` parts after the tool messages (tool messages take text only) by default
-    /// ([`ToolImages::Send`](crate::ToolImages::Send)), or their text form
-    /// ([`ToolImages::Describe`](crate::ToolImages::Describe)) for a model or server that takes
+    /// ([`ToolImages::Send`](crate::chat::ToolImages::Send)), or their text form
+    /// ([`ToolImages::Describe`](crate::chat::ToolImages::Describe)) for a model or server that takes
     /// no images.
     ///
     /// ```
-    /// use hpd_agent::{OpenAiClient, ToolImages};
+    /// use hpd_agent::providers::openai::OpenAiClient;
+    /// use hpd_agent::chat::ToolImages;
     ///
     /// let client = OpenAiClient::new("gpt-4o-mini", "sk-...")?;
     /// assert_eq!(client.tool_images(), ToolImages::Send);
     /// let blind = client.with_tool_images(ToolImages::Describe);
     /// assert_eq!(blind.tool_images(), ToolImages::Describe);
-    /// # Ok::<(), hpd_agent::ChatError>(())
+    /// # Ok::<(), hpd_agent::chat::ChatError>(())
     /// ```
     #[must_use]
-    pub fn with_tool_images(mut self, mode: crate::ToolImages) -> Self {
+    pub fn with_tool_images(mut self, mode: crate::chat::ToolImages) -> Self {
         self.tool_images = mode;
         self
     }
@@ -269,18 +274,20 @@ impl OpenAiClient {
     /// [`with_tool_images`](Self::with_tool_images)).
     ///
     /// ```
-    /// use hpd_agent::{OpenAiClient, ToolImages};
+    /// use hpd_agent::providers::openai::OpenAiClient;
+    /// use hpd_agent::chat::ToolImages;
     ///
     /// assert_eq!(OpenAiClient::new("gpt-4o-mini", "sk-...")?.tool_images(), ToolImages::Send);
-    /// # Ok::<(), hpd_agent::ChatError>(())
+    /// # Ok::<(), hpd_agent::chat::ChatError>(())
     /// ```
     #[must_use]
-    pub fn tool_images(&self) -> crate::ToolImages {
+    pub fn tool_images(&self) -> crate::chat::ToolImages {
         self.tool_images
     }
 
     super::http_setters!(
         OpenAiClient,
+        "openai",
         "OpenAiClient::new(\"gpt-4o-mini\", \"sk-...\")"
     );
 }
@@ -327,8 +334,8 @@ impl ChatClient for OpenAiClient {
             .await
     }
 
-    fn model_info(&self) -> crate::ModelInfo<'_> {
-        crate::ModelInfo::new("openai")
+    fn model_info(&self) -> crate::chat::ModelInfo<'_> {
+        crate::chat::ModelInfo::new("openai")
             .with_model(&self.settings.model)
             .with_base_url(&self.settings.base_url)
     }

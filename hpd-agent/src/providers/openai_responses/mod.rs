@@ -2,14 +2,16 @@
 //! (`POST {base_url}/responses`).
 //!
 //! It works with api.openai.com and with servers that speak the same API (llama.cpp's
-//! `/v1/responses`); the configuration is the one of [`OpenAiClient`](crate::OpenAiClient):
+//! `/v1/responses`); the configuration is the one of [`OpenAiClient`](crate::providers::openai::OpenAiClient):
 //! `OPENAI_API_KEY`, `OPENAI_BASE_URL`.
 //!
 //! ```no_run
-//! use hpd_agent::{ChatClient, ChatMessage, ChatRequest, OpenAiResponsesClient};
+//! use hpd_agent::{ChatClient, ChatMessage};
+//! use hpd_agent::chat::ChatRequest;
+//! use hpd_agent::providers::openai_responses::OpenAiResponsesClient;
 //!
 //! # #[tokio::main(flavor = "current_thread")]
-//! # async fn main() -> Result<(), hpd_agent::ChatError> {
+//! # async fn main() -> Result<(), hpd_agent::chat::ChatError> {
 //! let client = OpenAiResponsesClient::from_env("gpt-4o-mini")?;
 //! let messages = [ChatMessage::user("Why is the sky blue?")];
 //! let response = client
@@ -20,7 +22,7 @@
 //! # }
 //! ```
 //!
-//! Error policy: as for [`OpenAiClient`](crate::OpenAiClient) (see [`crate::openai`]); in a
+//! Error policy: as for [`OpenAiClient`](crate::providers::openai::OpenAiClient) (see [`crate::providers::openai`]); in a
 //! stream, `response.failed` and `error` events are [`ChatError::Status`], and a stream that
 //! ends before `response.completed` (or `response.incomplete`) is [`ChatError::Transport`].
 
@@ -68,7 +70,7 @@ use wire::{parse_response, request_body};
 /// Message items are always written with `"type": "message"` (llama.cpp rejects them
 /// without).
 ///
-/// [`ModelOptions`](crate::ModelOptions): `temperature`, `top_p`, `max_output_tokens`,
+/// [`ModelOptions`](crate::chat::ModelOptions): `temperature`, `top_p`, `max_output_tokens`,
 /// `tool_choice` (`auto` / `none` / `required` / `{"type": "function", "name"}`) and
 /// `parallel_tool_calls` (both only with tools); the API has no `stop` and no `seed`: both
 /// are ignored. `extra` is merged last; reasoning models return their reasoning encrypted
@@ -82,7 +84,8 @@ use wire::{parse_response, request_body};
 /// Cloning is cheap; the API key is never printed by `Debug` nor shown in an error.
 ///
 /// ```
-/// use hpd_agent::{AgentBuilder, OpenAiResponsesClient};
+/// use hpd_agent::AgentBuilder;
+/// use hpd_agent::providers::openai_responses::OpenAiResponsesClient;
 ///
 /// let client = OpenAiResponsesClient::new("gpt-4o-mini", "sk-secret")?.with_store(false);
 /// assert!(!format!("{client:?}").contains("sk-secret")); // the key is never printed
@@ -97,7 +100,7 @@ pub struct OpenAiResponsesClient {
     /// Set by [`with_deferred_tools`](OpenAiResponsesClient::with_deferred_tools); `None`
     /// decides by the base URL's host.
     deferred: Option<bool>,
-    tool_images: crate::ToolImages,
+    tool_images: crate::chat::ToolImages,
 }
 
 /// The Responses API, for the shared client plumbing.
@@ -130,11 +133,11 @@ impl OpenAiResponsesClient {
     /// 3 retries, backoff from 500 ms doubling up to 30 s.
     ///
     /// ```
-    /// use hpd_agent::OpenAiResponsesClient;
+    /// use hpd_agent::providers::openai_responses::OpenAiResponsesClient;
     ///
     /// let client = OpenAiResponsesClient::new("gpt-4o-mini", "sk-...")?;
     /// assert_eq!(client.model(), "gpt-4o-mini");
-    /// # Ok::<(), hpd_agent::ChatError>(())
+    /// # Ok::<(), hpd_agent::chat::ChatError>(())
     /// ```
     ///
     /// # Errors
@@ -147,18 +150,18 @@ impl OpenAiResponsesClient {
             settings,
             store: false,
             deferred: None,
-            tool_images: crate::ToolImages::Send,
+            tool_images: crate::chat::ToolImages::Send,
         })
     }
 
     /// A client for `model` configured from `OPENAI_BASE_URL` and `OPENAI_API_KEY`, as
-    /// [`OpenAiClient::from_env`](crate::OpenAiClient::from_env).
+    /// [`OpenAiClient::from_env`](crate::providers::openai::OpenAiClient::from_env).
     ///
     /// ```no_run
-    /// use hpd_agent::OpenAiResponsesClient;
+    /// use hpd_agent::providers::openai_responses::OpenAiResponsesClient;
     ///
     /// let _client = OpenAiResponsesClient::from_env("gpt-4o-mini")?;
-    /// # Ok::<(), hpd_agent::ChatError>(())
+    /// # Ok::<(), hpd_agent::chat::ChatError>(())
     /// ```
     ///
     /// # Errors
@@ -179,18 +182,18 @@ impl OpenAiResponsesClient {
             settings,
             store: false,
             deferred: None,
-            tool_images: crate::ToolImages::Send,
+            tool_images: crate::chat::ToolImages::Send,
         })
     }
 
     /// Sends requests to `{base_url}/responses` instead (a trailing `/` is ignored).
     ///
     /// ```
-    /// use hpd_agent::OpenAiResponsesClient;
+    /// use hpd_agent::providers::openai_responses::OpenAiResponsesClient;
     ///
     /// let client = OpenAiResponsesClient::new("local", "")?.with_base_url("http://localhost:8080/v1")?;
     /// assert_eq!(client.base_url(), "http://localhost:8080/v1");
-    /// # Ok::<(), hpd_agent::ChatError>(())
+    /// # Ok::<(), hpd_agent::chat::ChatError>(())
     /// ```
     ///
     /// # Errors
@@ -204,22 +207,24 @@ impl OpenAiResponsesClient {
 
     /// Whether requests may send deferred tools (namespaces of `defer_loading` functions with
     /// a client-executed `tool_search`), which the
-    /// [`native`](crate::CollapsingLayout::Native) collapsing layout uses. By default only the
+    /// [`native`](crate::config::CollapsingLayout::Native) collapsing layout uses. By default only the
     /// OpenAI API itself (host `api.openai.com`) does; other servers that speak the Responses
     /// API (llama.cpp's among them) have no such tools, and the layout falls back to
-    /// [`fixed`](crate::CollapsingLayout::Fixed) for them. Set it for a gateway that forwards
+    /// [`fixed`](crate::config::CollapsingLayout::Fixed) for them. Set it for a gateway that forwards
     /// to the OpenAI API. The OpenAI documentation names the model families with tool search
     /// (`gpt-5.4` and later); other models reject the tools.
     ///
     /// ```
-    /// use hpd_agent::{ChatClient, DeferredTools, OpenAiResponsesClient};
+    /// use hpd_agent::ChatClient;
+    /// use hpd_agent::chat::DeferredTools;
+    /// use hpd_agent::providers::openai_responses::OpenAiResponsesClient;
     ///
     /// let openai = OpenAiResponsesClient::new("gpt-5.4", "sk-...")?;
     /// assert_eq!(openai.deferred_tools(), DeferredTools::ToolSearch);
     /// let local = OpenAiResponsesClient::new("local", "")?.with_base_url("http://127.0.0.1:8080/v1")?;
     /// assert_eq!(local.deferred_tools(), DeferredTools::Unsupported);
     /// assert_eq!(local.with_deferred_tools(true).deferred_tools(), DeferredTools::ToolSearch);
-    /// # Ok::<(), hpd_agent::ChatError>(())
+    /// # Ok::<(), hpd_agent::chat::ChatError>(())
     /// ```
     #[must_use]
     pub fn with_deferred_tools(mut self, deferred: bool) -> Self {
@@ -228,21 +233,22 @@ impl OpenAiResponsesClient {
     }
 
     /// What requests do with the images of tool results: `input_image` parts inside the `function_call_output` by default
-    /// ([`ToolImages::Send`](crate::ToolImages::Send)), or their text form
-    /// ([`ToolImages::Describe`](crate::ToolImages::Describe)) for a model or server that takes
+    /// ([`ToolImages::Send`](crate::chat::ToolImages::Send)), or their text form
+    /// ([`ToolImages::Describe`](crate::chat::ToolImages::Describe)) for a model or server that takes
     /// no images.
     ///
     /// ```
-    /// use hpd_agent::{OpenAiResponsesClient, ToolImages};
+    /// use hpd_agent::providers::openai_responses::OpenAiResponsesClient;
+    /// use hpd_agent::chat::ToolImages;
     ///
     /// let client = OpenAiResponsesClient::new("gpt-4.1-mini", "sk-...")?;
     /// assert_eq!(client.tool_images(), ToolImages::Send);
     /// let blind = client.with_tool_images(ToolImages::Describe);
     /// assert_eq!(blind.tool_images(), ToolImages::Describe);
-    /// # Ok::<(), hpd_agent::ChatError>(())
+    /// # Ok::<(), hpd_agent::chat::ChatError>(())
     /// ```
     #[must_use]
-    pub fn with_tool_images(mut self, mode: crate::ToolImages) -> Self {
+    pub fn with_tool_images(mut self, mode: crate::chat::ToolImages) -> Self {
         self.tool_images = mode;
         self
     }
@@ -251,23 +257,24 @@ impl OpenAiResponsesClient {
     /// [`with_tool_images`](Self::with_tool_images)).
     ///
     /// ```
-    /// use hpd_agent::{OpenAiResponsesClient, ToolImages};
+    /// use hpd_agent::providers::openai_responses::OpenAiResponsesClient;
+    /// use hpd_agent::chat::ToolImages;
     ///
     /// assert_eq!(OpenAiResponsesClient::new("gpt-4.1-mini", "sk-...")?.tool_images(), ToolImages::Send);
-    /// # Ok::<(), hpd_agent::ChatError>(())
+    /// # Ok::<(), hpd_agent::chat::ChatError>(())
     /// ```
     #[must_use]
-    pub fn tool_images(&self) -> crate::ToolImages {
+    pub fn tool_images(&self) -> crate::chat::ToolImages {
         self.tool_images
     }
 
     /// Sets `store` (default `false`: the server keeps no copy of the conversation).
     ///
     /// ```
-    /// use hpd_agent::OpenAiResponsesClient;
+    /// use hpd_agent::providers::openai_responses::OpenAiResponsesClient;
     ///
     /// let _client = OpenAiResponsesClient::new("gpt-4o-mini", "sk-...")?.with_store(true);
-    /// # Ok::<(), hpd_agent::ChatError>(())
+    /// # Ok::<(), hpd_agent::chat::ChatError>(())
     /// ```
     #[must_use]
     pub fn with_store(mut self, store: bool) -> Self {
@@ -277,6 +284,7 @@ impl OpenAiResponsesClient {
 
     super::http_setters!(
         OpenAiResponsesClient,
+        "openai_responses",
         "OpenAiResponsesClient::new(\"gpt-4o-mini\", \"sk-...\")"
     );
 }
@@ -315,8 +323,8 @@ impl ChatClient for OpenAiResponsesClient {
             .await
     }
 
-    fn model_info(&self) -> crate::ModelInfo<'_> {
-        crate::ModelInfo::new("openai")
+    fn model_info(&self) -> crate::chat::ModelInfo<'_> {
+        crate::chat::ModelInfo::new("openai")
             .with_model(&self.settings.model)
             .with_base_url(&self.settings.base_url)
     }

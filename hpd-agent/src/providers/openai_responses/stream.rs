@@ -279,7 +279,7 @@ mod tests {
         ];
         let response = feed_all(&events).unwrap();
         assert_eq!(response.tool_calls, [crate::ToolCall::new("c", "f", "{}")]);
-        assert_eq!(response.finish_reason, crate::FinishReason::ToolCalls);
+        assert_eq!(response.finish_reason, crate::chat::FinishReason::ToolCalls);
     }
 
     /// Caught by the `openai_responses` fuzz target's check (every tool call has an id) on a
