@@ -35,9 +35,10 @@ impl Writing {
     /// A child agent that shortens texts, allowed to count words with the parent's tool.
     #[sub_agent]
     fn editor(&self) -> SubAgent {
-        let config = AgentConfig {
-            instructions: Some("You shorten texts to at most five words.".to_owned()),
-            ..AgentConfig::default()
+        let config = {
+            let mut config = AgentConfig::default();
+            config.instructions = Some("You shorten texts to at most five words.".to_owned());
+            config
         };
         SubAgent::new("editor", "Shortens a text.", config)
             .with_parent_functions(["Writing.word_count"])

@@ -275,7 +275,7 @@ async fn persisted_expansions_keep_the_list_and_the_system_text() {
     let agent = builder(&client)
         .configure_harness_collapsing(|c| {
             c.layout = CollapsingLayout::Append;
-            c.persist_system_prompt_injections = true;
+            c.keep_expansions_across_turns = true;
         })
         .build()
         .unwrap();
@@ -305,13 +305,11 @@ async fn persisted_expansions_keep_the_list_and_the_system_text() {
 #[tokio::test]
 async fn the_json_key_round_trips_and_configures_the_agent() {
     let config = AgentConfig::from_json(r#"{"collapsing": {"cacheStable": true}}"#).unwrap();
-    assert_eq!(
-        config.collapsing,
-        CollapsingConfig {
-            layout: CollapsingLayout::Append,
-            ..CollapsingConfig::default()
-        }
-    );
+    assert_eq!(config.collapsing, {
+        let mut collapsing = CollapsingConfig::default();
+        collapsing.layout = CollapsingLayout::Append;
+        collapsing
+    });
     // Written back under its current name.
     assert_eq!(
         config.to_json(),

@@ -263,7 +263,7 @@ async fn persisted_run_harness_pipeline_lingers_in_later_run() {
     ]);
     let agent = AgentBuilder::new()
         .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
-        .configure_harness_collapsing(|c| c.persist_system_prompt_injections = true)
+        .configure_harness_collapsing(|c| c.keep_expansions_across_turns = true)
         .with_chat_client(client.clone())
         .build()
         .unwrap();

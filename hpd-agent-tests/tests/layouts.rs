@@ -243,9 +243,10 @@ async fn the_call_tool_takes_the_path_of_a_direct_call() {
     ]);
     let built = agent(&client, CollapsingLayout::Fixed)
         .with_middleware(Spy(Arc::clone(&log)))
-        .with_limits(Limits {
-            max_argument_bytes: 200,
-            ..Limits::default()
+        .with_limits({
+            let mut limits = Limits::default();
+            limits.max_argument_bytes = 200;
+            limits
         })
         .build()
         .unwrap();

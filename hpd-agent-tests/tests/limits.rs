@@ -426,15 +426,14 @@ async fn limits_come_from_json_config() {
                        "max_tool_result_media_bytes": 4096}}"#,
     )
     .unwrap();
-    assert_eq!(
-        config.limits,
-        Limits {
-            max_tool_result_bytes: 100,
-            max_tool_result_media_bytes: 4096,
-            max_argument_bytes: 50,
-            max_parallel_calls: 2
-        }
-    );
+    assert_eq!(config.limits, {
+        let mut limits = Limits::default();
+        limits.max_tool_result_bytes = 100;
+        limits.max_tool_result_media_bytes = 4096;
+        limits.max_argument_bytes = 50;
+        limits.max_parallel_calls = 2;
+        limits
+    });
     let model = ScriptedChatClient::with_replies([
         ChatResponse::tool_calls(vec![
             call("c1", "repeat", r#"{"unit": "q", "size": 1000}"#),

@@ -122,7 +122,7 @@ async fn session_state_round_trips_and_resumes_expansions() {
         .with_instructions("Base.")
         .with_tool_harness::<MathTools>()
         .with_tool_harness::<DatabaseTools>()
-        .configure_harness_collapsing(|c| c.persist_system_prompt_injections = true)
+        .configure_harness_collapsing(|c| c.keep_expansions_across_turns = true)
         .with_chat_client(client.clone())
         .build()
         .unwrap();

@@ -135,7 +135,7 @@
 //!   agent are never run, whatever name the model uses.
 //! - **Turn end.** At the end of a turn all containers collapse again (their scoped middleware
 //!   is dropped, and a later member call is a recovery), unless
-//!   [`CollapsingConfig::persist_system_prompt_injections`](crate::config::CollapsingConfig::persist_system_prompt_injections) is set.
+//!   [`CollapsingConfig::keep_expansions_across_turns`](crate::config::CollapsingConfig::keep_expansions_across_turns) is set.
 //!
 //! **Why `fixed`, and the other layouts.** Providers cache the longest unchanged prefix of a
 //! request (tools, then system text, then messages) and bill everything after the first change

@@ -27,7 +27,7 @@ pub struct SessionState {
     /// The conversation, oldest first.
     pub history: Vec<ChatMessage>,
     /// Expanded containers, in expansion order (kept across turns only with
-    /// `persist_system_prompt_injections`).
+    /// `keep_expansions_across_turns`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub expanded: Vec<String>,
     /// How many messages at the start of `history` are trimmed: kept (and stored) but no

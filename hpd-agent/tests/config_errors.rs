@@ -484,9 +484,10 @@ fn limits_errors_carry_their_paths() {
 #[test]
 fn limits_round_trip_in_canonical_form() {
     use hpd_agent::config::Limits;
-    let config = AgentConfig {
-        limits: Limits::default().with_max_parallel_calls(3),
-        ..AgentConfig::default()
+    let config = {
+        let mut config = AgentConfig::default();
+        config.limits = Limits::default().with_max_parallel_calls(3);
+        config
     };
     let json = config.to_json();
     assert_eq!(

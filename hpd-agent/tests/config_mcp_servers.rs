@@ -138,8 +138,9 @@ fn null_is_absent_for_optional_values() {
 
 #[test]
 fn canonical_form_round_trips() {
-    let config = AgentConfig {
-        mcp_servers: vec![
+    let config = {
+        let mut config = AgentConfig::default();
+        config.mcp_servers = vec![
             McpServerConfig::stdio("Files", "srv", ["/data"])
                 .with_env("B", "2")
                 .with_env("A", "1")
@@ -149,8 +150,8 @@ fn canonical_form_round_trips() {
                 .with_description("Web search")
                 .with_collapse(false)
                 .with_functions(["search"]),
-        ],
-        ..AgentConfig::default()
+        ];
+        config
     };
     let json = config.to_json();
     assert_eq!(

@@ -180,13 +180,14 @@ fn mistakes_are_errors_with_their_paths() {
 
 #[test]
 fn options_serialize_in_the_canonical_form_and_round_trip() {
-    let config = AgentConfig {
-        model: Some(ModelConfig {
+    let config = {
+        let mut config = AgentConfig::default();
+        config.model = Some(ModelConfig {
             model: Some("m".into()),
             options: Some(full()),
             ..ModelConfig::default()
-        }),
-        ..AgentConfig::default()
+        });
+        config
     };
     let json = config.to_json();
     assert_eq!(
@@ -223,22 +224,24 @@ fn options_serialize_in_the_canonical_form_and_round_trip() {
     );
     assert_eq!(AgentConfig::from_json(&json), Ok(config));
     for choice in [ToolChoice::Auto, ToolChoice::None, ToolChoice::Required] {
-        let config = AgentConfig {
-            model: Some(ModelConfig {
+        let config = {
+            let mut config = AgentConfig::default();
+            config.model = Some(ModelConfig {
                 options: Some(ModelOptions::new().with_tool_choice(choice)),
                 ..ModelConfig::default()
-            }),
-            ..AgentConfig::default()
+            });
+            config
         };
         assert_eq!(AgentConfig::from_json(&config.to_json()), Ok(config));
     }
     // Empty options are written as an empty object and read back as such.
-    let empty = AgentConfig {
-        model: Some(ModelConfig {
+    let empty = {
+        let mut config = AgentConfig::default();
+        config.model = Some(ModelConfig {
             options: Some(ModelOptions::default()),
             ..ModelConfig::default()
-        }),
-        ..AgentConfig::default()
+        });
+        config
     };
     assert_eq!(
         empty.to_json(),

@@ -35,7 +35,7 @@ mod properties {
         "never_collapse",
         "recovery",
         "execute_recovered_calls",
-        "persist_system_prompt_injections",
+        "keep_expansions_across_turns",
         "layout",
         "cache_stable",
         "functions",
@@ -263,13 +263,15 @@ mod properties {
             prop::sample::select(hpd_agent::config::CollapsingLayout::ALL.to_vec()),
         )
             .prop_map(
-                |(enabled, never_collapse, recovery, execute, persist, layout)| CollapsingConfig {
-                    enabled,
-                    never_collapse,
-                    recovery,
-                    execute_recovered_calls: execute,
-                    persist_system_prompt_injections: persist,
-                    layout,
+                |(enabled, never_collapse, recovery, execute, persist, layout)| {
+                    let mut collapsing = CollapsingConfig::default();
+                    collapsing.enabled = enabled;
+                    collapsing.never_collapse = never_collapse;
+                    collapsing.recovery = recovery;
+                    collapsing.execute_recovered_calls = execute;
+                    collapsing.keep_expansions_across_turns = persist;
+                    collapsing.layout = layout;
+                    collapsing
                 },
             )
     }
@@ -283,11 +285,13 @@ mod properties {
             limit(hpd_agent::config::DEFAULT_MAX_PARALLEL_CALLS),
             limit(hpd_agent::config::DEFAULT_MAX_TOOL_RESULT_MEDIA_BYTES),
         )
-            .prop_map(|(results, arguments, parallel, media)| Limits {
-                max_tool_result_bytes: results,
-                max_tool_result_media_bytes: media,
-                max_argument_bytes: arguments,
-                max_parallel_calls: parallel,
+            .prop_map(|(results, arguments, parallel, media)| {
+                let mut limits = Limits::default();
+                limits.max_tool_result_bytes = results;
+                limits.max_tool_result_media_bytes = media;
+                limits.max_argument_bytes = arguments;
+                limits.max_parallel_calls = parallel;
+                limits
             })
     }
 
@@ -330,18 +334,20 @@ mod properties {
                     context_budget,
                     output_schema,
                 )| {
-                    AgentConfig {
-                        name,
-                        instructions,
-                        model,
-                        max_iterations,
-                        collapsing,
-                        tool_harnesses,
-                        sub_agents: Vec::new(),
-                        mcp_servers,
-                        limits,
-                        context_budget,
-                        output_schema,
+                    {
+                        let mut config = AgentConfig::default();
+                        config.name = name;
+                        config.instructions = instructions;
+                        config.model = model;
+                        config.max_iterations = max_iterations;
+                        config.collapsing = collapsing;
+                        config.tool_harnesses = tool_harnesses;
+                        config.sub_agents = Vec::new();
+                        config.mcp_servers = mcp_servers;
+                        config.limits = limits;
+                        config.context_budget = context_budget;
+                        config.output_schema = output_schema;
+                        config
                     }
                 },
             )

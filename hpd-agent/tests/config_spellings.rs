@@ -108,9 +108,10 @@ fn raw_floats_round_trip_exactly() {
         1e300,
         5e-324,
     ];
-    let config = AgentConfig {
-        tool_harnesses: vec![ToolHarnessReference::new("H").with_config(json!(floats))],
-        ..AgentConfig::default()
+    let config = {
+        let mut config = AgentConfig::default();
+        config.tool_harnesses = vec![ToolHarnessReference::new("H").with_config(json!(floats))];
+        config
     };
     let canonical = config.to_json();
     let parsed = AgentConfig::from_json(&canonical).unwrap();
@@ -137,12 +138,14 @@ fn serialization_leaves_defaults_out() {
         AgentConfig::default()
     );
     // Each non-default collapsing field alone.
-    let config = AgentConfig {
-        collapsing: CollapsingConfig {
-            recovery: false,
-            ..CollapsingConfig::default()
-        },
-        ..AgentConfig::default()
+    let config = {
+        let mut config = AgentConfig::default();
+        config.collapsing = {
+            let mut collapsing = CollapsingConfig::default();
+            collapsing.recovery = false;
+            collapsing
+        };
+        config
     };
     assert_eq!(
         config.to_json(),
@@ -151,7 +154,7 @@ fn serialization_leaves_defaults_out() {
     // Explicit default values parse to the default and are left out when written back.
     let explicit = AgentConfig::from_json(
         r#"{"collapsing": {"enabled": true, "never_collapse": [], "recovery": true,
-            "execute_recovered_calls": false, "persist_system_prompt_injections": false},
+            "execute_recovered_calls": false, "keep_expansions_across_turns": false},
             "tool_harnesses": [], "sub_agents": [], "name": null, "model": null}"#,
     )
     .unwrap();
@@ -161,12 +164,13 @@ fn serialization_leaves_defaults_out() {
 
 #[test]
 fn name_only_reference_is_a_bare_string_and_others_are_objects() {
-    let config = AgentConfig {
-        tool_harnesses: vec![
+    let config = {
+        let mut config = AgentConfig::default();
+        config.tool_harnesses = vec![
             ToolHarnessReference::new("A"),
             ToolHarnessReference::new("B").with_config(json!({})),
-        ],
-        ..AgentConfig::default()
+        ];
+        config
     };
     assert_eq!(
         serde_json::to_value(&config).unwrap(),
@@ -182,25 +186,28 @@ fn name_only_reference_is_a_bare_string_and_others_are_objects() {
 }
 
 fn full_config() -> AgentConfig {
-    AgentConfig {
-        name: Some("assistant".into()),
-        instructions: Some("Be brief.\nReally.".into()),
-        model: Some(ModelConfig {
+    {
+        let mut config = AgentConfig::default();
+        config.name = Some("assistant".into());
+        config.instructions = Some("Be brief.\nReally.".into());
+        config.model = Some(ModelConfig {
             provider: Some("openai".into()),
             model: Some("gpt-4o-mini".into()),
             base_url: Some("http://localhost:11434/v1".into()),
             options: None,
-        }),
-        max_iterations: Some(7),
-        collapsing: CollapsingConfig {
-            enabled: false,
-            never_collapse: vec!["WeatherTools".into(), "MathTools".into()],
-            recovery: false,
-            execute_recovered_calls: true,
-            persist_system_prompt_injections: true,
-            layout: hpd_agent::config::CollapsingLayout::Hide,
-        },
-        tool_harnesses: vec![
+        });
+        config.max_iterations = Some(7);
+        config.collapsing = {
+            let mut collapsing = CollapsingConfig::default();
+            collapsing.enabled = false;
+            collapsing.never_collapse = vec!["WeatherTools".into(), "MathTools".into()];
+            collapsing.recovery = false;
+            collapsing.execute_recovered_calls = true;
+            collapsing.keep_expansions_across_turns = true;
+            collapsing.layout = hpd_agent::config::CollapsingLayout::Hide;
+            collapsing
+        };
+        config.tool_harnesses = vec![
             ToolHarnessReference::new("WeatherTools"),
             ToolHarnessReference::new("SearchTools")
                 .with_functions(["search", "tavily_search"])
@@ -208,22 +215,19 @@ fn full_config() -> AgentConfig {
                 .with_metadata(json!({"DefaultProvider": "brave"}))
                 .with_middleware_config("B", json!(null))
                 .with_middleware_config("A", json!([1, 2])),
-        ],
-        sub_agents: vec![
-            SubAgentConfig::new(
-                "researcher",
-                "Looks things up.",
-                AgentConfig {
-                    instructions: Some("Be thorough.".into()),
-                    tool_harnesses: vec![ToolHarnessReference::new("SearchTools")],
-                    sub_agents: vec![SubAgentConfig::new("leaf", "", AgentConfig::default())],
-                    ..AgentConfig::default()
-                },
-            )
+        ];
+        config.sub_agents = vec![
+            SubAgentConfig::new("researcher", "Looks things up.", {
+                let mut config = AgentConfig::default();
+                config.instructions = Some("Be thorough.".into());
+                config.tool_harnesses = vec![ToolHarnessReference::new("SearchTools")];
+                config.sub_agents = vec![SubAgentConfig::new("leaf", "", AgentConfig::default())];
+                config
+            })
             .with_parent_functions(["DatabaseTools.query"]),
             SubAgentConfig::new("plain", "No config.", AgentConfig::default()),
-        ],
-        ..AgentConfig::default()
+        ];
+        config
     }
 }
 
@@ -246,7 +250,7 @@ fn full_config_has_the_documented_canonical_layout() {
     ],
     "recovery": false,
     "execute_recovered_calls": true,
-    "persist_system_prompt_injections": true,
+    "keep_expansions_across_turns": true,
     "layout": "hide"
   },
   "tool_harnesses": [
@@ -300,4 +304,35 @@ fn full_config_has_the_documented_canonical_layout() {
 }"#;
     assert_eq!(full_config().to_json(), expected);
     assert_eq!(AgentConfig::from_json(expected).unwrap(), full_config());
+}
+
+#[test]
+fn the_old_name_of_keep_expansions_across_turns_is_read_and_written_as_the_new_one() {
+    for text in [
+        r#"{"collapsing": {"keep_expansions_across_turns": true}}"#,
+        r#"{"collapsing": {"persist_system_prompt_injections": true}}"#,
+        r#"{"Collapsing": {"PersistSystemPromptInjections": true}}"#,
+        r#"{"collapsing": {"keep_expansions_across_turns": true,
+                           "persist_system_prompt_injections": true}}"#,
+    ] {
+        let config = AgentConfig::from_json(text).unwrap();
+        assert!(config.collapsing.keep_expansions_across_turns, "{text}");
+        assert_eq!(
+            config.to_json(),
+            "{\n  \"collapsing\": {\n    \"keep_expansions_across_turns\": true\n  }\n}",
+            "{text}"
+        );
+    }
+    let error = AgentConfig::from_json(
+        r#"{"collapsing": {"keep_expansions_across_turns": true,
+                           "persist_system_prompt_injections": false}}"#,
+    )
+    .unwrap_err();
+    assert_eq!(error.path(), "collapsing");
+    assert!(
+        error
+            .message()
+            .contains("persist_system_prompt_injections is the old name"),
+        "{error}"
+    );
 }

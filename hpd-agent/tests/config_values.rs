@@ -35,17 +35,15 @@ fn null_is_absent_for_optional_values() {
     )
     .unwrap();
     // `config` and `metadata` belong to the user's types: `null` is kept for them.
-    assert_eq!(
-        config,
-        AgentConfig {
-            tool_harnesses: vec![
-                ToolHarnessReference::new("X")
-                    .with_config(Value::Null)
-                    .with_metadata(Value::Null)
-            ],
-            ..AgentConfig::default()
-        }
-    );
+    assert_eq!(config, {
+        let mut config = AgentConfig::default();
+        config.tool_harnesses = vec![
+            ToolHarnessReference::new("X")
+                .with_config(Value::Null)
+                .with_metadata(Value::Null),
+        ];
+        config
+    });
     assert_eq!(
         config.to_json(),
         "{\n  \"tool_harnesses\": [\n    {\n      \"name\": \"X\",\n      \"config\": null,\n      \"metadata\": null\n    }\n  ]\n}"
@@ -63,20 +61,18 @@ fn null_is_absent_for_optional_values() {
 #[test]
 fn collapsing_disabled_opts_out() {
     let config = AgentConfig::from_json(r#"{"collapsing": {"enabled": false}}"#).unwrap();
-    assert_eq!(
-        config.collapsing,
-        CollapsingConfig {
-            enabled: false,
-            ..CollapsingConfig::default()
-        }
-    );
+    assert_eq!(config.collapsing, {
+        let mut collapsing = CollapsingConfig::default();
+        collapsing.enabled = false;
+        collapsing
+    });
     assert!(AgentConfig::default().collapsing.enabled);
     assert!(AgentConfig::default().collapsing.recovery);
     assert!(!AgentConfig::default().collapsing.execute_recovered_calls);
     assert!(
         !AgentConfig::default()
             .collapsing
-            .persist_system_prompt_injections
+            .keep_expansions_across_turns
     );
     assert!(AgentConfig::default().collapsing.never_collapse.is_empty());
 }
@@ -97,29 +93,23 @@ fn sub_agents_with_nested_config_and_parent_functions() {
     )
     .unwrap();
     let expected = vec![
-        SubAgentConfig::new(
-            "researcher",
-            "Looks things up.",
-            AgentConfig {
-                instructions: Some("Be thorough.".into()),
-                collapsing: CollapsingConfig {
-                    enabled: false,
-                    ..CollapsingConfig::default()
-                },
-                tool_harnesses: vec![
-                    ToolHarnessReference::new("SearchTools").with_functions(["search"]),
-                ],
-                sub_agents: vec![SubAgentConfig::new(
-                    "deeper",
-                    "d",
-                    AgentConfig {
-                        max_iterations: Some(2),
-                        ..AgentConfig::default()
-                    },
-                )],
-                ..AgentConfig::default()
-            },
-        )
+        SubAgentConfig::new("researcher", "Looks things up.", {
+            let mut config = AgentConfig::default();
+            config.instructions = Some("Be thorough.".into());
+            config.collapsing = {
+                let mut collapsing = CollapsingConfig::default();
+                collapsing.enabled = false;
+                collapsing
+            };
+            config.tool_harnesses =
+                vec![ToolHarnessReference::new("SearchTools").with_functions(["search"])];
+            config.sub_agents = vec![SubAgentConfig::new("deeper", "d", {
+                let mut config = AgentConfig::default();
+                config.max_iterations = Some(2);
+                config
+            })];
+            config
+        })
         .with_parent_functions(["DatabaseTools.query", "MathTools.add"]),
         SubAgentConfig::new("bare", "No config.", AgentConfig::default()),
     ];
@@ -188,14 +178,12 @@ fn deserializes_from_other_serde_formats() {
         [("Collapsing", collapsing)].into_iter(),
     ))
     .unwrap();
-    assert_eq!(
-        config.collapsing,
-        CollapsingConfig {
-            enabled: false,
-            execute_recovered_calls: true,
-            ..CollapsingConfig::default()
-        }
-    );
+    assert_eq!(config.collapsing, {
+        let mut collapsing = CollapsingConfig::default();
+        collapsing.enabled = false;
+        collapsing.execute_recovered_calls = true;
+        collapsing
+    });
 
     let harnesses = MapDeserializer::<_, ValueError>::new(
         [("toolHarnesses", vec!["WeatherTools", "MathTools"])].into_iter(),

@@ -190,8 +190,9 @@ pub fn apply_collapsing(config: &mut CollapsingConfig, settings: &Value) -> Resu
             "never_collapse" => config.never_collapse = strings(value),
             "recovery" => config.recovery = flag()?,
             "execute_recovered_calls" => config.execute_recovered_calls = flag()?,
-            "persist_system_prompt_injections" => {
-                config.persist_system_prompt_injections = flag()?;
+            // The old name, kept for one release, is what the scenarios use: they pin it.
+            "keep_expansions_across_turns" | "persist_system_prompt_injections" => {
+                config.keep_expansions_across_turns = flag()?;
             }
             "layout" => {
                 config.layout = value

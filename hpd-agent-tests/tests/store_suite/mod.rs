@@ -75,7 +75,7 @@ fn math_agent(model: &ScriptedChatClient) -> Agent {
     AgentBuilder::new()
         .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_tool_harness::<MathTools>()
-        .configure_harness_collapsing(|c| c.persist_system_prompt_injections = true)
+        .configure_harness_collapsing(|c| c.keep_expansions_across_turns = true)
         .with_chat_client(model.clone())
         .build()
         .expect("agent builds")
@@ -158,7 +158,7 @@ pub async fn round_trip_with_tool_calls(b: &Backend) {
     );
 }
 
-/// With `persist_system_prompt_injections`, an expanded container is stored and a worker that
+/// With `keep_expansions_across_turns`, an expanded container is stored and a worker that
 /// reopens the session sees its functions and its instructions from the first request.
 pub async fn containers_persist(b: &Backend) {
     let id = b.id("containers");

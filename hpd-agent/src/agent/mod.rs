@@ -489,7 +489,7 @@ impl<T> TypedOutput<T> {
 pub struct Session {
     agent: Agent,
     state: SessionState,
-    /// Scoped pipelines kept across turns (only with `persist_system_prompt_injections`).
+    /// Scoped pipelines kept across turns (only with `keep_expansions_across_turns`).
     pipelines: Vec<Arc<ScopedPipeline>>,
     /// Where the session is saved after each turn ([`Agent::open_session`]).
     store: Option<Binding>,

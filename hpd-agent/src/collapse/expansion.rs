@@ -235,7 +235,7 @@ impl Expansion {
     /// instructions clear, scoped pipelines drop), unless the agent's collapsing settings
     /// persist expansions; then [`persisting`](Self::persisting).
     pub(crate) fn end_turn(self, agent: &Toolset) -> Expansion {
-        if agent.settings.persist_system_prompt_injections {
+        if agent.settings.keep_expansions_across_turns {
             self.persisting(agent)
         } else {
             Expansion::default()

@@ -4,7 +4,8 @@
 ///
 /// The default has collapsing and recovery on, recovered calls not executed, expansions
 /// cleared at turn end, no never-collapsed harness, and the [`fixed`](CollapsingLayout::Fixed)
-/// layout.
+/// layout. It is `#[non_exhaustive]`, so that a release can add a field: outside the crate it is
+/// made by `default()` (or read from JSON) and its public fields are set afterwards.
 ///
 /// # Examples
 ///
@@ -13,13 +14,13 @@
 /// use hpd_agent::config::CollapsingConfig;
 ///
 /// let config = AgentConfig::from_json(r#"{"collapsing": {"never_collapse": ["WeatherTools"]}}"#)?;
-/// assert_eq!(
-///     config.collapsing,
-///     CollapsingConfig { never_collapse: vec!["WeatherTools".into()], ..CollapsingConfig::default() }
-/// );
+/// let mut expected = CollapsingConfig::default();
+/// expected.never_collapse = vec!["WeatherTools".into()];
+/// assert_eq!(config.collapsing, expected);
 /// # Ok::<(), hpd_agent::config::ConfigError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CollapsingConfig {
     /// Collapsing on or off (JSON `enabled`, default `true`).
     pub enabled: bool,
@@ -33,8 +34,9 @@ pub struct CollapsingConfig {
     /// `execute_recovered_calls`, default `false`).
     pub execute_recovered_calls: bool,
     /// Whether expansions and their instructions persist across the turns of a session (JSON
-    /// `persist_system_prompt_injections`, default `false`).
-    pub persist_system_prompt_injections: bool,
+    /// `keep_expansions_across_turns`, default `false`; the old key
+    /// `persist_system_prompt_injections` is read for one release, and written as the new one).
+    pub keep_expansions_across_turns: bool,
     /// How requests carry collapsed harnesses (JSON `layout`, default
     /// [`CollapsingLayout::Fixed`]); see [`CollapsingLayout`] for each layout and what it
     /// costs. The seed's key `cache_stable: true` is read as `"layout": "append"`.
@@ -43,7 +45,7 @@ pub struct CollapsingConfig {
 
 impl Default for CollapsingConfig {
     /// `enabled: true`, `never_collapse: []`, `recovery: true`,
-    /// `execute_recovered_calls: false`, `persist_system_prompt_injections: false`,
+    /// `execute_recovered_calls: false`, `keep_expansions_across_turns: false`,
     /// `layout: fixed`.
     fn default() -> Self {
         CollapsingConfig {
@@ -51,7 +53,7 @@ impl Default for CollapsingConfig {
             never_collapse: Vec::new(),
             recovery: true,
             execute_recovered_calls: false,
-            persist_system_prompt_injections: false,
+            keep_expansions_across_turns: false,
             layout: CollapsingLayout::Fixed,
         }
     }
@@ -66,7 +68,9 @@ impl CollapsingConfig {
     /// use hpd_agent::config::CollapsingConfig;
     ///
     /// assert!(CollapsingConfig::default().is_default());
-    /// assert!(!CollapsingConfig { enabled: false, ..CollapsingConfig::default() }.is_default());
+    /// let mut off = CollapsingConfig::default();
+    /// off.enabled = false;
+    /// assert!(!off.is_default());
     /// ```
     #[must_use]
     pub fn is_default(&self) -> bool {
@@ -103,7 +107,7 @@ impl CollapsingConfig {
 /// and in the log.
 ///
 /// **Across turns.** In every layout,
-/// [`persist_system_prompt_injections`](CollapsingConfig::persist_system_prompt_injections)
+/// [`keep_expansions_across_turns`](CollapsingConfig::keep_expansions_across_turns)
 /// decides whether expansions outlive a turn. Off (the default), every container collapses
 /// when the turn ends, its scoped middleware is dropped, and a later call of one of its members
 /// is a recovery (the container expands again; the call runs at once only with

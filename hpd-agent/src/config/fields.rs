@@ -268,6 +268,10 @@ struct CollapsingFields {
     execute_recovered_calls: Option<bool>,
     #[serde(default, deserialize_with = "some")]
     #[serde(skip_serializing_if = "Option::is_none")]
+    keep_expansions_across_turns: Option<bool>,
+    /// The old name of `keep_expansions_across_turns`: read, never written.
+    #[serde(default, deserialize_with = "some")]
+    #[serde(skip_serializing)]
     persist_system_prompt_injections: Option<bool>,
     #[serde(default, deserialize_with = "some")]
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -289,11 +293,25 @@ impl ConfigObject for CollapsingConfig {
             never_collapse,
             recovery,
             execute_recovered_calls,
+            keep_expansions_across_turns,
             persist_system_prompt_injections,
             layout,
             cache_stable,
         } = CollapsingFields::deserialize(deserializer)?;
         let default = CollapsingConfig::default();
+        let keep_expansions_across_turns = match (
+            keep_expansions_across_turns,
+            persist_system_prompt_injections,
+        ) {
+            (Some(new), Some(old)) if new != old => {
+                return Err(de::Error::custom(format_args!(
+                    "persist_system_prompt_injections ({old}) contradicts \
+                     keep_expansions_across_turns ({new}); persist_system_prompt_injections is \
+                     the old name of keep_expansions_across_turns: give the new name alone"
+                )));
+            }
+            (new, old) => new.or(old),
+        };
         let layout = match (layout, cache_stable) {
             (Some(layout), None) => layout,
             (None, Some(true)) => CollapsingLayout::Append,
@@ -316,8 +334,8 @@ impl ConfigObject for CollapsingConfig {
             recovery: recovery.unwrap_or(default.recovery),
             execute_recovered_calls: execute_recovered_calls
                 .unwrap_or(default.execute_recovered_calls),
-            persist_system_prompt_injections: persist_system_prompt_injections
-                .unwrap_or(default.persist_system_prompt_injections),
+            keep_expansions_across_turns: keep_expansions_across_turns
+                .unwrap_or(default.keep_expansions_across_turns),
             layout,
         })
     }
@@ -330,7 +348,7 @@ impl Serialize for CollapsingConfig {
             never_collapse,
             recovery,
             execute_recovered_calls,
-            persist_system_prompt_injections,
+            keep_expansions_across_turns,
             layout,
         } = self.clone();
         let default = CollapsingConfig::default();
@@ -342,10 +360,11 @@ impl Serialize for CollapsingConfig {
                 execute_recovered_calls,
                 default.execute_recovered_calls,
             ),
-            persist_system_prompt_injections: changed(
-                persist_system_prompt_injections,
-                default.persist_system_prompt_injections,
+            keep_expansions_across_turns: changed(
+                keep_expansions_across_turns,
+                default.keep_expansions_across_turns,
             ),
+            persist_system_prompt_injections: None,
             layout: changed(layout, default.layout),
             cache_stable: None,
         }

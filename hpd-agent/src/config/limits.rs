@@ -64,7 +64,8 @@ pub const DEFAULT_MAX_PARALLEL_CALLS: usize = 16;
 ///   wait for a free slot; results still come back in call order, every call answered. A
 ///   [`ToolSession`](crate::agent::ToolSession) runs at most this many calls at once too.
 ///
-/// Each value must be at least 1.
+/// Each value must be at least 1. `Limits` is `#[non_exhaustive]`, so that a release can add a
+/// cap: outside the crate it is made by `default()` and the `with_*` setters (or read from JSON).
 ///
 /// # Examples
 ///
@@ -81,6 +82,7 @@ pub const DEFAULT_MAX_PARALLEL_CALLS: usize = 16;
 /// # Ok::<(), hpd_agent::config::ConfigError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub struct Limits {
     /// The most UTF-8 bytes of one tool result sent to the model (JSON
     /// `max_tool_result_bytes`, default [`DEFAULT_MAX_TOOL_RESULT_BYTES`]).

@@ -205,6 +205,8 @@ const AGENT_CONFIG: &str = "AgentConfig";
 ///
 /// Every field has a default (`AgentConfig::default()` is an agent with no name, no
 /// instructions, the builder's model and iteration limit, default collapsing, and no tools).
+/// It is `#[non_exhaustive]`, so that a release can add a field: outside the crate it is made
+/// by [`from_json`](Self::from_json) or `default()`, and its public fields are set afterwards.
 /// The JSON format, its key rules and its errors are described in the
 /// [module docs](crate::config).
 ///
@@ -228,6 +230,7 @@ const AGENT_CONFIG: &str = "AgentConfig";
 /// # Ok::<(), hpd_agent::config::ConfigError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct AgentConfig {
     /// The agent's name (JSON `name`).
     pub name: Option<String>,
@@ -328,11 +331,9 @@ impl AgentConfig {
     /// use hpd_agent::AgentConfig;
     /// use hpd_agent::config::ToolHarnessReference;
     ///
-    /// let config = AgentConfig {
-    ///     instructions: Some("Be brief.".into()),
-    ///     tool_harnesses: vec![ToolHarnessReference::new("WeatherTools")],
-    ///     ..AgentConfig::default()
-    /// };
+    /// let mut config = AgentConfig::default();
+    /// config.instructions = Some("Be brief.".into());
+    /// config.tool_harnesses = vec![ToolHarnessReference::new("WeatherTools")];
     /// let json = config.to_json();
     /// assert_eq!(json, "{\n  \"instructions\": \"Be brief.\",\n  \"tool_harnesses\": [\n    \"WeatherTools\"\n  ]\n}");
     /// assert_eq!(AgentConfig::from_json(&json)?, config);

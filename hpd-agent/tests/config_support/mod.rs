@@ -50,14 +50,16 @@ pub const EXAMPLE_CANONICAL: &str = r#"{
 }"#;
 
 pub fn spec_example_expected() -> AgentConfig {
-    AgentConfig {
-        name: Some("assistant".into()),
-        instructions: Some("Be brief.".into()),
-        collapsing: CollapsingConfig {
-            never_collapse: vec!["WeatherTools".into()],
-            ..CollapsingConfig::default()
-        },
-        tool_harnesses: vec![
+    {
+        let mut config = AgentConfig::default();
+        config.name = Some("assistant".into());
+        config.instructions = Some("Be brief.".into());
+        config.collapsing = {
+            let mut collapsing = CollapsingConfig::default();
+            collapsing.never_collapse = vec!["WeatherTools".into()];
+            collapsing
+        };
+        config.tool_harnesses = vec![
             ToolHarnessReference::new("WeatherTools"),
             ToolHarnessReference::new("SearchTools")
                 .with_config(json!({"MaxResults": 3}))
@@ -65,8 +67,8 @@ pub fn spec_example_expected() -> AgentConfig {
             ToolHarnessReference::new("DatabaseTools")
                 .with_functions(["query"])
                 .with_middleware_config("DbAuditMiddleware", json!({"AuditLevel": "Detailed"})),
-        ],
-        ..AgentConfig::default()
+        ];
+        config
     }
 }
 
@@ -220,7 +222,7 @@ pub fn assert_invalid(err: &ConfigError, path: &str, message: &str) {
 pub const AGENT_KNOWN: &str =
     "known keys: name, instructions, model, max_iterations, collapsing, tool_harnesses, sub_agents";
 pub const COLLAPSING_KNOWN: &str = "known keys: enabled, never_collapse, recovery, \
-     execute_recovered_calls, persist_system_prompt_injections, layout, cache_stable";
+     execute_recovered_calls, keep_expansions_across_turns, persist_system_prompt_injections, layout, cache_stable";
 pub const MODEL_KNOWN: &str = "known keys: provider, model, base_url";
 pub const REFERENCE_KNOWN: &str =
     "known keys: name, functions, config, metadata, middleware_configs";
