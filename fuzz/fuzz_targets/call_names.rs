@@ -128,13 +128,13 @@ fn fixed() -> &'static Fixed {
     static FIXED: OnceLock<Fixed> = OnceLock::new();
     FIXED.get_or_init(|| {
         let web = HarnessBuilder::new("web-tools")
-            .collapse("Web access")
-            .tool(dynamic_tool("web-tools", "fetch_page"))
-            .tool(dynamic_tool("web-tools", "get"))
+            .with_collapse("Web access")
+            .with_tool(dynamic_tool("web-tools", "fetch_page"))
+            .with_tool(dynamic_tool("web-tools", "get"))
             .build()
             .expect("the web harness builds");
         let notes = HarnessBuilder::new("Notes")
-            .tool(dynamic_tool("Notes", "note"))
+            .with_tool(dynamic_tool("Notes", "note"))
             .build()
             .expect("the notes harness builds");
         let agent = AgentBuilder::new()

@@ -64,7 +64,7 @@ fuzz_target!(|data: &[u8]| {
             }
         },
     );
-    let harness = match HarnessBuilder::new("Dynamic").tool(tool).build() {
+    let harness = match HarnessBuilder::new("Dynamic").with_tool(tool).build() {
         Ok(harness) => harness,
         Err(error) => {
             assert!(
