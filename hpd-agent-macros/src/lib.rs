@@ -269,9 +269,11 @@ mod valid;
 ///     fn __hpd_output_schema0() -> Option<Value> { ... }
 ///     // Parses the arguments, calls the method, turns its value into the result: a whole
 ///     // result for an `IntoToolResult` type, else its text (and, for a `JsonSchema` type that
-///     // serializes to an object, the value as the structured result).
-///     fn __hpd_invoke(instance: &HarnessObject, index: usize, arguments: Value, ctx: FunctionContext)
-///         -> Result<BodyFuture, ArgumentsError> { ... }
+///     // serializes to an object, the value as the structured result). Its outcome is
+///     // `Result<ToolResult, FunctionFailure>` from here to the model: finished at once for a
+///     // synchronous method or arguments that do not parse, a future for an `async` one.
+///     fn __hpd_invoke(instance: &HarnessObject, index: usize, arguments: &str, call: &CallParts<'_>)
+///         -> Started { ... }
 ///     static __HPD_ENTRY: __hpd::HarnessEntry = __hpd::HarnessEntry {
 ///         name: "WeatherTools",
 ///         functions: &[__hpd::FunctionSpec {

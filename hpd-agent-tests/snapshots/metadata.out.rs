@@ -79,42 +79,49 @@ const _: () = {
         __hpd_index: usize,
         __hpd_arguments: &str,
         __hpd_call: &__hpd::CallParts<'_>,
-    ) -> __hpd::Result<__hpd::Started, __hpd::ArgumentsError> {
+    ) -> __hpd::Started {
         match __hpd_index {
             0usize => {
-                let __HpdArgs0 { query } = __hpd::parse_arguments::<
+                let __HpdArgs0 { query } = match __hpd::parse_arguments::<
                     __HpdArgs0,
-                >(__hpd_arguments)?;
+                >(__hpd_arguments) {
+                    __hpd::Ok(__hpd_parsed) => __hpd_parsed,
+                    __hpd::Err(__hpd_failure) => {
+                        return __hpd::Started::Done(__hpd::Err(__hpd_failure));
+                    }
+                };
                 let __hpd_this = __hpd_this_ref::<SearchTools>(__hpd_instance);
-                __hpd::Ok(
-                    __hpd::Started::Done({
-                        let __hpd_value = <SearchTools>::search(&*__hpd_this, query);
-                        (&&&__hpd::OutputProbe::of(&__hpd_value))
-                            .__hpd_kind()
-                            .output(__hpd_value)
-                    }),
-                )
+                __hpd::Started::Done({
+                    let __hpd_value = <SearchTools>::search(&*__hpd_this, query);
+                    (&&&__hpd::OutputProbe::of(&__hpd_value))
+                        .__hpd_kind()
+                        .output(__hpd_value)
+                })
             }
             1usize => {
-                let __HpdArgs1 { query } = __hpd::parse_arguments::<
+                let __HpdArgs1 { query } = match __hpd::parse_arguments::<
                     __HpdArgs1,
-                >(__hpd_arguments)?;
+                >(__hpd_arguments) {
+                    __hpd::Ok(__hpd_parsed) => __hpd_parsed,
+                    __hpd::Err(__hpd_failure) => {
+                        return __hpd::Started::Done(__hpd::Err(__hpd_failure));
+                    }
+                };
                 let __hpd_this = __hpd_this_ref::<SearchTools>(__hpd_instance);
-                __hpd::Ok(
-                    __hpd::Started::Done({
-                        let __hpd_value = <SearchTools>::tavily_search(
-                            &*__hpd_this,
-                            query,
-                        );
-                        (&&&__hpd::OutputProbe::of(&__hpd_value))
-                            .__hpd_kind()
-                            .output(__hpd_value)
-                    }),
-                )
+                __hpd::Started::Done({
+                    let __hpd_value = <SearchTools>::tavily_search(&*__hpd_this, query);
+                    (&&&__hpd::OutputProbe::of(&__hpd_value))
+                        .__hpd_kind()
+                        .output(__hpd_value)
+                })
             }
             _ => {
-                __hpd::Err(
-                    __hpd::ArgumentsError(__hpd::String::from("no such function")),
+                __hpd::Started::Done(
+                    __hpd::Err(
+                        __hpd::FunctionFailure::InvalidArguments(
+                            __hpd::String::from("no such function"),
+                        ),
+                    ),
                 )
             }
         }

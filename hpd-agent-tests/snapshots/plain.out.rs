@@ -80,59 +80,66 @@ const _: () = {
         __hpd_index: usize,
         __hpd_arguments: &str,
         __hpd_call: &__hpd::CallParts<'_>,
-    ) -> __hpd::Result<__hpd::Started, __hpd::ArgumentsError> {
+    ) -> __hpd::Started {
         match __hpd_index {
             0usize => {
-                let __HpdArgs0 { city } = __hpd::parse_arguments::<
+                let __HpdArgs0 { city } = match __hpd::parse_arguments::<
                     __HpdArgs0,
-                >(__hpd_arguments)?;
+                >(__hpd_arguments) {
+                    __hpd::Ok(__hpd_parsed) => __hpd_parsed,
+                    __hpd::Err(__hpd_failure) => {
+                        return __hpd::Started::Done(__hpd::Err(__hpd_failure));
+                    }
+                };
                 let __hpd_this = __hpd_this_ref::<WeatherTools>(__hpd_instance);
-                __hpd::Ok(
-                    __hpd::Started::Done({
-                        let __hpd_value = <WeatherTools>::get_weather(
-                            &*__hpd_this,
-                            city,
-                        );
-                        (&&&__hpd::OutputProbe::of(&__hpd_value))
-                            .__hpd_kind()
-                            .output(__hpd_value)
+                __hpd::Started::Done({
+                    let __hpd_value = <WeatherTools>::get_weather(&*__hpd_this, city);
+                    (&&&__hpd::OutputProbe::of(&__hpd_value))
+                        .__hpd_kind()
+                        .output(__hpd_value)
+                })
+            }
+            1usize => {
+                let __HpdArgs1 { city, days } = match __hpd::parse_arguments::<
+                    __HpdArgs1,
+                >(__hpd_arguments) {
+                    __hpd::Ok(__hpd_parsed) => __hpd_parsed,
+                    __hpd::Err(__hpd_failure) => {
+                        return __hpd::Started::Done(__hpd::Err(__hpd_failure));
+                    }
+                };
+                let __hpd_ctx = __hpd_call.context();
+                let __hpd_instance = ::std::sync::Arc::clone(__hpd_instance);
+                __hpd::Started::Running(
+                    __hpd::Box::pin(async move {
+                        let __hpd_this = __hpd_this::<WeatherTools>(&__hpd_instance);
+                        match <WeatherTools>::get_forecast(
+                                &*__hpd_this,
+                                city,
+                                days,
+                                &__hpd_ctx,
+                            )
+                            .await
+                        {
+                            __hpd::Ok(__hpd_value) => {
+                                (&&&__hpd::OutputProbe::of(&__hpd_value))
+                                    .__hpd_kind()
+                                    .output(__hpd_value)
+                            }
+                            __hpd::Err(__hpd_error) => {
+                                __hpd::Err(__hpd::returned(__hpd_error))
+                            }
+                        }
                     }),
                 )
             }
-            1usize => {
-                let __HpdArgs1 { city, days } = __hpd::parse_arguments::<
-                    __HpdArgs1,
-                >(__hpd_arguments)?;
-                let __hpd_ctx = __hpd_call.context();
-                let __hpd_instance = ::std::sync::Arc::clone(__hpd_instance);
-                __hpd::Ok(
-                    __hpd::Started::Running(
-                        __hpd::Box::pin(async move {
-                            let __hpd_this = __hpd_this::<WeatherTools>(&__hpd_instance);
-                            match <WeatherTools>::get_forecast(
-                                    &*__hpd_this,
-                                    city,
-                                    days,
-                                    &__hpd_ctx,
-                                )
-                                .await
-                            {
-                                __hpd::Ok(__hpd_value) => {
-                                    (&&&__hpd::OutputProbe::of(&__hpd_value))
-                                        .__hpd_kind()
-                                        .output(__hpd_value)
-                                }
-                                __hpd::Err(__hpd_error) => {
-                                    __hpd::Err(__hpd::error_text(__hpd_error))
-                                }
-                            }
-                        }),
-                    ),
-                )
-            }
             _ => {
-                __hpd::Err(
-                    __hpd::ArgumentsError(__hpd::String::from("no such function")),
+                __hpd::Started::Done(
+                    __hpd::Err(
+                        __hpd::FunctionFailure::InvalidArguments(
+                            __hpd::String::from("no such function"),
+                        ),
+                    ),
                 )
             }
         }

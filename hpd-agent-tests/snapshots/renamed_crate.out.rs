@@ -53,25 +53,32 @@ const _: () = {
         __hpd_index: usize,
         __hpd_arguments: &str,
         __hpd_call: &__hpd::CallParts<'_>,
-    ) -> __hpd::Result<__hpd::Started, __hpd::ArgumentsError> {
+    ) -> __hpd::Started {
         match __hpd_index {
             0usize => {
-                let __HpdArgs0 { offset } = __hpd::parse_arguments::<
+                let __HpdArgs0 { offset } = match __hpd::parse_arguments::<
                     __HpdArgs0,
-                >(__hpd_arguments)?;
+                >(__hpd_arguments) {
+                    __hpd::Ok(__hpd_parsed) => __hpd_parsed,
+                    __hpd::Err(__hpd_failure) => {
+                        return __hpd::Started::Done(__hpd::Err(__hpd_failure));
+                    }
+                };
                 let __hpd_this = __hpd_this_ref::<Clock>(__hpd_instance);
-                __hpd::Ok(
-                    __hpd::Started::Done({
-                        let __hpd_value = <Clock>::hour(&*__hpd_this, offset);
-                        (&&&__hpd::OutputProbe::of(&__hpd_value))
-                            .__hpd_kind()
-                            .output(__hpd_value)
-                    }),
-                )
+                __hpd::Started::Done({
+                    let __hpd_value = <Clock>::hour(&*__hpd_this, offset);
+                    (&&&__hpd::OutputProbe::of(&__hpd_value))
+                        .__hpd_kind()
+                        .output(__hpd_value)
+                })
             }
             _ => {
-                __hpd::Err(
-                    __hpd::ArgumentsError(__hpd::String::from("no such function")),
+                __hpd::Started::Done(
+                    __hpd::Err(
+                        __hpd::FunctionFailure::InvalidArguments(
+                            __hpd::String::from("no such function"),
+                        ),
+                    ),
                 )
             }
         }

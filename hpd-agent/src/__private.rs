@@ -20,7 +20,7 @@ pub use crate::harness::registry::{
 };
 pub use crate::middleware::{ConfigurableMiddleware, Middleware};
 pub use crate::tool::{
-    ArgumentsError, BodyFuture, CallParts, FunctionContext, Started, SubAgent, ToolResult,
+    BodyFuture, CallParts, FunctionContext, FunctionFailure, Started, SubAgent, ToolResult,
 };
 pub use inventory;
 pub use schemars;
@@ -88,10 +88,10 @@ pub enum Never {}
 ///
 /// # Errors
 ///
-/// The text is not a JSON object, or serde's message, prefixed with the JSON path of the
-/// offending value when there is one.
-pub fn parse_arguments<T: DeserializeOwned>(arguments: &str) -> Result<T, ArgumentsError> {
-    crate::tool::parse_arguments(arguments)
+/// [`FunctionFailure::InvalidArguments`]: the text is not a JSON object, or serde's message,
+/// prefixed with the JSON path of the offending value when there is one.
+pub fn parse_arguments<T: DeserializeOwned>(arguments: &str) -> Result<T, FunctionFailure> {
+    crate::tool::parse_arguments(arguments).map_err(FunctionFailure::from)
 }
 
 /// The result of a returned value a function returns as text: a JSON string without quotes,
@@ -99,9 +99,11 @@ pub fn parse_arguments<T: DeserializeOwned>(arguments: &str) -> Result<T, Argume
 ///
 /// # Errors
 ///
-/// The value does not serialize.
-pub fn output_value<T: Serialize>(value: T) -> Result<ToolResult, String> {
-    crate::tool::result_text(&value).map(ToolResult::ok)
+/// The value does not serialize ([`FunctionFailure::Returned`]).
+pub fn output_value<T: Serialize>(value: T) -> Result<ToolResult, FunctionFailure> {
+    crate::tool::result_text(&value)
+        .map(ToolResult::ok)
+        .map_err(FunctionFailure::Returned)
 }
 
 /// The output schema of a member without one (a `#[sub_agent]`).
@@ -110,9 +112,9 @@ pub fn no_output_schema() -> Option<Value> {
     None
 }
 
-/// The error text of a function's `Err(e)`: `e`'s `Display`.
-pub fn error_text<E: Display>(error: E) -> String {
-    error.to_string()
+/// The failure of a function that returned `Err(e)`: `e`'s `Display`.
+pub fn returned<E: Display>(error: E) -> FunctionFailure {
+    FunctionFailure::Returned(error.to_string())
 }
 
 /// How a returned value becomes a result, chosen by its type at the call site (the macro
@@ -190,7 +192,10 @@ impl PartsKind {
     ///
     /// Never; the signature matches the other kinds.
     #[allow(clippy::unused_self, clippy::unnecessary_wraps)]
-    pub fn output<T: crate::tool::IntoToolResult>(self, value: T) -> Result<ToolResult, String> {
+    pub fn output<T: crate::tool::IntoToolResult>(
+        self,
+        value: T,
+    ) -> Result<ToolResult, FunctionFailure> {
         Ok(value.into_tool_result())
     }
 
@@ -209,8 +214,8 @@ impl SchemaKind {
     ///
     /// The value does not serialize.
     #[allow(clippy::unused_self)]
-    pub fn output<T: Serialize>(self, value: T) -> Result<ToolResult, String> {
-        crate::tool::structured_output(&value)
+    pub fn output<T: Serialize>(self, value: T) -> Result<ToolResult, FunctionFailure> {
+        crate::tool::structured_output(&value).map_err(FunctionFailure::Returned)
     }
 
     /// The type's schema, when it is an object schema (the only kind MCP's `outputSchema`
@@ -229,7 +234,7 @@ impl TextKind {
     ///
     /// The value does not serialize.
     #[allow(clippy::unused_self)]
-    pub fn output<T: Serialize>(self, value: T) -> Result<ToolResult, String> {
+    pub fn output<T: Serialize>(self, value: T) -> Result<ToolResult, FunctionFailure> {
         output_value(value)
     }
 

@@ -795,6 +795,7 @@ mod collapse;
 pub mod config;
 mod credentials;
 pub mod error;
+mod events;
 pub mod harness;
 #[cfg(feature = "mcp")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]

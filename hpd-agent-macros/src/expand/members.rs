@@ -94,7 +94,7 @@ pub fn invoke_arm(harness: &Harness, index: usize, function: &Function) -> Token
             quote_spanned! {output_span=>
                 match #call {
                     __hpd::Ok(#value) => #convert,
-                    __hpd::Err(__hpd_error) => __hpd::Err(__hpd::error_text(__hpd_error)),
+                    __hpd::Err(__hpd_error) => __hpd::Err(__hpd::returned(__hpd_error)),
                 }
             }
         } else {
@@ -113,7 +113,10 @@ pub fn invoke_arm(harness: &Harness, index: usize, function: &Function) -> Token
     let context = takes_context.then(|| quote!(let __hpd_ctx = __hpd_call.context();));
     let instance = Ident::new("__hpd_instance", Span::call_site());
     let parse = quote! {
-        let #args { #(#bindings),* } = __hpd::parse_arguments::<#args>(__hpd_arguments)?;
+        let #args { #(#bindings),* } = match __hpd::parse_arguments::<#args>(__hpd_arguments) {
+            __hpd::Ok(__hpd_parsed) => __hpd_parsed,
+            __hpd::Err(__hpd_failure) => return __hpd::Started::Done(__hpd::Err(__hpd_failure)),
+        };
         #context
     };
     let output_call = output(call);
@@ -121,7 +124,7 @@ pub fn invoke_arm(harness: &Harness, index: usize, function: &Function) -> Token
         // A synchronous method runs right here, on the borrowed instance: no future, no box.
         let body = quote_spanned! {sig.ident.span()=>
             let #this = __hpd_this_ref::<#ty>(#instance);
-            __hpd::Ok(__hpd::Started::Done(#output_call))
+            __hpd::Started::Done(#output_call)
         };
         return quote! {
             #index => {
@@ -143,7 +146,7 @@ pub fn invoke_arm(harness: &Harness, index: usize, function: &Function) -> Token
         #index => {
             #parse
             let __hpd_instance = ::std::sync::Arc::clone(__hpd_instance);
-            __hpd::Ok(__hpd::Started::Running(#body))
+            __hpd::Started::Running(#body)
         }
     }
 }

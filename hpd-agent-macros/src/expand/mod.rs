@@ -395,10 +395,12 @@ fn generated(harness: &Harness) -> TokenStream {
                 __hpd_index: usize,
                 __hpd_arguments: &str,
                 __hpd_call: &__hpd::CallParts<'_>,
-            ) -> __hpd::Result<__hpd::Started, __hpd::ArgumentsError> {
+            ) -> __hpd::Started {
                 match __hpd_index {
                     #(#invoke_arms)*
-                    _ => __hpd::Err(__hpd::ArgumentsError(__hpd::String::from("no such function"))),
+                    _ => __hpd::Started::Done(__hpd::Err(__hpd::FunctionFailure::InvalidArguments(
+                        __hpd::String::from("no such function"),
+                    ))),
                 }
             }
 

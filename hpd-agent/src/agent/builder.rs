@@ -18,7 +18,6 @@ use crate::tool::catalog::Single;
 use crate::tool::{Function, SubAgent};
 
 use super::budget::{ApproxTokens, Budgeting, Summarizer, TokenEstimator};
-use super::events::{AgentEvent, EventHandler};
 use super::registration::{
     HarnessOptions, InstanceSource, Registration, Registrations, ResolvedHarness, Selection,
     resolve, split_reference,
@@ -26,6 +25,7 @@ use super::registration::{
 use super::sub_agent;
 use super::{Agent, AgentInner, DEFAULT_MAX_ITERATIONS};
 use crate::config::ContextBudget;
+use crate::events::{AgentEvent, EventHandler};
 
 /// Builds an [`Agent`].
 ///
@@ -1132,7 +1132,7 @@ impl AgentBuilder {
                 agent = %self.name,
                 "collapsing layout native: the chat client has no deferred tool loading; using fixed"
             );
-            super::events::Emitter::new(self.handlers.clone()).emit(&AgentEvent::LayoutFallback {
+            crate::events::Emitter::new(self.handlers.clone()).emit(&AgentEvent::LayoutFallback {
                 requested: crate::config::CollapsingLayout::Native,
                 used: crate::config::CollapsingLayout::Fixed,
                 reason: "the chat client has no deferred tool loading".to_owned(),

@@ -22,7 +22,7 @@
 
 pub mod budget;
 mod builder;
-pub(crate) mod events;
+mod call;
 mod registration;
 mod run;
 mod stored;
@@ -45,16 +45,16 @@ use crate::output::{Mismatch, OutputSchema};
 use crate::store::{SessionStore, StoreError, UnsavedTurn};
 use serde::de::DeserializeOwned;
 
+pub use crate::events::AgentEvent;
 pub use crate::session::SessionState;
 pub use budget::{ApproxTokens, Summarizer, TokenEstimator};
 pub use builder::AgentBuilder;
 #[cfg_attr(not(feature = "mcp"), allow(unused_imports))]
 pub(crate) use builder::{Connect, PendingSource};
-pub use events::AgentEvent;
 pub use registration::HarnessOptions;
 pub use tool_session::{ToolCallOutcome, ToolSession};
 
-use events::EventHandler;
+use crate::events::EventHandler;
 use registration::Registrations;
 use stored::{Binding, new_turn_id};
 

@@ -8,18 +8,16 @@ use tracing::Instrument as _;
 
 use crate::approval::{
     ApprovalDecision, ApprovalError, ApprovalRecord, Approvals, PausedSlot, PausedTurn,
-    PendingApproval, denied_text, edited_text,
+    PendingApproval, denied_text,
 };
 use crate::chat::{
     ChatMessage, ChatRequest, FinishReason, ModelOptions, ToolCall, ToolDefinition, Usage,
 };
-use crate::collapse::{
-    Expansion, Routed, Target, Toolset, Unwrapped, tool_choice, unknown_text, with_section,
-};
+use crate::collapse::{Expansion, Target, Toolset, Unwrapped, tool_choice, with_section};
 use crate::error::RunError;
+use crate::events::{AgentEvent, Emitter};
 use crate::middleware::pipeline::{
-    CallScope, ScopedPipeline, announce_decision, approval_required, backward, call_function,
-    forward, run_hooks, unless_cancelled,
+    CallScope, ScopedPipeline, announce_decision, approval_required, backward, forward, run_hooks,
 };
 use crate::middleware::{FunctionCall, IterationInfo, TurnInfo, TurnOutcome};
 use crate::output::{DEFAULT_OUTPUT_RETRIES, Mismatch, OutputSchema, retry_message};
@@ -28,7 +26,7 @@ use crate::tool::ToolResult;
 
 use super::budget::{KnownPrompt, next_turn_start, summary_turn};
 use super::builder::{split_pending, with_sub_agent_members};
-use super::events::{AgentEvent, Emitter};
+use super::call::{self, CallRecord};
 use super::registration::resolve;
 use super::{AgentInner, AgentRunConfig, RunOutput, Session, TypedCheck};
 
@@ -673,26 +671,19 @@ impl Turn<'_> {
         info: &IterationInfo,
         calls: &[ToolCall],
     ) -> Result<Option<PausedTurn>, RunError> {
-        let mut results: Vec<Option<ToolResult>> = vec![None; calls.len()];
-        let mut references: Vec<Vec<String>> = vec![Vec::new(); calls.len()];
-        let mut durations = vec![std::time::Duration::ZERO; calls.len()];
+        let mut records: Vec<CallRecord> = Vec::with_capacity(calls.len());
+        records.resize_with(calls.len(), CallRecord::default);
         // Calls of the layout's own tools stand for the calls they name from here on: events,
         // middleware, limits and results see those.
-        let unwrapped = unwrap_calls(self.tools, self.agent.limits, calls, &mut results);
+        let unwrapped = admit_calls(self.tools, &self.agent.limits, calls, &mut records);
         let calls: &[ToolCall] = unwrapped.as_deref().unwrap_or(calls);
         let spans: Vec<tracing::Span> = calls
             .iter()
             .map(|call| telemetry::tool_span(call, &self.trace))
             .collect();
-        let mut error_types: Vec<Option<&'static str>> = vec![None; calls.len()];
-        let mut record = Recorded {
-            results: &mut results,
-            references: &mut references,
-            durations: &mut durations,
-            spans: &spans,
-            error_types: &mut error_types,
-        };
-        let outcome = self.resolve_and_run(info, calls, &mut record).await;
+        let outcome = self
+            .resolve_and_run(info, calls, &mut records, &spans)
+            .await;
         let filler = match &outcome {
             Err(RunError::Cancelled) => CANCELLED,
             _ => ABORTED,
@@ -701,11 +692,11 @@ impl Turn<'_> {
             Err(RunError::Cancelled) => "cancelled",
             _ => "aborted",
         };
-        let finished = |i: usize, result: &Option<ToolResult>, filled: &ToolResult| {
-            let error_type = if result.is_none() {
+        let finished = |i: usize, record: &CallRecord, filled: &ToolResult| {
+            let error_type = if record.result.is_none() {
                 Some(filler_type)
             } else {
-                error_types[i]
+                record.error_type
             };
             telemetry::record_tool_result(&spans[i], filled, error_type, self.trace.content);
         };
@@ -715,9 +706,7 @@ impl Turn<'_> {
             let mut waiting = outcome.unwrap_or_default().into_iter().peekable();
             let mut pending = Vec::new();
             let mut slots = Vec::with_capacity(calls.len());
-            for (i, ((call, result), references)) in
-                calls.iter().zip(results).zip(references).enumerate()
-            {
+            for (i, (call, record)) in calls.iter().zip(records).enumerate() {
                 if let Some(wait) = waiting.next_if(|w| w.index == i) {
                     telemetry::record_approval(&spans[i], "pending");
                     let function = self.tools.function(wait.target);
@@ -740,10 +729,12 @@ impl Turn<'_> {
                     });
                     continue;
                 }
-                let filled = result.clone().unwrap_or_else(|| ToolResult::error(filler));
-                finished(i, &result, &filled);
-                let message =
-                    self.tool_message(&call.id, &call.name, filled, references, durations[i]);
+                let filled = record
+                    .result
+                    .clone()
+                    .unwrap_or_else(|| ToolResult::error(filler));
+                finished(i, &record, &filled);
+                let message = self.tool_message(&call.id, &call.name, filled, record);
                 slots.push(PausedSlot::Answered { message });
             }
             return Ok(Some(PausedTurn {
@@ -754,44 +745,38 @@ impl Turn<'_> {
                 slots,
             }));
         }
-        for (i, (((call, result), references), duration)) in calls
-            .iter()
-            .zip(results)
-            .zip(references)
-            .zip(durations)
-            .enumerate()
-        {
-            let filled = result.clone().unwrap_or_else(|| ToolResult::error(filler));
-            finished(i, &result, &filled);
-            let message = self.tool_message(&call.id, &call.name, filled, references, duration);
+        for (i, (call, record)) in calls.iter().zip(records).enumerate() {
+            let filled = record
+                .result
+                .clone()
+                .unwrap_or_else(|| ToolResult::error(filler));
+            finished(i, &record, &filled);
+            let message = self.tool_message(&call.id, &call.name, filled, record);
             self.history.push(message);
         }
         outcome.map(|_| None)
     }
 
-    /// The tool message of one call's result (cut to the limit), reported as finished.
+    /// The tool message of one call's result (cut to the limit), reported as finished; the
+    /// references and the duration come from its record.
     fn tool_message(
         &self,
         call_id: &str,
         name: &str,
         result: ToolResult,
-        references: Vec<String>,
-        duration: std::time::Duration,
+        record: CallRecord,
     ) -> ChatMessage {
-        let result = result.limited(&self.agent.limits);
-        self.emitter.emit(&AgentEvent::ToolCallFinished {
-            call_id: call_id.to_owned(),
-            name: name.to_owned(),
-            result: result.text.clone(),
-            duration,
-            is_error: result.is_error,
-        });
+        let result = call::finish(
+            &self.emitter,
+            &self.agent.limits,
+            call_id,
+            name,
+            result,
+            record.duration,
+        );
         let mut message = ChatMessage::tool_result(call_id, result);
-        if let ChatMessage::Tool {
-            references: slot, ..
-        } = &mut message
-        {
-            *slot = references;
+        if let ChatMessage::Tool { references, .. } = &mut message {
+            *references = record.references;
         }
         message
     }
@@ -805,9 +790,8 @@ impl Turn<'_> {
             decisions,
             targets,
         } = resume;
-        let count = paused.pending.len();
-        let mut results: Vec<Option<ToolResult>> = vec![None; count];
-        let mut durations = vec![std::time::Duration::ZERO; count];
+        let mut records: Vec<CallRecord> = Vec::with_capacity(paused.pending.len());
+        records.resize_with(paused.pending.len(), CallRecord::default);
         // The decided calls run in this turn's trace, each in a span of its own.
         let spans: Vec<tracing::Span> = paused
             .pending
@@ -829,8 +813,7 @@ impl Turn<'_> {
                 &paused.pending,
                 &decisions,
                 &targets,
-                &mut results,
-                &mut durations,
+                &mut records,
                 &spans,
             )
             .await;
@@ -838,12 +821,7 @@ impl Turn<'_> {
             Err(RunError::Cancelled) => CANCELLED,
             _ => ABORTED,
         };
-        let mut waiting = paused
-            .pending
-            .iter()
-            .zip(results)
-            .zip(durations)
-            .zip(&spans);
+        let mut waiting = paused.pending.iter().zip(records).zip(&spans);
         for slot in paused.slots {
             match slot {
                 PausedSlot::Answered { message } => self.history.push(message),
@@ -852,11 +830,14 @@ impl Turn<'_> {
                     references,
                     carried,
                 } => {
-                    let Some((((pending, result), duration), span)) = waiting.next() else {
+                    let Some(((pending, mut record), span)) = waiting.next() else {
                         break;
                     };
-                    let unanswered = result.is_none();
-                    let mut result = result.unwrap_or_else(|| ToolResult::error(filler));
+                    let unanswered = record.result.is_none();
+                    let mut result = record
+                        .result
+                        .take()
+                        .unwrap_or_else(|| ToolResult::error(filler));
                     telemetry::record_tool_result(
                         span,
                         &result,
@@ -874,8 +855,9 @@ impl Turn<'_> {
                         // A result with parts carries the section as one more text part.
                         result = result.with_part(crate::chat::ContentPart::text(section));
                     }
-                    let message =
-                        self.tool_message(&pending.call_id, &name, result, references, duration);
+                    // The deferred tools its container loaded when the call was routed.
+                    record.references = references;
+                    let message = self.tool_message(&pending.call_id, &name, result, record);
                     self.history.push(message);
                 }
             }
@@ -885,17 +867,14 @@ impl Turn<'_> {
 
     /// [`resume_calls`](Self::resume_calls) without the appending: the hooks, the events, the
     /// log and the runs.
-    // The per-call slices (results, durations, spans) are filled in call order, as in
-    // `handle_calls`.
-    #[allow(clippy::too_many_arguments)]
+    // The records and spans are per call, in call order, as in `handle_calls`.
     async fn decide_and_run(
         &mut self,
         info: &IterationInfo,
         pending: &[PendingApproval],
         decisions: &[ApprovalDecision],
         targets: &[Target],
-        results: &mut [Option<ToolResult>],
-        durations: &mut [std::time::Duration],
+        records: &mut [CallRecord],
         spans: &[tracing::Span],
     ) -> Result<(), RunError> {
         let global = &self.agent.middleware;
@@ -907,7 +886,7 @@ impl Turn<'_> {
             let function = tools.function(target);
             announce_decision(
                 global,
-                self.expansion.pipeline(tools, target),
+                self.expansion.pipeline(tools, target).map(Arc::as_ref),
                 function,
                 &pending.call_id,
                 &pending.arguments,
@@ -936,7 +915,7 @@ impl Turn<'_> {
             );
             match decision {
                 ApprovalDecision::Deny { reason } => {
-                    results[k] = Some(ToolResult::error(denied_text(
+                    records[k].result = Some(ToolResult::error(denied_text(
                         function.name(),
                         reason.as_deref(),
                     )));
@@ -952,22 +931,7 @@ impl Turn<'_> {
             }
         }
         self.batch_hooks(info, &jobs).await?;
-        let mut first_error = None;
-        for (k, elapsed, result) in self.execute(&jobs).await {
-            durations[k] += elapsed;
-            match result {
-                Ok(mut result) => {
-                    if let ApprovalDecision::ApproveEdited { arguments } = &decisions[k] {
-                        result.text = edited_text(arguments, &result.text);
-                    }
-                    results[k] = Some(result);
-                }
-                Err(e) => {
-                    first_error.get_or_insert(e);
-                }
-            }
-        }
-        first_error.map_or(Ok(()), Err)
+        self.execute(&jobs, records).await
     }
 
     /// `before_parallel_batch`, when two or more calls are about to run.
@@ -1012,12 +976,14 @@ impl Turn<'_> {
         .await
     }
 
-    /// Runs the jobs through the function pipeline, at most `max_parallel_calls` at once;
-    /// returns each job's slot, duration and result, in job order.
-    async fn execute(
-        &self,
-        jobs: &[Job<'_>],
-    ) -> Vec<(usize, std::time::Duration, Result<ToolResult, RunError>)> {
+    /// Runs the jobs through the function pipeline, at most `max_parallel_calls` at once, into
+    /// their records (the result, and the run's time added to the duration).
+    ///
+    /// # Errors
+    ///
+    /// The first error of a job in job order (cancelled, a hook failed); the other jobs still
+    /// finish into their records.
+    async fn execute(&self, jobs: &[Job<'_>], records: &mut [CallRecord]) -> Result<(), RunError> {
         let global = &self.agent.middleware;
         let tools = self.tools;
         let scope = CallScope {
@@ -1025,7 +991,7 @@ impl Turn<'_> {
             turn_id: Some(Arc::clone(&self.turn_id)),
             // Sub-agents forward their events through it, and functions report progress and
             // log through it; with nobody listening there is nothing to build.
-            run: super::events::call_run(&self.emitter, None),
+            events: self.emitter.call_sink(),
         };
         let expansion = &self.expansion;
         // Collected first: a lazy iterator inside the stream trips the `Send` check of the
@@ -1033,12 +999,12 @@ impl Turn<'_> {
         let executions: Vec<_> = jobs
             .iter()
             .map(|job| {
-                let pipeline = expansion.pipeline(tools, job.target);
+                let pipeline = expansion.pipeline(tools, job.target).map(Arc::as_ref);
                 let callable = tools.function(job.target);
                 let scope = &scope;
                 async move {
                     let started = Instant::now();
-                    let running = call_function(
+                    let result = call::run(
                         global,
                         pipeline,
                         callable,
@@ -1047,34 +1013,39 @@ impl Turn<'_> {
                         scope,
                         job.approval,
                     )
-                    .instrument(job.span.clone());
-                    let result = unless_cancelled(scope.cancellation, running)
-                        .await
-                        .unwrap_or(Err(RunError::Cancelled));
+                    .instrument(job.span.clone())
+                    .await;
                     (job.slot, started.elapsed(), result)
                 }
             })
             .collect();
         // At most `max_parallel_calls` run at once; `buffered` yields them in call order.
-        futures::stream::iter(executions)
+        let finished: Vec<_> = futures::stream::iter(executions)
             .buffered(self.agent.limits.max_parallel_calls)
             .collect()
-            .await
+            .await;
+        let mut first_error = None;
+        for (slot, elapsed, result) in finished {
+            records[slot].duration += elapsed;
+            match result {
+                Ok(result) => records[slot].result = Some(result),
+                Err(e) => {
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+        first_error.map_or(Ok(()), Err)
     }
 
+    /// Routes the calls of one response and runs those that need no approval, into their
+    /// records; returns the calls that wait for approval.
     async fn resolve_and_run(
         &mut self,
         info: &IterationInfo,
         calls: &[ToolCall],
-        record: &mut Recorded<'_>,
+        records: &mut [CallRecord],
+        spans: &[tracing::Span],
     ) -> Result<Vec<Waiting>, RunError> {
-        let Recorded {
-            results,
-            references,
-            durations,
-            spans,
-            error_types,
-        } = record;
         let global = &self.agent.middleware;
         run_hooks(
             "before_tool_execution",
@@ -1097,71 +1068,54 @@ impl Turn<'_> {
         let mut carried: Vec<(usize, String)> = Vec::new();
         for (i, call) in calls.iter().enumerate() {
             let started = Instant::now();
-            self.emitter.emit(&AgentEvent::ToolCallStarted {
-                call_id: call.id.clone(),
-                name: call.name.clone(),
-                arguments: call.arguments.clone(),
-            });
-            if results[i].is_some() {
+            call::started(&self.emitter, &call.id, &call.name, &call.arguments);
+            let record = &mut records[i];
+            if record.result.is_some() {
                 // Answered before resolution (limits, the layout's own tools).
                 telemetry::record_tool(&spans[i], &call.name, None);
-                durations[i] = started.elapsed();
+                record.duration = started.elapsed();
                 continue;
             }
-            let emitter = &self.emitter;
-            let mut opened: Vec<String> = Vec::new();
-            let mut recovered = false;
-            let mut expanded = |harness: &str, recovery: bool| {
-                opened.push(harness.to_owned());
-                recovered |= recovery;
-                emitter.emit(&AgentEvent::ContainerExpanded {
-                    harness: harness.to_owned(),
-                    recovery,
-                });
-            };
-            let (routed, container) =
-                self.expansion
-                    .route(tools, &call.name, &seen, &delivered, &mut expanded)?;
-            match &routed {
-                Routed::Run(target) => {
-                    let function = tools.function(*target);
+            let (resolved, opened) = call::route(
+                &mut self.expansion,
+                tools,
+                &call.name,
+                &seen,
+                &delivered,
+                &self.emitter,
+            )?;
+            match resolved {
+                call::Resolved::Run(target) => {
+                    let function = tools.function(target);
                     telemetry::record_tool(
                         &spans[i],
                         function.name(),
                         Some(function.harness_name()),
                     );
-                }
-                Routed::Answer(..) | Routed::Unknown => {
-                    telemetry::record_tool(&spans[i], &call.name, None);
-                }
-            }
-            telemetry::record_expanded(&spans[i], &opened, recovered);
-            match routed {
-                Routed::Run(target) => {
                     if let Some(section) =
                         self.expansion.take_instructions(tools, target, &delivered)
                     {
                         carried.push((i, section));
                     }
                     // An executed recovered call loads its container's members too.
-                    if let Some(h) = container {
-                        references[i] = tools.references(h, &delivered);
+                    if let Some(h) = opened.container {
+                        record.references = tools.references(h, &delivered);
                     }
                     runs.push((i, target));
                 }
-                Routed::Answer(result, loaded) => {
-                    results[i] = Some(result);
-                    references[i] = loaded;
-                }
-                Routed::Unknown => {
-                    error_types[i] = Some("unknown_tool");
-                    results[i] = Some(ToolResult::error(unknown_text(
-                        &call.name,
-                        &tools.callable_names(&seen),
-                    )));
+                call::Resolved::Answered {
+                    result,
+                    references,
+                    error_type,
+                } => {
+                    telemetry::record_tool(&spans[i], &call.name, None);
+                    record.result = Some(result);
+                    record.references = references;
+                    record.error_type = error_type;
                 }
             }
-            durations[i] = started.elapsed();
+            telemetry::record_expanded(&spans[i], &opened.harnesses, opened.recovered);
+            record.duration = started.elapsed();
         }
 
         // Calls that wait for a person's approval leave the batch; the others run now.
@@ -1170,7 +1124,7 @@ impl Turn<'_> {
         for (i, target) in runs {
             let required = approval_required(
                 global,
-                self.expansion.pipeline(tools, target),
+                self.expansion.pipeline(tools, target).map(Arc::as_ref),
                 tools.function(target),
                 &calls[i].id,
                 &calls[i].arguments,
@@ -1185,7 +1139,7 @@ impl Turn<'_> {
                 waiting.push(Waiting {
                     index: i,
                     target,
-                    references: std::mem::take(&mut references[i]),
+                    references: std::mem::take(&mut records[i].references),
                     carried: section,
                 });
             } else {
@@ -1204,22 +1158,13 @@ impl Turn<'_> {
             })
             .collect();
         self.batch_hooks(info, &jobs).await?;
-        let mut first_error = None;
-        for (i, elapsed, result) in self.execute(&jobs).await {
-            durations[i] += elapsed;
-            match result {
-                Ok(result) => results[i] = Some(result),
-                Err(e) => {
-                    first_error.get_or_insert(e);
-                }
-            }
-        }
+        let executed = self.execute(&jobs, records).await;
         for (i, section) in carried {
-            if let Some(result) = results[i].as_mut() {
+            if let Some(result) = records[i].result.as_mut() {
                 result.text = with_section(std::mem::take(&mut result.text), Some(section));
             }
         }
-        first_error.map_or(Ok(waiting), Err)
+        executed.map(|()| waiting)
     }
 }
 
@@ -1236,40 +1181,25 @@ fn checked(
     Ok(value)
 }
 
-/// What handling the calls of one response collects per call, in call order.
-struct Recorded<'a> {
-    results: &'a mut [Option<ToolResult>],
-    references: &'a mut [Vec<String>],
-    durations: &'a mut [std::time::Duration],
-    /// Each call's `tool_call` span, ended when its result is in the history.
-    spans: &'a [tracing::Span],
-    /// The `error.type` of calls that failed before running (unknown tools).
-    error_types: &'a mut [Option<&'static str>],
-}
-
-/// Answers the calls that limits reject (in `results`) and unwraps the calls of the layout's
-/// own tools (answering those whose arguments name nothing). Returns the calls as they stand
-/// after unwrapping, when one changed.
-fn unwrap_calls(
+/// Admits the calls of one response ([`call::admit`]): answers those that limits reject or
+/// whose call-tool arguments name nothing (in their records), and returns the calls as they
+/// stand after unwrapping, when one changed.
+fn admit_calls(
     tools: &Toolset,
-    limits: crate::config::Limits,
+    limits: &crate::config::Limits,
     calls: &[ToolCall],
-    results: &mut [Option<ToolResult>],
+    records: &mut [CallRecord],
 ) -> Option<Vec<ToolCall>> {
     let mut unwrapped: Option<Vec<ToolCall>> = None;
     for (i, call) in calls.iter().enumerate() {
-        if let Some(rejected) = limits.check_arguments(&call.name, &call.arguments) {
-            results[i] = Some(ToolResult::error(rejected));
-            continue;
-        }
-        match tools.unwrap_call(&call.name, &call.arguments) {
+        match call::admit(tools, limits, &call.name, &call.arguments) {
             Unwrapped::Direct => {}
             Unwrapped::Inner { name, arguments } => {
                 let calls = unwrapped.get_or_insert_with(|| calls.to_vec());
                 calls[i].name = name;
                 calls[i].arguments = arguments;
             }
-            Unwrapped::Invalid(result) => results[i] = Some(result),
+            Unwrapped::Invalid(result) => records[i].result = Some(result),
         }
     }
     unwrapped

@@ -6,13 +6,12 @@ use std::sync::Arc;
 use crate::chat::ToolDefinition;
 use crate::collapse::{GroupExtras, Part, Toolset};
 use crate::error::BuildError;
+use crate::events::AgentEvent;
 use crate::tool::catalog::Group;
 use crate::tool::{
-    ArgumentsError, CallParts, Function, FunctionFailure, Invoke, Invoked, SubAgent,
-    sub_agent_parameters,
+    CallParts, Function, FunctionFailure, Invoke, Started, SubAgent, sub_agent_parameters,
 };
 
-use super::events::{AgentEvent, Emitter};
 use super::registration::split_reference;
 use super::{Agent, AgentRunConfig};
 
@@ -106,28 +105,28 @@ struct SubAgentInput {
 }
 
 impl Invoke for SubAgentBody {
-    fn invoke(&self, arguments: &str, call: &CallParts<'_>) -> Result<Invoked, ArgumentsError> {
-        let SubAgentInput { input } = crate::tool::parse_arguments(arguments)?;
+    fn invoke(&self, arguments: &str, call: &CallParts<'_>) -> Started {
+        let SubAgentInput { input } = match crate::tool::parse_arguments(arguments) {
+            Ok(input) => input,
+            Err(e) => return Started::Done(Err(e.into())),
+        };
         let ctx = call.context();
-        let emitter = ctx
-            .run
-            .as_ref()
-            .and_then(|run| run.downcast_ref::<crate::tool::CallRun>())
-            .and_then(|run| run.events.as_any().downcast_ref::<Emitter>())
-            .cloned()
-            .unwrap_or_default();
         let (name, depth, agent) = (self.name.clone(), self.depth, self.agent.clone());
-        Ok(Invoked::Running(Box::pin(async move {
-            let tag = name.clone();
-            let config = AgentRunConfig::new()
-                .with_cancellation(ctx.cancellation_token().child_token())
-                .on_event(move |event| {
-                    emitter.emit(&AgentEvent::SubAgent {
+        Started::Running(Box::pin(async move {
+            let mut config =
+                AgentRunConfig::new().with_cancellation(ctx.cancellation_token().child_token());
+            // The child's events go to the parent's sink, each inside a `SubAgent` event; with
+            // nobody listening to the parent, the child builds none.
+            if let Some(parent) = ctx.events().cloned() {
+                let tag = name.clone();
+                config = config.on_event(move |event| {
+                    parent.emit(&AgentEvent::SubAgent {
                         name: tag.clone(),
                         depth,
                         event: Box::new(event.clone()),
                     });
                 });
+            }
             let mut session = agent.session();
             match session.run_with(input, config).await {
                 // A child's run cannot pause its parent's: nothing would resume the child.
@@ -147,6 +146,6 @@ impl Invoke for SubAgentBody {
                     "sub-agent '{name}' failed: {e}"
                 ))),
             }
-        })))
+        }))
     }
 }

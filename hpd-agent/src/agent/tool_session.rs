@@ -2,26 +2,23 @@
 //! them over MCP.
 
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Instant;
 
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
 use crate::approval::{
-    ApprovalDecision, ApprovalRecord, Approver, PendingApproval, denied_text, edited_text,
-    no_approver_text,
+    ApprovalDecision, ApprovalRecord, Approver, PendingApproval, denied_text, no_approver_text,
 };
 use crate::chat::ToolDefinition;
-use crate::collapse::{Expansion, Routed, Toolset, Unwrapped, unknown_text};
+use crate::collapse::{Expansion, Toolset, Unwrapped};
 use crate::error::RunError;
+use crate::events::{AgentEvent, Emitter, EventSink};
 use crate::middleware::pipeline::{
-    CallScope, ScopedPipeline, announce_decision, approval_required, call_function,
-    unless_cancelled,
+    CallScope, ScopedPipeline, announce_decision, approval_required, unless_cancelled,
 };
-use crate::tool::{CallReporter, ToolResult};
+use crate::tool::ToolResult;
 
-use super::Agent;
-use super::events::{AgentEvent, Emitter};
+use super::{Agent, call};
 
 /// What one [`ToolSession::call`] did.
 ///
@@ -556,50 +553,31 @@ impl ToolSession {
         call_id: &str,
         name: &str,
         arguments: &str,
-        reporter: Option<Arc<dyn CallReporter>>,
+        reporter: Option<Arc<dyn EventSink>>,
         approver: Option<&dyn Approver>,
     ) -> Result<ToolCallOutcome, RunError> {
-        let emitter = Emitter::new(self.agent.inner.handlers.clone());
+        let mut emitter = Emitter::new(self.agent.inner.handlers.clone());
+        if let Some(reporter) = reporter {
+            emitter = emitter.also_to(reporter);
+        }
         // Nobody listening: no event is built (no copies of the name, arguments and result).
-        let started = emitter.sees_tool_calls().then(|| {
-            emitter.emit(&AgentEvent::ToolCallStarted {
-                call_id: call_id.to_owned(),
-                name: name.to_owned(),
-                arguments: arguments.to_owned(),
-            });
-            Instant::now()
-        });
-        let limits = self.agent.inner.limits;
-        let outcome = match limits.check_arguments(name, arguments) {
-            Some(rejected) => Ok(ToolCallOutcome {
-                result: ToolResult::error(rejected),
-                expanded: false,
-                tools_changed: false,
-                revealed: Vec::new(),
-            }),
-            None => {
-                self.dispatch(name, arguments, call_id, &emitter, reporter, approver)
-                    .await
+        let started = call::started(&emitter, call_id, name, arguments);
+        let limits = &self.agent.inner.limits;
+        let outcome = self
+            .dispatch(name, arguments, call_id, &emitter, approver)
+            .await;
+        let duration = started.map(|at| at.elapsed()).unwrap_or_default();
+        match outcome {
+            Ok(mut outcome) => {
+                outcome.result =
+                    call::finish(&emitter, limits, call_id, name, outcome.result, duration);
+                Ok(outcome)
+            }
+            Err(e) => {
+                call::finished(&emitter, call_id, name, &e.to_string(), true, duration);
+                Err(e)
             }
         }
-        .map(|mut outcome| {
-            outcome.result = outcome.result.limited(&limits);
-            outcome
-        });
-        if let Some(started) = started {
-            let (text, is_error) = match &outcome {
-                Ok(outcome) => (outcome.result.text.clone(), outcome.result.is_error),
-                Err(e) => (e.to_string(), true),
-            };
-            emitter.emit(&AgentEvent::ToolCallFinished {
-                call_id: call_id.to_owned(),
-                name: name.to_owned(),
-                result: text,
-                duration: started.elapsed(),
-                is_error,
-            });
-        }
-        outcome
     }
 
     async fn dispatch(
@@ -608,11 +586,18 @@ impl ToolSession {
         arguments: &str,
         call_id: &str,
         emitter: &Emitter,
-        reporter: Option<Arc<dyn CallReporter>>,
         approver: Option<&dyn Approver>,
     ) -> Result<ToolCallOutcome, RunError> {
+        let answered = |result, expanded, tools_changed, revealed| {
+            Ok(ToolCallOutcome {
+                result,
+                expanded,
+                tools_changed,
+                revealed,
+            })
+        };
         // Route under the lock; run without it, so calls may overlap.
-        let (tools, function, pipeline, expanded, tools_changed, revealed, arguments) = {
+        let (tools, target, pipeline, expanded, tools_changed, revealed, arguments) = {
             let mut state = self.lock();
             let State {
                 tools,
@@ -620,38 +605,27 @@ impl ToolSession {
                 started,
                 ..
             } = &mut *state;
+            let (name, arguments) =
+                match call::admit(tools, &self.agent.inner.limits, name, arguments) {
+                    Unwrapped::Direct => (name.to_owned(), arguments.to_owned()),
+                    Unwrapped::Inner { name, arguments } => (name, arguments),
+                    Unwrapped::Invalid(result) => {
+                        return answered(result, false, false, Vec::new());
+                    }
+                };
             if !*started {
                 expansion.start(tools)?;
                 *started = true;
             }
-            // A call of the layout's own call tool stands for the call it names.
-            let (name, arguments) = match tools.unwrap_call(name, arguments) {
-                Unwrapped::Direct => (name.to_owned(), arguments.to_owned()),
-                Unwrapped::Inner { name, arguments } => (name, arguments),
-                Unwrapped::Invalid(result) => {
-                    return Ok(ToolCallOutcome {
-                        result,
-                        expanded: false,
-                        tools_changed: false,
-                        revealed: Vec::new(),
-                    });
-                }
-            };
             let seen = expansion.expanded.clone();
-            let mut expanded = false;
-            let mut on_expand = |harness: &str, recovery: bool| {
-                expanded = true;
-                emitter.emit(&AgentEvent::ContainerExpanded {
-                    harness: harness.to_owned(),
-                    recovery,
-                });
-            };
             // A tool session keeps no conversation: every container result is complete.
             let delivered = crate::collapse::Delivered::default();
-            let (routed, container) =
-                expansion.route(tools, &name, &seen, &delivered, &mut on_expand)?;
+            let (resolved, opened) =
+                call::route(expansion, tools, &name, &seen, &delivered, emitter)?;
+            let expanded = !opened.harnesses.is_empty();
             let tools_changed = expanded && !tools.layout().is_fixed_list();
-            let revealed: Vec<Arc<ToolDefinition>> = container
+            let revealed: Vec<Arc<ToolDefinition>> = opened
+                .container
                 .map(|h| {
                     tools.groups()[h]
                         .members
@@ -660,33 +634,12 @@ impl ToolSession {
                         .collect()
                 })
                 .unwrap_or_default();
-            match routed {
-                Routed::Answer(result, _) => {
-                    return Ok(ToolCallOutcome {
-                        result,
-                        expanded,
-                        tools_changed,
-                        revealed,
-                    });
+            match resolved {
+                call::Resolved::Answered { result, .. } => {
+                    return answered(result, expanded, tools_changed, revealed);
                 }
-                Routed::Unknown => {
-                    let result =
-                        ToolResult::error(unknown_text(&name, &tools.callable_names(&seen)));
-                    return Ok(ToolCallOutcome {
-                        result,
-                        expanded,
-                        tools_changed,
-                        revealed,
-                    });
-                }
-                Routed::Run(target) => {
-                    let pipeline: Option<Arc<ScopedPipeline>> = tools
-                        .owner(target)
-                        .and_then(|h| {
-                            let harness = &tools.groups()[h].name;
-                            expansion.pipelines.iter().find(|p| p.harness == *harness)
-                        })
-                        .cloned();
+                call::Resolved::Run(target) => {
+                    let pipeline = expansion.pipeline(tools, target).cloned();
                     (
                         Arc::clone(tools),
                         target,
@@ -705,9 +658,9 @@ impl ToolSession {
             turn_id: None,
             // Sub-agents forward their events through it, and functions report progress and
             // log through it (also to the MCP client of a served call).
-            run: super::events::call_run(emitter, reporter),
+            events: emitter.call_sink(),
         };
-        let function = tools.function(function);
+        let function = tools.function(target);
         let global = &self.agent.inner.middleware;
         let decision = match self
             .ask_approval(
@@ -722,14 +675,7 @@ impl ToolSession {
             .await?
         {
             Ok(decision) => decision,
-            Err(refused) => {
-                return Ok(ToolCallOutcome {
-                    result: refused,
-                    expanded,
-                    tools_changed,
-                    revealed,
-                });
-            }
+            Err(refused) => return answered(refused, expanded, tools_changed, revealed),
         };
         let run_arguments = decision
             .as_ref()
@@ -743,7 +689,7 @@ impl ToolSession {
                 .await
                 .ok_or(RunError::Cancelled)?,
         };
-        let call = call_function(
+        let result = call::run(
             global,
             pipeline.as_deref(),
             function,
@@ -751,19 +697,9 @@ impl ToolSession {
             run_arguments,
             &scope,
             decision.as_ref(),
-        );
-        let mut result = unless_cancelled(&self.cancellation, call)
-            .await
-            .ok_or(RunError::Cancelled)??;
-        if let Some(ApprovalDecision::ApproveEdited { arguments }) = &decision {
-            result.text = edited_text(arguments, &result.text);
-        }
-        Ok(ToolCallOutcome {
-            result,
-            expanded,
-            tools_changed,
-            revealed,
-        })
+        )
+        .await?;
+        answered(result, expanded, tools_changed, revealed)
     }
 
     /// For a call that needs approval, asks the approver: `Ok(Ok(None))` when the call needs

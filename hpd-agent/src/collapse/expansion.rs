@@ -80,13 +80,10 @@ impl Expansion {
     }
 
     /// The scoped pipeline that guards a tool, if any.
-    pub(crate) fn pipeline(&self, tools: &Toolset, target: Target) -> Option<&ScopedPipeline> {
+    pub(crate) fn pipeline(&self, tools: &Toolset, target: Target) -> Option<&Arc<ScopedPipeline>> {
         let h = tools.owner(target)?;
         let name = &tools.groups()[h].name;
-        self.pipelines
-            .iter()
-            .find(|p| p.harness == *name)
-            .map(|p| &**p)
+        self.pipelines.iter().find(|p| p.harness == *name)
     }
 
     /// Whether harness `h` is expanded.

@@ -19,9 +19,7 @@ use crate::__private::Seal;
 use crate::chat::ToolDefinition;
 use crate::error::{BuildError, ConstructError, HydrateError, RegistryError};
 use crate::middleware::Middleware;
-use crate::tool::{
-    ArgumentsError, CallParts, Function, FunctionFailure, Invoke, Invoked, Started, SubAgent,
-};
+use crate::tool::{CallParts, Function, Invoke, Started, SubAgent};
 
 /// A harness instance, type-erased. The generated code downcasts it back to the harness type.
 pub type HarnessObject = Arc<dyn Any + Send + Sync>;
@@ -33,8 +31,7 @@ pub type HarnessObject = Arc<dyn Any + Send + Sync>;
 /// future. An [`ArgumentsError`] when the arguments do not match the parameters (the body does
 /// not run then).
 #[doc(hidden)]
-pub type InvokeFn =
-    fn(&HarnessObject, usize, &str, &CallParts<'_>) -> Result<Started, ArgumentsError>;
+pub type InvokeFn = fn(&HarnessObject, usize, &str, &CallParts<'_>) -> Started;
 
 /// The static description of one member of a macro harness (an `#[ai_function]` or a
 /// `#[sub_agent]` method), emitted by the macros.
@@ -541,15 +538,8 @@ struct MacroBody {
 }
 
 impl Invoke for MacroBody {
-    fn invoke(&self, arguments: &str, call: &CallParts<'_>) -> Result<Invoked, ArgumentsError> {
-        Ok(
-            match (self.invoke)(&self.instance, self.index, arguments, call)? {
-                Started::Done(outcome) => Invoked::Done(outcome.map_err(FunctionFailure::Returned)),
-                Started::Running(body) => Invoked::Running(Box::pin(async move {
-                    body.await.map_err(FunctionFailure::Returned)
-                })),
-            },
-        )
+    fn invoke(&self, arguments: &str, call: &CallParts<'_>) -> Started {
+        (self.invoke)(&self.instance, self.index, arguments, call)
     }
 }
 

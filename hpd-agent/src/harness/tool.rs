@@ -13,8 +13,7 @@ use serde_json::Value;
 use super::names::is_valid;
 use crate::error::BuildError;
 use crate::tool::{
-    ArgumentsError, CallParts, FunctionContext, FunctionFailure, Invoke, Invoked, ToolResult,
-    parse_arguments_text,
+    CallParts, FunctionContext, FunctionFailure, Invoke, Started, ToolResult, parse_arguments_text,
 };
 
 pub(crate) type Handler =
@@ -416,16 +415,21 @@ fn normalise_schema(schema: &mut Value) -> Result<(), String> {
 pub(crate) struct HandlerBody(pub(crate) Arc<Handler>);
 
 impl Invoke for HandlerBody {
-    fn invoke(&self, arguments: &str, call: &CallParts<'_>) -> Result<Invoked, ArgumentsError> {
-        let arguments = parse_arguments_text(arguments).map_err(ArgumentsError)?;
+    fn invoke(&self, arguments: &str, call: &CallParts<'_>) -> Started {
+        let arguments = match parse_arguments_text(arguments) {
+            Ok(arguments) => arguments,
+            Err(message) => return Started::Done(Err(FunctionFailure::InvalidArguments(message))),
+        };
         let future = (self.0)(arguments, call.context());
-        Ok(Invoked::Running(Box::pin(async move {
+        // An error result is the handler's failure, in the one form `on_error` sees; it reaches
+        // the model as it is (moved, not copied).
+        Started::Running(Box::pin(async move {
             let result = future.await;
             if result.is_error {
                 Err(FunctionFailure::Reported(result))
             } else {
                 Ok(result)
             }
-        })))
+        }))
     }
 }

@@ -24,7 +24,7 @@ use tokio_util::sync::CancellationToken;
 use super::McpError;
 use super::http_server::{self, Guard};
 use crate::chat::ToolDefinition;
-use crate::tool::CallReporter;
+use crate::events::{AgentEvent, EventSink};
 use crate::{ToolResult, agent::ToolSession, tool::LogLevel};
 
 /// Who the server says it is in the handshake.
@@ -144,29 +144,40 @@ impl NotifyingReporter {
     }
 }
 
-impl CallReporter for NotifyingReporter {
-    fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
-        // Progress goes only to a request that asked for it.
-        if self.progress_token.is_some() {
-            self.send(Report::Progress {
+/// The sink of one served call: its own progress and log events become notifications (a
+/// sub-agent's, which arrive inside [`AgentEvent::SubAgent`], do not).
+impl EventSink for NotifyingReporter {
+    fn emit(&self, event: &AgentEvent) {
+        match event {
+            // Progress goes only to a request that asked for it.
+            AgentEvent::ToolProgress {
                 progress,
                 total,
-                message: message.map(str::to_owned),
-            });
+                message,
+                ..
+            } if self.progress_token.is_some() => self.send(Report::Progress {
+                progress: *progress,
+                total: *total,
+                message: message.clone(),
+            }),
+            AgentEvent::ToolLog { level, message, .. } => {
+                let least = *self
+                    .log_level
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner);
+                if *level >= least {
+                    self.send(Report::Log {
+                        level: *level,
+                        message: message.clone(),
+                    });
+                }
+            }
+            _ => {}
         }
     }
 
-    fn log(&self, level: LogLevel, message: &str) {
-        let least = *self
-            .log_level
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        if level >= least {
-            self.send(Report::Log {
-                level,
-                message: message.to_owned(),
-            });
-        }
+    fn wants_events(&self) -> bool {
+        true
     }
 }
 
@@ -348,7 +359,7 @@ impl SessionHandler {
                 &call_id,
                 &request.name,
                 &arguments,
-                Some(reporter.clone() as Arc<dyn CallReporter>),
+                Some(reporter.clone() as Arc<dyn EventSink>),
                 Some(&ElicitingApprover {
                     peer: context.peer.clone(),
                 }),

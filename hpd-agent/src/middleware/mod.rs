@@ -104,7 +104,12 @@ pub(crate) mod pipeline;
 /// # }
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MiddlewareError(String);
+pub struct MiddlewareError {
+    message: String,
+    /// The hook that failed, when it is not the one the error surfaces from (an `on_error`
+    /// hook runs inside the wrappers, so its error comes out of `wrap_function_call`).
+    hook: Option<&'static str>,
+}
 
 impl MiddlewareError {
     /// An error with a message.
@@ -118,7 +123,23 @@ impl MiddlewareError {
     /// ```
     #[must_use]
     pub fn new(message: impl Into<String>) -> Self {
-        MiddlewareError(message.into())
+        MiddlewareError {
+            message: message.into(),
+            hook: None,
+        }
+    }
+
+    /// The error of `hook`, reported as that hook's wherever it surfaces.
+    pub(crate) fn of_hook(hook: &'static str, message: String) -> Self {
+        MiddlewareError {
+            message,
+            hook: Some(hook),
+        }
+    }
+
+    /// The hook that failed, when the error says it.
+    pub(crate) fn hook(&self) -> Option<&'static str> {
+        self.hook
     }
 
     /// The message.
@@ -130,13 +151,13 @@ impl MiddlewareError {
     /// ```
     #[must_use]
     pub fn message(&self) -> &str {
-        &self.0
+        &self.message
     }
 }
 
 impl fmt::Display for MiddlewareError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.message)
     }
 }
 
@@ -144,13 +165,13 @@ impl std::error::Error for MiddlewareError {}
 
 impl From<String> for MiddlewareError {
     fn from(message: String) -> Self {
-        MiddlewareError(message)
+        MiddlewareError::new(message)
     }
 }
 
 impl From<&str> for MiddlewareError {
     fn from(message: &str) -> Self {
-        MiddlewareError(message.to_owned())
+        MiddlewareError::new(message)
     }
 }
 
@@ -716,7 +737,8 @@ impl FunctionCall {
 pub struct Next<'a> {
     pub(crate) call: &'a FunctionCall,
     pub(crate) rest: &'a [Arc<dyn Middleware>],
-    pub(crate) core: &'a (dyn Fn() -> BoxFuture<'a, ToolResult> + Send + Sync),
+    pub(crate) core:
+        &'a (dyn Fn() -> BoxFuture<'a, Result<ToolResult, MiddlewareError>> + Send + Sync),
 }
 
 impl fmt::Debug for Next<'_> {
@@ -778,7 +800,7 @@ impl Next<'_> {
                     )
                     .await
             }
-            None => Ok((self.core)().await),
+            None => (self.core)().await,
         }
     }
 }

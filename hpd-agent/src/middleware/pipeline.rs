@@ -3,19 +3,19 @@
 //! call through its pipeline (`before_function`, wrappers around the body, `on_error`,
 //! `after_function`).
 
-use std::any::Any;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use std::task::Poll;
 
 use futures::FutureExt;
 use futures::future::BoxFuture;
 use tokio_util::sync::CancellationToken;
 
-use super::{FunctionCall, HookResult, Middleware, Next};
+use super::{FunctionCall, HookResult, Middleware, MiddlewareError, Next};
 use crate::approval::ApprovalDecision;
 use crate::error::RunError;
+use crate::events::EventSink;
 use crate::tool::{Function, FunctionFailure, ToolResult};
 
 /// Creates one scoped middleware instance, or says why it cannot.
@@ -143,7 +143,7 @@ pub(crate) async fn guard<T>(
     match AssertUnwindSafe(future).catch_unwind().await {
         Ok(Ok(value)) => Ok(value),
         Ok(Err(e)) => Err(RunError::Middleware {
-            hook,
+            hook: e.hook().unwrap_or(hook),
             message: e.to_string(),
         }),
         Err(_) => Err(RunError::Middleware {
@@ -159,8 +159,8 @@ pub(crate) struct CallScope<'a> {
     pub(crate) cancellation: &'a CancellationToken,
     /// The id of the turn the call belongs to (`None` in a tool session).
     pub(crate) turn_id: Option<Arc<str>>,
-    /// Run state for the runtime's own tools (see `FunctionContext`).
-    pub(crate) run: Option<Arc<dyn Any + Send + Sync>>,
+    /// Where the calls' events go (see `FunctionContext`); `None` when nobody sees them.
+    pub(crate) events: Option<Arc<dyn EventSink>>,
 }
 
 /// Runs one call through global middleware and the owning harness's scoped pipeline.
@@ -187,13 +187,13 @@ pub(crate) async fn call_function(
                     call_id,
                     arguments,
                     scope.cancellation,
-                    scope.run.as_ref(),
+                    scope.events.as_ref(),
                     scope.turn_id.as_ref(),
                 )
                 .await
             {
                 Ok(result) => result,
-                Err(failure) => function.failure_result(&failure),
+                Err(failure) => failure.into_result(function.name()),
             },
         );
     }
@@ -299,53 +299,56 @@ async fn through_middleware(
     let mut result = if let Some(text) = call.blocked() {
         ToolResult::error(text)
     } else {
-        let failure: Mutex<Option<FunctionFailure>> = Mutex::new(None);
         let wrappers: Vec<Arc<dyn Middleware>> = global.iter().chain(scoped).cloned().collect();
-        let core = || -> BoxFuture<'_, ToolResult> {
-            Box::pin(async {
-                let run = function
+        // The function's outcome keeps its one form until here: `on_error` hooks see the
+        // failure where it happened (inside the wrappers, once per failed run of the body),
+        // then it becomes the result the wrappers and the model see.
+        let call = &call;
+        let core = || -> BoxFuture<'_, Result<ToolResult, MiddlewareError>> {
+            Box::pin(async move {
+                let failure = match function
                     .run_in(
                         call_id,
                         arguments,
                         scope.cancellation,
-                        scope.run.as_ref(),
+                        scope.events.as_ref(),
                         scope.turn_id.as_ref(),
                     )
-                    .await;
-                match run {
-                    Ok(result) => result,
-                    Err(f) => {
-                        let result = function.failure_result(&f);
-                        *failure.lock().unwrap_or_else(PoisonError::into_inner) = Some(f);
-                        result
+                    .await
+                {
+                    Ok(result) => return Ok(result),
+                    Err(failure) => failure,
+                };
+                if !matches!(failure, FunctionFailure::InvalidArguments(_)) {
+                    for m in scoped.iter().rev().chain(global.iter().rev()) {
+                        guard("on_error", m.on_error(call, &failure))
+                            .await
+                            .map_err(|e| MiddlewareError::of_hook("on_error", hook_message(e)))?;
                     }
                 }
+                Ok(failure.into_result(function.name()))
             })
         };
         let next = Next {
-            call: &call,
+            call,
             rest: &wrappers,
             core: &core,
         };
-        let result = guard("wrap_function_call", Box::pin(next.run())).await?;
-        let failure = failure
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take();
-        if let Some(failure) = failure
-            && !matches!(failure, FunctionFailure::InvalidArguments(_))
-        {
-            for m in scoped.iter().rev().chain(global.iter().rev()) {
-                guard("on_error", m.on_error(&call, &failure)).await?;
-            }
-        }
-        result
+        guard("wrap_function_call", Box::pin(next.run())).await?
     };
 
     for m in scoped.iter().rev().chain(global.iter().rev()) {
         guard("after_function", m.after_function(&call, &mut result)).await?;
     }
     Ok(result)
+}
+
+/// The message of a hook's [`RunError::Middleware`].
+fn hook_message(error: RunError) -> String {
+    match error {
+        RunError::Middleware { message, .. } => message,
+        other => other.to_string(),
+    }
 }
 
 /// Runs `call` unless `token` is cancelled first: `None` when it is cancelled before the call

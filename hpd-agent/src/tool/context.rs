@@ -1,76 +1,11 @@
 //! [`FunctionContext`]: what a function body can learn about the call that runs it.
 
-use std::any::Any;
 use std::fmt;
 use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
-/// The severity of a message a function logs with [`FunctionContext::log`]: the levels of
-/// syslog (RFC 5424), as MCP's logging uses them, least severe first.
-///
-/// ```
-/// use hpd_agent::tool::LogLevel;
-///
-/// assert!(LogLevel::Warning > LogLevel::Info);
-/// assert_eq!(LogLevel::Warning.as_str(), "warning");
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[non_exhaustive]
-pub enum LogLevel {
-    /// Detailed information for debugging.
-    Debug,
-    /// Normal operation.
-    Info,
-    /// Normal but significant.
-    Notice,
-    /// Something may need attention.
-    Warning,
-    /// Something failed.
-    Error,
-    /// A component failed.
-    Critical,
-    /// Action must be taken at once.
-    Alert,
-    /// The system is unusable.
-    Emergency,
-}
-
-impl LogLevel {
-    /// The level's name in lower case, as MCP writes it (`"debug"`, ..., `"emergency"`).
-    ///
-    /// ```
-    /// assert_eq!(hpd_agent::tool::LogLevel::Emergency.as_str(), "emergency");
-    /// ```
-    #[must_use]
-    pub fn as_str(self) -> &'static str {
-        match self {
-            LogLevel::Debug => "debug",
-            LogLevel::Info => "info",
-            LogLevel::Notice => "notice",
-            LogLevel::Warning => "warning",
-            LogLevel::Error => "error",
-            LogLevel::Critical => "critical",
-            LogLevel::Alert => "alert",
-            LogLevel::Emergency => "emergency",
-        }
-    }
-}
-
-impl fmt::Display for LogLevel {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// Where a call's progress and log messages go besides the run's events: the MCP server
-/// turns them into notifications for the client that made the call.
-pub(crate) trait CallReporter: Send + Sync {
-    /// See [`FunctionContext::report_progress`].
-    fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>);
-    /// See [`FunctionContext::log`].
-    fn log(&self, level: LogLevel, message: &str);
-}
+use crate::events::{AgentEvent, EventSink, LogLevel};
 
 /// What a function body can learn about the call that runs it.
 ///
@@ -102,9 +37,9 @@ pub struct FunctionContext {
     cancellation: CancellationToken,
     /// The turn's id, and the digest of the call's arguments (see `idempotency_key`).
     turn: Option<(Arc<str>, u64)>,
-    /// Run state the runtime hands to its own tools (a sub-agent forwards its events through
-    /// it); opaque to everything else.
-    pub(crate) run: Option<Arc<dyn Any + Send + Sync>>,
+    /// Where the call's events go (its progress, its log, a sub-agent's events); `None` when
+    /// nobody would see them.
+    events: Option<Arc<dyn EventSink>>,
 }
 
 impl fmt::Debug for FunctionContext {
@@ -139,7 +74,7 @@ impl FunctionContext {
             call_id: call_id.into(),
             cancellation,
             turn: None,
-            run: None,
+            events: None,
         }
     }
 
@@ -298,9 +233,15 @@ impl FunctionContext {
         self.cancellation.is_cancelled()
     }
 
-    /// What the run hands to this call: its events and where else reports go.
-    fn call_run(&self) -> Option<&CallRun> {
-        self.run.as_ref()?.downcast_ref::<CallRun>()
+    /// The same context reporting through `events`.
+    pub(crate) fn set_events(&mut self, events: Option<Arc<dyn EventSink>>) {
+        self.events = events;
+    }
+
+    /// Where the call's events go, when anyone sees them (a sub-agent forwards its child's
+    /// events there).
+    pub(crate) fn events(&self) -> Option<&Arc<dyn EventSink>> {
+        self.events.as_ref()
     }
 
     /// Reports how far the call is: `progress` so far (it should grow with every report), out
@@ -330,13 +271,14 @@ impl FunctionContext {
     /// # let _ = Importer;
     /// ```
     pub fn report_progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
-        let Some(run) = self.call_run() else {
-            return;
-        };
-        run.events
-            .progress(&self.call_id, &self.function, progress, total, message);
-        if let Some(reporter) = &run.reporter {
-            reporter.progress(progress, total, message);
+        if let Some(events) = &self.events {
+            events.emit(&AgentEvent::ToolProgress {
+                call_id: self.call_id.to_string(),
+                name: self.function.to_string(),
+                progress,
+                total,
+                message: message.map(str::to_owned),
+            });
         }
     }
 
@@ -367,14 +309,13 @@ impl FunctionContext {
     /// # let _ = Backup;
     /// ```
     pub fn log(&self, level: LogLevel, message: impl AsRef<str>) {
-        let Some(run) = self.call_run() else {
-            return;
-        };
-        let message = message.as_ref();
-        run.events
-            .log(&self.call_id, &self.function, level, message);
-        if let Some(reporter) = &run.reporter {
-            reporter.log(level, message);
+        if let Some(events) = &self.events {
+            events.emit(&AgentEvent::ToolLog {
+                call_id: self.call_id.to_string(),
+                name: self.function.to_string(),
+                level,
+                message: message.as_ref().to_owned(),
+            });
         }
     }
 }
@@ -444,29 +385,4 @@ fn write_canonical(value: &serde_json::Value, out: &mut String) {
         }
         other => out.push_str(&other.to_string()),
     }
-}
-
-/// Where a call's progress and log reports become events: the agent's event emitter
-/// implements it. A trait of this module, so that `tool` does not depend on `agent`.
-pub(crate) trait RunEvents: Send + Sync {
-    /// Reports progress of the call `call_id` of `function`.
-    fn progress(
-        &self,
-        call_id: &str,
-        function: &str,
-        progress: f64,
-        total: Option<f64>,
-        message: Option<&str>,
-    );
-    /// Logs a message of the call `call_id` of `function`.
-    fn log(&self, call_id: &str, function: &str, level: LogLevel, message: &str);
-    /// The implementation, for the runtime's own tools (a sub-agent forwards its events).
-    fn as_any(&self) -> &dyn std::any::Any;
-}
-
-/// What a run hands to one call (behind [`FunctionContext`]'s run state): its events, and
-/// where else reports go (the MCP client of a served call).
-pub(crate) struct CallRun {
-    pub(crate) events: std::sync::Arc<dyn RunEvents>,
-    pub(crate) reporter: Option<std::sync::Arc<dyn CallReporter>>,
 }

@@ -5,11 +5,8 @@
 //! agent) is hidden behind the crate-internal [`Invoke`] trait, so nothing above this module
 //! asks which kind of tool it has.
 
-use std::any::Any;
 use std::fmt;
-use std::future::Future;
 use std::panic::AssertUnwindSafe;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -21,26 +18,36 @@ use tokio_util::sync::CancellationToken;
 use super::context::FunctionContext;
 use super::result::{FunctionFailure, ToolResult};
 use crate::chat::ToolDefinition;
+use crate::events::EventSink;
 
-/// The future of one macro-generated function body: `Ok(result)` or `Err(error text)`.
-pub type BodyFuture = Pin<Box<dyn Future<Output = Result<ToolResult, String>> + Send>>;
+/// The future of a function body that is still running: its result, or why it failed.
+pub type BodyFuture = BoxFuture<'static, Result<ToolResult, FunctionFailure>>;
 
-/// How a macro-generated function body started: a synchronous method has finished already
-/// (no future, no executor), an `async` one returns its future.
+/// How a function body started: a synchronous one (a non-`async` method, arguments that did
+/// not parse) has finished already, with no future and no executor; an `async` one returns
+/// its future. Both end in the one form a call's outcome has until the model sees it:
+/// `Ok(result)` or the [`FunctionFailure`] that `on_error` hooks see.
 pub enum Started {
-    /// The result of a body that ran to completion: `Ok(result)` or `Err(error text)`.
-    Done(Result<ToolResult, String>),
-    /// The body of an `async` method, still to be awaited.
+    /// The body finished while starting.
+    Done(Result<ToolResult, FunctionFailure>),
+    /// The body is still running.
     Running(BodyFuture),
 }
 
-/// Arguments the model sent that could not be turned into the function's parameters.
+/// Arguments the model sent that could not be turned into the function's parameters: the
+/// text of [`FunctionFailure::InvalidArguments`].
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ArgumentsError(pub String);
+pub(crate) struct ArgumentsError(pub(crate) String);
 
 impl fmt::Display for ArgumentsError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
+    }
+}
+
+impl From<ArgumentsError> for FunctionFailure {
+    fn from(error: ArgumentsError) -> Self {
+        FunctionFailure::InvalidArguments(error.0)
     }
 }
 
@@ -52,7 +59,7 @@ pub struct CallParts<'a> {
     harness: &'a Arc<str>,
     call_id: &'a str,
     cancellation: &'a CancellationToken,
-    run: Option<&'a Arc<dyn Any + Send + Sync>>,
+    events: Option<&'a Arc<dyn EventSink>>,
     turn_id: Option<&'a Arc<str>>,
     arguments: &'a str,
 }
@@ -67,7 +74,7 @@ impl CallParts<'_> {
             self.call_id,
             self.cancellation.clone(),
         );
-        ctx.run = self.run.cloned();
+        ctx.set_events(self.events.cloned());
         if let Some(turn_id) = self.turn_id {
             ctx.set_turn(Arc::clone(turn_id), self.arguments);
         }
@@ -75,26 +82,13 @@ impl CallParts<'_> {
     }
 }
 
-/// The running body of a catalog entry: the result or why it failed.
-pub(crate) type CallFuture = BoxFuture<'static, Result<ToolResult, FunctionFailure>>;
-
-/// How the body of a catalog entry started.
-pub(crate) enum Invoked {
-    /// It finished while starting (a synchronous body).
-    Done(Result<ToolResult, FunctionFailure>),
-    /// It is still running.
-    Running(CallFuture),
-}
-
 /// What runs behind a catalog entry.
 pub(crate) trait Invoke: Send + Sync + 'static {
-    /// Starts the body with the call's arguments text (as the model sent it).
-    ///
-    /// # Errors
-    ///
-    /// The arguments are not a JSON object (empty, blank and `null` count as `{}`) or do not
-    /// fit the parameters; the body does not run then.
-    fn invoke(&self, arguments: &str, call: &CallParts<'_>) -> Result<Invoked, ArgumentsError>;
+    /// Starts the body with the call's arguments text (as the model sent it). Arguments that
+    /// are not a JSON object (empty, blank and `null` count as `{}`) or do not fit the
+    /// parameters give [`FunctionFailure::InvalidArguments`] at once; the body does not run
+    /// then.
+    fn invoke(&self, arguments: &str, call: &CallParts<'_>) -> Started;
 }
 
 /// A model-callable tool of an agent, ready to be called: a harness function (declared by the
@@ -338,7 +332,7 @@ impl Function {
     ) -> ToolResult {
         match self.run(call_id, arguments, cancellation).await {
             Ok(result) => result,
-            Err(failure) => self.failure_result(&failure),
+            Err(failure) => failure.into_result(self.name()),
         }
     }
 
@@ -448,7 +442,7 @@ impl Function {
         call_id: &str,
         arguments: &str,
         cancellation: &CancellationToken,
-        run: Option<&Arc<dyn Any + Send + Sync>>,
+        events: Option<&Arc<dyn EventSink>>,
         turn_id: Option<&Arc<str>>,
     ) -> Result<ToolResult, FunctionFailure> {
         let parts = CallParts {
@@ -456,18 +450,18 @@ impl Function {
             harness: &self.harness,
             call_id,
             cancellation,
-            run,
+            events,
             turn_id,
             arguments,
         };
         // Starting the body runs user code (argument hydration, a synchronous body); guard it
         // like the body.
-        let invoked =
+        let started =
             std::panic::catch_unwind(AssertUnwindSafe(|| self.body.invoke(arguments, &parts)))
                 .map_err(|_| FunctionFailure::Panicked)?;
-        let body = match invoked.map_err(|e| FunctionFailure::InvalidArguments(e.0))? {
-            Invoked::Done(outcome) => return outcome,
-            Invoked::Running(body) => body,
+        let body = match started {
+            Started::Done(outcome) => return outcome,
+            Started::Running(body) => body,
         };
         let guarded = AssertUnwindSafe(body).catch_unwind();
         let outcome = match self.timeout {

@@ -38,17 +38,17 @@ mod output;
 mod result;
 mod sub_agent;
 
-pub(crate) use context::{CallReporter, CallRun, RunEvents};
-pub use context::{FunctionContext, LogLevel};
+pub use crate::events::LogLevel;
+pub use context::FunctionContext;
 pub use function::Function;
 // Not public API. Used by generated code.
 #[doc(hidden)]
-pub use function::{ArgumentsError, BodyFuture, CallParts, Started};
+pub use function::{BodyFuture, CallParts, Started};
 pub use result::{Audio, FunctionFailure, Image, IntoToolResult, ToolResult};
 #[allow(deprecated)]
 pub use sub_agent::DEFAULT_MAX_DEPTH;
 pub(crate) use sub_agent::sub_agent_parameters;
 pub use sub_agent::{DEFAULT_MAX_SUB_AGENT_DEPTH, SubAgent};
 
-pub(crate) use function::{Invoke, Invoked, parse_arguments, parse_arguments_text};
+pub(crate) use function::{Invoke, parse_arguments, parse_arguments_text};
 pub(crate) use output::{object_schema, result_text, structured_output};

@@ -408,28 +408,38 @@ impl FunctionFailure {
     /// ```
     #[must_use]
     pub fn result_for(&self, name: &str) -> ToolResult {
-        failure_result(name, self)
+        match self {
+            FunctionFailure::Reported(result) => result.clone(),
+            other => ToolResult::error(other.text_for(name)),
+        }
     }
-}
 
-fn failure_result(name: &str, failure: &FunctionFailure) -> ToolResult {
-    if let FunctionFailure::Reported(result) = failure {
-        return result.clone();
+    /// [`result_for`](Self::result_for), taking the failure: the one conversion of a call's
+    /// outcome into what the model sees (a reported result is moved, not copied).
+    pub(crate) fn into_result(self, name: &str) -> ToolResult {
+        match self {
+            FunctionFailure::Reported(result) => result,
+            other => ToolResult::error(other.text_for(name)),
+        }
     }
-    ToolResult::error(match failure {
-        FunctionFailure::InvalidArguments(message) => {
-            format!("Invalid arguments for '{name}': {message}")
+
+    /// The error text of a failure other than a reported result.
+    fn text_for(&self, name: &str) -> String {
+        match self {
+            FunctionFailure::InvalidArguments(message) => {
+                format!("Invalid arguments for '{name}': {message}")
+            }
+            FunctionFailure::Returned(message) => format!("Error: {message}"),
+            FunctionFailure::Reported(result) => result.text.clone(),
+            FunctionFailure::Panicked => format!("Error: function '{name}' panicked"),
+            FunctionFailure::TimedOut(d) => {
+                format!(
+                    "Error: function '{name}' timed out after {} ms",
+                    d.as_millis()
+                )
+            }
         }
-        FunctionFailure::Returned(message) => format!("Error: {message}"),
-        FunctionFailure::Reported(result) => result.text.clone(),
-        FunctionFailure::Panicked => format!("Error: function '{name}' panicked"),
-        FunctionFailure::TimedOut(d) => {
-            format!(
-                "Error: function '{name}' timed out after {} ms",
-                d.as_millis()
-            )
-        }
-    })
+    }
 }
 
 /// An image a function returns: its MIME type and encoded bytes. An `#[ai_function]` that

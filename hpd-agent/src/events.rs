@@ -1,5 +1,10 @@
-//! [`AgentEvent`]s: what a run reports while it goes, to callbacks, streams and `tracing`.
+//! [`AgentEvent`]s: what a run reports while it goes, to callbacks, streams and `tracing`;
+//! the [`EventSink`] a call reports through, and the run's [`Emitter`].
+//!
+//! Below `tool` in the module graph: a function body's [`FunctionContext`](crate::FunctionContext)
+//! holds the sink of its call, typed, and a sub-agent forwards its child's events through it.
 
+use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -118,7 +123,7 @@ pub enum AgentEvent {
         /// The function's name.
         name: String,
         /// The message's severity.
-        level: crate::tool::LogLevel,
+        level: LogLevel,
         /// The message.
         message: String,
     },
@@ -189,68 +194,103 @@ pub enum AgentEvent {
     },
 }
 
-/// The run state a call gets (see [`crate::tool::CallRun`]), or `None` when nobody would see
-/// anything of it.
-pub(crate) fn call_run(
-    emitter: &Emitter,
-    reporter: Option<Arc<dyn crate::tool::CallReporter>>,
-) -> Option<Arc<dyn std::any::Any + Send + Sync>> {
-    (emitter.sees_tool_calls() || reporter.is_some()).then(|| {
-        Arc::new(crate::tool::CallRun {
-            events: Arc::new(emitter.clone()),
-            reporter,
-        }) as Arc<dyn std::any::Any + Send + Sync>
-    })
+/// The severity of a message a function logs with [`FunctionContext::log`](crate::FunctionContext::log): the levels of
+/// syslog (RFC 5424), as MCP's logging uses them, least severe first.
+///
+/// ```
+/// use hpd_agent::tool::LogLevel;
+///
+/// assert!(LogLevel::Warning > LogLevel::Info);
+/// assert_eq!(LogLevel::Warning.as_str(), "warning");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum LogLevel {
+    /// Detailed information for debugging.
+    Debug,
+    /// Normal operation.
+    Info,
+    /// Normal but significant.
+    Notice,
+    /// Something may need attention.
+    Warning,
+    /// Something failed.
+    Error,
+    /// A component failed.
+    Critical,
+    /// Action must be taken at once.
+    Alert,
+    /// The system is unusable.
+    Emergency,
 }
 
-impl crate::tool::RunEvents for Emitter {
-    fn progress(
-        &self,
-        call_id: &str,
-        function: &str,
-        progress: f64,
-        total: Option<f64>,
-        message: Option<&str>,
-    ) {
-        if self.sees_tool_calls() {
-            self.emit(&AgentEvent::ToolProgress {
-                call_id: call_id.to_owned(),
-                name: function.to_owned(),
-                progress,
-                total,
-                message: message.map(str::to_owned),
-            });
+impl LogLevel {
+    /// The level's name in lower case, as MCP writes it (`"debug"`, ..., `"emergency"`).
+    ///
+    /// ```
+    /// assert_eq!(hpd_agent::tool::LogLevel::Emergency.as_str(), "emergency");
+    /// ```
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LogLevel::Debug => "debug",
+            LogLevel::Info => "info",
+            LogLevel::Notice => "notice",
+            LogLevel::Warning => "warning",
+            LogLevel::Error => "error",
+            LogLevel::Critical => "critical",
+            LogLevel::Alert => "alert",
+            LogLevel::Emergency => "emergency",
         }
     }
+}
 
-    fn log(&self, call_id: &str, function: &str, level: crate::tool::LogLevel, message: &str) {
-        if self.sees_tool_calls() {
-            self.emit(&AgentEvent::ToolLog {
-                call_id: call_id.to_owned(),
-                name: function.to_owned(),
-                level,
-                message: message.to_owned(),
-            });
-        }
+impl fmt::Display for LogLevel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
     }
+}
 
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
+/// Where the events of a run, or of one call, go: the run's [`Emitter`], which a function
+/// body reaches through its [`FunctionContext`](crate::FunctionContext) (progress, log
+/// messages, and the events of a sub-agent's run).
+pub(crate) trait EventSink: Send + Sync {
+    /// Delivers one event.
+    fn emit(&self, event: &AgentEvent);
+    /// Whether an event emitted now would reach anyone; when not, callers skip building it.
+    fn wants_events(&self) -> bool;
 }
 
 /// A shared event callback.
 pub(crate) type EventHandler = Arc<dyn Fn(&AgentEvent) + Send + Sync>;
 
-/// Sends events to every handler and to `tracing`.
+/// Sends events to every handler, to `tracing`, and to one more sink when a call has one (the
+/// MCP client of a served call).
 #[derive(Clone, Default)]
 pub(crate) struct Emitter {
     handlers: Vec<EventHandler>,
+    also: Option<Arc<dyn EventSink>>,
 }
 
 impl Emitter {
     pub(crate) fn new(handlers: Vec<EventHandler>) -> Self {
-        Emitter { handlers }
+        Emitter {
+            handlers,
+            also: None,
+        }
+    }
+
+    /// The same emitter, which also sends every event to `sink`.
+    pub(crate) fn also_to(mut self, sink: Arc<dyn EventSink>) -> Self {
+        self.also = Some(sink);
+        self
+    }
+
+    /// The sink a call reports through, or `None` when nobody would see anything of it (the
+    /// call's context then builds no event).
+    pub(crate) fn call_sink(&self) -> Option<Arc<dyn EventSink>> {
+        self.wants_events()
+            .then(|| Arc::new(self.clone()) as Arc<dyn EventSink>)
     }
 
     pub(crate) fn emit(&self, event: &AgentEvent) {
@@ -363,6 +403,9 @@ impl Emitter {
                 "turn finished"
             ),
         }
+        if let Some(sink) = &self.also {
+            sink.emit(event);
+        }
         for handler in &self.handlers {
             // A panicking subscriber must not tear a run apart half-way (the history would lose
             // tool results); it is reported and the run goes on.
@@ -382,5 +425,15 @@ impl Emitter {
     /// takes this crate's debug events. When nobody does, callers may skip building them.
     pub(crate) fn sees_tool_calls(&self) -> bool {
         self.is_listening() || tracing::enabled!(target: "hpd_agent", tracing::Level::DEBUG)
+    }
+}
+
+impl EventSink for Emitter {
+    fn emit(&self, event: &AgentEvent) {
+        Emitter::emit(self, event);
+    }
+
+    fn wants_events(&self) -> bool {
+        self.also.is_some() || self.sees_tool_calls()
     }
 }
