@@ -2,7 +2,7 @@
 //!
 //! `examples/harness-library` is an ordinary library crate whose `UnitConverter` is a
 //! `#[tool_harness]`. The macro registers the harness at link time, so this binary never names
-//! the type: it asks for the harness by name, from a builder (`with_tool_ref`) or from JSON
+//! the type: it asks for the harness by name, from a builder (`with_tool_harness_reference`) or from JSON
 //! config (`"tool_harnesses": ["UnitConverter"]`), and the registry finds it.
 //!
 //! One line matters: `use harness_library as _;`. The linker keeps a library's registrations
@@ -16,6 +16,7 @@
 
 use harness_library as _; // keeps the library, and so its harnesses, in this binary
 
+use hpd_agent::config::ToolHarnessReference;
 use hpd_agent::harness::HarnessInfo;
 use hpd_agent::{
     AgentBuilder, AgentConfig, AgentEvent, ChatResponse, ScriptedChatClient, ToolCall,
@@ -43,7 +44,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         ChatResponse::text("21.5 °C is 70.7 °F."),
     ]);
     let agent = AgentBuilder::new()
-        .with_tool_ref("UnitConverter.celsius_to_fahrenheit")
+        .with_tool_harness_reference(
+            &ToolHarnessReference::new("UnitConverter").with_functions(["celsius_to_fahrenheit"]),
+        )
         .with_chat_client(model)
         .on_event(|event| {
             if let AgentEvent::ToolCallFinished { name, result, .. } = event {
@@ -52,7 +55,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         })
         .build()?;
     println!(
-        "\nbuilder with_tool_ref: tools [{}]",
+        "\nbuilder with_tool_harness_reference: tools [{}]",
         agent.initial_tool_names().join(", ")
     );
     let output = agent.run("How warm is 21.5 °C in Fahrenheit?").await?;

@@ -1,8 +1,9 @@
 //! Selective registration: give an agent only some functions of a harness.
 //!
-//! `with_tool::<T>("name")` registers one function of a harness type;
-//! `with_tool_ref("Harness.name")` does the same by name only, through the registry (as a JSON
-//! config's `"functions": [...]` does). Selections of one harness merge. A selected collapsed
+//! `with_tool_harness_options::<T>(|o| o.with_functions(["name"]))` registers some functions of
+//! a harness type; `with_tool_harness_reference` with a `ToolHarnessReference` that lists
+//! `functions` does the same by name only, through the registry (as a JSON config's
+//! `"functions": [...]` does). Selections of one harness merge. A selected collapsed
 //! harness stays collapsed, behind a container that lists only the selected functions.
 //! Functions that were not registered are never run, whatever name the model uses, and a
 //! reference to a function that does not exist fails the build.
@@ -11,6 +12,7 @@
 //! cargo run -p hpd-agent-examples --example selective_registration
 //! ```
 
+use hpd_agent::config::ToolHarnessReference;
 use hpd_agent::prelude::*;
 use hpd_agent::{AgentBuilder, AgentEvent, ChatResponse, ScriptedChatClient, ToolCall};
 
@@ -69,9 +71,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         ChatResponse::text("I read the notes; deleting and dropping are not available to me."),
     ]);
     let agent = AgentBuilder::new()
-        .with_tool::<Files>("read_file") // by type
-        .with_tool_ref("Files.list_files") // by name, as from config
-        .with_tool::<Database>("query")
+        .with_tool_harness_options::<Files>(|o| o.with_functions(["read_file"])) // by type
+        .with_tool_harness_reference(
+            &ToolHarnessReference::new("Files").with_functions(["list_files"]),
+        ) // by name, as from config
+        .with_tool_harness_options::<Database>(|o| o.with_functions(["query"]))
         .with_chat_client(model.clone())
         .on_event(|event| {
             if let AgentEvent::ToolCallFinished {
@@ -100,7 +104,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     println!("\nA reference to a function that does not exist fails the build:");
     let error = AgentBuilder::new()
-        .with_tool_ref("Files.remove_file")
+        .with_tool_harness_reference(
+            &ToolHarnessReference::new("Files").with_functions(["remove_file"]),
+        )
         .with_chat_client(ScriptedChatClient::new())
         .build()
         .err()

@@ -328,7 +328,7 @@ fn library_harness() {
         &out,
         &[
             "the registry found 'UnitConverter' (harness_library::UnitConverter)",
-            "builder with_tool_ref: tools [celsius_to_fahrenheit]",
+            "builder with_tool_harness_reference: tools [celsius_to_fahrenheit]",
             "celsius_to_fahrenheit -> 70.7",
             "tools [celsius_to_fahrenheit, kilometres_to_miles]",
         ],

@@ -157,7 +157,7 @@ mod valid;
 /// 3. else `Default`.
 ///
 /// A pre-built instance can always be registered instead
-/// (`AgentBuilder::with_tool_harness_instance`).
+/// (`HarnessOptions::with_instance`).
 ///
 /// ```
 /// use hpd_agent::prelude::*;

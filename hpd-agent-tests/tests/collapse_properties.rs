@@ -177,7 +177,9 @@ fn register(
             match &r.selection {
                 None => builder.with_tool_harness::<$T>(),
                 Some(selected) => selected.iter().fold(builder, |b, &i| {
-                    b.with_tool::<$T>(HARNESSES[r.harness].2[i])
+                    b.with_tool_harness_options::<$T>(|o| {
+                        o.with_functions([HARNESSES[r.harness].2[i]])
+                    })
                 }),
             }
         };

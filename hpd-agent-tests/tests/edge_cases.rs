@@ -176,10 +176,10 @@ async fn override_does_not_drop_earlier_builder_selection() {
         let builder = if override_first {
             builder
                 .with_tool_harness_override(reference)
-                .with_tool::<MathTools>("multiply")
+                .with_tool_harness_options::<MathTools>(|o| o.with_functions(["multiply"]))
         } else {
             builder
-                .with_tool::<MathTools>("multiply")
+                .with_tool_harness_options::<MathTools>(|o| o.with_functions(["multiply"]))
                 .with_tool_harness_override(reference)
         };
         (builder.build().unwrap(), client)
@@ -404,7 +404,10 @@ async fn harness_names_fold_ascii_case_only() {
 
     let error = AgentBuilder::new()
         .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
-        .with_tool_ref(format!("{kelvin_sign}.to_kelvin"))
+        .with_tool_harness_reference(
+            &hpd_agent::config::ToolHarnessReference::new(kelvin_sign)
+                .with_functions(["to_kelvin"]),
+        )
         .with_chat_client(ScriptedChatClient::new())
         .build()
         .unwrap_err();

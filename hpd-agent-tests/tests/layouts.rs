@@ -307,7 +307,7 @@ async fn fixed_with_executed_recovery_and_selected_functions() {
         ChatResponse::text("3"),
     ]);
     let built = AgentBuilder::new()
-        .with_tool::<MathTools>("add")
+        .with_tool_harness_options::<MathTools>(|o| o.with_functions(["add"]))
         .configure_harness_collapsing(|c| {
             c.layout = CollapsingLayout::Fixed;
             c.execute_recovered_calls = true;

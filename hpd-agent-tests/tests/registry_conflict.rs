@@ -3,6 +3,7 @@
 //! (ambiguous), fails with an error naming both Rust types. Its own test binary, so that the
 //! clash is there for every test of the file and for none of the others.
 
+use hpd_agent::config::ToolHarnessReference;
 use hpd_agent::harness::HarnessInfo;
 use hpd_agent::prelude::*;
 use hpd_agent::{
@@ -117,7 +118,9 @@ fn a_lookup_by_name_is_ambiguous_and_fails_naming_both_types() {
         .unwrap_err();
     assert_names_both_types(&error);
     let error = AgentBuilder::new()
-        .with_tool_ref("casetools.ping")
+        .with_tool_harness_reference(
+            &ToolHarnessReference::new("casetools").with_functions(["ping"]),
+        )
         .with_chat_client(ScriptedChatClient::new())
         .build()
         .unwrap_err();

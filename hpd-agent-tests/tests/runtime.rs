@@ -442,7 +442,7 @@ fn duplicate_tool_names_fail_the_build() {
     let error = AgentBuilder::new()
         .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_tool_harness::<MathTools>()
-        .with_tool::<Clashing>("MathTools")
+        .with_tool_harness_options::<Clashing>(|o| o.with_functions(["MathTools"]))
         .with_chat_client(ScriptedChatClient::new())
         .build()
         .unwrap_err();
@@ -453,7 +453,7 @@ fn duplicate_tool_names_fail_the_build() {
     let error = AgentBuilder::new()
         .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_tool_harness::<WeatherTools>()
-        .with_tool::<Clashing>("get_weather")
+        .with_tool_harness_options::<Clashing>(|o| o.with_functions(["get_weather"]))
         .with_chat_client(ScriptedChatClient::new())
         .build()
         .unwrap_err();
@@ -462,7 +462,7 @@ fn duplicate_tool_names_fail_the_build() {
     AgentBuilder::new()
         .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_tool_harness::<MathTools>()
-        .with_tool::<Clashing>("MathTools")
+        .with_tool_harness_options::<Clashing>(|o| o.with_functions(["MathTools"]))
         .without_harness_collapsing()
         .with_chat_client(ScriptedChatClient::new())
         .build()

@@ -151,7 +151,7 @@ async fn a_hidden_sub_agent_is_recovered_and_parent_functions_are_handed() {
 fn sub_agent_members_can_be_selected_and_uncollapsed() {
     let selected = AgentBuilder::new()
         .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
-        .with_tool::<Research>("researcher")
+        .with_tool_harness_options::<Research>(|o| o.with_functions(["researcher"]))
         .with_chat_client(ScriptedChatClient::new())
         .build()
         .unwrap();

@@ -289,7 +289,7 @@ async fn sub_agent_runs_can_be_cancelled_with_the_parent() {
 fn handing_a_function_the_parent_does_not_register_fails() {
     let error = AgentBuilder::new()
         .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
-        .with_tool::<WeatherTools>("get_weather")
+        .with_tool_harness_options::<WeatherTools>(|o| o.with_functions(["get_weather"]))
         .with_sub_agent(
             SubAgent::new("analyst", "Analyses.", AgentConfig::default())
                 .with_parent_functions(["WeatherTools.get_forecast"]),

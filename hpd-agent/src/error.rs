@@ -211,15 +211,26 @@ impl From<ConstructError> for BuildError {
 /// Why [`AgentBuilder::build`](crate::AgentBuilder::build) (or config parsing) failed.
 ///
 /// ```
+/// use hpd_agent::prelude::*;
 /// use hpd_agent::{AgentBuilder, BuildError, ScriptedChatClient};
 ///
+/// #[derive(Default)]
+/// pub struct Clock;
+///
+/// #[tool_harness]
+/// impl Clock {
+///     /// The time.
+///     #[ai_function]
+///     fn now(&self) -> String { "12:00".into() }
+/// }
+///
 /// let error = AgentBuilder::new()
-///     .with_tool_ref("no_dot_here")
+///     .with_tool_harness_options::<Clock>(|o| o.with_functions(["Clock.now.utc"]))
 ///     .with_chat_client(ScriptedChatClient::new())
 ///     .build()
 ///     .unwrap_err();
 /// assert!(matches!(error, BuildError::InvalidReference { .. }));
-/// assert_eq!(error.to_string(), "invalid tool reference 'no_dot_here': expected 'Harness.function'");
+/// assert_eq!(error.to_string(), "invalid tool reference 'Clock.now.utc': expected 'Harness.function'");
 /// ```
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]

@@ -93,7 +93,7 @@
 //! - The registry creates a harness with `fn new(config: C) -> Self` (a *config constructor*;
 //!   the config comes from JSON or code, `{}` when none is given), else `fn new() -> Self`, else
 //!   `Default`. A pre-built instance can always be registered instead
-//!   ([`AgentBuilder::with_tool_harness_instance`]).
+//!   ([`HarnessOptions::with_instance`](crate::agent::HarnessOptions::with_instance)).
 //!
 //! Harnesses are found through `inventory`, which sees a library's harnesses only when the
 //! library is linked into the final binary. A binary that names harnesses only in JSON config
@@ -170,10 +170,11 @@
 //!
 //! # Selective registration
 //!
-//! An agent need not take every function of a harness: [`AgentBuilder::with_tool`] and
-//! [`AgentBuilder::with_tool_ref`] (`"Harness.function"`) register one function,
-//! [`HarnessOptions::with_functions`](crate::agent::HarnessOptions::with_functions) a subset, and a config entry `{"name": ..., "functions": [...]}`
-//! the same. Registrations of one harness merge (whole wins over a selection, selections are
+//! An agent need not take every function of a harness:
+//! [`HarnessOptions::with_functions`](crate::agent::HarnessOptions::with_functions) registers a
+//! subset of `T`'s functions (by name or `"Harness.function"`), a
+//! [`ToolHarnessReference`](crate::config::ToolHarnessReference) with `functions` does the same
+//! by name, and so does a config entry `{"name": ..., "functions": [...]}`. Registrations of one harness merge (whole wins over a selection, selections are
 //! united), and a collapsed harness registered in part stays collapsed behind a container that
 //! lists only the selected functions.
 //!
@@ -195,7 +196,7 @@
 //! }
 //!
 //! let agent = AgentBuilder::new()
-//!     .with_tool::<FileOps>("read") // `delete` is not registered, so it can never run
+//!     .with_tool_harness_options::<FileOps>(|o| o.with_functions(["read"])) // `delete` is not registered, so it can never run
 //!     .with_chat_client(ScriptedChatClient::new())
 //!     .build()?;
 //! let tools = agent.tool_session().visible_tools();
@@ -749,6 +750,9 @@
 //!   names are ASCII, so this only decides how a non-ASCII reference is compared.
 //! - The error [`ToolResult`] of a [`Tool`] handler reaches the model as it is (no `Error: `
 //!   prefix); `on_error` hooks see it as [`FunctionFailure::Reported`](crate::tool::FunctionFailure::Reported).
+//! - A call's outcome is `Ok(result)` or a [`FunctionFailure`](crate::tool::FunctionFailure)
+//!   from the body to the innermost `wrap_function_call` wrapper: `on_error` hooks see the
+//!   failure there, before any wrapper sees the error result it becomes.
 //! - `system_prompt` or `function_result` on a dynamic harness that is not collapsed fails
 //!   [`HarnessBuilder::build`].
 //! - Registering a dynamic harness twice (or clones of it) merges the registrations; two
@@ -772,7 +776,11 @@
 //!   expansion state with its instructions section and scoped pipelines, the turn-end policy.
 //! - [`middleware`]: hooks, their order, scoped pipelines.
 //! - [`agent`]: [`Agent`], [`Session`], the builder, registration, one turn, events,
-//!   sub-agents, [`ToolSession`](crate::agent::ToolSession).
+//!   sub-agents, [`ToolSession`](crate::agent::ToolSession). A model's call in a turn and a
+//!   tool session's call (also one served over MCP) go through the same steps in `agent/call.rs`:
+//!   the argument limit and unwrapping, routing (containers, recovery, unknown names),
+//!   approval, the function pipeline, the cut to the result limits, the started and finished
+//!   events.
 //! - [`config`]: [`AgentConfig`] and friends, key folding, config errors.
 //! - [`chat`], [`providers`] ([`providers::openai`], [`providers::anthropic`],
 //!   [`providers::openai_responses`], [`providers::scripted`]): the model side.

@@ -3,7 +3,7 @@
 //! `#[tool_harness]` registers the harness through `inventory`, whose entries live in this
 //! crate's object code. The linker only keeps that code when the final binary uses something of
 //! this crate. A binary that names the harness only by string (`"UnitConverter"` in an
-//! `AgentConfig` JSON, or `with_tool_ref("UnitConverter.celsius_to_fahrenheit")`) may use nothing
+//! `AgentConfig` JSON, or `with_tool_harness_reference`) may use nothing
 //! of it, so it must say that it links the crate:
 //!
 //! ```

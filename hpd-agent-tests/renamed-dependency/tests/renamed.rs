@@ -1,6 +1,7 @@
 //! The harnesses of a crate that renames hpd-agent work like any other: registered by type and
 //! by name, called through an agent.
 
+use agents::config::ToolHarnessReference;
 use agents::harness::HarnessInfo;
 use agents::{AgentBuilder, ChatMessage, ChatResponse, ScriptedChatClient, ToolCall};
 use renamed_dependency::{Alarm, Calendar, Clock};
@@ -38,7 +39,9 @@ async fn an_agent_calls_them() {
     let agent = AgentBuilder::new()
         .with_tool_harness::<Clock>()
         .with_tool_harness::<Calendar>()
-        .with_tool_ref("Alarm.set_alarm")
+        .with_tool_harness_reference(
+            &ToolHarnessReference::new("Alarm").with_functions(["set_alarm"]),
+        )
         .with_chat_client(model.clone())
         .build()
         .unwrap();

@@ -124,9 +124,13 @@ pub fn apply_step(builder: AgentBuilder, step: &Value) -> Result<AgentBuilder, S
             .and_then(Value::as_str)
             .ok_or("with_tool needs a function")?
             .to_owned();
-        return with_fixture!(name, |T| builder.with_tool::<T>(function));
+        return with_fixture!(name, |T| builder
+            .with_tool_harness_options::<T>(|o| o.with_functions([function])));
     }
     if let Some(reference) = map.get("with_tool_ref").and_then(Value::as_str) {
+        // The scenario names this builder method (deprecated, kept one release): its rules,
+        // the `Harness.function` form among them, are what the scenarios pin.
+        #[allow(deprecated)]
         return Ok(builder.with_tool_ref(reference));
     }
     if let Some(label) = map.get("with_middleware").and_then(Value::as_str) {

@@ -19,8 +19,8 @@ use crate::tool::{Function, SubAgent};
 
 use super::budget::{ApproxTokens, Budgeting, Summarizer, TokenEstimator};
 use super::registration::{
-    HarnessOptions, InstanceSource, Registration, Registrations, ResolvedHarness, Selection,
-    resolve, split_reference,
+    HarnessOptions, Registration, Registrations, ResolvedHarness, Selection, resolve,
+    split_reference,
 };
 use super::sub_agent;
 use super::{Agent, AgentInner, DEFAULT_MAX_ITERATIONS};
@@ -383,43 +383,14 @@ impl AgentBuilder {
         self
     }
 
-    /// Registers every function of a pre-built instance.
-    ///
-    /// ```
-    /// use hpd_agent::prelude::*;
-    /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
-    ///
-    /// pub struct Greeting {
-    ///     text: String,
-    /// }
-    ///
-    /// #[tool_harness]
-    /// impl Greeting {
-    ///     fn new() -> Self {
-    ///         Greeting { text: "Hello!".into() } // what the registry would create
-    ///     }
-    ///
-    ///     /// The greeting.
-    ///     #[ai_function]
-    ///     fn greeting(&self) -> String { self.text.clone() }
-    /// }
-    ///
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// let agent = AgentBuilder::new()
-    ///     .with_tool_harness_instance(Greeting { text: "Moin!".into() })
-    ///     .with_chat_client(ScriptedChatClient::new())
-    ///     .build()?;
-    /// let outcome = agent.tool_session().call_tool("c1", "greeting", "{}").await?;
-    /// assert_eq!(outcome.result.text, "Moin!");
-    /// # Ok(())
-    /// # }
-    /// ```
-    pub fn with_tool_harness_instance<T: ToolHarness>(mut self, instance: T) -> Self {
-        let mut registration = Registration::for_type::<T>(Selection::All);
-        registration.instance = InstanceSource::Object(Arc::new(instance));
-        self.registrations.add(registration);
-        self
+    /// Registers every function of a pre-built instance: the same as
+    /// `with_tool_harness_options::<T>(|o| o.with_instance(instance))`.
+    #[deprecated(
+        since = "0.1.0",
+        note = "use `with_tool_harness_options::<T>(|o| o.with_instance(instance))`"
+    )]
+    pub fn with_tool_harness_instance<T: ToolHarness>(self, instance: T) -> Self {
+        self.with_tool_harness_options::<T>(|o| o.with_instance(instance))
     }
 
     /// Registers `T` with options: scoped middleware instances, metadata, config, an instance,
@@ -491,64 +462,28 @@ impl AgentBuilder {
         self
     }
 
-    /// Registers one function of `T`, by name or as `Harness.function`.
-    ///
-    /// Several calls for one harness merge; the selected functions keep declaration order.
-    /// Selecting functions of a collapsed harness keeps it collapsed behind a container that
-    /// lists only them.
-    ///
-    /// ```
-    /// use hpd_agent::prelude::*;
-    /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
-    ///
-    /// #[derive(Default)]
-    /// pub struct Shell;
-    ///
-    /// #[tool_harness]
-    /// impl Shell {
-    ///     /// Lists a directory.
-    ///     #[ai_function]
-    ///     fn ls(&self, dir: String) -> String { dir }
-    ///     /// Removes a file.
-    ///     #[ai_function]
-    ///     fn rm(&self, file: String) -> String { file }
-    /// }
-    ///
-    /// let agent = AgentBuilder::new()
-    ///     .with_tool::<Shell>("ls")
-    ///     .with_tool::<Shell>("Shell.ls") // the same function, qualified: merged
-    ///     .with_chat_client(ScriptedChatClient::new())
-    ///     .build()?;
-    /// assert_eq!(agent.initial_tool_names(), ["ls"]);
-    /// # Ok::<(), hpd_agent::BuildError>(())
-    /// ```
-    pub fn with_tool<T: ToolHarness>(mut self, function: impl Into<String>) -> Self {
-        self.registrations
-            .add(Registration::for_type::<T>(Selection::Functions(vec![
-                function.into(),
-            ])));
-        self
+    /// Registers one function of `T`, by name or as `Harness.function`: the same as
+    /// `with_tool_harness_options::<T>(|o| o.with_functions([function]))`.
+    #[deprecated(
+        since = "0.1.0",
+        note = "use `with_tool_harness_options::<T>(|o| o.with_functions([function]))`"
+    )]
+    pub fn with_tool<T: ToolHarness>(self, function: impl Into<String>) -> Self {
+        let function: String = function.into();
+        self.with_tool_harness_options::<T>(|o| o.with_functions([function]))
     }
 
-    /// Registers one function by a `Harness.function` reference, through the registry.
-    ///
-    /// ```
-    /// use hpd_agent::{AgentBuilder, BuildError, ScriptedChatClient};
-    ///
-    /// // Resolved through the registry at build: an unknown harness is a build error.
-    /// let error = AgentBuilder::new()
-    ///     .with_tool_ref("NoSuchHarness.search")
-    ///     .with_chat_client(ScriptedChatClient::new())
-    ///     .build()
-    ///     .unwrap_err();
-    /// assert!(matches!(error, BuildError::UnknownHarness { .. }), "{error}");
-    /// ```
+    /// Registers one function by a `Harness.function` reference, through the registry: the
+    /// same as `with_tool_harness_reference(&ToolHarnessReference::new(harness).with_functions([function]))`.
+    #[deprecated(
+        since = "0.1.0",
+        note = "use `with_tool_harness_reference(&ToolHarnessReference::new(harness).with_functions([function]))`"
+    )]
     pub fn with_tool_ref(mut self, reference: impl Into<String>) -> Self {
         let reference = reference.into();
         match split_reference(&reference) {
             Ok((harness, function)) => {
-                let mut r = ToolHarnessReference::new(harness);
-                r.functions = Some(vec![function.to_owned()]);
+                let r = ToolHarnessReference::new(harness).with_functions([function]);
                 self.registrations.add_reference(&r);
             }
             Err(e) => self.errors.push(e),

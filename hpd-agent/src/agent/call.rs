@@ -43,6 +43,7 @@ pub(super) struct CallRecord {
 }
 
 /// Reports a call as started; the time it started, when anyone sees the event.
+#[inline]
 pub(super) fn started(
     events: &Emitter,
     call_id: &str,
@@ -62,6 +63,7 @@ pub(super) fn started(
 /// The call as it stands after the argument limit and unwrapping: itself, the call its
 /// arguments name (a call of the layout's call tool), or answered with an error result (too
 /// large, or its arguments name nothing).
+#[inline]
 pub(super) fn admit(tools: &Toolset, limits: &Limits, name: &str, arguments: &str) -> Unwrapped {
     match limits.check_arguments(name, arguments) {
         Some(rejected) => Unwrapped::Invalid(ToolResult::error(rejected)),
@@ -73,14 +75,18 @@ pub(super) fn admit(tools: &Toolset, limits: &Limits, name: &str, arguments: &st
 pub(super) enum Resolved {
     /// It runs this function.
     Run(Target),
-    /// It is answered without running.
-    Answered {
-        result: ToolResult,
-        /// The deferred tools the result loads.
-        references: Vec<String>,
-        /// The `error.type` of the call (an unknown tool).
-        error_type: Option<&'static str>,
-    },
+    /// It is answered without running (boxed: the common case, a call that runs, stays
+    /// small).
+    Answered(Box<Answer>),
+}
+
+/// The answer of a call that does not run.
+pub(super) struct Answer {
+    pub(super) result: ToolResult,
+    /// The deferred tools the result loads.
+    pub(super) references: Vec<String>,
+    /// The `error.type` of the call (an unknown tool).
+    pub(super) error_type: Option<&'static str>,
 }
 
 /// What routing one call opened.
@@ -102,6 +108,7 @@ pub(super) struct Opened {
 /// # Errors
 ///
 /// A scoped middleware of an expanded harness could not be created.
+#[inline]
 pub(super) fn route(
     expansion: &mut Expansion,
     tools: &Toolset,
@@ -123,16 +130,16 @@ pub(super) fn route(
     opened.container = container;
     let resolved = match routed {
         Routed::Run(target) => Resolved::Run(target),
-        Routed::Answer(result, references) => Resolved::Answered {
+        Routed::Answer(result, references) => Resolved::Answered(Box::new(Answer {
             result,
             references,
             error_type: None,
-        },
-        Routed::Unknown => Resolved::Answered {
+        })),
+        Routed::Unknown => Resolved::Answered(Box::new(Answer {
             result: ToolResult::error(unknown_text(name, &tools.callable_names(seen))),
             references: Vec::new(),
             error_type: Some("unknown_tool"),
-        },
+        })),
     };
     Ok((resolved, opened))
 }
@@ -144,6 +151,7 @@ pub(super) fn route(
 /// # Errors
 ///
 /// [`RunError::Cancelled`], or a hook failed.
+#[inline]
 pub(super) async fn run(
     global: &[std::sync::Arc<dyn Middleware>],
     pipeline: Option<&ScopedPipeline>,
@@ -165,28 +173,32 @@ pub(super) async fn run(
     Ok(result)
 }
 
-/// The result as the caller gets it (cut to the limits), reported as finished.
+/// The result as the caller gets it (cut to the limits), reported as finished after
+/// `duration` when that is given (someone sees the event: see [`started`]).
+#[inline]
 pub(super) fn finish(
     events: &Emitter,
     limits: &Limits,
     call_id: &str,
     name: &str,
     result: ToolResult,
-    duration: Duration,
+    duration: Option<Duration>,
 ) -> ToolResult {
     let result = result.limited(limits);
-    finished(
-        events,
-        call_id,
-        name,
-        &result.text,
-        result.is_error,
-        duration,
-    );
+    if let Some(duration) = duration {
+        finished(
+            events,
+            call_id,
+            name,
+            &result.text,
+            result.is_error,
+            duration,
+        );
+    }
     result
 }
 
-/// Reports a call as finished with this text, when anyone sees the event.
+/// Reports a call as finished with this text.
 pub(super) fn finished(
     events: &Emitter,
     call_id: &str,
@@ -195,13 +207,11 @@ pub(super) fn finished(
     is_error: bool,
     duration: Duration,
 ) {
-    if events.sees_tool_calls() {
-        events.emit(&AgentEvent::ToolCallFinished {
-            call_id: call_id.to_owned(),
-            name: name.to_owned(),
-            result: text.to_owned(),
-            duration,
-            is_error,
-        });
-    }
+    events.emit(&AgentEvent::ToolCallFinished {
+        call_id: call_id.to_owned(),
+        name: name.to_owned(),
+        result: text.to_owned(),
+        duration,
+        is_error,
+    });
 }

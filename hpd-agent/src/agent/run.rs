@@ -772,7 +772,7 @@ impl Turn<'_> {
             call_id,
             name,
             result,
-            record.duration,
+            self.emitter.sees_tool_calls().then_some(record.duration),
         );
         let mut message = ChatMessage::tool_result(call_id, result);
         if let ChatMessage::Tool { references, .. } = &mut message {
@@ -1103,12 +1103,13 @@ impl Turn<'_> {
                     }
                     runs.push((i, target));
                 }
-                call::Resolved::Answered {
-                    result,
-                    references,
-                    error_type,
-                } => {
+                call::Resolved::Answered(answer) => {
                     telemetry::record_tool(&spans[i], &call.name, None);
+                    let call::Answer {
+                        result,
+                        references,
+                        error_type,
+                    } = *answer;
                     record.result = Some(result);
                     record.references = references;
                     record.error_type = error_type;

@@ -566,7 +566,7 @@ impl ToolSession {
         let outcome = self
             .dispatch(name, arguments, call_id, &emitter, approver)
             .await;
-        let duration = started.map(|at| at.elapsed()).unwrap_or_default();
+        let duration = started.map(|at| at.elapsed());
         match outcome {
             Ok(mut outcome) => {
                 outcome.result =
@@ -574,7 +574,9 @@ impl ToolSession {
                 Ok(outcome)
             }
             Err(e) => {
-                call::finished(&emitter, call_id, name, &e.to_string(), true, duration);
+                if let Some(duration) = duration {
+                    call::finished(&emitter, call_id, name, &e.to_string(), true, duration);
+                }
                 Err(e)
             }
         }
@@ -635,8 +637,8 @@ impl ToolSession {
                 })
                 .unwrap_or_default();
             match resolved {
-                call::Resolved::Answered { result, .. } => {
-                    return answered(result, expanded, tools_changed, revealed);
+                call::Resolved::Answered(answer) => {
+                    return answered(answer.result, expanded, tools_changed, revealed);
                 }
                 call::Resolved::Run(target) => {
                     let pipeline = expansion.pipeline(tools, target).cloned();

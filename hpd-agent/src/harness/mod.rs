@@ -37,7 +37,7 @@
 //! `inventory` entries live in the object file of the crate that declares them. A harness in a
 //! library crate is found by name once that crate is linked into the final binary, which happens
 //! when the binary uses any item of the library. Code that registers harnesses only by name
-//! (JSON config, [`AgentBuilder::with_tool_ref`](crate::AgentBuilder::with_tool_ref)) may use
+//! (JSON config, [`AgentBuilder::with_tool_harness_reference`](crate::AgentBuilder::with_tool_harness_reference)) may use
 //! nothing of the library; then write `use my_harnesses as _;` in the binary (or call any
 //! function of it) so the linker keeps it. The `harness-library` example crate shows this.
 //! Registration by type (`with_tool_harness::<T>()`) needs no registry: it takes the harness

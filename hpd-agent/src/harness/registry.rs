@@ -261,7 +261,7 @@ impl HarnessInfo {
     }
 
     /// The harness a name means, as a JSON config or
-    /// [`AgentBuilder::with_tool_ref`](crate::AgentBuilder::with_tool_ref) names it:
+    /// [`AgentBuilder::with_tool_harness_reference`](crate::AgentBuilder::with_tool_harness_reference) names it:
     /// case-insensitively, among the harnesses linked into the program.
     ///
     /// # Errors

@@ -13,6 +13,13 @@
 //! wrappers nest with the first registered global wrapper outermost and scoped wrappers
 //! innermost around the function body.
 //!
+//! For one call: `before_function`, then the wrappers around the body; when the body fails
+//! (not for arguments that do not parse, where it never ran), `on_error` runs right there,
+//! inside the innermost wrapper, with the [`FunctionFailure`]; then the failure becomes its
+//! error result, which the wrappers and `after_function` see. An `on_error` hook that fails
+//! ends the run with [`RunError::Middleware`] naming `on_error` (the error passes out through
+//! the wrappers' `next.run()`).
+//!
 //! For the calls of one response: `before_tool_execution`, then for each call that resolved to
 //! a function `approval_required` (see [`approval`](crate::approval)), then
 //! `before_parallel_batch` for the calls that run now, then each call's function hooks. Calls
@@ -1198,7 +1205,10 @@ pub trait Middleware: Send + Sync + 'static {
         next.run().await
     }
 
-    /// When the body returned `Err`, panicked or timed out.
+    /// When the body returned `Err`, panicked or timed out (or a [`Tool`](crate::Tool)
+    /// handler returned an error result): right where it failed, inside the innermost
+    /// `wrap_function_call` wrapper, before any wrapper or `after_function` sees the error
+    /// result the failure becomes.
     ///
     /// ```
     /// use hpd_agent::{async_trait, Middleware};

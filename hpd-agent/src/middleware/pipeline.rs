@@ -301,8 +301,8 @@ async fn through_middleware(
     } else {
         let wrappers: Vec<Arc<dyn Middleware>> = global.iter().chain(scoped).cloned().collect();
         // The function's outcome keeps its one form until here: `on_error` hooks see the
-        // failure where it happened (inside the wrappers, once per failed run of the body),
-        // then it becomes the result the wrappers and the model see.
+        // failure where it happened, inside the innermost wrapper, then it becomes the result
+        // the wrappers and the model see.
         let call = &call;
         let core = || -> BoxFuture<'_, Result<ToolResult, MiddlewareError>> {
             Box::pin(async move {
