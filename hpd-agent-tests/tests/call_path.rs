@@ -80,6 +80,12 @@ fn calls() -> Vec<ToolCall> {
         ("nope", "{}".to_owned()),
         ("echo", big),
         ("echo", "[1]".to_owned()),
+        // The layout's call tool, standing for the call it names, and with nothing named.
+        (
+            "call_function",
+            r#"{"name": "echo", "arguments": {"text": "via"}}"#.to_owned(),
+        ),
+        ("call_function", "{}".to_owned()),
     ]
     .into_iter()
     .enumerate()
@@ -132,6 +138,8 @@ async fn a_model_call_and_a_tool_session_call_get_the_same_result() {
     assert!(from_loop[5].1 && from_loop[5].0.starts_with("Function 'nope' not found."));
     assert!(from_loop[6].1 && from_loop[6].0.contains("the limit is 64 bytes"));
     assert!(from_loop[7].1 && from_loop[7].0.starts_with("Invalid arguments for 'echo': "));
+    assert_eq!(from_loop[8], ("via".to_owned(), false));
+    assert!(from_loop[9].1);
 }
 
 /// Logs the wrapper's way in and out, what the wrapper got, and what `on_error` saw.
@@ -272,9 +280,11 @@ async fn a_failing_on_error_hook_is_reported_as_on_error_on_both_paths() {
 async fn both_paths_report_a_call_with_the_same_events() {
     let events: Arc<Mutex<Vec<AgentEvent>>> = Arc::default();
     let seen = events.clone();
+    let via = r#"{"name": "echo", "arguments": {"text": "via"}}"#;
     let model = ScriptedChatClient::with_replies([
         ChatResponse::tool_calls(vec![ToolCall::new("c0", "Kit", "{}")]),
         ChatResponse::tool_calls(vec![ToolCall::new("c1", "long", "{}")]),
+        ChatResponse::tool_calls(vec![ToolCall::new("c2", "call_function", via)]),
         ChatResponse::text("done"),
     ]);
     let looped = agent(model, None);
@@ -308,6 +318,7 @@ async fn both_paths_report_a_call_with_the_same_events() {
         .tool_session();
     tools.call_tool("c0", "Kit", "{}").await.unwrap();
     tools.call_tool("c1", "long", "{}").await.unwrap();
+    tools.call_tool("c2", "call_function", via).await.unwrap();
     let from_session = std::mem::take(&mut *events.lock().unwrap());
 
     let shape = |events: &[AgentEvent]| -> Vec<String> {
@@ -338,4 +349,7 @@ async fn both_paths_report_a_call_with_the_same_events() {
     assert_eq!(shaped[3], "started c1 long");
     // The finished event carries the result as the model gets it: cut to the limit.
     assert!(shaped[4].starts_with("finished c1 long ") && !shaped[4].contains(" 500 "));
+    // A call of the call tool is reported as the call it names.
+    assert_eq!(shaped[5], "started c2 echo");
+    assert_eq!(shaped[6], "finished c2 echo 3 false");
 }

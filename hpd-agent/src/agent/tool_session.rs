@@ -1,6 +1,7 @@
 //! [`ToolSession`]: an agent's tools driven without a model, with collapsing, e.g. to serve
 //! them over MCP.
 
+use std::borrow::Cow;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio::sync::Semaphore;
@@ -560,28 +561,49 @@ impl ToolSession {
         if let Some(reporter) = reporter {
             emitter = emitter.also_to(reporter);
         }
-        // Nobody listening: no event is built (no copies of the name, arguments and result).
-        let started = call::started(&emitter, call_id, name, arguments);
         let limits = &self.agent.inner.limits;
-        let outcome = self
-            .dispatch(name, arguments, call_id, &emitter, approver)
-            .await;
+        // As in a turn, a call of the layout's own tool stands for the call it names from here
+        // on: events, middleware and results see that call.
+        let admitted = call::admit(&self.lock().tools, limits, name, arguments);
+        let (name, arguments, answer) = match admitted {
+            Unwrapped::Direct => (Cow::Borrowed(name), Cow::Borrowed(arguments), None),
+            Unwrapped::Inner { name, arguments } => (Cow::Owned(name), Cow::Owned(arguments), None),
+            Unwrapped::Invalid(result) => {
+                (Cow::Borrowed(name), Cow::Borrowed(arguments), Some(result))
+            }
+        };
+        // Nobody listening: no event is built (no copies of the name, arguments and result).
+        let started = call::started(&emitter, call_id, &name, &arguments);
+        let outcome = match answer {
+            Some(result) => Ok(ToolCallOutcome {
+                result,
+                expanded: false,
+                tools_changed: false,
+                revealed: Vec::new(),
+            }),
+            None => {
+                self.dispatch(&name, &arguments, call_id, &emitter, approver)
+                    .await
+            }
+        };
         let duration = started.map(|at| at.elapsed());
         match outcome {
             Ok(mut outcome) => {
                 outcome.result =
-                    call::finish(&emitter, limits, call_id, name, outcome.result, duration);
+                    call::finish(&emitter, limits, call_id, &name, outcome.result, duration);
                 Ok(outcome)
             }
             Err(e) => {
                 if let Some(duration) = duration {
-                    call::finished(&emitter, call_id, name, &e.to_string(), true, duration);
+                    call::finished(&emitter, call_id, &name, &e.to_string(), true, duration);
                 }
                 Err(e)
             }
         }
     }
 
+    /// Routes an admitted call under the session's lock and runs it without the lock (so calls
+    /// may overlap), asking for approval when it needs it.
     async fn dispatch(
         &self,
         name: &str,
@@ -599,7 +621,7 @@ impl ToolSession {
             })
         };
         // Route under the lock; run without it, so calls may overlap.
-        let (tools, target, pipeline, expanded, tools_changed, revealed, arguments) = {
+        let (tools, target, pipeline, expanded, tools_changed, revealed) = {
             let mut state = self.lock();
             let State {
                 tools,
@@ -607,14 +629,6 @@ impl ToolSession {
                 started,
                 ..
             } = &mut *state;
-            let (name, arguments) =
-                match call::admit(tools, &self.agent.inner.limits, name, arguments) {
-                    Unwrapped::Direct => (name.to_owned(), arguments.to_owned()),
-                    Unwrapped::Inner { name, arguments } => (name, arguments),
-                    Unwrapped::Invalid(result) => {
-                        return answered(result, false, false, Vec::new());
-                    }
-                };
             if !*started {
                 expansion.start(tools)?;
                 *started = true;
@@ -623,7 +637,7 @@ impl ToolSession {
             // A tool session keeps no conversation: every container result is complete.
             let delivered = crate::collapse::Delivered::default();
             let (resolved, opened) =
-                call::route(expansion, tools, &name, &seen, &delivered, emitter)?;
+                call::route(expansion, tools, name, &seen, &delivered, emitter)?;
             let expanded = !opened.harnesses.is_empty();
             let tools_changed = expanded && !tools.layout().is_fixed_list();
             let revealed: Vec<Arc<ToolDefinition>> = opened
@@ -649,7 +663,6 @@ impl ToolSession {
                         expanded,
                         tools_changed,
                         revealed,
-                        arguments,
                     )
                 }
             }
@@ -670,7 +683,7 @@ impl ToolSession {
                 pipeline.as_deref(),
                 function,
                 call_id,
-                &arguments,
+                arguments,
                 emitter,
                 approver,
             )
@@ -681,7 +694,7 @@ impl ToolSession {
         };
         let run_arguments = decision
             .as_ref()
-            .map_or(arguments.as_str(), |d| d.arguments_for(&arguments));
+            .map_or(arguments, |d| d.arguments_for(arguments));
         // A free slot is taken at once (the cancellation is checked before the call starts);
         // otherwise wait for one unless cancelled. Boxed: the wait is large, and only calls
         // that find every slot taken need it.
