@@ -17,10 +17,13 @@
 //! A turn runs the steps for all calls of one response at once (batch hooks, parallel runs,
 //! spans); a tool session for one call under its lock.
 
+use std::ops::Deref;
 use std::time::{Duration, Instant};
 
 use crate::approval::{ApprovalDecision, edited_text};
-use crate::collapse::{Delivered, Expansion, Routed, Target, Toolset, Unwrapped, unknown_text};
+use crate::collapse::{
+    Delivered, Expansion, Routed, Target, Toolset, Unwrapped, may_be_layout_tool, unknown_text,
+};
 use crate::config::Limits;
 use crate::error::RunError;
 use crate::events::{AgentEvent, Emitter};
@@ -62,12 +65,19 @@ pub(super) fn started(
 
 /// The call as it stands after the argument limit and unwrapping: itself, the call its
 /// arguments name (a call of the layout's call tool), or answered with an error result (too
-/// large, or its arguments name nothing).
+/// large, or its arguments name nothing). `tools` is asked for the toolset only when the name
+/// can be a layout's own tool (a tool session locks its state for it).
 #[inline]
-pub(super) fn admit(tools: &Toolset, limits: &Limits, name: &str, arguments: &str) -> Unwrapped {
+pub(super) fn admit<T: Deref<Target = Toolset>>(
+    tools: impl FnOnce() -> T,
+    limits: &Limits,
+    name: &str,
+    arguments: &str,
+) -> Unwrapped {
     match limits.check_arguments(name, arguments) {
         Some(rejected) => Unwrapped::Invalid(ToolResult::error(rejected)),
-        None => tools.unwrap_call(name, arguments),
+        None if !may_be_layout_tool(name) => Unwrapped::Direct,
+        None => tools().unwrap_call(name, arguments),
     }
 }
 

@@ -1193,7 +1193,7 @@ fn admit_calls(
 ) -> Option<Vec<ToolCall>> {
     let mut unwrapped: Option<Vec<ToolCall>> = None;
     for (i, call) in calls.iter().enumerate() {
-        match call::admit(tools, limits, &call.name, &call.arguments) {
+        match call::admit(|| tools, limits, &call.name, &call.arguments) {
             Unwrapped::Direct => {}
             Unwrapped::Inner { name, arguments } => {
                 let calls = unwrapped.get_or_insert_with(|| calls.to_vec());

@@ -564,7 +564,8 @@ impl ToolSession {
         let limits = &self.agent.inner.limits;
         // As in a turn, a call of the layout's own tool stands for the call it names from here
         // on: events, middleware and results see that call.
-        let admitted = call::admit(&self.lock().tools, limits, name, arguments);
+        // The lock is taken only for a name that can be the layout's tool.
+        let admitted = call::admit(|| Arc::clone(&self.lock().tools), limits, name, arguments);
         let (name, arguments, answer) = match admitted {
             Unwrapped::Direct => (Cow::Borrowed(name), Cow::Borrowed(arguments), None),
             Unwrapped::Inner { name, arguments } => (Cow::Owned(name), Cow::Owned(arguments), None),

@@ -45,7 +45,7 @@ use crate::tool::catalog::{Catalog, Group, Slot};
 
 pub(crate) use expansion::{Expansion, Routed, unknown_text, with_section};
 pub(crate) use refresh::LiveToolset;
-pub(crate) use unwrap::Unwrapped;
+pub(crate) use unwrap::{Unwrapped, may_be_layout_tool};
 
 /// Where a harness built at run time came from, to pick up a changed tool list.
 #[derive(Clone)]

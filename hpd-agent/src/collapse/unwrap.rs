@@ -30,6 +30,13 @@ struct CallArguments {
     arguments: Option<Value>,
 }
 
+/// Whether a call of `name` can be one of a layout's own tools. Any other name stands for
+/// itself in every layout ([`Toolset::unwrap_call`] answers [`Unwrapped::Direct`]), so a caller
+/// that must lock its toolset to unwrap a call skips the lock for it.
+pub(crate) fn may_be_layout_tool(name: &str) -> bool {
+    name == CALL_TOOL || name == SEARCH_TOOL
+}
+
 impl Toolset {
     /// What a call of `name` with `arguments` stands for in this toolset's layout.
     pub(crate) fn unwrap_call(&self, name: &str, arguments: &str) -> Unwrapped {
