@@ -35,11 +35,8 @@ impl Writing {
     /// A child agent that shortens texts, allowed to count words with the parent's tool.
     #[sub_agent]
     fn editor(&self) -> SubAgent {
-        let config = {
-            let mut config = AgentConfig::default();
-            config.instructions = Some("You shorten texts to at most five words.".to_owned());
-            config
-        };
+        let config =
+            AgentConfig::default().with_instructions("You shorten texts to at most five words.");
         SubAgent::new("editor", "Shortens a text.", config)
             .with_parent_functions(["Writing.word_count"])
     }

@@ -305,11 +305,10 @@ async fn persisted_expansions_keep_the_list_and_the_system_text() {
 #[tokio::test]
 async fn the_json_key_round_trips_and_configures_the_agent() {
     let config = AgentConfig::from_json(r#"{"collapsing": {"cacheStable": true}}"#).unwrap();
-    assert_eq!(config.collapsing, {
-        let mut collapsing = CollapsingConfig::default();
-        collapsing.layout = CollapsingLayout::Append;
-        collapsing
-    });
+    assert_eq!(
+        config.collapsing,
+        CollapsingConfig::default().with_layout(CollapsingLayout::Append)
+    );
     // Written back under its current name.
     assert_eq!(
         config.to_json(),

@@ -39,14 +39,14 @@ async fn serve_hpd() -> String {
         ToolResult::ok(args["text"].as_str().unwrap_or_default().to_owned())
     });
     let agent = AgentBuilder::new()
-        .with_harness(HarnessBuilder::new("Bench").tool(echo).build().unwrap())
+        .with_harness(HarnessBuilder::new("Bench").with_tool(echo).build().unwrap())
         .with_chat_client(ScriptedChatClient::new())
         .build()
         .unwrap();
     let server = McpServer::new(agent)
         .without_collapse()
-        .allow_unauthenticated()
-        .max_connections(4096)
+        .with_unauthenticated_access()
+        .with_max_connections(4096)
         .serve_http("127.0.0.1:0".parse().unwrap())
         .await
         .unwrap();

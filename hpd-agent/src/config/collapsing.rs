@@ -5,7 +5,8 @@
 /// The default has collapsing and recovery on, recovered calls not executed, expansions
 /// cleared at turn end, no never-collapsed harness, and the [`fixed`](CollapsingLayout::Fixed)
 /// layout. It is `#[non_exhaustive]`, so that a release can add a field: outside the crate it is
-/// made by `default()` (or read from JSON) and its public fields are set afterwards.
+/// made by `default()` (or read from JSON), then set with its `with_*` setters (one per field;
+/// `with_never_collapse` adds one name) or by assigning its public fields.
 ///
 /// # Examples
 ///
@@ -14,8 +15,7 @@
 /// use hpd_agent::config::CollapsingConfig;
 ///
 /// let config = AgentConfig::from_json(r#"{"collapsing": {"never_collapse": ["WeatherTools"]}}"#)?;
-/// let mut expected = CollapsingConfig::default();
-/// expected.never_collapse = vec!["WeatherTools".into()];
+/// let expected = CollapsingConfig::default().with_never_collapse("WeatherTools");
 /// assert_eq!(config.collapsing, expected);
 /// # Ok::<(), hpd_agent::config::ConfigError>(())
 /// ```
@@ -60,6 +60,84 @@ impl Default for CollapsingConfig {
 }
 
 impl CollapsingConfig {
+    /// Sets [`enabled`](Self::enabled): `false` turns collapsing off.
+    ///
+    /// ```
+    /// let collapsing = hpd_agent::config::CollapsingConfig::default().with_enabled(false);
+    /// assert!(!collapsing.enabled);
+    /// ```
+    #[must_use]
+    pub fn with_enabled(mut self, enabled: bool) -> Self {
+        self.enabled = enabled;
+        self
+    }
+
+    /// Adds a harness name to [`never_collapse`](Self::never_collapse), after those already
+    /// there.
+    ///
+    /// ```
+    /// let collapsing = hpd_agent::config::CollapsingConfig::default()
+    ///     .with_never_collapse("WeatherTools")
+    ///     .with_never_collapse("MathTools");
+    /// assert_eq!(collapsing.never_collapse, ["WeatherTools", "MathTools"]);
+    /// ```
+    #[must_use]
+    pub fn with_never_collapse(mut self, harness: impl Into<String>) -> Self {
+        self.never_collapse.push(harness.into());
+        self
+    }
+
+    /// Sets [`recovery`](Self::recovery).
+    ///
+    /// ```
+    /// let collapsing = hpd_agent::config::CollapsingConfig::default().with_recovery(false);
+    /// assert!(!collapsing.recovery);
+    /// ```
+    #[must_use]
+    pub fn with_recovery(mut self, recovery: bool) -> Self {
+        self.recovery = recovery;
+        self
+    }
+
+    /// Sets [`execute_recovered_calls`](Self::execute_recovered_calls).
+    ///
+    /// ```
+    /// let collapsing = hpd_agent::config::CollapsingConfig::default().with_execute_recovered_calls(true);
+    /// assert!(collapsing.execute_recovered_calls);
+    /// ```
+    #[must_use]
+    pub fn with_execute_recovered_calls(mut self, execute: bool) -> Self {
+        self.execute_recovered_calls = execute;
+        self
+    }
+
+    /// Sets [`keep_expansions_across_turns`](Self::keep_expansions_across_turns).
+    ///
+    /// ```
+    /// let collapsing =
+    ///     hpd_agent::config::CollapsingConfig::default().with_keep_expansions_across_turns(true);
+    /// assert!(collapsing.keep_expansions_across_turns);
+    /// ```
+    #[must_use]
+    pub fn with_keep_expansions_across_turns(mut self, keep: bool) -> Self {
+        self.keep_expansions_across_turns = keep;
+        self
+    }
+
+    /// Sets [`layout`](Self::layout).
+    ///
+    /// ```
+    /// use hpd_agent::config::{CollapsingConfig, CollapsingLayout};
+    ///
+    /// let collapsing = CollapsingConfig::default().with_layout(CollapsingLayout::Native);
+    /// assert_eq!(collapsing.layout, CollapsingLayout::Native);
+    /// ```
+    #[must_use]
+    pub fn with_layout(mut self, layout: CollapsingLayout) -> Self {
+        self.layout = layout;
+        self
+    }
+
     /// Whether this is [`CollapsingConfig::default()`] (then serialization leaves it out).
     ///
     /// # Examples

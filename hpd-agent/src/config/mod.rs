@@ -206,7 +206,8 @@ const AGENT_CONFIG: &str = "AgentConfig";
 /// Every field has a default (`AgentConfig::default()` is an agent with no name, no
 /// instructions, the builder's model and iteration limit, default collapsing, and no tools).
 /// It is `#[non_exhaustive]`, so that a release can add a field: outside the crate it is made
-/// by [`from_json`](Self::from_json) or `default()`, and its public fields are set afterwards.
+/// by [`from_json`](Self::from_json) or `default()`, then set with its `with_*` setters (one per
+/// field; those of the lists add one entry) or by assigning its public fields.
 /// The JSON format, its key rules and its errors are described in the
 /// [module docs](crate::config).
 ///
@@ -255,7 +256,7 @@ pub struct AgentConfig {
     pub limits: Limits,
     /// The budget of one request's history (JSON `context_budget`); `None` sends the whole
     /// history.
-    pub context_budget: Option<crate::config::ContextBudget>,
+    pub context_budget: Option<ContextBudget>,
     /// The schema every final answer must match (JSON `output_schema`); `None`: plain text
     /// answers.
     pub output_schema: Option<OutputSchemaConfig>,
@@ -342,6 +343,174 @@ impl AgentConfig {
     #[must_use]
     pub fn to_json(&self) -> String {
         to_canonical_json(self)
+    }
+
+    /// Sets [`name`](Self::name).
+    ///
+    /// ```
+    /// let config = hpd_agent::AgentConfig::default().with_name("planner");
+    /// assert_eq!(config.name.as_deref(), Some("planner"));
+    /// ```
+    #[must_use]
+    pub fn with_name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+
+    /// Sets [`instructions`](Self::instructions).
+    ///
+    /// ```
+    /// let config = hpd_agent::AgentConfig::default().with_instructions("Be brief.");
+    /// assert_eq!(config.instructions.as_deref(), Some("Be brief."));
+    /// ```
+    #[must_use]
+    pub fn with_instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// Sets [`model`](Self::model).
+    ///
+    /// ```
+    /// use hpd_agent::AgentConfig;
+    /// use hpd_agent::config::ModelConfig;
+    ///
+    /// let model = ModelConfig {
+    ///     provider: Some("openai".into()),
+    ///     model: Some("gpt-4o-mini".into()),
+    ///     ..ModelConfig::default()
+    /// };
+    /// let config = AgentConfig::default().with_model(model.clone());
+    /// assert_eq!(config.model, Some(model));
+    /// ```
+    #[must_use]
+    pub fn with_model(mut self, model: ModelConfig) -> Self {
+        self.model = Some(model);
+        self
+    }
+
+    /// Sets [`max_iterations`](Self::max_iterations).
+    ///
+    /// ```
+    /// let config = hpd_agent::AgentConfig::default().with_max_iterations(4);
+    /// assert_eq!(config.max_iterations, Some(4));
+    /// ```
+    #[must_use]
+    pub fn with_max_iterations(mut self, max_iterations: usize) -> Self {
+        self.max_iterations = Some(max_iterations);
+        self
+    }
+
+    /// Sets [`collapsing`](Self::collapsing).
+    ///
+    /// ```
+    /// use hpd_agent::AgentConfig;
+    /// use hpd_agent::config::CollapsingConfig;
+    ///
+    /// let config = AgentConfig::default().with_collapsing(CollapsingConfig::default().with_enabled(false));
+    /// assert!(!config.collapsing.enabled);
+    /// ```
+    #[must_use]
+    pub fn with_collapsing(mut self, collapsing: CollapsingConfig) -> Self {
+        self.collapsing = collapsing;
+        self
+    }
+
+    /// Adds a harness to [`tool_harnesses`](Self::tool_harnesses), after those already there.
+    ///
+    /// ```
+    /// use hpd_agent::AgentConfig;
+    /// use hpd_agent::config::ToolHarnessReference;
+    ///
+    /// let config = AgentConfig::default()
+    ///     .with_tool_harness(ToolHarnessReference::new("WeatherTools"))
+    ///     .with_tool_harness(ToolHarnessReference::new("MathTools").with_functions(["add"]));
+    /// assert_eq!(config.tool_harnesses.len(), 2);
+    /// assert_eq!(config.tool_harnesses[0].name, "WeatherTools");
+    /// ```
+    #[must_use]
+    pub fn with_tool_harness(mut self, harness: ToolHarnessReference) -> Self {
+        self.tool_harnesses.push(harness);
+        self
+    }
+
+    /// Adds a sub-agent to [`sub_agents`](Self::sub_agents), after those already there.
+    ///
+    /// ```
+    /// use hpd_agent::AgentConfig;
+    /// use hpd_agent::config::SubAgentConfig;
+    ///
+    /// let researcher = SubAgentConfig::new("researcher", "Looks things up.", AgentConfig::default());
+    /// let config = AgentConfig::default().with_sub_agent(researcher);
+    /// assert_eq!(config.sub_agents[0].name, "researcher");
+    /// ```
+    #[must_use]
+    pub fn with_sub_agent(mut self, sub_agent: SubAgentConfig) -> Self {
+        self.sub_agents.push(sub_agent);
+        self
+    }
+
+    /// Adds an MCP server to [`mcp_servers`](Self::mcp_servers), after those already there.
+    ///
+    /// ```
+    /// use hpd_agent::AgentConfig;
+    /// use hpd_agent::config::McpServerConfig;
+    ///
+    /// let config = AgentConfig::default()
+    ///     .with_mcp_server(McpServerConfig::http("Search", "http://127.0.0.1:3000/mcp"));
+    /// assert_eq!(config.mcp_servers[0].name, "Search");
+    /// ```
+    #[must_use]
+    pub fn with_mcp_server(mut self, server: McpServerConfig) -> Self {
+        self.mcp_servers.push(server);
+        self
+    }
+
+    /// Sets [`limits`](Self::limits).
+    ///
+    /// ```
+    /// use hpd_agent::AgentConfig;
+    /// use hpd_agent::config::Limits;
+    ///
+    /// let config = AgentConfig::default().with_limits(Limits::default().with_max_parallel_calls(1));
+    /// assert_eq!(config.limits.max_parallel_calls, 1);
+    /// ```
+    #[must_use]
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Sets [`context_budget`](Self::context_budget).
+    ///
+    /// ```
+    /// use hpd_agent::AgentConfig;
+    /// use hpd_agent::config::ContextBudget;
+    ///
+    /// let config = AgentConfig::default().with_context_budget(ContextBudget::tokens(8_000));
+    /// assert_eq!(config.context_budget, Some(ContextBudget::tokens(8_000)));
+    /// ```
+    #[must_use]
+    pub fn with_context_budget(mut self, budget: ContextBudget) -> Self {
+        self.context_budget = Some(budget);
+        self
+    }
+
+    /// Sets [`output_schema`](Self::output_schema).
+    ///
+    /// ```
+    /// use hpd_agent::AgentConfig;
+    /// use hpd_agent::config::OutputSchemaConfig;
+    /// use serde_json::json;
+    ///
+    /// let schema = OutputSchemaConfig::new("verdict", json!({"type": "object"}));
+    /// let config = AgentConfig::default().with_output_schema(schema.clone());
+    /// assert_eq!(config.output_schema, Some(schema));
+    /// ```
+    #[must_use]
+    pub fn with_output_schema(mut self, schema: OutputSchemaConfig) -> Self {
+        self.output_schema = Some(schema);
+        self
     }
 }
 
