@@ -20,6 +20,8 @@
 use std::ops::Deref;
 use std::time::{Duration, Instant};
 
+use futures::FutureExt as _;
+
 use crate::approval::{ApprovalDecision, edited_text};
 use crate::collapse::{
     Delivered, Expansion, Routed, Target, Toolset, Unwrapped, may_be_layout_tool, unknown_text,
@@ -158,11 +160,15 @@ pub(super) fn route(
 /// harness's scoped `pipeline`) with `arguments` (the approved ones, when a person edited
 /// them), unless the run is cancelled first.
 ///
+/// Not an `async fn`: the result is finished in a `map` of the pipeline's future, so it is not
+/// moved through one more state machine on its way to the caller (the agent loop measured the
+/// extra move; see BENCHMARKS.md).
+///
 /// # Errors
 ///
 /// [`RunError::Cancelled`], or a hook failed.
 #[inline]
-pub(super) async fn run(
+pub(super) fn run(
     global: &[std::sync::Arc<dyn Middleware>],
     pipeline: Option<&ScopedPipeline>,
     function: &Function,
@@ -170,17 +176,21 @@ pub(super) async fn run(
     arguments: &str,
     scope: &CallScope<'_>,
     approval: Option<&ApprovalDecision>,
-) -> Result<ToolResult, RunError> {
+) -> impl Future<Output = Result<ToolResult, RunError>> {
     let call = call_function(
         global, pipeline, function, call_id, arguments, scope, approval,
     );
-    let mut result = unless_cancelled(scope.cancellation, call)
-        .await
-        .ok_or(RunError::Cancelled)??;
-    if let Some(ApprovalDecision::ApproveEdited { arguments }) = approval {
-        result.text = edited_text(arguments, &result.text);
-    }
-    Ok(result)
+    let edited = match approval {
+        Some(ApprovalDecision::ApproveEdited { arguments }) => Some(arguments),
+        _ => None,
+    };
+    unless_cancelled(scope.cancellation, call).map(move |output| {
+        let mut result = output.ok_or(RunError::Cancelled)??;
+        if let Some(arguments) = edited {
+            result.text = edited_text(arguments, &result.text);
+        }
+        Ok(result)
+    })
 }
 
 /// The result as the caller gets it (cut to the limits), reported as finished after
