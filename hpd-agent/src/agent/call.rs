@@ -2,9 +2,9 @@
 //! its result. The agent loop (`run.rs`) and the tool session (`tool_session.rs`, through which
 //! the MCP server serves) both call tools through these steps, in this order:
 //!
-//! 1. [`started`]: the started event;
-//! 2. [`admit`]: the argument limit, then the layout's own call tool unwrapped to the call it
+//! 1. [`admit`]: the argument limit, then the layout's own call tool unwrapped to the call it
 //!    names (from here on events, middleware, limits and results see that call);
+//! 2. [`started`]: the started event, of the admitted call;
 //! 3. [`route`]: the name resolved against the expansion state: a container call expands and is
 //!    answered with its members, a hidden member's call is recovered, an unknown name gets the
 //!    not-found result;
@@ -15,7 +15,7 @@
 //! 6. [`finish`]: the result cut to the limits, and the finished event.
 //!
 //! A turn runs the steps for all calls of one response at once (batch hooks, parallel runs,
-//! spans); a tool session for one call under its lock.
+//! spans); a tool session for one call, routed under its lock and run without it.
 
 use std::ops::Deref;
 use std::time::{Duration, Instant};
