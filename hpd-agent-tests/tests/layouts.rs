@@ -93,9 +93,9 @@ async fn fixed_keeps_every_request_of_a_session_a_continuation_of_the_last() {
         through("c4", "read_file", json!({"path": "a.txt"})),
         through("c5", "FileTools.read_file", json!({"path": "b.txt"})),
         ChatResponse::text("read"),
-        // A member of a container of an earlier turn: recovery, then the call runs.
+        // A member of a container of an earlier turn: its schema is in the history, so the
+        // call runs at once (what is loaded stays loaded).
         through("c6", "multiply", json!({"a": 2, "b": 4})),
-        through("c7", "multiply", json!({"a": 2, "b": 4})),
         ChatResponse::text("8"),
     ]);
     let events = Arc::new(Mutex::new(Vec::new()));
@@ -133,7 +133,7 @@ async fn fixed_keeps_every_request_of_a_session_a_continuation_of_the_last() {
     assert_eq!(session.run("read").await.unwrap().text, "read");
     assert_eq!(session.run("multiply").await.unwrap().text, "8");
     let requests = client.requests();
-    assert_eq!(requests.len(), 10);
+    assert_eq!(requests.len(), 9);
     assert_eq!(requests[0].tool_names(), FIXED_LIST);
     assert_eq!(requests[0].instructions, "Base.");
     assert!(requests[0].deferred.is_empty());
@@ -176,7 +176,19 @@ async fn fixed_keeps_every_request_of_a_session_a_continuation_of_the_last() {
             "finish add false 5",
         ]
     );
-    assert!(events.contains(&"expanded MathTools true".to_owned()));
+    // MathTools expands again for the later turn's call, which is no recovery.
+    assert_eq!(
+        events
+            .iter()
+            .filter(|e| e.starts_with("expanded MathTools"))
+            .collect::<Vec<_>>(),
+        ["expanded MathTools false", "expanded MathTools false"]
+    );
+    assert_eq!(
+        requests[8].tool_result("c6"),
+        Some(("8", false)),
+        "the result carries no instructions the history holds"
+    );
 }
 
 /// Records the calls hooks see.
@@ -709,4 +721,199 @@ async fn a_container_opened_again_in_a_session_does_not_repeat_what_the_history_
         })
         .collect();
     assert_eq!(loaded, [vec!["add", "multiply", "divide"], vec![]]);
+}
+
+/// What is loaded stays loaded: in `fixed`, a member whose schema an earlier result showed runs
+/// in a later turn through the call tool and by its own name, with its scoped pipeline created
+/// afresh and no recovery answer; a member never shown is still recovered.
+#[tokio::test]
+async fn fixed_runs_members_the_history_shows_in_later_turns() {
+    let _serial = SERIAL.lock().await;
+    reset_logs();
+    let client = ScriptedChatClient::with_replies([
+        call("c1", "MathTools", json!({})),
+        ChatResponse::text("open"),
+        // Turn two: no container call, straight to the members.
+        ChatResponse::tool_calls(vec![
+            through("c2", "add", json!({"a": 1, "b": 2})).tool_calls[0].clone(),
+            ToolCall::new("c3", "multiply", json!({"a": 2, "b": 3}).to_string()),
+            ToolCall::new("c4", "query", json!({"sql": "select 1"}).to_string()),
+        ]),
+        ChatResponse::text("done"),
+    ]);
+    let events = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&events);
+    let built = agent(&client, CollapsingLayout::Fixed)
+        .on_event(move |event| {
+            if let AgentEvent::ContainerExpanded { harness, recovery } = event {
+                seen.lock().unwrap().push((harness.clone(), *recovery));
+            }
+        })
+        .build()
+        .unwrap();
+    let mut session = built.session();
+    session.run("one").await.unwrap();
+    let out = session.run("two").await.unwrap();
+    assert_eq!(out.text, "done");
+    let requests = client.requests();
+    assert_eq!(requests.len(), 4, "one request fewer than with recovery");
+    assert_eq!(requests[3].tool_result("c2"), Some(("3", false)));
+    assert_eq!(requests[3].tool_result("c3"), Some(("6", false)));
+    let (recovered, _) = requests[3].tool_result("c4").unwrap();
+    assert!(
+        recovered.starts_with(
+            "DatabaseTools expanded. Available functions: query. Call query again to run it."
+        ),
+        "{recovered}"
+    );
+    assert_eq!(executions(), ["MathTools.add", "MathTools.multiply"]);
+    // MathTools expands again (not a recovery) for the first call that needs it, once.
+    assert_eq!(
+        *events.lock().unwrap(),
+        [
+            ("MathTools".to_owned(), false),
+            ("MathTools".to_owned(), false),
+            ("DatabaseTools".to_owned(), true),
+        ]
+    );
+    assert_continuations(&requests);
+}
+
+/// In the native forms, a member loaded by an earlier result is called by its own name in a
+/// later turn and runs, loading nothing again; its arguments are checked against its schema.
+#[tokio::test]
+async fn native_runs_members_loaded_in_earlier_turns() {
+    let _serial = SERIAL.lock().await;
+    for form in [DeferredTools::ToolReferences, DeferredTools::ToolSearch] {
+        reset_logs();
+        let client = ScriptedChatClient::new().with_deferred_tools(form);
+        let open = match form {
+            DeferredTools::ToolSearch => call("c1", "tool_search", json!({"query": "FileTools"})),
+            _ => call("c1", "FileTools", json!({})),
+        };
+        for reply in [
+            open,
+            ChatResponse::text("open"),
+            ChatResponse::tool_calls(vec![
+                ToolCall::new("c2", "read_file", json!({"path": "a.txt"}).to_string()),
+                ToolCall::new("c3", "read_file", json!({"path": 5}).to_string()),
+            ]),
+            ChatResponse::text("done"),
+        ] {
+            client.push(reply);
+        }
+        let mut session = agent(&client, CollapsingLayout::Native)
+            .build()
+            .unwrap()
+            .session();
+        session.run("one").await.unwrap();
+        session.run("two").await.unwrap();
+        let requests = client.requests();
+        assert_eq!(requests.len(), 4, "{form:?}");
+        assert_eq!(
+            requests[3].tool_result("c2"),
+            Some(("contents of a.txt", false)),
+            "{form:?}"
+        );
+        assert_eq!(
+            requests[3].tool_result("c3"),
+            Some((
+                "Invalid arguments for 'read_file': at $.path: 5 is not of type \"string\"",
+                true
+            )),
+            "{form:?}"
+        );
+        let loaded: Vec<Vec<String>> = session
+            .history()
+            .iter()
+            .filter_map(|m| match m {
+                ChatMessage::Tool { references, .. } => Some(references.clone()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            loaded,
+            [
+                vec!["read_file".to_owned(), "write_file".to_owned()],
+                vec![],
+                vec![]
+            ],
+            "{form:?}: nothing is loaded twice"
+        );
+        assert_eq!(executions(), ["FileTools.read_file"], "{form:?}");
+        assert_continuations(&requests);
+    }
+}
+
+/// `hide` and `append` keep the seed's turn end: their members reach the model only through the
+/// tool list, so a member called in a later turn is recovered.
+#[tokio::test]
+async fn hide_and_append_recover_members_after_turn_end() {
+    let _serial = SERIAL.lock().await;
+    for layout in [CollapsingLayout::Hide, CollapsingLayout::Append] {
+        reset_logs();
+        let client = ScriptedChatClient::with_replies([
+            call("c1", "MathTools", json!({})),
+            call("c2", "add", json!({"a": 1, "b": 2})),
+            ChatResponse::text("3"),
+            call("c3", "add", json!({"a": 1, "b": 2})),
+            ChatResponse::text("again"),
+        ]);
+        let mut session = agent(&client, layout).build().unwrap().session();
+        session.run("one").await.unwrap();
+        session.run("two").await.unwrap();
+        let requests = client.requests();
+        let (recovered, _) = requests[4].tool_result("c3").unwrap();
+        assert!(
+            recovered.starts_with(
+                "MathTools expanded. Available functions: add, multiply, divide. Call add again \
+                 to run it."
+            ),
+            "{layout}: {recovered}"
+        );
+        assert_eq!(executions(), ["MathTools.add"], "{layout}");
+    }
+}
+
+/// A definition the context budget trimmed away is no longer in the model's view: the member is
+/// recovered again; with expansions kept across turns it runs all the same.
+#[tokio::test]
+async fn a_trimmed_definition_is_recovered_unless_expansions_are_kept() {
+    let _serial = SERIAL.lock().await;
+    for keep in [false, true] {
+        reset_logs();
+        let client = ScriptedChatClient::with_replies([
+            call("c1", "MathTools", json!({})),
+            ChatResponse::text("open"),
+            ChatResponse::text("chat"),
+            through("c2", "add", json!({"a": 1, "b": 2})),
+            ChatResponse::text("done"),
+        ]);
+        let mut session = agent(&client, CollapsingLayout::Fixed)
+            .configure_harness_collapsing(|c| c.keep_expansions_across_turns = keep)
+            .with_context_budget(hpd_agent::config::ContextBudget::messages(3))
+            .build()
+            .unwrap()
+            .session();
+        session.run("one").await.unwrap();
+        session.run("two").await.unwrap();
+        session.run("three").await.unwrap();
+        let requests = client.requests();
+        let last = requests.last().unwrap();
+        assert!(
+            last.messages.iter().all(|m| !matches!(
+                m,
+                ChatMessage::Tool { call_id, .. } if call_id == "c1"
+            )),
+            "the budget trimmed the container result"
+        );
+        let (text, _) = last.tool_result("c2").unwrap();
+        if keep {
+            assert_eq!(text, "3");
+            assert_eq!(executions(), ["MathTools.add"]);
+        } else {
+            assert!(text.contains("Call add again to run it."), "{text}");
+            assert!(executions().is_empty());
+        }
+    }
 }

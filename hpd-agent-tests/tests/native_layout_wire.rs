@@ -289,11 +289,10 @@ async fn anthropic_defers_members_and_a_container_result_references_them() {
     assert_eq!(*served.refusals.lock().unwrap(), Vec::<String>::new());
     assert_eq!(first.unwrap().text, "5");
     // The next turn starts collapsed; the model still has the definitions loaded from the
-    // history and calls a member, which recovery expands (its result references the members
-    // again) without running it.
+    // history and calls a member, which runs at once: what is loaded stays loaded.
     let second = session.run("now multiply").await.unwrap();
     assert_eq!(second.text, "6");
-    assert_eq!(executions(), ["MathTools.add"]);
+    assert_eq!(executions(), ["MathTools.add", "MathTools.multiply"]);
 
     let bodies = served.bodies.lock().unwrap().clone();
     assert_eq!(bodies.len(), 5);
@@ -366,14 +365,11 @@ async fn anthropic_defers_members_and_a_container_result_references_them() {
             assert_eq!(strip(a), strip(b));
         }
     }
-    // The second turn's recovered call: the definitions are loaded from the first turn's
-    // result already, so it references nothing again; its text says what to do.
-    let recovered = &bodies[4]["messages"][8]["content"][0];
-    assert_eq!(recovered["tool_use_id"], "toolu_3");
-    assert_eq!(
-        recovered["content"],
-        "MathTools expanded. Available functions: add, multiply, divide. Call multiply again to run it."
-    );
+    // The second turn's call ran: its result is the member's own, and it references nothing
+    // (the definitions are loaded from the first turn's result).
+    let ran = &bodies[4]["messages"][8]["content"][0];
+    assert_eq!(ran["tool_use_id"], "toolu_3");
+    assert_eq!(ran["content"], "6");
 }
 
 #[tokio::test]

@@ -127,15 +127,32 @@
 //!   member (validation, middleware, limits, events and recovery name the member, while the
 //!   history keeps the model's own call). A container opened again later in the session
 //!   answers without the schemas and instructions the history already holds.
+//! - **Arguments checked.** No provider's strict decoding reaches the `arguments` of
+//!   `call_function`, nor a member a native form loaded mid-conversation, so in `fixed` and
+//!   `native` a call of a collapsed member is checked against the member's whole JSON Schema
+//!   before anything runs (the `argument-validation` feature, on by default): a mismatch is
+//!   answered with `Invalid arguments for 'add': at $.a: "two" is not of type "integer"`,
+//!   naming the JSON path of the first mismatch, and the member does not run.
 //! - **Recovery.** Calling a member before its container, directly or through
 //!   `call_function`, by its name or qualified (`MathTools.add`, `mathtools:add`,
 //!   `MathTools/add`, `MathTools-add`, `MathTools__add`), expands its container too: the call
 //!   is answered with the expansion and `Call add again to run it.`, or run right away with
 //!   [`CollapsingConfig::execute_recovered_calls`](crate::config::CollapsingConfig::execute_recovered_calls). Functions that are not registered for the
 //!   agent are never run, whatever name the model uses.
-//! - **Turn end.** At the end of a turn all containers collapse again (their scoped middleware
-//!   is dropped, and a later member call is a recovery), unless
-//!   [`CollapsingConfig::keep_expansions_across_turns`](crate::config::CollapsingConfig::keep_expansions_across_turns) is set.
+//! - **Turn end, and what stays loaded.** At the end of a turn every container collapses
+//!   again: its scoped middleware is dropped. What the model was shown stays shown, though: in
+//!   `fixed` and `native`, a member whose definition the conversation holds (its schema line in
+//!   an earlier container result; in `native`, its definition loaded by an earlier result) runs
+//!   when the model calls it in a later turn, through `call_function` or by its own name, with
+//!   no recovery answer and no extra round trip. Its container expands again for that call, as
+//!   a container call would expand it: a fresh scoped pipeline, and its `system_prompt` in the
+//!   result when the conversation no longer holds it. A member whose definition the model has
+//!   not seen (never opened, or trimmed away by the context budget) is recovered. In `hide` and
+//!   `append`, where members reach the model only through the tool list, a member called after
+//!   turn end is recovered. [`CollapsingConfig::keep_expansions_across_turns`](crate::config::CollapsingConfig::keep_expansions_across_turns)
+//!   keeps expansions, and the same scoped middleware instances, for the whole session (in
+//!   `hide` and `append` the members stay in the tool list; in `fixed` and `native` members run
+//!   even once the context budget has trimmed their definitions away).
 //!
 //! **Why `fixed`, and the other layouts.** Providers cache the longest unchanged prefix of a
 //! request (tools, then system text, then messages) and bill everything after the first change
@@ -720,6 +737,8 @@
 //! | feature | default | what it adds |
 //! |---|---|---|
 //! | `sqlite` | yes | `store::SqliteSessionStore`, the embedded session store (SQLite compiled in through `rusqlite`) |
+//! | `output-validation` | yes | typed final answers checked against their whole JSON Schema (`jsonschema`); without it, by parsing and deserializing only |
+//! | `argument-validation` | yes | in `fixed` and `native`, a collapsed member's arguments checked against its JSON Schema before it runs (`jsonschema`); without it, by the function's own parsing only |
 //! | `postgres` | no | `store::PostgresSessionStore`, over `tokio-postgres` |
 //! | `redis` | no | `store::RedisSessionStore`, over the `redis` crate with Tokio support |
 //! | `mcp` | no | the [`mcp`](mcp/index.html) module: `McpHarness` (MCP servers as harnesses), `McpServer` (an agent's tools over MCP), `AgentBuilder::with_mcp_server` and `build_async`; built on the official Rust SDK `rmcp` |

@@ -392,6 +392,9 @@ impl Turn<'_> {
         .await?;
 
         let mut first = 1;
+        if resume.is_none() {
+            self.open_ahead(&turn_info.user_message)?;
+        }
         if let Some(resume) = resume {
             let iteration = resume.paused.iteration;
             first = iteration + 1;
@@ -661,6 +664,65 @@ impl Turn<'_> {
         let mut options = self.options.clone();
         options.tool_choice = resolved.choice;
         Ok(Some(options))
+    }
+
+    /// Opens the containers that the turn's `message` ranks high enough (the `open_ahead`
+    /// setting), before the turn's first request, as the model's own container calls would
+    /// have: an assistant message calling them, then each one's result, appended to the
+    /// history. Each opening reports `ContainerExpanded` (not a recovery).
+    ///
+    /// # Errors
+    ///
+    /// A scoped middleware of an opened harness could not be created.
+    fn open_ahead(&mut self, message: &str) -> Result<(), RunError> {
+        let tools = self.tools;
+        let sent = (*self.trimmed).min(self.history.len());
+        let delivered = tools.delivered(&self.history[sent..]);
+        let opening = tools.open_ahead(message, &self.expansion.expanded, &delivered);
+        if opening.is_empty() {
+            return Ok(());
+        }
+        let seen = self.expansion.expanded.clone();
+        // Ids no model call of the session can have taken: the history's length is new at
+        // every opening.
+        let at = self.history.len();
+        let mut calls = Vec::with_capacity(opening.len());
+        let mut results = Vec::with_capacity(opening.len());
+        for (i, h) in opening.into_iter().enumerate() {
+            let call = ToolCall::new(
+                format!("hpd_open_{at}_{i}"),
+                tools.groups()[h].name.to_string(),
+                "{}",
+            );
+            let (resolved, _) = call::route(
+                &mut self.expansion,
+                tools,
+                &call.name,
+                &seen,
+                &delivered,
+                &self.emitter,
+            )?;
+            // A container's name is always answered: the routing expanded it.
+            if let call::Resolved::Answered(answer) = resolved {
+                let mut result = ChatMessage::tool_result(
+                    call.id.clone(),
+                    answer.result.limited(&self.agent.limits),
+                );
+                if let ChatMessage::Tool { references, .. } = &mut result {
+                    *references = answer.references;
+                }
+                calls.push(call);
+                results.push(result);
+            }
+        }
+        if !calls.is_empty() {
+            self.history
+                .push(ChatMessage::assistant(&crate::ChatResponse::tool_calls(
+                    calls,
+                )));
+            self.history.extend(results);
+        }
+        Ok(())
     }
 
     /// Resolves and runs the calls of one response and appends a result for every call, in

@@ -133,8 +133,10 @@ impl Expansion {
     }
 
     /// Resolves a call name against `seen` (the expansion state of the request the call
-    /// answers) and applies what it does to the expansion state: a container call or a recovered
-    /// call expands (calling `expanded(harness, recovery)` when a container expands).
+    /// answers) and `delivered` (what the conversation shows the model), and applies what it
+    /// does to the expansion state: a container call, a recovered call or a call of a member the
+    /// conversation holds expands (calling `expanded(harness, recovery)` when a container
+    /// expands).
     ///
     /// # Errors
     ///
@@ -150,8 +152,18 @@ impl Expansion {
         delivered: &Delivered,
         expanded: &mut dyn FnMut(&str, bool),
     ) -> Result<(Routed, Option<usize>), RunError> {
-        Ok(match tools.resolve(name, seen) {
+        Ok(match tools.resolve(name, seen, Some(delivered)) {
             Resolution::Run(target) => (Routed::Run(target), None),
+            Resolution::Loaded(h, f) => {
+                // What is loaded stays loaded: the model has the member's definition from an
+                // earlier result, so the call runs now. The harness expands again for it (its
+                // scoped pipeline; its instructions travel in the result when the conversation
+                // no longer holds them), and the result loads nothing.
+                if self.expand(tools, h)? {
+                    expanded(&tools.groups()[h].name, false);
+                }
+                (Routed::Run(Target::Member(h, f)), None)
+            }
             Resolution::Container(h) => {
                 if self.expand(tools, h)? {
                     expanded(&tools.groups()[h].name, false);

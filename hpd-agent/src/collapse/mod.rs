@@ -25,6 +25,7 @@
 //! unknown. Nothing that is not registered is ever reached.
 
 mod expansion;
+mod open_ahead;
 mod refresh;
 pub(crate) mod tool_choice;
 mod unwrap;
@@ -113,6 +114,9 @@ pub(crate) enum Resolution {
     Container(usize),
     /// A hidden member: expand harness `h`, and answer (or run) member `f`.
     Recover(usize, usize),
+    /// A hidden member whose definition the conversation already holds (the layouts with a
+    /// fixed list): expand harness `h` again and run member `f`, with no recovery answer.
+    Loaded(usize, usize),
     /// No such tool.
     Unknown,
 }
@@ -168,6 +172,8 @@ pub(crate) struct Toolset {
     /// Parallel to `catalog.groups`: the fixed layout's schema line of each member (empty in
     /// the other layouts).
     schema_lines: Vec<Vec<String>>,
+    /// The containers ranked for opening ahead of the model (empty when it is off).
+    ranker: Arc<open_ahead::Ranker>,
 }
 
 /// The start of every schema line of the fixed layout.
@@ -399,7 +405,7 @@ impl Toolset {
     }
 
     pub(super) fn index(
-        catalog: Catalog,
+        mut catalog: Catalog,
         extras: Vec<GroupExtras>,
         settings: CollapsingConfig,
         native: DeferredTools,
@@ -407,8 +413,8 @@ impl Toolset {
         let mut by_name: HashMap<String, NameSlot, NameHash> = HashMap::default();
         let mut by_harness: HashMap<String, usize> = HashMap::new();
         let mut always_visible = Vec::new();
-        let groups = &catalog.groups;
-        let collapsed: Vec<bool> = groups
+        let collapsed: Vec<bool> = catalog
+            .groups
             .iter()
             .map(|g| {
                 settings.enabled
@@ -416,6 +422,22 @@ impl Toolset {
                     && !settings.never_collapse.iter().any(|n| same(n, &g.name))
             })
             .collect();
+        // Members of collapsed harnesses in the layouts with a fixed list are called through
+        // the call tool, or by a name the request's tool list does not define: no provider's
+        // strict decoding shaped their arguments, so they are checked against their schema
+        // before they run. Every member is set, since a catalog is indexed again with other
+        // settings (collapsing off: `flat`).
+        let checked_layout = settings.enabled
+            && matches!(
+                settings.layout,
+                CollapsingLayout::Fixed | CollapsingLayout::Native
+            );
+        for (group, &collapsed) in catalog.groups.iter_mut().zip(&collapsed) {
+            for member in &mut group.members {
+                member.set_argument_check(collapsed && checked_layout);
+            }
+        }
+        let groups = &catalog.groups;
         let member_lists: Vec<String> = groups
             .iter()
             .map(|g| {
@@ -555,7 +577,30 @@ impl Toolset {
                 _ => Vec::new(),
             })
             .collect();
+        let ranker = match settings.open_ahead {
+            Some(_) => open_ahead::Ranker::new(
+                groups
+                    .iter()
+                    .zip(&containers)
+                    .enumerate()
+                    .filter(|(_, (_, container))| container.is_some())
+                    .map(|(h, (g, _))| {
+                        let mut texts = vec![g.name.to_string()];
+                        if let Some(collapse) = &g.collapse {
+                            texts.push(collapse.description.clone());
+                        }
+                        for member in &g.members {
+                            texts.push(member.name().to_owned());
+                            texts.push(member.definition().description.clone());
+                        }
+                        (h, texts)
+                    })
+                    .collect(),
+            ),
+            None => open_ahead::Ranker::default(),
+        };
         Ok(Toolset {
+            ranker: Arc::new(ranker),
             schema_lines,
             catalog,
             extras,
@@ -717,6 +762,37 @@ impl Toolset {
         delivered
     }
 
+    /// The containers to open ahead of the model for a turn that starts with `message`, best
+    /// first (see the `open_ahead` module): those scoring at least the configured score, at
+    /// most [`OPEN_AHEAD_MAX`](crate::config::OPEN_AHEAD_MAX), leaving out those expanded
+    /// already and those whose every member the conversation holds. Empty when opening ahead
+    /// is off, or in a layout whose openings would not append to the conversation.
+    pub(crate) fn open_ahead(
+        &self,
+        message: &str,
+        expanded: &[String],
+        delivered: &Delivered,
+    ) -> Vec<usize> {
+        let Some(threshold) = self.settings.open_ahead else {
+            return Vec::new();
+        };
+        if !matches!(self.layout(), Layout::Fixed | Layout::References) {
+            return Vec::new();
+        }
+        self.ranker
+            .rank(message)
+            .into_iter()
+            .take_while(|&(_, score)| score >= threshold)
+            .map(|(h, _)| h)
+            .filter(|&h| {
+                !self.members_visible(h, expanded)
+                    && !(0..self.catalog.groups[h].members.len())
+                        .all(|f| self.is_loaded(h, f, delivered))
+            })
+            .take(crate::config::OPEN_AHEAD_MAX)
+            .collect()
+    }
+
     /// The tool at a target.
     pub(crate) fn function(&self, target: Target) -> &Function {
         match target {
@@ -751,17 +827,18 @@ impl Toolset {
         }
     }
 
-    /// Resolves one call name against the expansion state of the request it answers.
-    pub(crate) fn resolve(&self, name: &str, expanded: &[String]) -> Resolution {
+    /// Resolves one call name against the expansion state of the request it answers and, when
+    /// given, what the conversation already shows the model: a hidden member whose definition
+    /// it holds is [`Loaded`](Resolution::Loaded), not recovered.
+    pub(crate) fn resolve(
+        &self,
+        name: &str,
+        expanded: &[String],
+        delivered: Option<&Delivered>,
+    ) -> Resolution {
         match self.by_name.get(name) {
             Some(&NameSlot::Tool(Target::Member(h, f))) => {
-                return if self.members_visible(h, expanded) {
-                    Resolution::Run(Target::Member(h, f))
-                } else if self.settings.recovery {
-                    Resolution::Recover(h, f)
-                } else {
-                    Resolution::Unknown
-                };
+                return self.resolve_member(h, f, expanded, delivered);
             }
             Some(&NameSlot::Tool(target)) => return Resolution::Run(target),
             Some(&NameSlot::Container(h)) => return Resolution::Container(h),
@@ -770,10 +847,55 @@ impl Toolset {
             Some(&NameSlot::Reserved) => return Resolution::Unknown,
             None => {}
         }
-        self.resolve_qualified(name, expanded)
+        self.resolve_qualified(name, expanded, delivered)
     }
 
-    fn resolve_qualified(&self, name: &str, expanded: &[String]) -> Resolution {
+    /// What a call of member `f` of harness `h` resolves to: it runs when its harness's
+    /// members are visible, or when the conversation holds its definition (which expands the
+    /// harness again); otherwise it is recovered, or unknown with recovery off.
+    fn resolve_member(
+        &self,
+        h: usize,
+        f: usize,
+        expanded: &[String],
+        delivered: Option<&Delivered>,
+    ) -> Resolution {
+        if self.members_visible(h, expanded) {
+            Resolution::Run(Target::Member(h, f))
+        } else if delivered.is_some_and(|d| self.is_loaded(h, f, d)) {
+            Resolution::Loaded(h, f)
+        } else if self.settings.recovery {
+            Resolution::Recover(h, f)
+        } else {
+            Resolution::Unknown
+        }
+    }
+
+    /// Whether the conversation holds the definition of member `f` of harness `h`, so the model
+    /// can call it without opening the container again: its schema line in an earlier result
+    /// (`fixed`), or its deferred definition loaded by an earlier result (the native layouts).
+    /// Never in `hide` and `append`, whose members are known only through the tool list.
+    pub(crate) fn is_loaded(&self, h: usize, f: usize, delivered: &Delivered) -> bool {
+        if !self.collapsed[h] {
+            return false;
+        }
+        match self.layout() {
+            Layout::Fixed => self.schema_lines[h]
+                .get(f)
+                .is_some_and(|line| delivered.schemas.contains(line)),
+            Layout::References | Layout::Search => delivered
+                .loaded
+                .contains(self.catalog.groups[h].members[f].name()),
+            Layout::Hide | Layout::Append => false,
+        }
+    }
+
+    fn resolve_qualified(
+        &self,
+        name: &str,
+        expanded: &[String],
+        delivered: Option<&Delivered>,
+    ) -> Resolution {
         let longest = self.by_harness.keys().map(String::len).max().unwrap_or(0);
         let candidates = qualified_splits(name, longest);
         let mut container = None;
@@ -789,11 +911,7 @@ impl Toolset {
                 .iter()
                 .position(|f| same(f.name(), right));
             match member {
-                Some(f) if self.members_visible(h, expanded) => {
-                    return Resolution::Run(Target::Member(h, f));
-                }
-                Some(f) if self.settings.recovery => return Resolution::Recover(h, f),
-                Some(_) => return Resolution::Unknown,
+                Some(f) => return self.resolve_member(h, f, expanded, delivered),
                 None if self.containers[h].is_some() => {
                     container.get_or_insert(Resolution::Container(h));
                 }

@@ -46,7 +46,7 @@ pub(crate) fn resolve(
     let ToolChoice::Tool(name) = choice else {
         return plain(Some(choice.clone()));
     };
-    let mut resolution = tools.resolve(name, expanded);
+    let mut resolution = tools.resolve(name, expanded, None);
     // Harness names match whatever their case, as everywhere else in the crate.
     if resolution == Resolution::Unknown
         && let Some(h) = tools.harness_index(name)
@@ -75,7 +75,7 @@ pub(crate) fn resolve(
                 plain(Some(ToolChoice::Tool(harness.to_owned())))
             }
         }
-        Resolution::Recover(h, f) => Ok(ResolvedChoice {
+        Resolution::Recover(h, f) | Resolution::Loaded(h, f) => Ok(ResolvedChoice {
             choice: Some(member(super::Target::Member(h, f))),
             expand: Some(h),
         }),

@@ -41,12 +41,37 @@ pub struct CollapsingConfig {
     /// [`CollapsingLayout::Fixed`]); see [`CollapsingLayout`] for each layout and what it
     /// costs. The seed's key `cache_stable: true` is read as `"layout": "append"`.
     pub layout: CollapsingLayout,
+    /// Opening ahead of the model (JSON `open_ahead`: a number, `true` for
+    /// [`DEFAULT_OPEN_AHEAD`], or `false`; default off): before the first request of a turn, the
+    /// containers are ranked against the user's message (BM25 over the harness's name and
+    /// description and its members' names and descriptions), and at most
+    /// [`OPEN_AHEAD_MAX`] of those scoring at least this are opened for the model, as if it had
+    /// called them, so that it needs no container round trip. Only in `fixed`, and in
+    /// `native` with tool references, whose openings append to the conversation and so keep the
+    /// cached prefix; a container whose members the conversation already holds is not opened
+    /// again. `None` is off. See `BENCHMARKS.md` for the figures behind the default.
+    pub open_ahead: Option<f64>,
 }
+
+/// The score [`CollapsingConfig::open_ahead`] takes for `"open_ahead": true` and
+/// [`CollapsingConfig::with_open_ahead_default`].
+///
+/// ```
+/// assert_eq!(hpd_agent::config::DEFAULT_OPEN_AHEAD, 2.0);
+/// ```
+pub const DEFAULT_OPEN_AHEAD: f64 = 2.0;
+
+/// The most containers one turn opens ahead of the model.
+///
+/// ```
+/// assert_eq!(hpd_agent::config::OPEN_AHEAD_MAX, 2);
+/// ```
+pub const OPEN_AHEAD_MAX: usize = 2;
 
 impl Default for CollapsingConfig {
     /// `enabled: true`, `never_collapse: []`, `recovery: true`,
     /// `execute_recovered_calls: false`, `keep_expansions_across_turns: false`,
-    /// `layout: fixed`.
+    /// `layout: fixed`, `open_ahead: None`.
     fn default() -> Self {
         CollapsingConfig {
             enabled: true,
@@ -55,6 +80,7 @@ impl Default for CollapsingConfig {
             execute_recovered_calls: false,
             keep_expansions_across_turns: false,
             layout: CollapsingLayout::Fixed,
+            open_ahead: None,
         }
     }
 }
@@ -138,6 +164,46 @@ impl CollapsingConfig {
         self
     }
 
+    /// Sets [`open_ahead`](Self::open_ahead): containers scoring at least `score` against the
+    /// user's message are opened before the turn's first request.
+    ///
+    /// ```
+    /// let collapsing = hpd_agent::config::CollapsingConfig::default().with_open_ahead(3.5);
+    /// assert_eq!(collapsing.open_ahead, Some(3.5));
+    /// ```
+    #[must_use]
+    pub fn with_open_ahead(mut self, score: f64) -> Self {
+        self.open_ahead = Some(score);
+        self
+    }
+
+    /// Sets [`open_ahead`](Self::open_ahead) to [`DEFAULT_OPEN_AHEAD`].
+    ///
+    /// ```
+    /// use hpd_agent::config::{CollapsingConfig, DEFAULT_OPEN_AHEAD};
+    ///
+    /// let collapsing = CollapsingConfig::default().with_open_ahead_default();
+    /// assert_eq!(collapsing.open_ahead, Some(DEFAULT_OPEN_AHEAD));
+    /// ```
+    #[must_use]
+    pub fn with_open_ahead_default(self) -> Self {
+        self.with_open_ahead(DEFAULT_OPEN_AHEAD)
+    }
+
+    /// Turns [`open_ahead`](Self::open_ahead) off.
+    ///
+    /// ```
+    /// let collapsing = hpd_agent::config::CollapsingConfig::default()
+    ///     .with_open_ahead(3.5)
+    ///     .without_open_ahead();
+    /// assert_eq!(collapsing.open_ahead, None);
+    /// ```
+    #[must_use]
+    pub fn without_open_ahead(mut self) -> Self {
+        self.open_ahead = None;
+        self
+    }
+
     /// Whether this is [`CollapsingConfig::default()`] (then serialization leaves it out).
     ///
     /// # Examples
@@ -174,8 +240,10 @@ impl CollapsingConfig {
 /// In `fixed`, a container call answers with its members' names, descriptions and full
 /// parameter schemas (and its `function_result` and `system_prompt` texts); the model then calls
 /// a member through [`CALL_TOOL`] with `{"name": "<member>", "arguments": {...}}`. Such a call
-/// takes exactly the path of a direct call of the member. A member called directly by its name
-/// works too (recovery expands its container first when needed).
+/// takes exactly the path of a direct call of the member, after its arguments are checked
+/// against the member's JSON Schema (with the `argument-validation` feature, on by default; a
+/// mismatch is answered with the JSON path of the first mismatch, and nothing runs). A member
+/// called directly by its name works too (recovery expands its container first when needed).
 ///
 /// In `native`, the members are sent as deferred tools the provider loads when a container
 /// call's result references them: Anthropic's `defer_loading` with `tool_reference` blocks, and
@@ -184,19 +252,23 @@ impl CollapsingConfig {
 /// agent says so once when it is built, in an [`AgentEvent::LayoutFallback`](crate::AgentEvent)
 /// and in the log.
 ///
-/// **Across turns.** In every layout,
-/// [`keep_expansions_across_turns`](CollapsingConfig::keep_expansions_across_turns)
-/// decides whether expansions outlive a turn. Off (the default), every container collapses
-/// when the turn ends, its scoped middleware is dropped, and a later call of one of its members
-/// is a recovery (the container expands again; the call runs at once only with
-/// [`execute_recovered_calls`](CollapsingConfig::execute_recovered_calls)). On, expansions and
-/// their scoped middleware stay for the session. What no setting undoes is the history: the
-/// results of container calls stay in the conversation as they happened, with the member
-/// schemas in `fixed`, and in `native` with the references through which the provider loaded
-/// the member definitions. Those definitions stay in the model's context for the rest of the
-/// session (the provider expands them from the history on every request), so a model may call
-/// a member after its container collapsed; recovery answers it. In `fixed` and `native` the
-/// tool list does not depend on expansions, so keeping them costs no cache.
+/// **Across turns.** When a turn ends, every container collapses: its scoped middleware is
+/// dropped, and in `hide` and `append` its members leave the tool list, so a later call of one
+/// of them is a recovery (the container expands again; the call runs at once only with
+/// [`execute_recovered_calls`](CollapsingConfig::execute_recovered_calls)). In `fixed` and
+/// `native`, what is loaded stays loaded: the results of container calls stay in the
+/// conversation (with the member schemas in `fixed`, and in `native` with the references
+/// through which the provider loaded the member definitions), so the model keeps seeing those
+/// definitions, and a later call of such a member, through [`CALL_TOOL`] or by its own name,
+/// runs at once: its container expands again for it (a fresh scoped pipeline; the
+/// `system_prompt` in the result only when the conversation no longer holds it), with no
+/// recovery answer. Only a member whose definition the model has not seen (its container never
+/// opened in the session, or the context budget trimmed that result away) is recovered there.
+/// [`keep_expansions_across_turns`](CollapsingConfig::keep_expansions_across_turns) on keeps
+/// expansions and the same scoped middleware instances for the session: in `hide` and `append`
+/// the members stay in the tool list, and in `fixed` and `native` members run even after the
+/// context budget trimmed their definitions away. In `fixed` and `native` the tool list does
+/// not depend on expansions, so neither setting costs any cache.
 ///
 /// **Which one.** The default is `fixed`, chosen from the repository's `session_cost`
 /// benchmark (`BENCHMARKS.md`): over whole sessions it costs less than `hide` on every catalog

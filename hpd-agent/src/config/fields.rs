@@ -33,7 +33,7 @@ use super::{
     ToolHarnessReference,
 };
 use crate::chat::{ModelOptions, ToolChoice};
-use crate::config::ContextBudget;
+use crate::config::{ContextBudget, DEFAULT_OPEN_AHEAD};
 
 /// `Deserialize` through [`object::deserialize`], for each [`ConfigObject`].
 macro_rules! deserialize_as_object {
@@ -280,6 +280,17 @@ struct CollapsingFields {
     #[serde(default, deserialize_with = "some")]
     #[serde(skip_serializing)]
     cache_stable: Option<bool>,
+    #[serde(default, deserialize_with = "some")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    open_ahead: Option<OpenAhead>,
+}
+
+/// `collapsing.open_ahead`: a score, `true` for the default score, or `false` for off.
+#[derive(Serialize, Deserialize)]
+#[serde(untagged, expecting = "a score (a number), true or false")]
+enum OpenAhead {
+    Switch(bool),
+    Score(f64),
 }
 
 impl ConfigObject for CollapsingConfig {
@@ -297,6 +308,7 @@ impl ConfigObject for CollapsingConfig {
             persist_system_prompt_injections,
             layout,
             cache_stable,
+            open_ahead,
         } = CollapsingFields::deserialize(deserializer)?;
         let default = CollapsingConfig::default();
         let keep_expansions_across_turns = match (
@@ -337,6 +349,17 @@ impl ConfigObject for CollapsingConfig {
             keep_expansions_across_turns: keep_expansions_across_turns
                 .unwrap_or(default.keep_expansions_across_turns),
             layout,
+            open_ahead: match open_ahead {
+                None => default.open_ahead,
+                Some(OpenAhead::Switch(false)) => None,
+                Some(OpenAhead::Switch(true)) => Some(DEFAULT_OPEN_AHEAD),
+                Some(OpenAhead::Score(score)) if score.is_finite() && score >= 0.0 => Some(score),
+                Some(OpenAhead::Score(score)) => {
+                    return Err(de::Error::custom(format_args!(
+                        "open_ahead must be a score of 0 or more, true or false; got {score}"
+                    )));
+                }
+            },
         })
     }
 }
@@ -350,6 +373,7 @@ impl Serialize for CollapsingConfig {
             execute_recovered_calls,
             keep_expansions_across_turns,
             layout,
+            open_ahead,
         } = self.clone();
         let default = CollapsingConfig::default();
         CollapsingFields {
@@ -367,6 +391,8 @@ impl Serialize for CollapsingConfig {
             persist_system_prompt_injections: None,
             layout: changed(layout, default.layout),
             cache_stable: None,
+            open_ahead: (open_ahead != default.open_ahead)
+                .then_some(open_ahead.map_or(OpenAhead::Switch(false), OpenAhead::Score)),
         }
         .serialize(serializer)
     }

@@ -183,7 +183,10 @@ mod values;
 use serde_json::Value;
 
 pub use budget::ContextBudget;
-pub use collapsing::{CALL_TOOL, CollapsingConfig, CollapsingLayout, UnknownLayout};
+pub use collapsing::{
+    CALL_TOOL, CollapsingConfig, CollapsingLayout, DEFAULT_OPEN_AHEAD, OPEN_AHEAD_MAX,
+    UnknownLayout,
+};
 pub use error::{ConfigError, ConfigErrorKind};
 pub(crate) use limits::cut_text;
 pub use limits::{

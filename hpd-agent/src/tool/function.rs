@@ -7,7 +7,7 @@
 
 use std::fmt;
 use std::panic::AssertUnwindSafe;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use futures::FutureExt;
@@ -15,6 +15,7 @@ use futures::future::BoxFuture;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use super::arguments::ArgumentCheck;
 use super::context::FunctionContext;
 use super::result::{FunctionFailure, ToolResult};
 use crate::chat::ToolDefinition;
@@ -131,6 +132,12 @@ pub struct Function {
     body: Arc<dyn Invoke>,
     /// Whether its calls wait for a person's approval (see [`approval`](crate::approval)).
     requires_approval: bool,
+    /// Whether its arguments are checked against its parameter schema before the body starts
+    /// (set by the toolset for collapsed members in `fixed` and `native`).
+    checks_arguments: bool,
+    /// Its parameter schema compiled for that check, on the first call that needs it; shared
+    /// by the clones.
+    check: Arc<OnceLock<ArgumentCheck>>,
 }
 
 impl fmt::Debug for Function {
@@ -156,7 +163,16 @@ impl Function {
             timeout,
             body,
             requires_approval: false,
+            checks_arguments: false,
+            check: Arc::default(),
         }
+    }
+
+    /// Checks (or stops checking) its arguments against its parameter schema before the body
+    /// starts: for the calls that no provider's strict decoding shaped (see the `arguments`
+    /// module).
+    pub(crate) fn set_argument_check(&mut self, on: bool) {
+        self.checks_arguments = on;
     }
 
     /// The same function, with its calls waiting for approval or not.
@@ -445,6 +461,14 @@ impl Function {
         events: Option<&Arc<dyn EventSink>>,
         turn_id: Option<&Arc<str>>,
     ) -> Result<ToolResult, FunctionFailure> {
+        if self.checks_arguments
+            && let Some(mismatch) = self
+                .check
+                .get_or_init(|| ArgumentCheck::new(&self.name, &self.definition.parameters))
+                .mismatch(arguments)
+        {
+            return Err(FunctionFailure::InvalidArguments(mismatch));
+        }
         let parts = CallParts {
             function: &self.name,
             harness: &self.harness,

@@ -31,6 +31,7 @@
 //! # }
 //! ```
 
+mod arguments;
 pub(crate) mod catalog;
 pub(crate) mod context;
 mod function;

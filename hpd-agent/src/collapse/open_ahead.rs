@@ -1,0 +1,207 @@
+//! Opening ahead of the model: before the first request of a turn, the containers are ranked
+//! against the user's message, and those that score well enough are opened for the model, so
+//! that it needs no container round trip.
+//!
+//! The ranking is Okapi BM25 (`k1` = 1.2, `b` = 0.75) with each container as one document: its
+//! harness name, its description, and its members' names and descriptions. Names are split into
+//! words at `_`, `-`, `.` and case changes (`read_text_file`, `getSum` give `read`, `text`,
+//! `file`, `get`, `sum`); every word is lower-cased, words of one character are dropped, and a
+//! plural `s` is taken off words of four or more letters, so that "files" finds `read_file`.
+//! The score of a container is the sum over the message's words of
+//! `idf(w) * tf(w) * (k1 + 1) / (tf(w) + k1 * (1 - b + b * len / avg_len))`, with
+//! `idf(w) = ln(1 + (N - n(w) + 0.5) / (n(w) + 0.5))` over the `N` containers, `n(w)` of which
+//! hold `w`. A word every container holds adds little; a word only one container holds adds
+//! most.
+//!
+//! Only the layouts whose opening appends to the conversation open ahead: `fixed`, and `native`
+//! with Anthropic's tool references. There the opening is what the model's own container call
+//! would have been, placed after the user's message: an assistant message calling the
+//! container, and the container's result (its schemas, or the references that load its
+//! members). Every earlier request stays a prefix of the next, and the history stays valid for
+//! every provider. `hide` and `append` would change the tool list (so the cached prefix), and
+//! the Responses namespaces are opened by a search the model makes; they never open ahead.
+
+use std::collections::HashMap;
+
+/// The BM25 index of a toolset's containers.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Ranker {
+    /// Per container: its harness index, its word counts, and its length in words.
+    documents: Vec<Document>,
+    /// The inverse document frequency of every word of some container.
+    idf: HashMap<String, f64>,
+    /// The mean length of the documents in words.
+    average_length: f64,
+}
+
+#[derive(Debug, Clone)]
+struct Document {
+    harness: usize,
+    counts: HashMap<String, u32>,
+    length: f64,
+}
+
+/// BM25's term-frequency saturation.
+const K1: f64 = 1.2;
+/// BM25's length normalisation.
+const B: f64 = 0.75;
+
+impl Ranker {
+    /// Indexes containers: each is `(harness index, texts)`, where the texts are names (split
+    /// into words at case changes and separators) and descriptions.
+    pub(crate) fn new(containers: Vec<(usize, Vec<String>)>) -> Ranker {
+        let documents: Vec<Document> = containers
+            .into_iter()
+            .map(|(harness, texts)| {
+                let mut counts: HashMap<String, u32> = HashMap::new();
+                let mut length = 0.0;
+                for word in texts.iter().flat_map(|t| words(t)) {
+                    *counts.entry(word).or_default() += 1;
+                    length += 1.0;
+                }
+                Document {
+                    harness,
+                    counts,
+                    length,
+                }
+            })
+            .collect();
+        let n = documents.len() as f64;
+        let mut holding: HashMap<&str, f64> = HashMap::new();
+        for document in &documents {
+            for word in document.counts.keys() {
+                *holding.entry(word.as_str()).or_default() += 1.0;
+            }
+        }
+        let idf = holding
+            .into_iter()
+            .map(|(word, held)| {
+                (
+                    word.to_owned(),
+                    (1.0 + (n - held + 0.5) / (held + 0.5)).ln(),
+                )
+            })
+            .collect();
+        let average_length = if documents.is_empty() {
+            0.0
+        } else {
+            documents.iter().map(|d| d.length).sum::<f64>() / n
+        };
+        Ranker {
+            documents,
+            idf,
+            average_length,
+        }
+    }
+
+    /// The containers with a score above zero for `message`, best first (the first registered
+    /// among equal scores), as `(harness index, score)`.
+    pub(crate) fn rank(&self, message: &str) -> Vec<(usize, f64)> {
+        let mut query = words(message);
+        query.sort_unstable();
+        query.dedup();
+        let mut ranked: Vec<(usize, f64)> = self
+            .documents
+            .iter()
+            .map(|document| {
+                let score = query
+                    .iter()
+                    .filter_map(|word| {
+                        let tf = f64::from(*document.counts.get(word)?);
+                        let idf = self.idf.get(word).copied().unwrap_or_default();
+                        let norm = 1.0 - B + B * document.length / self.average_length.max(1.0);
+                        Some(idf * tf * (K1 + 1.0) / (tf + K1 * norm))
+                    })
+                    .sum::<f64>();
+                (document.harness, score)
+            })
+            .filter(|&(_, score)| score > 0.0)
+            .collect();
+        ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        ranked
+    }
+}
+
+/// The words of a text for ranking: split at every character that is neither a letter nor a
+/// digit and at lower-to-upper case changes, lower-cased, of two characters or more, a plural
+/// `s` taken off words of four letters or more (not `ss`).
+pub(crate) fn words(text: &str) -> Vec<String> {
+    let mut spaced = String::with_capacity(text.len() + 8);
+    let mut previous_lower = false;
+    for c in text.chars() {
+        if c.is_uppercase() && previous_lower {
+            spaced.push(' ');
+        }
+        previous_lower = c.is_lowercase() || c.is_ascii_digit();
+        spaced.push(c);
+    }
+    spaced
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.chars().count() >= 2)
+        .map(|w| {
+            let mut word = w.to_lowercase();
+            if word.chars().count() >= 4 && word.ends_with('s') && !word.ends_with("ss") {
+                word.pop();
+            }
+            word
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Ranker, words};
+
+    #[test]
+    fn words_split_names_and_fold_plurals() {
+        assert_eq!(
+            words("read_text_file getSum list-files A x"),
+            ["read", "text", "file", "get", "sum", "list", "file"]
+        );
+        assert_eq!(words("class glass bus"), ["class", "glass", "bus"]);
+    }
+
+    #[test]
+    fn the_container_whose_words_the_message_uses_ranks_first() {
+        let ranker = Ranker::new(vec![
+            (
+                0,
+                vec![
+                    "MathTools".into(),
+                    "Math operations".into(),
+                    "add".into(),
+                    "Adds two integers.".into(),
+                    "multiply".into(),
+                    "Multiplies two integers.".into(),
+                ],
+            ),
+            (
+                1,
+                vec![
+                    "FileTools".into(),
+                    "File operations".into(),
+                    "read_file".into(),
+                    "Reads a file.".into(),
+                ],
+            ),
+            (
+                2,
+                vec![
+                    "DatabaseTools".into(),
+                    "Database operations".into(),
+                    "query".into(),
+                    "Runs a read-only SQL query.".into(),
+                ],
+            ),
+        ]);
+        let ranked = ranker.rank("Please read the files notes.txt and todo.txt");
+        assert_eq!(ranked.first().map(|r| r.0), Some(1), "{ranked:?}");
+        assert_eq!(ranker.rank("add 2 and 3").first().map(|r| r.0), Some(0));
+        assert_eq!(ranker.rank("run a SQL query").first().map(|r| r.0), Some(2));
+        // Words every container holds score little; words none holds score nothing.
+        assert!(ranker.rank("zebra").is_empty());
+        let common = ranker.rank("operations");
+        assert!(common.iter().all(|&(_, s)| s < 0.5), "{common:?}");
+        assert!(Ranker::new(Vec::new()).rank("add").is_empty());
+    }
+}
