@@ -917,3 +917,157 @@ async fn a_trimmed_definition_is_recovered_unless_expansions_are_kept() {
         }
     }
 }
+
+/// Opening ahead: the container the user's message names is opened before the first request,
+/// as the model's own call would have opened it, so the model calls the member at once; a
+/// later turn does not open it again, and `hide` never opens ahead.
+#[tokio::test]
+async fn open_ahead_opens_the_container_the_message_needs() {
+    let _serial = SERIAL.lock().await;
+    reset_logs();
+    let client = ScriptedChatClient::with_replies([
+        through("c1", "multiply", json!({"a": 6, "b": 7})),
+        ChatResponse::text("42"),
+        through("c2", "add", json!({"a": 1, "b": 1})),
+        ChatResponse::text("2"),
+    ]);
+    let events = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&events);
+    let mut session = agent(&client, CollapsingLayout::Fixed)
+        .configure_harness_collapsing(|c| c.open_ahead = Some(1.0))
+        .on_event(move |event| {
+            if let AgentEvent::ContainerExpanded { harness, recovery } = event {
+                seen.lock().unwrap().push((harness.clone(), *recovery));
+            }
+        })
+        .build()
+        .unwrap()
+        .session();
+    assert_eq!(
+        session.run("Multiply 6 by 7, please.").await.unwrap().text,
+        "42"
+    );
+    assert_eq!(
+        session
+            .run("Now add one and one: multiply no more.")
+            .await
+            .unwrap()
+            .text,
+        "2"
+    );
+    let requests = client.requests();
+    assert_eq!(requests.len(), 4, "no container round trip");
+    // The first request already holds the opening: the agent's call of the container, and
+    // its result with the members' schemas.
+    let first = &requests[0].messages;
+    assert!(matches!(&first[0], ChatMessage::User { .. }));
+    let ChatMessage::Assistant { tool_calls, .. } = &first[1] else {
+        panic!("an assistant message opens the container: {first:?}");
+    };
+    assert_eq!(tool_calls.len(), 1);
+    assert_eq!(tool_calls[0].name, "MathTools");
+    let (opened, is_error) = requests[0].tool_result(&tool_calls[0].id).unwrap();
+    assert!(!is_error);
+    assert!(
+        opened.starts_with("MathTools expanded. Available functions: add, multiply, divide")
+            && opened.contains(r#"{"name":"multiply","#),
+        "{opened}"
+    );
+    assert_eq!(first.len(), 3);
+    // The second turn names MathTools again: its schemas are in the history, so nothing more
+    // is opened, and `add` runs at once.
+    assert_eq!(requests[2].messages.len(), requests[1].messages.len() + 2);
+    assert_eq!(requests[3].tool_result("c2"), Some(("2", false)));
+    assert_eq!(executions(), ["MathTools.multiply", "MathTools.add"]);
+    assert_eq!(
+        *events.lock().unwrap(),
+        [
+            ("MathTools".to_owned(), false),
+            ("MathTools".to_owned(), false)
+        ]
+    );
+    assert_continuations(&requests);
+
+    // Native with tool references: the opening's result loads the members.
+    let client = ScriptedChatClient::new().with_deferred_tools(DeferredTools::ToolReferences);
+    client.push(call("c1", "read_file", json!({"path": "a.txt"})));
+    client.push(ChatResponse::text("read"));
+    let mut session = agent(&client, CollapsingLayout::Native)
+        .configure_harness_collapsing(|c| c.open_ahead = Some(1.0))
+        .build()
+        .unwrap()
+        .session();
+    session.run("Read the file a.txt").await.unwrap();
+    let requests = client.requests();
+    assert_eq!(requests.len(), 2);
+    let loaded: Vec<Vec<String>> = requests[0]
+        .messages
+        .iter()
+        .filter_map(|m| match m {
+            ChatMessage::Tool { references, .. } => Some(references.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(loaded, [vec!["read_file", "write_file"]]);
+    assert_eq!(
+        requests[1].tool_result("c1"),
+        Some(("contents of a.txt", false))
+    );
+
+    // `hide` changes the tool list on an expansion: it never opens ahead, nor does a message
+    // that names no container well enough.
+    for (layout, message) in [
+        (CollapsingLayout::Hide, "Multiply 6 by 7"),
+        (CollapsingLayout::Fixed, "What a nice day"),
+    ] {
+        let client = ScriptedChatClient::with_replies([ChatResponse::text("ok")]);
+        agent(&client, layout)
+            .configure_harness_collapsing(|c| c.open_ahead = Some(1.0))
+            .build()
+            .unwrap()
+            .run(message)
+            .await
+            .unwrap();
+        assert_eq!(
+            client.requests()[0].messages.len(),
+            1,
+            "{layout}: {message}"
+        );
+    }
+}
+
+#[test]
+fn open_ahead_in_json_config() {
+    let read = |text: &str| AgentConfig::from_json(text).map(|c| c.collapsing.open_ahead);
+    assert_eq!(read(r#"{}"#).unwrap(), None);
+    assert_eq!(
+        read(r#"{"collapsing": {"open_ahead": 2.5}}"#).unwrap(),
+        Some(2.5)
+    );
+    assert_eq!(
+        read(r#"{"collapsing": {"open_ahead": true}}"#).unwrap(),
+        Some(hpd_agent::config::DEFAULT_OPEN_AHEAD)
+    );
+    assert_eq!(
+        read(r#"{"collapsing": {"open_ahead": false}}"#).unwrap(),
+        None
+    );
+    let error = read(r#"{"collapsing": {"open_ahead": -1}}"#).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("open_ahead must be a score of 0 or more"),
+        "{error}"
+    );
+    let error = read(r#"{"collapsing": {"open_ahead": "yes"}}"#).unwrap_err();
+    assert!(
+        error.to_string().contains("collapsing.open_ahead"),
+        "{error}"
+    );
+    // Written back as read.
+    let mut config = AgentConfig::default();
+    config.collapsing.open_ahead = Some(2.5);
+    let text = config.to_json();
+    assert!(text.contains(r#""open_ahead": 2.5"#), "{text}");
+    assert_eq!(AgentConfig::from_json(&text).unwrap(), config);
+}

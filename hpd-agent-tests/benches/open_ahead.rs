@@ -1,0 +1,157 @@
+//! Opening ahead of the model (`collapsing.open_ahead`), measured on the accuracy harness's 45
+//! tasks over the MCP reference servers' catalog (six collapsed harnesses, 51 tools).
+//!
+//! For each task the agent (`fixed` layout) ranks the containers against the task's prompt
+//! before its first request and opens those that score at least the threshold. No model is
+//! asked: a scripted client answers the first request, and the openings are read from the
+//! agent's `ContainerExpanded` events and from the first request it sent. Per threshold the
+//! bench prints how often the container the task needed was opened (the model then needs no
+//! container round trip: the round trips saved), how often it was the only one opened, how
+//! often only other containers were (their schemas cost tokens and buy nothing), and how often
+//! nothing was, with the `o200k_base` tokens the openings added to the first request.
+//!
+//! ```sh
+//! eval "$(bash .ci/mcp-servers.sh)"
+//! cargo bench -p hpd-agent-tests --bench open_ahead
+//! ```
+
+mod accuracy_harness;
+mod catalog;
+
+use std::sync::{Arc, Mutex};
+
+use hpd_agent::config::CollapsingLayout;
+use hpd_agent::harness::DynamicHarness;
+use hpd_agent::{AgentBuilder, AgentEvent, ChatMessage, ChatResponse, ScriptedChatClient};
+
+/// The thresholds measured (BM25 scores).
+const THRESHOLDS: [f64; 9] = [0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0];
+
+/// What opening ahead did for one task.
+struct Outcome {
+    /// The harnesses opened, best first.
+    opened: Vec<String>,
+    /// Tokens of the opening results in the first request.
+    tokens: usize,
+}
+
+/// Runs one task's first request with opening ahead at `threshold`.
+async fn open_for(
+    harnesses: &[DynamicHarness],
+    prompt: &str,
+    threshold: f64,
+) -> Result<Outcome, String> {
+    let client = ScriptedChatClient::with_replies([ChatResponse::text("ok")]);
+    let opened = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&opened);
+    let builder = AgentBuilder::new()
+        .with_collapsing_layout(CollapsingLayout::Fixed)
+        .configure_harness_collapsing(|c| c.open_ahead = Some(threshold))
+        .on_event(move |event| {
+            if let AgentEvent::ContainerExpanded { harness, .. } = event {
+                seen.lock().expect("events").push(harness.clone());
+            }
+        })
+        .with_chat_client(client.clone());
+    let agent = catalog::register_mcp(builder, harnesses)
+        .build()
+        .map_err(|e| e.to_string())?;
+    agent.run(prompt).await.map_err(|e| e.to_string())?;
+    let requests = client.requests();
+    let first = requests.first().ok_or("no request was sent")?;
+    let tokens = first
+        .messages
+        .iter()
+        .filter_map(|m| match m {
+            ChatMessage::Tool { content, .. } => Some(catalog::tokens(content).len()),
+            _ => None,
+        })
+        .sum();
+    let opened = opened.lock().expect("events").clone();
+    Ok(Outcome { opened, tokens })
+}
+
+fn main() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let scratch = std::env::temp_dir().join(format!("hpd-open-ahead-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).expect("scratch folder");
+    let harnesses = match runtime.block_on(catalog::mcp_catalog(&scratch)) {
+        Ok(harnesses) => harnesses,
+        Err(e) => {
+            eprintln!("open_ahead: the MCP catalog is needed: {e}");
+            std::process::exit(2);
+        }
+    };
+    let tasks = accuracy_harness::tasks();
+    let needed: Vec<String> = tasks
+        .iter()
+        .map(|task| {
+            harnesses
+                .iter()
+                .find(|h| h.tool_names().contains(&task.function))
+                .map(|h| h.name().to_owned())
+                .unwrap_or_else(|| panic!("task {}: no harness has {}", task.id, task.function))
+        })
+        .collect();
+    let folder = scratch.display().to_string();
+    println!(
+        "opening ahead on {} tasks over {} MCP harnesses (fixed layout; at most {} opened a turn)",
+        tasks.len(),
+        harnesses.len(),
+        hpd_agent::config::OPEN_AHEAD_MAX
+    );
+    println!(
+        "| threshold | needed opened (round trips saved) | needed alone | other only | nothing | containers opened | tokens added, mean per task |"
+    );
+    println!("|---|---|---|---|---|---|---|");
+    let mut misses: Vec<String> = Vec::new();
+    for threshold in THRESHOLDS {
+        let (mut hit, mut alone, mut other, mut nothing, mut count, mut tokens) =
+            (0, 0, 0, 0, 0, 0);
+        for (task, needed) in tasks.iter().zip(&needed) {
+            let prompt = task
+                .prompt
+                .replace("{scratch}", &folder)
+                .replace("{repo}", &format!("{folder}/repo"));
+            let outcome = runtime
+                .block_on(open_for(&harnesses, &prompt, threshold))
+                .unwrap_or_else(|e| panic!("task {}: {e}", task.id));
+            count += outcome.opened.len();
+            tokens += outcome.tokens;
+            if outcome.opened.contains(needed) {
+                hit += 1;
+                if outcome.opened.len() == 1 {
+                    alone += 1;
+                }
+            } else if outcome.opened.is_empty() {
+                nothing += 1;
+            } else {
+                other += 1;
+            }
+            if threshold == hpd_agent::config::DEFAULT_OPEN_AHEAD
+                && !outcome.opened.contains(needed)
+            {
+                misses.push(format!(
+                    "{}: needed {needed}, opened {:?}",
+                    task.id, outcome.opened
+                ));
+            }
+        }
+        println!(
+            "| {threshold} | {hit} | {alone} | {other} | {nothing} | {count} | {:.0} |",
+            tokens as f64 / tasks.len() as f64
+        );
+    }
+    println!(
+        "\nat the default threshold ({}), tasks whose container was not opened:",
+        hpd_agent::config::DEFAULT_OPEN_AHEAD
+    );
+    for miss in misses {
+        println!("- {miss}");
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+}
