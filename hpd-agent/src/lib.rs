@@ -154,6 +154,16 @@
 //!   `hide` and `append` the members stay in the tool list; in `fixed` and `native` members run
 //!   even once the context budget has trimmed their definitions away).
 //!
+//! - **Opening ahead.** With [`CollapsingConfig::open_ahead`](crate::config::CollapsingConfig::open_ahead)
+//!   set, the containers are ranked against the user's message before the first request of a
+//!   turn (BM25 over each harness's name and description and its members' names and
+//!   descriptions), and those scoring at least the setting (at most two) are opened for the
+//!   model: the history gets an assistant message calling them and their results, exactly as
+//!   if the model had called them, so it needs no container round trip. Only in `fixed`, and in
+//!   `native` with tool references, where that appends to the conversation and so keeps the
+//!   cached prefix; a container whose members the conversation holds is not opened again. Off
+//!   by default (`BENCHMARKS.md` has the figures).
+//!
 //! **Why `fixed`, and the other layouts.** Providers cache the longest unchanged prefix of a
 //! request (tools, then system text, then messages) and bill everything after the first change
 //! again. `fixed` never changes the tool list or the system text, so each request keeps the
