@@ -1295,6 +1295,39 @@ fn offline(
         &rows,
         Some((workload, script)),
     );
+    if workload == Workload::FewOfMany
+        && let Some(&longest) = lengths.iter().max()
+    {
+        match (catalog.make)() {
+            Ok(made) => {
+                println!(
+                    "harnesses of the {longest}-turn session (a shorter one is its start): {}",
+                    harness_turns(&workload.plan(&made, longest))
+                );
+                runtime.block_on(async move { drop(made) });
+            }
+            Err(why) => println!("harnesses of the sessions not listed: {why}"),
+        }
+    }
+}
+
+/// The harnesses a plan uses, in order of first use, each with its number of turns.
+fn harness_turns(turns: &[Turn]) -> String {
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for turn in turns {
+        match counts.iter_mut().find(|(name, _)| *name == turn.harness) {
+            Some((_, count)) => *count += 1,
+            None => counts.push((&turn.harness, 1)),
+        }
+    }
+    counts
+        .iter()
+        .map(|(name, count)| match count {
+            1 => format!("{name} (1 turn)"),
+            _ => format!("{name} ({count} turns)"),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn live(
