@@ -2,8 +2,12 @@
 //! what a provider's prompt cache makes of it.
 //!
 //! ```sh
-//! eval "$(bash .ci/mcp-servers.sh)"       # the MCP catalog; without it only the synthetic one
+//! eval "$(bash .ci/mcp-servers.sh)"       # the MCP catalog; without it only the synthetic ones
 //! cargo bench -p hpd-agent-tests --bench session_cost
+//! # a part of the offline run (each variable takes a comma-separated list; unset: all):
+//! HPD_SESSION_COST_CATALOGS=synthetic20,mcp HPD_SESSION_COST_WORKLOADS=few \
+//!   HPD_SESSION_COST_SCRIPTS=aware HPD_SESSION_COST_TURNS=1,5 \
+//!   cargo bench -p hpd-agent-tests --bench session_cost
 //! # the live part, against a llama.cpp server (its own cached-token counts):
 //! HPD_LLAMA_URL=$(bash .ci/llama-server.sh start) cargo bench -p hpd-agent-tests --bench session_cost
 //! # the live part alone, for some lengths (default 1,5; the server's context holds no more):
@@ -11,15 +15,44 @@
 //!   cargo bench -p hpd-agent-tests --bench session_cost
 //! ```
 //!
-//! Every turn of a session is one user message, one container call (harness `t mod H` at turn
-//! `t`: a different one each turn, cycling), one member call (two on odd turns) and a text
-//! answer; the flat layout makes the member calls only. In `fixed` the members are called
-//! through [`hpd_agent::config::CALL_TOOL`], in the native layouts by name once the container result
-//! loaded them (in native-Responses the container call is the client-executed `tool_search`
-//! naming the namespace). The model is scripted, the agent is real: a relay around the script
-//! records every request the agent sends. The native layouts are driven by the relay reporting
-//! the provider's form of deferred loading (`ChatClient::deferred_tools`), since the real clients
-//! need the vendors' hosts.
+//! The variables of the offline run:
+//! - `HPD_SESSION_COST_CATALOGS`: `synthetic20` (the synthetic catalog, 20 harnesses x 8
+//!   functions), `synthetic4` (its first 4 harnesses, the catalog of the live run), `mcp` (the MCP
+//!   reference servers; skipped with a note when their variables are unset);
+//! - `HPD_SESSION_COST_WORKLOADS`: `cycling`, `few` (see the workloads below);
+//! - `HPD_SESSION_COST_SCRIPTS`: `every-turn`, `aware` (see the scripts below);
+//! - `HPD_SESSION_COST_TURNS`: the session lengths (default `1,5,20,50`).
+//!
+//! Every turn of a session is one user message, the member calls of one harness (one call, two
+//! on odd turns) and a text answer. The workloads choose the harness of each turn:
+//! - `cycling`: harness `t mod H` at turn `t`, a different one each turn, so sessions longer
+//!   than the catalog repeat harnesses (the worst case for the layouts that carry member
+//!   definitions in the history);
+//! - `few` (few of many): a session uses 3 harnesses of the catalog, drawn without replacement
+//!   by a Zipf law over the catalog's order (weight `1/rank`), and each turn one of those 3, by
+//!   the same law over the order they were drawn in. The draws come from a seeded generator, so
+//!   every layout of a length gets the same calls, and a shorter session is the start of a
+//!   longer one.
+//!
+//! The model is scripted and the agent is real: a relay around the model records every request
+//! the agent sends, and the model answers each request from what that request holds. Before a
+//! member call it needs the member's definition; the scripts differ in where they look for it:
+//! - `every-turn`: opens the turn's container at the start of every turn, whatever the history
+//!   holds;
+//! - `aware` (has read the history): opens a container only when the request does not show the
+//!   member's definition: in `fixed` its schema line (`{"name":"<member>",...`) in an earlier
+//!   tool result, in native-Anthropic a `tool_reference` of an earlier result, in
+//!   native-Responses an earlier `tool_search_output` that loaded it, in `hide` and `append` the
+//!   member in the request's tool list.
+//!
+//! Both then call the member: in `fixed` through [`hpd_agent::config::CALL_TOOL`], in the native
+//! layouts and in `hide` and `append` by its name (in native-Responses the container call is
+//! the client-executed `tool_search` naming the namespace). A member call the runtime answers
+//! with its recovery result (`<Harness> expanded. ... Call <member> again to run it.`) is made
+//! again, and the table counts those calls. The flat layout makes the member calls only, with
+//! either script. The native layouts are driven by the relay reporting the provider's form of
+//! deferred loading (`ChatClient::deferred_tools`), since the real clients need the vendors'
+//! hosts.
 //!
 //! Offline, a request is the `o200k_base` tokens of a canonical rendering of what enters the
 //! model's context, in order: the tool list (OpenAI Chat `tools` JSON), the system text, each
@@ -29,24 +62,28 @@
 //! - native-Anthropic: deferred tools are neither in the context nor in the prefix; each
 //!   `tool_reference` of a tool result is replaced, where it sits, by the definition it names;
 //! - native-Responses: the tool list holds each namespace's name and description and the
-//!   `tool_search` tool; the definitions a `tool_search_output` loaded are placed at the end of
-//!   the context on every later request (so they are never part of the cached prefix).
+//!   `tool_search` tool; the definitions a `tool_search_output` loaded are injected after that
+//!   output item, where the context ended when they loaded, and stay there, so the requests
+//!   after it cache them like a tool result (the tool search guide: loaded tools are injected at
+//!   the end of the context, a placement chosen to keep the cache). The table also prices the
+//!   pessimistic reading from the same requests, as the row `native-Responses (at end)`: the
+//!   loaded definitions at the end of every later request, where no request can cache them.
 //!
 //! Billed input cost is in units of the uncached input price: Anthropic's rule bills uncached
 //! tokens as cache writes (1.25x) and cached reads at 0.1x; OpenAI's bills uncached at 1x and
-//! cached at 0.1x.
+//! cached at 0.1x. After each table the bench prints one `goals` line per row of `fixed` and the
+//! native layouts.
 //!
-//! Live, every request of the same scripted sessions goes to the llama.cpp server through
-//! `OpenAiClient` (the reply is discarded and the script's used, so each layout sends the
-//! conversation it sends offline), and the figures are the server's own `prompt_tokens` and
-//! `cached_tokens`. Each live session starts cold without restarting the server (which other
-//! users may share): its system text begins with a number of its own, and the chat template
-//! puts the system text first, so no earlier session's cached prompt matches beyond the
-//! template's first tokens (`<|im_start|>system\n`).
+//! Live, every request of the cycling sessions of the `every-turn` script goes to the llama.cpp
+//! server through `OpenAiClient` (the reply is discarded and the script's used, so each layout
+//! sends the conversation it sends offline), and the figures are the server's own
+//! `prompt_tokens` and `cached_tokens`. Each live session starts cold without restarting the
+//! server (which other users may share): its system text begins with a number of its own, and
+//! the chat template puts the system text first, so no earlier session's cached prompt matches
+//! beyond the template's first tokens (`<|im_start|>system\n`).
 
 mod catalog;
 
-use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
 use hpd_agent::chat::{ChatMessage, DeferredGroup, ToolDefinition, Usage};
@@ -116,6 +153,65 @@ impl Layout {
     }
 }
 
+/// How the scripted model decides to open a container (see the file's docs).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Script {
+    /// Opens the turn's container at the start of every turn.
+    EveryTurn,
+    /// Opens a container only when the request does not show the member's definition.
+    HistoryAware,
+}
+
+const SCRIPTS: [Script; 2] = [Script::EveryTurn, Script::HistoryAware];
+
+impl Script {
+    fn name(self) -> &'static str {
+        match self {
+            Script::EveryTurn => "every-turn",
+            Script::HistoryAware => "aware",
+        }
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            Script::EveryTurn => "model opens the container every turn",
+            Script::HistoryAware => "model has read the history",
+        }
+    }
+}
+
+/// Which harness each turn of a session uses (see the file's docs).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Workload {
+    Cycling,
+    FewOfMany,
+}
+
+const WORKLOADS: [Workload; 2] = [Workload::Cycling, Workload::FewOfMany];
+
+impl Workload {
+    fn name(self) -> &'static str {
+        match self {
+            Workload::Cycling => "cycling",
+            Workload::FewOfMany => "few",
+        }
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            Workload::Cycling => "cycling workload (a different harness each turn)",
+            Workload::FewOfMany => "few-of-many workload (3 harnesses drawn by a Zipf law)",
+        }
+    }
+
+    fn plan(self, catalog: &Catalog, turns: usize) -> Vec<Turn> {
+        match self {
+            Workload::Cycling => cycling(catalog, turns),
+            Workload::FewOfMany => few_of_many(catalog, turns),
+        }
+    }
+}
+
 /// What one request carried, and what the live server reported for it.
 struct Seen {
     tools: Vec<Arc<ToolDefinition>>,
@@ -125,10 +221,17 @@ struct Seen {
     usage: Option<Usage>,
 }
 
-/// Answers from a script and records each request; reports `form` as its deferred loading;
-/// with `live`, sends each request to the real server first.
+/// What a session sent: every request, and how many member calls the model made again after
+/// a recovery result.
+struct Recorded {
+    seen: Vec<Seen>,
+    repeated: usize,
+}
+
+/// Answers each request from the model and records it; reports `form` as its deferred
+/// loading; with `live`, sends each request to the real server first.
 struct Relay {
-    script: Mutex<VecDeque<ChatResponse>>,
+    model: Model,
     seen: Arc<Mutex<Vec<Seen>>>,
     form: DeferredTools,
     live: Option<OpenAiClient>,
@@ -152,12 +255,7 @@ impl ChatClient for Relay {
             messages: request.messages.to_vec(),
             usage,
         });
-        let mut reply = self
-            .script
-            .lock()
-            .expect("script")
-            .pop_front()
-            .ok_or_else(|| ChatError::Config("script ran out".into()))?;
+        let mut reply = self.model.reply(&request)?;
         if let Some(usage) = usage {
             reply.usage = usage;
         }
@@ -187,7 +285,9 @@ struct Turn {
     calls: Vec<(String, Value)>,
 }
 
-fn plan(catalog: &Catalog, turns: usize) -> Vec<Turn> {
+/// The cycling workload: harness `t mod H` at turn `t`, one member call (two on odd turns),
+/// each round through the catalog calling the next members of each harness.
+fn cycling(catalog: &Catalog, turns: usize) -> Vec<Turn> {
     (0..turns)
         .map(|t| {
             let harness = &catalog.harnesses[t % catalog.harnesses.len()];
@@ -204,40 +304,221 @@ fn plan(catalog: &Catalog, turns: usize) -> Vec<Turn> {
         .collect()
 }
 
+/// How many harnesses of the catalog a few-of-many session uses.
+const FEW: usize = 3;
+
+/// The seed of the few-of-many draws.
+const FEW_OF_MANY_SEED: u64 = 31;
+
+/// SplitMix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number generators", 2014).
+/// Written here because hpd-agent-tests has no random-number crate among its dependencies, and
+/// a plan needs a few seeded draws, not a statistical-quality generator.
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A number in `[0, 1)`, from the generator's top 53 bits.
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// One of `ranks` (0-based ranks, each at most once in the slice), drawn by a Zipf law:
+    /// rank `r` with a weight of `1 / (r + 1)`. Returns the position in `ranks`.
+    fn zipf(&mut self, ranks: &[usize]) -> usize {
+        let weights: Vec<f64> = ranks.iter().map(|&r| 1.0 / (r + 1) as f64).collect();
+        let mut left = self.unit() * weights.iter().sum::<f64>();
+        for (at, weight) in weights.iter().enumerate() {
+            if left < *weight {
+                return at;
+            }
+            left -= weight;
+        }
+        weights.len() - 1
+    }
+}
+
+/// The few-of-many workload: [`FEW`] harnesses drawn without replacement by a Zipf law over the
+/// catalog's order, then for each turn one of them by a Zipf law over the order they were drawn
+/// in, with one member call (two on odd turns), each harness calling its members in turn.
+fn few_of_many(catalog: &Catalog, turns: usize) -> Vec<Turn> {
+    let mut rng = SplitMix64(FEW_OF_MANY_SEED);
+    let mut pool: Vec<usize> = (0..catalog.harnesses.len()).collect();
+    let mut used = Vec::new();
+    while used.len() < FEW && !pool.is_empty() {
+        let at = rng.zipf(&pool);
+        used.push(pool.remove(at));
+    }
+    let order: Vec<usize> = (0..used.len()).collect();
+    let mut next_call = vec![0; catalog.harnesses.len()];
+    (0..turns)
+        .map(|t| {
+            let h = used[rng.zipf(&order)];
+            let harness = &catalog.harnesses[h];
+            let calls = (0..1 + t % 2)
+                .map(|_| {
+                    let call = harness.calls[next_call[h] % harness.calls.len()].clone();
+                    next_call[h] += 1;
+                    call
+                })
+                .collect();
+            Turn {
+                harness: harness.name.clone(),
+                calls,
+            }
+        })
+        .collect()
+}
+
 fn call(id: String, name: &str, arguments: &Value) -> ChatResponse {
     ChatResponse::tool_calls(vec![ToolCall::new(id, name, arguments.to_string())])
 }
 
-/// The model's replies for a session in `layout`.
-fn script(layout: Layout, turns: &[Turn]) -> Vec<ChatResponse> {
-    let mut replies = Vec::new();
-    for (t, turn) in turns.iter().enumerate() {
-        match layout {
-            Layout::Flat => {}
-            Layout::NativeResponses => replies.push(call(
-                format!("t{t}s"),
-                "tool_search",
-                &json!({"namespace": turn.harness}),
-            )),
-            _ => replies.push(call(format!("t{t}c"), &turn.harness, &json!({}))),
+/// The scripted model: it answers a request from the turn's plan and what the request holds.
+struct Model {
+    layout: Layout,
+    script: Script,
+    turns: Vec<Turn>,
+    /// Member calls made again after a recovery result.
+    repeated: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl Model {
+    /// The reply to a request: the turn is the number of user messages, and what the turn did
+    /// so far is what follows the last one. The next member call that has not run goes out when
+    /// the model knows the member's definition; otherwise the container call; once every call
+    /// ran, the text answer.
+    fn reply(&self, request: &ChatRequest<'_>) -> Result<ChatResponse, ChatError> {
+        let messages = request.messages;
+        let start = messages
+            .iter()
+            .rposition(|m| matches!(m, ChatMessage::User { .. }))
+            .ok_or_else(|| ChatError::Config("a request without a user message".into()))?;
+        let t = messages
+            .iter()
+            .filter(|m| matches!(m, ChatMessage::User { .. }))
+            .count()
+            - 1;
+        let turn = self
+            .turns
+            .get(t)
+            .ok_or_else(|| ChatError::Config(format!("the plan has no turn {t}")))?;
+        let this_turn = &messages[start + 1..];
+        // Each member call of the turn, in order, has run unless its result is the recovery
+        // answer, which starts as a container's result does.
+        let recovery = format!("{} expanded.", turn.harness);
+        let result_of = |id: &str| {
+            this_turn.iter().find_map(|m| match m {
+                ChatMessage::Tool {
+                    call_id, content, ..
+                } if call_id == id => Some(content.as_str()),
+                _ => None,
+            })
+        };
+        let (mut ran, mut retries, mut opened) = (0, 0, false);
+        for message in this_turn {
+            let ChatMessage::Assistant { tool_calls, .. } = message else {
+                continue;
+            };
+            for made in tool_calls {
+                if self.is_container_call(made, &turn.harness) {
+                    opened = true;
+                } else if result_of(&made.id).is_some_and(|r| r.starts_with(&recovery)) {
+                    retries += 1;
+                } else {
+                    ran += 1;
+                    retries = 0;
+                }
+            }
         }
-        for (k, (member, arguments)) in turn.calls.iter().enumerate() {
-            let id = format!("t{t}m{k}");
-            replies.push(match layout {
-                Layout::Fixed => call(
-                    id,
-                    CALL_TOOL,
-                    &json!({"name": member, "arguments": arguments}),
+        let Some((member, arguments)) = turn.calls.get(ran) else {
+            return Ok(ChatResponse::text(format!(
+                "Done: the {} step of turn {t} went through; the result is above.",
+                turn.harness
+            )));
+        };
+        let known = match self.script {
+            Script::EveryTurn => opened || self.layout == Layout::Flat,
+            Script::HistoryAware => self.knows(request, member),
+        };
+        if !known {
+            if opened {
+                return Err(ChatError::Config(format!(
+                    "turn {t}: {} was opened and {member} is still not loaded",
+                    turn.harness
+                )));
+            }
+            return Ok(match self.layout {
+                Layout::NativeResponses => call(
+                    format!("t{t}s"),
+                    "tool_search",
+                    &json!({"namespace": turn.harness}),
                 ),
-                _ => call(id, member, arguments),
+                _ => call(format!("t{t}c"), &turn.harness, &json!({})),
             });
         }
-        replies.push(ChatResponse::text(format!(
-            "Done: the {} step of turn {t} went through; the result is above.",
-            turn.harness
-        )));
+        let id = match retries {
+            0 => format!("t{t}m{ran}"),
+            1 => {
+                self.repeated
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                format!("t{t}m{ran}r")
+            }
+            _ => {
+                return Err(ChatError::Config(format!(
+                    "turn {t}: {member} got a recovery result twice"
+                )));
+            }
+        };
+        Ok(match self.layout {
+            Layout::Fixed => call(
+                id,
+                CALL_TOOL,
+                &json!({"name": member, "arguments": arguments}),
+            ),
+            _ => call(id, member, arguments),
+        })
     }
-    replies
+
+    /// Whether `made` is the call that opens the container of `harness`.
+    fn is_container_call(&self, made: &ToolCall, harness: &str) -> bool {
+        match self.layout {
+            Layout::NativeResponses => made.name == "tool_search",
+            _ => made.name == harness,
+        }
+    }
+
+    /// Whether the request shows the definition of `member` (the history-aware script).
+    fn knows(&self, request: &ChatRequest<'_>, member: &str) -> bool {
+        let results = || {
+            request.messages.iter().filter_map(|m| match m {
+                ChatMessage::Tool {
+                    content,
+                    references,
+                    ..
+                } => Some((content, references)),
+                _ => None,
+            })
+        };
+        match self.layout {
+            Layout::Flat | Layout::Hide | Layout::Append => {
+                request.tools.iter().any(|t| t.name == member)
+            }
+            Layout::Fixed => {
+                let line = format!("{{\"name\":{},", Value::String(member.to_owned()));
+                results().any(|(content, _)| content.lines().any(|l| l.starts_with(&line)))
+            }
+            Layout::NativeAnthropic | Layout::NativeResponses => {
+                results().any(|(_, references)| references.iter().any(|r| r == member))
+            }
+        }
+    }
 }
 
 fn user_message(t: usize, turn: &Turn) -> String {
@@ -254,21 +535,40 @@ fn session_number() -> u128 {
         .map_or(0, |d| d.as_micros())
 }
 
+/// What one session runs: the layout, the workload, the script and the number of turns.
+#[derive(Clone, Copy)]
+struct Setup {
+    layout: Layout,
+    workload: Workload,
+    script: Script,
+    turns: usize,
+}
+
 /// Runs one session and returns every request it sent.
 fn session(
     catalog: &Catalog,
-    layout: Layout,
-    turns: usize,
+    setup: Setup,
     live: Option<OpenAiClient>,
     runtime: &tokio::runtime::Runtime,
-) -> Result<Vec<Seen>, String> {
-    let turns = plan(catalog, turns);
+) -> Result<Recorded, String> {
+    let turns = setup.workload.plan(catalog, setup.turns);
+    let messages: Vec<String> = turns
+        .iter()
+        .enumerate()
+        .map(|(t, turn)| user_message(t, turn))
+        .collect();
     let seen = Arc::new(Mutex::new(Vec::new()));
+    let repeated = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let seen_live = live.is_some();
     let relay = Relay {
-        script: Mutex::new(script(layout, &turns).into()),
+        model: Model {
+            layout: setup.layout,
+            script: setup.script,
+            turns,
+            repeated: Arc::clone(&repeated),
+        },
         seen: Arc::clone(&seen),
-        form: layout.form(),
+        form: setup.layout.form(),
         live,
     };
     // A live session's system text starts with a number of its own (see the file's docs).
@@ -286,15 +586,16 @@ fn session(
                 .with_max_output_tokens(1),
         )
         .with_chat_client(relay);
-    let agent = layout
+    let agent = setup
+        .layout
         .configure(builder)
         .build()
         .map_err(|e| e.to_string())?;
     let mut session = agent.session();
     runtime.block_on(async {
-        for (t, turn) in turns.iter().enumerate() {
+        for (t, message) in messages.into_iter().enumerate() {
             session
-                .run(user_message(t, turn))
+                .run(message)
                 .await
                 .map_err(|e| format!("turn {t}: {e}"))?;
         }
@@ -312,7 +613,10 @@ fn session(
             return Err(format!("a call failed: {content}"));
         }
     }
-    Ok(std::mem::take(&mut *seen.lock().expect("record")))
+    Ok(Recorded {
+        seen: std::mem::take(&mut *seen.lock().expect("record")),
+        repeated: repeated.load(std::sync::atomic::Ordering::Relaxed),
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -353,13 +657,62 @@ fn referenced<'a>(seen: &'a Seen, name: &str) -> Option<(&'a DeferredGroup, &'a 
     })
 }
 
-/// The whole context of a request as text, in the order providers cache it.
-fn context_text(layout: Layout, seen: &Seen) -> String {
+/// Where native-Responses puts the definitions a `tool_search_output` loaded.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Injection {
+    /// Right after the output item, where the context ended when they loaded; later requests
+    /// keep them there, so they enter the cached prefix like a tool result (the reading the
+    /// tool search guide gives: the placement is chosen to keep the cache).
+    InPlace,
+    /// At the end of every later request, after the newest message, so no request caches them
+    /// (the pessimistic reading).
+    AtEnd,
+}
+
+/// The namespaces of a Responses context with the tools loaded into them: each is its name,
+/// its description with the note of the output that loaded it, and the functions.
+fn namespaces_json(loaded: &[(&DeferredGroup, String, Vec<&ToolDefinition>)]) -> String {
+    let namespaces: Vec<Value> = loaded
+        .iter()
+        .map(|(group, note, tools)| {
+            json!({"type": "namespace", "name": group.name,
+                   "description": format!("{}\n\n{note}", group.description),
+                   "tools": tools.iter().map(|t| function_json(t)).collect::<Vec<_>>()})
+        })
+        .collect();
+    Value::Array(namespaces).to_string()
+}
+
+/// Adds the definitions `references` name to `loaded`, by namespace in load order, each once.
+fn load<'a>(
+    loaded: &mut Vec<(&'a DeferredGroup, String, Vec<&'a ToolDefinition>)>,
+    seen: &'a Seen,
+    references: &[String],
+    note: &str,
+) {
+    for name in references {
+        let Some((group, tool)) = referenced(seen, name) else {
+            continue;
+        };
+        match loaded.iter_mut().find(|(g, _, _)| g.name == group.name) {
+            Some((_, _, tools)) => {
+                if !tools.iter().any(|t| t.name == tool.name) {
+                    tools.push(tool);
+                }
+            }
+            None => loaded.push((group, note.to_owned(), vec![tool])),
+        }
+    }
+}
+
+/// The whole context of a request as text, in the order providers cache it; `injection` says
+/// where native-Responses puts loaded definitions (the other layouts ignore it).
+fn context_text(layout: Layout, injection: Injection, seen: &Seen) -> String {
     let mut text = tools_text(layout, seen);
     text.push('\n');
     text.push_str(&seen.instructions);
-    // native-Responses: the namespaces loaded so far, in load order, with the tools loaded.
-    let mut loaded: Vec<(&DeferredGroup, String, Vec<&ToolDefinition>)> = Vec::new();
+    // native-Responses injected at the end: the namespaces loaded so far, in load order.
+    let mut at_end: Vec<(&DeferredGroup, String, Vec<&ToolDefinition>)> = Vec::new();
     for message in &seen.messages {
         text.push('\n');
         match message {
@@ -387,38 +740,26 @@ fn context_text(layout: Layout, seen: &Seen) -> String {
                 references,
                 ..
             } if !references.is_empty() && layout == Layout::NativeResponses => {
-                // In place, the output item; its definitions go to the end of the context.
+                // In place, the output item; its definitions after it or at the end.
                 text.push_str(
                     &json!({"type": "tool_search_output", "call_id": call_id}).to_string(),
                 );
-                for name in references {
-                    let Some((group, tool)) = referenced(seen, name) else {
-                        continue;
-                    };
-                    match loaded.iter_mut().find(|(g, _, _)| g.name == group.name) {
-                        Some((_, _, tools)) => {
-                            if !tools.iter().any(|t| t.name == tool.name) {
-                                tools.push(tool);
-                            }
-                        }
-                        None => loaded.push((group, content.clone(), vec![tool])),
+                match injection {
+                    Injection::InPlace => {
+                        let mut here = Vec::new();
+                        load(&mut here, seen, references, content);
+                        text.push('\n');
+                        text.push_str(&namespaces_json(&here));
                     }
+                    Injection::AtEnd => load(&mut at_end, seen, references, content),
                 }
             }
             other => text.push_str(&serde_json::to_string(other).expect("message JSON")),
         }
     }
-    if !loaded.is_empty() {
-        let namespaces: Vec<Value> = loaded
-            .iter()
-            .map(|(group, note, tools)| {
-                json!({"type": "namespace", "name": group.name,
-                       "description": format!("{}\n\n{note}", group.description),
-                       "tools": tools.iter().map(|t| function_json(t)).collect::<Vec<_>>()})
-            })
-            .collect();
+    if !at_end.is_empty() {
         text.push('\n');
-        text.push_str(&Value::Array(namespaces).to_string());
+        text.push_str(&namespaces_json(&at_end));
     }
     text
 }
@@ -433,6 +774,8 @@ fn common_prefix(a: &[u32], b: &[u32]) -> usize {
 /// The measured figures of one session.
 struct Figures {
     requests: usize,
+    /// Member calls made again after a recovery result.
+    repeated: usize,
     /// Per request: tokens, cached tokens.
     sizes: Vec<u64>,
     cached: Vec<u64>,
@@ -473,10 +816,11 @@ impl Figures {
     }
 }
 
-fn offline_figures(layout: Layout, seen: &[Seen]) -> Figures {
+fn offline_figures(layout: Layout, injection: Injection, recorded: &Recorded) -> Figures {
+    let seen = &recorded.seen;
     let tokens: Vec<Vec<u32>> = seen
         .iter()
-        .map(|s| catalog::tokens(&context_text(layout, s)))
+        .map(|s| catalog::tokens(&context_text(layout, injection, s)))
         .collect();
     let mut cached = vec![0];
     cached.extend(
@@ -486,6 +830,7 @@ fn offline_figures(layout: Layout, seen: &[Seen]) -> Figures {
     );
     Figures {
         requests: seen.len(),
+        repeated: recorded.repeated,
         sizes: tokens.iter().map(|t| t.len() as u64).collect(),
         cached,
         first_tools: seen
@@ -494,10 +839,11 @@ fn offline_figures(layout: Layout, seen: &[Seen]) -> Figures {
     }
 }
 
-fn live_figures(seen: &[Seen]) -> Figures {
-    let usage: Vec<Usage> = seen.iter().filter_map(|s| s.usage).collect();
+fn live_figures(recorded: &Recorded) -> Figures {
+    let usage: Vec<Usage> = recorded.seen.iter().filter_map(|s| s.usage).collect();
     Figures {
-        requests: seen.len(),
+        requests: recorded.seen.len(),
+        repeated: recorded.repeated,
         sizes: usage.iter().map(|u| u.input_tokens).collect(),
         cached: usage.iter().map(|u| u.cached_input_tokens).collect(),
         first_tools: None,
@@ -508,28 +854,52 @@ fn verdict(ok: bool) -> &'static str {
     if ok { "met" } else { "NOT met" }
 }
 
-/// Prints the table of one catalog and, offline, the goal lines of `fixed` and the native
-/// layouts.
-fn report(label: &str, rows: &[(Layout, usize, Result<Figures, String>)], offline: bool) {
+/// One row of a table: a layout (with the pessimistic rendering of native-Responses as a row
+/// of its own), a length, and the session's figures or why it failed.
+struct Row {
+    label: &'static str,
+    layout: Layout,
+    turns: usize,
+    figures: Result<Figures, String>,
+}
+
+/// The label of the pessimistic native-Responses row (see [`Injection::AtEnd`]).
+const AT_END: &str = "native-Responses (at end)";
+
+/// The bound on billed input against flat that a table's goal sets at a length, if any: the
+/// history-aware model on the cycling workload at most 1.05x flat from 20 turns on, and on the
+/// few-of-many workload at most 0.5x flat at every length.
+fn cost_bound(workload: Workload, script: Script, turns: usize) -> Option<f64> {
+    match (workload, script) {
+        (Workload::Cycling, Script::HistoryAware) if turns >= 20 => Some(1.05),
+        (Workload::FewOfMany, Script::HistoryAware) => Some(0.5),
+        _ => None,
+    }
+}
+
+/// Prints the table of one catalog, workload and script and, offline, the goal lines of
+/// `fixed` and the native layouts.
+fn report(label: &str, catalog: &str, rows: &[Row], goals: Option<(Workload, Script)>) {
     println!("\n{label}");
     println!(
-        "| layout | turns | requests | vs flat | input tokens | last request | cached | cached share | lowest kept (request) | Anthropic rule | vs flat | OpenAI rule | vs flat |"
+        "| layout | turns | requests | vs flat | made again | input tokens | last request | cached | cached share | lowest kept (request) | Anthropic rule | vs flat | OpenAI rule | vs flat |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     let flat = |turns: usize| {
         rows.iter()
-            .find(|(l, n, _)| *l == Layout::Flat && *n == turns)
-            .and_then(|(_, _, f)| f.as_ref().ok())
+            .find(|r| r.layout == Layout::Flat && r.turns == turns)
+            .and_then(|r| r.figures.as_ref().ok())
     };
-    for (layout, turns, figures) in rows {
-        let figures = match figures {
+    for row in rows {
+        let (label, turns) = (row.label, row.turns);
+        let figures = match &row.figures {
             Ok(figures) => figures,
             Err(why) => {
-                println!("| {} | {turns} | failed: {why} |", layout.name());
+                println!("| {label} | {turns} | failed: {why} |");
                 continue;
             }
         };
-        let base = flat(*turns);
+        let base = flat(turns);
         let ratio = |value: f64, of: &dyn Fn(&Figures) -> f64| match base {
             Some(base) => format!("{:.3}", value / of(base)),
             None => "-".to_owned(),
@@ -539,10 +909,10 @@ fn report(label: &str, rows: &[(Layout, usize, Result<Figures, String>)], offlin
             None => "-".to_owned(),
         };
         println!(
-            "| {} | {turns} | {} | {} | {} | {} | {} | {:.1}% | {lowest} | {:.0} | {} | {:.0} | {} |",
-            layout.name(),
+            "| {label} | {turns} | {} | {} | {} | {} | {} | {} | {:.1}% | {lowest} | {:.0} | {} | {:.0} | {} |",
             figures.requests,
             ratio(figures.requests as f64, &|f| f.requests as f64),
+            figures.repeated,
             figures.input(),
             figures.sizes.last().copied().unwrap_or(0),
             figures.cached_total(),
@@ -553,17 +923,17 @@ fn report(label: &str, rows: &[(Layout, usize, Result<Figures, String>)], offlin
             ratio(figures.openai(), &Figures::openai),
         );
     }
-    if !offline {
+    let Some((workload, script)) = goals else {
         return;
-    }
-    for (layout, turns, figures) in rows {
+    };
+    for row in rows {
         if !matches!(
-            layout,
+            row.layout,
             Layout::Fixed | Layout::NativeAnthropic | Layout::NativeResponses
         ) {
             continue;
         }
-        let (Ok(figures), Some(base)) = (figures, flat(*turns)) else {
+        let (Ok(figures), Some(base)) = (&row.figures, flat(row.turns)) else {
             continue;
         };
         let kept = figures.lowest_kept();
@@ -572,9 +942,20 @@ fn report(label: &str, rows: &[(Layout, usize, Result<Figures, String>)], offlin
         let tools = figures.first_tools.unwrap_or(0) as f64;
         let flat_tools = base.first_tools.unwrap_or(1) as f64;
         let fewer = 1.0 - tools / flat_tools;
+        let cost = match cost_bound(workload, script, row.turns) {
+            Some(bound) => format!(
+                "<= {bound}x flat: {} (Anthropic {a:.3}, OpenAI {o:.3})",
+                verdict(a <= bound && o <= bound)
+            ),
+            None => format!("no bound (Anthropic {a:.3}, OpenAI {o:.3})"),
+        };
         println!(
-            "goals {label} {} {turns} turns: (a) >= 99% kept: {}{}; (b) below flat: {} (Anthropic {a:.3}, OpenAI {o:.3}); (c) >= 92% fewer first-request tool tokens: {} ({:.1}% fewer, {tools} vs {flat_tools}, ratio {:.3})",
-            layout.name(),
+            "goals {} {} {} {} {} turns: >= 99% kept: {}{}; cost {cost}; >= 92% fewer first-request tool tokens: {} ({:.1}% fewer, {tools} vs {flat_tools})",
+            workload.name(),
+            script.name(),
+            catalog,
+            row.label,
+            row.turns,
             match kept {
                 Some((share, _)) => verdict(share >= 0.99),
                 None => "met (one request)",
@@ -583,10 +964,8 @@ fn report(label: &str, rows: &[(Layout, usize, Result<Figures, String>)], offlin
                 Some((share, at)) => format!(" (lowest {:.2}% at request {at})", share * 100.0),
                 None => String::new(),
             },
-            verdict(a < 1.0 && o < 1.0),
             verdict(fewer >= 0.92),
             fewer * 100.0,
-            tools / flat_tools,
         );
     }
 }
@@ -676,7 +1055,16 @@ fn groups(
 ) -> Vec<DeferredGroup> {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let relay = Relay {
-        script: Mutex::new(VecDeque::from([ChatResponse::text("ok")])),
+        // One turn without member calls: the model answers with text.
+        model: Model {
+            layout: Layout::NativeAnthropic,
+            script: Script::EveryTurn,
+            turns: vec![Turn {
+                harness: "probe".to_owned(),
+                calls: Vec::new(),
+            }],
+            repeated: Arc::default(),
+        },
         seen: Arc::clone(&seen),
         form: DeferredTools::ToolReferences,
         live: None,
@@ -825,27 +1213,121 @@ type Make<'a> = &'a dyn Fn() -> Result<Catalog, String>;
 /// connections need it to shut down).
 fn fresh_session(
     make: Make<'_>,
-    layout: Layout,
-    turns: usize,
+    setup: Setup,
     live: Option<OpenAiClient>,
     runtime: &tokio::runtime::Runtime,
-) -> Result<Vec<Seen>, String> {
+) -> Result<Recorded, String> {
     let catalog = make()?;
-    let seen = session(&catalog, layout, turns, live, runtime);
+    let recorded = session(&catalog, setup, live, runtime);
     runtime.block_on(async move { drop(catalog) });
-    seen
+    recorded
 }
 
-fn offline(label: &str, make: Make<'_>, runtime: &tokio::runtime::Runtime) {
+/// A catalog of the offline run: its table label, its short name in the goal lines and in
+/// `HPD_SESSION_COST_CATALOGS`.
+struct Offline<'a> {
+    label: &'a str,
+    name: &'a str,
+    make: Make<'a>,
+}
+
+/// The offline table of one catalog, workload and script: every layout at every length.
+fn offline(
+    catalog: &Offline<'_>,
+    workload: Workload,
+    script: Script,
+    lengths: &[usize],
+    runtime: &tokio::runtime::Runtime,
+) {
     let mut rows = Vec::new();
-    for &turns in &LENGTHS {
+    for &turns in lengths {
         for layout in LAYOUTS {
-            let figures = fresh_session(make, layout, turns, None, runtime)
-                .map(|seen| offline_figures(layout, &seen));
-            rows.push((layout, turns, figures));
+            eprintln!(
+                "session_cost: {} {} {} {} {turns} turns",
+                catalog.name,
+                workload.name(),
+                script.name(),
+                layout.name()
+            );
+            let setup = Setup {
+                layout,
+                workload,
+                script,
+                turns,
+            };
+            let recorded = fresh_session(catalog.make, setup, None, runtime);
+            if layout == Layout::NativeResponses {
+                // The pessimistic reading, priced from the same requests.
+                let at_end = match &recorded {
+                    Ok(r) => Ok(offline_figures(layout, Injection::AtEnd, r)),
+                    Err(why) => Err(why.clone()),
+                };
+                rows.push(Row {
+                    label: layout.name(),
+                    layout,
+                    turns,
+                    figures: recorded.map(|r| offline_figures(layout, Injection::InPlace, &r)),
+                });
+                rows.push(Row {
+                    label: AT_END,
+                    layout,
+                    turns,
+                    figures: at_end,
+                });
+                continue;
+            }
+            rows.push(Row {
+                label: layout.name(),
+                layout,
+                turns,
+                figures: recorded.map(|r| offline_figures(layout, Injection::InPlace, &r)),
+            });
         }
     }
-    report(&format!("offline, {label}, o200k_base tokens"), &rows, true);
+    report(
+        &format!(
+            "offline, {}, {}, {}, o200k_base tokens",
+            catalog.label,
+            workload.describe(),
+            script.describe()
+        ),
+        catalog.name,
+        &rows,
+        Some((workload, script)),
+    );
+    if workload == Workload::FewOfMany
+        && let Some(&longest) = lengths.iter().max()
+    {
+        match (catalog.make)() {
+            Ok(made) => {
+                println!(
+                    "harnesses of the {longest}-turn session (a shorter one is its start): {}",
+                    harness_turns(&workload.plan(&made, longest))
+                );
+                runtime.block_on(async move { drop(made) });
+            }
+            Err(why) => println!("harnesses of the sessions not listed: {why}"),
+        }
+    }
+}
+
+/// The harnesses a plan uses, in order of first use, each with its number of turns.
+fn harness_turns(turns: &[Turn]) -> String {
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for turn in turns {
+        match counts.iter_mut().find(|(name, _)| *name == turn.harness) {
+            Some((_, count)) => *count += 1,
+            None => counts.push((&turn.harness, 1)),
+        }
+    }
+    counts
+        .iter()
+        .map(|(name, count)| match count {
+            1 => format!("{name} (1 turn)"),
+            _ => format!("{name} ({count} turns)"),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn live(
@@ -864,8 +1346,14 @@ fn live(
                 .expect("client")
                 .with_timeout(std::time::Duration::from_secs(600))
                 .with_streaming(false);
-            let figures = fresh_session(make, layout, turns, Some(client), runtime)
-                .map(|seen| live_figures(&seen));
+            let setup = Setup {
+                layout,
+                workload: Workload::Cycling,
+                script: Script::EveryTurn,
+                turns,
+            };
+            let figures =
+                fresh_session(make, setup, Some(client), runtime).map(|r| live_figures(&r));
             // Each session as it ends: a long run shows what it measured so far.
             match &figures {
                 Ok(f) => println!(
@@ -876,16 +1364,54 @@ fn live(
                 ),
                 Err(why) => println!("live {} {turns} turns: failed: {why}", layout.name()),
             }
-            rows.push((layout, turns, figures));
+            rows.push(Row {
+                label: layout.name(),
+                layout,
+                turns,
+                figures,
+            });
         }
     }
     report(
         &format!(
             "live, llama.cpp at {url}, {label}; the server's prompt tokens and cached prompt tokens"
         ),
+        "synthetic4",
         &rows,
-        false,
+        None,
     );
+}
+
+/// The comma-separated values of an environment variable, or `None` when it is unset or
+/// names nothing.
+fn listed(variable: &str) -> Option<Vec<String>> {
+    let value = std::env::var(variable).ok()?;
+    let values: Vec<String> = value
+        .split(',')
+        .map(|v| v.trim().to_owned())
+        .filter(|v| !v.is_empty())
+        .collect();
+    (!values.is_empty()).then_some(values)
+}
+
+/// The items whose name `variable` lists, all of them when it is unset.
+fn selected<T: Copy>(variable: &str, all: &[T], name: impl Fn(T) -> &'static str) -> Vec<T> {
+    match listed(variable) {
+        Some(names) => all
+            .iter()
+            .copied()
+            .filter(|&item| names.iter().any(|n| n == name(item)))
+            .collect(),
+        None => all.to_vec(),
+    }
+}
+
+/// Session lengths from `variable` (comma-separated numbers), `default` when it is unset.
+fn lengths(variable: &str, default: &[usize]) -> Vec<usize> {
+    listed(variable)
+        .map(|values| values.iter().filter_map(|n| n.parse().ok()).collect())
+        .filter(|l: &Vec<usize>| !l.is_empty())
+        .unwrap_or_else(|| default.to_vec())
 }
 
 fn main() {
@@ -897,31 +1423,55 @@ fn main() {
     let rt = &runtime;
     let synthetic_of = |count: usize| move || Ok(synthetic(count, rt));
     if std::env::var("HPD_SESSION_COST_LIVE_ONLY").is_err() {
-        offline(
-            "synthetic catalog, 20 harnesses x 8 functions",
-            &synthetic_of(20),
-            &runtime,
-        );
-        offline(
-            "synthetic catalog, first 4 harnesses x 8 functions",
-            &synthetic_of(4),
-            &runtime,
-        );
-        let scratch = scratch();
-        let make_mcp = || {
-            let harnesses = runtime.block_on(catalog::mcp_catalog(scratch.path()))?;
-            Ok(mcp(harnesses, scratch.path()))
+        let catalogs = listed("HPD_SESSION_COST_CATALOGS");
+        let wanted = |name: &str| {
+            catalogs
+                .as_ref()
+                .is_none_or(|c| c.iter().any(|n| n == name))
         };
-        match make_mcp() {
-            Ok(probe) => {
-                runtime.block_on(async move { drop(probe) });
-                offline(
-                    "MCP reference servers, 6 harnesses, 51 functions",
-                    &make_mcp,
-                    &runtime,
-                );
+        let workloads = selected("HPD_SESSION_COST_WORKLOADS", &WORKLOADS, Workload::name);
+        let scripts = selected("HPD_SESSION_COST_SCRIPTS", &SCRIPTS, Script::name);
+        let turns = lengths("HPD_SESSION_COST_TURNS", &LENGTHS);
+        let run = |catalog: &Offline<'_>| {
+            for &workload in &workloads {
+                for &script in &scripts {
+                    offline(catalog, workload, script, &turns, &runtime);
+                }
             }
-            Err(why) => println!("\nMCP catalog skipped: {why}"),
+        };
+        let synthetic20 = synthetic_of(20);
+        if wanted("synthetic20") {
+            run(&Offline {
+                label: "synthetic catalog, 20 harnesses x 8 functions",
+                name: "synthetic20",
+                make: &synthetic20,
+            });
+        }
+        let synthetic4 = synthetic_of(4);
+        if wanted("synthetic4") {
+            run(&Offline {
+                label: "synthetic catalog, first 4 harnesses x 8 functions",
+                name: "synthetic4",
+                make: &synthetic4,
+            });
+        }
+        if wanted("mcp") {
+            let scratch = scratch();
+            let make_mcp = || {
+                let harnesses = runtime.block_on(catalog::mcp_catalog(scratch.path()))?;
+                Ok(mcp(harnesses, scratch.path()))
+            };
+            match make_mcp() {
+                Ok(probe) => {
+                    runtime.block_on(async move { drop(probe) });
+                    run(&Offline {
+                        label: "MCP reference servers, 6 harnesses, 51 functions",
+                        name: "mcp",
+                        make: &make_mcp,
+                    });
+                }
+                Err(why) => println!("\nMCP catalog skipped: {why}"),
+            }
         }
     }
     match std::env::var("HPD_LLAMA_URL") {
@@ -930,11 +1480,7 @@ fn main() {
             // The server's context is 8192 tokens of its own tokenizer: the flat list of the
             // first 4 harnesses fits, with sessions of up to 5 turns.
             // HPD_SESSION_COST_LIVE_TURNS: the lengths to run live, e.g. `1` (default `1,5`).
-            let lengths: Vec<usize> = std::env::var("HPD_SESSION_COST_LIVE_TURNS")
-                .ok()
-                .map(|v| v.split(',').filter_map(|n| n.trim().parse().ok()).collect())
-                .filter(|l: &Vec<usize>| !l.is_empty())
-                .unwrap_or_else(|| vec![1, 5]);
+            let lengths = lengths("HPD_SESSION_COST_LIVE_TURNS", &[1, 5]);
             live(
                 &url,
                 "synthetic catalog, first 4 harnesses x 8 functions",
