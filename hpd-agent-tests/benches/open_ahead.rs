@@ -6,7 +6,8 @@
 //! asked: a scripted client answers the first request, and the openings are read from the
 //! agent's `ContainerExpanded` events and from the first request it sent. Per threshold the
 //! bench prints how often the container the task needed was opened (the model then needs no
-//! container round trip: the round trips saved), how often it was the only one opened, how
+//! container round trip: the round trips saved), how often it ranked first, how often it was
+//! the only one opened, how
 //! often only other containers were (their schemas cost tokens and buy nothing), and how often
 //! nothing was, with the `o200k_base` tokens the openings added to the first request.
 //!
@@ -105,13 +106,13 @@ fn main() {
         hpd_agent::config::OPEN_AHEAD_MAX
     );
     println!(
-        "| threshold | needed opened (round trips saved) | needed alone | other only | nothing | containers opened | tokens added, mean per task |"
+        "| threshold | needed opened (round trips saved) | needed ranked first | needed alone | other only | nothing | containers opened | tokens added, mean per task |"
     );
-    println!("|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|");
     let mut misses: Vec<String> = Vec::new();
     for threshold in THRESHOLDS {
-        let (mut hit, mut alone, mut other, mut nothing, mut count, mut tokens) =
-            (0, 0, 0, 0, 0, 0);
+        let (mut hit, mut first, mut alone, mut other, mut nothing, mut count, mut tokens) =
+            (0, 0, 0, 0, 0, 0, 0);
         for (task, needed) in tasks.iter().zip(&needed) {
             let prompt = task
                 .prompt
@@ -122,6 +123,9 @@ fn main() {
                 .unwrap_or_else(|e| panic!("task {}: {e}", task.id));
             count += outcome.opened.len();
             tokens += outcome.tokens;
+            if outcome.opened.first() == Some(needed) {
+                first += 1;
+            }
             if outcome.opened.contains(needed) {
                 hit += 1;
                 if outcome.opened.len() == 1 {
@@ -142,7 +146,7 @@ fn main() {
             }
         }
         println!(
-            "| {threshold} | {hit} | {alone} | {other} | {nothing} | {count} | {:.0} |",
+            "| {threshold} | {hit} | {first} | {alone} | {other} | {nothing} | {count} | {:.0} |",
             tokens as f64 / tasks.len() as f64
         );
     }
