@@ -852,6 +852,11 @@ pub mod tool;
 #[doc(hidden)]
 pub mod __private;
 
+// Not public API. Entry points of the fuzz targets in `fuzz/`.
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing;
+
 // The names almost every program uses; everything else has one path, in the module of its
 // concept (see STYLE.md).
 pub use agent::{Agent, AgentBuilder, AgentEvent, AgentRunConfig, RunOutput, Session};

@@ -194,6 +194,7 @@ fn full_config() -> AgentConfig {
             provider: Some("openai".into()),
             model: Some("gpt-4o-mini".into()),
             base_url: Some("http://localhost:11434/v1".into()),
+            deferred_tools: Some(hpd_agent::chat::DeferredTools::AdditionalTools),
             options: None,
         });
         config.max_iterations = Some(7);

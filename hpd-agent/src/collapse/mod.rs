@@ -83,7 +83,10 @@ pub(crate) enum Layout {
     Hide,
     Append,
     Fixed,
-    /// Native, as Anthropic's `defer_loading` with `tool_reference` blocks.
+    /// Native, as Anthropic's `defer_loading` with `tool_reference` blocks, or a form that adds
+    /// the loaded tools after the container's result (Anthropic `tool_addition` blocks, the
+    /// Responses `additional_tools` item): containers in the tool list, members loaded by
+    /// name through the container's result.
     References,
     /// Native, as the OpenAI Responses namespaces with a client-executed `tool_search`.
     Search,
@@ -234,7 +237,11 @@ impl Toolset {
             CollapsingLayout::Append => Layout::Append,
             CollapsingLayout::Fixed => Layout::Fixed,
             CollapsingLayout::Native => match self.native {
-                DeferredTools::ToolReferences => Layout::References,
+                // The forms that add tools after the container's result lay out as the
+                // references do; the provider writes the addition in its own form.
+                DeferredTools::ToolReferences
+                | DeferredTools::ToolAdditions
+                | DeferredTools::AdditionalTools => Layout::References,
                 DeferredTools::ToolSearch => Layout::Search,
                 _ => Layout::Fixed,
             },
@@ -705,6 +712,12 @@ impl Toolset {
             Layout::References | Layout::Search => &self.deferred,
             _ => &[],
         }
+    }
+
+    /// The name of the client-executed tool search requests carry (the Responses form of
+    /// `native`); `None` in the other layouts.
+    pub(crate) fn tool_search(&self) -> Option<&'static str> {
+        (self.layout() == Layout::Search).then_some(SEARCH_TOOL)
     }
 
     /// The deferred tools a container or recovery result of harness `h` loads, in the native
