@@ -232,12 +232,14 @@ impl OpenAiResponsesClient {
     /// [`ToolAdditions`](DeferredTools::ToolAdditions)) turns deferral off, with a warning.
     ///
     /// The default is [`ToolSearch`](DeferredTools::ToolSearch) for the OpenAI API itself (host
-    /// `api.openai.com`) with a model of the `gpt-5.4` family or later, which the OpenAI
-    /// documentation names for tool search, and [`Unsupported`](DeferredTools::Unsupported)
+    /// `api.openai.com`) with a model of the `gpt-5.4` family or later ("gpt-5.4 and later
+    /// models support tool_search", the tool search guide,
+    /// <https://developers.openai.com/api/docs/guides/tools-tool-search>), and [`Unsupported`](DeferredTools::Unsupported)
     /// otherwise: other servers that speak the Responses API (llama.cpp's among them) have
     /// neither form, and older models reject the tools. `AdditionalTools` is never a default:
-    /// turn it on for a model and server known to take the item (see the README's collapsing
-    /// section); a gateway that forwards to the OpenAI API sets the form it forwards.
+    /// the item's fields are confirmed by openai-python's request types, but no OpenAI page
+    /// found says which models take it, so turn it on for a model and server known to; a
+    /// gateway that forwards to the OpenAI API sets the form it forwards.
     ///
     /// ```
     /// use hpd_agent::ChatClient;
