@@ -798,3 +798,96 @@ fn clients_name_their_default_forms_by_host_and_model() {
         DeferredTools::AdditionalTools
     );
 }
+
+#[tokio::test]
+async fn an_addition_follows_all_the_results_of_its_response_in_both_forms() {
+    // One response called the container and another tool; only the container's result loads.
+    let (tools, groups) = math_group();
+    let mut loads = ChatMessage::tool("c1", "MathTools expanded.", false);
+    if let ChatMessage::Tool { references, .. } = &mut loads {
+        references.extend(["add".to_owned(), "add".to_owned(), "gone".to_owned()]);
+    }
+    let history = [
+        ChatMessage::user("add, and the weather"),
+        ChatMessage::Assistant {
+            content: None,
+            tool_calls: vec![
+                ToolCall::new("c1", "MathTools", "{}"),
+                ToolCall::new("c2", "MathTools", "{}"),
+            ],
+            reasoning: vec![],
+        },
+        loads,
+        ChatMessage::tool("c2", "Already expanded.", false),
+        ChatMessage::user("thanks"),
+    ];
+    let anthropic = serve(
+        "/v1/messages",
+        check_anthropic,
+        vec![anthropic_reply(
+            json!([{"type": "text", "text": "ok"}]),
+            "end_turn",
+        )],
+    )
+    .await;
+    let request = ChatRequest::new("", &history, &tools).with_deferred(&groups);
+    anthropic_client(&anthropic.server)
+        .complete(request, &|_| {})
+        .await
+        .unwrap();
+    let body = anthropic.bodies.lock().unwrap()[0].clone();
+    let roles: Vec<&str> = body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(roles, ["user", "assistant", "user", "system", "user"]);
+    // Both results in one user message, then one addition of `add` alone: a name loaded twice
+    // is added once, and one the request does not defer is left out.
+    assert_eq!(body["messages"][2]["content"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        body["messages"][3]["content"],
+        json!([{"type": "tool_addition", "tool": {"type": "tool_reference", "name": "add"}}])
+    );
+
+    let responses = serve(
+        "/responses",
+        check_responses,
+        vec![responses_reply(
+            json!([{"type": "message", "role": "assistant",
+                    "content": [{"type": "output_text", "text": "ok"}]}]),
+        )],
+    )
+    .await;
+    responses_client(&responses.server)
+        .complete(request, &|_| {})
+        .await
+        .unwrap();
+    let body = responses.bodies.lock().unwrap()[0].clone();
+    let kinds: Vec<&str> = body["input"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "message",
+            "function_call",
+            "function_call",
+            "function_call_output",
+            "function_call_output",
+            "additional_tools",
+            "message"
+        ]
+    );
+    let added: Vec<&str> = body["input"][5]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(added, ["add"]);
+}

@@ -193,7 +193,11 @@ fn messages(request: &ChatRequest<'_>, additions: bool) -> Vec<Value> {
                 parts,
             } => {
                 let references: &[String] = if additions {
-                    loading.extend(references.iter().map(String::as_str));
+                    for name in references {
+                        if !loading.contains(&name.as_str()) {
+                            loading.push(name);
+                        }
+                    }
                     &[]
                 } else {
                     references

@@ -247,7 +247,11 @@ fn input_items(request: &ChatRequest<'_>, additions: bool) -> Vec<Value> {
                 ..
             } => {
                 if additions {
-                    loading.extend(references.iter().map(String::as_str));
+                    for name in references {
+                        if !loading.contains(&name.as_str()) {
+                            loading.push(name);
+                        }
+                    }
                 }
                 // With images: the output as a list of `input_text` and `input_image` parts,
                 // in the result's order; what has no part type goes as its text form.
