@@ -104,8 +104,9 @@ impl Layout {
     }
 }
 
-/// The name under which a provider hands the runtime a client-executed `tool_search` call of
-/// the OpenAI Responses API (the `native` layout there).
+/// The name of the client-executed tool search of the `Search` layout: requests carry it as
+/// [`ChatRequest::tool_search`](crate::chat::ChatRequest::tool_search), and the provider hands
+/// the runtime the model's search calls under it.
 pub(crate) const SEARCH_TOOL: &str = "tool_search";
 
 /// What one call name resolves to.

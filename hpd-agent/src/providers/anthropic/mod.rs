@@ -115,6 +115,9 @@ pub const DEFAULT_MAX_TOKENS: u32 = 4096;
 /// whose availability note gives the models of the default. Since Anthropic adds its hidden
 /// deferred-loading scaffolding as soon as any tool is deferred, the members are declared
 /// deferred from the first request on, so the first addition leaves the cached prefix whole.
+/// A later beta (`inline-tools-2026-09-15`) is reported to let a `tool_addition` define a tool
+/// by value; it appears in neither the SDK's beta names nor its block types, so this client
+/// does not use it: an added tool is always one the request declares.
 ///
 /// Prompt caching (on by default, [`with_prompt_caching`](Self::with_prompt_caching)): a
 /// `cache_control` breakpoint goes on the last tool, on the system text and on the last block
