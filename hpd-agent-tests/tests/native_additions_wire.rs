@@ -447,6 +447,16 @@ async fn anthropic_adds_the_members_after_the_container_result_and_runs_them_by_
         bodies[2]["messages"].as_array().unwrap().len()
     );
     assert_eq!(bodies[2]["messages"][4]["content"][0]["name"], "add");
+    // The second turn's call of `multiply`: the history shows the members added already, so
+    // nothing is added again (the whole session holds one addition).
+    let additions = bodies[4]["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "system")
+        .count();
+    assert_eq!(additions, 1);
+    assert_eq!(bodies[4]["messages"][8]["content"][0]["name"], "multiply");
 }
 
 #[tokio::test]
