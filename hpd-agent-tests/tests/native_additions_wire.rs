@@ -399,6 +399,8 @@ async fn anthropic_adds_the_members_after_the_container_result_and_runs_them_by_
     let second = session.run("now multiply").await;
     assert_eq!(*served.refusals.lock().unwrap(), Vec::<String>::new());
     assert_eq!(second.unwrap().text, "6");
+    // What is loaded stays loaded: the member added in the first turn runs directly.
+    assert_eq!(executions(), ["MathTools.add", "MathTools.multiply"]);
 
     let bodies = served.bodies.lock().unwrap().clone();
     assert_eq!(bodies.len(), 5);
