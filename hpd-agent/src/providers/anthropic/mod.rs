@@ -112,9 +112,10 @@ pub const DEFAULT_MAX_TOKENS: u32 = 4096;
 /// `BetaToolChangeToolReferenceParam`, the `strict` and `defer_loading` of `BetaToolParam`, and
 /// the beta name of `AnthropicBetaParam`) and the mid-conversation system messages page
 /// (<https://platform.claude.com/docs/en/build-with-claude/mid-conversation-system-messages>),
-/// whose availability note gives the models of the default. Since Anthropic adds its hidden
-/// deferred-loading scaffolding as soon as any tool is deferred, the members are declared
-/// deferred from the first request on, so the first addition leaves the cached prefix whole.
+/// whose availability note gives the models of the default. The members are declared deferred
+/// from the first request on: Anthropic is reported (a measurement, not the documentation) to
+/// add hidden scaffolding to the prompt as soon as any tool is deferred, which would otherwise
+/// change the cached prefix when the first addition arrives.
 /// A later beta (`inline-tools-2026-09-15`) is reported to let a `tool_addition` define a tool
 /// by value; it appears in neither the SDK's beta names nor its block types, so this client
 /// does not use it: an added tool is always one the request declares.
