@@ -257,7 +257,7 @@ fn anthropic_client(server: &MockServer) -> AnthropicClient {
         .and_then(|c| c.with_base_url(server.uri()))
         .expect("client")
         .with_streaming(false)
-        .with_deferred_tools(true)
+        .with_deferred_tools(DeferredTools::ToolReferences)
 }
 
 #[tokio::test]
@@ -599,7 +599,7 @@ fn responses_client(server: &MockServer) -> OpenAiResponsesClient {
         .and_then(|c| c.with_base_url(server.uri()))
         .expect("client")
         .with_streaming(false)
-        .with_deferred_tools(true)
+        .with_deferred_tools(DeferredTools::ToolSearch)
 }
 
 #[tokio::test]
@@ -734,7 +734,9 @@ async fn clients_say_which_deferred_form_they_have() {
         .unwrap();
     assert_eq!(local.deferred_tools(), DeferredTools::Unsupported);
     assert_eq!(
-        local.with_deferred_tools(true).deferred_tools(),
+        local
+            .with_deferred_tools(DeferredTools::ToolReferences)
+            .deferred_tools(),
         DeferredTools::ToolReferences
     );
 }

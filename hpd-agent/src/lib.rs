@@ -182,10 +182,12 @@
 //!   call tool poorly (run the repository's accuracy harness on your model to know).
 //! - `append` (the seed's `cache_stable`): containers stay; members of expanded containers are
 //!   appended; system prompts travel in call results.
-//! - `native`: the provider's own deferred loading (Anthropic `tool_reference` blocks, OpenAI
-//!   Responses namespaces with a client-executed `tool_search`), and `fixed` where it has none.
-//!   The cheapest layout with Anthropic's client; with the Responses client, loaded tools are
-//!   billed at the end of the context, which costs more than `fixed`.
+//! - `native`: the provider's own deferred loading, in the form the chat client names
+//!   (`DeferredTools`: Anthropic `tool_reference` blocks or mid-conversation `tool_addition`s,
+//!   OpenAI Responses namespaces with a client-executed `tool_search` or `additional_tools`
+//!   items; a per-client setting, `model.deferred_tools` in a config), and `fixed` where it has
+//!   none. The cheapest layout with Anthropic's client; with the Responses client, loaded tools
+//!   are billed at the end of the context, which costs more than `fixed`.
 //!
 //! For a small catalog whose every harness a long session keeps using, collapsing off is
 //! cheapest of all.
@@ -851,6 +853,11 @@ pub mod tool;
 // Not public API. Used by generated code.
 #[doc(hidden)]
 pub mod __private;
+
+// Not public API. Entry points of the fuzz targets in `fuzz/`.
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing;
 
 // The names almost every program uses; everything else has one path, in the module of its
 // concept (see STYLE.md).

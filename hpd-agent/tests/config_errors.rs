@@ -191,7 +191,14 @@ fn wrong_types_get_serde_messages_and_paths() {
     assert_invalid(
         &err,
         "model",
-        "expected a model object (provider, model, base_url)",
+        "expected a model object (provider, model, base_url, deferred_tools)",
+    );
+    let err = parse_err(r#"{"model": {"deferred_tools": "tool_refs"}}"#);
+    assert_invalid(
+        &err,
+        "model.deferred_tools",
+        "unknown variant `tool_refs`, expected one of `none`, `tool_references`, \
+         `tool_search`, `tool_additions`, `additional_tools`",
     );
     let err = parse_err("[]");
     assert_invalid(

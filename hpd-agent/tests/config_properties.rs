@@ -295,6 +295,8 @@ mod properties {
             })
     }
 
+    use hpd_agent::chat::DeferredTools;
+
     fn flat_config() -> impl Strategy<Value = AgentConfig> {
         (
             prop::option::of(any::<String>()),
@@ -304,14 +306,24 @@ mod properties {
                     prop::option::of(names()),
                     prop::option::of(names()),
                     prop::option::of(any::<String>()),
+                    prop::option::of(prop::sample::select(vec![
+                        DeferredTools::Unsupported,
+                        DeferredTools::ToolReferences,
+                        DeferredTools::ToolAdditions,
+                        DeferredTools::ToolSearch,
+                        DeferredTools::AdditionalTools,
+                    ])),
                     prop::option::of(model_options()),
                 )
-                    .prop_map(|(provider, model, base_url, options)| ModelConfig {
-                        provider,
-                        model,
-                        base_url,
-                        options,
-                    }),
+                    .prop_map(
+                        |(provider, model, base_url, deferred_tools, options)| ModelConfig {
+                            provider,
+                            model,
+                            base_url,
+                            deferred_tools,
+                            options,
+                        },
+                    ),
             ),
             prop::option::of(any::<usize>()),
             collapsing(),

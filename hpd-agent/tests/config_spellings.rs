@@ -194,6 +194,7 @@ fn full_config() -> AgentConfig {
             provider: Some("openai".into()),
             model: Some("gpt-4o-mini".into()),
             base_url: Some("http://localhost:11434/v1".into()),
+            deferred_tools: Some(hpd_agent::chat::DeferredTools::Unsupported),
             options: None,
         });
         config.max_iterations = Some(7);
@@ -239,7 +240,8 @@ fn full_config_has_the_documented_canonical_layout() {
   "model": {
     "provider": "openai",
     "model": "gpt-4o-mini",
-    "base_url": "http://localhost:11434/v1"
+    "base_url": "http://localhost:11434/v1",
+    "deferred_tools": "none"
   },
   "max_iterations": 7,
   "collapsing": {

@@ -923,6 +923,7 @@ impl AgentBuilder {
             provider: Some(provider.to_owned()),
             model: Some(model),
             base_url: None,
+            deferred_tools: None,
             options: None,
         });
         self.client = None;

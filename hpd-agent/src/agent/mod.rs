@@ -1733,6 +1733,7 @@ pub(crate) fn client_from_model(model: &ModelConfig) -> Result<Arc<dyn ChatClien
         model.provider.as_deref(),
         model.model.as_deref(),
         model.base_url.as_deref(),
+        model.deferred_tools,
         &|name| std::env::var(name).ok(),
     )
     .map_err(BuildError::Client)

@@ -467,6 +467,7 @@ impl Turn<'_> {
             let sent_len = self.history.len();
             let request = ChatRequest::new(&instructions, messages, &visible)
                 .with_deferred(self.tools.deferred())
+                .with_tool_search(self.tools.tool_search())
                 .with_options(options)
                 .with_output(self.output.as_ref().map(|(schema, _)| schema));
             let span = telemetry::chat_span(

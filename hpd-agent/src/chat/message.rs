@@ -52,9 +52,12 @@ pub enum ChatMessage {
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         is_error: bool,
         /// Deferred tools this result loads (the [`native`](crate::config::CollapsingLayout::Native)
-        /// collapsing layout): a provider with deferred loading sends them as references
-        /// (Anthropic `tool_reference` blocks, a Responses `tool_search_output`); others ignore
-        /// them. Empty for every other result.
+        /// collapsing layout), by name: the record of what the result made callable, in no
+        /// provider's form. A provider with deferred loading writes them in its form when it
+        /// sends the history (Anthropic `tool_reference` blocks in the result, or a
+        /// `tool_addition` system message after the results; a Responses `tool_search_output`,
+        /// or an `additional_tools` item after the results); others ignore them. Empty for
+        /// every other result.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         references: Vec<String>,
         /// The result's ordered content parts when it is more than one text (images, audio,
@@ -393,6 +396,12 @@ pub struct ChatRequest<'a> {
     /// (the [`native`](crate::config::CollapsingLayout::Native) collapsing layout with a client whose
     /// [`deferred_tools`](crate::ChatClient::deferred_tools) has a form). Empty otherwise.
     pub deferred: &'a [DeferredGroup],
+    /// The name of the tool search the agent executes itself, when the request loads its
+    /// deferred tools through one (the [`native`](crate::config::CollapsingLayout::Native)
+    /// layout with [`DeferredTools::ToolSearch`](crate::chat::DeferredTools::ToolSearch)):
+    /// the provider reports the model's search calls as [`ToolCall`]s of this name, and
+    /// sends calls of this name in the history back as search calls. `None` otherwise.
+    pub tool_search: Option<&'a str>,
     /// Generation settings; [`ModelOptions::none`] when none are set.
     pub options: &'a ModelOptions,
     /// The schema the model's final answer must match (a typed run, see
@@ -470,6 +479,7 @@ impl<'a> ChatRequest<'a> {
             messages,
             tools,
             deferred: &[],
+            tool_search: None,
             options: ModelOptions::none(),
             output: None,
         }
@@ -508,6 +518,22 @@ impl<'a> ChatRequest<'a> {
     #[must_use]
     pub fn with_deferred(mut self, deferred: &'a [DeferredGroup]) -> Self {
         self.deferred = deferred;
+        self
+    }
+
+    /// The request with a client-executed tool search of this name (see
+    /// [`ChatRequest::tool_search`]).
+    ///
+    /// ```
+    /// use hpd_agent::chat::ChatRequest;
+    ///
+    /// let request = ChatRequest::new("", &[], &[]).with_tool_search(Some("tool_search"));
+    /// assert_eq!(request.tool_search, Some("tool_search"));
+    /// assert_eq!(ChatRequest::new("", &[], &[]).tool_search, None);
+    /// ```
+    #[must_use]
+    pub fn with_tool_search(mut self, name: Option<&'a str>) -> Self {
+        self.tool_search = name;
         self
     }
 

@@ -254,16 +254,35 @@ impl<'a> ModelInfo<'a> {
 
 /// How a provider loads tool definitions on demand (see [`ChatClient::deferred_tools`]).
 ///
+/// Every form keeps the members of a collapsed harness out of the request's tool list until the
+/// model calls the harness's container; its result then makes them callable by their own
+/// names. The forms differ in how the provider is told: [`ToolReferences`](Self::ToolReferences)
+/// and [`ToolSearch`](Self::ToolSearch) load them through the container's result,
+/// [`ToolAdditions`](Self::ToolAdditions) and [`AdditionalTools`](Self::AdditionalTools) add
+/// them to the conversation right after it, in the vendors' forms for changing the tools
+/// mid-conversation without invalidating the cached prefix.
+///
+/// A config names a form by its snake-case name (`"none"`, `"tool_references"`,
+/// `"tool_additions"`, `"tool_search"`, `"additional_tools"`), as the `deferred_tools` key of
+/// its `model` object.
+///
 /// ```
 /// use hpd_agent::chat::DeferredTools;
 ///
 /// assert_eq!(DeferredTools::default(), DeferredTools::Unsupported);
+/// let form: DeferredTools = serde_json::from_str(r#""tool_additions""#).unwrap();
+/// assert_eq!(form, DeferredTools::ToolAdditions);
+/// assert_eq!(serde_json::to_string(&DeferredTools::Unsupported).unwrap(), r#""none""#);
 /// ```
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum DeferredTools {
     /// No deferred loading: every tool the model may call is in the request's tool list.
     #[default]
+    #[serde(rename = "none")]
     Unsupported,
     /// Anthropic's form: tools sent with `defer_loading: true` stay out of the model's context
     /// until a tool result carries `tool_reference` blocks naming them.
@@ -271,6 +290,15 @@ pub enum DeferredTools {
     /// The OpenAI Responses form: deferred functions grouped in `namespace` tools, loaded
     /// through a client-executed `tool_search` whose output carries their definitions.
     ToolSearch,
+    /// Anthropic's mid-conversation tool changes (beta
+    /// `mid-conversation-tool-changes-2026-07-01`): tools sent with `defer_loading: true`
+    /// are added after the container's result by a `{"role": "system"}` message of
+    /// `tool_addition` blocks, and called by their own names.
+    ToolAdditions,
+    /// The OpenAI Responses `additional_tools` input item: the definitions of the loaded tools
+    /// follow the container's result as an item of role `developer`, and the model calls
+    /// them by their own names (no namespace, no search).
+    AdditionalTools,
 }
 
 impl fmt::Debug for dyn ChatClient {

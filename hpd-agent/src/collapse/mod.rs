@@ -83,7 +83,10 @@ pub(crate) enum Layout {
     Hide,
     Append,
     Fixed,
-    /// Native, as Anthropic's `defer_loading` with `tool_reference` blocks.
+    /// Native, as Anthropic's `defer_loading` with `tool_reference` blocks, or a form that adds
+    /// the loaded tools after the container's result (Anthropic `tool_addition` blocks, the
+    /// Responses `additional_tools` item): containers in the tool list, members loaded by
+    /// name through the container's result.
     References,
     /// Native, as the OpenAI Responses namespaces with a client-executed `tool_search`.
     Search,
@@ -101,8 +104,9 @@ impl Layout {
     }
 }
 
-/// The name under which a provider hands the runtime a client-executed `tool_search` call of
-/// the OpenAI Responses API (the `native` layout there).
+/// The name of the client-executed tool search of the `Search` layout: requests carry it as
+/// [`ChatRequest::tool_search`](crate::chat::ChatRequest::tool_search), and the provider hands
+/// the runtime the model's search calls under it.
 pub(crate) const SEARCH_TOOL: &str = "tool_search";
 
 /// What one call name resolves to.
@@ -234,7 +238,11 @@ impl Toolset {
             CollapsingLayout::Append => Layout::Append,
             CollapsingLayout::Fixed => Layout::Fixed,
             CollapsingLayout::Native => match self.native {
-                DeferredTools::ToolReferences => Layout::References,
+                // The forms that add tools after the container's result lay out as the
+                // references do; the provider writes the addition in its own form.
+                DeferredTools::ToolReferences
+                | DeferredTools::ToolAdditions
+                | DeferredTools::AdditionalTools => Layout::References,
                 DeferredTools::ToolSearch => Layout::Search,
                 _ => Layout::Fixed,
             },
@@ -705,6 +713,12 @@ impl Toolset {
             Layout::References | Layout::Search => &self.deferred,
             _ => &[],
         }
+    }
+
+    /// The name of the client-executed tool search requests carry (the Responses form of
+    /// `native`); `None` in the other layouts.
+    pub(crate) fn tool_search(&self) -> Option<&'static str> {
+        (self.layout() == Layout::Search).then_some(SEARCH_TOOL)
     }
 
     /// The deferred tools a container or recovery result of harness `h` loads, in the native

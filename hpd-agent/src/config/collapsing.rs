@@ -245,12 +245,30 @@ impl CollapsingConfig {
 /// mismatch is answered with the JSON path of the first mismatch, and nothing runs). A member
 /// called directly by its name works too (recovery expands its container first when needed).
 ///
-/// In `native`, the members are sent as deferred tools the provider loads when a container
-/// call's result references them: Anthropic's `defer_loading` with `tool_reference` blocks, and
-/// the OpenAI Responses API's namespaces answered through a client-executed `tool_search`.
-/// Providers without such a form (Chat Completions servers, llama.cpp) get `fixed`, and the
-/// agent says so once when it is built, in an [`AgentEvent::LayoutFallback`](crate::AgentEvent)
-/// and in the log.
+/// In `native`, the members are sent as deferred tools the provider loads when a container is
+/// called, in the form the chat client names ([`ChatClient::deferred_tools`](crate::ChatClient::deferred_tools),
+/// a per-client setting a config names as `model.deferred_tools`):
+///
+/// | form | provider | how a container call loads its members | members are called |
+/// |---|---|---|---|
+/// | [`ToolReferences`](crate::chat::DeferredTools::ToolReferences) | Anthropic | `tool_reference` blocks in its result (members declared `defer_loading`) | by their own names |
+/// | [`ToolAdditions`](crate::chat::DeferredTools::ToolAdditions) | Anthropic (beta `mid-conversation-tool-changes-2026-07-01`) | a `{"role": "system"}` message of `tool_addition` blocks after its result (members declared `defer_loading`, `strict` where their schema qualifies) | by their own names |
+/// | [`ToolSearch`](crate::chat::DeferredTools::ToolSearch) | OpenAI Responses | the container is a `namespace`, loaded by a client-executed `tool_search` | by their own names within the namespace |
+/// | [`AdditionalTools`](crate::chat::DeferredTools::AdditionalTools) | OpenAI Responses | an `additional_tools` item (role `developer`) after its result, with the members' definitions (`strict` where their schema qualifies) | by their own names |
+///
+/// In every form the container is an ordinary tool of the list (in `ToolSearch`, a namespace)
+/// and its result carries its `function_result` and system prompt. The history records what a
+/// result loaded as the [`references`](crate::ChatMessage::Tool) of that result, in no
+/// provider's form: each client writes them in its own form when it sends the history, so a
+/// stored session resumes on another client or form, and a member loaded once is known to be
+/// loaded on every later request. In the two addition forms, the addition follows the results
+/// of the whole response (one message or item, after the last of them), since the results of
+/// one response must stay together. Providers without a form (Chat Completions servers,
+/// llama.cpp, a Messages or Responses server whose client sets none) get `fixed`, and the agent
+/// says so once when it is built, in an [`AgentEvent::LayoutFallback`](crate::AgentEvent) and
+/// in the log. Which hosts and models have a form by default is documented on
+/// `AnthropicClient::with_deferred_tools` and `OpenAiResponsesClient::with_deferred_tools`;
+/// the setting always wins over that default, so a proxy or gateway can turn a form on.
 ///
 /// **Across turns.** When a turn ends, every container collapses: its scoped middleware is
 /// dropped, and in `hide` and `append` its members leave the tool list, so a later call of one

@@ -139,11 +139,13 @@ struct ModelDef {
     #[serde(skip_serializing_if = "Option::is_none")]
     base_url: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    deferred_tools: Option<crate::chat::DeferredTools>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     options: Option<ModelOptions>,
 }
 
 impl ConfigObject for ModelConfig {
-    const EXPECTING: &'static str = "a model object (provider, model, base_url)";
+    const EXPECTING: &'static str = "a model object (provider, model, base_url, deferred_tools)";
 
     fn derived<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         ModelDef::deserialize(deserializer)

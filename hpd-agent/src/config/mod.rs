@@ -526,7 +526,8 @@ impl std::str::FromStr for AgentConfig {
     }
 }
 
-/// Which model an agent talks to (JSON `model`: `provider`, `model`, `base_url`, `options`).
+/// Which model an agent talks to (JSON `model`: `provider`, `model`, `base_url`,
+/// `deferred_tools`, `options`).
 ///
 /// Every field is optional; what a missing one means is up to the agent builder.
 ///
@@ -545,9 +546,17 @@ impl std::str::FromStr for AgentConfig {
 ///         provider: Some("openai".into()),
 ///         model: Some("gpt-4o-mini".into()),
 ///         base_url: Some("http://localhost:11434/v1".into()),
+///         deferred_tools: None,
 ///         options: None,
 ///     })
 /// );
+///
+/// // A gateway to the Anthropic API, with the mid-conversation tool additions.
+/// let config = AgentConfig::from_json(
+///     r#"{"model": {"provider": "anthropic", "base_url": "https://gateway.example", "deferred_tools": "tool_additions"}}"#,
+/// )?;
+/// let model = config.model.unwrap();
+/// assert_eq!(model.deferred_tools, Some(hpd_agent::chat::DeferredTools::ToolAdditions));
 /// # Ok::<(), hpd_agent::config::ConfigError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -558,6 +567,14 @@ pub struct ModelConfig {
     pub model: Option<String>,
     /// The provider's base URL, for OpenAI-compatible servers (JSON `base_url`).
     pub base_url: Option<String>,
+    /// The client's form of deferred tool loading, which the `native` collapsing layout maps
+    /// onto (JSON `deferred_tools`: `"none"`, `"tool_references"`, `"tool_additions"`,
+    /// `"tool_search"`, `"additional_tools"`; see
+    /// [`DeferredTools`](crate::chat::DeferredTools)). `None` keeps the client's default for
+    /// its host and model (see `AnthropicClient::with_deferred_tools` and
+    /// `OpenAiResponsesClient::with_deferred_tools`); a form the provider does not have is a
+    /// build error.
+    pub deferred_tools: Option<crate::chat::DeferredTools>,
     /// Generation settings sent with every request (JSON `options`: `temperature`, `top_p`,
     /// `max_output_tokens`, `stop` (a string or a list), `seed`, `tool_choice` (`"auto"`,
     /// `"none"`, `"required"` or `{"tool": "name"}`), `parallel_tool_calls`, and `extra`, an

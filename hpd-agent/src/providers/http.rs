@@ -478,6 +478,7 @@ pub(crate) fn is_closed_connection(error: &(dyn std::error::Error + 'static)) ->
 /// # Errors
 ///
 /// What the decoder or the parser reports.
+#[cfg(feature = "fuzzing")]
 pub(crate) fn parse_stream_chunks<P: StreamParser>(
     mut parser: P,
     chunks: &[&[u8]],

@@ -39,6 +39,7 @@ pub mod retry;
 pub mod scripted;
 mod settings;
 pub mod sse;
+pub(crate) mod strict;
 #[cfg(test)]
 mod test_support;
 
@@ -66,13 +67,39 @@ pub(crate) fn with_tool_images<'a>(
     }
 }
 
+/// Whether `model` is `{family}{major}[.{minor}]...` at `at_least` or later (`gpt-5.4`,
+/// `gpt-5.4-mini` and `gpt-6` are at least `gpt-` 5.4; `gpt-4o` and `gpt-5` are not).
+pub(crate) fn model_at_least(model: &str, family: &str, at_least: (u32, u32)) -> bool {
+    let Some(version) = model.strip_prefix(family) else {
+        return false;
+    };
+    let number = |text: &str| -> (Option<u32>, usize) {
+        let digits = text.bytes().take_while(u8::is_ascii_digit).count();
+        (text[..digits].parse().ok(), digits)
+    };
+    let (Some(major), used) = number(version) else {
+        return false;
+    };
+    let rest = &version[used..];
+    if !rest.is_empty() && !rest.starts_with(['.', '-']) {
+        return false;
+    }
+    let minor = rest
+        .strip_prefix('.')
+        .and_then(|minor| number(minor).0)
+        .unwrap_or(0);
+    (major, minor) >= at_least
+}
+
 /// The client a model config names (see `AgentBuilder::from_config`): `provider` (`openai` by
 /// default, `openai_responses`, `anthropic`; ASCII case ignored), the model (else the
-/// provider's model variable) and the base URL (else the provider's base URL variable).
+/// provider's model variable), the base URL (else the provider's base URL variable) and the
+/// form of deferred tool loading (else the client's default).
 pub(crate) fn client_from_config(
     provider: Option<&str>,
     model: Option<&str>,
     base_url: Option<&str>,
+    deferred: Option<crate::chat::DeferredTools>,
     lookup: &dyn Fn(&str) -> Option<String>,
 ) -> Result<std::sync::Arc<dyn crate::ChatClient>, crate::chat::ChatError> {
     use std::sync::Arc;
@@ -109,11 +136,48 @@ pub(crate) fn client_from_config(
             lookup(var)
         }
     };
+    use crate::chat::DeferredTools;
+    let forms: &[DeferredTools] = match provider.as_str() {
+        "anthropic" => &[DeferredTools::ToolReferences, DeferredTools::ToolAdditions],
+        "openai_responses" => &[DeferredTools::ToolSearch, DeferredTools::AdditionalTools],
+        _ => &[],
+    };
+    if let Some(form) = deferred
+        && form != DeferredTools::Unsupported
+        && !forms.contains(&form)
+    {
+        let name = |form: &DeferredTools| {
+            serde_json::to_value(form)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default()
+        };
+        let valid: Vec<String> = std::iter::once(DeferredTools::Unsupported)
+            .chain(forms.iter().copied())
+            .map(|f| format!("'{}'", name(&f)))
+            .collect();
+        return Err(crate::chat::ChatError::Config(format!(
+            "the model config's deferred_tools '{}' is not a form of the provider '{provider}'; \
+             it takes {}",
+            name(&form),
+            valid.join(", ")
+        )));
+    }
     Ok(match provider.as_str() {
-        "anthropic" => Arc::new(anthropic::AnthropicClient::from_lookup(model, &lookup)?),
-        "openai_responses" => Arc::new(openai_responses::OpenAiResponsesClient::from_lookup(
-            model, &lookup,
-        )?),
+        "anthropic" => {
+            let client = anthropic::AnthropicClient::from_lookup(model, &lookup)?;
+            Arc::new(match deferred {
+                Some(form) => client.with_deferred_tools(form),
+                None => client,
+            })
+        }
+        "openai_responses" => {
+            let client = openai_responses::OpenAiResponsesClient::from_lookup(model, &lookup)?;
+            Arc::new(match deferred {
+                Some(form) => client.with_deferred_tools(form),
+                None => client,
+            })
+        }
         _ => Arc::new(openai::OpenAiClient::from_lookup(model, &lookup)?),
     })
 }
@@ -279,8 +343,49 @@ mod tests {
             .iter()
             .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
             .collect();
-        client_from_config(provider, model, base_url, &|name| vars.get(name).cloned())
-            .map(|client| format!("{client:?}"))
+        client_from_config(provider, model, base_url, None, &|name| {
+            vars.get(name).cloned()
+        })
+        .map(|client| format!("{client:?}"))
+    }
+
+    #[test]
+    fn a_model_config_sets_the_deferred_form_of_its_provider_only() {
+        use crate::chat::DeferredTools;
+        let local = Some("http://127.0.0.1:8080");
+        let client = |provider: &str, form: DeferredTools| {
+            client_from_config(Some(provider), Some("m"), local, Some(form), &|_| None)
+        };
+        let gateway = client("anthropic", DeferredTools::ToolAdditions).unwrap();
+        assert_eq!(gateway.deferred_tools(), DeferredTools::ToolAdditions);
+        let responses = client("openai_responses", DeferredTools::AdditionalTools).unwrap();
+        assert_eq!(responses.deferred_tools(), DeferredTools::AdditionalTools);
+        let off = client("openai", DeferredTools::Unsupported).unwrap();
+        assert_eq!(off.deferred_tools(), DeferredTools::Unsupported);
+        let Err(error) = client("anthropic", DeferredTools::ToolSearch) else {
+            panic!("a Responses form on an Anthropic client must fail");
+        };
+        assert_eq!(
+            config_error(Err(error)),
+            "the model config's deferred_tools 'tool_search' is not a form of the provider \
+             'anthropic'; it takes 'none', 'tool_references', 'tool_additions'"
+        );
+        let Err(error) = client("openai", DeferredTools::ToolReferences) else {
+            panic!("Chat Completions has no deferred form");
+        };
+        assert!(config_error(Err(error)).ends_with("it takes 'none'"));
+    }
+
+    #[test]
+    fn model_versions_compare_by_number() {
+        assert!(model_at_least("gpt-5.4", "gpt-", (5, 4)));
+        assert!(model_at_least("gpt-5.4-mini", "gpt-", (5, 4)));
+        assert!(model_at_least("gpt-5.10", "gpt-", (5, 4)));
+        assert!(model_at_least("gpt-6", "gpt-", (5, 4)));
+        assert!(!model_at_least("gpt-5", "gpt-", (5, 4)));
+        assert!(!model_at_least("gpt-5.3-codex", "gpt-", (5, 4)));
+        assert!(!model_at_least("gpt-4o", "gpt-", (5, 4)));
+        assert!(!model_at_least("o3", "gpt-", (5, 4)));
     }
 
     fn config_error(result: Result<String, crate::chat::ChatError>) -> String {

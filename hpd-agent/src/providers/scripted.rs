@@ -57,6 +57,9 @@ pub struct RecordedRequest {
     /// The deferred tools sent with the request (the native collapsing layout, with
     /// [`ScriptedChatClient::with_deferred_tools`]).
     pub deferred: Vec<DeferredGroup>,
+    /// The name of the client-executed tool search the request carried (the native layout
+    /// with [`DeferredTools::ToolSearch`]).
+    pub tool_search: Option<String>,
     /// The model options sent with the request.
     pub options: ModelOptions,
     /// The schema the final answer had to match (a typed run).
@@ -323,6 +326,7 @@ impl ChatClient for ScriptedChatClient {
                 messages: request.messages.to_vec(),
                 tools: request.tools.to_vec(),
                 deferred: request.deferred.to_vec(),
+                tool_search: request.tool_search.map(str::to_owned),
                 options: request.options.clone(),
                 output: request.output.cloned(),
             });

@@ -41,7 +41,7 @@ use crate::providers::http::encode_body;
 use crate::providers::settings::{Api, HttpSettings};
 
 pub(crate) use stream::StreamAssembler;
-use wire::{Settings, parse_message, request_body};
+use wire::{Settings, TOOL_CHANGES_BETA, parse_message, request_body};
 
 /// The base URL used when none is given: the Anthropic API (requests go to
 /// `{base_url}/v1/messages`).
@@ -93,6 +93,7 @@ pub const DEFAULT_MAX_TOKENS: u32 = 4096;
 /// | [`ChatMessage::Tool`](crate::ChatMessage::Tool) | a `tool_result` block with `is_error` when set; the results of one response go in one `user` message (consecutive messages of one role are merged) |
 /// | `tools` | `[{"name", "description", "input_schema"}]` |
 /// | `deferred` (the native collapsing layout) | appended to `tools`, each with `"defer_loading": true`; a [`ChatMessage::Tool`](crate::ChatMessage::Tool) with `references` is a `tool_result` whose `content` is its text block followed by one `{"type": "tool_reference", "tool_name"}` block per reference |
+/// | the same with [`DeferredTools::ToolAdditions`] | the deferred tools as above, with `"strict": true` and their schema closed where it qualifies; results with `references` are plain `tool_result`s, and the `user` message of a response's results is followed by `{"role": "system", "content": [{"type": "tool_addition", "tool": {"type": "tool_reference", "name"}}, ...]}` naming the tools they load (those the request defers); every request that declares a deferred tool carries `anthropic-beta: mid-conversation-tool-changes-2026-07-01` |
 ///
 /// The native layout follows the tool search page of the Messages API documentation, with
 /// the client doing the search: a container is an ordinary tool (so at least one tool is not
@@ -105,6 +106,19 @@ pub const DEFAULT_MAX_TOKENS: u32 = 4096;
 /// the breakpoint stays on the last tool that is not deferred. Tool search is generally
 /// available and needs no beta header; [`with_beta`](Self::with_beta) adds one where a platform
 /// still asks for it.
+///
+/// The tool additions follow the request types of Anthropic's SDK (anthropic-sdk-python:
+/// `BetaMessageParam` with role `system`, `BetaRequestToolAdditionBlockParam`,
+/// `BetaToolChangeToolReferenceParam`, the `strict` and `defer_loading` of `BetaToolParam`, and
+/// the beta name of `AnthropicBetaParam`) and the mid-conversation system messages page
+/// (<https://platform.claude.com/docs/en/build-with-claude/mid-conversation-system-messages>),
+/// whose availability note gives the models of the default. The members are declared deferred
+/// from the first request on: Anthropic is reported (a measurement, not the documentation) to
+/// add hidden scaffolding to the prompt as soon as any tool is deferred, which would otherwise
+/// change the cached prefix when the first addition arrives.
+/// A later beta (`inline-tools-2026-09-15`) is reported to let a `tool_addition` define a tool
+/// by value; it appears in neither the SDK's beta names nor its block types, so this client
+/// does not use it: an added tool is always one the request declares.
 ///
 /// Prompt caching (on by default, [`with_prompt_caching`](Self::with_prompt_caching)): a
 /// `cache_control` breakpoint goes on the last tool, on the system text and on the last block
@@ -145,10 +159,24 @@ pub struct AnthropicClient {
     prompt_caching: bool,
     default_max_tokens: u32,
     /// Set by [`with_deferred_tools`](AnthropicClient::with_deferred_tools); `None` decides by
-    /// the base URL's host.
-    deferred: Option<bool>,
+    /// the base URL's host and the model.
+    deferred: Option<DeferredTools>,
     tool_images: crate::chat::ToolImages,
 }
+
+/// The model names (prefixes) with mid-conversation system messages, as the availability note
+/// of the mid-conversation system messages page lists them
+/// (<https://platform.claude.com/docs/en/build-with-claude/mid-conversation-system-messages>):
+/// Opus 4.8, Opus 5 and 5.5, Sonnet 5.5, Haiku 5.5, Fable 5 and 5.1, Mythos 5 and 5.1; not
+/// Sonnet 5.
+const TOOL_CHANGE_MODELS: &[&str] = &[
+    "claude-opus-4-8",
+    "claude-opus-5",
+    "claude-sonnet-5-5",
+    "claude-haiku-5-5",
+    "claude-fable-5",
+    "claude-mythos-5",
+];
 
 /// The Messages API, for the shared client plumbing.
 static API: Api = Api {
@@ -246,17 +274,35 @@ impl AnthropicClient {
         }
     }
 
-    /// Whether requests may send deferred tools (`defer_loading`) and load them with
-    /// `tool_reference` blocks, which the [`native`](crate::config::CollapsingLayout::Native)
-    /// collapsing layout uses. By default only the Anthropic API itself (host
-    /// `api.anthropic.com`) does: servers that speak the Messages API without this feature
-    /// drop both fields silently (llama.cpp's server does), and the layout falls back to
-    /// [`fixed`](crate::config::CollapsingLayout::Fixed) for them. Set it for a gateway that forwards
-    /// to the Anthropic API.
+    /// The form of deferred tool loading requests use, which the
+    /// [`native`](crate::config::CollapsingLayout::Native) collapsing layout maps onto; an
+    /// explicit setting always wins over the default (a config sets it as the `deferred_tools`
+    /// key of its `model` object).
     ///
-    /// Tool search is generally available on the Anthropic API and its documentation names no
-    /// beta header for it; a platform that still wants one gets it through
-    /// [`with_beta`](Self::with_beta).
+    /// - [`DeferredTools::ToolReferences`]: the members are declared with
+    ///   `defer_loading: true`, and a container's result carries `tool_reference` blocks naming
+    ///   them (tool search, generally available, no beta header).
+    /// - [`DeferredTools::ToolAdditions`]: the members are declared the same way (`strict`
+    ///   where their schema qualifies), and a container's results are followed by a
+    ///   `{"role": "system"}` message of `tool_addition` blocks naming them (the
+    ///   mid-conversation tool changes; requests then carry
+    ///   `anthropic-beta: mid-conversation-tool-changes-2026-07-01`).
+    /// - [`DeferredTools::Unsupported`]: no deferral; the layout falls back to
+    ///   [`fixed`](crate::config::CollapsingLayout::Fixed).
+    ///
+    /// A form of another API ([`ToolSearch`](DeferredTools::ToolSearch),
+    /// [`AdditionalTools`](DeferredTools::AdditionalTools)) turns deferral off, with a warning.
+    ///
+    /// The default depends on the host and the model. On the Anthropic API itself (host
+    /// `api.anthropic.com`) it is `ToolAdditions` for the models the mid-conversation system
+    /// messages page lists (Claude Opus 4.8, Opus 5, Opus 5.5, Sonnet 5.5, Haiku 5.5, Fable 5
+    /// and 5.1, Mythos 5 and 5.1: model names starting `claude-opus-4-8`, `claude-opus-5`,
+    /// `claude-sonnet-5-5`, `claude-haiku-5-5`, `claude-fable-5`, `claude-mythos-5`) and
+    /// `ToolReferences` for every other model. Elsewhere it is `Unsupported`: servers that
+    /// speak the Messages API without these features drop the fields silently (llama.cpp's
+    /// server does). A gateway that forwards to the Anthropic API, or a server that takes
+    /// `defer_loading` and `tool_reference` blocks (vLLM and SGLang are reported to), sets the
+    /// form it has.
     ///
     /// ```
     /// use hpd_agent::ChatClient;
@@ -265,15 +311,27 @@ impl AnthropicClient {
     ///
     /// let claude = AnthropicClient::new("claude-sonnet-4-5", "sk-ant-...")?;
     /// assert_eq!(claude.deferred_tools(), DeferredTools::ToolReferences);
+    /// let opus = AnthropicClient::new("claude-opus-4-8", "sk-ant-...")?;
+    /// assert_eq!(opus.deferred_tools(), DeferredTools::ToolAdditions);
     /// let local = AnthropicClient::new("local", "")?.with_base_url("http://127.0.0.1:8080")?;
     /// assert_eq!(local.deferred_tools(), DeferredTools::Unsupported);
-    /// let gateway = local.with_deferred_tools(true);
+    /// let gateway = local.with_deferred_tools(DeferredTools::ToolReferences);
     /// assert_eq!(gateway.deferred_tools(), DeferredTools::ToolReferences);
     /// # Ok::<(), hpd_agent::chat::ChatError>(())
     /// ```
     #[must_use]
-    pub fn with_deferred_tools(mut self, deferred: bool) -> Self {
-        self.deferred = Some(deferred);
+    pub fn with_deferred_tools(mut self, form: DeferredTools) -> Self {
+        self.deferred = Some(match form {
+            DeferredTools::ToolReferences | DeferredTools::ToolAdditions => form,
+            DeferredTools::Unsupported => form,
+            other => {
+                tracing::warn!(
+                    form = ?other,
+                    "the Anthropic Messages API has no {other:?} form of deferred tools; deferral is off"
+                );
+                DeferredTools::Unsupported
+            }
+        });
         self
     }
 
@@ -340,6 +398,15 @@ impl AnthropicClient {
         })?;
         self.settings.transport.set_header(name, value);
         Ok(self)
+    }
+
+    /// Whether `anthropic-beta` already names `beta`.
+    fn has_beta(&self, beta: &str) -> bool {
+        let name = reqwest::header::HeaderName::from_static("anthropic-beta");
+        self.settings
+            .transport
+            .header(&name)
+            .is_some_and(|list| list.split(',').any(|b| b.trim() == beta))
     }
 
     /// Sends requests to `{base_url}/v1/messages` instead (a trailing `/` is ignored).
@@ -417,15 +484,26 @@ impl ChatClient for AnthropicClient {
         request: ChatRequest<'_>,
         text: TextSink<'_>,
     ) -> Result<ChatResponse, ChatError> {
+        let additions = self.deferred_tools() == DeferredTools::ToolAdditions;
         let settings = Settings {
             model: &self.settings.model,
             streaming: self.settings.streaming,
             prompt_caching: self.prompt_caching,
             default_max_tokens: self.default_max_tokens,
+            additions,
         };
         let mut described = None;
         let request = super::with_tool_images(request, self.tool_images, &mut described);
         let body = encode_body(&request_body(request, &settings), &request.options.extra)?;
+        if additions && !request.deferred.is_empty() && !self.has_beta(TOOL_CHANGES_BETA) {
+            // The beta goes with every request that declares deferred tools, from the first
+            // one, so the requests of a conversation differ only by what they append.
+            let with_beta = self.clone().with_beta(TOOL_CHANGES_BETA)?;
+            return with_beta
+                .settings
+                .exchange(&body, StreamAssembler::new, parse_message, text)
+                .await;
+        }
         self.settings
             .exchange(&body, StreamAssembler::new, parse_message, text)
             .await
@@ -438,17 +516,22 @@ impl ChatClient for AnthropicClient {
     }
 
     fn deferred_tools(&self) -> DeferredTools {
-        let native = self.deferred.unwrap_or_else(|| {
-            self.settings.transport.endpoint.host_str() == Some("api.anthropic.com")
-        });
-        if native {
-            DeferredTools::ToolReferences
-        } else {
-            DeferredTools::Unsupported
-        }
+        self.deferred.unwrap_or_else(|| {
+            if self.settings.transport.endpoint.host_str() != Some("api.anthropic.com") {
+                DeferredTools::Unsupported
+            } else if TOOL_CHANGE_MODELS
+                .iter()
+                .any(|prefix| self.settings.model.starts_with(prefix))
+            {
+                DeferredTools::ToolAdditions
+            } else {
+                DeferredTools::ToolReferences
+            }
+        })
     }
 }
 
 // The parser of a non-streamed body, without a connection, for the fuzz targets (which feed
 // streams to `StreamAssembler` through `http::parse_stream_chunks`).
+#[cfg(feature = "fuzzing")]
 pub(crate) use wire::parse_message as parse_body;

@@ -8,6 +8,7 @@ use crate::chat::{
     ToolCall, ToolChoice, Usage,
 };
 use crate::providers::http::{MAX_EXCERPT, embedded_error, parse_json, shorten};
+use crate::providers::strict::{Dialect, strict_schema};
 
 /// What the request builder needs besides the request.
 pub(super) struct Settings<'a> {
@@ -15,7 +16,14 @@ pub(super) struct Settings<'a> {
     pub(super) streaming: bool,
     pub(super) prompt_caching: bool,
     pub(super) default_max_tokens: u32,
+    /// Deferred tools are loaded by `tool_addition` blocks in system messages (the
+    /// mid-conversation tool changes), not by `tool_reference` blocks in results.
+    pub(super) additions: bool,
 }
+
+/// The beta of the mid-conversation tool changes (`anthropic-beta`), as the SDK's
+/// `AnthropicBetaParam` (anthropic-sdk-python, `types/anthropic_beta_param.py`) names it.
+pub(super) const TOOL_CHANGES_BETA: &str = "mid-conversation-tool-changes-2026-07-01";
 
 fn ephemeral() -> Value {
     json!({"type": "ephemeral"})
@@ -41,7 +49,7 @@ pub(super) fn request_body(request: ChatRequest<'_>, settings: &Settings<'_>) ->
         }
         body.insert("system".into(), json!([block]));
     }
-    let mut messages = messages(request.messages);
+    let mut messages = messages(&request, settings.additions);
     if settings.prompt_caching
         && let Some(block) = messages
             .last_mut()
@@ -74,10 +82,20 @@ pub(super) fn request_body(request: ChatRequest<'_>, settings: &Settings<'_>) ->
         // Deferred tools (the native collapsing layout) follow, marked: they stay out of the
         // model's context, and of the cached prefix, until a tool result references them.
         // Anthropic requires at least one tool that is not deferred; the containers are.
+        // With tool additions, a member whose schema qualifies is declared `strict` (the
+        // `strict` of `BetaToolParam`; strict mode and `defer_loading` combine, the tool use
+        // with prompt caching page says), so its calls by its own name follow its schema.
         for group in request.deferred {
             tools.extend(group.tools.iter().map(|tool| {
-                json!({"name": tool.name, "description": tool.description,
-                       "input_schema": *tool.parameters, "defer_loading": true})
+                let mut definition = json!({"name": tool.name, "description": tool.description,
+                       "input_schema": *tool.parameters, "defer_loading": true});
+                if settings.additions
+                    && let Some(strict) = strict_schema(&tool.parameters, Dialect::Anthropic)
+                {
+                    definition["input_schema"] = strict;
+                    definition["strict"] = json!(true);
+                }
+                definition
             }));
         }
         body.insert("tools".into(), Value::Array(tools));
@@ -121,11 +139,33 @@ pub(super) fn request_body(request: ChatRequest<'_>, settings: &Settings<'_>) ->
     Value::Object(body)
 }
 
+/// The `system` message that adds `names` (those the request defers: the API adds only
+/// declared tools) mid-conversation: one `tool_addition` block a tool, naming it by a
+/// `tool_reference` (`BetaRequestToolAdditionBlockParam` with `BetaToolChangeToolReferenceParam`
+/// in anthropic-sdk-python), or `None` when it would add nothing.
+fn tool_additions(request: &ChatRequest<'_>, names: &[&str]) -> Option<Value> {
+    let blocks: Vec<Value> = names
+        .iter()
+        .filter(|name| request.deferred_tool(name).is_some())
+        .map(|name| json!({"type": "tool_addition", "tool": {"type": "tool_reference", "name": name}}))
+        .collect();
+    (!blocks.is_empty()).then(|| json!({"role": "system", "content": blocks}))
+}
+
 /// The conversation as Messages API messages. Consecutive messages of one role are merged
-/// into one (the results of one response's calls become one user message).
-fn messages(history: &[ChatMessage]) -> Vec<Value> {
+/// into one (the results of one response's calls become one user message). `additions`: the
+/// tools results load are added by one `system` message after the user message of those
+/// results, instead of `tool_reference` blocks in them.
+fn messages(request: &ChatRequest<'_>, additions: bool) -> Vec<Value> {
+    let history = request.messages;
     let mut messages: Vec<Value> = Vec::with_capacity(history.len());
+    // The tools the results since the last other message load (with `additions`).
+    let mut loading: Vec<&str> = Vec::new();
     for message in history {
+        if !matches!(message, ChatMessage::Tool { .. }) && !loading.is_empty() {
+            messages.extend(tool_additions(request, &loading));
+            loading.clear();
+        }
         let (role, blocks) = match message {
             ChatMessage::User { content } => {
                 ("user", vec![json!({"type": "text", "text": content})])
@@ -152,6 +192,16 @@ fn messages(history: &[ChatMessage]) -> Vec<Value> {
                 references,
                 parts,
             } => {
+                let references: &[String] = if additions {
+                    for name in references {
+                        if !loading.contains(&name.as_str()) {
+                            loading.push(name);
+                        }
+                    }
+                    &[]
+                } else {
+                    references
+                };
                 let mut block = json!({"type": "tool_result", "tool_use_id": call_id});
                 if let Some(parts) = crate::chat::parts_to_send(parts) {
                     // Text and image blocks in the result's order; what the API takes no
@@ -205,6 +255,9 @@ fn messages(history: &[ChatMessage]) -> Vec<Value> {
             }
             _ => messages.push(json!({"role": role, "content": blocks})),
         }
+    }
+    if !loading.is_empty() {
+        messages.extend(tool_additions(request, &loading));
     }
     messages
 }

@@ -343,6 +343,7 @@ impl ChatClient for OpenAiClient {
 
 // The parser of a non-streamed body, without a connection, for the fuzz targets (which feed
 // streams to `StreamAssembler` through `http::parse_stream_chunks`).
+#[cfg(feature = "fuzzing")]
 pub(crate) use wire::parse_completion as parse_body;
 
 #[cfg(test)]

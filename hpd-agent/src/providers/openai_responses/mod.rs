@@ -58,8 +58,18 @@ use wire::{parse_response, request_body};
 /// | `tools` | `[{"type": "function", "name", "description", "parameters"}]` |
 /// | `deferred` (the native collapsing layout) | one `{"type": "namespace", "name", "description", "tools"}` a group, its functions with `"defer_loading": true`, and one client-executed `{"type": "tool_search", "execution": "client", "description", "parameters"}` whose `namespace` argument names a group |
 ///
+/// With [`DeferredTools::AdditionalTools`] no namespace and no `tool_search` is sent: each
+/// container is a function of `tools`, and the `function_call_output`s of a response whose
+/// results load deferred functions are followed by one
+/// `{"type": "additional_tools", "role": "developer", "tools": [...]}` item holding their
+/// definitions as function tools (`name`, `description`, `parameters`, `strict`: `true` with
+/// the schema closed where it qualifies), after which the model calls them by their own names
+/// (no `namespace`). The item follows openai-python's `AdditionalTools` input item and
+/// `FunctionToolParam` (`types/responses/response_input_item_param.py`, `function_tool_param.py`).
+///
 /// In the native layout a `tool_search_call` of the model becomes a [`ToolCall`](crate::ToolCall)
-/// of the name `tool_search` (its `arguments` object as text), which the agent answers like a
+/// of the name the request gives as [`ChatRequest::tool_search`] (its `arguments` object as
+/// text), which the agent answers like a
 /// call of the container it names. Sent back, that call is a `tool_search_call` item again, and
 /// its result a `tool_search_output` whose `tools` hold the loaded namespace (its description
 /// followed by the result text, so a container's `function_result` and system prompt reach the
@@ -98,8 +108,8 @@ pub struct OpenAiResponsesClient {
     settings: HttpSettings,
     store: bool,
     /// Set by [`with_deferred_tools`](OpenAiResponsesClient::with_deferred_tools); `None`
-    /// decides by the base URL's host.
-    deferred: Option<bool>,
+    /// decides by the base URL's host and the model.
+    deferred: Option<DeferredTools>,
     tool_images: crate::chat::ToolImages,
 }
 
@@ -205,14 +215,31 @@ impl OpenAiResponsesClient {
         Ok(self)
     }
 
-    /// Whether requests may send deferred tools (namespaces of `defer_loading` functions with
-    /// a client-executed `tool_search`), which the
-    /// [`native`](crate::config::CollapsingLayout::Native) collapsing layout uses. By default only the
-    /// OpenAI API itself (host `api.openai.com`) does; other servers that speak the Responses
-    /// API (llama.cpp's among them) have no such tools, and the layout falls back to
-    /// [`fixed`](crate::config::CollapsingLayout::Fixed) for them. Set it for a gateway that forwards
-    /// to the OpenAI API. The OpenAI documentation names the model families with tool search
-    /// (`gpt-5.4` and later); other models reject the tools.
+    /// The form of deferred tool loading requests use, which the
+    /// [`native`](crate::config::CollapsingLayout::Native) collapsing layout maps onto; an
+    /// explicit setting always wins over the default (a config sets it as the `deferred_tools`
+    /// key of its `model` object).
+    ///
+    /// - [`DeferredTools::ToolSearch`]: namespaces of `defer_loading` functions and a
+    ///   client-executed `tool_search`.
+    /// - [`DeferredTools::AdditionalTools`]: each container's result is followed by an
+    ///   `additional_tools` input item (role `developer`) with the definitions of the functions it
+    ///   loads, which the model then calls by their own names; no namespace, no search.
+    /// - [`DeferredTools::Unsupported`]: no deferral; the layout falls back to
+    ///   [`fixed`](crate::config::CollapsingLayout::Fixed).
+    ///
+    /// A form of another API ([`ToolReferences`](DeferredTools::ToolReferences),
+    /// [`ToolAdditions`](DeferredTools::ToolAdditions)) turns deferral off, with a warning.
+    ///
+    /// The default is [`ToolSearch`](DeferredTools::ToolSearch) for the OpenAI API itself (host
+    /// `api.openai.com`) with a model of the `gpt-5.4` family or later ("gpt-5.4 and later
+    /// models support tool_search", the tool search guide,
+    /// <https://developers.openai.com/api/docs/guides/tools-tool-search>), and [`Unsupported`](DeferredTools::Unsupported)
+    /// otherwise: other servers that speak the Responses API (llama.cpp's among them) have
+    /// neither form, and older models reject the tools. `AdditionalTools` is never a default:
+    /// the item's fields are confirmed by openai-python's request types, but no OpenAI page
+    /// found says which models take it, so turn it on for a model and server known to; a
+    /// gateway that forwards to the OpenAI API sets the form it forwards.
     ///
     /// ```
     /// use hpd_agent::ChatClient;
@@ -221,14 +248,27 @@ impl OpenAiResponsesClient {
     ///
     /// let openai = OpenAiResponsesClient::new("gpt-5.4", "sk-...")?;
     /// assert_eq!(openai.deferred_tools(), DeferredTools::ToolSearch);
+    /// let older = OpenAiResponsesClient::new("gpt-4o-mini", "sk-...")?;
+    /// assert_eq!(older.deferred_tools(), DeferredTools::Unsupported);
     /// let local = OpenAiResponsesClient::new("local", "")?.with_base_url("http://127.0.0.1:8080/v1")?;
     /// assert_eq!(local.deferred_tools(), DeferredTools::Unsupported);
-    /// assert_eq!(local.with_deferred_tools(true).deferred_tools(), DeferredTools::ToolSearch);
+    /// let added = local.with_deferred_tools(DeferredTools::AdditionalTools);
+    /// assert_eq!(added.deferred_tools(), DeferredTools::AdditionalTools);
     /// # Ok::<(), hpd_agent::chat::ChatError>(())
     /// ```
     #[must_use]
-    pub fn with_deferred_tools(mut self, deferred: bool) -> Self {
-        self.deferred = Some(deferred);
+    pub fn with_deferred_tools(mut self, form: DeferredTools) -> Self {
+        self.deferred = Some(match form {
+            DeferredTools::ToolSearch | DeferredTools::AdditionalTools => form,
+            DeferredTools::Unsupported => form,
+            other => {
+                tracing::warn!(
+                    form = ?other,
+                    "the OpenAI Responses API has no {other:?} form of deferred tools; deferral is off"
+                );
+                DeferredTools::Unsupported
+            }
+        });
         self
     }
 
@@ -309,17 +349,25 @@ impl ChatClient for OpenAiResponsesClient {
     ) -> Result<ChatResponse, ChatError> {
         let mut described = None;
         let request = super::with_tool_images(request, self.tool_images, &mut described);
+        let additions = self.deferred_tools() == DeferredTools::AdditionalTools;
         let body = encode_body(
             &request_body(
                 &self.settings.model,
                 request,
                 self.settings.streaming,
                 self.store,
+                additions,
             ),
             &request.options.extra,
         )?;
+        let search = request.tool_search.unwrap_or(wire::SEARCH_CALL);
         self.settings
-            .exchange(&body, StreamAssembler::new, parse_response, text)
+            .exchange(
+                &body,
+                |status| StreamAssembler::new(status).with_tool_search(search),
+                |body, status| parse_response(body, status, search),
+                text,
+            )
             .await
     }
 
@@ -330,17 +378,20 @@ impl ChatClient for OpenAiResponsesClient {
     }
 
     fn deferred_tools(&self) -> DeferredTools {
-        let native = self.deferred.unwrap_or_else(|| {
-            self.settings.transport.endpoint.host_str() == Some("api.openai.com")
-        });
-        if native {
-            DeferredTools::ToolSearch
-        } else {
-            DeferredTools::Unsupported
-        }
+        self.deferred.unwrap_or_else(|| {
+            let openai = self.settings.transport.endpoint.host_str() == Some("api.openai.com");
+            if openai && super::model_at_least(&self.settings.model, "gpt-", (5, 4)) {
+                DeferredTools::ToolSearch
+            } else {
+                DeferredTools::Unsupported
+            }
+        })
     }
 }
 
 // The parser of a non-streamed body, without a connection, for the fuzz targets (which feed
 // streams to `StreamAssembler` through `http::parse_stream_chunks`).
-pub(crate) use wire::parse_response as parse_body;
+#[cfg(feature = "fuzzing")]
+pub(crate) fn parse_body(body: &str, http_status: u16) -> Result<ChatResponse, ChatError> {
+    parse_response(body, http_status, wire::SEARCH_CALL)
+}

@@ -54,6 +54,8 @@ pub(crate) struct StreamAssembler {
     items: PendingCalls<Head>,
     /// The response of the final `response.completed` or `response.incomplete` event.
     last: Option<WireResponseBox>,
+    /// The name a client-executed tool search call gets (the request's `tool_search`).
+    search: Box<str>,
 }
 
 /// The final response, boxed so the assembler stays small.
@@ -72,7 +74,14 @@ impl StreamAssembler {
             events: 0,
             items: PendingCalls::default(),
             last: None,
+            search: super::wire::SEARCH_CALL.into(),
         }
+    }
+
+    /// The assembler for a request whose client-executed tool search has this name.
+    pub(crate) fn with_tool_search(mut self, name: &str) -> Self {
+        self.search = name.into();
+        self
     }
 
     /// The item an event names by `item_id` (else `output_index`), started as `kind` when it
@@ -203,7 +212,13 @@ impl StreamAssembler {
         if self.items.is_empty() {
             // A server that sent only the final event: its output is the answer.
             for item in last.output.take().unwrap_or_default() {
-                add_item(item, &mut text, &mut tool_calls, &mut reasoning)?;
+                add_item(
+                    item,
+                    &self.search,
+                    &mut text,
+                    &mut tool_calls,
+                    &mut reasoning,
+                )?;
             }
         }
         for partial in self.items {
@@ -218,17 +233,35 @@ impl StreamAssembler {
                     if !complete && let Some(streamed) = partial.arguments {
                         item.arguments = Some(Value::String(streamed));
                     }
-                    add_item(item, &mut text, &mut tool_calls, &mut reasoning)?;
+                    add_item(
+                        item,
+                        &self.search,
+                        &mut text,
+                        &mut tool_calls,
+                        &mut reasoning,
+                    )?;
                 }
                 "reasoning" if !partial.text.is_empty() => {
                     item.summary = None;
                     item.content = None;
-                    add_item(item, &mut text, &mut tool_calls, &mut reasoning)?;
+                    add_item(
+                        item,
+                        &self.search,
+                        &mut text,
+                        &mut tool_calls,
+                        &mut reasoning,
+                    )?;
                     if let Some(thought) = reasoning.last_mut() {
                         thought.text = partial.text;
                     }
                 }
-                _ => add_item(item, &mut text, &mut tool_calls, &mut reasoning)?,
+                _ => add_item(
+                    item,
+                    &self.search,
+                    &mut text,
+                    &mut tool_calls,
+                    &mut reasoning,
+                )?,
             }
         }
         Ok(ChatResponse {
@@ -263,7 +296,7 @@ mod tests {
     use proptest::sample::select;
     use serde_json::json;
 
-    use crate::providers::openai_responses::wire::parse_response;
+    use crate::providers::openai_responses::wire::{SEARCH_CALL, parse_response};
     use crate::providers::test_support::{check_events, feed_data, json_values};
 
     fn feed_all(events: &[String]) -> Result<ChatResponse, ChatError> {
@@ -290,7 +323,10 @@ mod tests {
         let item = json!({"type": "function_call", "id": "", "call_id": "", "name": "f", "arguments": "{}"});
         let body = json!({"status": "completed", "output": [item]}).to_string();
         let expected = [crate::ToolCall::new("call_0", "f", "{}")];
-        assert_eq!(parse_response(&body, 200).unwrap().tool_calls, expected);
+        assert_eq!(
+            parse_response(&body, 200, SEARCH_CALL).unwrap().tool_calls,
+            expected
+        );
         let events = [
             json!({"type": "response.output_item.added", "output_index": 0,
                    "item": {"type": "function_call", "id": "", "name": "f"}})
@@ -362,7 +398,9 @@ mod tests {
     }
 
     fn check(events: &[String]) {
-        check_events(StreamAssembler::new(200), events, parse_response);
+        check_events(StreamAssembler::new(200), events, |b, s| {
+            parse_response(b, s, SEARCH_CALL)
+        });
     }
 
     proptest! {

@@ -6,17 +6,19 @@ use serde_json::{Map, Value, json};
 
 use crate::chat::{
     ChatError, ChatMessage, ChatRequest, ChatResponse, ContentPart, DeferredGroup, FinishReason,
-    Reasoning, ToolCall, ToolChoice, Usage,
+    Reasoning, ToolCall, ToolChoice, ToolDefinition, Usage,
 };
-use crate::collapse::SEARCH_TOOL;
 use crate::providers::http::{MAX_EXCERPT, arguments_text, embedded_error, parse_json, shorten};
+use crate::providers::strict::{Dialect, strict_schema};
 
-/// Builds the request body (before `extra` is merged).
+/// Builds the request body (before `extra` is merged). `additions`: the deferred tools are
+/// loaded by `additional_tools` items, not by a tool search.
 pub(super) fn request_body(
     model: &str,
     request: ChatRequest<'_>,
     streaming: bool,
     store: bool,
+    additions: bool,
 ) -> Value {
     let options = request.options;
     let mut body = Map::new();
@@ -24,8 +26,13 @@ pub(super) fn request_body(
     if !request.instructions.is_empty() {
         body.insert("instructions".into(), json!(request.instructions));
     }
-    body.insert("input".into(), Value::Array(input_items(&request)));
-    if !request.tools.is_empty() || !request.deferred.is_empty() {
+    body.insert(
+        "input".into(),
+        Value::Array(input_items(&request, additions)),
+    );
+    // With additions the deferred tools appear only in the input, where they are loaded.
+    let searched = !additions && !request.deferred.is_empty();
+    if !request.tools.is_empty() || searched {
         let mut tools: Vec<Value> = request
             .tools
             .iter()
@@ -34,7 +41,7 @@ pub(super) fn request_body(
                        "parameters": *tool.parameters})
             })
             .collect();
-        if !request.deferred.is_empty() {
+        if searched {
             tools.extend(
                 request
                     .deferred
@@ -121,15 +128,46 @@ fn tool_search(groups: &[DeferredGroup]) -> Value {
     })
 }
 
+/// A loaded tool as a function of an `additional_tools` item (the `FunctionToolParam` of the
+/// `AdditionalTools` input item in openai-python's `response_input_item_param.py`): its own
+/// name, and `strict: true` with the strict form of its schema where that expresses it.
+fn added_function(tool: &ToolDefinition) -> Value {
+    let (parameters, strict) = match strict_schema(&tool.parameters, Dialect::OpenAi) {
+        Some(strict) => (strict, true),
+        None => ((*tool.parameters).clone(), false),
+    };
+    json!({"type": "function", "name": tool.name, "description": tool.description,
+           "parameters": parameters, "strict": strict})
+}
+
+/// The `additional_tools` item that loads `names` (those the request defers; others are
+/// left out), or `None` when it would load nothing.
+fn additional_tools(request: &ChatRequest<'_>, names: &[&str]) -> Option<Value> {
+    let tools: Vec<Value> = names
+        .iter()
+        .filter_map(|name| request.deferred_tool(name))
+        .map(|(_, tool)| added_function(tool))
+        .collect();
+    (!tools.is_empty())
+        .then(|| json!({"type": "additional_tools", "role": "developer", "tools": tools}))
+}
+
 /// The conversation as input items. Message items carry an explicit `"type": "message"`
-/// (llama.cpp rejects them without).
-fn input_items(request: &ChatRequest<'_>) -> Vec<Value> {
+/// (llama.cpp rejects them without). `additions`: a result that loads deferred tools is
+/// followed, after the results of the same response, by one `additional_tools` item with
+/// their definitions, and calls of them carry no namespace.
+fn input_items(request: &ChatRequest<'_>, additions: bool) -> Vec<Value> {
     let history = request.messages;
-    let native = !request.deferred.is_empty();
+    // The tools the results since the last assistant message load (with `additions`).
+    let mut loading: Vec<&str> = Vec::new();
     // The ids of the tool searches made so far, whose results are `tool_search_output`s.
     let mut searches: Vec<&str> = Vec::new();
     let mut items = Vec::with_capacity(history.len());
     for message in history {
+        if !matches!(message, ChatMessage::Tool { .. }) && !loading.is_empty() {
+            items.extend(additional_tools(request, &loading));
+            loading.clear();
+        }
         match message {
             ChatMessage::User { content } => {
                 items.push(json!({"type": "message", "role": "user", "content": content}));
@@ -164,7 +202,7 @@ fn input_items(request: &ChatRequest<'_>) -> Vec<Value> {
                     } else {
                         &call.arguments
                     };
-                    if native && call.name == SEARCH_TOOL {
+                    if request.tool_search == Some(call.name.as_str()) {
                         searches.push(&call.id);
                         let arguments: Value =
                             serde_json::from_str(arguments).unwrap_or_else(|_| json!({}));
@@ -175,7 +213,7 @@ fn input_items(request: &ChatRequest<'_>) -> Vec<Value> {
                     }
                     let mut item = json!({"type": "function_call", "call_id": call.id,
                                           "name": call.name, "arguments": arguments});
-                    if let Some((group, _)) = request.deferred_tool(&call.name) {
+                    if !additions && let Some((group, _)) = request.deferred_tool(&call.name) {
                         item["namespace"] = json!(group.name);
                     }
                     items.push(item);
@@ -205,8 +243,16 @@ fn input_items(request: &ChatRequest<'_>) -> Vec<Value> {
                 call_id,
                 content,
                 parts,
+                references,
                 ..
             } => {
+                if additions {
+                    for name in references {
+                        if !loading.contains(&name.as_str()) {
+                            loading.push(name);
+                        }
+                    }
+                }
                 // With images: the output as a list of `input_text` and `input_image` parts,
                 // in the result's order; what has no part type goes as its text form.
                 let output = match crate::chat::parts_to_send(parts) {
@@ -223,6 +269,9 @@ fn input_items(request: &ChatRequest<'_>) -> Vec<Value> {
                                   "output": output}));
             }
         }
+    }
+    if !loading.is_empty() {
+        items.extend(additional_tools(request, &loading));
     }
     items
 }
@@ -372,6 +421,7 @@ impl WireResponse {
 /// What one item contributes to a response.
 pub(super) fn add_item(
     item: WireItem,
+    search: &str,
     text: &mut String,
     calls: &mut Vec<ToolCall>,
     reasoning: &mut Vec<Reasoning>,
@@ -410,7 +460,7 @@ pub(super) fn add_item(
                 .unwrap_or_else(|| format!("call_{}", calls.len()));
             calls.push(ToolCall {
                 id,
-                name: SEARCH_TOOL.to_owned(),
+                name: search.to_owned(),
                 arguments: arguments_text(item.arguments),
             });
         }
@@ -439,6 +489,7 @@ pub(super) fn add_item(
 pub(super) fn response_from(
     response: WireResponse,
     http_status: u16,
+    search: &str,
 ) -> Result<ChatResponse, ChatError> {
     if let Some(error) = response.failure(http_status) {
         return Err(error);
@@ -448,7 +499,7 @@ pub(super) fn response_from(
     let mut reasoning = Vec::new();
     let mut response = response;
     for item in response.output.take().unwrap_or_default() {
-        add_item(item, &mut text, &mut tool_calls, &mut reasoning)?;
+        add_item(item, search, &mut text, &mut tool_calls, &mut reasoning)?;
     }
     Ok(ChatResponse {
         text: (!text.is_empty()).then_some(text),
@@ -459,8 +510,16 @@ pub(super) fn response_from(
     })
 }
 
-/// Parses a non-streamed body.
-pub(crate) fn parse_response(body: &str, http_status: u16) -> Result<ChatResponse, ChatError> {
+/// The name a client-executed `tool_search_call` gets when the request names no tool search
+/// (it then answers no tool the request offered): the item's own name in the API.
+pub(crate) const SEARCH_CALL: &str = "tool_search";
+
+/// Parses a non-streamed body; a client-executed tool search becomes a call named `search`.
+pub(crate) fn parse_response(
+    body: &str,
+    http_status: u16,
+    search: &str,
+) -> Result<ChatResponse, ChatError> {
     let response: WireResponse = parse_json(body).map_err(|e| {
         ChatError::Malformed(format!(
             "the response body is not a Responses API response ({e}): {}",
@@ -473,5 +532,5 @@ pub(crate) fn parse_response(body: &str, http_status: u16) -> Result<ChatRespons
             shorten(body.trim(), MAX_EXCERPT)
         )));
     }
-    response_from(response, http_status)
+    response_from(response, http_status, search)
 }
