@@ -776,10 +776,10 @@ impl Toolset {
         delivered
     }
 
-    /// The containers to open ahead of the model for a turn that starts with `message`, best
-    /// first (see the `open_ahead` module): those scoring at least the configured score, at
-    /// most [`OPEN_AHEAD_MAX`](crate::config::OPEN_AHEAD_MAX), leaving out those expanded
-    /// already and those whose every member the conversation holds. Empty when opening ahead
+    /// The containers to open ahead of the model for a turn that starts with `message` (see the
+    /// `open_ahead` module): the [`OPEN_AHEAD_MAX`](crate::config::OPEN_AHEAD_MAX) best-ranked
+    /// that score at least the configured score, less those expanded already and those whose
+    /// every member the conversation holds. Empty when opening ahead
     /// is off, or in a layout whose openings would not append to the conversation.
     pub(crate) fn open_ahead(
         &self,
@@ -793,9 +793,12 @@ impl Toolset {
         if !matches!(self.layout(), Layout::Fixed | Layout::References) {
             return Vec::new();
         }
+        // The best-ranked containers only: when the best is open already, the message is about
+        // it, and the next one down is no better a guess than before.
         self.ranker
             .rank(message)
             .into_iter()
+            .take(crate::config::OPEN_AHEAD_MAX)
             .take_while(|&(_, score)| score >= threshold)
             .map(|(h, _)| h)
             .filter(|&h| {
@@ -803,7 +806,6 @@ impl Toolset {
                     && !(0..self.catalog.groups[h].members.len())
                         .all(|f| self.is_loaded(h, f, delivered))
             })
-            .take(crate::config::OPEN_AHEAD_MAX)
             .collect()
     }
 

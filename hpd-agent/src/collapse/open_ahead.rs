@@ -1,6 +1,6 @@
 //! Opening ahead of the model: before the first request of a turn, the containers are ranked
-//! against the user's message, and those that score well enough are opened for the model, so
-//! that it needs no container round trip.
+//! against the user's message, and the best-ranked one is opened for the model when it scores
+//! well enough, so that it needs no container round trip.
 //!
 //! The ranking is Okapi BM25 (`k1` = 1.2, `b` = 0.75) with each container as one document: its
 //! harness name, its description, and its members' names and descriptions. Names are split into
@@ -14,7 +14,7 @@
 //! most.
 //!
 //! Only the layouts whose opening appends to the conversation open ahead: `fixed`, and `native`
-//! with Anthropic's tool references. There the opening is what the model's own container call
+//! with tool references or tool additions. There the opening is what the model's own container call
 //! would have been, placed after the user's message: an assistant message calling the
 //! container, and the container's result (its schemas, or the references that load its
 //! members). Every earlier request stays a prefix of the next, and the history stays valid for
