@@ -101,16 +101,16 @@ async fn expanded_containers_stay_and_members_are_appended() {
 }
 
 #[test]
-fn without_a_layout_the_default_is_fixed() {
-    assert_eq!(CollapsingConfig::default().layout, CollapsingLayout::Fixed);
-    assert_eq!(CollapsingLayout::default(), CollapsingLayout::Fixed);
+fn without_a_layout_the_default_is_native() {
+    assert_eq!(CollapsingConfig::default().layout, CollapsingLayout::Native);
+    assert_eq!(CollapsingLayout::default(), CollapsingLayout::Native);
     for text in [
         r#"{}"#,
         r#"{"collapsing": {}}"#,
         r#"{"collapsing": {"recovery": true}}"#,
     ] {
         let config = AgentConfig::from_json(text).unwrap();
-        assert_eq!(config.collapsing.layout, CollapsingLayout::Fixed, "{text}");
+        assert_eq!(config.collapsing.layout, CollapsingLayout::Native, "{text}");
     }
 }
 

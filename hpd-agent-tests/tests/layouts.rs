@@ -593,12 +593,16 @@ async fn tool_sessions_in_fixed_never_change_their_list() {
 
 #[test]
 fn the_layout_in_json_config() {
-    let config = AgentConfig::from_json(r#"{"Collapsing": {"Layout": "Native"}}"#).unwrap();
-    assert_eq!(config.collapsing.layout, CollapsingLayout::Native);
+    let config = AgentConfig::from_json(r#"{"Collapsing": {"Layout": "Fixed"}}"#).unwrap();
+    assert_eq!(config.collapsing.layout, CollapsingLayout::Fixed);
     assert_eq!(
         config.to_json(),
-        "{\n  \"collapsing\": {\n    \"layout\": \"native\"\n  }\n}"
+        "{\n  \"collapsing\": {\n    \"layout\": \"fixed\"\n  }\n}"
     );
+    // The default layout is left out.
+    let config = AgentConfig::from_json(r#"{"Collapsing": {"Layout": "Native"}}"#).unwrap();
+    assert_eq!(config.collapsing.layout, CollapsingLayout::Native);
+    assert_eq!(config.to_json(), "{}");
     let error = AgentConfig::from_json(r#"{"collapsing": {"layout": "flat"}}"#).unwrap_err();
     assert!(
         error.to_string().contains(

@@ -106,14 +106,17 @@
 //! described as `{description} (functions: f1, f2, ...)`, with an empty parameter object. Its
 //! functions reach the model only once it calls the container. How they reach it is the
 //! *layout* ([`CollapsingLayout`](crate::config::CollapsingLayout): [`AgentBuilder::with_collapsing_layout`], or
-//! `{"collapsing": {"layout": "..."}}` in JSON). The default is `fixed`.
+//! `{"collapsing": {"layout": "..."}}` in JSON). The default is `native`: the chat client's own
+//! deferred loading where it has one, and `fixed` on every other client (OpenAI Chat
+//! Completions servers, llama.cpp, the scripted client); see
+//! [`CollapsingLayout`](crate::config::CollapsingLayout) for why.
 //!
 //! What it buys, as measured in the repository's `BENCHMARKS.md` (OpenAI Chat tool JSON,
 //! `o200k_base` tokens): **92.3% fewer tool tokens on the first request** for a synthetic
 //! catalog of 20 collapsed harnesses × 8 functions, and **93.2%** for the tools of six MCP
 //! reference servers, with every function reachable in one extra call.
 //!
-//! **`fixed` (the default).** The tool list is the same on every request of a session: the
+//! **`fixed` (the default on clients without deferred loading).** The tool list is the same on every request of a session: the
 //! functions of plain harnesses (and of never-collapsed harnesses, or of every harness when
 //! collapsing is disabled) in registration order, then the containers in registration order,
 //! then the call tool [`CALL_TOOL`](crate::config::CALL_TOOL) (`call_function`) when there is a container.

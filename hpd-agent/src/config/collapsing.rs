@@ -3,8 +3,8 @@
 /// How harnesses collapse behind containers (JSON `collapsing`).
 ///
 /// The default has collapsing and recovery on, recovered calls not executed, expansions
-/// cleared at turn end, no never-collapsed harness, and the [`fixed`](CollapsingLayout::Fixed)
-/// layout. It is `#[non_exhaustive]`, so that a release can add a field: outside the crate it is
+/// cleared at turn end, no never-collapsed harness, no opening ahead, and the
+/// [`native`](CollapsingLayout::Native) layout (`fixed` on clients without deferred loading). It is `#[non_exhaustive]`, so that a release can add a field: outside the crate it is
 /// made by `default()` (or read from JSON), then set with its `with_*` setters (one per field;
 /// `with_never_collapse` adds one name) or by assigning its public fields.
 ///
@@ -38,7 +38,7 @@ pub struct CollapsingConfig {
     /// `persist_system_prompt_injections` is read for one release, and written as the new one).
     pub keep_expansions_across_turns: bool,
     /// How requests carry collapsed harnesses (JSON `layout`, default
-    /// [`CollapsingLayout::Fixed`]); see [`CollapsingLayout`] for each layout and what it
+    /// [`CollapsingLayout::Native`]); see [`CollapsingLayout`] for each layout and what it
     /// costs. The seed's key `cache_stable: true` is read as `"layout": "append"`.
     pub layout: CollapsingLayout,
     /// Opening ahead of the model (JSON `open_ahead`: a number, `true` for
@@ -80,7 +80,7 @@ pub const OPEN_AHEAD_MAX: usize = 1;
 impl Default for CollapsingConfig {
     /// `enabled: true`, `never_collapse: []`, `recovery: true`,
     /// `execute_recovered_calls: false`, `keep_expansions_across_turns: false`,
-    /// `layout: fixed`, `open_ahead: None`.
+    /// `layout: native`, `open_ahead: None`.
     fn default() -> Self {
         CollapsingConfig {
             enabled: true,
@@ -88,7 +88,7 @@ impl Default for CollapsingConfig {
             recovery: true,
             execute_recovered_calls: false,
             keep_expansions_across_turns: false,
-            layout: CollapsingLayout::Fixed,
+            layout: CollapsingLayout::Native,
             open_ahead: None,
         }
     }
@@ -297,18 +297,23 @@ impl CollapsingConfig {
 /// context budget trimmed their definitions away. In `fixed` and `native` the tool list does
 /// not depend on expansions, so neither setting costs any cache.
 ///
-/// **Which one.** The default is `fixed`, chosen from the repository's `session_cost`
-/// benchmark (`BENCHMARKS.md`): over whole sessions it costs less than `hide` on every catalog
-/// measured from five turns on, under both Anthropic's and OpenAI's cache pricing (less than
-/// `append` too, but for one catalog at five turns under OpenAI's rule), keeps at least 99.7%
-/// of each request cached, and on a single turn is cheaper than `hide` on two catalogs and 3%
-/// dearer on the smallest (4 harnesses); it works with every provider. `native` costs less still with Anthropic's
-/// client, and more with the Responses client (whose loaded tools are billed at the end of the
-/// context). `hide`, the seed's layout and its default before `fixed`, stays one setting away
-/// (`"layout": "hide"`, or `cache_stable: false`, the seed's name for it): choose it for a model
-/// that calls members through [`CALL_TOOL`] less reliably than by their own names, which only a
-/// run of the repository's accuracy harness on that model can tell. For a small catalog whose
-/// every harness a long session keeps using, turn collapsing off.
+/// **Which one.** The default is `native`: a client's own deferred loading where it has one
+/// (by default the Anthropic client on `api.anthropic.com`, and the Responses client on
+/// `api.openai.com` for `gpt-5.4` and later; any client whose `deferred_tools` is set), and
+/// `fixed` on every other client, which is what the default gives on OpenAI Chat Completions
+/// servers, llama.cpp and the scripted client. Chosen from the repository's `session_cost`
+/// benchmark (`BENCHMARKS.md`), with a model that calls what the history already loaded: on
+/// both catalogs and at every length, the native forms cost no more than `fixed` (20 turns of
+/// the cycling workload on 20 synthetic harnesses: 1.015x flat with tool references, 1.054x
+/// with the Responses namespaces, 1.146x with `fixed`, Anthropic's rule), they keep every
+/// request a continuation of the last, and the model calls members by their own names with
+/// their own schemas, the surface the vendors train on, instead of through [`CALL_TOOL`].
+/// `fixed` works with every provider and keeps at least 99.6% of each request cached; it costs
+/// less than `hide` on every catalog from five turns on. `hide`, the seed's layout, stays one
+/// setting away (`"layout": "hide"`, or `cache_stable: false`, the seed's name for it): choose
+/// it for a model that calls members through [`CALL_TOOL`] less reliably than by their own
+/// names, which only a run of the repository's accuracy harness on that model can tell. For a
+/// small catalog whose every harness a long session keeps using, turn collapsing off.
 ///
 /// ```
 /// use hpd_agent::AgentConfig;
@@ -332,10 +337,11 @@ pub enum CollapsingLayout {
     /// other tool, and system prompts travel in call results (the seed's `cache_stable`).
     Append,
     /// The tool list never changes: plain tools, one tool per container, and [`CALL_TOOL`].
-    /// The default.
-    #[default]
+    /// What the default gives on a client without deferred loading.
     Fixed,
-    /// The provider's own deferred tool loading, or `fixed` where the provider has none.
+    /// The provider's own deferred tool loading, or `fixed` where the provider has none. The
+    /// default.
+    #[default]
     Native,
 }
 
