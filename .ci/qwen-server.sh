@@ -21,12 +21,14 @@
 # of the prompt, and a task's tool results come on top) and HPD_LLAMA_SLOTS the slots (default
 # here 1, so the one slot keeps the whole context and its prompt cache between requests).
 #
-# Tool calls: the GGUF's own chat template makes the model write its calls as bare JSON, which
-# llama.cpp's server does not parse. qwen-tools.jinja beside this script is the chat template
-# used instead: the tools go into the system prompt and the model is told to answer with
-# <tool_call>{"name": ..., "arguments": ...}</tool_call> blocks, the Hermes format that
-# llama.cpp (run with --jinja) parses into the response's tool_calls. Every layout gets the
-# same template; nothing else (no grammar, no extra system prompt) is added.
+# Tool calls: with the GGUF's own chat template the model writes its calls as ```json blocks,
+# which llama.cpp's server does not take for tool calls. qwen-tools.jinja beside this script is
+# the chat template used instead (--jinja --chat-template-file): the tools go into the system
+# prompt, and a call is rendered as the very block the model writes, ```json then
+# {"name": ..., "arguments": ...}. llama.cpp derives its tool-call parser from how the template
+# renders a call, so those blocks come back as the response's tool_calls. (Asked for the Hermes
+# <tool_call> tags instead, the model kept writing bare JSON or ```json blocks.) Every layout
+# gets the same template; nothing else (no grammar, no extra system prompt) is added.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${HPD_LLAMA_CACHE:-$HOME/.cache/hpd-llama}
@@ -80,6 +82,8 @@ PY
     rm -f "$model.part"; exit 1
   fi
   mv "$model.part" "$model"
+  # Removed here too: `start` execs the server script, and an exec runs no EXIT trap.
+  rm -rf "$work"; trap - EXIT
 }
 
 cmd=${1:-start}
