@@ -388,12 +388,23 @@ pub async fn run(
                     && serde_json::from_str::<Value>(arguments)
                         .is_ok_and(|actual| matches(&expected, &actual))
             });
+            // What reached a function, for the reasons below.
+            let called = || {
+                let calls: Vec<String> = made
+                    .iter()
+                    .map(|(f, arguments)| format!("{f} {}", shortened(arguments)))
+                    .collect();
+                format!("called {}", calls.join(", "))
+            };
             if let Err(e) = &outcome {
                 report.errors += 1;
                 if !solved {
-                    report
-                        .unsolved
-                        .push((task.id.clone(), format!("error: {e}")));
+                    let why = if made.is_empty() {
+                        format!("error: {e}; no function called")
+                    } else {
+                        format!("error: {e}; {}", called())
+                    };
+                    report.unsolved.push((task.id.clone(), why));
                 }
             } else if !solved {
                 let why = if made.is_empty() {
@@ -403,11 +414,7 @@ pub async fn run(
                         .unwrap_or_default();
                     format!("no function called; replied: {}", shortened(reply))
                 } else {
-                    let calls: Vec<String> = made
-                        .iter()
-                        .map(|(f, arguments)| format!("{f} {}", shortened(arguments)))
-                        .collect();
-                    format!("called {}", calls.join(", "))
+                    called()
                 };
                 report.unsolved.push((task.id.clone(), why));
             }
