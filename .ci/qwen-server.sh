@@ -17,7 +17,7 @@
 #   .ci/qwen-server.sh stop PORT       stop the server started on PORT
 #
 # HPD_QWEN_SIZE picks the model (1.5b or 0.5b). HPD_LLAMA_CTX sets the context (default here
-# 32768 tokens: the flat catalog of the six MCP reference servers, 51 tools, is about 8k tokens
+# 32768 tokens: the flat catalog of the six MCP reference servers, 51 tools, is about 7,600 tokens
 # of the prompt, and a task's tool results come on top) and HPD_LLAMA_SLOTS the slots (default
 # here 1, so the one slot keeps the whole context and its prompt cache between requests).
 #
