@@ -16,7 +16,9 @@
 #   .ci/llama-server.sh stop PORT      stop the server started on PORT
 #
 # HPD_LLAMA_CTX sets the context size in tokens (`-c`, default 8192) and HPD_LLAMA_SLOTS the
-# number of parallel slots (`-np`, default llama.cpp's). .ci/run uses 2048 tokens and one slot,
+# number of parallel slots (`-np`, default llama.cpp's). HPD_LLAMA_MODEL (a GGUF path) and
+# HPD_LLAMA_TEMPLATE (a chat template file) run another model than SmolLM2 with its own
+# template; .ci/qwen-server.sh sets both. .ci/run uses 2048 tokens and one slot,
 # so the live context-budget test meets a server that refuses an over-long request, and no
 # other request shares the slot's context with it (requests queue instead).
 #
@@ -30,7 +32,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${HPD_LLAMA_CACHE:-$HOME/.cache/hpd-llama}
 bin=$cache/llama-server
-model=$cache/SmolLM2-135M-Instruct.Q4_1.gguf
+model=${HPD_LLAMA_MODEL:-$cache/SmolLM2-135M-Instruct.Q4_1.gguf}
+template=${HPD_LLAMA_TEMPLATE:-$here/smollm2-tools.jinja}
 llama_version=11434.0.0
 model_version=0.1.2
 
@@ -90,10 +93,11 @@ case "$cmd" in
     slots=()
     if [ -n "${HPD_LLAMA_SLOTS:-}" ]; then slots=(-np "$HPD_LLAMA_SLOTS"); fi
     setsid "$bin" -m "$model" --host 127.0.0.1 --port "$port" --jinja "${slots[@]}" \
-      --chat-template-file "$here/smollm2-tools.jinja" -c "${HPD_LLAMA_CTX:-8192}" -t 2 \
+      --chat-template-file "$template" -c "${HPD_LLAMA_CTX:-8192}" -t 2 \
       >"$cache/server-$port.log" 2>&1 </dev/null &
     echo $! >"$cache/server-$port.pid"
-    for _ in $(seq 1 150); do
+    # A few seconds for the tiny model; a larger one takes longer to load on a busy machine.
+    for _ in $(seq 1 600); do
       if healthy "$port"; then echo "http://127.0.0.1:$port"; exit 0; fi
       sleep 0.2
     done

@@ -14,11 +14,25 @@
 //! else `HPD_LLAMA_URL`, else `ANTHROPIC_API_KEY`, else `OPENAI_API_KEY`). Optional:
 //! `HPD_ACCURACY_TASKS` (a number: the first N tasks; or task ids separated by commas),
 //! `HPD_ACCURACY_LAYOUTS` (layout names separated by commas), `HPD_ACCURACY_MAX_ITERATIONS`
-//! (model requests per task, default 6), `HPD_ACCURACY_VERBOSE=1` (list the unsolved tasks and
-//! why).
+//! (model requests per task, default 6), `HPD_ACCURACY_MAX_OUTPUT_TOKENS` (per request,
+//! default 1024; a lower limit shortens the final answers of a slow model, and a call cut
+//! short fails as it would with any limit), `HPD_ACCURACY_VERBOSE=1` (list the unsolved tasks and
+//! why), `HPD_ACCURACY_OUT` (a file: each layout's report, its row and its unsolved tasks, is
+//! appended to it as soon as that layout finishes, so a run of hours on a slow model loses no
+//! finished layout when it is stopped). The layouts run in the order given.
+//!
+//! On two cores, Qwen2.5-Coder-1.5B-Instruct from `.ci/qwen-server.sh` (BENCHMARKS.md,
+//! "Accuracy on a real model"):
+//!
+//! ```sh
+//! HPD_LLAMA_URL=$(bash .ci/qwen-server.sh start) HPD_ACCURACY_OUT=accuracy-rows.md \
+//!   HPD_ACCURACY_LAYOUTS=flat,fixed,hide,append cargo bench -p hpd-agent-tests --bench accuracy
+//! ```
 
 mod accuracy_harness;
 mod catalog;
+
+use std::io::Write;
 
 use accuracy_harness::{LAYOUTS, Task};
 
@@ -65,28 +79,65 @@ fn main() {
         .ok()
         .and_then(|v| v.trim().parse().ok())
         .unwrap_or(6);
+    let max_output_tokens = std::env::var("HPD_ACCURACY_MAX_OUTPUT_TOKENS")
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(1024);
     let verbose = std::env::var("HPD_ACCURACY_VERBOSE").is_ok_and(|v| v == "1");
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .expect("runtime");
+    let out = std::env::var("HPD_ACCURACY_OUT")
+        .ok()
+        .filter(|v| !v.trim().is_empty());
     println!("{} tasks, layouts {}", tasks.len(), layouts.join(", "));
-    let reports = runtime.block_on(accuracy_harness::run(
-        &provider,
-        &tasks,
-        &layouts,
-        max_iterations,
-        1024,
-    ));
-    match reports {
-        Ok(reports) => print!(
-            "{}",
-            accuracy_harness::render(&provider.label, &reports, verbose)
-        ),
-        Err(e) => {
-            eprintln!("accuracy harness: {e}");
-            std::process::exit(1);
+    let mut reports = Vec::new();
+    for layout in &layouts {
+        let report = match runtime.block_on(accuracy_harness::run(
+            &provider,
+            &tasks,
+            &[layout],
+            max_iterations,
+            max_output_tokens,
+        )) {
+            Ok(mut finished) => match finished.pop() {
+                Some(report) => report,
+                None => {
+                    eprintln!(
+                        "accuracy harness: no layout named '{layout}' (the layouts: {})",
+                        LAYOUTS.map(|(n, _)| n).join(", ")
+                    );
+                    std::process::exit(2);
+                }
+            },
+            Err(e) => {
+                eprintln!("accuracy harness: {e}");
+                std::process::exit(1);
+            }
+        };
+        if let Some(path) = &out {
+            let text =
+                accuracy_harness::render(&provider.label, std::slice::from_ref(&report), true);
+            if let Err(e) = append(path, &format!("{text}\n")) {
+                eprintln!("HPD_ACCURACY_OUT {path}: {e}");
+                std::process::exit(1);
+            }
         }
+        reports.push(report);
     }
+    print!(
+        "{}",
+        accuracy_harness::render(&provider.label, &reports, verbose)
+    );
+}
+
+/// Appends `text` to the file at `path`, made when missing.
+fn append(path: &str, text: &str) -> std::io::Result<()> {
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)?
+        .write_all(text.as_bytes())
 }

@@ -388,19 +388,33 @@ pub async fn run(
                     && serde_json::from_str::<Value>(arguments)
                         .is_ok_and(|actual| matches(&expected, &actual))
             });
+            // What reached a function, for the reasons below.
+            let called = || {
+                let calls: Vec<String> = made
+                    .iter()
+                    .map(|(f, arguments)| format!("{f} {}", shortened(arguments)))
+                    .collect();
+                format!("called {}", calls.join(", "))
+            };
             if let Err(e) = &outcome {
                 report.errors += 1;
                 if !solved {
-                    report
-                        .unsolved
-                        .push((task.id.clone(), format!("error: {e}")));
+                    let why = if made.is_empty() {
+                        format!("error: {e}; no function called")
+                    } else {
+                        format!("error: {e}; {}", called())
+                    };
+                    report.unsolved.push((task.id.clone(), why));
                 }
             } else if !solved {
                 let why = if made.is_empty() {
-                    "no function called".to_owned()
+                    let reply = outcome
+                        .as_ref()
+                        .map(|o| o.text.as_str())
+                        .unwrap_or_default();
+                    format!("no function called; replied: {}", shortened(reply))
                 } else {
-                    let names: Vec<&str> = made.iter().map(|(f, _)| f.as_str()).collect();
-                    format!("called {}", names.join(", "))
+                    called()
                 };
                 report.unsolved.push((task.id.clone(), why));
             }
@@ -419,6 +433,15 @@ pub async fn run(
         reports.push(report);
     }
     Ok(reports)
+}
+
+/// `text` on one line and cut to 120 characters, for the reasons of unsolved tasks.
+fn shortened(text: &str) -> String {
+    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match line.char_indices().nth(120) {
+        Some((end, _)) => format!("{}...", &line[..end]),
+        None => line,
+    }
 }
 
 /// The report as a Markdown table, one row per layout, then the unsolved tasks.
