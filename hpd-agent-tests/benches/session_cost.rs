@@ -21,7 +21,29 @@
 //!   reference servers; skipped with a note when their variables are unset);
 //! - `HPD_SESSION_COST_WORKLOADS`: `cycling`, `few` (see the workloads below);
 //! - `HPD_SESSION_COST_SCRIPTS`: `every-turn`, `aware` (see the scripts below);
+//! - `HPD_SESSION_COST_LAYOUTS`: `flat`, `hide`, `append`, `fixed`, `native-Anthropic`,
+//!   `native-Responses`, `fixed+open`, `native-Anthropic+open` (include `flat`: it is the
+//!   baseline of every "vs flat"; `native-Responses` also gives its `(at end)` row);
+//! - `HPD_SESSION_COST_MESSAGES`: `names`, `describes` (see the user messages below);
+//! - `HPD_SESSION_COST_OPEN_AHEAD`: the score from which the `+open` layouts open a container
+//!   ahead of the model (default [`DEFAULT_OPEN_AHEAD`]);
 //! - `HPD_SESSION_COST_TURNS`: the session lengths (default `1,5,20,50`).
+//!
+//! The `+open` layouts are `fixed` and native-Anthropic built with
+//! `configure_harness_collapsing(|c| c.open_ahead = Some(threshold))`: before a turn's first
+//! request the agent opens the containers that rank high enough against the user's message,
+//! as if the model had called them. The model sees them as its base layout does: with the
+//! opening in the request it knows the members' definitions and calls the member directly; a
+//! container opened for another harness than the turn's costs tokens and nothing else (the
+//! model opens the right one itself). After each table, one `opening ahead` line per `+open`
+//! row counts the containers opened ahead, those of a harness the turn does not use, and the
+//! container calls the model made itself.
+//!
+//! The user message of turn `t` (`HPD_SESSION_COST_MESSAGES`):
+//! - `names`: `Turn {t}: please take care of the next item on my list; it needs {harness}.`,
+//!   which names the harness (ranking it is trivial);
+//! - `describes`: `Turn {t}: {description}`, the description of the member the turn calls
+//!   first, which names no harness.
 //!
 //! Every turn of a session is one user message, the member calls of one harness (one call, two
 //! on odd turns) and a text answer. The workloads choose the harness of each turn:
@@ -91,7 +113,7 @@ use hpd_agent::providers::openai::OpenAiClient;
 use hpd_agent::{
     AgentBuilder, ChatClient, ChatResponse, ToolCall, async_trait, chat::ChatError,
     chat::ChatRequest, chat::DeferredTools, chat::ModelOptions, chat::TextSink, config::CALL_TOOL,
-    config::CollapsingLayout, harness::DynamicHarness,
+    config::CollapsingLayout, config::DEFAULT_OPEN_AHEAD, harness::DynamicHarness,
 };
 use serde_json::{Value, json};
 
@@ -109,16 +131,31 @@ enum Layout {
     Fixed,
     NativeAnthropic,
     NativeResponses,
+    /// `fixed` with opening ahead ([`open_ahead_threshold`]).
+    FixedOpen,
+    /// native-Anthropic with opening ahead ([`open_ahead_threshold`]).
+    NativeAnthropicOpen,
 }
 
-const LAYOUTS: [Layout; 6] = [
+const LAYOUTS: [Layout; 8] = [
     Layout::Flat,
     Layout::Hide,
     Layout::Append,
     Layout::Fixed,
     Layout::NativeAnthropic,
     Layout::NativeResponses,
+    Layout::FixedOpen,
+    Layout::NativeAnthropicOpen,
 ];
+
+/// The score from which the `+open` layouts open a container ahead of the model:
+/// `HPD_SESSION_COST_OPEN_AHEAD`, [`DEFAULT_OPEN_AHEAD`] when it is unset.
+fn open_ahead_threshold() -> f64 {
+    std::env::var("HPD_SESSION_COST_OPEN_AHEAD")
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(DEFAULT_OPEN_AHEAD)
+}
 
 impl Layout {
     fn name(self) -> &'static str {
@@ -129,12 +166,28 @@ impl Layout {
             Layout::Fixed => "fixed",
             Layout::NativeAnthropic => "native-Anthropic",
             Layout::NativeResponses => "native-Responses",
+            Layout::FixedOpen => "fixed+open",
+            Layout::NativeAnthropicOpen => "native-Anthropic+open",
         }
+    }
+
+    /// The layout the model sees: an `+open` layout is its layout with openings in the history.
+    fn base(self) -> Layout {
+        match self {
+            Layout::FixedOpen => Layout::Fixed,
+            Layout::NativeAnthropicOpen => Layout::NativeAnthropic,
+            other => other,
+        }
+    }
+
+    /// Whether the agent opens containers ahead of the model.
+    fn opens_ahead(self) -> bool {
+        self != self.base()
     }
 
     fn form(self) -> DeferredTools {
         match self {
-            Layout::NativeAnthropic => DeferredTools::ToolReferences,
+            Layout::NativeAnthropic | Layout::NativeAnthropicOpen => DeferredTools::ToolReferences,
             Layout::NativeResponses => DeferredTools::ToolSearch,
             _ => DeferredTools::Unsupported,
         }
@@ -149,6 +202,12 @@ impl Layout {
             Layout::NativeAnthropic | Layout::NativeResponses => {
                 builder.with_collapsing_layout(CollapsingLayout::Native)
             }
+            Layout::FixedOpen => builder
+                .with_collapsing_layout(CollapsingLayout::Fixed)
+                .configure_harness_collapsing(|c| c.open_ahead = Some(open_ahead_threshold())),
+            Layout::NativeAnthropicOpen => builder
+                .with_collapsing_layout(CollapsingLayout::Native)
+                .configure_harness_collapsing(|c| c.open_ahead = Some(open_ahead_threshold())),
         }
     }
 }
@@ -176,6 +235,45 @@ impl Script {
         match self {
             Script::EveryTurn => "model opens the container every turn",
             Script::HistoryAware => "model has read the history",
+        }
+    }
+}
+
+/// What the user's message of a turn says (see the file's docs).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Message {
+    /// Names the turn's harness.
+    Names,
+    /// The description of the member the turn calls first; no harness name.
+    Describes,
+}
+
+const MESSAGES: [Message; 2] = [Message::Names, Message::Describes];
+
+impl Message {
+    fn name(self) -> &'static str {
+        match self {
+            Message::Names => "names",
+            Message::Describes => "describes",
+        }
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            Message::Names => "user message names the harness",
+            Message::Describes => {
+                "user message is the called member's description (names no harness)"
+            }
+        }
+    }
+
+    fn text(self, t: usize, turn: &Turn) -> String {
+        match self {
+            Message::Names => format!(
+                "Turn {t}: please take care of the next item on my list; it needs {}.",
+                turn.harness
+            ),
+            Message::Describes => format!("Turn {t}: {}", turn.description),
         }
     }
 }
@@ -226,6 +324,58 @@ struct Seen {
 struct Recorded {
     seen: Vec<Seen>,
     repeated: usize,
+    openings: Openings,
+}
+
+/// The container calls of a session: those the agent made ahead of the model, and those the
+/// model made itself.
+#[derive(Clone, Copy, Default, Debug)]
+struct Openings {
+    /// Containers opened ahead of the model.
+    ahead: usize,
+    /// Of those, containers of a harness the turn does not use.
+    wrong: usize,
+    /// Turns where a container was opened ahead.
+    turns_ahead: usize,
+    /// Container calls the model made itself.
+    by_model: usize,
+}
+
+/// Counts the container calls of a session's history: a call of a container whose id is not
+/// one the scripted model makes (`t<turn>...`) was made ahead of the model.
+fn openings(history: &[ChatMessage], harness_of: &[String], containers: &[String]) -> Openings {
+    let mut counts = Openings::default();
+    let mut turn: Option<usize> = None;
+    for message in history {
+        match message {
+            ChatMessage::User { .. } => turn = Some(turn.map_or(0, |t| t + 1)),
+            ChatMessage::Assistant { tool_calls, .. } => {
+                let Some(t) = turn else { continue };
+                let mut ahead_here = false;
+                for made in tool_calls {
+                    let is_container =
+                        containers.contains(&made.name) || made.name == "tool_search";
+                    if !is_container {
+                        continue;
+                    }
+                    if made.id.starts_with(&format!("t{t}")) {
+                        counts.by_model += 1;
+                    } else {
+                        counts.ahead += 1;
+                        ahead_here = true;
+                        if harness_of.get(t) != Some(&made.name) {
+                            counts.wrong += 1;
+                        }
+                    }
+                }
+                if ahead_here {
+                    counts.turns_ahead += 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    counts
 }
 
 /// Answers each request from the model and records it; reports `form` as its deferred
@@ -277,12 +427,31 @@ struct Harness {
 struct Catalog {
     register: Box<dyn Fn(AgentBuilder) -> AgentBuilder>,
     harnesses: Vec<Harness>,
+    /// Each member's description, by member name.
+    descriptions: std::collections::HashMap<String, String>,
 }
 
-/// One turn's plan: the harness, the member calls.
+impl Catalog {
+    /// A turn of `harness` making `calls`.
+    fn turn(&self, harness: &str, calls: Vec<(String, Value)>) -> Turn {
+        let description = calls
+            .first()
+            .and_then(|(member, _)| self.descriptions.get(member))
+            .cloned()
+            .unwrap_or_default();
+        Turn {
+            harness: harness.to_owned(),
+            calls,
+            description,
+        }
+    }
+}
+
+/// One turn's plan: the harness, the member calls, the description of the first member called.
 struct Turn {
     harness: String,
     calls: Vec<(String, Value)>,
+    description: String,
 }
 
 /// The cycling workload: harness `t mod H` at turn `t`, one member call (two on odd turns),
@@ -296,10 +465,7 @@ fn cycling(catalog: &Catalog, turns: usize) -> Vec<Turn> {
             let calls = (0..count)
                 .map(|k| harness.calls[(round * 2 + k) % harness.calls.len()].clone())
                 .collect();
-            Turn {
-                harness: harness.name.clone(),
-                calls,
-            }
+            catalog.turn(&harness.name, calls)
         })
         .collect()
 }
@@ -368,10 +534,7 @@ fn few_of_many(catalog: &Catalog, turns: usize) -> Vec<Turn> {
                     call
                 })
                 .collect();
-            Turn {
-                harness: harness.name.clone(),
-                calls,
-            }
+            catalog.turn(&harness.name, calls)
         })
         .collect()
 }
@@ -382,9 +545,13 @@ fn call(id: String, name: &str, arguments: &Value) -> ChatResponse {
 
 /// The scripted model: it answers a request from the turn's plan and what the request holds.
 struct Model {
+    /// The layout the model sees (an `+open` layout's [`Layout::base`]).
     layout: Layout,
     script: Script,
     turns: Vec<Turn>,
+    /// The containers of the catalog: one the agent opened ahead for another harness than the
+    /// turn's is skipped (it only costs tokens).
+    containers: Vec<String>,
     /// Member calls made again after a recovery result.
     repeated: Arc<std::sync::atomic::AtomicUsize>,
 }
@@ -429,6 +596,8 @@ impl Model {
             for made in tool_calls {
                 if self.is_container_call(made, &turn.harness) {
                     opened = true;
+                } else if self.containers.contains(&made.name) {
+                    // Another harness's container, opened ahead of the model: not a member call.
                 } else if result_of(&made.id).is_some_and(|r| r.starts_with(&recovery)) {
                     retries += 1;
                 } else {
@@ -506,26 +675,19 @@ impl Model {
                 _ => None,
             })
         };
-        match self.layout {
+        match self.layout.base() {
             Layout::Flat | Layout::Hide | Layout::Append => {
                 request.tools.iter().any(|t| t.name == member)
             }
-            Layout::Fixed => {
+            Layout::Fixed | Layout::FixedOpen => {
                 let line = format!("{{\"name\":{},", Value::String(member.to_owned()));
                 results().any(|(content, _)| content.lines().any(|l| l.starts_with(&line)))
             }
-            Layout::NativeAnthropic | Layout::NativeResponses => {
+            Layout::NativeAnthropic | Layout::NativeAnthropicOpen | Layout::NativeResponses => {
                 results().any(|(_, references)| references.iter().any(|r| r == member))
             }
         }
     }
-}
-
-fn user_message(t: usize, turn: &Turn) -> String {
-    format!(
-        "Turn {t}: please take care of the next item on my list; it needs {}.",
-        turn.harness
-    )
 }
 
 /// A number no other live session of any run used: the time in microseconds.
@@ -541,6 +703,7 @@ struct Setup {
     layout: Layout,
     workload: Workload,
     script: Script,
+    message: Message,
     turns: usize,
 }
 
@@ -555,16 +718,19 @@ fn session(
     let messages: Vec<String> = turns
         .iter()
         .enumerate()
-        .map(|(t, turn)| user_message(t, turn))
+        .map(|(t, turn)| setup.message.text(t, turn))
         .collect();
+    let harness_of: Vec<String> = turns.iter().map(|t| t.harness.clone()).collect();
+    let containers: Vec<String> = catalog.harnesses.iter().map(|h| h.name.clone()).collect();
     let seen = Arc::new(Mutex::new(Vec::new()));
     let repeated = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let seen_live = live.is_some();
     let relay = Relay {
         model: Model {
-            layout: setup.layout,
+            layout: setup.layout.base(),
             script: setup.script,
             turns,
+            containers: containers.clone(),
             repeated: Arc::clone(&repeated),
         },
         seen: Arc::clone(&seen),
@@ -616,6 +782,7 @@ fn session(
     Ok(Recorded {
         seen: std::mem::take(&mut *seen.lock().expect("record")),
         repeated: repeated.load(std::sync::atomic::Ordering::Relaxed),
+        openings: openings(session.history(), &harness_of, &containers),
     })
 }
 
@@ -721,7 +888,7 @@ fn context_text(layout: Layout, injection: Injection, seen: &Seen) -> String {
                 content,
                 references,
                 ..
-            } if !references.is_empty() && layout == Layout::NativeAnthropic => {
+            } if !references.is_empty() && layout.base() == Layout::NativeAnthropic => {
                 // Each reference is expanded into its definition where it sits.
                 let definitions: Vec<Value> = references
                     .iter()
@@ -781,6 +948,8 @@ struct Figures {
     cached: Vec<u64>,
     /// Tool tokens of the first request (offline only).
     first_tools: Option<usize>,
+    /// The session's container calls.
+    openings: Openings,
 }
 
 impl Figures {
@@ -836,6 +1005,7 @@ fn offline_figures(layout: Layout, injection: Injection, recorded: &Recorded) ->
         first_tools: seen
             .first()
             .map(|s| catalog::tokens(&tools_text(layout, s)).len()),
+        openings: recorded.openings,
     }
 }
 
@@ -847,6 +1017,7 @@ fn live_figures(recorded: &Recorded) -> Figures {
         sizes: usage.iter().map(|u| u.input_tokens).collect(),
         cached: usage.iter().map(|u| u.cached_input_tokens).collect(),
         first_tools: None,
+        openings: recorded.openings,
     }
 }
 
@@ -879,7 +1050,7 @@ fn cost_bound(workload: Workload, script: Script, turns: usize) -> Option<f64> {
 
 /// Prints the table of one catalog, workload and script and, offline, the goal lines of
 /// `fixed` and the native layouts.
-fn report(label: &str, catalog: &str, rows: &[Row], goals: Option<(Workload, Script)>) {
+fn report(label: &str, catalog: &str, rows: &[Row], goals: Option<(Workload, Script, Message)>) {
     println!("\n{label}");
     println!(
         "| layout | turns | requests | vs flat | made again | input tokens | last request | cached | cached share | lowest kept (request) | Anthropic rule | vs flat | OpenAI rule | vs flat |"
@@ -923,14 +1094,30 @@ fn report(label: &str, catalog: &str, rows: &[Row], goals: Option<(Workload, Scr
             ratio(figures.openai(), &Figures::openai),
         );
     }
-    let Some((workload, script)) = goals else {
+    let Some((workload, script, message)) = goals else {
         return;
     };
     for row in rows {
-        if !matches!(
-            row.layout,
-            Layout::Fixed | Layout::NativeAnthropic | Layout::NativeResponses
-        ) {
+        if let (true, Ok(figures)) = (row.layout.opens_ahead(), &row.figures) {
+            let o = figures.openings;
+            println!(
+                "opening ahead {} {} {} {} {} {} turns: {} containers opened ahead in {} turns, {} of a harness the turn does not use; {} container calls by the model",
+                workload.name(),
+                script.name(),
+                message.name(),
+                catalog,
+                row.label,
+                row.turns,
+                o.ahead,
+                o.turns_ahead,
+                o.wrong,
+                o.by_model,
+            );
+        }
+    }
+    for row in rows {
+        if row.layout.base() == Layout::Flat || matches!(row.layout, Layout::Hide | Layout::Append)
+        {
             continue;
         }
         let (Ok(figures), Some(base)) = (&row.figures, flat(row.turns)) else {
@@ -950,9 +1137,10 @@ fn report(label: &str, catalog: &str, rows: &[Row], goals: Option<(Workload, Scr
             None => format!("no bound (Anthropic {a:.3}, OpenAI {o:.3})"),
         };
         println!(
-            "goals {} {} {} {} {} turns: >= 99% kept: {}{}; cost {cost}; >= 92% fewer first-request tool tokens: {} ({:.1}% fewer, {tools} vs {flat_tools})",
+            "goals {} {} {} {} {} {} turns: >= 99% kept: {}{}; cost {cost}; >= 92% fewer first-request tool tokens: {} ({:.1}% fewer, {tools} vs {flat_tools})",
             workload.name(),
             script.name(),
+            message.name(),
             catalog,
             row.label,
             row.turns,
@@ -1062,7 +1250,9 @@ fn groups(
             turns: vec![Turn {
                 harness: "probe".to_owned(),
                 calls: Vec::new(),
+                description: String::new(),
             }],
+            containers: Vec::new(),
             repeated: Arc::default(),
         },
         seen: Arc::clone(&seen),
@@ -1085,7 +1275,9 @@ fn synthetic(count: usize, runtime: &tokio::runtime::Runtime) -> Catalog {
             .iter()
             .fold(b, |b, register| register(b))
     };
-    let harnesses = groups(&register, runtime)
+    let groups = groups(&register, runtime);
+    let descriptions = descriptions(&groups);
+    let harnesses = groups
         .into_iter()
         .map(|g| Harness {
             name: g.name.clone(),
@@ -1099,7 +1291,17 @@ fn synthetic(count: usize, runtime: &tokio::runtime::Runtime) -> Catalog {
     Catalog {
         register: Box::new(register),
         harnesses,
+        descriptions,
     }
+}
+
+/// Each member's description, by member name.
+fn descriptions(groups: &[DeferredGroup]) -> std::collections::HashMap<String, String> {
+    groups
+        .iter()
+        .flat_map(|g| g.tools.iter())
+        .map(|t| (t.name.clone(), t.description.clone()))
+        .collect()
 }
 
 /// The member calls a turn makes on each MCP reference server: calls that read or compute and
@@ -1189,12 +1391,18 @@ fn scratch() -> tempfile::TempDir {
     dir
 }
 
-fn mcp(harnesses: Vec<DynamicHarness>, scratch: &std::path::Path) -> Catalog {
+fn mcp(
+    harnesses: Vec<DynamicHarness>,
+    scratch: &std::path::Path,
+    runtime: &tokio::runtime::Runtime,
+) -> Catalog {
     let names: Vec<String> = harnesses.iter().map(|h| h.name().to_owned()).collect();
     let repo = scratch.join("repo");
     let register = move |b: AgentBuilder| catalog::register_mcp(b, &harnesses);
+    let descriptions = descriptions(&groups(&register, runtime));
     Catalog {
         register: Box::new(register),
+        descriptions,
         harnesses: names
             .iter()
             .map(|name| Harness {
@@ -1234,25 +1442,27 @@ struct Offline<'a> {
 /// The offline table of one catalog, workload and script: every layout at every length.
 fn offline(
     catalog: &Offline<'_>,
-    workload: Workload,
-    script: Script,
+    (workload, script, message): (Workload, Script, Message),
+    layouts: &[Layout],
     lengths: &[usize],
     runtime: &tokio::runtime::Runtime,
 ) {
     let mut rows = Vec::new();
     for &turns in lengths {
-        for layout in LAYOUTS {
+        for &layout in layouts {
             eprintln!(
-                "session_cost: {} {} {} {} {turns} turns",
+                "session_cost: {} {} {} {} {} {turns} turns",
                 catalog.name,
                 workload.name(),
                 script.name(),
+                message.name(),
                 layout.name()
             );
             let setup = Setup {
                 layout,
                 workload,
                 script,
+                message,
                 turns,
             };
             let recorded = fresh_session(catalog.make, setup, None, runtime);
@@ -1284,16 +1494,25 @@ fn offline(
             });
         }
     }
+    let threshold = if layouts.iter().any(|l| l.opens_ahead()) {
+        format!(
+            ", +open: open ahead from a score of {}",
+            open_ahead_threshold()
+        )
+    } else {
+        String::new()
+    };
     report(
         &format!(
-            "offline, {}, {}, {}, o200k_base tokens",
+            "offline, {}, {}, {}, {}{threshold}, o200k_base tokens",
             catalog.label,
             workload.describe(),
-            script.describe()
+            script.describe(),
+            message.describe(),
         ),
         catalog.name,
         &rows,
-        Some((workload, script)),
+        Some((workload, script, message)),
     );
     if workload == Workload::FewOfMany
         && let Some(&longest) = lengths.iter().max()
@@ -1350,6 +1569,7 @@ fn live(
                 layout,
                 workload: Workload::Cycling,
                 script: Script::EveryTurn,
+                message: Message::Names,
                 turns,
             };
             let figures =
@@ -1431,11 +1651,21 @@ fn main() {
         };
         let workloads = selected("HPD_SESSION_COST_WORKLOADS", &WORKLOADS, Workload::name);
         let scripts = selected("HPD_SESSION_COST_SCRIPTS", &SCRIPTS, Script::name);
+        let layouts = selected("HPD_SESSION_COST_LAYOUTS", &LAYOUTS, Layout::name);
+        let messages = selected("HPD_SESSION_COST_MESSAGES", &MESSAGES, Message::name);
         let turns = lengths("HPD_SESSION_COST_TURNS", &LENGTHS);
         let run = |catalog: &Offline<'_>| {
             for &workload in &workloads {
                 for &script in &scripts {
-                    offline(catalog, workload, script, &turns, &runtime);
+                    for &message in &messages {
+                        offline(
+                            catalog,
+                            (workload, script, message),
+                            &layouts,
+                            &turns,
+                            &runtime,
+                        );
+                    }
                 }
             }
         };
@@ -1459,7 +1689,7 @@ fn main() {
             let scratch = scratch();
             let make_mcp = || {
                 let harnesses = runtime.block_on(catalog::mcp_catalog(scratch.path()))?;
-                Ok(mcp(harnesses, scratch.path()))
+                Ok(mcp(harnesses, scratch.path(), &runtime))
             };
             match make_mcp() {
                 Ok(probe) => {
