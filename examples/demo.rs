@@ -19,7 +19,8 @@
 //!   `ANTHROPIC_MODEL`, default `claude-sonnet-4-5`). A local server needs no key.
 //! - Without `HPD_PROVIDER`: Anthropic when `ANTHROPIC_API_KEY` is set, else OpenAI Chat
 //!   Completions when `OPENAI_API_KEY` is set.
-//! - Otherwise a scripted model plays the conversation offline, in the default `fixed` layout:
+//! - Otherwise a scripted model plays the conversation offline, in the default layout (`native`,
+//!   which is `fixed` on a client without deferred loading, as the demo's tracing client is):
 //!   it opens the `Inventory` container, calls its functions through `call_function`, calls
 //!   `multiply` while `MathTools` is still collapsed (the runtime expands it: *recovery*), sends
 //!   a bad argument once and corrects it, then answers.
@@ -288,7 +289,7 @@ fn agent_builder(inventory: &DynamicHarness) -> AgentBuilder {
         )
 }
 
-/// The conversation the scripted model plays offline, in the default `fixed` layout: the model
+/// The conversation the scripted model plays offline, in the default layout (`fixed` here): the model
 /// opens a container, reads its functions' schemas in the result, and calls them through the
 /// call tool [`CALL_TOOL`].
 fn scripted_model() -> ScriptedChatClient {
@@ -882,9 +883,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         trace.line(label, DIM, "", &lines);
     }
+    // The trace's client forwards no form of deferred loading, so the default `native` runs
+    // as `fixed` here, whatever the provider.
     let layout = format!(
-        "{}, the default: one tool list for the whole session, so the provider's prompt cache \
-         keeps every request; a container answers with its functions' schemas",
+        "fixed ({}, the default, on a client without deferred loading): one tool list for the \
+         whole session, so the provider's prompt cache keeps every request; a container answers \
+         with its functions' schemas",
         trace.layout
     );
     trace.line("layout", DIM, "", &wrap(&layout, TEXT));

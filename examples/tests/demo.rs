@@ -94,7 +94,8 @@ fn offline_trace_shows_what_collapsing_saves() {
         "get_weather, call_function",
         "{out}"
     );
-    // The default `fixed` layout: the same tool list on every request.
+    // The default layout, `native`, is `fixed` on the demo's client: the same tool list on
+    // every request.
     assert!(
         labelled(&lines, "tools")
             .iter()
@@ -102,7 +103,7 @@ fn offline_trace_shows_what_collapsing_saves() {
         "{out}"
     );
     assert!(
-        labelled(&lines, "layout")[0].starts_with("fixed, the default"),
+        labelled(&lines, "layout")[0].starts_with("fixed (native, the default, on a client"),
         "{out}"
     );
     assert_eq!(
