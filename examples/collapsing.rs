@@ -2,12 +2,14 @@
 //!
 //! `#[collapse("Math operations", system_prompt = "...")]` shows the harness to the model as
 //! one *container* tool, `MathTools`, described with the list of its functions. In the default
-//! `fixed` layout the tool list never changes: calling the container answers with its
-//! functions' schemas and its `system_prompt`, and the model calls the functions through the
-//! call tool `call_function`, so the provider's prompt cache keeps every request. A model that
-//! calls a function of a collapsed container is not refused: the call expands the container
-//! (*recovery*) and tells the model to call again. At the end of every turn the containers
-//! collapse again.
+//! layout (`native`, which is `fixed` on this offline client: it has no deferred loading) the
+//! tool list never changes: calling the container answers with its functions' schemas and its
+//! `system_prompt`, and the model calls the functions through the call tool `call_function`, so
+//! the provider's prompt cache keeps every request. A model that calls a function of a
+//! collapsed container is not refused: the call expands the container (*recovery*), whose
+//! answer carries the schemas and tells the model to call again. At the end of every turn the
+//! containers collapse again, yet what was loaded stays loaded: in the next turn the model
+//! calls another function whose schema it was shown, and the call runs at once.
 //!
 //! The last turn runs the same script in the seed's `hide` layout, where an expanded
 //! container is replaced in the tool list by its functions and its `system_prompt` joins the
@@ -124,7 +126,7 @@ fn math_agent(layout: CollapsingLayout, script: ScriptedChatClient) -> hpd_agent
                 let how = if *recovery {
                     "recovery: a hidden function was called"
                 } else {
-                    "the container was called"
+                    "the container was called, or a function it showed earlier"
                 };
                 println!("  {harness} expanded ({how})");
             }
@@ -137,13 +139,14 @@ fn math_agent(layout: CollapsingLayout, script: ScriptedChatClient) -> hpd_agent
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let script = ScriptedChatClient::with_replies([
-        // Turn 1: open the container, then call a function through the call tool.
-        call("c1", "MathTools", "{}"),
+        // Turn 1: call a function before opening its container (recovery answers with the
+        // schemas), then call it again.
+        through("c1", "multiply", r#"{"a": 6, "b": 7}"#),
         through("c2", "multiply", r#"{"a": 6, "b": 7}"#),
         ChatResponse::text("6 × 7 = 42."),
-        // Turn 2: the container is collapsed again; the model calls `add` anyway.
+        // Turn 2: the container is collapsed again, but `add`'s schema is in the conversation:
+        // the call runs at once.
         through("c3", "add", r#"{"a": 40, "b": 2}"#),
-        through("c4", "add", r#"{"a": 40, "b": 2}"#),
         ChatResponse::text("40 + 2 = 42."),
     ]);
     let agent = math_agent(CollapsingLayout::default(), script);
@@ -153,14 +156,17 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     if let Some(container) = container {
         println!("container MathTools: \"{}\"", container.description);
     }
-    println!("layout: {} (the default)", CollapsingLayout::default());
+    println!(
+        "layout: {} (the default; fixed on this client, which has no deferred loading)",
+        CollapsingLayout::default()
+    );
 
     let mut session = agent.session();
     println!("\nturn 1, user: What is 6 × 7?");
     let first = session.run("What is 6 × 7?").await?;
     println!("answer: {}", first.text);
 
-    println!("\nturn 2, user: And 40 + 2? (the turn starts collapsed again)");
+    println!("\nturn 2, user: And 40 + 2? (collapsed again; what was loaded stays loaded)");
     let second = session.run("And 40 + 2?").await?;
     println!("answer: {}", second.text);
 
