@@ -677,6 +677,10 @@ impl Turn<'_> {
     /// A scoped middleware of an opened harness could not be created.
     fn open_ahead(&mut self, message: &str) -> Result<(), RunError> {
         let tools = self.tools;
+        // Off (the default): no pass over the history at every turn's start.
+        if tools.settings.open_ahead.is_none() {
+            return Ok(());
+        }
         let sent = (*self.trimmed).min(self.history.len());
         let delivered = tools.delivered(&self.history[sent..]);
         let opening = tools.open_ahead(message, &self.expansion.expanded, &delivered);
