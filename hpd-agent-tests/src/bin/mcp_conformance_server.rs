@@ -3,9 +3,13 @@
 //! `.ci/mcp-conformance.sh`.
 //!
 //! It serves the suite's fixture tools through the project's own API: a [`HarnessBuilder`]
-//! harness of [`Tool`]s, served by [`McpServer::serve_http`]. Images and audio are generated
-//! in code ([`hpd_agent_tests::png`], [`hpd_agent_tests::wav`]). Fixture tools the project does
-//! not offer (sampling, elicitation; see `.ci/mcp-conformance/*.yaml`) are not served.
+//! harness of [`Tool`]s, served by [`McpServer::serve_http`]; and the fixture resources,
+//! resource template and prompts the `resources-*`, `prompts-*`, `completion-complete` and
+//! `caching` scenarios read, registered with [`McpServer::with_resource`],
+//! [`McpServer::with_resource_template`] and [`McpServer::with_prompt`]. Images and audio are
+//! generated in code ([`hpd_agent_tests::png`], [`hpd_agent_tests::wav`]). Fixture tools the
+//! project does not offer (sampling, elicitation; see `.ci/mcp-conformance/*.yaml`) are not
+//! served.
 //!
 //! ```text
 //! mcp_conformance_server [ADDR]    # default 127.0.0.1:0; prints the endpoint URL on stdout
@@ -14,7 +18,10 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use hpd_agent::mcp::McpServer;
+use hpd_agent::mcp::{
+    CacheHint, Completer, McpServer, PromptArgument, PromptMessage, ResourceBody, ServedPrompt,
+    ServedResource, ServedResourceTemplate,
+};
 use hpd_agent::{
     AgentBuilder, HarnessBuilder, ScriptedChatClient, Tool, ToolResult, chat::ContentPart,
     tool::LogLevel,
@@ -119,6 +126,108 @@ fn fixture_tools() -> Vec<Tool> {
     ]
 }
 
+/// The resources the `resources-*` scenarios read and subscribe to.
+fn fixture_resources() -> Vec<ServedResource> {
+    vec![
+        ServedResource::text(
+            "test://static-text",
+            "static-text",
+            "This is the content of the static text resource.",
+        )
+        .with_description("A static text resource"),
+        ServedResource::blob(
+            "test://static-binary",
+            "static-binary",
+            "image/png",
+            red_pixel(),
+        )
+        .with_description("A static binary resource (a 1x1 PNG)"),
+        ServedResource::text(
+            "test://watched-resource",
+            "watched-resource",
+            "Watched content.",
+        )
+        .with_description("A resource clients may subscribe to"),
+    ]
+}
+
+/// The template of `resources-templates-read`: the id substituted into JSON.
+fn fixture_template() -> ServedResourceTemplate {
+    ServedResourceTemplate::new("test://template/{id}/data", "template-data", |request| async move {
+        let id = request.variable("id").unwrap_or_default();
+        Ok(ResourceBody::text(
+            serde_json::json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")})
+                .to_string(),
+        ))
+    })
+    .with_description("Data for an id")
+    .with_mime_type("application/json")
+    .with_completion("id", Completer::values(["123", "456", "789"]))
+}
+
+/// The prompts of the `prompts-*` scenarios, with completion for `arg1` (`completion-complete`).
+fn fixture_prompts() -> Vec<ServedPrompt> {
+    vec![
+        ServedPrompt::new(
+            "test_simple_prompt",
+            "A simple prompt without arguments",
+            |_| async {
+                Ok(vec![PromptMessage::user(ContentPart::text(
+                    "This is a simple prompt for testing.",
+                ))])
+            },
+        ),
+        ServedPrompt::new(
+            "test_prompt_with_arguments",
+            "A prompt with two arguments",
+            |request| async move {
+                let arg1 = request.argument("arg1").unwrap_or_default();
+                let arg2 = request.argument("arg2").unwrap_or_default();
+                Ok(vec![PromptMessage::user(ContentPart::text(format!(
+                    "Prompt with arguments: arg1='{arg1}', arg2='{arg2}'"
+                )))])
+            },
+        )
+        .with_argument(PromptArgument::required("arg1", "First test argument"))
+        .with_argument(PromptArgument::required("arg2", "Second test argument"))
+        .with_completion(
+            "arg1",
+            Completer::values(["paris", "park", "party", "test", "testing"]),
+        ),
+        ServedPrompt::new(
+            "test_prompt_with_embedded_resource",
+            "A prompt that embeds a resource",
+            |request| async move {
+                let uri = request.argument("resourceUri").unwrap_or_default();
+                Ok(vec![
+                    PromptMessage::user(ContentPart::text_resource(
+                        uri,
+                        Some("text/plain"),
+                        "Embedded resource content for testing.",
+                    )),
+                    PromptMessage::user(ContentPart::text(
+                        "Please process the embedded resource above.",
+                    )),
+                ])
+            },
+        )
+        .with_argument(PromptArgument::required(
+            "resourceUri",
+            "URI of the resource to embed",
+        )),
+        ServedPrompt::new(
+            "test_prompt_with_image",
+            "A prompt with an image",
+            |_| async {
+                Ok(vec![
+                    PromptMessage::user(ContentPart::image("image/png", red_pixel())),
+                    PromptMessage::user(ContentPart::text("Please analyze the image above.")),
+                ])
+            },
+        ),
+    ]
+}
+
 /// A 1×1 red PNG.
 fn red_pixel() -> Vec<u8> {
     hpd_agent_tests::png(1, 1, |_, _| [255, 0, 0])
@@ -142,7 +251,17 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // The suite sends no credentials; the port is on loopback and lives for one run.
     // Flat: the fixtures are plain tools, and a flat server also offers the stateless
     // 2026-07-28 revision.
-    let server = McpServer::new(agent)
+    let mut server = McpServer::new(agent);
+    for resource in fixture_resources() {
+        server = server.with_resource(resource);
+    }
+    for prompt in fixture_prompts() {
+        server = server.with_prompt(prompt);
+    }
+    // The fixtures do not change while the server runs (`caching`).
+    let server = server
+        .with_resource_template(fixture_template())
+        .with_list_cache_hint(CacheHint::public(Duration::from_secs(60)))
         .without_collapse()
         .with_unauthenticated_access()
         .serve_http(addr)

@@ -56,7 +56,7 @@ pub(crate) fn to_mcp(result: &ToolResult, extra: Option<String>) -> CallToolResu
     call
 }
 
-fn part_of(block: &ContentBlock) -> ContentPart {
+pub(crate) fn part_of(block: &ContentBlock) -> ContentPart {
     match block {
         ContentBlock::Text(text) => ContentPart::text(text.text.clone()),
         ContentBlock::Image(image) => match decode(&image.data) {
@@ -97,7 +97,7 @@ fn part_of(block: &ContentBlock) -> ContentPart {
     }
 }
 
-fn block_of(part: &ContentPart) -> ContentBlock {
+pub(crate) fn block_of(part: &ContentPart) -> ContentBlock {
     match part {
         ContentPart::Image { mime_type, data } => {
             ContentBlock::image(crate::chat::base64(data), mime_type.clone())

@@ -72,3 +72,45 @@ pub enum McpError {
     #[error("MCP server: {0}")]
     Serve(String),
 }
+
+/// Why a resource reader, a prompt or a completer of an [`McpServer`](super::McpServer) gave
+/// no answer. The client gets the JSON-RPC error the protocol names for it.
+///
+/// ```
+/// use hpd_agent::mcp::ProviderError;
+///
+/// let missing = ProviderError::NotFound;
+/// assert_eq!(missing.to_string(), "not found");
+/// let broken = ProviderError::failed("the database is unreachable");
+/// assert_eq!(broken.to_string(), "the database is unreachable");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ProviderError {
+    /// There is nothing at this URI (or of this name): a resource read answers with the
+    /// protocol's resource-not-found error (`-32002` up to 2025-11-25, `-32602` from
+    /// 2026-07-28 on) carrying the URI in its `data`.
+    #[error("not found")]
+    NotFound,
+    /// An argument or template variable is not acceptable: `-32602` (invalid params) with
+    /// this message.
+    #[error("invalid argument: {0}")]
+    InvalidArgument(String),
+    /// Anything else: `-32603` (internal error) with this message.
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl ProviderError {
+    /// A [`Failed`](Self::Failed) error with this message.
+    ///
+    /// ```
+    /// use hpd_agent::mcp::ProviderError;
+    ///
+    /// assert_eq!(ProviderError::failed("disk full"), ProviderError::Failed("disk full".into()));
+    /// ```
+    #[must_use]
+    pub fn failed(message: impl Into<String>) -> Self {
+        ProviderError::Failed(message.into())
+    }
+}

@@ -104,7 +104,9 @@
 //! [`AgentBuilder::build_async`]: crate::AgentBuilder::build_async
 
 mod builder;
+mod catalog;
 mod client;
+mod completion;
 mod connection;
 mod content;
 mod error;
@@ -112,19 +114,28 @@ mod http_client;
 mod http_server;
 mod names;
 mod oauth;
+mod prompts;
 mod resource_server;
+mod resources;
 mod serve;
 mod server;
 mod source;
+mod uri_template;
 
 pub use client::{DEFAULT_MAX_RESULT_CHARS, DEFAULT_TIMEOUT, McpHarness};
-pub use error::McpError;
+pub use completion::{Completer, CompletionRequest};
+pub use error::{McpError, ProviderError};
 pub use oauth::{
     AuthorizationHandler, FileTokenStore, LoopbackRedirect, MAX_SIGN_INS, McpOAuth,
     MemoryTokenStore, StoredTokens, TokenStore, TokenStoreError,
 };
+pub use prompts::{PromptArgument, PromptMessage, PromptRequest, PromptRole, ServedPrompt};
 pub use resource_server::{
     DiscoveryError, JwtVerifier, ProtectedResource, StaticTokenVerifier, TokenRejected,
     TokenVerifier, VerifiedToken,
+};
+pub use resources::{
+    CacheHint, CacheScope, ResourceBody, ResourceInfo, ResourceNotifier, ResourceRequest,
+    ResourceTemplateInfo, ServedResource, ServedResourceTemplate,
 };
 pub use server::{McpHttpServer, McpServer};

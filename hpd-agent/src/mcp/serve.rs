@@ -22,6 +22,7 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use super::McpError;
+use super::catalog::{ServedCatalog, Subscriptions};
 use super::http_server::{self, Guard};
 use crate::chat::ToolDefinition;
 use crate::events::{AgentEvent, EventSink};
@@ -40,6 +41,10 @@ pub(crate) struct Identity {
 pub(crate) struct SessionHandler {
     tools: Arc<ToolSession>,
     identity: Arc<Identity>,
+    /// Resources, templates and prompts, shared by all sessions.
+    catalog: Arc<ServedCatalog>,
+    /// This session's `resources/subscribe` URIs.
+    subscriptions: Subscriptions,
     calls: AtomicU64,
     /// The least severe level of the function log messages the client gets
     /// (`logging/setLevel`).
@@ -47,10 +52,16 @@ pub(crate) struct SessionHandler {
 }
 
 impl SessionHandler {
-    pub(crate) fn new(tools: ToolSession, identity: Arc<Identity>) -> Self {
+    pub(crate) fn new(
+        tools: ToolSession,
+        identity: Arc<Identity>,
+        catalog: Arc<ServedCatalog>,
+    ) -> Self {
         SessionHandler {
             tools: Arc::new(tools),
             identity,
+            catalog,
+            subscriptions: Subscriptions::default(),
             calls: AtomicU64::new(0),
             log_level: Arc::new(Mutex::new(LogLevel::Info)),
         }
@@ -252,11 +263,24 @@ impl ServerHandler for SessionHandler {
     fn get_info(&self) -> ServerConfig {
         // Logging: functions log through `FunctionContext::log`.
         #[allow(deprecated)]
-        let capabilities = ServerCapabilities::builder()
+        let mut capabilities = ServerCapabilities::builder()
             .enable_tools()
             .enable_tool_list_changed()
             .enable_logging()
             .build();
+        // What the application registered: resources (with subscriptions; the lists are fixed,
+        // so no list_changed), prompts, and completion for their arguments.
+        if self.catalog.has_resources() {
+            let mut resources = rmcp::model::ResourcesCapability::default();
+            resources.subscribe = Some(true);
+            capabilities.resources = Some(resources);
+        }
+        if self.catalog.has_prompts() {
+            capabilities.prompts = Some(rmcp::model::PromptsCapability::default());
+        }
+        if self.catalog.has_completions() {
+            capabilities.completions = Some(Map::new());
+        }
         let mut config = ServerConfig::new(capabilities).with_server_info(Implementation::new(
             self.identity.name.clone(),
             self.identity.version.clone(),
@@ -291,6 +315,125 @@ impl ServerHandler for SessionHandler {
         Ok(ListToolsResult::with_all_items(
             tools.iter().map(|tool| mcp_tool(tool)).collect(),
         ))
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ListResourcesResult, ErrorData> {
+        self.require_resources("resources/list")?;
+        Ok(self.catalog.list_resources(has_cache_hints(&context)))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ListResourceTemplatesResult, ErrorData> {
+        self.require_resources("resources/templates/list")?;
+        Ok(self.catalog.list_templates(has_cache_hints(&context)))
+    }
+
+    async fn read_resource(
+        &self,
+        request: rmcp::model::ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ReadResourceResponse, ErrorData> {
+        self.require_resources("resources/read")?;
+        self.catalog
+            .read(&request.uri, has_cache_hints(&context))
+            .await
+            .map(Into::into)
+    }
+
+    // `resources/subscribe` is the subscription of the revisions with sessions; rmcp answers it
+    // only on those.
+    #[allow(deprecated)]
+    async fn subscribe(
+        &self,
+        request: rmcp::model::SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.require_resources("resources/subscribe")?;
+        if !self.catalog.knows(&request.uri) {
+            return Err(ErrorData::resource_not_found(
+                format!("Resource not found: {}", request.uri),
+                Some(serde_json::json!({ "uri": request.uri })),
+            ));
+        }
+        self.subscriptions
+            .subscribe(request.uri, &self.catalog, context.peer);
+        Ok(())
+    }
+
+    #[allow(deprecated)]
+    async fn unsubscribe(
+        &self,
+        request: rmcp::model::UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.require_resources("resources/unsubscribe")?;
+        self.subscriptions.unsubscribe(&request.uri);
+        Ok(())
+    }
+
+    /// 2026-07-28 `subscriptions/listen`: updates of the requested resources this server has.
+    fn accepted_subscription_filter(
+        &self,
+        requested: &rmcp::model::SubscriptionFilter,
+    ) -> Option<rmcp::model::SubscriptionFilter> {
+        if !self.catalog.has_resources() {
+            return None;
+        }
+        let mut accepted = rmcp::model::SubscriptionFilter::new();
+        accepted.resource_subscriptions = requested.resource_subscriptions.as_ref().map(|uris| {
+            uris.iter()
+                .filter(|uri| self.catalog.knows(uri))
+                .cloned()
+                .collect()
+        });
+        Some(accepted)
+    }
+
+    async fn listen(
+        &self,
+        subscription: rmcp::service::SubscriptionContext,
+    ) -> Result<(), ErrorData> {
+        super::catalog::listen(&self.catalog, subscription).await;
+        Ok(())
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ListPromptsResult, ErrorData> {
+        self.require_prompts("prompts/list")?;
+        Ok(self.catalog.list_prompts(has_cache_hints(&context)))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: rmcp::model::GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::GetPromptResponse, ErrorData> {
+        self.require_prompts("prompts/get")?;
+        self.catalog
+            .get_prompt(&request.name, request.arguments.as_ref())
+            .await
+            .map(Into::into)
+    }
+
+    async fn complete(
+        &self,
+        request: rmcp::model::CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::CompleteResult, ErrorData> {
+        if !self.catalog.has_completions() {
+            return Err(method_not_found("completion/complete"));
+        }
+        self.catalog.complete(request).await
     }
 
     #[allow(deprecated)]
@@ -393,6 +536,42 @@ impl SessionHandler {
             &result, extra,
         )))
     }
+}
+
+impl SessionHandler {
+    /// `-32601` for the `resources/*` methods of a server without resources.
+    fn require_resources(&self, method: &'static str) -> Result<(), ErrorData> {
+        if self.catalog.has_resources() {
+            Ok(())
+        } else {
+            Err(method_not_found(method))
+        }
+    }
+
+    /// `-32601` for the `prompts/*` methods of a server without prompts.
+    fn require_prompts(&self, method: &'static str) -> Result<(), ErrorData> {
+        if self.catalog.has_prompts() {
+            Ok(())
+        } else {
+            Err(method_not_found(method))
+        }
+    }
+}
+
+/// The JSON-RPC error for a method this server does not offer.
+fn method_not_found(method: &'static str) -> ErrorData {
+    ErrorData::new(
+        rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+        format!("Method not found: {method}"),
+        None,
+    )
+}
+
+/// Whether the request's revision has caching hints (2026-07-28 and later).
+fn has_cache_hints(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .protocol_version()
+        .is_some_and(|version| version.as_str() >= ProtocolVersion::V_2026_07_28.as_str())
 }
 
 /// Asks the MCP client's user, through elicitation, whether a call that needs approval may
@@ -506,8 +685,9 @@ impl Approver for ElicitingApprover {
 pub(crate) async fn serve_stdio(
     tools: ToolSession,
     identity: Arc<Identity>,
+    catalog: Arc<ServedCatalog>,
 ) -> Result<(), McpError> {
-    let running = SessionHandler::new(tools, identity)
+    let running = SessionHandler::new(tools, identity, catalog)
         .serve(rmcp::transport::stdio())
         .await
         .map_err(|error| McpError::Serve(format!("the stdio session could not start: {error}")))?;
@@ -544,6 +724,7 @@ pub(crate) async fn serve_http<F>(
     addr: SocketAddr,
     make_tools: F,
     identity: Arc<Identity>,
+    catalog: Arc<ServedCatalog>,
     front: HttpFront,
     shutdown: CancellationToken,
 ) -> Result<HttpServing, McpError>
@@ -572,7 +753,13 @@ where
         config = config.with_allowed_hosts(hosts);
     }
     let service = StreamableHttpService::new(
-        move || Ok(SessionHandler::new(make_tools(), identity.clone())),
+        move || {
+            Ok(SessionHandler::new(
+                make_tools(),
+                identity.clone(),
+                catalog.clone(),
+            ))
+        },
         Arc::new(LocalSessionManager::default()),
         config,
     );

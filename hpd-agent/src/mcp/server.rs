@@ -6,9 +6,13 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
+use super::catalog::{Catalog, ServedCatalog};
 use super::http_server::{ConnectionLimits, Guard, parse_origin};
 use super::serve::{self, Identity};
-use super::{McpError, ProtectedResource};
+use super::{
+    CacheHint, McpError, ProtectedResource, ResourceNotifier, ServedPrompt, ServedResource,
+    ServedResourceTemplate,
+};
 use crate::Agent;
 
 /// Serves an agent's tools to MCP clients, over stdio or streamable HTTP.
@@ -84,6 +88,7 @@ pub struct McpServer {
     origins: Vec<String>,
     hosts: Option<Vec<String>>,
     limits: ConnectionLimits,
+    catalog: Catalog,
 }
 
 impl McpServer {
@@ -122,6 +127,7 @@ impl McpServer {
             origins: Vec::new(),
             hosts: None,
             limits: ConnectionLimits::default(),
+            catalog: Catalog::default(),
         }
     }
 
@@ -413,6 +419,137 @@ impl McpServer {
         self.with_max_connections(max)
     }
 
+    /// Serves a resource at a fixed URI (`resources/list`, `resources/read`,
+    /// `resources/subscribe`). Reading a URI the server has neither as a resource nor through
+    /// a template is answered with the protocol's resource-not-found error, carrying the URI.
+    ///
+    /// ```
+    /// use hpd_agent::mcp::{McpHarness, McpServer, ServedResource};
+    /// use hpd_agent::{AgentBuilder, ScriptedChatClient, chat::ContentPart};
+    ///
+    /// # #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
+    /// let server = McpServer::new(agent)
+    ///     .with_resource(ServedResource::text("docs://readme", "readme", "Run `make`.").with_description("How to build"))
+    ///     .with_bearer_token("t")
+    ///     .serve_http("127.0.0.1:0".parse()?)
+    ///     .await?;
+    /// let client = McpHarness::http("Docs", server.url()).with_header("Authorization", "Bearer t").connect_client().await?;
+    /// assert_eq!(client.list_resources().await?[0].uri, "docs://readme");
+    /// assert_eq!(
+    ///     client.read_resource("docs://readme").await?,
+    ///     [ContentPart::text_resource("docs://readme", Some("text/plain"), "Run `make`.")]
+    /// );
+    /// server.shutdown().await;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn with_resource(mut self, resource: ServedResource) -> Self {
+        self.catalog.add_resource(resource);
+        self
+    }
+
+    /// Serves every URI that matches a URI template (`resources/templates/list`,
+    /// `resources/read`, completion of its variables). A URI that is also a resource is read
+    /// from the resource; one that matches several templates from the first registered.
+    ///
+    /// ```
+    /// use hpd_agent::mcp::{McpServer, ProviderError, ResourceBody, ServedResourceTemplate};
+    /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
+    ///
+    /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
+    /// let server = McpServer::new(agent).with_resource_template(ServedResourceTemplate::new(
+    ///     "orders://{id}",
+    ///     "order",
+    ///     |request| async move {
+    ///         let id: u32 = request.variable("id").unwrap_or_default().parse()
+    ///             .map_err(|_| ProviderError::InvalidArgument("an order id is a number".into()))?;
+    ///         Ok(ResourceBody::text(format!("order {id}: shipped")))
+    ///     },
+    /// ));
+    /// # drop(server);
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
+    pub fn with_resource_template(mut self, template: ServedResourceTemplate) -> Self {
+        self.catalog.add_template(template);
+        self
+    }
+
+    /// Serves a prompt (`prompts/list`, `prompts/get`, completion of its arguments).
+    ///
+    /// ```
+    /// use hpd_agent::chat::ContentPart;
+    /// use hpd_agent::mcp::{McpServer, PromptArgument, PromptMessage, ServedPrompt};
+    /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
+    ///
+    /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
+    /// let review = ServedPrompt::new("review", "Reviews a diff", |request| async move {
+    ///     let diff = request.argument("diff").unwrap_or_default().to_owned();
+    ///     Ok(vec![PromptMessage::user(ContentPart::text(format!("Review this diff:\n{diff}")))])
+    /// })
+    /// .with_argument(PromptArgument::required("diff", "The unified diff"));
+    /// let server = McpServer::new(agent).with_prompt(review);
+    /// # drop(server);
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
+    pub fn with_prompt(mut self, prompt: ServedPrompt) -> Self {
+        self.catalog.add_prompt(prompt);
+        self
+    }
+
+    /// The caching hint of `resources/list`, `resources/templates/list` and `prompts/list`
+    /// results on 2026-07-28. Without one they are sent with `ttlMs: 0` and
+    /// `cacheScope: "private"` (never reuse), the protocol layer's safe default; since what is
+    /// registered here does not change while the server runs, a longer public hint is usually
+    /// right. `tools/list` keeps that default: harnesses built at run time change it.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use hpd_agent::mcp::{CacheHint, McpServer};
+    /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
+    ///
+    /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
+    /// let server = McpServer::new(agent).with_list_cache_hint(CacheHint::public(Duration::from_secs(3600)));
+    /// # drop(server);
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
+    pub fn with_list_cache_hint(mut self, hint: CacheHint) -> Self {
+        self.catalog.set_list_cache(hint);
+        self
+    }
+
+    /// The handle through which the application says that a served resource changed, so
+    /// subscribed clients get `notifications/resources/updated`. Every clone of the server
+    /// (and every handle) reaches the same sessions.
+    ///
+    /// ```
+    /// use hpd_agent::mcp::{McpServer, ServedResource};
+    /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
+    ///
+    /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
+    /// let server = McpServer::new(agent).with_resource(ServedResource::text("app://config", "config", "{}"));
+    /// let notifier = server.resource_notifier();
+    /// notifier.updated("app://config");
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
+    #[must_use]
+    pub fn resource_notifier(&self) -> ResourceNotifier {
+        self.catalog.notifier()
+    }
+
+    /// The registrations checked, for serving.
+    fn served_catalog(&self) -> Result<Arc<ServedCatalog>, McpError> {
+        self.catalog
+            .clone()
+            .validate()
+            .map(Arc::new)
+            .map_err(|message| McpError::Invalid {
+                server: self.identity.name.clone(),
+                message,
+            })
+    }
+
     fn tool_session(agent: &Agent, flat: bool) -> crate::agent::ToolSession {
         agent.served_tool_session(flat)
     }
@@ -422,8 +559,9 @@ impl McpServer {
     ///
     /// # Errors
     ///
-    /// [`McpError::Serve`] when the session cannot start (e.g. the client sent no
-    /// `initialize`) or its transport fails.
+    /// [`McpError::Invalid`] when the registered resources, templates or prompts do not fit
+    /// together (see [`serve_http`](Self::serve_http)); [`McpError::Serve`] when the session
+    /// cannot start (e.g. the client sent no `initialize`) or its transport fails.
     ///
     /// ```no_run
     /// use hpd_agent::mcp::McpServer;
@@ -438,8 +576,9 @@ impl McpServer {
     /// # }
     /// ```
     pub async fn serve_stdio(self) -> Result<(), McpError> {
+        let catalog = self.served_catalog()?;
         let tools = Self::tool_session(&self.agent, self.flat);
-        serve::serve_stdio(tools, Arc::new(self.identity)).await
+        serve::serve_stdio(tools, Arc::new(self.identity), catalog).await
     }
 
     /// Binds `addr` and serves streamable HTTP sessions (every path is the MCP endpoint) in
@@ -449,8 +588,10 @@ impl McpServer {
     ///
     /// [`McpError::Invalid`] without a bearer token or [`with_oauth`](Self::with_oauth) (and without
     /// [`with_unauthenticated_access`](Self::with_unauthenticated_access)), with an empty token or an
-    /// origin that is not `scheme://host[:port]`; [`McpError::Serve`] when `addr` cannot be
-    /// bound.
+    /// origin that is not `scheme://host[:port]`, or when the registered resources,
+    /// templates and prompts do not fit together (a URI, template or prompt name registered
+    /// twice, a URI template with an unsupported form, a completion for an argument or
+    /// variable that does not exist); [`McpError::Serve`] when `addr` cannot be bound.
     ///
     /// ```
     /// use hpd_agent::mcp::McpServer;
@@ -484,6 +625,7 @@ impl McpServer {
                 ));
             }
         };
+        let catalog = self.served_catalog()?;
         if self.limits.max_connections == 0 {
             return Err(invalid("max_connections must be at least 1"));
         }
@@ -516,6 +658,7 @@ impl McpServer {
             addr,
             move || Self::tool_session(&agent, flat).with_cancellation(session_token.child_token()),
             Arc::new(self.identity),
+            catalog,
             serve::HttpFront {
                 guard,
                 limits: self.limits,
