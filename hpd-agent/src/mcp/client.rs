@@ -113,6 +113,7 @@ pub struct McpHarness {
     collapse: bool,
     max_result_chars: usize,
     reserved: Vec<String>,
+    resources: bool,
     /// A mistake found while building, reported by `connect`.
     misplaced: Option<String>,
 }
@@ -192,6 +193,7 @@ impl McpHarness {
             // agent's `McpServer` in the `fixed` layout serves `call_function`) would clash
             // with the agent's own in `fixed` and `native`.
             reserved: vec![CALL_TOOL.to_owned(), SEARCH_TOOL.to_owned()],
+            resources: true,
             misplaced: None,
         }
     }
@@ -223,6 +225,28 @@ impl McpHarness {
     /// ```
     pub fn without_collapse(mut self) -> Self {
         self.collapse = false;
+        self
+    }
+
+    /// Leaves the server's resources out of the harness. By default a server that declares
+    /// the `resources` capability adds two functions to the harness: `list_resources` (its
+    /// resources and URI templates, as text) and `read_resource` (`{"uri": ...}`: text
+    /// content as text, images as images the model can see when its provider takes them,
+    /// other binary data as a placeholder with its type and size). They sit behind the
+    /// container like the tools when the harness collapses, so they cost the model nothing
+    /// until it opens it. A server tool of the same name keeps its name and the function is
+    /// named `{harness}_list_resources` / `{harness}_read_resource` instead. The application
+    /// reaches resources through [`McpClient`](super::McpClient) either way.
+    ///
+    /// ```
+    /// use hpd_agent::mcp::McpHarness;
+    ///
+    /// // Only the tools: the model does not browse this server's files.
+    /// let files = McpHarness::stdio("Files", "npx", ["-y", "@modelcontextprotocol/server-filesystem", "/data"]).without_resources();
+    /// # drop(files);
+    /// ```
+    pub fn without_resources(mut self) -> Self {
+        self.resources = false;
         self
     }
 
@@ -442,6 +466,34 @@ impl McpHarness {
     /// # }
     /// ```
     pub async fn connect(self) -> Result<DynamicHarness, McpError> {
+        Ok(self.connect_client().await?.harness())
+    }
+
+    /// Connects as [`connect`](Self::connect) does, and returns the harness together with the
+    /// server's resources, prompts and completion for the application (see [`McpClient`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`connect`](Self::connect).
+    ///
+    /// ```no_run
+    /// use hpd_agent::mcp::McpHarness;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), hpd_agent::mcp::McpError> {
+    /// // `no_run`: it starts the reference server, which must be installed.
+    /// let everything = McpHarness::stdio("Everything", "npx", ["-y", "@modelcontextprotocol/server-everything"]).connect_client().await?;
+    /// for prompt in everything.list_prompts().await? {
+    ///     println!("{}: {}", prompt.name, prompt.description.unwrap_or_default());
+    /// }
+    /// let harness = everything.harness(); // for AgentBuilder::with_harness
+    /// # drop(harness);
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// [`McpClient`]: super::McpClient
+    pub async fn connect_client(self) -> Result<super::McpClient, McpError> {
         if let Some(message) = self.misplaced {
             return Err(McpError::Invalid {
                 server: self.name,
@@ -486,6 +538,7 @@ impl McpHarness {
                 max_result_chars: self.max_result_chars,
                 functions: self.functions.clone(),
                 reserved: self.reserved.clone(),
+                resources: self.resources,
             },
             connection,
         ));
@@ -504,7 +557,7 @@ impl McpHarness {
             message: error.to_string(),
         })?;
         source.set_updater(harness.updater());
-        Ok(harness)
+        Ok(super::McpClient::new(harness, source))
     }
 }
 

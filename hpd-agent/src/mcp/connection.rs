@@ -623,6 +623,67 @@ impl Connection {
             })
     }
 
+    /// The capabilities the server declared in the handshake.
+    pub(crate) fn capabilities(&self) -> Option<rmcp::model::ServerCapabilities> {
+        self.server_info().map(|info| info.capabilities.clone())
+    }
+
+    /// Sends one request the application makes (resources, prompts, completion), waiting at
+    /// most `timeout` and signing in again when an OAuth server asks for it.
+    pub(crate) async fn request<T, F, Fut>(
+        &self,
+        method: &str,
+        timeout: Duration,
+        send: F,
+    ) -> Result<T, McpError>
+    where
+        F: Fn(rmcp::service::Peer<RoleClient>) -> Fut,
+        Fut: std::future::Future<Output = Result<T, ServiceError>>,
+    {
+        let failed = |message: String, code: Option<i32>| McpError::Request {
+            server: self.server.clone(),
+            method: method.to_owned(),
+            message,
+            code,
+        };
+        if self.is_closed() {
+            let message = self
+                .stderr_tail
+                .quote("the connection is closed".to_owned())
+                .await;
+            return Err(failed(message, None));
+        }
+        let deadline = tokio::time::Instant::now() + timeout;
+        let mut sign_ins = 0;
+        loop {
+            let answer = tokio::time::timeout_at(deadline, send(self.service.peer().clone())).await;
+            return match answer {
+                Ok(Ok(value)) => Ok(value),
+                Ok(Err(error)) => match self.sign_in_again(&error, &mut sign_ins).await {
+                    Ok(true) => continue,
+                    Err(message) => Err(failed(message, None)),
+                    Ok(false) => Err(match error {
+                        ServiceError::McpError(error) => {
+                            failed(error.message.to_string(), Some(error.code.0))
+                        }
+                        ServiceError::UnexpectedResponse => {
+                            failed(format!("the answer is not a {method} result"), None)
+                        }
+                        other => failed(
+                            self.stderr_tail.quote(describe_service_error(&other)).await,
+                            None,
+                        ),
+                    }),
+                },
+                Err(_) => Err(McpError::Timeout {
+                    server: self.server.clone(),
+                    what: method.to_owned(),
+                    timeout,
+                }),
+            };
+        }
+    }
+
     /// Whether the server answers a ping within `timeout`.
     pub(crate) async fn ping(&self, timeout: Duration) -> bool {
         let ping = self

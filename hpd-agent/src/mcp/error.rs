@@ -68,6 +68,21 @@ pub enum McpError {
         /// What is wrong.
         message: String,
     },
+    /// A request of the application (a resource read, a prompt, a completion) failed: the
+    /// server answered with an error, or the connection is closed.
+    #[error("MCP server '{server}': {method} failed: {message}")]
+    Request {
+        /// The harness name.
+        server: String,
+        /// The request, e.g. `resources/read`.
+        method: String,
+        /// What went wrong: the server's error message, or why there was no answer.
+        message: String,
+        /// The JSON-RPC error code when the server answered with an error (`-32602` invalid
+        /// params, `-32002` resource not found before 2026-07-28, `-32601` a method the server
+        /// does not offer).
+        code: Option<i32>,
+    },
     /// Serving an agent over MCP failed (binding the address, the transport).
     #[error("MCP server: {0}")]
     Serve(String),

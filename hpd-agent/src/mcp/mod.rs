@@ -115,7 +115,9 @@ mod http_server;
 mod names;
 mod oauth;
 mod prompts;
+mod remote;
 mod resource_server;
+mod resource_tools;
 mod resources;
 mod serve;
 mod server;
@@ -130,6 +132,7 @@ pub use oauth::{
     MemoryTokenStore, StoredTokens, TokenStore, TokenStoreError,
 };
 pub use prompts::{PromptArgument, PromptMessage, PromptRequest, PromptRole, ServedPrompt};
+pub use remote::{CompletionTarget, Completions, McpClient, PromptInfo, PromptMessages};
 pub use resource_server::{
     DiscoveryError, JwtVerifier, ProtectedResource, StaticTokenVerifier, TokenRejected,
     TokenVerifier, VerifiedToken,

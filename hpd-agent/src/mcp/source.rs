@@ -10,6 +10,7 @@ use super::McpError;
 use super::connection::{CallFailure, Connection, Endpoint, RemoteTool};
 use super::content::from_mcp;
 use super::names::{is_valid_tool_name, qualified_name};
+use super::resource_tools::{self, LIST_RESOURCES, READ_RESOURCE};
 use crate::{FunctionContext, Tool, ToolResult, harness::ToolListUpdater};
 
 /// How long a server that let a call time out gets to answer a ping before it counts as
@@ -32,6 +33,8 @@ pub(super) struct Settings {
     pub(super) functions: Option<Vec<String>>,
     /// Names other tools of the agent use.
     pub(super) reserved: Vec<String>,
+    /// Whether the server's resources are offered to the model (when it has any).
+    pub(super) resources: bool,
 }
 
 /// Everything a harness needs to talk to its server, shared by its tools and its turn hook.
@@ -42,6 +45,7 @@ pub(super) struct Source {
     max_result_chars: usize,
     functions: Option<Vec<String>>,
     reserved: Vec<String>,
+    resources: bool,
     state: Mutex<State>,
     /// Serialises turn hooks of concurrent turns.
     refresh: tokio::sync::Mutex<()>,
@@ -57,6 +61,7 @@ impl Source {
             max_result_chars: settings.max_result_chars,
             functions: settings.functions,
             reserved: settings.reserved,
+            resources: settings.resources,
             state: Mutex::new(State {
                 connection: Some(Arc::new(connection)),
                 down: None,
@@ -73,6 +78,38 @@ impl Source {
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The server's name (the harness name).
+    pub(super) fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The longest result text passed on to the model.
+    pub(super) fn max_result_chars(&self) -> usize {
+        self.max_result_chars
+    }
+
+    /// The timeout of every request.
+    pub(super) fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    /// The live connection, or an error saying why the server is unavailable.
+    pub(super) fn connection(&self, method: &str) -> Result<Arc<Connection>, McpError> {
+        let state = self.lock();
+        match (&state.connection, &state.down) {
+            (Some(connection), None) => Ok(Arc::clone(connection)),
+            (_, reason) => Err(McpError::Request {
+                server: self.name.clone(),
+                method: method.to_owned(),
+                message: format!(
+                    "the server is unavailable ({}); it is restarted at the start of the next turn",
+                    reason.as_deref().unwrap_or("not connected")
+                ),
+                code: None,
+            }),
+        }
     }
 
     fn mark_down(&self, reason: String) {
@@ -174,7 +211,40 @@ impl Source {
                 None => built,
             });
         }
+        if self.resources && self.offers_resources() {
+            for (function, make) in [
+                (
+                    LIST_RESOURCES,
+                    resource_tools::list as fn(&Arc<Source>, String) -> Tool,
+                ),
+                (READ_RESOURCE, resource_tools::read_tool),
+            ] {
+                let taken = |name: &str| {
+                    self.reserved.iter().any(|r| r == name)
+                        || tools.iter().any(|t| t.name() == name)
+                };
+                let name = if taken(function) {
+                    qualified_name(&self.name, function)
+                } else {
+                    function.to_owned()
+                };
+                if taken(&name) {
+                    tracing::warn!(target: "hpd_agent::mcp", server = %self.name, function, "resource function left out: its name is taken by a tool");
+                    continue;
+                }
+                tools.push(make(self, name));
+            }
+        }
         Ok(tools)
+    }
+
+    /// Whether the connected server declared the `resources` capability.
+    fn offers_resources(&self) -> bool {
+        self.lock()
+            .connection
+            .as_ref()
+            .and_then(|connection| connection.capabilities())
+            .is_some_and(|capabilities| capabilities.resources.is_some())
     }
 
     /// Runs one call on the server.
