@@ -19,6 +19,85 @@ fn stdio(name: &str, command: &[String]) -> McpHarness {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn everything_server_resources_prompts_and_completion() {
+    use hpd_agent::mcp::{CompletionRequest, CompletionTarget, PromptArgument, PromptMessage};
+    let Some(command) = command_from_env("HPD_MCP_EVERYTHING") else {
+        return;
+    };
+    let client = stdio("Everything", &command)
+        .connect_client()
+        .await
+        .unwrap();
+    let names = client.harness().tool_names();
+    for expected in ["list_resources", "read_resource"] {
+        assert!(
+            names.iter().any(|n| n == expected),
+            "{expected} missing from {names:?}"
+        );
+    }
+
+    let prompts = client.list_prompts().await.unwrap();
+    let args = prompts.iter().find(|p| p.name == "args-prompt").unwrap();
+    assert_eq!(args.arguments.len(), 2);
+    assert_eq!(args.arguments[0].name, "city");
+    assert!(args.arguments[0].required && !args.arguments[1].required);
+    let weather = client
+        .get_prompt("args-prompt", [("city", "Paris")])
+        .await
+        .unwrap();
+    assert_eq!(
+        weather.messages,
+        [PromptMessage::user(ContentPart::text(
+            "What's weather in Paris?"
+        ))]
+    );
+    assert!(prompts.iter().any(|p| p.name == "simple-prompt"));
+    let _: &PromptArgument = &args.arguments[1];
+
+    let team = || CompletionTarget::Prompt("completable-prompt".into());
+    let departments = client
+        .complete(team(), CompletionRequest::new("department", "E"))
+        .await
+        .unwrap();
+    assert_eq!(departments.values, ["Engineering"]);
+    let people = client
+        .complete(
+            team(),
+            CompletionRequest::new("name", "A").with_context("department", "Engineering"),
+        )
+        .await
+        .unwrap();
+    assert_eq!(people.values, ["Alice"]);
+
+    let resources = client.list_resources().await.unwrap();
+    assert!(!resources.is_empty());
+    let first = client.read_resource(&resources[0].uri).await.unwrap();
+    assert!(!first.is_empty(), "{} read as nothing", resources[0].uri);
+    let templates = client.list_resource_templates().await.unwrap();
+    let text = templates
+        .iter()
+        .find(|t| t.uri_template == "demo://resource/dynamic/text/{resourceId}")
+        .unwrap_or_else(|| panic!("no text template in {templates:?}"));
+    let read = client
+        .read_resource("demo://resource/dynamic/text/1")
+        .await
+        .unwrap();
+    match &read[..] {
+        [ContentPart::Resource { uri, .. }] => assert_eq!(uri, "demo://resource/dynamic/text/1"),
+        other => panic!("expected one text resource, got {other:?}"),
+    }
+    assert!(read[0].text_form().contains("Resource 1:"), "{:?}", read[0]);
+    let ids = client
+        .complete(
+            CompletionTarget::ResourceTemplate(text.uri_template.clone()),
+            CompletionRequest::new("resourceId", "3"),
+        )
+        .await
+        .unwrap();
+    assert_eq!(ids.values, ["3"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn everything_server_is_a_collapsed_container_whose_echo_runs() {
     let Some(command) = command_from_env("HPD_MCP_EVERYTHING") else {
         return;

@@ -547,6 +547,14 @@ async fn resource_functions_can_be_left_out_and_give_way_to_server_tools() {
         .await
         .unwrap();
     assert_eq!(only_tools.tool_names(), ["hello"]);
+    // An allowlist offers the resource functions it names.
+    let reader = McpHarness::http("Served", served.url())
+        .with_header("Authorization", format!("Bearer {TOKEN}"))
+        .with_functions(["read_resource"])
+        .connect()
+        .await
+        .unwrap();
+    assert_eq!(reader.tool_names(), ["read_resource"]);
     served.shutdown().await;
 
     // A server tool named `read_resource` keeps its name; the harness's function is qualified.

@@ -7,6 +7,7 @@ use std::time::Duration;
 use super::McpError;
 use super::connection::{Connection, Endpoint};
 use super::names::is_valid_tool_name;
+use super::resource_tools::{LIST_RESOURCES, READ_RESOURCE};
 use super::source::{Settings, Source};
 use crate::collapse::SEARCH_TOOL;
 use crate::config::CALL_TOOL;
@@ -228,15 +229,18 @@ impl McpHarness {
         self
     }
 
-    /// Leaves the server's resources out of the harness. By default a server that declares
-    /// the `resources` capability adds two functions to the harness: `list_resources` (its
+    /// Leaves the server's resources out of the harness. By default a server that has
+    /// resources or resource templates (checked when connecting and whenever its tools are
+    /// listed again) adds two functions to the harness: `list_resources` (its
     /// resources and URI templates, as text) and `read_resource` (`{"uri": ...}`: text
     /// content as text, images as images the model can see when its provider takes them,
     /// other binary data as a placeholder with its type and size). They sit behind the
     /// container like the tools when the harness collapses, so they cost the model nothing
     /// until it opens it. A server tool of the same name keeps its name and the function is
-    /// named `{harness}_list_resources` / `{harness}_read_resource` instead. The application
-    /// reaches resources through [`McpClient`](super::McpClient) either way.
+    /// named `{harness}_list_resources` / `{harness}_read_resource` instead. With
+    /// [`with_functions`](Self::with_functions) they are offered only when the list names
+    /// them (`"list_resources"`, `"read_resource"`). The application reaches resources through
+    /// [`McpClient`](super::McpClient) either way.
     ///
     /// ```
     /// use hpd_agent::mcp::McpHarness;
@@ -512,8 +516,16 @@ impl McpHarness {
         let connection = Connection::connect(&self.name, &self.endpoint, self.timeout).await?;
         let remote = connection.list_tools(self.timeout).await?;
         if let Some(functions) = &self.functions {
+            let resources = self.resources
+                && connection
+                    .capabilities()
+                    .is_some_and(|capabilities| capabilities.resources.is_some());
             for function in functions {
-                if !remote.iter().any(|tool| &tool.name == function) {
+                let resource_function =
+                    [LIST_RESOURCES, READ_RESOURCE].contains(&function.as_str());
+                if !remote.iter().any(|tool| &tool.name == function)
+                    && !(resources && resource_function)
+                {
                     let available: Vec<&str> = remote.iter().map(|t| t.name.as_str()).collect();
                     return Err(McpError::Invalid {
                         server: self.name.clone(),
@@ -542,6 +554,9 @@ impl McpHarness {
             },
             connection,
         ));
+        if let Some(connection) = source.current_connection() {
+            source.probe_resources(&connection).await;
+        }
         let tools = source.tools(&remote, true)?;
         let mut builder = HarnessBuilder::new(self.name.clone()).with_tools(tools);
         if self.collapse {

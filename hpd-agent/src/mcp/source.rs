@@ -46,6 +46,8 @@ pub(super) struct Source {
     functions: Option<Vec<String>>,
     reserved: Vec<String>,
     resources: bool,
+    /// Whether the server has resources or templates, as last probed.
+    has_resources: std::sync::atomic::AtomicBool,
     state: Mutex<State>,
     /// Serialises turn hooks of concurrent turns.
     refresh: tokio::sync::Mutex<()>,
@@ -62,6 +64,7 @@ impl Source {
             functions: settings.functions,
             reserved: settings.reserved,
             resources: settings.resources,
+            has_resources: std::sync::atomic::AtomicBool::new(false),
             state: Mutex::new(State {
                 connection: Some(Arc::new(connection)),
                 down: None,
@@ -93,6 +96,11 @@ impl Source {
     /// The timeout of every request.
     pub(super) fn timeout(&self) -> Duration {
         self.timeout
+    }
+
+    /// The live connection, if there is one.
+    pub(super) fn current_connection(&self) -> Option<Arc<Connection>> {
+        self.lock().connection.clone()
     }
 
     /// The live connection, or an error saying why the server is unavailable.
@@ -219,6 +227,13 @@ impl Source {
                 ),
                 (READ_RESOURCE, resource_tools::read_tool),
             ] {
+                if self
+                    .functions
+                    .as_ref()
+                    .is_some_and(|functions| !functions.iter().any(|f| f == function))
+                {
+                    continue;
+                }
                 let taken = |name: &str| {
                     self.reserved.iter().any(|r| r == name)
                         || tools.iter().any(|t| t.name() == name)
@@ -238,13 +253,47 @@ impl Source {
         Ok(tools)
     }
 
-    /// Whether the connected server declared the `resources` capability.
+    /// Whether the server had resources when last probed.
     fn offers_resources(&self) -> bool {
-        self.lock()
-            .connection
-            .as_ref()
-            .and_then(|connection| connection.capabilities())
-            .is_some_and(|capabilities| capabilities.resources.is_some())
+        self.has_resources.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Finds out whether the server has any resource or template (the first page of each
+    /// listing), so that a server that declares the capability but has nothing to read (as
+    /// servers built with some SDKs do) adds no functions. A listing that fails counts as none.
+    pub(super) async fn probe_resources(&self, connection: &Connection) {
+        let declared = self.resources
+            && connection
+                .capabilities()
+                .is_some_and(|capabilities| capabilities.resources.is_some());
+        let mut found = false;
+        if declared {
+            let resources = connection
+                .request("resources/list", self.timeout, |peer| async move {
+                    peer.list_resources(None).await
+                })
+                .await;
+            found = resources
+                .as_ref()
+                .is_ok_and(|page| !page.resources.is_empty());
+            if !found {
+                let templates = connection
+                    .request(
+                        "resources/templates/list",
+                        self.timeout,
+                        |peer| async move { peer.list_resource_templates(None).await },
+                    )
+                    .await;
+                found = templates
+                    .as_ref()
+                    .is_ok_and(|page| !page.resource_templates.is_empty());
+            }
+            if let Err(error) = resources {
+                tracing::debug!(target: "hpd_agent::mcp", server = %self.name, %error, "listing the resources failed");
+            }
+        }
+        self.has_resources
+            .store(found, std::sync::atomic::Ordering::SeqCst);
     }
 
     /// Runs one call on the server.
@@ -349,6 +398,7 @@ impl Source {
         if !relist {
             return;
         }
+        self.probe_resources(&connection).await;
         let listed = match connection.list_tools(self.timeout).await {
             Ok(listed) => listed,
             Err(error) => {
