@@ -523,9 +523,9 @@ impl McpHarness {
             for function in functions {
                 let resource_function =
                     [LIST_RESOURCES, READ_RESOURCE].contains(&function.as_str());
-                if !remote.iter().any(|tool| &tool.name == function)
-                    && !(resources && resource_function)
-                {
+                let offered = remote.iter().any(|tool| &tool.name == function)
+                    || (resources && resource_function);
+                if !offered {
                     let available: Vec<&str> = remote.iter().map(|t| t.name.as_str()).collect();
                     return Err(McpError::Invalid {
                         server: self.name.clone(),

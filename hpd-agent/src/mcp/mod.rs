@@ -7,6 +7,12 @@
 //!   connected by [`AgentBuilder::build_async`].
 //! - **Server.** [`McpServer`] serves an agent's tools to MCP clients over stdio or streamable
 //!   HTTP, collapsing per MCP session.
+//! - **Resources, prompts, completion.** The server also serves what the application registers
+//!   in code: [`ServedResource`]s, [`ServedResourceTemplate`]s and [`ServedPrompt`]s, with
+//!   [`Completer`]s for their arguments, subscriptions fed by a [`ResourceNotifier`] and the
+//!   2026-07-28 [`CacheHint`]s. The client offers a server's resources to the model as two
+//!   functions of its harness, `list_resources` and `read_resource`, and everything to the
+//!   application through [`McpClient`] ([`McpHarness::connect_client`]).
 //!
 //! Both directions together, offline: an agent's tools served on loopback and used by another
 //! agent as one collapsed harness.
@@ -92,6 +98,19 @@
 //!   [`FunctionContext::log`](crate::FunctionContext::log) `notifications/message` at or
 //!   above the level the client set with `logging/setLevel` (`info` until it sets one); both
 //!   are sent before the call's result.
+//! - Resources (server): the lists of resources, templates and prompts are fixed while the
+//!   server runs, so no `list_changed` is declared for them; a resource read answers with one
+//!   content, the one at the URI asked; a URI that is a resource and matches a template is
+//!   the resource's, one that matches several templates the first registered one's; template
+//!   variables are percent-decoded; subscribing to a URI the server does not have is
+//!   resource-not-found; completion is declared when there is a prompt or a template, and an
+//!   argument without a completer completes to nothing. Without a hint, 2026-07-28 results
+//!   carry `ttlMs: 0`, `cacheScope: "private"`; sessions of older revisions get no hints.
+//! - Resources (client): `list_resources` and `read_resource` are added when the server has a
+//!   resource or a template (the first page of each listing, read at connect and whenever the
+//!   tools are listed again), since some SDKs declare the capability with nothing behind it.
+//!   A read's text becomes a text resource part, an image an image part, other binary data a
+//!   binary resource part (a placeholder with its type and size for the model).
 //! - The HTTP server accepts requests without `Origin` (non-browser clients) and with a
 //!   loopback origin; others must be allowed with [`McpServer::with_allowed_origin`].
 //! - Tracing: connection, restarts, renames and rejected HTTP requests log under the target
