@@ -215,7 +215,7 @@ impl McpClient {
             "resources",
             capabilities.resources.is_some(),
         )?;
-        Ok(resource_tools::list_all(&self.source).await?.0)
+        resource_tools::list_resources(&self.source).await
     }
 
     /// The server's resource templates (`resources/templates/list`, every page).
@@ -230,7 +230,7 @@ impl McpClient {
             "resources",
             capabilities.resources.is_some(),
         )?;
-        Ok(resource_tools::list_all(&self.source).await?.1)
+        resource_tools::list_templates(&self.source).await
     }
 
     /// Reads a resource (`resources/read`): text as [`ContentPart::Resource`] with text, images

@@ -21,17 +21,21 @@ pub(crate) const READ_RESOURCE: &str = "read_resource";
 /// The JSON-RPC code of a method the server does not have.
 const METHOD_NOT_FOUND: i32 = -32601;
 
-/// `resources/list` and `resources/templates/list`, all pages. A server that declares
-/// resources but has no templates method has no templates.
-pub(crate) async fn list_all(
-    source: &Source,
-) -> Result<(Vec<ResourceInfo>, Vec<ResourceTemplateInfo>), McpError> {
+/// `resources/list`, all pages.
+pub(crate) async fn list_resources(source: &Source) -> Result<Vec<ResourceInfo>, McpError> {
     let connection = source.connection("resources/list")?;
     let resources = connection
         .request("resources/list", source.timeout(), |peer| async move {
             peer.list_all_resources().await
         })
         .await?;
+    Ok(resources.iter().map(ResourceInfo::from_mcp).collect())
+}
+
+/// `resources/templates/list`, all pages. A server that declares resources but has no
+/// templates method has no templates.
+pub(crate) async fn list_templates(source: &Source) -> Result<Vec<ResourceTemplateInfo>, McpError> {
+    let connection = source.connection("resources/templates/list")?;
     let templates = match connection
         .request(
             "resources/templates/list",
@@ -47,13 +51,10 @@ pub(crate) async fn list_all(
         }) => Vec::new(),
         Err(error) => return Err(error),
     };
-    Ok((
-        resources.iter().map(ResourceInfo::from_mcp).collect(),
-        templates
-            .iter()
-            .map(ResourceTemplateInfo::from_mcp)
-            .collect(),
-    ))
+    Ok(templates
+        .iter()
+        .map(ResourceTemplateInfo::from_mcp)
+        .collect())
 }
 
 /// `resources/read` of `uri`, as content parts.
@@ -182,7 +183,13 @@ pub(crate) fn list(source: &Arc<Source>, name: String) -> Tool {
                 let Some(source) = source else {
                     return gone();
                 };
-                match list_all(&source).await {
+                let listed = match list_resources(&source).await {
+                    Ok(resources) => list_templates(&source)
+                        .await
+                        .map(|templates| (resources, templates)),
+                    Err(error) => Err(error),
+                };
+                match listed {
                     Ok((resources, templates)) => {
                         ToolResult::ok(listing_text(&resources, &templates, &read_name))
                     }
