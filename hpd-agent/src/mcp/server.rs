@@ -37,6 +37,13 @@ use crate::Agent;
 /// events, and harnesses built at run time refresh their tool lists before each `tools/list`
 /// and call.
 ///
+/// Besides tools it serves what the application registers in code:
+/// [`with_resource`](Self::with_resource), [`with_resource_template`](Self::with_resource_template)
+/// and [`with_prompt`](Self::with_prompt), with completion for their arguments, subscriptions
+/// ([`resource_notifier`](Self::resource_notifier)) and the 2026-07-28 caching hints
+/// ([`with_list_cache_hint`](Self::with_list_cache_hint)). A server without them declares no
+/// `resources`, `prompts` or `completions` capability.
+///
 /// Protocol revisions: a collapsing server offers those that have sessions (2025-06-18 and
 /// 2025-11-25, with the older ones rmcp knows), since expansions live in the session; a
 /// client that asks for a later one negotiates down. A server built [`without_collapse`](Self::without_collapse) keeps no
