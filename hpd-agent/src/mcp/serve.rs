@@ -267,13 +267,16 @@ impl ServerHandler for SessionHandler {
         config
     }
 
-    /// Collapsing keeps state per session, which protocol revisions without sessions
-    /// (2026-07-28 and later) do not have: a collapsing server offers revisions up to
-    /// 2025-11-25, and clients negotiate one of them. A [flat](super::McpServer::without_collapse) server
-    /// has no state to keep, so it also offers the stateless 2026-07-28 (rmcp then serves each
-    /// request of that revision on a handler of its own).
+    /// The `hide` and `append` layouts keep their expansions per session, which protocol
+    /// revisions without sessions (2026-07-28 and later) do not have: such a server offers
+    /// revisions up to 2025-11-25, and clients negotiate one of them. A
+    /// [flat](super::McpServer::without_collapse) server, and one in the `fixed` layout (also
+    /// `native`, served as `fixed`), need no state between requests, so they also offer the
+    /// stateless 2026-07-28 (rmcp then serves each request of that revision over HTTP on a
+    /// handler of its own; [`call_tool`](Self::call_tool) routes such a request without the
+    /// session's expansions on any transport).
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
-        let newest = if self.tools.is_flat() {
+        let newest = if self.tools.needs_no_expansion_state() {
             &ProtocolVersion::V_2026_07_28
         } else {
             &ProtocolVersion::V_2025_11_25
@@ -353,6 +356,11 @@ impl SessionHandler {
             context.meta.get_progress_token(),
             self.log_level.clone(),
         );
+        // A request of a revision without `initialize` has no session: nothing it does may
+        // depend on, or change, what earlier requests expanded.
+        let stateless = context
+            .protocol_version()
+            .is_some_and(|version| !version.has_initialize());
         let outcome = self
             .tools
             .call_reporting(
@@ -363,6 +371,7 @@ impl SessionHandler {
                 Some(&ElicitingApprover {
                     peer: context.peer.clone(),
                 }),
+                stateless,
             )
             .await;
         reporter.finish(sending).await;
