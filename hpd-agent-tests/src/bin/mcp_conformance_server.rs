@@ -7,6 +7,11 @@
 //! in code ([`hpd_agent_tests::png`], [`hpd_agent_tests::wav`]). Fixture tools the project does
 //! not offer (sampling, elicitation; see `.ci/mcp-conformance/*.yaml`) are not served.
 //!
+//! The server collapses, as `McpServer` does by default (the `fixed` layout): the fixtures are
+//! plain tools (their harness has no container, so the suite calls them by name), and a
+//! collapsed harness, `Arithmetic`, adds a container and the call tool `call_function` to the
+//! listing, so the suite checks a collapsing server, over the stateless 2026-07-28 too.
+//!
 //! ```text
 //! mcp_conformance_server [ADDR]    # default 127.0.0.1:0; prints the endpoint URL on stdout
 //! ```
@@ -133,17 +138,34 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let harness = HarnessBuilder::new("Conformance")
         .with_tools(fixture_tools())
         .build()?;
+    let add = Tool::new(
+        "add",
+        "Adds two integers",
+        json!({
+            "type": "object",
+            "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+            "required": ["a", "b"]
+        }),
+        |args, _| async move {
+            match (args["a"].as_i64(), args["b"].as_i64()) {
+                (Some(a), Some(b)) => ToolResult::ok(a.saturating_add(b).to_string()),
+                _ => ToolResult::error("a and b must be integers"),
+            }
+        },
+    );
+    let arithmetic = HarnessBuilder::new("Arithmetic")
+        .with_collapse("Integer arithmetic")
+        .with_tool(add)
+        .build()?;
     let agent = AgentBuilder::new()
         .with_name("hpd-agent-conformance")
         .with_harness(harness)
+        .with_harness(arithmetic)
         // The model is never asked: the server only runs the tools.
         .with_chat_client(ScriptedChatClient::new())
         .build()?;
     // The suite sends no credentials; the port is on loopback and lives for one run.
-    // Flat: the fixtures are plain tools, and a flat server also offers the stateless
-    // 2026-07-28 revision.
     let server = McpServer::new(agent)
-        .without_collapse()
         .with_unauthenticated_access()
         .serve_http(addr)
         .await?;
