@@ -345,6 +345,13 @@ impl ToolSession {
         self.lock().tools.needs_no_expansion_state()
     }
 
+    /// The agent's toolset with its current tool lists (no hooks run); a new one, by pointer,
+    /// whenever a harness built at run time got a new list.
+    #[cfg(feature = "mcp")]
+    pub(crate) fn agent_toolset(&self) -> Arc<Toolset> {
+        self.agent.inner.tools.current()
+    }
+
     /// The tool definitions a model would see now, in the order it would see them.
     ///
     /// ```

@@ -9,9 +9,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
     PaginatedRequestParams, ProgressNotificationParam, ProgressToken, ProtocolVersion,
-    ServerCapabilities, ServerConfig, Tool as McpTool,
+    ServerCapabilities, ServerConfig, SubscriptionFilter, Tool as McpTool,
 };
-use rmcp::service::{Peer, RequestContext};
+use rmcp::service::{Peer, RequestContext, SubscriptionContext};
 
 use crate::approval::{ApprovalDecision, Approver, PendingApproval};
 use rmcp::transport::StreamableHttpService;
@@ -26,6 +26,9 @@ use super::http_server::{self, Guard};
 use crate::chat::ToolDefinition;
 use crate::events::{AgentEvent, EventSink};
 use crate::{ToolResult, agent::ToolSession, tool::LogLevel};
+
+/// How often a `subscriptions/listen` stream looks for changed tool lists.
+const LISTEN_INTERVAL: std::time::Duration = std::time::Duration::from_millis(250);
 
 /// Who the server says it is in the handshake.
 #[derive(Debug, Clone)]
@@ -282,6 +285,44 @@ impl ServerHandler for SessionHandler {
             &ProtocolVersion::V_2025_11_25
         };
         Cow::Borrowed(ProtocolVersion::known_up_to(newest))
+    }
+
+    /// `subscriptions/listen` (2026-07-28, whose requests have no session to notify): a stream
+    /// may carry `notifications/tools/list_changed`, nothing else.
+    fn accepted_subscription_filter(
+        &self,
+        _requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        Some(SubscriptionFilter::builder().tools_list_changed().build())
+    }
+
+    /// Sends `notifications/tools/list_changed` on the stream whenever the agent's tool lists
+    /// change (a harness built at run time got a new list), until the client cancels it. A
+    /// changed list announces itself to no one, so the stream looks every
+    /// [`LISTEN_INTERVAL`].
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        if context.accepted().tools_list_changed != Some(true) {
+            context.cancelled().await;
+            return Ok(());
+        }
+        let mut seen = self.tools.agent_toolset();
+        let mut ticks = tokio::time::interval(LISTEN_INTERVAL);
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                () = context.cancelled() => return Ok(()),
+                _ = ticks.tick() => {}
+            }
+            let current = self.tools.agent_toolset();
+            if Arc::ptr_eq(&current, &seen) {
+                continue;
+            }
+            seen = current;
+            if let Err(error) = context.sink().notify_tool_list_changed().await {
+                tracing::debug!(target: "hpd_agent::mcp", %error, "a subscription stream ended");
+                return Ok(());
+            }
+        }
     }
 
     async fn list_tools(
