@@ -7,7 +7,8 @@
 //! them); an unknown name gets an error that lists every name that can be called. A scoped
 //! middleware that counts the calls of its own instance shows the difference: over 2026-07-28
 //! every call meets a fresh instance (no state survives a request), while a 2025-11-25
-//! session keeps the instance its expansion created.
+//! session keeps the instance its expansion created. Without a session to notify, a changed
+//! tool list reaches 2026-07-28 clients on their `subscriptions/listen` streams.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -21,8 +22,9 @@ use hpd_agent::{
 use hpd_agent_tests::{MathTools, WeatherTools};
 use rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation, ProtocolVersion,
+    ServerNotification, SubscriptionFilter,
 };
-use rmcp::service::ServiceExt as _;
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt as _, ServiceExt as _};
 use rmcp::transport::StreamableHttpClientTransport;
 use serde_json::json;
 
@@ -269,5 +271,76 @@ async fn two_clients_call_at_once_and_share_nothing() {
         finished += 1;
     }
     assert_eq!(finished, 16);
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_listen_stream_announces_a_changed_tool_list() {
+    let tool = |name: &str| {
+        Tool::new(name, "A tool", json!({"type": "object"}), |_, _| async {
+            ToolResult::ok("")
+        })
+    };
+    let live = HarnessBuilder::new("Live")
+        .with_collapse("Tools that change")
+        .with_tool(tool("one"))
+        .build()
+        .unwrap();
+    let updater = live.updater();
+    let agent = AgentBuilder::new()
+        .with_harness(live)
+        .with_chat_client(ScriptedChatClient::new())
+        .build()
+        .unwrap();
+    let server = McpServer::new(agent)
+        .with_unauthenticated_access()
+        .serve_http("127.0.0.1:0".parse().unwrap())
+        .await
+        .unwrap();
+    let client = ClientConfig::new(ClientCapabilities::default(), Implementation::new("t", "1"))
+        .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
+        .serve_with_lifecycle(
+            StreamableHttpClientTransport::from_uri(server.url()),
+            ClientLifecycleMode::Auto {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+                legacy_version: None,
+            },
+        )
+        .await
+        .unwrap();
+    // Only tool list changes are offered, whatever else is asked for.
+    let mut stream = client
+        .peer()
+        .listen(
+            SubscriptionFilter::builder()
+                .tools_list_changed()
+                .prompts_list_changed()
+                .build(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        stream.acknowledged(),
+        &SubscriptionFilter::builder().tools_list_changed().build()
+    );
+    updater.replace(vec![tool("one"), tool("two")]).unwrap();
+    let announced = tokio::time::timeout(std::time::Duration::from_secs(10), stream.next())
+        .await
+        .expect("no notification within 10 s")
+        .unwrap();
+    assert!(
+        matches!(
+            announced,
+            Some(ServerNotification::ToolListChangedNotification(_))
+        ),
+        "{announced:?}"
+    );
+    let listed = client.peer().list_all_tools().await.unwrap();
+    assert_eq!(
+        listed[0].description.as_deref(),
+        Some("Tools that change (functions: one, two)")
+    );
+    drop(stream);
+    client.cancel().await.unwrap();
     server.shutdown().await;
 }

@@ -267,7 +267,7 @@ impl ToolSession {
         if flat {
             Arc::new(base.flat())
         } else if served {
-            Arc::new(base.served())
+            base.served()
         } else {
             Arc::clone(base)
         }

@@ -431,9 +431,16 @@ impl Toolset {
     }
 
     /// The same set as an MCP server serves it: MCP has no deferred loading, so `native` is
-    /// `fixed` there.
-    pub(crate) fn served(&self) -> Toolset {
-        self.clone().with_native(DeferredTools::Unsupported)
+    /// `fixed` there. The set itself when that changes nothing (another layout, or a chat client
+    /// without deferred loading), so that a server that prepares a session for every request of
+    /// the stateless revision copies nothing.
+    pub(crate) fn served(self: &Arc<Self>) -> Arc<Toolset> {
+        if self.settings.layout != CollapsingLayout::Native
+            || self.native == DeferredTools::Unsupported
+        {
+            return Arc::clone(self);
+        }
+        Arc::new((**self).clone().with_native(DeferredTools::Unsupported))
     }
 
     pub(super) fn index(
