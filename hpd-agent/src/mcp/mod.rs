@@ -90,12 +90,12 @@
 //!   counts as loaded, so `call_function` runs it whether or not its container was called, with
 //!   its harness's scoped middleware created for the call (see [`McpServer`]). A server in the
 //!   `hide` or `append` layout offers revisions up to 2025-11-25, which have sessions: its
-//!   expansions live in the session. Over 2026-07-28 a changed tool list (a harness built at
-//!   run time got a new list) is announced on the client's `subscriptions/listen` streams,
-//!   which look for changes every 250 ms; over the session revisions the session gets
-//!   `notifications/tools/list_changed` with its next call. In those layouts a result that made tools visible (a
+//!   expansions live in the session. In those layouts a result that made tools visible (a
 //!   container call, a recovered member) ends with the new tools, their descriptions and
-//!   parameter schemas.
+//!   parameter schemas. Over 2026-07-28 a changed tool list (a harness built at run time got a
+//!   new list) is announced on the client's `subscriptions/listen` streams, which look for
+//!   changes every 250 ms; over the session revisions the session gets
+//!   `notifications/tools/list_changed` with its next call.
 //! - A served function's [`FunctionContext::report_progress`](crate::FunctionContext::report_progress)
 //!   becomes `notifications/progress` when the request carries a `progressToken`, and its
 //!   [`FunctionContext::log`](crate::FunctionContext::log) `notifications/message` at or
