@@ -3,18 +3,27 @@
 # hpd-agent's MCP server (`McpServer::serve_http`) and client (`McpHarness`), through the two
 # binaries of hpd-agent-tests, `mcp_conformance_server` and `mcp_conformance_client`.
 #
-#   bash .ci/mcp-conformance.sh            # every version below, server and client
+#   bash .ci/mcp-conformance.sh            # every revision below, server and client
 #
 # Installs, idempotently, into a cache under $HOME (override with HPD_CONFORMANCE_CACHE):
-# Node.js 22 from npm's `node@22` package (the suite needs 22) and both suite lines, pinned:
-#   - the 0.1 line for protocol versions 2025-06-18 and 2025-11-25;
-#   - a 0.2 prerelease for 2026-07-28.
-# Each line has a baseline of expected failures in .ci/mcp-conformance/expected-failures-*.yaml,
-# one entry per scenario the project deliberately does not offer, each with a one-line reason
-# as a comment. The suite's own `--expected-failures` check fails the run on an unexpected
-# failure and on a stale entry (a listed scenario that passes); this script exits non-zero
-# then. It prints the scenarios passed per version at the end (HPD_CONFORMANCE_SUMMARY names
-# a file to append that summary to).
+# Node.js 22 from npm's `node@22` package (the suite needs 22) and both suite lines, pinned.
+# What runs, per protocol revision:
+#   - 2025-11-25 and 2026-07-28: the revision's own requirement set of the 0.2 line
+#     (`--requirements <revision>`, server and client): exactly the scenarios the revision
+#     requires, frozen at its release. The suite also runs the scenarios the set lists as not
+#     scored (extensions, pending ones, ones added after the release); they are printed, but
+#     neither they nor their failures count (the suite's baseline check leaves them out too).
+#   - 2025-06-18: the 0.1 line, which has no requirement sets (`--requirements` exists only
+#     from 0.2, whose sets are 2025-11-25 and 2026-07-28). Its closest equivalent runs: the
+#     scenarios of that revision (`--spec-version 2025-06-18`), the server's active suite
+#     (pending scenarios left out, as the requirement sets do) and every client scenario.
+# Each revision has a baseline of expected failures in
+# .ci/mcp-conformance/expected-failures-<revision>.yaml, one entry per scenario of a capability
+# the project deliberately does not offer, each with a one-line reason as a comment. The
+# suite's own `--expected-failures` check (it works with `--requirements`, over the scored
+# scenarios) fails the run on an unexpected failure and on a stale entry (a listed scenario
+# that passes); this script exits non-zero then. It prints the scenarios passed per revision at
+# the end (HPD_CONFORMANCE_SUMMARY names a file to append that summary to).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -64,13 +73,6 @@ for file in .ci/mcp-conformance/expected-failures-*.yaml; do
 done
 
 # --- the programs under test ---------------------------------------------------------------
-log "building the conformance server and client"
-cargo build --quiet -p hpd-agent-tests --bin mcp_conformance_server --bin mcp_conformance_client >&2
-bin_dir="$(cargo metadata --format-version 1 --no-deps | node -e \
-  'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).target_directory))')/debug"
-server_bin="$bin_dir/mcp_conformance_server"
-client_bin="$bin_dir/mcp_conformance_client"
-
 out_dir="$(mktemp -d)"
 server_pid=""
 cleanup() {
@@ -78,6 +80,16 @@ cleanup() {
   rm -rf "$out_dir"
 }
 trap cleanup EXIT
+
+log "building the conformance server and client"
+cargo build --quiet -p hpd-agent-tests --bin mcp_conformance_server --bin mcp_conformance_client >&2
+bin_dir="$(cargo metadata --format-version 1 --no-deps | node -e \
+  'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).target_directory))')/debug"
+# Copied at once: a build of another checkout that shares the target directory (its binaries
+# have the same paths) must not swap the programs under test during the run.
+cp "$bin_dir/mcp_conformance_server" "$bin_dir/mcp_conformance_client" "$out_dir/"
+server_bin="$out_dir/mcp_conformance_server"
+client_bin="$out_dir/mcp_conformance_client"
 
 # Starts the server on a free loopback port and sets $server_url.
 starts=0
@@ -101,34 +113,82 @@ stop_server() {
 }
 
 # Scenario lines of the suite's summaries: `✓ name: ...` passed, `✗ name: ...` failed.
-count() { grep -cE "^$1 [^ ]+: [0-9]+ passed" "$2" || true; }
+summary_lines() { grep -E "^[✓✗] [^ ]+: [0-9]+ passed" "$1" || true; }
+# The scenarios of one leg (`server` or `client`) a requirement set scores, one a line.
+required() { # suite revision leg
+  local heading
+  case "$3" in server) heading='Server scenarios' ;; client) heading='Client scenarios' ;; esac
+  "$1" list --requirements "$2" | awk -v h="$heading" '
+    index($0, h) == 1 { on = 1; next }
+    on && /^[[:space:]]*$/ { exit }
+    on && /^  - / { print $2 }'
+}
+# "passed/total" of the summary lines in $1 whose scenario is (or, with `not`, is not) listed
+# in the file $2; without $2, of every summary line.
+tally() { # log [list [not]]
+  local lines
+  lines="$(summary_lines "$1")"
+  if [ -n "${2:-}" ]; then
+    lines="$(printf '%s\n' "$lines" | awk -v list="$2" -v not="${3:-}" '
+      BEGIN { while ((getline name < list) > 0) wanted[name] = 1 }
+      NF { name = $2; sub(/:$/, "", name); if ((name in wanted) != (not == "not")) print }')"
+  fi
+  local passed total
+  passed=$(printf '%s\n' "$lines" | grep -c '^✓' || true)
+  total=$(printf '%s\n' "$lines" | grep -c '^[✓✗]' || true)
+  echo "$passed/$total"
+}
 
 failed=0
 summary=""
-run() { # suite-version spec-version baseline
-  local suite="$cache/suite-$1/node_modules/.bin/conformance" spec="$2" baseline="$3"
-  local server_log="$out_dir/server-$spec.txt" client_log="$out_dir/client-$spec.txt" status
-  log "== conformance $1, $spec: server"
-  start_server
-  status=0
-  "$suite" server --url "$server_url" --spec-version "$spec" \
-    --expected-failures "$baseline" -o "$out_dir/results" 2>&1 | tee "$server_log" || status=$?
-  stop_server
-  [ "$status" -eq 0 ] || { log "server scenarios of $spec: unexpected result (exit $status)"; failed=1; }
-  log "== conformance $1, $spec: client"
-  status=0
-  "$suite" client --command "$client_bin" --suite all --spec-version "$spec" \
-    --expected-failures "$baseline" -o "$out_dir/results" 2>&1 | tee "$client_log" || status=$?
-  [ "$status" -eq 0 ] || { log "client scenarios of $spec: unexpected result (exit $status)"; failed=1; }
-  local sp sf cp cf
-  sp=$(count '✓' "$server_log"); sf=$(count '✗' "$server_log")
-  cp=$(count '✓' "$client_log"); cf=$(count '✗' "$client_log")
-  summary+="$spec (suite $1): server $sp/$((sp + sf)) scenarios passed, client $cp/$((cp + cf))"$'\n'
+# Runs one leg against the program under test; `$@` are the suite's options that choose the
+# scenarios.
+leg() { # suite-version revision leg baseline log options...
+  local version="$1" revision="$2" which="$3" baseline="$4" log_file="$5" status=0
+  local suite="$cache/suite-$version/node_modules/.bin/conformance"
+  shift 5
+  log "== conformance $version, $revision: $which"
+  if [ "$which" = server ]; then
+    start_server
+    "$suite" server --url "$server_url" "$@" \
+      --expected-failures "$baseline" -o "$out_dir/results" 2>&1 | tee "$log_file" || status=$?
+    stop_server
+  else
+    "$suite" client --command "$client_bin" "$@" \
+      --expected-failures "$baseline" -o "$out_dir/results" 2>&1 | tee "$log_file" || status=$?
+  fi
+  [ "$status" -eq 0 ] || { log "$which scenarios of $revision: unexpected result (exit $status)"; failed=1; }
 }
 
-run "$SUITE_01" 2025-06-18 .ci/mcp-conformance/expected-failures-0.1.yaml
-run "$SUITE_01" 2025-11-25 .ci/mcp-conformance/expected-failures-0.1.yaml
-run "$SUITE_02" 2026-07-28 .ci/mcp-conformance/expected-failures-0.2.yaml
+# A revision's requirement set, server and client (the 0.2 line).
+requirements() { # suite-version revision
+  local suite="$cache/suite-$1/node_modules/.bin/conformance" revision="$2" which
+  local baseline=".ci/mcp-conformance/expected-failures-$revision.yaml" counts="" sep=":"
+  for which in server client; do
+    local log_file="$out_dir/$which-$revision.txt" list="$out_dir/$which-$revision.required"
+    required "$suite" "$revision" "$which" > "$list"
+    [ -s "$list" ] || { log "the suite $1 lists no $which scenarios for $revision"; exit 1; }
+    leg "$1" "$revision" "$which" "$baseline" "$log_file" --requirements "$revision"
+    counts+="$sep $which $(tally "$log_file" "$list") required scenarios passed"
+    counts+=" (not scored: $(tally "$log_file" "$list" not))"
+    sep=","
+  done
+  summary+="$revision (suite $1, --requirements $revision)${counts}"$'\n'
+}
+
+# A revision the 0.1 line runs by its scenarios' spec version (no requirement set there).
+by_spec_version() { # suite-version revision
+  local revision="$2" baseline=".ci/mcp-conformance/expected-failures-$2.yaml"
+  leg "$1" "$revision" server "$baseline" "$out_dir/server-$revision.txt" --spec-version "$revision"
+  leg "$1" "$revision" client "$baseline" "$out_dir/client-$revision.txt" --suite all --spec-version "$revision"
+  summary+="$revision (suite $1, --spec-version $revision):"
+  summary+=" server $(tally "$out_dir/server-$revision.txt") scenarios passed,"
+  summary+=" client $(tally "$out_dir/client-$revision.txt")"$'\n'
+}
+
+by_spec_version "$SUITE_01" 2025-06-18
+requirements "$SUITE_02" 2025-11-25
+requirements "$SUITE_02" 2026-07-28
 
 echo "== MCP conformance summary"
 printf '%s' "$summary"

@@ -729,7 +729,8 @@ async fn a_container_opened_again_in_a_session_does_not_repeat_what_the_history_
 
 /// What is loaded stays loaded: in `fixed`, a member whose schema an earlier result showed runs
 /// in a later turn through the call tool and by its own name, with its scoped pipeline created
-/// afresh and no recovery answer; a member never shown is still recovered.
+/// afresh and no recovery answer; a member never shown is still recovered; an unknown name's
+/// result lists the members the history shows among the names that can be called.
 #[tokio::test]
 async fn fixed_runs_members_the_history_shows_in_later_turns() {
     let _serial = SERIAL.lock().await;
@@ -742,6 +743,7 @@ async fn fixed_runs_members_the_history_shows_in_later_turns() {
             through("c2", "add", json!({"a": 1, "b": 2})).tool_calls[0].clone(),
             ToolCall::new("c3", "multiply", json!({"a": 2, "b": 3}).to_string()),
             ToolCall::new("c4", "query", json!({"sql": "select 1"}).to_string()),
+            ToolCall::new("c5", "sqrt", json!({"x": 4}).to_string()),
         ]),
         ChatResponse::text("done"),
     ]);
@@ -769,6 +771,13 @@ async fn fixed_runs_members_the_history_shows_in_later_turns() {
             "DatabaseTools expanded. Available functions: query. Call query again to run it."
         ),
         "{recovered}"
+    );
+    assert_eq!(
+        requests[3].tool_result("c5"),
+        Some((
+            "Function 'sqrt' not found. Available functions: get_weather, get_forecast, MathTools, FileTools, DatabaseTools, call_function, add, multiply, divide",
+            true
+        ))
     );
     assert_eq!(executions(), ["MathTools.add", "MathTools.multiply"]);
     // MathTools expands again (not a recovery) for the first call that needs it, once.

@@ -1,8 +1,11 @@
 //! `McpServer` serving the `fixed` collapsing layout: `tools/list` shows the plain tools, the
 //! containers and the call tool, a container call answers with its members' schemas, calls go
 //! through the call tool, and no `notifications/tools/list_changed` is ever sent, so the MCP
-//! host's tool list (and its own prompt cache) never changes. The `hide` layout, served the same
-//! way, sends one: the check can see it.
+//! host's tool list (and its own prompt cache) never changes. `McpHarness` reaches such a server
+//! over the stateless 2026-07-28 revision (it asks for it first, and a `fixed` server offers
+//! it), so the container call and the call through the call tool are two requests with no
+//! session between them. The `hide` layout, served the same way, keeps its expansions in a
+//! 2025-11-25 session and sends one: the check can see it.
 //!
 //! The client logs each notification it receives through `tracing`; a recording subscriber,
 //! installed for the whole process (the notification is handled on a task of its own), counts

@@ -1,8 +1,11 @@
-//! Which protocol revision the project's MCP server and client settle on: a flat server also
-//! offers the stateless 2026-07-28, which rmcp's `Auto` lifecycle (what `McpHarness` uses)
-//! takes; a collapsing server keeps to the revisions with sessions (2025-11-25), reached with
-//! `initialize`.
+//! Which protocol revision the project's MCP server and client settle on: a flat server and a
+//! collapsing one in the `fixed` layout (also `native`, served as `fixed`) keep no state
+//! between requests and also offer the stateless 2026-07-28, which rmcp's `Auto` lifecycle
+//! (what `McpHarness` uses) takes; a collapsing server in the `hide` or `append` layout keeps
+//! its expansions in the session and so keeps to the revisions with sessions (2025-11-25),
+//! reached with `initialize`.
 
+use hpd_agent::config::CollapsingLayout;
 use hpd_agent::mcp::{McpHarness, McpHttpServer, McpServer};
 use hpd_agent::{AgentBuilder, HarnessBuilder, ScriptedChatClient, Tool, ToolResult};
 use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, ProtocolVersion};
@@ -10,19 +13,19 @@ use rmcp::service::{ClientLifecycleMode, ClientServiceExt as _};
 use rmcp::transport::StreamableHttpClientTransport;
 use serde_json::json;
 
-async fn serve(flat: bool, collapse: bool) -> McpHttpServer {
+/// Serves a harness `Net` with one tool, collapsed behind a container, in `layout`, or flat.
+async fn serve(flat: bool, layout: CollapsingLayout) -> McpHttpServer {
     let ping = Tool::new(
         "ping",
         "Answers pong",
         json!({"type": "object"}),
         |_, _| async { ToolResult::ok("pong") },
     );
-    let mut harness = HarnessBuilder::new("Net").with_tool(ping);
-    if collapse {
-        harness = harness.with_collapse("Network checks");
-    }
+    let harness = HarnessBuilder::new("Net")
+        .with_tool(ping)
+        .with_collapse("Network checks");
     let agent = AgentBuilder::new()
-        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
+        .with_collapsing_layout(layout)
         .with_harness(harness.build().unwrap())
         .with_chat_client(ScriptedChatClient::new())
         .build()
@@ -61,29 +64,45 @@ async fn negotiated(server: &McpHttpServer) -> Result<ProtocolVersion, String> {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_flat_server_speaks_2026_07_28_and_a_collapsing_one_2025_11_25() {
-    let flat = serve(true, true).await;
-    assert_eq!(negotiated(&flat).await, Ok(ProtocolVersion::V_2026_07_28));
-    // The collapsing server answers `server/discover` with the revisions it has, the newest
-    // being 2025-11-25; rmcp's `Auto` does not fall back on that answer, McpHarness does
-    // (with `initialize`).
-    let collapsing = serve(false, true).await;
-    let refused = negotiated(&collapsing).await.unwrap_err();
-    assert!(refused.contains("NoCompatibleProtocolVersion"), "{refused}");
-    assert!(
-        refused.contains(r#"ProtocolVersion("2025-11-25")]"#),
-        "{refused}"
-    );
+async fn flat_and_fixed_servers_speak_2026_07_28_and_hide_and_append_2025_11_25() {
+    let mut servers = Vec::new();
+    for (flat, layout) in [
+        (true, CollapsingLayout::Hide),
+        (false, CollapsingLayout::Fixed),
+        (false, CollapsingLayout::Native),
+    ] {
+        let server = serve(flat, layout).await;
+        assert_eq!(
+            negotiated(&server).await,
+            Ok(ProtocolVersion::V_2026_07_28),
+            "flat: {flat}, {layout}"
+        );
+        servers.push((server, if flat { "ping" } else { "Net" }));
+    }
+    for layout in [CollapsingLayout::Hide, CollapsingLayout::Append] {
+        // The server answers `server/discover` with the revisions it has, the newest being
+        // 2025-11-25; rmcp's `Auto` does not fall back on that answer, McpHarness does (with
+        // `initialize`).
+        let server = serve(false, layout).await;
+        let refused = negotiated(&server).await.unwrap_err();
+        assert!(refused.contains("NoCompatibleProtocolVersion"), "{refused}");
+        assert!(
+            refused.contains(r#"ProtocolVersion("2025-11-25")]"#),
+            "{refused}"
+        );
+        servers.push((server, "Net"));
+    }
 
-    // McpHarness works with both, and sees the collapsing server's container.
-    for (server, tools) in [(&flat, vec!["ping"]), (&collapsing, vec!["Net"])] {
+    // McpHarness works with all of them, and sees the collapsing servers' container.
+    for (server, first) in &servers {
         let harness = McpHarness::http("Remote", server.url())
             .without_collapse()
             .connect()
             .await
             .unwrap();
-        assert_eq!(harness.tool_names(), tools);
+        assert_eq!(harness.tool_names()[0], *first);
     }
-    flat.shutdown().await;
-    collapsing.shutdown().await;
+    for (server, _) in servers {
+        server.shutdown().await;
+    }
 }

@@ -11,20 +11,30 @@
 //! project does not offer (sampling, elicitation; see `.ci/mcp-conformance/*.yaml`) are not
 //! served.
 //!
+//! The server collapses, as `McpServer` does by default (the `fixed` layout): the fixtures are
+//! plain tools (their harness has no container, so the suite calls them by name), and a
+//! collapsed harness, `Arithmetic`, adds a container and the call tool `call_function` to the
+//! listing, so the suite checks a collapsing server, over the stateless 2026-07-28 too. The
+//! suite's diagnostic tool `test_trigger_tool_change` changes the tool list (a harness built at
+//! run time, `Changing`, gains or loses `test_changed_tool`), which `subscriptions/listen`
+//! streams announce.
+//!
 //! ```text
 //! mcp_conformance_server [ADDR]    # default 127.0.0.1:0; prints the endpoint URL on stdout
 //! ```
 
 use std::net::SocketAddr;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
+use hpd_agent::harness::{DynamicHarness, ToolListUpdater};
 use hpd_agent::mcp::{
     CacheHint, Completer, McpServer, PromptArgument, PromptMessage, ResourceBody, ServedPrompt,
     ServedResource, ServedResourceTemplate,
 };
 use hpd_agent::{
-    AgentBuilder, HarnessBuilder, ScriptedChatClient, Tool, ToolResult, chat::ContentPart,
-    tool::LogLevel,
+    AgentBuilder, BuildError, HarnessBuilder, ScriptedChatClient, Tool, ToolResult,
+    chat::ContentPart, tool::LogLevel,
 };
 use serde_json::json;
 
@@ -228,6 +238,49 @@ fn fixture_prompts() -> Vec<ServedPrompt> {
     ]
 }
 
+/// The harness `Changing`, whose `test_trigger_tool_change` adds `test_changed_tool` to it, or
+/// removes it when it is there.
+fn changing_harness() -> Result<DynamicHarness, BuildError> {
+    let updater: Arc<OnceLock<ToolListUpdater>> = Arc::default();
+    let harness = HarnessBuilder::new("Changing")
+        .with_tool(trigger(Arc::clone(&updater), false))
+        .build()?;
+    let _ = updater.set(harness.updater());
+    Ok(harness)
+}
+
+/// `test_trigger_tool_change`, in the list with (`added`) or without `test_changed_tool`.
+fn trigger(updater: Arc<OnceLock<ToolListUpdater>>, added: bool) -> Tool {
+    Tool::new(
+        "test_trigger_tool_change",
+        "Changes the tool list: adds test_changed_tool, or removes it",
+        no_arguments(),
+        move |_, _| {
+            let updater = Arc::clone(&updater);
+            async move {
+                let Some(lists) = updater.get() else {
+                    return ToolResult::error("the tool list cannot be changed yet");
+                };
+                let mut tools = vec![trigger(Arc::clone(&updater), !added)];
+                if !added {
+                    tools.push(Tool::new(
+                        "test_changed_tool",
+                        "Exists after an odd number of tool list changes",
+                        no_arguments(),
+                        |_, _| async { ToolResult::ok("present") },
+                    ));
+                }
+                match lists.replace(tools) {
+                    Ok(_) => ToolResult::ok("The tool list changed."),
+                    Err(error) => {
+                        ToolResult::error(format!("The tool list did not change: {error}"))
+                    }
+                }
+            }
+        },
+    )
+}
+
 /// A 1×1 red PNG.
 fn red_pixel() -> Vec<u8> {
     hpd_agent_tests::png(1, 1, |_, _| [255, 0, 0])
@@ -242,15 +295,35 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let harness = HarnessBuilder::new("Conformance")
         .with_tools(fixture_tools())
         .build()?;
+    let add = Tool::new(
+        "add",
+        "Adds two integers",
+        json!({
+            "type": "object",
+            "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+            "required": ["a", "b"]
+        }),
+        |args, _| async move {
+            match (args["a"].as_i64(), args["b"].as_i64()) {
+                (Some(a), Some(b)) => ToolResult::ok(a.saturating_add(b).to_string()),
+                _ => ToolResult::error("a and b must be integers"),
+            }
+        },
+    );
+    let arithmetic = HarnessBuilder::new("Arithmetic")
+        .with_collapse("Integer arithmetic")
+        .with_tool(add)
+        .build()?;
     let agent = AgentBuilder::new()
         .with_name("hpd-agent-conformance")
         .with_harness(harness)
+        .with_harness(arithmetic)
+        .with_harness(changing_harness()?)
         // The model is never asked: the server only runs the tools.
         .with_chat_client(ScriptedChatClient::new())
         .build()?;
     // The suite sends no credentials; the port is on loopback and lives for one run.
-    // Flat: the fixtures are plain tools, and a flat server also offers the stateless
-    // 2026-07-28 revision.
+    // Collapsing, as McpServer is by default; the fixtures are plain tools.
     let mut server = McpServer::new(agent);
     for resource in fixture_resources() {
         server = server.with_resource(resource);
@@ -262,7 +335,6 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let server = server
         .with_resource_template(fixture_template())
         .with_list_cache_hint(CacheHint::public(Duration::from_secs(60)))
-        .without_collapse()
         .with_unauthenticated_access()
         .serve_http(addr)
         .await?;

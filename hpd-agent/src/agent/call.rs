@@ -148,7 +148,7 @@ pub(super) fn route(
             error_type: None,
         })),
         Routed::Unknown => Resolved::Answered(Box::new(Answer {
-            result: ToolResult::error(unknown_text(name, &tools.callable_names(seen))),
+            result: ToolResult::error(unknown_text(name, &tools.callable_names(seen, delivered))),
             references: Vec::new(),
             error_type: Some("unknown_tool"),
         })),

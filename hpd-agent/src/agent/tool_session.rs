@@ -11,7 +11,7 @@ use crate::approval::{
     ApprovalDecision, ApprovalRecord, Approver, PendingApproval, denied_text, no_approver_text,
 };
 use crate::chat::ToolDefinition;
-use crate::collapse::{Expansion, Toolset, Unwrapped};
+use crate::collapse::{Delivered, Expansion, Toolset, Unwrapped};
 use crate::error::RunError;
 use crate::events::{AgentEvent, Emitter, EventSink};
 use crate::middleware::pipeline::{
@@ -267,7 +267,7 @@ impl ToolSession {
         if flat {
             Arc::new(base.flat())
         } else if served {
-            Arc::new(base.served())
+            base.served()
         } else {
             Arc::clone(base)
         }
@@ -335,6 +335,21 @@ impl ToolSession {
     #[must_use]
     pub fn is_flat(&self) -> bool {
         self.flat
+    }
+
+    /// Whether calls can be served without the session's expansion state (see
+    /// [`call_reporting`](Self::call_reporting)): collapsing is off or flat, or the layout keeps
+    /// the tool list fixed (`fixed`; `native` as MCP serves it).
+    #[cfg(feature = "mcp")]
+    pub(crate) fn needs_no_expansion_state(&self) -> bool {
+        self.lock().tools.needs_no_expansion_state()
+    }
+
+    /// The agent's toolset with its current tool lists (no hooks run); a new one, by pointer,
+    /// whenever a harness built at run time got a new list.
+    #[cfg(feature = "mcp")]
+    pub(crate) fn agent_toolset(&self) -> Arc<Toolset> {
+        self.agent.inner.tools.current()
     }
 
     /// The tool definitions a model would see now, in the order it would see them.
@@ -524,7 +539,7 @@ impl ToolSession {
         name: &str,
         arguments: &str,
     ) -> Result<ToolCallOutcome, RunError> {
-        self.call_reporting(call_id, name, arguments, None, None)
+        self.call_reporting(call_id, name, arguments, None, None, false)
             .await
     }
 
@@ -549,6 +564,14 @@ impl ToolSession {
     /// [`call_tool`](Self::call_tool), with the called function's progress reports and log messages
     /// also going to `reporter` (the MCP server's client), and `approver` asked (instead of the
     /// session's) about a call that needs approval.
+    ///
+    /// A `stateless` call (a request of the stateless MCP revision) neither reads nor changes
+    /// the session's expansion state: it is routed on an expansion state of its own, with
+    /// [`Delivered::unseen`], so in the `fixed` layout a collapsed member runs whether or not
+    /// its container was called (its harness expands for this call alone, which creates its
+    /// scoped pipeline for it), and a container call answers with the complete member schemas
+    /// and instructions. A member's result carries no instructions: the member counts as
+    /// loaded, as if the conversation held its container's result, which carries them.
     pub(crate) async fn call_reporting(
         &self,
         call_id: &str,
@@ -556,6 +579,7 @@ impl ToolSession {
         arguments: &str,
         reporter: Option<Arc<dyn EventSink>>,
         approver: Option<&dyn Approver>,
+        stateless: bool,
     ) -> Result<ToolCallOutcome, RunError> {
         let mut emitter = Emitter::new(self.agent.inner.handlers.clone());
         if let Some(reporter) = reporter {
@@ -583,7 +607,7 @@ impl ToolSession {
                 revealed: Vec::new(),
             }),
             None => {
-                self.dispatch(&name, &arguments, call_id, &emitter, approver)
+                self.dispatch(&name, &arguments, call_id, &emitter, approver, stateless)
                     .await
             }
         };
@@ -604,7 +628,8 @@ impl ToolSession {
     }
 
     /// Routes an admitted call under the session's lock and runs it without the lock (so calls
-    /// may overlap), asking for approval when it needs it.
+    /// may overlap), asking for approval when it needs it. A `stateless` call is routed on an
+    /// expansion state of its own (see [`call_reporting`](Self::call_reporting)).
     async fn dispatch(
         &self,
         name: &str,
@@ -612,6 +637,7 @@ impl ToolSession {
         call_id: &str,
         emitter: &Emitter,
         approver: Option<&dyn Approver>,
+        stateless: bool,
     ) -> Result<ToolCallOutcome, RunError> {
         let answered = |result, expanded, tools_changed, revealed| {
             Ok(ToolCallOutcome {
@@ -626,17 +652,23 @@ impl ToolSession {
             let mut state = self.lock();
             let State {
                 tools,
-                expansion,
+                expansion: session,
                 started,
                 ..
             } = &mut *state;
-            if !*started {
-                expansion.start(tools)?;
-                *started = true;
-            }
+            // A stateless call's expansions are its own and end with it.
+            let mut own = Expansion::default();
+            let (expansion, delivered) = if stateless {
+                (&mut own, Delivered::unseen())
+            } else {
+                if !*started {
+                    session.start(tools)?;
+                    *started = true;
+                }
+                // A tool session keeps no conversation: every container result is complete.
+                (session, Delivered::default())
+            };
             let seen = expansion.expanded.clone();
-            // A tool session keeps no conversation: every container result is complete.
-            let delivered = crate::collapse::Delivered::default();
             let (resolved, opened) =
                 call::route(expansion, tools, name, &seen, &delivered, emitter)?;
             let expanded = !opened.harnesses.is_empty();
@@ -656,6 +688,10 @@ impl ToolSession {
                     return answered(answer.result, expanded, tools_changed, revealed);
                 }
                 call::Resolved::Run(target) => {
+                    // A stateless call creates only the pipeline of the harness that runs.
+                    if stateless && let Some(h) = tools.owner(target) {
+                        expansion.ensure_pipeline(tools, h)?;
+                    }
                     let pipeline = expansion.pipeline(tools, target).cloned();
                     (
                         Arc::clone(tools),

@@ -68,7 +68,12 @@ impl Expansion {
         Ok(())
     }
 
-    fn ensure_pipeline(&mut self, tools: &Toolset, h: usize) -> Result<(), RunError> {
+    /// Creates the scoped pipeline of harness `h` unless it exists.
+    ///
+    /// # Errors
+    ///
+    /// A scoped middleware could not be created.
+    pub(crate) fn ensure_pipeline(&mut self, tools: &Toolset, h: usize) -> Result<(), RunError> {
         let name = &tools.groups()[h].name;
         if self.pipelines.iter().any(|p| p.harness == *name) {
             return Ok(());

@@ -192,9 +192,25 @@ pub(crate) struct Delivered {
     loaded: std::collections::HashSet<String>,
     /// Harnesses whose system-prompt section an earlier result carried.
     instructed: std::collections::HashSet<usize>,
+    /// Every collapsed member counts as loaded (see [`Delivered::unseen`]).
+    every_member: bool,
 }
 
 impl Delivered {
+    /// What a caller that cannot see the conversation assumes, serving a request of the
+    /// stateless MCP revision: in the layouts with a fixed list every collapsed member counts
+    /// as loaded, as if the conversation held its container's result (which carries the
+    /// member schemas and the container's instructions), so a call of one runs (its harness
+    /// expands for the call), as a member the conversation holds does. Nothing counts as
+    /// shown, so container results stay complete. In `hide` and `append`, whose members are
+    /// reached only through an expanded tool list, it is the empty history.
+    pub(crate) fn unseen() -> Self {
+        Delivered {
+            every_member: true,
+            ..Delivered::default()
+        }
+    }
+
     /// Whether an earlier result carried the system-prompt section of harness `h`.
     pub(crate) fn instructed(&self, h: usize) -> bool {
         self.instructed.contains(&h)
@@ -259,6 +275,14 @@ impl Toolset {
             Layout::Fixed => "fixed",
             Layout::References | Layout::Search => "native",
         }
+    }
+
+    /// Whether calls need no expansion state kept between them: with collapsing off, and in the
+    /// layouts with a fixed list, where a call of a collapsed member can run in any request
+    /// (see [`Delivered::unseen`]). Not in `hide` and `append`, whose tool list is the
+    /// expansion state.
+    pub(crate) fn needs_no_expansion_state(&self) -> bool {
+        !self.settings.enabled || self.layout().is_fixed_list()
     }
 
     /// Whether `native` was asked for and this client has no form of it, with containers to
@@ -407,9 +431,16 @@ impl Toolset {
     }
 
     /// The same set as an MCP server serves it: MCP has no deferred loading, so `native` is
-    /// `fixed` there.
-    pub(crate) fn served(&self) -> Toolset {
-        self.clone().with_native(DeferredTools::Unsupported)
+    /// `fixed` there. The set itself when that changes nothing (another layout, or a chat client
+    /// without deferred loading), so that a server that prepares a session for every request of
+    /// the stateless revision copies nothing.
+    pub(crate) fn served(self: &Arc<Self>) -> Arc<Toolset> {
+        if self.settings.layout != CollapsingLayout::Native
+            || self.native == DeferredTools::Unsupported
+        {
+            return Arc::clone(self);
+        }
+        Arc::new((**self).clone().with_native(DeferredTools::Unsupported))
     }
 
     pub(super) fn index(
@@ -682,8 +713,9 @@ impl Toolset {
 
     /// The names a call can reach directly in a request with this expansion state: the
     /// visible tools, then the members of expanded containers that the tool list does not
-    /// show (the layouts with a fixed list).
-    pub(crate) fn callable_names(&self, expanded: &[String]) -> Vec<String> {
+    /// show (the layouts with a fixed list), then, in those layouts, the members of other
+    /// containers that `delivered` counts as loaded (every one for [`Delivered::unseen`]).
+    pub(crate) fn callable_names(&self, expanded: &[String], delivered: &Delivered) -> Vec<String> {
         let mut names: Vec<String> = self
             .visible(expanded)
             .iter()
@@ -701,6 +733,19 @@ impl Toolset {
                             .map(|f| f.name().to_owned()),
                     );
                 }
+            }
+            for (h, group) in self.catalog.groups.iter().enumerate() {
+                if self.members_visible(h, expanded) {
+                    continue;
+                }
+                names.extend(
+                    group
+                        .members
+                        .iter()
+                        .enumerate()
+                        .filter(|&(f, _)| self.is_loaded(h, f, delivered))
+                        .map(|(_, function)| function.name().to_owned()),
+                );
             }
         }
         names
@@ -894,6 +939,9 @@ impl Toolset {
     pub(crate) fn is_loaded(&self, h: usize, f: usize, delivered: &Delivered) -> bool {
         if !self.collapsed[h] {
             return false;
+        }
+        if delivered.every_member {
+            return self.layout().is_fixed_list();
         }
         match self.layout() {
             Layout::Fixed => self.schema_lines[h]

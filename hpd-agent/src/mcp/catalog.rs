@@ -550,7 +550,7 @@ impl Subscriptions {
 /// it ends.
 pub(crate) async fn listen(
     catalog: &ServedCatalog,
-    subscription: rmcp::service::SubscriptionContext,
+    subscription: &rmcp::service::SubscriptionContext,
 ) {
     let accepted: HashSet<String> = subscription
         .accepted()

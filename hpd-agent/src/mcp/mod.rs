@@ -6,7 +6,8 @@
 //!   (`mcp_servers`, see [`McpServerConfig`]) or [`AgentBuilder::with_mcp_server`]; both are
 //!   connected by [`AgentBuilder::build_async`].
 //! - **Server.** [`McpServer`] serves an agent's tools to MCP clients over stdio or streamable
-//!   HTTP, collapsing per MCP session.
+//!   HTTP, with collapsing: per MCP session in the `hide` and `append` layouts, without any
+//!   state between requests in `fixed` (and `native`, served as `fixed`).
 //! - **Resources, prompts, completion.** The server also serves what the application registers
 //!   in code: [`ServedResource`]s, [`ServedResourceTemplate`]s and [`ServedPrompt`]s, with
 //!   [`Completer`]s for their arguments, subscriptions fed by a [`ResourceNotifier`] and the
@@ -90,9 +91,17 @@
 //!   rmcp's `Auto` lifecycle) and otherwise uses the `initialize` handshake with 2025-11-25,
 //!   which servers may answer with 2025-06-18; it prefers 2026-07-28 because that is what rmcp
 //!   3.11 and current servers speak, and falls back because most deployed servers are older.
-//!   A collapsing server offers revisions up to 2025-11-25, which have sessions: expansions
-//!   live in the session. A flat server also offers 2026-07-28. A result that made tools visible (a container call, a recovered
-//!   member) ends with the new tools, their descriptions and parameter schemas.
+//!   A flat server and one in the `fixed` layout (or `native`, served as `fixed`) also offer
+//!   2026-07-28 and handle each of its requests without session state: every collapsed member
+//!   counts as loaded, so `call_function` runs it whether or not its container was called, with
+//!   its harness's scoped middleware created for the call (see [`McpServer`]). A server in the
+//!   `hide` or `append` layout offers revisions up to 2025-11-25, which have sessions: its
+//!   expansions live in the session. In those layouts a result that made tools visible (a
+//!   container call, a recovered member) ends with the new tools, their descriptions and
+//!   parameter schemas. Over 2026-07-28 a changed tool list (a harness built at run time got a
+//!   new list) is announced on the client's `subscriptions/listen` streams, which look for
+//!   changes every 250 ms; over the session revisions the session gets
+//!   `notifications/tools/list_changed` with its next call.
 //! - A served function's [`FunctionContext::report_progress`](crate::FunctionContext::report_progress)
 //!   becomes `notifications/progress` when the request carries a `progressToken`, and its
 //!   [`FunctionContext::log`](crate::FunctionContext::log) `notifications/message` at or

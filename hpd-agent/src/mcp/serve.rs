@@ -9,9 +9,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
     PaginatedRequestParams, ProgressNotificationParam, ProgressToken, ProtocolVersion,
-    ServerCapabilities, ServerConfig, Tool as McpTool,
+    ServerCapabilities, ServerConfig, SubscriptionFilter, Tool as McpTool,
 };
-use rmcp::service::{Peer, RequestContext};
+use rmcp::service::{Peer, RequestContext, SubscriptionContext};
 
 use crate::approval::{ApprovalDecision, Approver, PendingApproval};
 use rmcp::transport::StreamableHttpService;
@@ -27,6 +27,9 @@ use super::http_server::{self, Guard};
 use crate::chat::ToolDefinition;
 use crate::events::{AgentEvent, EventSink};
 use crate::{ToolResult, agent::ToolSession, tool::LogLevel};
+
+/// How often a `subscriptions/listen` stream looks for changed tool lists.
+const LISTEN_INTERVAL: std::time::Duration = std::time::Duration::from_millis(250);
 
 /// Who the server says it is in the handshake.
 #[derive(Debug, Clone)]
@@ -291,18 +294,52 @@ impl ServerHandler for SessionHandler {
         config
     }
 
-    /// Collapsing keeps state per session, which protocol revisions without sessions
-    /// (2026-07-28 and later) do not have: a collapsing server offers revisions up to
-    /// 2025-11-25, and clients negotiate one of them. A [flat](super::McpServer::without_collapse) server
-    /// has no state to keep, so it also offers the stateless 2026-07-28 (rmcp then serves each
-    /// request of that revision on a handler of its own).
+    /// The `hide` and `append` layouts keep their expansions per session, which protocol
+    /// revisions without sessions (2026-07-28 and later) do not have: such a server offers
+    /// revisions up to 2025-11-25, and clients negotiate one of them. A
+    /// [flat](super::McpServer::without_collapse) server, and one in the `fixed` layout (also
+    /// `native`, served as `fixed`), need no state between requests, so they also offer the
+    /// stateless 2026-07-28 (rmcp then serves each request of that revision over HTTP on a
+    /// handler of its own; [`call_tool`](Self::call_tool) routes such a request without the
+    /// session's expansions on any transport).
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
-        let newest = if self.tools.is_flat() {
+        let newest = if self.tools.needs_no_expansion_state() {
             &ProtocolVersion::V_2026_07_28
         } else {
             &ProtocolVersion::V_2025_11_25
         };
         Cow::Borrowed(ProtocolVersion::known_up_to(newest))
+    }
+
+    /// `subscriptions/listen` (2026-07-28, whose requests have no session to notify): a stream
+    /// may carry `notifications/tools/list_changed`, and `notifications/resources/updated` for
+    /// the requested resources this server has; nothing else.
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        let mut accepted = SubscriptionFilter::builder().tools_list_changed().build();
+        if self.catalog.has_resources() {
+            accepted.resource_subscriptions =
+                requested.resource_subscriptions.as_ref().map(|uris| {
+                    uris.iter()
+                        .filter(|uri| self.catalog.knows(uri))
+                        .cloned()
+                        .collect()
+                });
+        }
+        Some(accepted)
+    }
+
+    /// Serves a `subscriptions/listen` stream until the client cancels it: changed tool lists
+    /// (see `announce_tool_list_changes`) and updates of the accepted resources, as the
+    /// [`ResourceNotifier`](super::ResourceNotifier) announces them.
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        tokio::join!(
+            self.announce_tool_list_changes(&context),
+            super::catalog::listen(&self.catalog, &context),
+        );
+        Ok(())
     }
 
     async fn list_tools(
@@ -375,32 +412,6 @@ impl ServerHandler for SessionHandler {
     ) -> Result<(), ErrorData> {
         self.require_resources("resources/unsubscribe")?;
         self.subscriptions.unsubscribe(&request.uri);
-        Ok(())
-    }
-
-    /// 2026-07-28 `subscriptions/listen`: updates of the requested resources this server has.
-    fn accepted_subscription_filter(
-        &self,
-        requested: &rmcp::model::SubscriptionFilter,
-    ) -> Option<rmcp::model::SubscriptionFilter> {
-        if !self.catalog.has_resources() {
-            return None;
-        }
-        let mut accepted = rmcp::model::SubscriptionFilter::new();
-        accepted.resource_subscriptions = requested.resource_subscriptions.as_ref().map(|uris| {
-            uris.iter()
-                .filter(|uri| self.catalog.knows(uri))
-                .cloned()
-                .collect()
-        });
-        Some(accepted)
-    }
-
-    async fn listen(
-        &self,
-        subscription: rmcp::service::SubscriptionContext,
-    ) -> Result<(), ErrorData> {
-        super::catalog::listen(&self.catalog, subscription).await;
         Ok(())
     }
 
@@ -479,6 +490,35 @@ impl ServerHandler for SessionHandler {
 }
 
 impl SessionHandler {
+    /// The tool-list half of [`listen`](ServerHandler::listen): sends
+    /// `notifications/tools/list_changed` whenever the agent's tool lists change (a harness
+    /// built at run time got a new list), until the client cancels the stream. A changed list
+    /// announces itself to no one, so this looks every [`LISTEN_INTERVAL`].
+    async fn announce_tool_list_changes(&self, context: &SubscriptionContext) {
+        if context.accepted().tools_list_changed != Some(true) {
+            context.cancelled().await;
+            return;
+        }
+        let mut seen = self.tools.agent_toolset();
+        let mut ticks = tokio::time::interval(LISTEN_INTERVAL);
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                () = context.cancelled() => return,
+                _ = ticks.tick() => {}
+            }
+            let current = self.tools.agent_toolset();
+            if Arc::ptr_eq(&current, &seen) {
+                continue;
+            }
+            seen = current;
+            if let Err(error) = context.sink().notify_tool_list_changed().await {
+                tracing::debug!(target: "hpd_agent::mcp", %error, "a subscription stream ended");
+                return;
+            }
+        }
+    }
+
     /// [`ServerHandler::call_tool`], inside its span.
     async fn serve_call(
         &self,
@@ -496,6 +536,11 @@ impl SessionHandler {
             context.meta.get_progress_token(),
             self.log_level.clone(),
         );
+        // A request of a revision without `initialize` has no session: nothing it does may
+        // depend on, or change, what earlier requests expanded.
+        let stateless = context
+            .protocol_version()
+            .is_some_and(|version| !version.has_initialize());
         let outcome = self
             .tools
             .call_reporting(
@@ -506,6 +551,7 @@ impl SessionHandler {
                 Some(&ElicitingApprover {
                     peer: context.peer.clone(),
                 }),
+                stateless,
             )
             .await;
         reporter.finish(sending).await;

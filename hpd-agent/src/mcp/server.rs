@@ -1,4 +1,4 @@
-//! [`McpServer`]: an agent's tools served over MCP, collapsing per session.
+//! [`McpServer`]: an agent's tools served over MCP, with collapsing.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -18,10 +18,10 @@ use crate::Agent;
 /// Serves an agent's tools to MCP clients, over stdio or streamable HTTP.
 ///
 /// Every MCP session gets its own [`ToolSession`](crate::agent::ToolSession), so collapsing works per
-/// session: `tools/list` shows the plain tools and the containers; calling a container expands
-/// it for that session, answers with its members (each with its description and parameter
-/// schema, for clients that do not list the tools again), and sends
-/// `notifications/tools/list_changed`. Calling a hidden member by name works too (recovery),
+/// session: in the `hide` and `append` layouts `tools/list` shows the plain tools and the
+/// containers; calling a container expands it for that session, answers with its members (each
+/// with its description and parameter schema, for clients that do not list the tools again),
+/// and sends `notifications/tools/list_changed`. Calling a hidden member by name works too (recovery),
 /// following the agent's collapsing settings: with
 /// [`CollapsingConfig::execute_recovered_calls`](crate::config::CollapsingConfig::execute_recovered_calls)
 /// the call runs at once, otherwise it expands the container and asks to call again. Expansions
@@ -44,11 +44,23 @@ use crate::Agent;
 /// ([`with_list_cache_hint`](Self::with_list_cache_hint)). A server without them declares no
 /// `resources`, `prompts` or `completions` capability.
 ///
-/// Protocol revisions: a collapsing server offers those that have sessions (2025-06-18 and
-/// 2025-11-25, with the older ones rmcp knows), since expansions live in the session; a
-/// client that asks for a later one negotiates down. A server built [`without_collapse`](Self::without_collapse) keeps no
-/// state and also offers the stateless 2026-07-28 (`server/discover`, no session), which
-/// rmcp 3.11 prefers.
+/// Protocol revisions: every server offers those that have sessions (2025-06-18 and
+/// 2025-11-25, with the older ones rmcp knows). A server in the `fixed` layout (the one MCP
+/// serves `native` as) or built [`without_collapse`](Self::without_collapse) needs no state
+/// between requests, so it also offers the stateless 2026-07-28 (`server/discover`, no
+/// session), which rmcp 3.11 and [`McpHarness`](super::McpHarness) prefer. A request of that
+/// revision is handled on its own, on any transport: `tools/list` shows the plain tools, the
+/// containers and the call tool; a container call answers with its members' schemas and its
+/// instructions, complete every time; and since the server cannot see the client's
+/// conversation, every collapsed member counts as loaded, as if the conversation held its
+/// container's result: a call of one, through
+/// [`CALL_TOOL`](crate::config::CALL_TOOL) or by its name, runs at once, its arguments checked
+/// against its schema (the `argument-validation` feature), with its harness's scoped
+/// middleware created for that call alone, and without the harness's instructions after the
+/// result (the container's result has them). An unknown name is answered with an error result
+/// that lists every name a call can reach: the listed tools, then every member. The `hide`
+/// and `append` layouts keep their expansions in the session, so such a server offers only the
+/// revisions with sessions, and a client that asks for 2026-07-28 negotiates down.
 ///
 /// ```no_run
 /// use hpd_agent::mcp::McpServer;
