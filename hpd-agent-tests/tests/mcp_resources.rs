@@ -128,7 +128,7 @@ fn prompts() -> Vec<ServedPrompt> {
     ]
 }
 
-fn agent() -> hpd_agent::Agent {
+fn agent(layout: hpd_agent::config::CollapsingLayout) -> hpd_agent::Agent {
     let hello = Tool::new(
         "hello",
         "Says hello",
@@ -142,14 +142,21 @@ fn agent() -> hpd_agent::Agent {
                 .build()
                 .unwrap(),
         )
+        .with_collapsing_layout(layout)
         .with_chat_client(ScriptedChatClient::new())
         .build()
         .unwrap()
 }
 
-/// The full server; `flat` offers 2026-07-28, collapsing stops at 2025-11-25.
+/// The full server; `flat` offers 2026-07-28, otherwise it collapses in the `hide` layout,
+/// whose expansions live in the session, and stops at 2025-11-25.
 fn server(flat: bool) -> McpServer {
-    let mut server = McpServer::new(agent()).with_bearer_token(TOKEN);
+    let layout = if flat {
+        hpd_agent::config::CollapsingLayout::Fixed
+    } else {
+        hpd_agent::config::CollapsingLayout::Hide
+    };
+    let mut server = McpServer::new(agent(layout)).with_bearer_token(TOKEN);
     if flat {
         server = server.without_collapse();
     }
@@ -448,7 +455,7 @@ async fn prompt_arguments_and_template_variables_are_completed() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_without_resources_or_prompts_says_so() {
     let served = serve(
-        McpServer::new(agent())
+        McpServer::new(agent(hpd_agent::config::CollapsingLayout::Fixed))
             .with_bearer_token(TOKEN)
             .without_collapse(),
     )
@@ -588,37 +595,39 @@ async fn resource_functions_can_be_left_out_and_give_way_to_server_tools() {
 async fn registrations_that_do_not_fit_are_refused_when_serving_starts() {
     let cases: Vec<(McpServer, &str)> = vec![
         (
-            McpServer::new(agent())
+            McpServer::new(agent(hpd_agent::config::CollapsingLayout::Fixed))
                 .with_resource(ServedResource::text("docs://a", "a", "A"))
                 .with_resource(ServedResource::text("docs://a", "b", "B")),
             "the resource URI 'docs://a' is registered twice",
         ),
         (
-            McpServer::new(agent()).with_resource_template(ServedResourceTemplate::new(
-                "search://{?q}",
-                "search",
-                |_| async { Ok(ResourceBody::text("")) },
-            )),
+            McpServer::new(agent(hpd_agent::config::CollapsingLayout::Fixed))
+                .with_resource_template(ServedResourceTemplate::new(
+                    "search://{?q}",
+                    "search",
+                    |_| async { Ok(ResourceBody::text("")) },
+                )),
             "only {name} and {+name} are supported",
         ),
         (
-            McpServer::new(agent()).with_resource_template(
-                ServedResourceTemplate::new("users://{id}", "user", |_| async {
-                    Ok(ResourceBody::text(""))
-                })
-                .with_completion("name", Completer::values(["a"])),
-            ),
+            McpServer::new(agent(hpd_agent::config::CollapsingLayout::Fixed))
+                .with_resource_template(
+                    ServedResourceTemplate::new("users://{id}", "user", |_| async {
+                        Ok(ResourceBody::text(""))
+                    })
+                    .with_completion("name", Completer::values(["a"])),
+                ),
             "has no variable 'name' to complete; its variables: id",
         ),
         (
-            McpServer::new(agent()).with_prompt(
+            McpServer::new(agent(hpd_agent::config::CollapsingLayout::Fixed)).with_prompt(
                 ServedPrompt::new("p", "P", |_| async { Ok(vec![]) })
                     .with_completion("x", Completer::values(["a"])),
             ),
             "the prompt 'p' has no argument 'x' to complete",
         ),
         (
-            McpServer::new(agent())
+            McpServer::new(agent(hpd_agent::config::CollapsingLayout::Fixed))
                 .with_prompt(ServedPrompt::new("p", "P", |_| async { Ok(vec![]) }))
                 .with_prompt(ServedPrompt::new("p", "Q", |_| async { Ok(vec![]) })),
             "the prompt 'p' is registered twice",
