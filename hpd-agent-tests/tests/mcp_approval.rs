@@ -1,10 +1,12 @@
 //! A served function that needs approval asks the MCP client through elicitation: approved,
 //! refused in the form, declined, and refused with a clear error for a client that did not
-//! declare elicitation. The clients are rmcp clients over streamable HTTP on loopback.
+//! declare elicitation. The clients are rmcp clients over streamable HTTP on loopback, and the
+//! project's own `McpHarness`, which hands the question to the calling agent's handler.
 
 use std::sync::{Arc, Mutex};
 
 use hpd_agent::mcp::{McpHarness, McpServer};
+use hpd_agent::tool::{AskError, Elicitation, ElicitationAnswer, ElicitationHandler};
 use hpd_agent::{AgentBuilder, HarnessBuilder, ScriptedChatClient, Tool, ToolResult};
 use rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult,
@@ -206,7 +208,8 @@ async fn a_client_without_elicitation_is_refused_with_a_clear_error() {
     assert!(asked.is_empty());
     assert!(ran.lock().unwrap().is_empty());
 
-    // This crate's own MCP client declares no elicitation either: it gets the same error.
+    // This crate's own MCP client declares elicitation and hands it to the calling agent's
+    // handler: without one, the call is refused saying that nobody answers.
     let harness = McpHarness::http("Remote", server.url())
         .with_header("Authorization", format!("Bearer {TOKEN}"))
         .connect()
@@ -224,9 +227,81 @@ async fn a_client_without_elicitation_is_refused_with_a_clear_error() {
         .unwrap();
     assert!(outcome.result.is_error);
     assert!(
-        outcome.result.text.contains("does not support elicitation"),
+        outcome
+            .result
+            .text
+            .starts_with("Function 'wipe' needs approval, and asking the MCP client failed")
+            && outcome
+                .result
+                .text
+                .contains("nobody answers elicitation here"),
         "{}",
         outcome.result.text
     );
     assert!(ran.lock().unwrap().is_empty());
+}
+
+/// Answers every elicitation by accepting `content`.
+struct Accepting(serde_json::Value);
+
+#[hpd_agent::async_trait]
+impl ElicitationHandler for Accepting {
+    async fn elicit(&self, request: &Elicitation) -> Result<ElicitationAnswer, AskError> {
+        assert!(request.message.contains("wipe"), "{}", request.message);
+        Ok(ElicitationAnswer::accept(
+            self.0.as_object().cloned().unwrap_or_default(),
+        ))
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_projects_own_client_asks_the_agents_elicitation_handler() {
+    let (server, ran) = serve().await;
+    let harness = McpHarness::http("Remote", server.url())
+        .with_header("Authorization", format!("Bearer {TOKEN}"))
+        .connect()
+        .await
+        .unwrap();
+    let agent = AgentBuilder::new()
+        .with_harness(harness)
+        .with_elicitation_handler(Accepting(json!({"approve": true})))
+        .with_chat_client(ScriptedChatClient::new())
+        .build()
+        .unwrap();
+    let outcome = agent
+        .flat_tool_session()
+        .call_tool("c1", "wipe", r#"{"disk": "sdc"}"#)
+        .await
+        .unwrap();
+    assert_eq!(
+        (outcome.result.text.as_str(), outcome.result.is_error),
+        ("wiped", false)
+    );
+    assert_eq!(*ran.lock().unwrap(), ["wipe \"sdc\""]);
+
+    // An answer that does not fit the form (`approve` must be a boolean) is refused by the
+    // client before the server sees it.
+    let harness = McpHarness::http("Remote", server.url())
+        .with_header("Authorization", format!("Bearer {TOKEN}"))
+        .connect()
+        .await
+        .unwrap();
+    let agent = AgentBuilder::new()
+        .with_harness(harness)
+        .with_elicitation_handler(Accepting(json!({"approve": "yes please"})))
+        .with_chat_client(ScriptedChatClient::new())
+        .build()
+        .unwrap();
+    let outcome = agent
+        .flat_tool_session()
+        .call_tool("c2", "wipe", r#"{"disk": "sdd"}"#)
+        .await
+        .unwrap();
+    assert!(outcome.result.is_error);
+    assert!(
+        outcome.result.text.contains("does not fit the form"),
+        "{}",
+        outcome.result.text
+    );
+    assert_eq!(ran.lock().unwrap().len(), 1);
 }

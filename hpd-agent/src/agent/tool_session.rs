@@ -524,7 +524,7 @@ impl ToolSession {
         name: &str,
         arguments: &str,
     ) -> Result<ToolCallOutcome, RunError> {
-        self.call_reporting(call_id, name, arguments, None, None)
+        self.call_reporting(call_id, name, arguments, None, None, None)
             .await
     }
 
@@ -548,7 +548,8 @@ impl ToolSession {
 
     /// [`call_tool`](Self::call_tool), with the called function's progress reports and log messages
     /// also going to `reporter` (the MCP server's client), and `approver` asked (instead of the
-    /// session's) about a call that needs approval.
+    /// session's) about a call that needs approval, and `asker` (instead of the agent's
+    /// handlers) about the function's asks.
     pub(crate) async fn call_reporting(
         &self,
         call_id: &str,
@@ -556,6 +557,7 @@ impl ToolSession {
         arguments: &str,
         reporter: Option<Arc<dyn EventSink>>,
         approver: Option<&dyn Approver>,
+        asker: Option<Arc<dyn crate::tool::Asker>>,
     ) -> Result<ToolCallOutcome, RunError> {
         let mut emitter = Emitter::new(self.agent.inner.handlers.clone());
         if let Some(reporter) = reporter {
@@ -583,7 +585,7 @@ impl ToolSession {
                 revealed: Vec::new(),
             }),
             None => {
-                self.dispatch(&name, &arguments, call_id, &emitter, approver)
+                self.dispatch(&name, &arguments, call_id, &emitter, approver, asker)
                     .await
             }
         };
@@ -612,6 +614,7 @@ impl ToolSession {
         call_id: &str,
         emitter: &Emitter,
         approver: Option<&dyn Approver>,
+        asker: Option<Arc<dyn crate::tool::Asker>>,
     ) -> Result<ToolCallOutcome, RunError> {
         let answered = |result, expanded, tools_changed, revealed| {
             Ok(ToolCallOutcome {
@@ -675,6 +678,9 @@ impl ToolSession {
             // Sub-agents forward their events through it, and functions report progress and
             // log through it (also to the MCP client of a served call).
             events: emitter.call_sink(),
+            asker: Some(asker.unwrap_or_else(|| {
+                Arc::clone(&self.agent.inner.asks) as Arc<dyn crate::tool::Asker>
+            })),
         };
         let function = tools.function(target);
         let global = &self.agent.inner.middleware;

@@ -103,6 +103,8 @@
 //! [`AgentBuilder::with_mcp_server`]: crate::AgentBuilder::with_mcp_server
 //! [`AgentBuilder::build_async`]: crate::AgentBuilder::build_async
 
+mod answering;
+mod asking;
 mod builder;
 mod client;
 mod connection;
@@ -117,6 +119,7 @@ mod serve;
 mod server;
 mod source;
 
+pub use answering::SamplingPolicy;
 pub use client::{DEFAULT_MAX_RESULT_CHARS, DEFAULT_TIMEOUT, McpHarness};
 pub use error::McpError;
 pub use oauth::{

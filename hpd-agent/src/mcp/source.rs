@@ -32,6 +32,8 @@ pub(super) struct Settings {
     pub(super) functions: Option<Vec<String>>,
     /// Names other tools of the agent use.
     pub(super) reserved: Vec<String>,
+    /// How the server's requests are answered.
+    pub(super) answering: Arc<super::answering::Answering>,
 }
 
 /// Everything a harness needs to talk to its server, shared by its tools and its turn hook.
@@ -42,6 +44,7 @@ pub(super) struct Source {
     max_result_chars: usize,
     functions: Option<Vec<String>>,
     reserved: Vec<String>,
+    answering: Arc<super::answering::Answering>,
     state: Mutex<State>,
     /// Serialises turn hooks of concurrent turns.
     refresh: tokio::sync::Mutex<()>,
@@ -57,6 +60,7 @@ impl Source {
             max_result_chars: settings.max_result_chars,
             functions: settings.functions,
             reserved: settings.reserved,
+            answering: settings.answering,
             state: Mutex::new(State {
                 connection: Some(Arc::new(connection)),
                 down: None,
@@ -197,7 +201,7 @@ impl Source {
             _ => Map::new(),
         };
         let outcome = tokio::select! {
-            outcome = connection.call(tool, arguments, self.timeout) => outcome,
+            outcome = connection.call(tool, arguments, self.timeout, ctx.asker().cloned()) => outcome,
             () = ctx.cancellation_token().cancelled() => {
                 return ToolResult::error("Error: run cancelled");
             }
@@ -263,7 +267,14 @@ impl Source {
                 let changed = connection.take_tools_changed();
                 (connection, changed)
             }
-            None => match Connection::connect(&self.name, &self.endpoint, self.timeout).await {
+            None => match Connection::connect(
+                &self.name,
+                &self.endpoint,
+                self.timeout,
+                self.answering.clone(),
+            )
+            .await
+            {
                 Ok(connection) => {
                     tracing::info!(target: "hpd_agent::mcp", server = %self.name, "MCP server restarted");
                     let connection = Arc::new(connection);
