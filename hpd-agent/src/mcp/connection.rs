@@ -237,6 +237,28 @@ struct ClientState {
     answering: Arc<Answering>,
 }
 
+/// An accepted form gets the schema's `default` of every property the answer left out
+/// (SEP-1034: the user saw the defaults pre-filled and kept them).
+fn fill_defaults(request: &crate::tool::Elicitation, answer: &mut crate::tool::ElicitationAnswer) {
+    let crate::tool::ElicitationKind::Form { schema } = &request.kind else {
+        return;
+    };
+    if answer.action != crate::tool::ElicitAction::Accept {
+        return;
+    }
+    let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+        return;
+    };
+    let content = answer.content.get_or_insert_with(Map::new);
+    for (name, property) in properties {
+        if let Some(default) = property.get("default")
+            && !content.contains_key(name)
+        {
+            content.insert(name.clone(), default.clone());
+        }
+    }
+}
+
 /// An ask that got no answer, as the JSON-RPC error the server gets.
 fn ask_error(error: AskError) -> ErrorData {
     match error {
@@ -286,11 +308,12 @@ impl ClientHandler for ClientState {
             )
         })?;
         tracing::debug!(target: "hpd_agent::mcp", server = %self.server, "elicitation request");
-        let answer = self
+        let mut answer = self
             .answering
             .elicit(request.clone())
             .await
             .map_err(ask_error)?;
+        fill_defaults(&request, &mut answer);
         crate::tool::check_answer(&request, &answer).map_err(ask_error)?;
         Ok(super::asking::elicit_result(answer))
     }

@@ -508,11 +508,9 @@ impl SamplingHandler for ModelSampling {
             .complete(chat, &|_| {})
             .await
             .map_err(|e| AskError::Failed(format!("the model failed: {e}")))?;
-        let model = self
-            .client
-            .model_info()
-            .model
-            .map_or_else(|| "unknown".to_owned(), str::to_owned);
+        // The model's name, else the provider's, as the client's `model_info` says.
+        let info = self.client.model_info();
+        let model = info.model.or(info.provider).unwrap_or("unknown").to_owned();
         Ok(SamplingReply {
             text: response.text.unwrap_or_default(),
             model,
