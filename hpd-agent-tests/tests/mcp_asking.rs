@@ -547,3 +547,29 @@ async fn an_agents_own_run_asks_its_handlers() {
         Some((r#""Ada" likes "green""#, false))
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn roots_come_from_the_config_entry() {
+    let (server, _) = serve(false).await;
+    let config = hpd_agent::AgentConfig::from_json(&format!(
+        r#"{{"mcp_servers": [{{"name": "Remote", "url": "{}", "collapse": false,
+            "headers": {{"Authorization": "Bearer {TOKEN}"}},
+            "roots": [{{"uri": "file:///srv/a", "name": "a"}}, {{"uri": "file:///srv/b"}}]}}]}}"#,
+        server.url()
+    ))
+    .unwrap();
+    let remote = McpHarness::from(&config.mcp_servers[0])
+        .connect()
+        .await
+        .unwrap();
+    let agent = AgentBuilder::new()
+        .with_harness(remote)
+        .with_chat_client(ScriptedChatClient::new())
+        .build()
+        .unwrap();
+    assert_eq!(
+        call(&agent, "ask_roots").await,
+        ("file:///srv/a (a), file:///srv/b (-)".to_owned(), false)
+    );
+    server.shutdown().await;
+}

@@ -646,6 +646,9 @@ impl From<&McpServerConfig> for McpHarness {
         if !config.collapse {
             harness = harness.without_collapse();
         }
+        if !config.roots.is_empty() {
+            harness = harness.with_roots(config.roots.iter().cloned());
+        }
         harness
     }
 }
