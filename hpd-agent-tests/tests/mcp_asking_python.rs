@@ -6,7 +6,6 @@
 //! Needs `HPD_MCP_PYTHON` (a Python with the `mcp` SDK, printed by `.ci/mcp-servers.sh`);
 //! skipped, saying why, without it.
 
-#[allow(dead_code)]
 mod mcp_common;
 
 use hpd_agent::mcp::McpServer;

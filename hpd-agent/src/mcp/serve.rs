@@ -404,7 +404,8 @@ impl SessionHandler {
         let outcome = match &rounds {
             None => call.await,
             Some(rounds) => {
-                let mut call = std::pin::pin!(call);
+                // Boxed, so the abandoned call can be dropped (cancelled) before the round ends.
+                let mut call = Box::pin(call);
                 loop {
                     tokio::select! {
                         biased;

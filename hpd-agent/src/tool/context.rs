@@ -256,6 +256,7 @@ impl FunctionContext {
 
     /// Who answers the call's asks, when anyone does (an MCP harness hands it on to its
     /// server's requests).
+    #[cfg(feature = "mcp")]
     pub(crate) fn asker(&self) -> Option<&Arc<dyn Asker>> {
         self.asker.as_ref()
     }

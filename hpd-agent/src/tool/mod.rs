@@ -79,7 +79,10 @@ pub use sub_agent::DEFAULT_MAX_DEPTH;
 pub(crate) use sub_agent::sub_agent_parameters;
 pub use sub_agent::{DEFAULT_MAX_SUB_AGENT_DEPTH, SubAgent};
 
-pub(crate) use ask::{Answer, Asker, Handlers, Input, check_answer};
+pub(crate) use ask::{Asker, Handlers};
+#[cfg(feature = "mcp")]
+pub(crate) use ask::{Answer, Input, check_answer};
+#[cfg(feature = "mcp")]
 pub(crate) use context::arguments_digest;
 pub(crate) use function::{Invoke, parse_arguments, parse_arguments_text};
 pub(crate) use output::{object_schema, result_text, structured_output};
