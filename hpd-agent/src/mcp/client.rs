@@ -103,6 +103,12 @@ pub const DEFAULT_MAX_RESULT_CHARS: usize = 100_000;
 ///   of the agents holding it) is dropped, the session ends and a stdio server's process is
 ///   stopped (its stdin closed, then terminated if it lingers). Dropping needs a Tokio
 ///   runtime to finish that work in the background.
+/// - **Server requests.** The server's sampling, elicitation and roots requests (and its
+///   `input_required` results) are answered by the calling agent's handlers, after
+///   [`with_sampling_policy`](Self::with_sampling_policy), and by
+///   [`with_elicitation_handler`](Self::with_elicitation_handler) and
+///   [`with_roots`](Self::with_roots) when set (see
+///   [a client that answers servers](super#a-client-that-answers-servers)).
 /// - Events and `tracing` output are those of any harness; the connection logs under the
 ///   target `hpd_agent::mcp`, including the server's stderr lines at debug level.
 #[derive(Debug, Clone)]
