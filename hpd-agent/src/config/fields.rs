@@ -604,7 +604,7 @@ struct ServerFields {
     auth: Option<McpAuthConfig>,
     #[serde(default)]
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    roots: Vec<crate::tool::Root>,
+    roots: Vec<crate::roots::Root>,
 }
 
 const BOTH_OR_NEITHER: &str = "give 'command' for a stdio server or 'url' for an HTTP server";

@@ -61,7 +61,7 @@ pub struct McpServerConfig {
     pub auth: Option<McpAuthConfig>,
     /// The roots the server gets from `roots/list` (JSON `roots`: objects with `uri` and an
     /// optional `name`); empty declares no roots capability, so the server cannot ask.
-    pub roots: Vec<crate::tool::Root>,
+    pub roots: Vec<crate::roots::Root>,
 }
 
 /// The OAuth sign-in of an HTTP MCP server from config (JSON `mcp_servers[].auth`; see
@@ -253,7 +253,7 @@ impl McpServerConfig {
     /// # Ok::<(), hpd_agent::config::ConfigError>(())
     /// ```
     #[must_use]
-    pub fn with_roots(mut self, roots: impl IntoIterator<Item = crate::tool::Root>) -> Self {
+    pub fn with_roots(mut self, roots: impl IntoIterator<Item = crate::roots::Root>) -> Self {
         self.roots = roots.into_iter().collect();
         self
     }

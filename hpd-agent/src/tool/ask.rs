@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::chat::{ChatClient, ChatMessage, ChatRequest, ModelOptions};
+pub use crate::roots::Root;
 
 /// A completion asked of the caller's model.
 ///
@@ -275,42 +276,6 @@ impl ElicitationAnswer {
     #[must_use]
     pub fn field(&self, name: &str) -> Option<&Value> {
         self.content.as_ref()?.get(name)
-    }
-}
-
-/// A root the caller lets functions work in: a directory or another URI.
-///
-/// ```
-/// use hpd_agent::tool::Root;
-///
-/// let root = Root::new("file:///home/me/project").with_name("project");
-/// assert_eq!(root.name.as_deref(), Some("project"));
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub struct Root {
-    /// The root's URI (`file://...` for a directory).
-    pub uri: String,
-    /// A name for people.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-}
-
-impl Root {
-    /// A root without a name.
-    #[must_use]
-    pub fn new(uri: impl Into<String>) -> Self {
-        Root {
-            uri: uri.into(),
-            name: None,
-        }
-    }
-
-    /// Sets the name.
-    #[must_use]
-    pub fn with_name(mut self, name: impl Into<String>) -> Self {
-        self.name = Some(name.into());
-        self
     }
 }
 

@@ -79,9 +79,9 @@ pub use sub_agent::DEFAULT_MAX_DEPTH;
 pub(crate) use sub_agent::sub_agent_parameters;
 pub use sub_agent::{DEFAULT_MAX_SUB_AGENT_DEPTH, SubAgent};
 
-pub(crate) use ask::{Asker, Handlers};
 #[cfg(feature = "mcp")]
 pub(crate) use ask::{Answer, Input, check_answer};
+pub(crate) use ask::{Asker, Handlers};
 #[cfg(feature = "mcp")]
 pub(crate) use context::arguments_digest;
 pub(crate) use function::{Invoke, parse_arguments, parse_arguments_text};
