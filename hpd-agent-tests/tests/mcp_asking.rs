@@ -105,6 +105,19 @@ fn asking_tools(runs: &Arc<AtomicUsize>) -> Vec<Tool> {
                 }
             },
         ),
+        Tool::new(
+            "ask_visit",
+            "Sends the user to a URL",
+            no_arguments(),
+            |_, ctx| async move {
+                let visit =
+                    Elicitation::url("Sign in, please", "https://example.com/sign-in", "visit-1");
+                match ctx.elicit(visit).await {
+                    Ok(answer) => ToolResult::ok(format!("the user chose {:?}", answer.action)),
+                    Err(error) => ToolResult::error(format!("no visit: {error}")),
+                }
+            },
+        ),
         // Two asks at once: one round asks both.
         Tool::new(
             "ask_both",
@@ -161,6 +174,17 @@ struct Person {
 impl ElicitationHandler for Person {
     async fn elicit(&self, request: &Elicitation) -> Result<ElicitationAnswer, AskError> {
         self.asked.lock().unwrap().push(request.message.clone());
+        if let hpd_agent::tool::ElicitationKind::Url {
+            url,
+            elicitation_id,
+        } = &request.kind
+        {
+            assert_eq!(
+                (url.as_str(), elicitation_id.as_str()),
+                ("https://example.com/sign-in", "visit-1")
+            );
+            return Ok(ElicitationAnswer::decline());
+        }
         let content = match request.message.as_str() {
             "Your name?" => json!({"name": "Ada"}),
             "Your colour?" => json!({"colour": "green"}),
@@ -242,6 +266,14 @@ async fn every_capability(flat: bool) {
     assert_eq!(
         call(&agent, "ask_both").await,
         ("Hello Ada".to_owned(), false)
+    );
+    assert_eq!(
+        call(&agent, "ask_visit").await,
+        ("the user chose Decline".to_owned(), false)
+    );
+    assert_eq!(
+        person.asked.lock().unwrap().last().map(String::as_str),
+        Some("Sign in, please")
     );
     server.shutdown().await;
 }

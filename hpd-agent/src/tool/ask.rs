@@ -592,3 +592,105 @@ pub(crate) fn check_answer(
         None => Ok(()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn form() -> Elicitation {
+        Elicitation::form(
+            "How many?",
+            json!({"type": "object", "properties": {"n": {"type": "integer", "minimum": 1}}, "required": ["n"]}),
+        )
+    }
+
+    fn content(value: Value) -> Map<String, Value> {
+        value.as_object().cloned().unwrap_or_default()
+    }
+
+    #[test]
+    fn accepted_forms_are_checked_against_their_schema() {
+        assert_eq!(
+            check_answer(
+                &form(),
+                &ElicitationAnswer::accept(content(json!({"n": 2})))
+            ),
+            Ok(())
+        );
+        // Declined answers carry no content to check.
+        assert_eq!(check_answer(&form(), &ElicitationAnswer::decline()), Ok(()));
+        let accepted_without_content = ElicitationAnswer {
+            action: ElicitAction::Accept,
+            content: None,
+        };
+        assert!(matches!(
+            check_answer(&form(), &accepted_without_content),
+            Err(AskError::InvalidAnswer(message)) if message.contains("without content")
+        ));
+        #[cfg(feature = "argument-validation")]
+        {
+            let missing = check_answer(&form(), &ElicitationAnswer::accept(Map::new()));
+            assert!(
+                matches!(&missing, Err(AskError::InvalidAnswer(m)) if m.contains("does not fit the form")),
+                "{missing:?}"
+            );
+            let too_small = check_answer(
+                &form(),
+                &ElicitationAnswer::accept(content(json!({"n": 0}))),
+            );
+            assert!(
+                matches!(&too_small, Err(AskError::InvalidAnswer(m)) if m.contains("at $.n")),
+                "{too_small:?}"
+            );
+        }
+        // A URL has no form to fit.
+        let visit = Elicitation::url("Go", "https://example.com", "v1");
+        assert_eq!(
+            check_answer(&visit, &ElicitationAnswer::accept(Map::new())),
+            Ok(())
+        );
+    }
+
+    #[tokio::test]
+    async fn model_sampling_refuses_tool_messages_and_reports_model_failures() {
+        use crate::{ChatResponse, ScriptedChatClient, ToolResult};
+        let sampling = ModelSampling::new(ScriptedChatClient::new());
+        let request = SamplingRequest::from_messages(
+            vec![ChatMessage::tool_result("c1", ToolResult::ok("x"))],
+            5,
+        );
+        assert!(matches!(
+            sampling.sample(&request).await,
+            Err(AskError::InvalidAnswer(_))
+        ));
+        // A scripted client without replies fails: the ask fails with the model's error.
+        let failed = sampling.sample(&SamplingRequest::new("hi", 5)).await;
+        assert!(
+            matches!(&failed, Err(AskError::Failed(m)) if m.starts_with("the model failed")),
+            "{failed:?}"
+        );
+        let model = ScriptedChatClient::with_replies([ChatResponse::text("ok")]);
+        let reply = ModelSampling::new(model)
+            .sample(&SamplingRequest::new("hi", 5))
+            .await;
+        assert_eq!(
+            reply.map(|r| (r.text, r.model)),
+            Ok(("ok".to_owned(), "scripted".to_owned()))
+        );
+    }
+
+    #[tokio::test]
+    async fn handlers_without_one_refuse_with_no_handler() {
+        let handlers = Handlers::default();
+        for (input, what) in [
+            (Input::Sampling(SamplingRequest::new("x", 1)), "sampling"),
+            (Input::Elicitation(form()), "elicitation"),
+            (Input::Roots(RootsRequest::new()), "roots"),
+        ] {
+            assert!(
+                matches!(handlers.ask(input).await, Err(AskError::NoHandler { what: w }) if w == what)
+            );
+        }
+    }
+}
