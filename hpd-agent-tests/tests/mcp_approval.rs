@@ -61,6 +61,11 @@ impl ClientHandler for Person {
 
 /// Serves `wipe` (needs approval) and `look` (does not); returns the server and what ran.
 async fn serve() -> (hpd_agent::mcp::McpHttpServer, Arc<Mutex<Vec<String>>>) {
+    serve_as(false).await
+}
+
+/// [`serve`], flat when `flat` (which also offers 2026-07-28).
+async fn serve_as(flat: bool) -> (hpd_agent::mcp::McpHttpServer, Arc<Mutex<Vec<String>>>) {
     let ran = Arc::new(Mutex::new(Vec::new()));
     let log = ran.clone();
     let wipe = Tool::new(
@@ -90,8 +95,11 @@ async fn serve() -> (hpd_agent::mcp::McpHttpServer, Arc<Mutex<Vec<String>>>) {
         .with_chat_client(ScriptedChatClient::new())
         .build()
         .unwrap();
-    let server = McpServer::new(agent)
-        .with_bearer_token(TOKEN)
+    let mut server = McpServer::new(agent).with_bearer_token(TOKEN);
+    if flat {
+        server = server.without_collapse();
+    }
+    let server = server
         .serve_http("127.0.0.1:0".parse().unwrap())
         .await
         .unwrap();
@@ -304,4 +312,61 @@ async fn the_projects_own_client_asks_the_agents_elicitation_handler() {
         outcome.result.text
     );
     assert_eq!(ran.lock().unwrap().len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn approval_on_2026_07_28_is_an_input_required_round() {
+    // A flat server speaks 2026-07-28 with this crate's client: the approval is asked as an
+    // `input_required` round (key `approval`), and the call runs once it is answered.
+    let (server, ran) = serve_as(true).await;
+    let harness = McpHarness::http("Remote", server.url())
+        .with_header("Authorization", format!("Bearer {TOKEN}"))
+        .without_collapse()
+        .connect()
+        .await
+        .unwrap();
+    let agent = AgentBuilder::new()
+        .with_harness(harness)
+        .with_elicitation_handler(Accepting(
+            json!({"approve": false, "reason": "not that disk"}),
+        ))
+        .with_chat_client(ScriptedChatClient::new())
+        .build()
+        .unwrap();
+    let outcome = agent
+        .tool_session()
+        .call_tool("c1", "wipe", r#"{"disk": "sdc"}"#)
+        .await
+        .unwrap();
+    assert_eq!(
+        (outcome.result.text.as_str(), outcome.result.is_error),
+        (
+            "Function 'wipe' was denied by the user: not that disk",
+            true
+        )
+    );
+    assert!(ran.lock().unwrap().is_empty());
+
+    let harness = McpHarness::http("Remote", server.url())
+        .with_header("Authorization", format!("Bearer {TOKEN}"))
+        .without_collapse()
+        .connect()
+        .await
+        .unwrap();
+    let agent = AgentBuilder::new()
+        .with_harness(harness)
+        .with_elicitation_handler(Accepting(json!({"approve": true})))
+        .with_chat_client(ScriptedChatClient::new())
+        .build()
+        .unwrap();
+    let outcome = agent
+        .tool_session()
+        .call_tool("c2", "wipe", r#"{"disk": "sdd"}"#)
+        .await
+        .unwrap();
+    assert_eq!(
+        (outcome.result.text.as_str(), outcome.result.is_error),
+        ("wiped", false)
+    );
+    assert_eq!(*ran.lock().unwrap(), ["wipe \"sdd\""]);
 }
