@@ -46,6 +46,8 @@
 //!   [`with_elicitation_handler`](crate::AgentBuilder::with_elicitation_handler), and roots
 //!   are those of [`with_roots`](crate::AgentBuilder::with_roots). Without one the ask fails
 //!   with [`AskError::NoHandler`], which the function can turn into a result the model reads.
+//!   A sub-agent's functions ask the sub-agent, which is built from its own config: its own
+//!   model samples, and the parent's elicitation handler and roots are not passed down.
 //! - **An MCP client**, when an [`McpServer`](crate::mcp::McpServer) serves the function: see
 //!   [functions that ask the client](crate::mcp#functions-that-ask-the-client). A client that
 //!   did not declare the capability is not asked ([`AskError::NotDeclared`]).
