@@ -38,6 +38,7 @@ const TESTED: &[&str] = &[
     "mcp_client",
     "mcp_server",
     "mcp_oauth",
+    "mcp_sampling",
     "persistent_chat",
     "typed_answer",
     "approval",
@@ -347,6 +348,33 @@ fn mcp_client_against_itself() {
             "answer: A marathon is about 26.2 miles.",
         ],
     );
+}
+
+#[test]
+fn mcp_sampling_answered_by_the_clients_model() {
+    let out = run("mcp_sampling", &[]);
+    let client_side = [
+        "client: Notes asks for a completion of up to 500 tokens; capped at 64",
+        "client: the agent's model got the server's request: system \"You write one-sentence summaries.\", max tokens Some(64), no tools: true",
+        "client: summarize -> Summary (scripted): Servers can ask their clients for help.",
+        "answer: The note says servers can ask their clients for help.",
+    ];
+    let mut expected = vec![
+        "== 2025-11-25: the server asks the client with a request",
+        "server: summarize runs (run 1) and asks the client's model",
+    ];
+    expected.extend(client_side);
+    expected.extend([
+        "the function ran 1 time(s)",
+        "== 2026-07-28: the server answers input_required, the client calls again",
+        "server: summarize runs (run 1) and asks the client's model",
+        "client: Notes asks for a completion of up to 500 tokens; capped at 64",
+        // The call is sent again with the answer: the function runs a second time.
+        "server: summarize runs (run 2) and asks the client's model",
+    ]);
+    expected.extend(&client_side[1..]);
+    expected.push("the function ran 2 time(s)");
+    expect_in_order("mcp_sampling", &out, &expected);
 }
 
 #[test]

@@ -1,10 +1,12 @@
 //! A served function that needs approval asks the MCP client through elicitation: approved,
 //! refused in the form, declined, and refused with a clear error for a client that did not
-//! declare elicitation. The clients are rmcp clients over streamable HTTP on loopback.
+//! declare elicitation. The clients are rmcp clients over streamable HTTP on loopback, and the
+//! project's own `McpHarness`, which hands the question to the calling agent's handler.
 
 use std::sync::{Arc, Mutex};
 
 use hpd_agent::mcp::{McpHarness, McpServer};
+use hpd_agent::tool::{AskError, Elicitation, ElicitationAnswer, ElicitationHandler};
 use hpd_agent::{AgentBuilder, HarnessBuilder, ScriptedChatClient, Tool, ToolResult};
 use rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult,
@@ -59,6 +61,11 @@ impl ClientHandler for Person {
 
 /// Serves `wipe` (needs approval) and `look` (does not); returns the server and what ran.
 async fn serve() -> (hpd_agent::mcp::McpHttpServer, Arc<Mutex<Vec<String>>>) {
+    serve_as(false).await
+}
+
+/// [`serve`], flat when `flat` (which also offers 2026-07-28).
+async fn serve_as(flat: bool) -> (hpd_agent::mcp::McpHttpServer, Arc<Mutex<Vec<String>>>) {
     let ran = Arc::new(Mutex::new(Vec::new()));
     let log = ran.clone();
     let wipe = Tool::new(
@@ -88,8 +95,11 @@ async fn serve() -> (hpd_agent::mcp::McpHttpServer, Arc<Mutex<Vec<String>>>) {
         .with_chat_client(ScriptedChatClient::new())
         .build()
         .unwrap();
-    let server = McpServer::new(agent)
-        .with_bearer_token(TOKEN)
+    let mut server = McpServer::new(agent).with_bearer_token(TOKEN);
+    if flat {
+        server = server.without_collapse();
+    }
+    let server = server
         .serve_http("127.0.0.1:0".parse().unwrap())
         .await
         .unwrap();
@@ -206,7 +216,8 @@ async fn a_client_without_elicitation_is_refused_with_a_clear_error() {
     assert!(asked.is_empty());
     assert!(ran.lock().unwrap().is_empty());
 
-    // This crate's own MCP client declares no elicitation either: it gets the same error.
+    // This crate's own MCP client declares elicitation and hands it to the calling agent's
+    // handler: without one, the call is refused saying that nobody answers.
     let harness = McpHarness::http("Remote", server.url())
         .with_header("Authorization", format!("Bearer {TOKEN}"))
         .connect()
@@ -224,9 +235,138 @@ async fn a_client_without_elicitation_is_refused_with_a_clear_error() {
         .unwrap();
     assert!(outcome.result.is_error);
     assert!(
-        outcome.result.text.contains("does not support elicitation"),
+        outcome
+            .result
+            .text
+            .starts_with("Function 'wipe' needs approval, and asking the MCP client failed")
+            && outcome
+                .result
+                .text
+                .contains("nobody answers elicitation here"),
         "{}",
         outcome.result.text
     );
     assert!(ran.lock().unwrap().is_empty());
+}
+
+/// Answers every elicitation by accepting `content`.
+struct Accepting(serde_json::Value);
+
+#[hpd_agent::async_trait]
+impl ElicitationHandler for Accepting {
+    async fn elicit(&self, request: &Elicitation) -> Result<ElicitationAnswer, AskError> {
+        assert!(request.message.contains("wipe"), "{}", request.message);
+        Ok(ElicitationAnswer::accept(
+            self.0.as_object().cloned().unwrap_or_default(),
+        ))
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_projects_own_client_asks_the_agents_elicitation_handler() {
+    let (server, ran) = serve().await;
+    let harness = McpHarness::http("Remote", server.url())
+        .with_header("Authorization", format!("Bearer {TOKEN}"))
+        .connect()
+        .await
+        .unwrap();
+    let agent = AgentBuilder::new()
+        .with_harness(harness)
+        .with_elicitation_handler(Accepting(json!({"approve": true})))
+        .with_chat_client(ScriptedChatClient::new())
+        .build()
+        .unwrap();
+    let outcome = agent
+        .flat_tool_session()
+        .call_tool("c1", "wipe", r#"{"disk": "sdc"}"#)
+        .await
+        .unwrap();
+    assert_eq!(
+        (outcome.result.text.as_str(), outcome.result.is_error),
+        ("wiped", false)
+    );
+    assert_eq!(*ran.lock().unwrap(), ["wipe \"sdc\""]);
+
+    // An answer that does not fit the form (`approve` must be a boolean) is refused by the
+    // client before the server sees it.
+    let harness = McpHarness::http("Remote", server.url())
+        .with_header("Authorization", format!("Bearer {TOKEN}"))
+        .connect()
+        .await
+        .unwrap();
+    let agent = AgentBuilder::new()
+        .with_harness(harness)
+        .with_elicitation_handler(Accepting(json!({"approve": "yes please"})))
+        .with_chat_client(ScriptedChatClient::new())
+        .build()
+        .unwrap();
+    let outcome = agent
+        .flat_tool_session()
+        .call_tool("c2", "wipe", r#"{"disk": "sdd"}"#)
+        .await
+        .unwrap();
+    assert!(outcome.result.is_error);
+    assert!(
+        outcome.result.text.contains("does not fit the form"),
+        "{}",
+        outcome.result.text
+    );
+    assert_eq!(ran.lock().unwrap().len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn approval_on_2026_07_28_is_an_input_required_round() {
+    // A flat server speaks 2026-07-28 with this crate's client: the approval is asked as an
+    // `input_required` round (key `approval`), and the call runs once it is answered.
+    let (server, ran) = serve_as(true).await;
+    let harness = McpHarness::http("Remote", server.url())
+        .with_header("Authorization", format!("Bearer {TOKEN}"))
+        .without_collapse()
+        .connect()
+        .await
+        .unwrap();
+    let agent = AgentBuilder::new()
+        .with_harness(harness)
+        .with_elicitation_handler(Accepting(
+            json!({"approve": false, "reason": "not that disk"}),
+        ))
+        .with_chat_client(ScriptedChatClient::new())
+        .build()
+        .unwrap();
+    let outcome = agent
+        .tool_session()
+        .call_tool("c1", "wipe", r#"{"disk": "sdc"}"#)
+        .await
+        .unwrap();
+    assert_eq!(
+        (outcome.result.text.as_str(), outcome.result.is_error),
+        (
+            "Function 'wipe' was denied by the user: not that disk",
+            true
+        )
+    );
+    assert!(ran.lock().unwrap().is_empty());
+
+    let harness = McpHarness::http("Remote", server.url())
+        .with_header("Authorization", format!("Bearer {TOKEN}"))
+        .without_collapse()
+        .connect()
+        .await
+        .unwrap();
+    let agent = AgentBuilder::new()
+        .with_harness(harness)
+        .with_elicitation_handler(Accepting(json!({"approve": true})))
+        .with_chat_client(ScriptedChatClient::new())
+        .build()
+        .unwrap();
+    let outcome = agent
+        .tool_session()
+        .call_tool("c2", "wipe", r#"{"disk": "sdd"}"#)
+        .await
+        .unwrap();
+    assert_eq!(
+        (outcome.result.text.as_str(), outcome.result.is_error),
+        ("wiped", false)
+    );
+    assert_eq!(*ran.lock().unwrap(), ["wipe \"sdd\""]);
 }

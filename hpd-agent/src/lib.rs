@@ -849,6 +849,7 @@ pub mod middleware;
 pub mod otel;
 pub mod output;
 pub mod providers;
+mod roots;
 mod session;
 pub mod store;
 mod telemetry;

@@ -437,6 +437,7 @@ mod properties {
                     functions,
                     timeout_ms,
                     auth: None,
+                    roots: Vec::new(),
                 },
             )
     }

@@ -14,8 +14,45 @@
 
 use async_trait::async_trait;
 use hpd_agent::mcp::{AuthorizationHandler, McpHarness, McpOAuth};
-use hpd_agent::{AgentBuilder, ScriptedChatClient};
+use hpd_agent::tool::{
+    AskError, Elicitation, ElicitationAnswer, ElicitationHandler, ElicitationKind,
+};
+use hpd_agent::{AgentBuilder, ChatResponse, ScriptedChatClient};
 use serde_json::{Map, Value};
+
+/// The user of the elicitation scenarios: accepts every form, filling in the required
+/// properties that have no default (a text, 1, `true`, an enum's first value); the harness
+/// fills in the defaults of the rest.
+struct FillIn;
+
+#[async_trait]
+impl ElicitationHandler for FillIn {
+    async fn elicit(&self, request: &Elicitation) -> Result<ElicitationAnswer, AskError> {
+        let ElicitationKind::Form { schema } = &request.kind else {
+            return Ok(ElicitationAnswer::accept(Map::new()));
+        };
+        let required: Vec<&str> = schema["required"]
+            .as_array()
+            .map(|names| names.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let mut content = Map::new();
+        if let Some(properties) = schema["properties"].as_object() {
+            for (name, property) in properties {
+                if !required.contains(&name.as_str()) || property.get("default").is_some() {
+                    continue;
+                }
+                let value = match (property["enum"].get(0), property["type"].as_str()) {
+                    (Some(first), _) => first.clone(),
+                    (None, Some("integer" | "number")) => Value::from(1),
+                    (None, Some("boolean")) => Value::Bool(true),
+                    _ => Value::from("test"),
+                };
+                content.insert(name.clone(), value);
+            }
+        }
+        Ok(ElicitationAnswer::accept(content))
+    }
+}
 
 /// The URL of the client ID metadata document the suite's authorization servers know.
 const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
@@ -114,8 +151,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .await?;
     let agent = AgentBuilder::new()
         .with_harness(harness)
-        // The model is never asked: this program makes the calls itself.
-        .with_chat_client(ScriptedChatClient::new())
+        // The model answers the servers' sampling requests only; this program makes the
+        // calls itself.
+        .with_chat_client(ScriptedChatClient::with_replies(
+            (0..16).map(|_| ChatResponse::text("A reply of the agent's model")),
+        ))
+        .with_elicitation_handler(FillIn)
         .build()?;
     let tools = agent.flat_tool_session();
     let listed = tools.visible_tools();

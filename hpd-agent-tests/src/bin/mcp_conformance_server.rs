@@ -7,9 +7,8 @@
 //! resource template and prompts the `resources-*`, `prompts-*`, `completion-complete` and
 //! `caching` scenarios read, registered with [`McpServer::with_resource`],
 //! [`McpServer::with_resource_template`] and [`McpServer::with_prompt`]. Images and audio are
-//! generated in code ([`hpd_agent_tests::png`], [`hpd_agent_tests::wav`]). Fixture tools the
-//! project does not offer (sampling, elicitation; see `.ci/mcp-conformance/*.yaml`) are not
-//! served.
+//! generated in code ([`hpd_agent_tests::png`], [`hpd_agent_tests::wav`]). The fixtures that ask
+//! the client (sampling, elicitation, roots) ask through `FunctionContext`.
 //!
 //! The server collapses, as `McpServer` does by default (the `fixed` layout): the fixtures are
 //! plain tools (their harness has no container, so the suite calls them by name), and a
@@ -32,11 +31,12 @@ use hpd_agent::mcp::{
     CacheHint, Completer, McpServer, PromptArgument, PromptMessage, ResourceBody, ServedPrompt,
     ServedResource, ServedResourceTemplate,
 };
+use hpd_agent::tool::{Elicitation, ElicitationAnswer, RootsRequest, SamplingRequest};
 use hpd_agent::{
     AgentBuilder, BuildError, HarnessBuilder, ScriptedChatClient, Tool, ToolResult,
     chat::ContentPart, tool::LogLevel,
 };
-use serde_json::json;
+use serde_json::{Value, json};
 
 fn no_arguments() -> serde_json::Value {
     json!({"type": "object", "properties": {}})
@@ -281,6 +281,271 @@ fn trigger(updater: Arc<OnceLock<ToolListUpdater>>, added: bool) -> Tool {
     )
 }
 
+/// A form of one required property, with the key the suite expects.
+fn form(key: &str, message: &str, property: &str, kind: &str) -> Elicitation {
+    Elicitation::form(
+        message,
+        json!({"type": "object", "properties": {property: {"type": kind}}, "required": [property]}),
+    )
+    .with_key(key)
+}
+
+fn text_of(answer: &ElicitationAnswer, field: &str) -> String {
+    match answer.field(field) {
+        Some(Value::String(text)) => text.clone(),
+        Some(other) => other.to_string(),
+        None => String::new(),
+    }
+}
+
+/// The fixtures whose functions ask the client (`FunctionContext::sample`, `elicit`,
+/// `roots`): as requests on the session revisions, as `input_required` rounds on 2026-07-28.
+fn asking_tools() -> Vec<Tool> {
+    let answer_text = |answer: &ElicitationAnswer| {
+        format!(
+            "action={}, content={}",
+            serde_json::to_value(answer.action)
+                .unwrap_or_default()
+                .as_str()
+                .unwrap_or("?"),
+            Value::Object(answer.content.clone().unwrap_or_default())
+        )
+    };
+    vec![
+        Tool::new(
+            "test_sampling",
+            "Asks the client's model",
+            json!({"type": "object", "properties": {"prompt": {"type": "string"}}, "required": ["prompt"]}),
+            |args, ctx| async move {
+                let prompt = args["prompt"].as_str().unwrap_or_default().to_owned();
+                match ctx.sample(SamplingRequest::new(prompt, 100)).await {
+                    Ok(reply) => ToolResult::ok(format!("LLM response: {}", reply.text)),
+                    Err(error) => ToolResult::error(error.to_string()),
+                }
+            },
+        ),
+        Tool::new(
+            "test_elicitation",
+            "Asks the client's user",
+            json!({"type": "object", "properties": {"message": {"type": "string"}}, "required": ["message"]}),
+            move |args, ctx| async move {
+                let schema = json!({"type": "object", "properties": {
+                    "username": {"type": "string", "description": "User's response"},
+                    "email": {"type": "string", "description": "User's email address"},
+                }, "required": ["username", "email"]});
+                let message = args["message"].as_str().unwrap_or_default().to_owned();
+                match ctx.elicit(Elicitation::form(message, schema)).await {
+                    Ok(answer) => {
+                        ToolResult::ok(format!("User response: {}", answer_text(&answer)))
+                    }
+                    Err(error) => ToolResult::error(error.to_string()),
+                }
+            },
+        ),
+        Tool::new(
+            "test_elicitation_sep1034_defaults",
+            "Asks with defaults",
+            no_arguments(),
+            move |_, ctx| async move {
+                let schema = json!({"type": "object", "properties": {
+                    "name": {"type": "string", "default": "John Doe"},
+                    "age": {"type": "integer", "default": 30},
+                    "score": {"type": "number", "default": 95.5},
+                    "status": {"type": "string", "enum": ["active", "inactive", "pending"], "default": "active"},
+                    "verified": {"type": "boolean", "default": true},
+                }});
+                match ctx.elicit(Elicitation::form("Your details", schema)).await {
+                    Ok(answer) => {
+                        ToolResult::ok(format!("Elicitation completed: {}", answer_text(&answer)))
+                    }
+                    Err(error) => ToolResult::error(error.to_string()),
+                }
+            },
+        ),
+        Tool::new(
+            "test_elicitation_sep1330_enums",
+            "Asks with enums",
+            no_arguments(),
+            move |_, ctx| async move {
+                let schema = json!({"type": "object", "properties": {
+                    "untitledSingle": {"type": "string", "enum": ["option1", "option2", "option3"]},
+                    "titledSingle": {"type": "string", "oneOf": [
+                        {"const": "value1", "title": "First Option"},
+                        {"const": "value2", "title": "Second Option"},
+                        {"const": "value3", "title": "Third Option"}]},
+                    "legacyEnum": {"type": "string", "enum": ["opt1", "opt2", "opt3"],
+                        "enumNames": ["Option One", "Option Two", "Option Three"]},
+                    "untitledMulti": {"type": "array", "items": {"type": "string", "enum": ["option1", "option2", "option3"]}},
+                    "titledMulti": {"type": "array", "items": {"anyOf": [
+                        {"const": "value1", "title": "First Choice"},
+                        {"const": "value2", "title": "Second Choice"},
+                        {"const": "value3", "title": "Third Choice"}]}},
+                }});
+                match ctx.elicit(Elicitation::form("Pick", schema)).await {
+                    Ok(answer) => {
+                        ToolResult::ok(format!("Elicitation completed: {}", answer_text(&answer)))
+                    }
+                    Err(error) => ToolResult::error(error.to_string()),
+                }
+            },
+        ),
+        Tool::new(
+            "test_input_required_result_elicitation",
+            "Asks the user's name",
+            no_arguments(),
+            |_, ctx| async move {
+                match ctx
+                    .elicit(form("user_name", "What is your name?", "name", "string"))
+                    .await
+                {
+                    Ok(answer) => ToolResult::ok(format!("Hello, {}!", text_of(&answer, "name"))),
+                    Err(error) => ToolResult::error(error.to_string()),
+                }
+            },
+        ),
+        Tool::new(
+            "test_input_required_result_sampling",
+            "Asks the client's model",
+            no_arguments(),
+            |_, ctx| async move {
+                let request = SamplingRequest::new("What is the capital of France?", 100)
+                    .with_key("capital_question");
+                match ctx.sample(request).await {
+                    Ok(reply) => ToolResult::ok(format!("The model answered: {}", reply.text)),
+                    Err(error) => ToolResult::error(error.to_string()),
+                }
+            },
+        ),
+        Tool::new(
+            "test_input_required_result_list_roots",
+            "Asks for the roots",
+            no_arguments(),
+            |_, ctx| async move {
+                match ctx
+                    .roots(RootsRequest::new().with_key("client_roots"))
+                    .await
+                {
+                    Ok(roots) => ToolResult::ok(format!(
+                        "Roots: {}",
+                        roots
+                            .iter()
+                            .map(|root| root.uri.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )),
+                    Err(error) => ToolResult::error(error.to_string()),
+                }
+            },
+        ),
+        Tool::new(
+            "test_input_required_result_request_state",
+            "Asks for a confirmation",
+            no_arguments(),
+            |_, ctx| async move {
+                match ctx
+                    .elicit(form("confirm", "Please confirm", "ok", "boolean"))
+                    .await
+                {
+                    Ok(answer) => ToolResult::ok(format!("Confirmed: {}", text_of(&answer, "ok"))),
+                    Err(error) => ToolResult::error(error.to_string()),
+                }
+            },
+        ),
+        Tool::new(
+            "test_input_required_result_multiple_inputs",
+            "Asks the user, the model and for the roots at once",
+            no_arguments(),
+            |_, ctx| async move {
+                let (name, greeting, roots) = tokio::join!(
+                    ctx.elicit(form("user_name", "What is your name?", "name", "string")),
+                    ctx.sample(
+                        SamplingRequest::new("Generate a greeting", 50).with_key("greeting")
+                    ),
+                    ctx.roots(RootsRequest::new().with_key("client_roots")),
+                );
+                match (name, greeting, roots) {
+                    (Ok(name), Ok(greeting), Ok(roots)) => ToolResult::ok(format!(
+                        "{} {} ({} roots)",
+                        greeting.text,
+                        text_of(&name, "name"),
+                        roots.len()
+                    )),
+                    (name, greeting, roots) => {
+                        ToolResult::error(format!("{name:?} {greeting:?} {roots:?}"))
+                    }
+                }
+            },
+        ),
+        Tool::new(
+            "test_input_required_result_multi_round",
+            "Asks twice, one after the other",
+            no_arguments(),
+            |_, ctx| async move {
+                let name = match ctx
+                    .elicit(form(
+                        "step1",
+                        "Step 1: What is your name?",
+                        "name",
+                        "string",
+                    ))
+                    .await
+                {
+                    Ok(answer) => text_of(&answer, "name"),
+                    Err(error) => return ToolResult::error(error.to_string()),
+                };
+                match ctx
+                    .elicit(form(
+                        "step2",
+                        "Step 2: What is your favorite color?",
+                        "color",
+                        "string",
+                    ))
+                    .await
+                {
+                    Ok(answer) => {
+                        ToolResult::ok(format!("{name} likes {}", text_of(&answer, "color")))
+                    }
+                    Err(error) => ToolResult::error(error.to_string()),
+                }
+            },
+        ),
+        Tool::new(
+            "test_input_required_result_tampered_state",
+            "Asks with a sealed state",
+            no_arguments(),
+            |_, ctx| async move {
+                match ctx
+                    .elicit(form("confirm", "Please confirm", "ok", "boolean"))
+                    .await
+                {
+                    Ok(answer) => ToolResult::ok(format!("Confirmed: {}", text_of(&answer, "ok"))),
+                    Err(error) => ToolResult::error(error.to_string()),
+                }
+            },
+        ),
+        // Asks only what the client declared: an undeclared capability is an error the
+        // function sees at once, without asking.
+        Tool::new(
+            "test_input_required_result_capabilities",
+            "Asks what the client can answer",
+            no_arguments(),
+            |_, ctx| async move {
+                let (greeting, name) = tokio::join!(
+                    ctx.sample(
+                        SamplingRequest::new("Generate a greeting", 50).with_key("greeting")
+                    ),
+                    ctx.elicit(form("user_name", "What is your name?", "name", "string")),
+                );
+                ToolResult::ok(format!(
+                    "sampling: {}, elicitation: {}",
+                    greeting.map_or_else(|e| e.to_string(), |reply| reply.text),
+                    name.map_or_else(|e| e.to_string(), |answer| text_of(&answer, "name"))
+                ))
+            },
+        ),
+    ]
+}
+
 /// A 1×1 red PNG.
 fn red_pixel() -> Vec<u8> {
     hpd_agent_tests::png(1, 1, |_, _| [255, 0, 0])
@@ -294,6 +559,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let harness = HarnessBuilder::new("Conformance")
         .with_tools(fixture_tools())
+        .with_tools(asking_tools())
         .build()?;
     let add = Tool::new(
         "add",

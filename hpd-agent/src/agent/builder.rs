@@ -94,6 +94,8 @@ pub struct AgentBuilder {
     output_retries: Option<usize>,
     /// Whether spans record content; `None`: as the environment says.
     trace_content: Option<bool>,
+    /// Who answers its functions' asks; sampling defaults to the agent's model.
+    asks: crate::tool::Handlers,
 }
 
 /// Connects a tool source, given the tool and harness names the agent already uses, into the
@@ -270,6 +272,95 @@ impl AgentBuilder {
     /// ```
     pub fn with_trace_content(mut self, on: bool) -> Self {
         self.trace_content = Some(on);
+        self
+    }
+
+    /// Answers the sampling asks of the agent's functions
+    /// ([`FunctionContext::sample`](crate::FunctionContext::sample)) in its runs and tool
+    /// sessions; without this call the agent's own model answers them
+    /// ([`ModelSampling`](crate::tool::ModelSampling)).
+    ///
+    /// ```
+    /// use hpd_agent::async_trait;
+    /// use hpd_agent::tool::{AskError, SamplingHandler, SamplingReply, SamplingRequest};
+    /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
+    ///
+    /// struct NoSampling;
+    ///
+    /// #[async_trait]
+    /// impl SamplingHandler for NoSampling {
+    ///     async fn sample(&self, _request: &SamplingRequest) -> Result<SamplingReply, AskError> {
+    ///         Err(AskError::Refused("sampling is off in this application".into()))
+    ///     }
+    /// }
+    ///
+    /// let agent = AgentBuilder::new()
+    ///     .with_sampling_handler(NoSampling)
+    ///     .with_chat_client(ScriptedChatClient::new())
+    ///     .build()?;
+    /// # drop(agent);
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
+    pub fn with_sampling_handler(
+        mut self,
+        handler: impl crate::tool::SamplingHandler + 'static,
+    ) -> Self {
+        self.asks.sampling = Some(Arc::new(handler));
+        self
+    }
+
+    /// Answers the elicitation asks of the agent's functions
+    /// ([`FunctionContext::elicit`](crate::FunctionContext::elicit)) in its runs and tool
+    /// sessions. Without a handler they fail with
+    /// [`AskError::NoHandler`](crate::tool::AskError::NoHandler).
+    ///
+    /// ```
+    /// use hpd_agent::async_trait;
+    /// use hpd_agent::tool::{AskError, Elicitation, ElicitationAnswer, ElicitationHandler};
+    /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
+    ///
+    /// struct Decline;
+    ///
+    /// #[async_trait]
+    /// impl ElicitationHandler for Decline {
+    ///     async fn elicit(&self, _request: &Elicitation) -> Result<ElicitationAnswer, AskError> {
+    ///         Ok(ElicitationAnswer::decline())
+    ///     }
+    /// }
+    ///
+    /// let agent = AgentBuilder::new()
+    ///     .with_elicitation_handler(Decline)
+    ///     .with_chat_client(ScriptedChatClient::new())
+    ///     .build()?;
+    /// # drop(agent);
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
+    pub fn with_elicitation_handler(
+        mut self,
+        handler: impl crate::tool::ElicitationHandler + 'static,
+    ) -> Self {
+        self.asks.elicitation = Some(Arc::new(handler));
+        self
+    }
+
+    /// The roots the agent's functions get from
+    /// [`FunctionContext::roots`](crate::FunctionContext::roots) in its runs and tool
+    /// sessions. Without this call they fail with
+    /// [`AskError::NoHandler`](crate::tool::AskError::NoHandler).
+    ///
+    /// ```
+    /// use hpd_agent::tool::Root;
+    /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
+    ///
+    /// let agent = AgentBuilder::new()
+    ///     .with_roots([Root::new("file:///srv/project").with_name("project")])
+    ///     .with_chat_client(ScriptedChatClient::new())
+    ///     .build()?;
+    /// # drop(agent);
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
+    pub fn with_roots(mut self, roots: impl IntoIterator<Item = crate::tool::Root>) -> Self {
+        self.asks.roots = Some(roots.into_iter().collect());
         self
     }
 
@@ -1086,8 +1177,15 @@ impl AgentBuilder {
             })
             .collect::<Result<Vec<_>, BuildError>>()?;
         let tools = tools.with_singles(singles)?;
+        let mut asks = self.asks;
+        if asks.sampling.is_none() {
+            asks.sampling = Some(Arc::new(crate::tool::ModelSampling::shared(Arc::clone(
+                &client,
+            ))));
+        }
         Ok(Agent {
             inner: Arc::new(AgentInner {
+                asks: Arc::new(asks),
                 name: self.name,
                 instructions: self.instructions,
                 max_iterations: self.max_iterations.unwrap_or(DEFAULT_MAX_ITERATIONS),

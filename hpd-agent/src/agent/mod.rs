@@ -98,6 +98,8 @@ pub(crate) struct AgentInner {
     pub(crate) output: Option<OutputSchema>,
     /// How many times a mismatching answer is sent back (`None`: the default).
     pub(crate) output_retries: Option<usize>,
+    /// Who answers its functions' asks (sampling, elicitation, roots) in its runs.
+    pub(crate) asks: Arc<crate::tool::Handlers>,
 }
 
 /// The check of a typed run: whether the checked answer deserializes into the Rust type.

@@ -1059,6 +1059,7 @@ impl Turn<'_> {
             // Sub-agents forward their events through it, and functions report progress and
             // log through it; with nobody listening there is nothing to build.
             events: self.emitter.call_sink(),
+            asker: Some(Arc::clone(&self.agent.asks) as Arc<dyn crate::tool::Asker>),
         };
         let expansion = &self.expansion;
         // Collected first: a lazy iterator inside the stream trips the `Send` check of the

@@ -539,7 +539,7 @@ impl ToolSession {
         name: &str,
         arguments: &str,
     ) -> Result<ToolCallOutcome, RunError> {
-        self.call_reporting(call_id, name, arguments, None, None, false)
+        self.call_reporting(call_id, name, arguments, None, None, false, None)
             .await
     }
 
@@ -563,7 +563,8 @@ impl ToolSession {
 
     /// [`call_tool`](Self::call_tool), with the called function's progress reports and log messages
     /// also going to `reporter` (the MCP server's client), and `approver` asked (instead of the
-    /// session's) about a call that needs approval.
+    /// session's) about a call that needs approval, and `asker` (instead of the agent's
+    /// handlers) about the function's asks.
     ///
     /// A `stateless` call (a request of the stateless MCP revision) neither reads nor changes
     /// the session's expansion state: it is routed on an expansion state of its own, with
@@ -580,6 +581,7 @@ impl ToolSession {
         reporter: Option<Arc<dyn EventSink>>,
         approver: Option<&dyn Approver>,
         stateless: bool,
+        asker: Option<Arc<dyn crate::tool::Asker>>,
     ) -> Result<ToolCallOutcome, RunError> {
         let mut emitter = Emitter::new(self.agent.inner.handlers.clone());
         if let Some(reporter) = reporter {
@@ -607,8 +609,10 @@ impl ToolSession {
                 revealed: Vec::new(),
             }),
             None => {
-                self.dispatch(&name, &arguments, call_id, &emitter, approver, stateless)
-                    .await
+                self.dispatch(
+                    &name, &arguments, call_id, &emitter, approver, stateless, asker,
+                )
+                .await
             }
         };
         let duration = started.map(|at| at.elapsed());
@@ -638,6 +642,7 @@ impl ToolSession {
         emitter: &Emitter,
         approver: Option<&dyn Approver>,
         stateless: bool,
+        asker: Option<Arc<dyn crate::tool::Asker>>,
     ) -> Result<ToolCallOutcome, RunError> {
         let answered = |result, expanded, tools_changed, revealed| {
             Ok(ToolCallOutcome {
@@ -711,6 +716,9 @@ impl ToolSession {
             // Sub-agents forward their events through it, and functions report progress and
             // log through it (also to the MCP client of a served call).
             events: emitter.call_sink(),
+            asker: Some(asker.unwrap_or_else(|| {
+                Arc::clone(&self.agent.inner.asks) as Arc<dyn crate::tool::Asker>
+            })),
         };
         let function = tools.function(target);
         let global = &self.agent.inner.middleware;

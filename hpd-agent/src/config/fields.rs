@@ -602,6 +602,9 @@ struct ServerFields {
     #[serde(default, deserialize_with = "some")]
     #[serde(skip_serializing_if = "Option::is_none")]
     auth: Option<McpAuthConfig>,
+    #[serde(default)]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    roots: Vec<crate::roots::Root>,
 }
 
 const BOTH_OR_NEITHER: &str = "give 'command' for a stdio server or 'url' for an HTTP server";
@@ -623,6 +626,7 @@ impl ConfigObject for McpServerConfig {
             functions,
             timeout_ms,
             auth,
+            roots,
         } = ServerFields::deserialize(deserializer)?;
         let belongs = |key: &str, server: &str, other: &str| {
             de::Error::custom(format_args!("'{key}' belongs to {server}, not to {other}"))
@@ -673,6 +677,7 @@ impl ConfigObject for McpServerConfig {
             functions,
             timeout_ms,
             auth,
+            roots,
         })
     }
 }
@@ -687,6 +692,7 @@ impl Serialize for McpServerConfig {
             functions,
             timeout_ms,
             auth,
+            roots,
         } = self.clone();
         let (command, args, env, url, headers) = match transport {
             McpTransportConfig::Stdio { command, args, env } => (
@@ -716,6 +722,7 @@ impl Serialize for McpServerConfig {
             functions,
             timeout_ms,
             auth,
+            roots,
         }
         .serialize(serializer)
     }

@@ -59,6 +59,9 @@ pub struct McpServerConfig {
     /// OAuth 2.1 sign-in for an HTTP server behind an authorization server (JSON `auth`);
     /// `None` signs in to nothing.
     pub auth: Option<McpAuthConfig>,
+    /// The roots the server gets from `roots/list` (JSON `roots`: objects with `uri` and an
+    /// optional `name`); empty declares no roots capability, so the server cannot ask.
+    pub roots: Vec<crate::roots::Root>,
 }
 
 /// The OAuth sign-in of an HTTP MCP server from config (JSON `mcp_servers[].auth`; see
@@ -229,7 +232,30 @@ impl McpServerConfig {
             functions: None,
             timeout_ms: None,
             auth: None,
+            roots: Vec::new(),
         }
+    }
+
+    /// The roots the server gets from `roots/list`.
+    ///
+    /// ```
+    /// use hpd_agent::AgentConfig;
+    /// use hpd_agent::config::McpServerConfig;
+    /// use hpd_agent::tool::Root;
+    ///
+    /// let config = AgentConfig::from_json(r#"{"mcp_servers": [{"name": "Files", "command": "files-server",
+    ///     "roots": [{"uri": "file:///srv/project", "name": "project"}]}]}"#)?;
+    /// assert_eq!(
+    ///     config.mcp_servers[0],
+    ///     McpServerConfig::stdio("Files", "files-server", Vec::<String>::new())
+    ///         .with_roots([Root::new("file:///srv/project").with_name("project")])
+    /// );
+    /// # Ok::<(), hpd_agent::config::ConfigError>(())
+    /// ```
+    #[must_use]
+    pub fn with_roots(mut self, roots: impl IntoIterator<Item = crate::roots::Root>) -> Self {
+        self.roots = roots.into_iter().collect();
+        self
     }
 
     /// Signs in with OAuth (an HTTP server only; ignored for a stdio one).

@@ -86,7 +86,8 @@
 //!   with optional `args` and `env`) and `url` (a streamable HTTP server, with optional
 //!   `headers`). `collapse` defaults to `true`; `functions` follows the rules of a reference's
 //!   `functions`; `timeout_ms` (`null` is absent) must be at least 1; an HTTP server may
-//!   take `auth` ([`McpAuthConfig`]) to sign in with OAuth. Connecting the servers
+//!   take `auth` ([`McpAuthConfig`]) to sign in with OAuth; `roots` (objects with `uri` and an
+//!   optional `name`) are what the server gets from `roots/list`. Connecting the servers
 //!   needs `AgentBuilder::build_async` and the `mcp` cargo feature.
 //! - A run config with a `collapsing` key fails with
 //!   `collapsing belongs to AgentConfig, not AgentRunConfig`.

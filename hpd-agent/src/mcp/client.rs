@@ -5,12 +5,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::McpError;
+use super::SamplingPolicy;
+use super::answering::{AnswerSettings, Answering};
 use super::connection::{Connection, Endpoint};
 use super::names::is_valid_tool_name;
 use super::resource_tools::{LIST_RESOURCES, READ_RESOURCE};
 use super::source::{Settings, Source};
 use crate::collapse::SEARCH_TOOL;
 use crate::config::CALL_TOOL;
+use crate::tool::{ElicitationHandler, Root};
 use crate::{
     HarnessBuilder, config::McpServerConfig, config::McpTransportConfig, harness::DynamicHarness,
 };
@@ -101,6 +104,12 @@ pub const DEFAULT_MAX_RESULT_CHARS: usize = 100_000;
 ///   of the agents holding it) is dropped, the session ends and a stdio server's process is
 ///   stopped (its stdin closed, then terminated if it lingers). Dropping needs a Tokio
 ///   runtime to finish that work in the background.
+/// - **Server requests.** The server's sampling, elicitation and roots requests (and its
+///   `input_required` results) are answered by the calling agent's handlers, after
+///   [`with_sampling_policy`](Self::with_sampling_policy), and by
+///   [`with_elicitation_handler`](Self::with_elicitation_handler) and
+///   [`with_roots`](Self::with_roots) when set (see
+///   [a client that answers servers](super#a-client-that-answers-servers)).
 /// - Events and `tracing` output are those of any harness; the connection logs under the
 ///   target `hpd_agent::mcp`, including the server's stderr lines at debug level.
 #[derive(Debug, Clone)]
@@ -117,6 +126,8 @@ pub struct McpHarness {
     resources: bool,
     /// A mistake found while building, reported by `connect`.
     misplaced: Option<String>,
+    /// How the server's sampling, elicitation and roots requests are answered.
+    answers: AnswerSettings,
 }
 
 impl McpHarness {
@@ -196,7 +207,76 @@ impl McpHarness {
             reserved: vec![CALL_TOOL.to_owned(), SEARCH_TOOL.to_owned()],
             resources: true,
             misplaced: None,
+            answers: AnswerSettings::default(),
         }
+    }
+
+    /// Reviews the server's sampling requests before the calling agent's model answers them:
+    /// lets them through, rewrites them or refuses them (see [`SamplingPolicy`]). Without a
+    /// policy every request goes to the model as the server sent it.
+    ///
+    /// ```
+    /// use hpd_agent::async_trait;
+    /// use hpd_agent::mcp::{McpHarness, SamplingPolicy};
+    /// use hpd_agent::tool::{AskError, SamplingRequest};
+    ///
+    /// struct Refuse;
+    ///
+    /// #[async_trait]
+    /// impl SamplingPolicy for Refuse {
+    ///     async fn review(&self, server: &str, _request: SamplingRequest) -> Result<SamplingRequest, AskError> {
+    ///         Err(AskError::Refused(format!("{server} may not use the model")))
+    ///     }
+    /// }
+    ///
+    /// let search = McpHarness::http("Search", "http://127.0.0.1:3000/mcp").with_sampling_policy(Refuse);
+    /// # drop(search);
+    /// ```
+    pub fn with_sampling_policy(mut self, policy: impl SamplingPolicy + 'static) -> Self {
+        self.answers.policy = Some(Arc::new(policy));
+        self
+    }
+
+    /// Answers the server's elicitation requests (questions for the user) with `handler`
+    /// instead of the calling agent's
+    /// [elicitation handler](crate::AgentBuilder::with_elicitation_handler).
+    ///
+    /// ```
+    /// use hpd_agent::async_trait;
+    /// use hpd_agent::mcp::McpHarness;
+    /// use hpd_agent::tool::{AskError, Elicitation, ElicitationAnswer, ElicitationHandler};
+    ///
+    /// struct Decline;
+    ///
+    /// #[async_trait]
+    /// impl ElicitationHandler for Decline {
+    ///     async fn elicit(&self, _request: &Elicitation) -> Result<ElicitationAnswer, AskError> {
+    ///         Ok(ElicitationAnswer::decline())
+    ///     }
+    /// }
+    ///
+    /// let search = McpHarness::http("Search", "http://127.0.0.1:3000/mcp").with_elicitation_handler(Decline);
+    /// # drop(search);
+    /// ```
+    pub fn with_elicitation_handler(mut self, handler: impl ElicitationHandler + 'static) -> Self {
+        self.answers.elicitation = Some(Arc::new(handler));
+        self
+    }
+
+    /// The roots the server gets from `roots/list`; with roots set the client declares the
+    /// `roots` capability (without, it does not, and the server cannot ask).
+    ///
+    /// ```
+    /// use hpd_agent::mcp::McpHarness;
+    /// use hpd_agent::tool::Root;
+    ///
+    /// let files = McpHarness::stdio("Files", "npx", ["-y", "@modelcontextprotocol/server-filesystem"])
+    ///     .with_roots([Root::new("file:///srv/project").with_name("project")]);
+    /// # drop(files);
+    /// ```
+    pub fn with_roots(mut self, roots: impl IntoIterator<Item = Root>) -> Self {
+        self.answers.roots = Some(roots.into_iter().collect());
+        self
     }
 
     /// Offers the server's tools behind one container with this description, which is the
@@ -513,7 +593,10 @@ impl McpHarness {
                 ),
             });
         }
-        let connection = Connection::connect(&self.name, &self.endpoint, self.timeout).await?;
+        let answering = Arc::new(Answering::new(self.answers.clone()));
+        let connection =
+            Connection::connect(&self.name, &self.endpoint, self.timeout, answering.clone())
+                .await?;
         let remote = connection.list_tools(self.timeout).await?;
         if let Some(functions) = &self.functions {
             let resources = self.resources
@@ -551,6 +634,7 @@ impl McpHarness {
                 functions: self.functions.clone(),
                 reserved: self.reserved.clone(),
                 resources: self.resources,
+                answering,
             },
             connection,
         ));
@@ -635,6 +719,9 @@ impl From<&McpServerConfig> for McpHarness {
         }
         if !config.collapse {
             harness = harness.without_collapse();
+        }
+        if !config.roots.is_empty() {
+            harness = harness.with_roots(config.roots.iter().cloned());
         }
         harness
     }

@@ -14,12 +14,16 @@ use rmcp::model::{
     CustomRequest, CustomResult, Implementation, ProtocolVersion, ServerPeerInfo, ServerResult,
 };
 use rmcp::service::{
-    ClientLifecycleMode, ClientServiceExt as _, NotificationContext, RunningService, ServiceError,
+    ClientLifecycleMode, ClientServiceExt as _, NotificationContext, RequestContext,
+    RunningService, ServiceError,
 };
 use rmcp::transport::auth::AuthClient;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
-use rmcp::{ClientHandler, RoleClient, ServiceExt as _};
+use rmcp::{ClientHandler, ErrorData, RoleClient, ServiceExt as _};
+
+use super::answering::Answering;
+use crate::tool::AskError;
 use serde_json::{Map, Value};
 use tokio::io::{AsyncBufReadExt as _, BufReader};
 
@@ -224,25 +228,126 @@ pub(crate) enum CallFailure {
     Protocol(String),
 }
 
-/// The client side of one session: answers the server's notifications.
+/// The client side of one session: answers the server's notifications and requests.
 struct ClientState {
     /// Set by `notifications/tools/list_changed`; the owner re-lists and clears it.
     tools_changed: Arc<AtomicBool>,
     server: String,
+    /// How the server's sampling, elicitation and roots requests are answered.
+    answering: Arc<Answering>,
 }
 
+/// An accepted form gets the schema's `default` of every property the answer left out
+/// (SEP-1034: the user saw the defaults pre-filled and kept them).
+fn fill_defaults(request: &crate::tool::Elicitation, answer: &mut crate::tool::ElicitationAnswer) {
+    let crate::tool::ElicitationKind::Form { schema } = &request.kind else {
+        return;
+    };
+    if answer.action != crate::tool::ElicitAction::Accept {
+        return;
+    }
+    let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+        return;
+    };
+    let content = answer.content.get_or_insert_with(Map::new);
+    for (name, property) in properties {
+        if let Some(default) = property.get("default")
+            && !content.contains_key(name)
+        {
+            content.insert(name.clone(), default.clone());
+        }
+    }
+}
+
+/// An ask that got no answer, as the JSON-RPC error the server gets.
+fn ask_error(error: AskError) -> ErrorData {
+    match error {
+        AskError::InvalidAnswer(_) => ErrorData::invalid_params(error.to_string(), None),
+        _ => ErrorData::internal_error(error.to_string(), None),
+    }
+}
+
+// Sampling and roots are deprecated in rmcp (SEP-2577); the revisions this client speaks have
+// them.
+#[allow(deprecated)]
 impl ClientHandler for ClientState {
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         tracing::debug!(target: "hpd_agent::mcp", server = %self.server, "tool list changed");
         self.tools_changed.store(true, Ordering::SeqCst);
     }
 
+    async fn create_message(
+        &self,
+        params: rmcp::model::CreateMessageRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::CreateMessageResult, ErrorData> {
+        let request = super::asking::sampling_request(&params).map_err(|message| {
+            ErrorData::invalid_params(
+                format!("the sampling request cannot be answered: {message}"),
+                None,
+            )
+        })?;
+        tracing::debug!(target: "hpd_agent::mcp", server = %self.server, "sampling request");
+        let reply = self
+            .answering
+            .sample(&self.server, request)
+            .await
+            .map_err(ask_error)?;
+        Ok(super::asking::sampling_result(reply))
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: rmcp::model::ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ElicitResult, ErrorData> {
+        let request = super::asking::elicitation(&request).map_err(|message| {
+            ErrorData::invalid_params(
+                format!("the elicitation cannot be answered: {message}"),
+                None,
+            )
+        })?;
+        tracing::debug!(target: "hpd_agent::mcp", server = %self.server, "elicitation request");
+        let mut answer = self
+            .answering
+            .elicit(request.clone())
+            .await
+            .map_err(ask_error)?;
+        fill_defaults(&request, &mut answer);
+        crate::tool::check_answer(&request, &answer).map_err(ask_error)?;
+        Ok(super::asking::elicit_result(answer))
+    }
+
+    async fn list_roots(
+        &self,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ListRootsResult, ErrorData> {
+        let roots = self.answering.roots().map_err(ask_error)?;
+        Ok(super::asking::roots_result(&roots))
+    }
+
     /// The `initialize` request names the newest revision that has that handshake
     /// (`rmcp`'s default is its newest revision, 2026-07-28, which has none, so servers that
-    /// check the handshake's version refuse it).
+    /// check the handshake's version refuse it). It declares sampling and elicitation (form
+    /// and URL), which the calling agent's handlers answer, and roots when the harness has
+    /// some.
     fn get_info(&self) -> ClientConfig {
+        use rmcp::model::{
+            ElicitationCapability, FormElicitationCapability, RootsCapabilities,
+            SamplingCapability, UrlElicitationCapability,
+        };
+        let mut capabilities = ClientCapabilities::default();
+        capabilities.sampling = Some(SamplingCapability::default());
+        capabilities.elicitation = Some(
+            ElicitationCapability::new()
+                .with_form(FormElicitationCapability::new())
+                .with_url(UrlElicitationCapability::new()),
+        );
+        if self.answering.settings.roots.is_some() {
+            capabilities.roots = Some(RootsCapabilities::default());
+        }
         ClientConfig::new(
-            ClientCapabilities::default(),
+            capabilities,
             Implementation::new("hpd-agent", env!("CARGO_PKG_VERSION")),
         )
         .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
@@ -258,6 +363,7 @@ pub(crate) struct Connection {
     server: String,
     stderr_tail: Arc<StderrTail>,
     tools_changed: Arc<AtomicBool>,
+    answering: Arc<Answering>,
 }
 
 impl std::fmt::Debug for Connection {
@@ -275,12 +381,14 @@ impl Connection {
         server: &str,
         endpoint: &Endpoint,
         timeout: Duration,
+        answering: Arc<Answering>,
     ) -> Result<Connection, McpError> {
         endpoint.validate(server)?;
         let tools_changed = Arc::new(AtomicBool::new(false));
         let state = ClientState {
             tools_changed: tools_changed.clone(),
             server: server.to_owned(),
+            answering: answering.clone(),
         };
         let stderr_tail = Arc::new(StderrTail::new(endpoint.secrets()));
         let handshake = match endpoint {
@@ -376,6 +484,7 @@ impl Connection {
             server: server.to_owned(),
             stderr_tail,
             tools_changed,
+            answering,
         })
     }
 
@@ -511,12 +620,17 @@ impl Connection {
 
     /// Calls the server's tool `name` with `arguments`, waiting at most `timeout`. A call
     /// that is dropped or times out is cancelled on the server (`notifications/cancelled`).
+    /// While it runs, the server's sampling and elicitation requests go to `asker` (the
+    /// calling agent's handlers); `input_required` results are answered the same way and the
+    /// call sent again with the answers and the server's request state.
     pub(crate) async fn call(
         &self,
         name: &str,
         arguments: Map<String, Value>,
         timeout: Duration,
+        asker: Option<Arc<dyn crate::tool::Asker>>,
     ) -> Result<CallToolResult, CallFailure> {
+        let _caller = self.answering.enter(asker);
         use tracing::Instrument as _;
         let span = crate::telemetry::mcp_client_span(name, &self.server);
         #[cfg_attr(not(feature = "otel"), allow(unused_mut))]
@@ -566,8 +680,7 @@ impl Connection {
         let mut sign_ins = 0;
         let answer = loop {
             let answer =
-                tokio::time::timeout_at(deadline, self.service.peer().call_tool(params.clone()))
-                    .await;
+                tokio::time::timeout_at(deadline, self.service.call_tool(params.clone())).await;
             match &answer {
                 Ok(Err(error)) => match self.sign_in_again(error, &mut sign_ins).await {
                     Ok(true) => continue,
@@ -731,6 +844,7 @@ where
     let retry_state = ClientState {
         tools_changed: state.tools_changed.clone(),
         server: state.server.clone(),
+        answering: state.answering.clone(),
     };
     match tokio::time::timeout_at(
         deadline,
@@ -779,6 +893,7 @@ async fn connect_with_oauth(
         let attempt_state = ClientState {
             tools_changed: state.tools_changed.clone(),
             server: state.server.clone(),
+            answering: state.answering.clone(),
         };
         let connected = connect_http(
             attempt_state,

@@ -85,9 +85,14 @@ async fn a_missing_program_is_a_spawn_error() {
         args: vec![],
         env: BTreeMap::new(),
     };
-    let error = Connection::connect("Missing", &endpoint, Duration::from_secs(5))
-        .await
-        .unwrap_err();
+    let error = Connection::connect(
+        "Missing",
+        &endpoint,
+        Duration::from_secs(5),
+        Default::default(),
+    )
+    .await
+    .unwrap_err();
     assert!(matches!(error, McpError::Spawn { .. }), "{error}");
     assert!(
         error.to_string().contains("MCP server 'Missing'"),
@@ -105,7 +110,7 @@ async fn a_program_that_is_no_server_fails_the_handshake() {
         ],
         env: BTreeMap::new(),
     };
-    let error = Connection::connect("Sh", &endpoint, Duration::from_secs(10))
+    let error = Connection::connect("Sh", &endpoint, Duration::from_secs(10), Default::default())
         .await
         .unwrap_err();
     let message = error.to_string();
@@ -149,7 +154,7 @@ async fn lists_calls_and_notices_list_changes() {
     let Some(endpoint) = fault_server("list-changed") else {
         return;
     };
-    let connection = Connection::connect("Fault", &endpoint, 10 * SECOND)
+    let connection = Connection::connect("Fault", &endpoint, 10 * SECOND, Default::default())
         .await
         .unwrap();
     let names = |tools: Vec<RemoteTool>| tools.into_iter().map(|t| t.name).collect::<Vec<_>>();
@@ -163,6 +168,7 @@ async fn lists_calls_and_notices_list_changes() {
             "echo",
             object(serde_json::json!({"text": "hi"})),
             5 * SECOND,
+            None,
         )
         .await
         .unwrap();
@@ -173,7 +179,7 @@ async fn lists_calls_and_notices_list_changes() {
 
     assert!(!connection.take_tools_changed());
     connection
-        .call("add_tool", Map::new(), 5 * SECOND)
+        .call("add_tool", Map::new(), 5 * SECOND, None)
         .await
         .unwrap();
     // The notification is written before the result, so it has been handled by now or
@@ -198,11 +204,11 @@ async fn a_crashing_server_closes_the_connection() {
     let Some(endpoint) = fault_server("crash") else {
         return;
     };
-    let connection = Connection::connect("Fault", &endpoint, 10 * SECOND)
+    let connection = Connection::connect("Fault", &endpoint, 10 * SECOND, Default::default())
         .await
         .unwrap();
     let failure = connection
-        .call("crash", Map::new(), 5 * SECOND)
+        .call("crash", Map::new(), 5 * SECOND, None)
         .await
         .unwrap_err();
     let CallFailure::Closed(message) = failure else {
@@ -211,7 +217,7 @@ async fn a_crashing_server_closes_the_connection() {
     assert!(message.contains("crashing on purpose"), "{message}");
     // Later calls fail at once.
     let again = connection
-        .call("echo", Map::new(), 5 * SECOND)
+        .call("echo", Map::new(), 5 * SECOND, None)
         .await
         .unwrap_err();
     assert!(matches!(again, CallFailure::Closed(_)), "{again:?}");
@@ -223,12 +229,12 @@ async fn a_hanging_server_times_out_and_stops_answering_pings() {
     let Some(endpoint) = fault_server("hang") else {
         return;
     };
-    let connection = Connection::connect("Fault", &endpoint, 10 * SECOND)
+    let connection = Connection::connect("Fault", &endpoint, 10 * SECOND, Default::default())
         .await
         .unwrap();
     assert!(connection.ping(5 * SECOND).await);
     let failure = connection
-        .call("hang", Map::new(), Duration::from_millis(300))
+        .call("hang", Map::new(), Duration::from_millis(300), None)
         .await
         .unwrap_err();
     assert_eq!(failure, CallFailure::TimedOut(Duration::from_millis(300)));
@@ -240,7 +246,7 @@ async fn a_malformed_tool_list_is_a_clear_error() {
     let Some(endpoint) = fault_server("malformed") else {
         return;
     };
-    let connection = Connection::connect("Fault", &endpoint, 10 * SECOND)
+    let connection = Connection::connect("Fault", &endpoint, 10 * SECOND, Default::default())
         .await
         .unwrap();
     let error = connection.list_tools(5 * SECOND).await.unwrap_err();
@@ -268,7 +274,7 @@ async fn the_server_process_ends_when_the_connection_is_dropped() {
         *command = "sh".to_owned();
         *args = vec!["-c".to_owned(), script];
     }
-    let connection = Connection::connect("Fault", &endpoint, 10 * SECOND)
+    let connection = Connection::connect("Fault", &endpoint, 10 * SECOND, Default::default())
         .await
         .unwrap();
     let pid = std::fs::read_to_string(&log).unwrap().trim().to_owned();

@@ -126,11 +126,64 @@
 //!   `hpd_agent::mcp`; a stdio server's stderr lines are logged there at debug level and the
 //!   last five are quoted in errors.
 //!
+//!
+//! # Functions that ask the client
+//!
+//! A served function can ask the MCP client for a completion of its model
+//! ([`FunctionContext::sample`](crate::FunctionContext::sample)), for input from its user
+//! ([`FunctionContext::elicit`](crate::FunctionContext::elicit), a form or a URL) and for its
+//! roots ([`FunctionContext::roots`](crate::FunctionContext::roots)):
+//!
+//! - On the session revisions (2025-06-18, 2025-11-25) each ask is a request to the client
+//!   (`sampling/createMessage`, `elicitation/create`, `roots/list`) while the call runs.
+//! - On 2026-07-28, which forbids requests to the client, a call whose function asks
+//!   something not yet answered ends with an `input_required` result listing every ask made
+//!   so far (asks started together, as with `tokio::join!`, are listed together; the key of
+//!   each is the request's `with_key`, else `{kind}-{n}`), and a `requestState`. The client
+//!   sends the call again with its answers (`inputResponses`) and the state, and the function
+//!   runs again **from the start**: answered asks return at once, the next unanswered ones
+//!   end the round. So a function that asks should do its side effects after its asks. The
+//!   state carries the answers of earlier rounds, sealed with HMAC-SHA256 (rmcp's
+//!   `RequestStateCodec`) and bound to the tool and its arguments, valid for 10 minutes; a
+//!   state that was changed, belongs to another call or is too old is refused with JSON-RPC
+//!   error -32602, as is an answer that is not the kind of result asked for. Extra answers are
+//!   ignored; a missing one is asked for again. The key is random per [`McpServer`]; servers
+//!   that share clients set one with [`McpServer::with_request_state_key`].
+//! - Either way, a capability the client did not declare is not asked: the function gets
+//!   [`AskError::NotDeclared`](crate::tool::AskError::NotDeclared) at once, and an accepted form
+//!   whose content does not fit the schema reaches the function as
+//!   [`AskError::InvalidAnswer`](crate::tool::AskError::InvalidAnswer).
+//! - Approval through elicitation (a served function that needs approval) is such an ask,
+//!   with the key `approval`.
+//!
+//! # A client that answers servers
+//!
+//! [`McpHarness`] declares sampling and elicitation (form and URL), and roots when it has
+//! some, and answers the server's requests (and `input_required` results, sending the call
+//! again with the answers and the `requestState` unchanged, at most 10 rounds):
+//!
+//! - **Sampling** goes to the model of the agent whose call is in flight (its
+//!   [sampling handler](crate::AgentBuilder::with_sampling_handler), its own model by default),
+//!   after the harness's [`SamplingPolicy`], which can refuse or rewrite the request. Only text
+//!   messages are answered; a request without a call in flight is refused.
+//! - **Elicitation** goes to the harness's
+//!   [`with_elicitation_handler`](McpHarness::with_elicitation_handler), else to the calling
+//!   agent's [elicitation handler](crate::AgentBuilder::with_elicitation_handler); without
+//!   either the server gets an error. An accepted form gets the schema's defaults for the
+//!   properties the answer left out (SEP-1034) and is checked against the schema before it is
+//!   sent.
+//! - **Roots** are those of [`McpHarness::with_roots`] or of the config entry's `roots`.
+//!
+//! A server's request names no call, so when calls of several agents to one harness are in
+//! flight at once, the newest call's agent answers.
+//!
 //! [`DynamicHarness`]: crate::harness::DynamicHarness
 //! [`McpServerConfig`]: crate::config::McpServerConfig
 //! [`AgentBuilder::with_mcp_server`]: crate::AgentBuilder::with_mcp_server
 //! [`AgentBuilder::build_async`]: crate::AgentBuilder::build_async
 
+mod answering;
+mod asking;
 mod builder;
 mod catalog;
 mod client;
@@ -152,6 +205,7 @@ mod server;
 mod source;
 mod uri_template;
 
+pub use answering::SamplingPolicy;
 pub use client::{DEFAULT_MAX_RESULT_CHARS, DEFAULT_TIMEOUT, McpHarness};
 pub use completion::{Completer, CompletionRequest};
 pub use error::{McpError, ProviderError};

@@ -22,10 +22,12 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use super::McpError;
+use super::asking::{RoundAsker, RoundEnd, SessionAsker};
 use super::catalog::{ServedCatalog, Subscriptions};
 use super::http_server::{self, Guard};
 use crate::chat::ToolDefinition;
 use crate::events::{AgentEvent, EventSink};
+use crate::tool::{Answer, AskError, Asker, ElicitAction, Elicitation, Input};
 use crate::{ToolResult, agent::ToolSession, tool::LogLevel};
 
 /// How often a `subscriptions/listen` stream looks for changed tool lists.
@@ -37,6 +39,9 @@ pub(crate) struct Identity {
     pub(crate) name: String,
     pub(crate) version: String,
     pub(crate) instructions: Option<String>,
+    /// Seals the `requestState` of 2026-07-28 `input_required` rounds (one key per server,
+    /// so every session and request of it can open what another sealed).
+    pub(crate) request_state: Arc<rmcp::model::RequestStateCodec>,
 }
 
 /// The `rmcp` handler of one MCP session: its own [`ToolSession`], so expansions are per
@@ -537,23 +542,78 @@ impl SessionHandler {
             self.log_level.clone(),
         );
         // A request of a revision without `initialize` has no session: nothing it does may
-        // depend on, or change, what earlier requests expanded.
+        // depend on, or change, what earlier requests expanded. Those revisions also forbid
+        // requests to the client: a function's asks end the call with an `input_required`
+        // result instead, and it runs again with the answers.
         let stateless = context
             .protocol_version()
             .is_some_and(|version| !version.has_initialize());
-        let outcome = self
-            .tools
-            .call_reporting(
-                &call_id,
+        let codec = &self.identity.request_state;
+        let rounds = if stateless {
+            let opened = RoundAsker::open(
+                codec,
                 &request.name,
                 &arguments,
-                Some(reporter.clone() as Arc<dyn EventSink>),
-                Some(&ElicitingApprover {
-                    peer: context.peer.clone(),
-                }),
-                stateless,
-            )
-            .await;
+                request.request_state.as_deref(),
+                request.input_responses,
+                context.client_capabilities(),
+            );
+            match opened {
+                Ok(asker) => Some(Arc::new(asker)),
+                Err(error) => {
+                    reporter.finish(sending).await;
+                    return Err(error);
+                }
+            }
+        } else {
+            None
+        };
+        let asker: Arc<dyn Asker> = match &rounds {
+            Some(rounds) => rounds.clone(),
+            None => Arc::new(SessionAsker {
+                peer: context.peer.clone(),
+            }),
+        };
+        let approver = ElicitingApprover {
+            asker: asker.clone(),
+        };
+        let call = self.tools.call_reporting(
+            &call_id,
+            &request.name,
+            &arguments,
+            Some(reporter.clone() as Arc<dyn EventSink>),
+            Some(&approver),
+            stateless,
+            Some(asker),
+        );
+        let outcome = match &rounds {
+            None => call.await,
+            Some(rounds) => {
+                // Boxed, so the abandoned call can be dropped (cancelled) before the round ends.
+                let mut call = Box::pin(call);
+                loop {
+                    tokio::select! {
+                        biased;
+                        outcome = &mut call => break outcome,
+                        () = rounds.wants_to_end() => {
+                            match rounds.end(codec, &request.name, &arguments) {
+                                None => {}
+                                Some(end) => {
+                                    drop(call);
+                                    reporter.finish(sending).await;
+                                    return match end {
+                                        RoundEnd::InputRequired(result) => {
+                                            Ok(CallToolResponse::InputRequired(result))
+                                        }
+                                        RoundEnd::Invalid(error) => Err(error),
+                                    };
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        };
         reporter.finish(sending).await;
         // In the fixed layout an expansion changes no listed tool: no list_changed then, so the
         // host's tool list (and its own prompt cache) stays as it is.
@@ -621,13 +681,14 @@ fn has_cache_hints(context: &RequestContext<RoleServer>) -> bool {
 }
 
 /// Asks the MCP client's user, through elicitation, whether a call that needs approval may
-/// run: a form with `approve` (a boolean, default `true`) and an optional `reason`. Accepting
-/// with `approve` true approves; accepting with `approve` false, declining or cancelling
-/// denies (with the reason given, or one that says what the user did). A client that did not
-/// declare form elicitation is not asked: the call is refused with an error result that says
-/// so, as it is when the request fails (a protocol version that forbids server requests).
+/// run: a form with `approve` (a boolean, default `true`) and an optional `reason`, asked as
+/// any function asks (a request on the session revisions, an `input_required` round with the
+/// key `approval` on 2026-07-28). Accepting with `approve` true approves; accepting with
+/// `approve` false, declining or cancelling denies (with the reason given, or one that says
+/// what the user did). A client that did not declare form elicitation is not asked: the call
+/// is refused with an error result that says so, as it is when asking fails.
 struct ElicitingApprover {
-    peer: Peer<RoleServer>,
+    asker: Arc<dyn Asker>,
 }
 
 /// What the approval form returns.
@@ -646,62 +707,45 @@ fn yes() -> bool {
 #[async_trait::async_trait]
 impl Approver for ElicitingApprover {
     async fn decide(&self, call: &PendingApproval) -> Result<ApprovalDecision, String> {
-        use rmcp::model::{
-            BooleanSchema, ElicitRequestParams, ElicitationAction, ElicitationSchema,
-            PrimitiveSchemaDefinition, StringSchema,
-        };
-        use rmcp::service::ElicitationMode;
-
-        if !self
-            .peer
-            .supported_elicitation_modes()
-            .contains(&ElicitationMode::Form)
-        {
-            return Err(format!(
-                "Function '{}' needs approval, and this MCP client cannot be asked: it does not support elicitation",
-                call.function
-            ));
-        }
-        let mut schema = ElicitationSchema::new(std::collections::BTreeMap::from([
-            (
-                "approve".to_owned(),
-                PrimitiveSchemaDefinition::Boolean(
-                    BooleanSchema::new()
-                        .description("Run the call")
-                        .with_default(true),
-                ),
-            ),
-            (
-                "reason".to_owned(),
-                PrimitiveSchemaDefinition::String(
-                    StringSchema::new().description("Why not (the model reads it)"),
-                ),
-            ),
-        ]));
-        schema.required = Some(vec!["approve".to_owned()]);
+        let schema = serde_json::json!({
+            "type": "object",
+            "properties": {
+                "approve": {"type": "boolean", "description": "Run the call", "default": true},
+                "reason": {"type": "string", "description": "Why not (the model reads it)"},
+            },
+            "required": ["approve"],
+        });
         let message = format!(
             "The assistant wants to call {} of {} with {}. Approve?",
             call.function, call.harness, call.arguments
         );
-        let answer = self
-            .peer
-            .create_elicitation(ElicitRequestParams::FormElicitationParams {
-                meta: None,
-                message,
-                requested_schema: schema,
-            })
-            .await
-            .map_err(|e| {
-                format!(
+        let form = Elicitation::form(message, schema).with_key("approval");
+        let answer = match self.asker.ask(Input::Elicitation(form)).await {
+            Ok(Answer::Elicitation(answer)) => answer,
+            Ok(_) => {
+                return Err(format!(
+                    "Function '{}' needs approval, and the MCP client's answer is not the approval form",
+                    call.function
+                ));
+            }
+            Err(AskError::NotDeclared { .. }) => {
+                return Err(format!(
+                    "Function '{}' needs approval, and this MCP client cannot be asked: it does not support elicitation",
+                    call.function
+                ));
+            }
+            Err(e) => {
+                return Err(format!(
                     "Function '{}' needs approval, and asking the MCP client failed: {e}",
                     call.function
-                )
-            })?;
+                ));
+            }
+        };
         Ok(match answer.action {
-            ElicitationAction::Accept => {
+            ElicitAction::Accept => {
                 let form: ApprovalForm = answer
                     .content
-                    .map(serde_json::from_value)
+                    .map(|content| serde_json::from_value(Value::Object(content)))
                     .transpose()
                     .map_err(|e| {
                         format!(
@@ -721,7 +765,7 @@ impl Approver for ElicitingApprover {
                     }
                 }
             }
-            ElicitationAction::Decline => ApprovalDecision::deny("declined in the MCP client"),
+            ElicitAction::Decline => ApprovalDecision::deny("declined in the MCP client"),
             _ => ApprovalDecision::deny("the approval request was dismissed in the MCP client"),
         })
     }

@@ -8,6 +8,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::catalog::{Catalog, ServedCatalog};
 use super::http_server::{ConnectionLimits, Guard, parse_origin};
+use rmcp::model::RequestStateCodec;
+
 use super::serve::{self, Identity};
 use super::{
     CacheHint, McpError, ProtectedResource, ResourceNotifier, ServedPrompt, ServedResource,
@@ -139,6 +141,7 @@ impl McpServer {
                 name,
                 version: env!("CARGO_PKG_VERSION").to_owned(),
                 instructions: None,
+                request_state: Arc::new(RequestStateCodec::new_unchecked(random_key().to_vec())),
             },
             token: None,
             oauth: None,
@@ -198,6 +201,27 @@ impl McpServer {
     #[deprecated(since = "0.1.0", note = "renamed to `with_name`")]
     pub fn name(self, name: impl Into<String>) -> Self {
         self.with_name(name)
+    }
+
+    /// The key that seals the `requestState` of 2026-07-28 `input_required` results (the
+    /// answers a client gave in earlier rounds of a call that asks it for input; see
+    /// [functions that ask the client](super#functions-that-ask-the-client)). By default
+    /// each server makes a random one, so a state sealed by one process cannot be opened by
+    /// another: servers behind a load balancer that share their clients need the same key
+    /// (32 bytes from a secret, e.g. its SHA-256).
+    ///
+    /// ```
+    /// use hpd_agent::mcp::McpServer;
+    /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
+    ///
+    /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
+    /// let server = McpServer::new(agent).with_request_state_key([7; 32]);
+    /// # drop(server);
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
+    pub fn with_request_state_key(mut self, key: [u8; 32]) -> Self {
+        self.identity.request_state = Arc::new(RequestStateCodec::new_unchecked(key.to_vec()));
+        self
     }
 
     /// Instructions sent in the handshake (clients may show them to their model).
@@ -810,4 +834,19 @@ impl Drop for McpHttpServer {
     fn drop(&mut self) {
         self.serving.shutdown.cancel();
     }
+}
+
+/// 32 random bytes from the operating system; should it fail, from the standard library's
+/// randomly seeded hasher (itself seeded from the operating system).
+fn random_key() -> [u8; 32] {
+    let mut key = [0_u8; 32];
+    if let Err(error) = getrandom::fill(&mut key) {
+        use std::hash::BuildHasher;
+        tracing::warn!(target: "hpd_agent::mcp", %error, "the OS random source failed; the request state key comes from the hasher's seed");
+        for (i, chunk) in key.chunks_mut(8).enumerate() {
+            let word = std::collections::hash_map::RandomState::new().hash_one(i);
+            chunk.copy_from_slice(&word.to_le_bytes());
+        }
+    }
+    key
 }

@@ -35,6 +35,8 @@ pub(super) struct Settings {
     pub(super) reserved: Vec<String>,
     /// Whether the server's resources are offered to the model (when it has any).
     pub(super) resources: bool,
+    /// How the server's requests are answered.
+    pub(super) answering: Arc<super::answering::Answering>,
 }
 
 /// Everything a harness needs to talk to its server, shared by its tools and its turn hook.
@@ -48,6 +50,7 @@ pub(super) struct Source {
     resources: bool,
     /// Whether the server has resources or templates, as last probed.
     has_resources: std::sync::atomic::AtomicBool,
+    answering: Arc<super::answering::Answering>,
     state: Mutex<State>,
     /// Serialises turn hooks of concurrent turns.
     refresh: tokio::sync::Mutex<()>,
@@ -65,6 +68,7 @@ impl Source {
             reserved: settings.reserved,
             resources: settings.resources,
             has_resources: std::sync::atomic::AtomicBool::new(false),
+            answering: settings.answering,
             state: Mutex::new(State {
                 connection: Some(Arc::new(connection)),
                 down: None,
@@ -316,7 +320,7 @@ impl Source {
             _ => Map::new(),
         };
         let outcome = tokio::select! {
-            outcome = connection.call(tool, arguments, self.timeout) => outcome,
+            outcome = connection.call(tool, arguments, self.timeout, ctx.asker().cloned()) => outcome,
             () = ctx.cancellation_token().cancelled() => {
                 return ToolResult::error("Error: run cancelled");
             }
@@ -382,7 +386,14 @@ impl Source {
                 let changed = connection.take_tools_changed();
                 (connection, changed)
             }
-            None => match Connection::connect(&self.name, &self.endpoint, self.timeout).await {
+            None => match Connection::connect(
+                &self.name,
+                &self.endpoint,
+                self.timeout,
+                self.answering.clone(),
+            )
+            .await
+            {
                 Ok(connection) => {
                     tracing::info!(target: "hpd_agent::mcp", server = %self.name, "MCP server restarted");
                     let connection = Arc::new(connection);

@@ -161,6 +161,8 @@ pub(crate) struct CallScope<'a> {
     pub(crate) turn_id: Option<Arc<str>>,
     /// Where the calls' events go (see `FunctionContext`); `None` when nobody sees them.
     pub(crate) events: Option<Arc<dyn EventSink>>,
+    /// Who answers the calls' asks (sampling, elicitation, roots).
+    pub(crate) asker: Option<Arc<dyn crate::tool::Asker>>,
 }
 
 /// Runs one call through global middleware and the owning harness's scoped pipeline.
@@ -188,6 +190,7 @@ pub(crate) async fn call_function(
                     arguments,
                     scope.cancellation,
                     scope.events.as_ref(),
+                    scope.asker.as_ref(),
                     scope.turn_id.as_ref(),
                 )
                 .await
@@ -312,6 +315,7 @@ async fn through_middleware(
                         arguments,
                         scope.cancellation,
                         scope.events.as_ref(),
+                        scope.asker.as_ref(),
                         scope.turn_id.as_ref(),
                     )
                     .await

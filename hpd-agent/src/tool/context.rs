@@ -2,9 +2,14 @@
 
 use std::fmt;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use tokio_util::sync::CancellationToken;
 
+use super::ask::{
+    Answer, AskError, Asker, Elicitation, ElicitationAnswer, Input, Root, RootsRequest,
+    SamplingReply, SamplingRequest,
+};
 use crate::events::{AgentEvent, EventSink, LogLevel};
 
 /// What a function body can learn about the call that runs it.
@@ -40,6 +45,10 @@ pub struct FunctionContext {
     /// Where the call's events go (its progress, its log, a sub-agent's events); `None` when
     /// nobody would see them.
     events: Option<Arc<dyn EventSink>>,
+    /// Who answers the call's asks (sampling, elicitation, roots); `None` outside a run.
+    asker: Option<Arc<dyn Asker>>,
+    /// How many asks the call made, for their default keys.
+    asks: Arc<AtomicUsize>,
 }
 
 impl fmt::Debug for FunctionContext {
@@ -75,6 +84,8 @@ impl FunctionContext {
             cancellation,
             turn: None,
             events: None,
+            asker: None,
+            asks: Arc::new(AtomicUsize::new(0)),
         }
     }
 
@@ -238,6 +249,159 @@ impl FunctionContext {
         self.events = events;
     }
 
+    /// The same context with its asks answered by `asker`.
+    pub(crate) fn set_asker(&mut self, asker: Option<Arc<dyn Asker>>) {
+        self.asker = asker;
+    }
+
+    /// Who answers the call's asks, when anyone does (an MCP harness hands it on to its
+    /// server's requests).
+    #[cfg(feature = "mcp")]
+    pub(crate) fn asker(&self) -> Option<&Arc<dyn Asker>> {
+        self.asker.as_ref()
+    }
+
+    /// Asks `input` of whoever answers this call's asks, with its default key set.
+    async fn ask(&self, mut input: Input) -> Result<Answer, AskError> {
+        let what = input.what();
+        let Some(asker) = &self.asker else {
+            return Err(AskError::NoHandler { what });
+        };
+        let n = self.asks.fetch_add(1, Ordering::Relaxed) + 1;
+        if input.key().is_none() {
+            let key = Some(format!("{what}-{n}"));
+            match &mut input {
+                Input::Sampling(request) => request.key = key,
+                Input::Elicitation(request) => request.key = key,
+                Input::Roots(request) => request.key = key,
+            }
+        }
+        asker.ask(input).await
+    }
+
+    /// Asks the caller's model for a completion (MCP sampling).
+    ///
+    /// In an agent's run the agent's sampling handler answers (its own model by default, see
+    /// [`AgentBuilder::with_sampling_handler`](crate::AgentBuilder::with_sampling_handler));
+    /// served over MCP the client's model does (see [asking the caller](crate::tool#asking-the-caller)).
+    ///
+    /// # Errors
+    ///
+    /// An [`AskError`]: nobody answers sampling here, the MCP client did not declare it, the
+    /// handler refused or failed.
+    ///
+    /// ```
+    /// use hpd_agent::prelude::*;
+    /// use hpd_agent::tool::SamplingRequest;
+    ///
+    /// #[derive(Default)]
+    /// pub struct Poet;
+    ///
+    /// #[tool_harness]
+    /// impl Poet {
+    ///     /// Writes a haiku about a topic with the caller's model.
+    ///     #[ai_function]
+    ///     async fn haiku(&self, topic: String, ctx: &FunctionContext) -> Result<String, String> {
+    ///         let reply = ctx
+    ///             .sample(SamplingRequest::new(format!("A haiku about {topic}"), 60))
+    ///             .await
+    ///             .map_err(|e| e.to_string())?;
+    ///         Ok(reply.text)
+    ///     }
+    /// }
+    /// # let _ = Poet;
+    /// ```
+    pub async fn sample(&self, request: SamplingRequest) -> Result<SamplingReply, AskError> {
+        match self.ask(Input::Sampling(request)).await? {
+            Answer::Sampling(reply) => Ok(reply),
+            _ => Err(AskError::InvalidAnswer(
+                "the answer to a sampling request is no completion".to_owned(),
+            )),
+        }
+    }
+
+    /// Asks the caller's user for input: a form (checked against its schema before the
+    /// function sees it) or a URL to visit (MCP elicitation).
+    ///
+    /// In an agent's run the agent's elicitation handler answers
+    /// ([`AgentBuilder::with_elicitation_handler`](crate::AgentBuilder::with_elicitation_handler));
+    /// served over MCP the client's user does.
+    ///
+    /// # Errors
+    ///
+    /// An [`AskError`]: nobody answers elicitation here, the MCP client did not declare the
+    /// mode, the handler refused or failed, accepted content that does not fit the schema.
+    ///
+    /// ```
+    /// use hpd_agent::prelude::*;
+    /// use hpd_agent::tool::{ElicitAction, Elicitation};
+    /// use serde_json::json;
+    ///
+    /// #[derive(Default)]
+    /// pub struct Booking;
+    ///
+    /// #[tool_harness]
+    /// impl Booking {
+    ///     /// Books a table, asking the user how many people come.
+    ///     #[ai_function]
+    ///     async fn book(&self, ctx: &FunctionContext) -> Result<String, String> {
+    ///         let form = Elicitation::form(
+    ///             "How many people?",
+    ///             json!({"type": "object", "properties": {"people": {"type": "integer"}}, "required": ["people"]}),
+    ///         );
+    ///         let answer = ctx.elicit(form).await.map_err(|e| e.to_string())?;
+    ///         match answer.action {
+    ///             ElicitAction::Accept => Ok(format!("booked for {}", answer.field("people").unwrap_or(&json!(0)))),
+    ///             _ => Ok("not booked".to_owned()),
+    ///         }
+    ///     }
+    /// }
+    /// # let _ = Booking;
+    /// ```
+    pub async fn elicit(&self, request: Elicitation) -> Result<ElicitationAnswer, AskError> {
+        let asked = request.clone();
+        match self.ask(Input::Elicitation(request)).await? {
+            Answer::Elicitation(answer) => {
+                super::ask::check_answer(&asked, &answer)?;
+                Ok(answer)
+            }
+            _ => Err(AskError::InvalidAnswer(
+                "the answer to an elicitation is no elicitation result".to_owned(),
+            )),
+        }
+    }
+
+    /// Asks the caller for its roots (MCP roots): the directories or URIs it lets functions
+    /// work in.
+    ///
+    /// In an agent's run they are the agent's
+    /// ([`AgentBuilder::with_roots`](crate::AgentBuilder::with_roots)); served over MCP the
+    /// client's.
+    ///
+    /// # Errors
+    ///
+    /// An [`AskError`]: no roots are set, the MCP client did not declare roots, asking failed.
+    ///
+    /// ```
+    /// use hpd_agent::{CancellationToken, FunctionContext};
+    /// use hpd_agent::tool::{AskError, RootsRequest};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// // Outside a run nobody answers.
+    /// let ctx = FunctionContext::new("scan", "Files", "c1", CancellationToken::new());
+    /// assert_eq!(ctx.roots(RootsRequest::new()).await, Err(AskError::NoHandler { what: "roots" }));
+    /// # }
+    /// ```
+    pub async fn roots(&self, request: RootsRequest) -> Result<Vec<Root>, AskError> {
+        match self.ask(Input::Roots(request)).await? {
+            Answer::Roots(roots) => Ok(roots),
+            _ => Err(AskError::InvalidAnswer(
+                "the answer to a roots request is no list of roots".to_owned(),
+            )),
+        }
+    }
+
     /// Where the call's events go, when anyone sees them (a sub-agent forwards its child's
     /// events there).
     pub(crate) fn events(&self) -> Option<&Arc<dyn EventSink>> {
@@ -335,7 +499,7 @@ pub(crate) fn idempotency_key(
 
 /// FNV-1a (64 bits) of the arguments in a canonical form: JSON with object keys sorted and no
 /// spaces (empty, blank and `null` count as `{}`); text that is not JSON is hashed as it is.
-fn arguments_digest(arguments: &str) -> u64 {
+pub(crate) fn arguments_digest(arguments: &str) -> u64 {
     let trimmed = arguments.trim();
     let canonical = if trimmed.is_empty() || trimmed == "null" {
         "{}".to_owned()

@@ -16,6 +16,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::arguments::ArgumentCheck;
+use super::ask::Asker;
 use super::context::FunctionContext;
 use super::result::{FunctionFailure, ToolResult};
 use crate::chat::ToolDefinition;
@@ -61,6 +62,7 @@ pub struct CallParts<'a> {
     call_id: &'a str,
     cancellation: &'a CancellationToken,
     events: Option<&'a Arc<dyn EventSink>>,
+    asker: Option<&'a Arc<dyn Asker>>,
     turn_id: Option<&'a Arc<str>>,
     arguments: &'a str,
 }
@@ -76,6 +78,7 @@ impl CallParts<'_> {
             self.cancellation.clone(),
         );
         ctx.set_events(self.events.cloned());
+        ctx.set_asker(self.asker.cloned());
         if let Some(turn_id) = self.turn_id {
             ctx.set_turn(Arc::clone(turn_id), self.arguments);
         }
@@ -445,7 +448,7 @@ impl Function {
         arguments: &str,
         cancellation: CancellationToken,
     ) -> Result<ToolResult, FunctionFailure> {
-        self.run_in(call_id, arguments, &cancellation, None, None)
+        self.run_in(call_id, arguments, &cancellation, None, None, None)
             .await
     }
 
@@ -459,6 +462,7 @@ impl Function {
         arguments: &str,
         cancellation: &CancellationToken,
         events: Option<&Arc<dyn EventSink>>,
+        asker: Option<&Arc<dyn Asker>>,
         turn_id: Option<&Arc<str>>,
     ) -> Result<ToolResult, FunctionFailure> {
         if self.checks_arguments
@@ -475,6 +479,7 @@ impl Function {
             call_id,
             cancellation,
             events,
+            asker,
             turn_id,
             arguments,
         };

@@ -30,8 +30,34 @@
 //! # Ok(())
 //! # }
 //! ```
+//!
+//! # Asking the caller
+//!
+//! A function can ask whoever called it for a completion of their model
+//! ([`FunctionContext::sample`]), for input from their user ([`FunctionContext::elicit`]: a
+//! form with a schema or a URL to visit) and for their roots ([`FunctionContext::roots`]).
+//! Who answers depends on who called:
+//!
+//! - **An agent's own run** (or a [`ToolSession`](crate::agent::ToolSession)): the handlers
+//!   registered on the [`AgentBuilder`](crate::AgentBuilder). Sampling goes to the agent's own
+//!   model ([`ModelSampling`]) unless
+//!   [`with_sampling_handler`](crate::AgentBuilder::with_sampling_handler) sets another
+//!   handler; elicitation goes to
+//!   [`with_elicitation_handler`](crate::AgentBuilder::with_elicitation_handler), and roots
+//!   are those of [`with_roots`](crate::AgentBuilder::with_roots). Without one the ask fails
+//!   with [`AskError::NoHandler`], which the function can turn into a result the model reads.
+//!   A sub-agent's functions ask the sub-agent, which is built from its own config: its own
+//!   model samples, and the parent's elicitation handler and roots are not passed down.
+//! - **An MCP client**, when an [`McpServer`](crate::mcp::McpServer) serves the function: see
+//!   [functions that ask the client](crate::mcp#functions-that-ask-the-client). A client that
+//!   did not declare the capability is not asked ([`AskError::NotDeclared`]).
+//!
+//! Every ask has a key, its name in a 2026-07-28 `input_required` result: the one the request
+//! sets (`with_key`), else `{sampling|elicitation|roots}-{n}` for the call's n-th ask. An
+//! accepted form is checked against its schema before the function sees it.
 
 mod arguments;
+mod ask;
 pub(crate) mod catalog;
 pub(crate) mod context;
 mod function;
@@ -40,6 +66,10 @@ mod result;
 mod sub_agent;
 
 pub use crate::events::LogLevel;
+pub use ask::{
+    AskError, ElicitAction, Elicitation, ElicitationAnswer, ElicitationHandler, ElicitationKind,
+    ModelSampling, Root, RootsRequest, SamplingHandler, SamplingReply, SamplingRequest,
+};
 pub use context::FunctionContext;
 pub use function::Function;
 // Not public API. Used by generated code.
@@ -51,5 +81,10 @@ pub use sub_agent::DEFAULT_MAX_DEPTH;
 pub(crate) use sub_agent::sub_agent_parameters;
 pub use sub_agent::{DEFAULT_MAX_SUB_AGENT_DEPTH, SubAgent};
 
+#[cfg(feature = "mcp")]
+pub(crate) use ask::{Answer, Input, check_answer};
+pub(crate) use ask::{Asker, Handlers};
+#[cfg(feature = "mcp")]
+pub(crate) use context::arguments_digest;
 pub(crate) use function::{Invoke, parse_arguments, parse_arguments_text};
 pub(crate) use output::{object_schema, result_text, structured_output};

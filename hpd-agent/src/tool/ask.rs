@@ -1,0 +1,696 @@
+//! What a function can ask of whoever called it (sampling, elicitation, roots); documented in
+//! [`tool`](crate::tool#asking-the-caller).
+
+use std::fmt;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::chat::{ChatClient, ChatMessage, ChatRequest, ModelOptions};
+pub use crate::roots::Root;
+
+/// A completion asked of the caller's model.
+///
+/// ```
+/// use hpd_agent::tool::SamplingRequest;
+///
+/// let request = SamplingRequest::new("Summarise: the sky is blue.", 200)
+///     .with_system_prompt("Be brief.")
+///     .with_key("summary");
+/// assert_eq!(request.max_tokens, 200);
+/// assert_eq!(request.key.as_deref(), Some("summary"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct SamplingRequest {
+    /// The conversation: user and assistant messages with text (other messages are refused).
+    pub messages: Vec<ChatMessage>,
+    /// The system prompt, if any.
+    pub system_prompt: Option<String>,
+    /// The most tokens the answer may have.
+    pub max_tokens: u32,
+    /// The sampling temperature, if the function cares.
+    pub temperature: Option<f64>,
+    /// The name of this input in a 2026-07-28 `input_required` result; `sampling-{n}` (the
+    /// call's n-th ask) when `None`.
+    pub key: Option<String>,
+}
+
+impl SamplingRequest {
+    /// One user message, answered in at most `max_tokens` tokens.
+    #[must_use]
+    pub fn new(prompt: impl Into<String>, max_tokens: u32) -> Self {
+        SamplingRequest::from_messages(vec![ChatMessage::user(prompt)], max_tokens)
+    }
+
+    /// A conversation of user and assistant messages.
+    ///
+    /// ```
+    /// use hpd_agent::{ChatMessage, ChatResponse};
+    /// use hpd_agent::tool::SamplingRequest;
+    ///
+    /// let request = SamplingRequest::from_messages(
+    ///     vec![ChatMessage::user("Hi"), ChatMessage::assistant(&ChatResponse::text("Hello")), ChatMessage::user("Name a colour")],
+    ///     20,
+    /// );
+    /// assert_eq!(request.messages.len(), 3);
+    /// ```
+    #[must_use]
+    pub fn from_messages(messages: Vec<ChatMessage>, max_tokens: u32) -> Self {
+        SamplingRequest {
+            messages,
+            system_prompt: None,
+            max_tokens,
+            temperature: None,
+            key: None,
+        }
+    }
+
+    /// Sets the system prompt.
+    #[must_use]
+    pub fn with_system_prompt(mut self, prompt: impl Into<String>) -> Self {
+        self.system_prompt = Some(prompt.into());
+        self
+    }
+
+    /// Sets the temperature.
+    #[must_use]
+    pub fn with_temperature(mut self, temperature: f64) -> Self {
+        self.temperature = Some(temperature);
+        self
+    }
+
+    /// Names this input in a 2026-07-28 `input_required` result.
+    #[must_use]
+    pub fn with_key(mut self, key: impl Into<String>) -> Self {
+        self.key = Some(key.into());
+        self
+    }
+}
+
+/// What the caller's model answered.
+///
+/// ```
+/// use hpd_agent::tool::SamplingReply;
+///
+/// let reply = SamplingReply::new("Paris", "gpt-4o-mini");
+/// assert_eq!((reply.text.as_str(), reply.stop_reason), ("Paris", None));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct SamplingReply {
+    /// The answer's text.
+    pub text: String,
+    /// The model that answered, as the caller names it.
+    pub model: String,
+    /// Why the model stopped (`endTurn`, `maxTokens`, ...), when the caller says.
+    pub stop_reason: Option<String>,
+}
+
+impl SamplingReply {
+    /// An answer of `model`.
+    #[must_use]
+    pub fn new(text: impl Into<String>, model: impl Into<String>) -> Self {
+        SamplingReply {
+            text: text.into(),
+            model: model.into(),
+            stop_reason: None,
+        }
+    }
+
+    /// Sets why the model stopped.
+    #[must_use]
+    pub fn with_stop_reason(mut self, reason: impl Into<String>) -> Self {
+        self.stop_reason = Some(reason.into());
+        self
+    }
+}
+
+/// What an elicitation asks of the caller's user.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "mode", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ElicitationKind {
+    /// Fill in a form: a flat JSON object schema of primitive properties (strings, numbers,
+    /// booleans, enums), as MCP's elicitation allows.
+    Form {
+        /// The schema the answer's content must match.
+        schema: Value,
+    },
+    /// Visit a URL (a sign-in, a payment): the answer only says whether the user agreed to go;
+    /// what happens there does not pass through the caller.
+    Url {
+        /// Where to send the user.
+        url: String,
+        /// The id that ties the visit to this request.
+        elicitation_id: String,
+    },
+}
+
+/// Input asked of the caller's user.
+///
+/// ```
+/// use hpd_agent::tool::{Elicitation, ElicitationKind};
+/// use serde_json::json;
+///
+/// let form = Elicitation::form(
+///     "Which city?",
+///     json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+/// );
+/// assert!(matches!(form.kind, ElicitationKind::Form { .. }));
+/// let visit = Elicitation::url("Sign in to the calendar", "https://example.com/login", "login-1");
+/// assert!(matches!(visit.kind, ElicitationKind::Url { .. }));
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Elicitation {
+    /// What the user is told.
+    pub message: String,
+    /// A form or a URL.
+    pub kind: ElicitationKind,
+    /// The name of this input in a 2026-07-28 `input_required` result; `elicitation-{n}` (the
+    /// call's n-th ask) when `None`.
+    pub key: Option<String>,
+}
+
+impl Elicitation {
+    /// A form: `schema` is a JSON object schema of primitive properties.
+    #[must_use]
+    pub fn form(message: impl Into<String>, schema: Value) -> Self {
+        Elicitation {
+            message: message.into(),
+            kind: ElicitationKind::Form { schema },
+            key: None,
+        }
+    }
+
+    /// A URL to visit.
+    #[must_use]
+    pub fn url(
+        message: impl Into<String>,
+        url: impl Into<String>,
+        elicitation_id: impl Into<String>,
+    ) -> Self {
+        Elicitation {
+            message: message.into(),
+            kind: ElicitationKind::Url {
+                url: url.into(),
+                elicitation_id: elicitation_id.into(),
+            },
+            key: None,
+        }
+    }
+
+    /// Names this input in a 2026-07-28 `input_required` result.
+    #[must_use]
+    pub fn with_key(mut self, key: impl Into<String>) -> Self {
+        self.key = Some(key.into());
+        self
+    }
+}
+
+/// What the user did with an elicitation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ElicitAction {
+    /// Submitted the form (or agreed to visit the URL).
+    Accept,
+    /// Said no.
+    Decline,
+    /// Dismissed the request without choosing.
+    Cancel,
+}
+
+/// The user's answer to an elicitation.
+///
+/// ```
+/// use hpd_agent::tool::{ElicitAction, ElicitationAnswer};
+/// use serde_json::json;
+///
+/// let answer = ElicitationAnswer::accept(json!({"city": "Oslo"}).as_object().unwrap().clone());
+/// assert_eq!(answer.action, ElicitAction::Accept);
+/// assert_eq!(answer.field("city"), Some(&json!("Oslo")));
+/// assert_eq!(ElicitationAnswer::decline().field("city"), None);
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ElicitationAnswer {
+    /// What the user did.
+    pub action: ElicitAction,
+    /// The form's content, when the user accepted a form.
+    pub content: Option<Map<String, Value>>,
+}
+
+impl ElicitationAnswer {
+    /// The user accepted, with this content (empty for a URL).
+    #[must_use]
+    pub fn accept(content: Map<String, Value>) -> Self {
+        ElicitationAnswer {
+            action: ElicitAction::Accept,
+            content: Some(content),
+        }
+    }
+
+    /// The user declined.
+    #[must_use]
+    pub fn decline() -> Self {
+        ElicitationAnswer {
+            action: ElicitAction::Decline,
+            content: None,
+        }
+    }
+
+    /// The user dismissed the request.
+    #[must_use]
+    pub fn cancel() -> Self {
+        ElicitationAnswer {
+            action: ElicitAction::Cancel,
+            content: None,
+        }
+    }
+
+    /// One field of the accepted content.
+    #[must_use]
+    pub fn field(&self, name: &str) -> Option<&Value> {
+        self.content.as_ref()?.get(name)
+    }
+}
+
+/// The caller's roots, asked for with [`FunctionContext::roots`](crate::FunctionContext::roots).
+///
+/// ```
+/// use hpd_agent::tool::RootsRequest;
+///
+/// assert_eq!(RootsRequest::new().with_key("client_roots").key.as_deref(), Some("client_roots"));
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct RootsRequest {
+    /// The name of this input in a 2026-07-28 `input_required` result; `roots-{n}` (the call's
+    /// n-th ask) when `None`.
+    pub key: Option<String>,
+}
+
+impl RootsRequest {
+    /// The roots request.
+    #[must_use]
+    pub fn new() -> Self {
+        RootsRequest::default()
+    }
+
+    /// Names this input in a 2026-07-28 `input_required` result.
+    #[must_use]
+    pub fn with_key(mut self, key: impl Into<String>) -> Self {
+        self.key = Some(key.into());
+        self
+    }
+}
+
+/// Why an ask got no answer.
+///
+/// ```
+/// use hpd_agent::tool::AskError;
+///
+/// let error = AskError::NoHandler { what: "elicitation" };
+/// assert_eq!(error.to_string(), "nobody answers elicitation here: no handler is set");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum AskError {
+    /// Nobody answers this kind of ask: an agent without the handler, a call outside any run.
+    #[error("nobody answers {what} here: no handler is set")]
+    NoHandler {
+        /// `sampling`, `elicitation` or `roots`.
+        what: &'static str,
+    },
+    /// The MCP client did not declare the capability, so it is not asked.
+    #[error("the MCP client did not declare {what}, so it cannot be asked")]
+    NotDeclared {
+        /// The capability (`sampling`, `elicitation (form)`, `elicitation (url)`, `roots`).
+        what: &'static str,
+    },
+    /// The handler or a policy refused, with its reason.
+    #[error("refused: {0}")]
+    Refused(String),
+    /// Asking failed: the model or the transport failed, the handler returned an error.
+    #[error("asking failed: {0}")]
+    Failed(String),
+    /// The answer is not what was asked: the wrong kind, or content that does not fit the
+    /// form's schema.
+    #[error("the answer is invalid: {0}")]
+    InvalidAnswer(String),
+}
+
+/// Answers the sampling asks of functions: an application's own policy or model.
+///
+/// ```
+/// use hpd_agent::async_trait;
+/// use hpd_agent::tool::{AskError, SamplingHandler, SamplingReply, SamplingRequest};
+///
+/// struct Canned;
+///
+/// #[async_trait]
+/// impl SamplingHandler for Canned {
+///     async fn sample(&self, request: &SamplingRequest) -> Result<SamplingReply, AskError> {
+///         if request.max_tokens > 1000 {
+///             return Err(AskError::Refused("too long".into()));
+///         }
+///         Ok(SamplingReply::new("42", "canned"))
+///     }
+/// }
+/// # let _ = Canned;
+/// ```
+#[async_trait]
+pub trait SamplingHandler: Send + Sync {
+    /// Answers one request.
+    ///
+    /// # Errors
+    ///
+    /// Why there is no answer; the function gets it.
+    async fn sample(&self, request: &SamplingRequest) -> Result<SamplingReply, AskError>;
+}
+
+/// Answers the elicitation asks of functions: the application's way of asking its user.
+///
+/// ```
+/// use hpd_agent::async_trait;
+/// use hpd_agent::tool::{AskError, Elicitation, ElicitationAnswer, ElicitationHandler};
+/// use serde_json::json;
+///
+/// struct AlwaysOslo;
+///
+/// #[async_trait]
+/// impl ElicitationHandler for AlwaysOslo {
+///     async fn elicit(&self, _request: &Elicitation) -> Result<ElicitationAnswer, AskError> {
+///         Ok(ElicitationAnswer::accept(json!({"city": "Oslo"}).as_object().unwrap().clone()))
+///     }
+/// }
+/// # let _ = AlwaysOslo;
+/// ```
+#[async_trait]
+pub trait ElicitationHandler: Send + Sync {
+    /// Answers one request.
+    ///
+    /// # Errors
+    ///
+    /// Why there is no answer; the function gets it.
+    async fn elicit(&self, request: &Elicitation) -> Result<ElicitationAnswer, AskError>;
+}
+
+/// Sampling with a [`ChatClient`]: the request's messages, system prompt, token limit and
+/// temperature go to the model, without tools; its text is the answer. An agent answers its
+/// functions' sampling this way with its own model unless told otherwise, and an
+/// [`McpHarness`](crate::mcp::McpHarness) answers its server's sampling this way.
+///
+/// ```
+/// use hpd_agent::{ChatResponse, ScriptedChatClient};
+/// use hpd_agent::tool::{ModelSampling, SamplingHandler, SamplingRequest};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), hpd_agent::tool::AskError> {
+/// let model = ScriptedChatClient::with_replies([ChatResponse::text("Paris")]);
+/// let sampling = ModelSampling::new(model.clone());
+/// let reply = sampling.sample(&SamplingRequest::new("Capital of France?", 10)).await?;
+/// assert_eq!(reply.text, "Paris");
+/// assert_eq!(model.requests()[0].options.max_output_tokens, Some(10));
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct ModelSampling {
+    client: Arc<dyn ChatClient>,
+}
+
+impl fmt::Debug for ModelSampling {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ModelSampling").finish_non_exhaustive()
+    }
+}
+
+impl ModelSampling {
+    /// Sampling with `client`.
+    #[must_use]
+    pub fn new(client: impl ChatClient + 'static) -> Self {
+        ModelSampling {
+            client: Arc::new(client),
+        }
+    }
+
+    /// Sampling with a shared client.
+    #[must_use]
+    pub fn shared(client: Arc<dyn ChatClient>) -> Self {
+        ModelSampling { client }
+    }
+}
+
+#[async_trait]
+impl SamplingHandler for ModelSampling {
+    async fn sample(&self, request: &SamplingRequest) -> Result<SamplingReply, AskError> {
+        for message in &request.messages {
+            if !matches!(
+                message,
+                ChatMessage::User { .. } | ChatMessage::Assistant { .. }
+            ) {
+                return Err(AskError::InvalidAnswer(
+                    "sampling takes user and assistant messages only".to_owned(),
+                ));
+            }
+        }
+        let mut options = ModelOptions::new();
+        options.max_output_tokens = Some(request.max_tokens);
+        options.temperature = request.temperature;
+        let chat = ChatRequest::new(
+            request.system_prompt.as_deref().unwrap_or_default(),
+            &request.messages,
+            &[],
+        )
+        .with_options(&options);
+        let response = self
+            .client
+            .complete(chat, &|_| {})
+            .await
+            .map_err(|e| AskError::Failed(format!("the model failed: {e}")))?;
+        // The model's name, else the provider's, as the client's `model_info` says.
+        let info = self.client.model_info();
+        let model = info.model.or(info.provider).unwrap_or("unknown").to_owned();
+        Ok(SamplingReply {
+            text: response.text.unwrap_or_default(),
+            model,
+            stop_reason: Some("endTurn".to_owned()),
+        })
+    }
+}
+
+/// One ask of a function.
+#[derive(Debug, Clone)]
+pub(crate) enum Input {
+    Sampling(SamplingRequest),
+    Elicitation(Elicitation),
+    Roots(RootsRequest),
+}
+
+impl Input {
+    /// `sampling`, `elicitation` or `roots`.
+    pub(crate) fn what(&self) -> &'static str {
+        match self {
+            Input::Sampling(_) => "sampling",
+            Input::Elicitation(_) => "elicitation",
+            Input::Roots(_) => "roots",
+        }
+    }
+
+    /// The key the function gave, if any.
+    pub(crate) fn key(&self) -> Option<&str> {
+        match self {
+            Input::Sampling(request) => request.key.as_deref(),
+            Input::Elicitation(request) => request.key.as_deref(),
+            Input::Roots(request) => request.key.as_deref(),
+        }
+    }
+}
+
+/// The answer to one [`Input`].
+#[derive(Debug, Clone)]
+pub(crate) enum Answer {
+    Sampling(SamplingReply),
+    Elicitation(ElicitationAnswer),
+    Roots(Vec<Root>),
+}
+
+/// Whoever answers a call's asks: the agent's handlers, an MCP session, an `input_required`
+/// round.
+#[async_trait]
+pub(crate) trait Asker: Send + Sync {
+    /// Answers one ask.
+    async fn ask(&self, input: Input) -> Result<Answer, AskError>;
+}
+
+/// The asks of an agent's own run: its handlers, its model for sampling by default.
+#[derive(Clone, Default)]
+pub(crate) struct Handlers {
+    pub(crate) sampling: Option<Arc<dyn SamplingHandler>>,
+    pub(crate) elicitation: Option<Arc<dyn ElicitationHandler>>,
+    pub(crate) roots: Option<Arc<[Root]>>,
+}
+
+impl fmt::Debug for Handlers {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Handlers")
+            .field("sampling", &self.sampling.is_some())
+            .field("elicitation", &self.elicitation.is_some())
+            .field("roots", &self.roots)
+            .finish()
+    }
+}
+
+#[async_trait]
+impl Asker for Handlers {
+    async fn ask(&self, input: Input) -> Result<Answer, AskError> {
+        let what = input.what();
+        match input {
+            Input::Sampling(request) => match &self.sampling {
+                Some(handler) => handler.sample(&request).await.map(Answer::Sampling),
+                None => Err(AskError::NoHandler { what }),
+            },
+            Input::Elicitation(request) => match &self.elicitation {
+                Some(handler) => handler.elicit(&request).await.map(Answer::Elicitation),
+                None => Err(AskError::NoHandler { what }),
+            },
+            Input::Roots(_) => match &self.roots {
+                Some(roots) => Ok(Answer::Roots(roots.to_vec())),
+                None => Err(AskError::NoHandler { what }),
+            },
+        }
+    }
+}
+
+/// Checks an accepted form answer against the form's schema (with the `argument-validation`
+/// feature; without it only that the content is there).
+pub(crate) fn check_answer(
+    request: &Elicitation,
+    answer: &ElicitationAnswer,
+) -> Result<(), AskError> {
+    let ElicitationKind::Form { schema } = &request.kind else {
+        return Ok(());
+    };
+    if answer.action != ElicitAction::Accept {
+        return Ok(());
+    }
+    let Some(content) = &answer.content else {
+        return Err(AskError::InvalidAnswer(
+            "the form was accepted without content".to_owned(),
+        ));
+    };
+    let text = Value::Object(content.clone()).to_string();
+    match super::arguments::ArgumentCheck::new("elicitation", schema).mismatch(&text) {
+        Some(mismatch) => Err(AskError::InvalidAnswer(format!(
+            "the content does not fit the form: {mismatch}"
+        ))),
+        None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn form() -> Elicitation {
+        Elicitation::form(
+            "How many?",
+            json!({"type": "object", "properties": {"n": {"type": "integer", "minimum": 1}}, "required": ["n"]}),
+        )
+    }
+
+    fn content(value: Value) -> Map<String, Value> {
+        value.as_object().cloned().unwrap_or_default()
+    }
+
+    #[test]
+    fn accepted_forms_are_checked_against_their_schema() {
+        assert_eq!(
+            check_answer(
+                &form(),
+                &ElicitationAnswer::accept(content(json!({"n": 2})))
+            ),
+            Ok(())
+        );
+        // Declined answers carry no content to check.
+        assert_eq!(check_answer(&form(), &ElicitationAnswer::decline()), Ok(()));
+        let accepted_without_content = ElicitationAnswer {
+            action: ElicitAction::Accept,
+            content: None,
+        };
+        assert!(matches!(
+            check_answer(&form(), &accepted_without_content),
+            Err(AskError::InvalidAnswer(message)) if message.contains("without content")
+        ));
+        #[cfg(feature = "argument-validation")]
+        {
+            let missing = check_answer(&form(), &ElicitationAnswer::accept(Map::new()));
+            assert!(
+                matches!(&missing, Err(AskError::InvalidAnswer(m)) if m.contains("does not fit the form")),
+                "{missing:?}"
+            );
+            let too_small = check_answer(
+                &form(),
+                &ElicitationAnswer::accept(content(json!({"n": 0}))),
+            );
+            assert!(
+                matches!(&too_small, Err(AskError::InvalidAnswer(m)) if m.contains("at $.n")),
+                "{too_small:?}"
+            );
+        }
+        // A URL has no form to fit.
+        let visit = Elicitation::url("Go", "https://example.com", "v1");
+        assert_eq!(
+            check_answer(&visit, &ElicitationAnswer::accept(Map::new())),
+            Ok(())
+        );
+    }
+
+    #[tokio::test]
+    async fn model_sampling_refuses_tool_messages_and_reports_model_failures() {
+        use crate::{ChatResponse, ScriptedChatClient, ToolResult};
+        let sampling = ModelSampling::new(ScriptedChatClient::new());
+        let request = SamplingRequest::from_messages(
+            vec![ChatMessage::tool_result("c1", ToolResult::ok("x"))],
+            5,
+        );
+        assert!(matches!(
+            sampling.sample(&request).await,
+            Err(AskError::InvalidAnswer(_))
+        ));
+        // A scripted client without replies fails: the ask fails with the model's error.
+        let failed = sampling.sample(&SamplingRequest::new("hi", 5)).await;
+        assert!(
+            matches!(&failed, Err(AskError::Failed(m)) if m.starts_with("the model failed")),
+            "{failed:?}"
+        );
+        let model = ScriptedChatClient::with_replies([ChatResponse::text("ok")]);
+        let reply = ModelSampling::new(model)
+            .sample(&SamplingRequest::new("hi", 5))
+            .await;
+        assert_eq!(
+            reply.map(|r| (r.text, r.model)),
+            Ok(("ok".to_owned(), "scripted".to_owned()))
+        );
+    }
+
+    #[tokio::test]
+    async fn handlers_without_one_refuse_with_no_handler() {
+        let handlers = Handlers::default();
+        for (input, what) in [
+            (Input::Sampling(SamplingRequest::new("x", 1)), "sampling"),
+            (Input::Elicitation(form()), "elicitation"),
+            (Input::Roots(RootsRequest::new()), "roots"),
+        ] {
+            assert!(
+                matches!(handlers.ask(input).await, Err(AskError::NoHandler { what: w }) if w == what)
+            );
+        }
+    }
+}
