@@ -217,7 +217,9 @@ async fn a_client_without_elicitation_is_refused_with_a_clear_error() {
     assert!(ran.lock().unwrap().is_empty());
 
     // This crate's own MCP client declares elicitation and hands it to the calling agent's
-    // handler: without one, the call is refused saying that nobody answers.
+    // handler: without one, the call is refused saying that nobody answers. (The server
+    // collapses in the `fixed` layout, so the client speaks 2026-07-28 with it: the approval
+    // comes as an `input_required` round, and the client's failure to answer ends the call.)
     let harness = McpHarness::http("Remote", server.url())
         .with_header("Authorization", format!("Bearer {TOKEN}"))
         .connect()
@@ -238,7 +240,7 @@ async fn a_client_without_elicitation_is_refused_with_a_clear_error() {
         outcome
             .result
             .text
-            .starts_with("Function 'wipe' needs approval, and asking the MCP client failed")
+            .starts_with("Error: MCP server 'Remote' answered 'wipe' with an error")
             && outcome
                 .result
                 .text

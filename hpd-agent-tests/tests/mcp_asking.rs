@@ -141,9 +141,12 @@ fn asking_tools(runs: &Arc<AtomicUsize>) -> Vec<Tool> {
     ]
 }
 
+/// `flat` serves 2026-07-28; otherwise the server collapses in the `hide` layout, whose
+/// expansions live in the session, so it speaks the session revisions only.
 async fn serve(flat: bool) -> (McpHttpServer, Arc<AtomicUsize>) {
     let runs = Arc::new(AtomicUsize::new(0));
     let agent = AgentBuilder::new()
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_harness(
             HarnessBuilder::new("Asking")
                 .with_tools(asking_tools(&runs))
@@ -344,14 +347,19 @@ async fn refusals(flat: bool) {
     );
     assert_eq!(model.requests()[0].options.max_output_tokens, Some(5));
 
-    // No roots given: the client does not declare roots, and the server does not ask.
+    // No roots given: the client does not declare roots, and the server does not ask. The
+    // function fails without them: on 2026-07-28 the request then fails with
+    // MissingRequiredClientCapabilityError, which carries the function's words.
     let (agent, _, _) = client_agent(&server, |h| h).await;
     let (text, is_error) = call(&agent, "ask_roots").await;
     assert!(is_error, "{text}");
-    assert_eq!(
-        text,
-        "no roots: the MCP client did not declare roots, so it cannot be asked"
+    assert!(
+        text.contains("no roots: the MCP client did not declare roots, so it cannot be asked"),
+        "{text}"
     );
+    if flat {
+        assert!(text.contains("-32021"), "{text}");
+    }
 
     // No elicitation handler on the agent: the server's question gets an error answer.
     let remote = McpHarness::http("Remote", server.url())
@@ -496,13 +504,24 @@ async fn request_state_is_sealed_and_answers_are_checked() {
         "{done}"
     );
 
-    // Roots were not declared: the function is told, and no input is asked for.
+    // Roots were not declared: no input is asked for, the function is told, and since it
+    // fails without them, the request fails with MissingRequiredClientCapabilityError naming
+    // roots, and the function's words.
     let roots = raw_call(&server, json!({"name": "ask_roots", "arguments": {}})).await;
+    assert_eq!(roots["error"]["code"], -32021, "{roots}");
     assert_eq!(
-        roots["result"]["content"][0]["text"],
-        "no roots: the MCP client did not declare roots, so it cannot be asked",
+        roots["error"]["data"]["requiredCapabilities"],
+        json!({"roots": {}}),
         "{roots}"
     );
+    assert!(
+        roots["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("no roots: the MCP client did not declare roots, so it cannot be asked"),
+        "{roots}"
+    );
+
     server.shutdown().await;
 }
 

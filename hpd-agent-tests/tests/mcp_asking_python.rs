@@ -1,7 +1,7 @@
 //! Served functions that ask the client, answered by the official Python SDK's client
 //! (`hpd-agent/tests/mcp_fixtures/python_asking_client.py`): sampling, two elicitations one
-//! after the other, roots; on a collapsing server (2025-11-25, requests to the client) and a
-//! flat one (2026-07-28, `input_required` rounds).
+//! after the other, roots; on a server collapsing in the `hide` layout (2025-11-25, requests to
+//! the client) and a flat one (2026-07-28, `input_required` rounds).
 //!
 //! Needs `HPD_MCP_PYTHON` (a Python with the `mcp` SDK, printed by `.ci/mcp-servers.sh`);
 //! skipped, saying why, without it.
@@ -85,7 +85,10 @@ async fn answered_by_python(flat: bool, protocol: &str) {
     let Some(python) = mcp_common::python(true) else {
         return;
     };
+    // `hide` keeps its expansions in the session, so the server speaks the session
+    // revisions only (a `fixed` one would speak 2026-07-28 too).
     let agent = AgentBuilder::new()
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_harness(
             HarnessBuilder::new("Asking")
                 .with_tools(tools())

@@ -671,13 +671,17 @@ impl ClientHandler for Recorder {
 impl Recorder {
     /// Waits (at most five seconds) for `count` updates, and a moment longer for any that
     /// should not come.
+    /// The URIs heard so far, in order of URI: updates of different resources are
+    /// independent notifications, which the client may handle in any order.
     async fn settle(&self, count: usize) -> Vec<String> {
         let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
         while self.updated.lock().unwrap().len() < count && tokio::time::Instant::now() < deadline {
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
         tokio::time::sleep(Duration::from_millis(200)).await;
-        self.updated.lock().unwrap().clone()
+        let mut heard = self.updated.lock().unwrap().clone();
+        heard.sort();
+        heard
     }
 }
 

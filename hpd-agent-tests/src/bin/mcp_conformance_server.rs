@@ -523,6 +523,19 @@ fn asking_tools() -> Vec<Tool> {
                 }
             },
         ),
+        // Needs the client's model: without the sampling capability the function fails, and
+        // on 2026-07-28 the request with it (MissingRequiredClientCapabilityError, -32021).
+        Tool::new(
+            "test_missing_capability",
+            "Needs the client's model",
+            no_arguments(),
+            |_, ctx| async move {
+                match ctx.sample(SamplingRequest::new("Say hello", 20)).await {
+                    Ok(reply) => ToolResult::ok(reply.text),
+                    Err(error) => ToolResult::error(error.to_string()),
+                }
+            },
+        ),
         // Asks only what the client declared: an undeclared capability is an error the
         // function sees at once, without asking.
         Tool::new(

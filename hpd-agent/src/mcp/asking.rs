@@ -59,6 +59,29 @@ pub(crate) fn missing_capability(
     (!declared).then_some(input.what())
 }
 
+/// Adds to `required` the capability a client needs to answer `input`.
+fn require_capability(required: &mut ClientCapabilities, input: &Input) {
+    match input {
+        Input::Sampling(_) => {
+            required.sampling.get_or_insert_with(Default::default);
+        }
+        Input::Roots(_) => {
+            required.roots.get_or_insert_with(Default::default);
+        }
+        Input::Elicitation(request) => {
+            let elicitation = required.elicitation.get_or_insert_with(Default::default);
+            match request.kind {
+                ElicitationKind::Url { .. } => {
+                    elicitation.url.get_or_insert_with(Default::default);
+                }
+                _ => {
+                    elicitation.form.get_or_insert_with(Default::default);
+                }
+            }
+        }
+    }
+}
+
 // ---- the project's types as rmcp's, and back --------------------------------------------
 
 fn sampling_params(request: &SamplingRequest) -> Result<CreateMessageRequestParams, AskError> {
@@ -317,6 +340,9 @@ struct Round {
     /// The keys whose answers the call used (kept in the next state).
     used: BTreeMap<String, Value>,
     invalid: Option<ErrorData>,
+    /// The capabilities of the asks the client did not declare (answered with
+    /// [`AskError::NotDeclared`]), if any.
+    undeclared: Option<ClientCapabilities>,
 }
 
 /// What a round ended with, when the call did not finish.
@@ -423,6 +449,23 @@ impl RoundAsker {
         ))
     }
 
+    /// `MissingRequiredClientCapabilityError` (`-32021`, which rmcp answers with HTTP 400)
+    /// for a call that failed after asking what the client did not declare: the function
+    /// needed it. A call that went on without the answer keeps its result.
+    pub(crate) fn missing_capabilities(
+        &self,
+        result: &crate::tool::ToolResult,
+    ) -> Option<ErrorData> {
+        if !result.is_error {
+            return None;
+        }
+        let required = self.lock().undeclared.clone()?;
+        let mut error = ErrorData::missing_required_client_capability(required);
+        // The function's own words say what it needed the answer for.
+        error.message = format!("{}: {}", error.message, result.text).into();
+        Some(error)
+    }
+
     /// Records an unanswered ask and never resolves (the call is abandoned).
     async fn wait_for_round(&self, key: String, request: InputRequest) -> Result<Answer, AskError> {
         self.lock().asked.insert(key, request);
@@ -452,6 +495,10 @@ impl RoundAsker {
 impl Asker for RoundAsker {
     async fn ask(&self, input: Input) -> Result<Answer, AskError> {
         if let Some(what) = missing_capability(self.capabilities.as_ref(), &input) {
+            require_capability(
+                self.lock().undeclared.get_or_insert_with(Default::default),
+                &input,
+            );
             return Err(AskError::NotDeclared { what });
         }
         let key = input.key().unwrap_or(input.what()).to_owned();

@@ -615,6 +615,11 @@ impl SessionHandler {
             }
         };
         reporter.finish(sending).await;
+        if let (Some(rounds), Ok(outcome)) = (&rounds, &outcome)
+            && let Some(error) = rounds.missing_capabilities(&outcome.result)
+        {
+            return Err(error);
+        }
         // In the fixed layout an expansion changes no listed tool: no list_changed then, so the
         // host's tool list (and its own prompt cache) stays as it is.
         let (result, expanded) = match outcome {
