@@ -152,7 +152,11 @@
 //! - Either way, a capability the client did not declare is not asked: the function gets
 //!   [`AskError::NotDeclared`](crate::tool::AskError::NotDeclared) at once, and an accepted form
 //!   whose content does not fit the schema reaches the function as
-//!   [`AskError::InvalidAnswer`](crate::tool::AskError::InvalidAnswer).
+//!   [`AskError::InvalidAnswer`](crate::tool::AskError::InvalidAnswer). On 2026-07-28 a
+//!   function that fails after such an ask needed the capability, as the revision sees it: the
+//!   request then fails with `MissingRequiredClientCapabilityError` (-32021, HTTP 400), its
+//!   `requiredCapabilities` naming what was asked and its message ending with the function's
+//!   error; a function that goes on without the answer keeps its result.
 //! - Approval through elicitation (a served function that needs approval) is such an ask,
 //!   with the key `approval`.
 //!
