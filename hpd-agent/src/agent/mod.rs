@@ -52,6 +52,8 @@ pub use builder::AgentBuilder;
 #[cfg_attr(not(feature = "mcp"), allow(unused_imports))]
 pub(crate) use builder::{Connect, PendingSource};
 pub use registration::HarnessOptions;
+#[cfg(feature = "mcp")]
+pub(crate) use tool_session::Caller;
 pub use tool_session::{ToolCallOutcome, ToolSession};
 
 use crate::events::EventHandler;

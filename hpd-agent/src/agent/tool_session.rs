@@ -200,6 +200,20 @@ impl Agent {
     }
 }
 
+/// Who calls through [`ToolSession::call_reporting`] when it is not the agent itself (an MCP
+/// server's client): where the call's progress and log messages also go (`reporter`), who is
+/// asked about a call that needs approval instead of the session's approver (`approver`), who
+/// answers the function's asks instead of the agent's handlers (`asker`), and whether the call
+/// keeps away from the session's expansion state (`stateless`, a request of the stateless MCP
+/// revision). The default is the agent's own call: none of these.
+#[derive(Default)]
+pub(crate) struct Caller<'a> {
+    pub(crate) reporter: Option<Arc<dyn EventSink>>,
+    pub(crate) approver: Option<&'a dyn Approver>,
+    pub(crate) stateless: bool,
+    pub(crate) asker: Option<Arc<dyn crate::tool::Asker>>,
+}
+
 impl ToolSession {
     fn new(agent: Agent, flat: bool, served: bool) -> Self {
         let base = agent.inner.tools.current();
@@ -539,7 +553,7 @@ impl ToolSession {
         name: &str,
         arguments: &str,
     ) -> Result<ToolCallOutcome, RunError> {
-        self.call_reporting(call_id, name, arguments, None, None, false, None)
+        self.call_reporting(call_id, name, arguments, Caller::default())
             .await
     }
 
@@ -561,10 +575,7 @@ impl ToolSession {
         self.call_tool(call_id, name, arguments).await
     }
 
-    /// [`call_tool`](Self::call_tool), with the called function's progress reports and log messages
-    /// also going to `reporter` (the MCP server's client), and `approver` asked (instead of the
-    /// session's) about a call that needs approval, and `asker` (instead of the agent's
-    /// handlers) about the function's asks.
+    /// [`call_tool`](Self::call_tool) for a caller other than the agent (see [`Caller`]).
     ///
     /// A `stateless` call (a request of the stateless MCP revision) neither reads nor changes
     /// the session's expansion state: it is routed on an expansion state of its own, with
@@ -578,13 +589,10 @@ impl ToolSession {
         call_id: &str,
         name: &str,
         arguments: &str,
-        reporter: Option<Arc<dyn EventSink>>,
-        approver: Option<&dyn Approver>,
-        stateless: bool,
-        asker: Option<Arc<dyn crate::tool::Asker>>,
+        mut caller: Caller<'_>,
     ) -> Result<ToolCallOutcome, RunError> {
         let mut emitter = Emitter::new(self.agent.inner.handlers.clone());
-        if let Some(reporter) = reporter {
+        if let Some(reporter) = caller.reporter.take() {
             emitter = emitter.also_to(reporter);
         }
         let limits = &self.agent.inner.limits;
@@ -609,10 +617,8 @@ impl ToolSession {
                 revealed: Vec::new(),
             }),
             None => {
-                self.dispatch(
-                    &name, &arguments, call_id, &emitter, approver, stateless, asker,
-                )
-                .await
+                self.dispatch(&name, &arguments, call_id, &emitter, caller)
+                    .await
             }
         };
         let duration = started.map(|at| at.elapsed());
@@ -640,10 +646,14 @@ impl ToolSession {
         arguments: &str,
         call_id: &str,
         emitter: &Emitter,
-        approver: Option<&dyn Approver>,
-        stateless: bool,
-        asker: Option<Arc<dyn crate::tool::Asker>>,
+        caller: Caller<'_>,
     ) -> Result<ToolCallOutcome, RunError> {
+        let Caller {
+            approver,
+            stateless,
+            asker,
+            ..
+        } = caller;
         let answered = |result, expanded, tools_changed, revealed| {
             Ok(ToolCallOutcome {
                 result,

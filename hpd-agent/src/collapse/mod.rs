@@ -281,6 +281,7 @@ impl Toolset {
     /// layouts with a fixed list, where a call of a collapsed member can run in any request
     /// (see [`Delivered::unseen`]). Not in `hide` and `append`, whose tool list is the
     /// expansion state.
+    #[cfg(feature = "mcp")]
     pub(crate) fn needs_no_expansion_state(&self) -> bool {
         !self.settings.enabled || self.layout().is_fixed_list()
     }

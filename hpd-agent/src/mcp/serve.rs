@@ -25,6 +25,7 @@ use super::McpError;
 use super::asking::{RoundAsker, RoundEnd, SessionAsker};
 use super::catalog::{ServedCatalog, Subscriptions};
 use super::http_server::{self, Guard};
+use crate::agent::Caller;
 use crate::chat::ToolDefinition;
 use crate::events::{AgentEvent, EventSink};
 use crate::tool::{Answer, AskError, Asker, ElicitAction, Elicitation, Input};
@@ -581,10 +582,12 @@ impl SessionHandler {
             &call_id,
             &request.name,
             &arguments,
-            Some(reporter.clone() as Arc<dyn EventSink>),
-            Some(&approver),
-            stateless,
-            Some(asker),
+            Caller {
+                reporter: Some(reporter.clone() as Arc<dyn EventSink>),
+                approver: Some(&approver),
+                stateless,
+                asker: Some(asker),
+            },
         );
         let outcome = match &rounds {
             None => call.await,
