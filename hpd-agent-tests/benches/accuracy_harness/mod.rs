@@ -172,6 +172,12 @@ struct Tally {
     cached: u64,
 }
 
+/// The calls that reached a function in the running task: canonical name, arguments.
+type Made = Arc<Mutex<Vec<(String, String)>>>;
+
+/// The running task's function and the arguments that solve it.
+type Goal = Arc<Mutex<Option<(String, Value)>>>;
+
 /// Forwards to the configured client (its form of deferred loading included), tallies every
 /// request and notes what the model answered, for the reasons of unsolved tasks.
 struct Counting {
@@ -180,10 +186,7 @@ struct Counting {
     trace: Arc<Mutex<Vec<String>>>,
     /// With `stop_when_solved`: the running task's function and arguments, and the calls
     /// that reached a function so far.
-    goal: Option<(
-        Arc<Mutex<Option<(String, Value)>>>,
-        Arc<Mutex<Vec<(String, String)>>>,
-    )>,
+    goal: Option<(Goal, Made)>,
 }
 
 /// The text [`Counting`] answers with, in place of the model, once the task is solved and
@@ -237,7 +240,7 @@ impl ChatClient for Counting {
 }
 
 /// Records the function calls that reach a function: canonical name and arguments.
-struct Calls(Arc<Mutex<Vec<(String, String)>>>);
+struct Calls(Made);
 
 #[async_trait]
 impl Middleware for Calls {
