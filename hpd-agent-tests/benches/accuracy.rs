@@ -17,9 +17,15 @@
 //! (model requests per task, default 6), `HPD_ACCURACY_MAX_OUTPUT_TOKENS` (per request,
 //! default 1024; a lower limit shortens the final answers of a slow model, and a call cut
 //! short fails as it would with any limit), `HPD_ACCURACY_VERBOSE=1` (list the unsolved tasks and
-//! why), `HPD_ACCURACY_OUT` (a file: each layout's report, its row and its unsolved tasks, is
+//! why: the calls that reached a function, the model's replies request by request and the
+//! containers opened), `HPD_ACCURACY_STOP_WHEN_SOLVED=1` (end a task's session as soon as the
+//! solving call has run, without sending the next request: the same tasks are solved, in less
+//! time on a slow model, and the requests and tokens are those until the solving call),
+//! `HPD_ACCURACY_OUT` (a file: each layout's report, its row and its unsolved tasks, is
 //! appended to it as soon as that layout finishes, so a run of hours on a slow model loses no
-//! finished layout when it is stopped). The layouts run in the order given.
+//! finished layout when it is stopped). The layouts run in the order given. Besides the five
+//! run by default, `fixed+open_ahead` and `native+open_ahead` run those layouts with opening
+//! ahead on (`collapsing.open_ahead` at `DEFAULT_OPEN_AHEAD`).
 //!
 //! On two cores, Qwen2.5-Coder-1.5B-Instruct from `.ci/qwen-server.sh` (BENCHMARKS.md,
 //! "Accuracy on a real model"):
@@ -84,6 +90,7 @@ fn main() {
         .and_then(|v| v.trim().parse().ok())
         .unwrap_or(1024);
     let verbose = std::env::var("HPD_ACCURACY_VERBOSE").is_ok_and(|v| v == "1");
+    let stop_when_solved = std::env::var("HPD_ACCURACY_STOP_WHEN_SOLVED").is_ok_and(|v| v == "1");
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -101,13 +108,14 @@ fn main() {
             &[layout],
             max_iterations,
             max_output_tokens,
+            stop_when_solved,
         )) {
             Ok(mut finished) => match finished.pop() {
                 Some(report) => report,
                 None => {
                     eprintln!(
                         "accuracy harness: no layout named '{layout}' (the layouts: {})",
-                        LAYOUTS.map(|(n, _)| n).join(", ")
+                        accuracy_harness::layout_names().join(", ")
                     );
                     std::process::exit(2);
                 }

@@ -694,9 +694,10 @@ async fn a_container_opened_again_in_a_session_does_not_repeat_what_the_history_
     let (again, _) = requests[3].tool_result("c2").unwrap();
     assert_eq!(
         again,
-        "MathTools expanded. Available functions: add, multiply, divide\n\nCall them with \
-         call_function, giving {\"name\": \"<function>\", \"arguments\": {...}}. Their parameters \
-         are in an earlier result.\n\nMath tools are active."
+        "MathTools is already open: its functions are add, multiply, divide, and their \
+         parameters are in an earlier result. Calling MathTools again opens nothing new. Run the \
+         function you need now with call_function, giving {\"name\": \"<function>\", \
+         \"arguments\": {...}}.\n\nMath tools are active."
     );
     assert_continuations(&requests);
 
@@ -725,6 +726,45 @@ async fn a_container_opened_again_in_a_session_does_not_repeat_what_the_history_
         })
         .collect();
     assert_eq!(loaded, [vec!["add", "multiply", "divide"], vec![]]);
+}
+
+/// In `fixed`, a model that calls a container again in the same turn (as a small model does,
+/// repeating its last call) is told the container is already open and how to run its
+/// functions, not given the opening text again; its next call through the call tool runs.
+#[tokio::test]
+async fn fixed_says_a_container_called_again_in_a_turn_is_already_open() {
+    let _serial = SERIAL.lock().await;
+    reset_logs();
+    let client = ScriptedChatClient::with_replies([
+        call("c1", "MathTools", json!({})),
+        call("c2", "MathTools", json!({})),
+        through("c3", "add", json!({"a": 1, "b": 2})),
+        ChatResponse::text("3"),
+    ]);
+    let out = agent(&client, CollapsingLayout::Fixed)
+        .build()
+        .unwrap()
+        .run("add 1 and 2")
+        .await
+        .unwrap();
+    assert_eq!(out.text, "3");
+    let requests = client.requests();
+    let (first, _) = requests[1].tool_result("c1").unwrap();
+    assert!(
+        first.starts_with("MathTools expanded. Available functions: add, multiply, divide\n\n")
+            && first.contains(r#"{"name":"add","#),
+        "{first}"
+    );
+    let (again, error) = requests[2].tool_result("c2").unwrap();
+    assert!(!error);
+    assert!(
+        again.starts_with("MathTools is already open: its functions are add, multiply, divide,")
+            && again.contains("Run the function you need now with call_function")
+            && !again.contains(r#"{"name":"add","#),
+        "{again}"
+    );
+    assert_eq!(executions(), ["MathTools.add"]);
+    assert_continuations(&requests);
 }
 
 /// What is loaded stays loaded: in `fixed`, a member whose schema an earlier result showed runs

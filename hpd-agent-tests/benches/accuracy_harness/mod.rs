@@ -23,8 +23,8 @@ use std::sync::{Arc, Mutex};
 use hpd_agent::{
     AgentBuilder, AgentEvent, ChatClient, ChatResponse, Middleware, async_trait, chat::ChatError,
     chat::ChatRequest, chat::DeferredTools, chat::ModelOptions, chat::TextSink,
-    config::CollapsingLayout, middleware::FunctionCall, middleware::HookResult,
-    providers::anthropic::AnthropicClient, providers::openai::OpenAiClient,
+    config::CollapsingLayout, config::DEFAULT_OPEN_AHEAD, middleware::FunctionCall,
+    middleware::HookResult, providers::anthropic::AnthropicClient, providers::openai::OpenAiClient,
     providers::openai_responses::OpenAiResponsesClient,
 };
 use serde::Deserialize;
@@ -59,6 +59,23 @@ pub const LAYOUTS: [(&str, Option<CollapsingLayout>); 5] = [
     ("fixed", Some(CollapsingLayout::Fixed)),
     ("native", Some(CollapsingLayout::Native)),
 ];
+
+/// Layouts with opening ahead on (`collapsing.open_ahead` at [`DEFAULT_OPEN_AHEAD`]), run only
+/// when named: before a task's first request the best-ranked container is opened for the model
+/// when it scores at least that. Not among [`LAYOUTS`], the default list.
+pub const OPEN_AHEAD_LAYOUTS: [(&str, CollapsingLayout); 2] = [
+    ("fixed+open_ahead", CollapsingLayout::Fixed),
+    ("native+open_ahead", CollapsingLayout::Native),
+];
+
+/// Every layout name [`run`] takes: [`LAYOUTS`], then [`OPEN_AHEAD_LAYOUTS`].
+pub fn layout_names() -> Vec<&'static str> {
+    LAYOUTS
+        .iter()
+        .map(|(n, _)| *n)
+        .chain(OPEN_AHEAD_LAYOUTS.iter().map(|(n, _)| *n))
+        .collect()
+}
 
 /// A configured model: the client and a line saying which it is.
 pub struct Provider {
@@ -155,12 +172,26 @@ struct Tally {
     cached: u64,
 }
 
-/// Forwards to the configured client (its form of deferred loading included) and tallies
-/// every request.
+/// The calls that reached a function in the running task: canonical name, arguments.
+type Made = Arc<Mutex<Vec<(String, String)>>>;
+
+/// The running task's function and the arguments that solve it.
+type Goal = Arc<Mutex<Option<(String, Value)>>>;
+
+/// Forwards to the configured client (its form of deferred loading included), tallies every
+/// request and notes what the model answered, for the reasons of unsolved tasks.
 struct Counting {
     inner: Arc<dyn ChatClient>,
     tally: Arc<Mutex<Tally>>,
+    trace: Arc<Mutex<Vec<String>>>,
+    /// With `stop_when_solved`: the running task's function and arguments, and the calls
+    /// that reached a function so far.
+    goal: Option<(Goal, Made)>,
 }
+
+/// The text [`Counting`] answers with, in place of the model, once the task is solved and
+/// `stop_when_solved` is on.
+pub const SOLVED_STOP: &str = "(the harness stopped the task here: it is solved)";
 
 #[async_trait]
 impl ChatClient for Counting {
@@ -169,6 +200,14 @@ impl ChatClient for Counting {
         request: ChatRequest<'_>,
         text: TextSink<'_>,
     ) -> Result<ChatResponse, ChatError> {
+        if let Some((goal, calls)) = &self.goal {
+            let goal = goal.lock().expect("goal").clone();
+            if let Some((function, expected)) = goal
+                && solves(&calls.lock().expect("calls"), &function, &expected)
+            {
+                return Ok(ChatResponse::text(SOLVED_STOP));
+            }
+        }
         let result = self.inner.complete(request, text).await;
         let mut tally = self.tally.lock().expect("tally");
         tally.requests += 1;
@@ -179,6 +218,19 @@ impl ChatClient for Counting {
             }
             Err(_) => tally.failed_requests += 1,
         }
+        self.trace.lock().expect("trace").push(match &result {
+            Ok(response) if response.tool_calls.is_empty() => format!(
+                "text {}",
+                shortened(response.text.as_deref().unwrap_or_default())
+            ),
+            Ok(response) => response
+                .tool_calls
+                .iter()
+                .map(|call| format!("{} {}", call.name, shortened(&call.arguments)))
+                .collect::<Vec<_>>()
+                .join(" + "),
+            Err(e) => format!("failed: {}", shortened(&e.to_string())),
+        });
         result
     }
 
@@ -188,7 +240,7 @@ impl ChatClient for Counting {
 }
 
 /// Records the function calls that reach a function: canonical name and arguments.
-struct Calls(Arc<Mutex<Vec<(String, String)>>>);
+struct Calls(Made);
 
 #[async_trait]
 impl Middleware for Calls {
@@ -199,6 +251,16 @@ impl Middleware for Calls {
             .push((call.function_name().to_owned(), call.arguments().to_owned()));
         Ok(())
     }
+}
+
+/// Whether one of `made` (function, arguments as JSON text) is a call of `function` with
+/// arguments that hold `expected` ([`matches`]).
+fn solves(made: &[(String, String)], function: &str, expected: &Value) -> bool {
+    made.iter().any(|(f, arguments)| {
+        f == function
+            && serde_json::from_str::<Value>(arguments)
+                .is_ok_and(|actual| matches(expected, &actual))
+    })
 }
 
 /// Whether `actual` holds `expected`: objects key by key (extra keys allowed), arrays element
@@ -309,9 +371,14 @@ impl LayoutReport {
     }
 }
 
-/// Runs `tasks` under each of `layouts` (names of [`LAYOUTS`]) against `provider`, each layout
-/// with its own agent, MCP servers and scratch folder, each task in a fresh session of at most
-/// `max_iterations` model requests of at most `max_output_tokens` tokens each.
+/// Runs `tasks` under each of `layouts` (names of [`LAYOUTS`] and [`OPEN_AHEAD_LAYOUTS`])
+/// against `provider`, each layout with its own agent, MCP servers and scratch folder, each
+/// task in a fresh session of at most `max_iterations` model requests of at most
+/// `max_output_tokens` tokens each. With `stop_when_solved` a task's session ends as soon as
+/// the solving call has reached its function: the next request is answered with
+/// [`SOLVED_STOP`] instead of being sent, and is not counted. The tasks solved are the same;
+/// the requests and tokens are then those a task took until it was solved (or all of them when
+/// it was not), without the model's closing answer or any calls it makes after the solving one.
 ///
 /// # Errors
 ///
@@ -323,9 +390,18 @@ pub async fn run(
     layouts: &[&str],
     max_iterations: usize,
     max_output_tokens: u32,
+    stop_when_solved: bool,
 ) -> Result<Vec<LayoutReport>, String> {
     let mut reports = Vec::new();
-    for &(name, layout) in LAYOUTS.iter().filter(|(n, _)| layouts.contains(n)) {
+    let known = LAYOUTS
+        .iter()
+        .map(|&(name, layout)| (name, layout, None))
+        .chain(
+            OPEN_AHEAD_LAYOUTS
+                .iter()
+                .map(|&(name, layout)| (name, Some(layout), Some(DEFAULT_OPEN_AHEAD))),
+        );
+    for (name, layout, open_ahead) in known.filter(|(n, _, _)| layouts.contains(n)) {
         let scratch = tempfile::tempdir().map_err(|e| e.to_string())?;
         // The filesystem server resolves symbolic links; so do the task paths.
         let root = scratch.path().canonicalize().map_err(|e| e.to_string())?;
@@ -335,8 +411,11 @@ pub async fn run(
         let harnesses = catalog::mcp_catalog(&root).await?;
         let tally = Arc::new(Mutex::new(Tally::default()));
         let calls = Arc::new(Mutex::new(Vec::new()));
+        let trace = Arc::new(Mutex::new(Vec::new()));
+        let goal = Arc::new(Mutex::new(None));
         let fallback = Arc::new(Mutex::new(None));
         let noted = Arc::clone(&fallback);
+        let traced = Arc::clone(&trace);
         let mut builder = catalog::register_mcp(AgentBuilder::new(), &harnesses)
             .with_instructions(
                 "You are a helpful assistant. Use the tools to do what the user asks, then say briefly what you did.",
@@ -349,17 +428,31 @@ pub async fn run(
             )
             .with_middleware(Calls(Arc::clone(&calls)))
             .on_event(move |event| {
-                if let AgentEvent::LayoutFallback { used, .. } = event {
-                    *noted.lock().expect("fallback") = Some(used.to_string());
+                match event {
+                    AgentEvent::LayoutFallback { used, .. } => {
+                        *noted.lock().expect("fallback") = Some(used.to_string());
+                    }
+                    AgentEvent::ContainerExpanded { harness, recovery } => {
+                        let how = if *recovery { " (recovery)" } else { "" };
+                        traced
+                            .lock()
+                            .expect("trace")
+                            .push(format!("opened {harness}{how}"));
+                    }
+                    _ => {}
                 }
             })
             .with_chat_client(Counting {
                 inner: Arc::clone(&provider.client),
                 tally: Arc::clone(&tally),
+                trace: Arc::clone(&trace),
+                goal: stop_when_solved.then(|| (Arc::clone(&goal), Arc::clone(&calls))),
             });
         builder = match layout {
             None => builder.without_harness_collapsing(),
-            Some(layout) => builder.with_collapsing_layout(layout),
+            Some(layout) => builder
+                .with_collapsing_layout(layout)
+                .configure_harness_collapsing(|c| c.open_ahead = open_ahead),
         };
         let agent = builder.build().map_err(|e| e.to_string())?;
         let mut report = LayoutReport {
@@ -376,18 +469,19 @@ pub async fn run(
         };
         for task in tasks {
             calls.lock().expect("calls").clear();
+            trace.lock().expect("trace").clear();
             let prompt = task
                 .prompt
                 .replace("{scratch}", &scratch_text)
                 .replace("{repo}", &repo_text);
             let expected = substitute(&task.arguments, &scratch_text, &repo_text);
+            *goal.lock().expect("goal") = Some((task.function.clone(), expected.clone()));
+            let started = std::time::Instant::now();
+            let requests_before = tally.lock().expect("tally").requests;
             let outcome = agent.session().run(prompt).await;
             let made = calls.lock().expect("calls").clone();
-            let solved = made.iter().any(|(function, arguments)| {
-                *function == task.function
-                    && serde_json::from_str::<Value>(arguments)
-                        .is_ok_and(|actual| matches(&expected, &actual))
-            });
+            let model = format!("model: {}", trace.lock().expect("trace").join(" | "));
+            let solved = solves(&made, &task.function, &expected);
             // What reached a function, for the reasons below.
             let called = || {
                 let calls: Vec<String> = made
@@ -400,9 +494,9 @@ pub async fn run(
                 report.errors += 1;
                 if !solved {
                     let why = if made.is_empty() {
-                        format!("error: {e}; no function called")
+                        format!("error: {e}; no function called; {model}")
                     } else {
-                        format!("error: {e}; {}", called())
+                        format!("error: {e}; {}; {model}", called())
                     };
                     report.unsolved.push((task.id.clone(), why));
                 }
@@ -412,15 +506,24 @@ pub async fn run(
                         .as_ref()
                         .map(|o| o.text.as_str())
                         .unwrap_or_default();
-                    format!("no function called; replied: {}", shortened(reply))
+                    format!("no function called; replied: {}; {model}", shortened(reply))
                 } else {
-                    called()
+                    format!("{}; {model}", called())
                 };
                 report.unsolved.push((task.id.clone(), why));
             }
             if solved {
                 report.solved += 1;
             }
+            // One line per task on stderr, to follow a run of hours (with the model's replies,
+            // which a stopped run would otherwise lose).
+            eprintln!(
+                "{name} {}: {}, {} requests, {:.0} s; {model}",
+                task.id,
+                if solved { "solved" } else { "unsolved" },
+                tally.lock().expect("tally").requests - requests_before,
+                started.elapsed().as_secs_f64()
+            );
         }
         let tally = *tally.lock().expect("tally");
         report.requests = tally.requests;

@@ -989,14 +989,28 @@ impl Toolset {
 
     /// The text of a container call of harness `h`. In the fixed layout it also lists each
     /// member with its description and parameter schema, one JSON object a line, except those
-    /// whose line the history already shows.
+    /// whose line the history already shows. When the history shows every member's line (the
+    /// container is called again), the fixed layout says instead that the container is already
+    /// open and that its functions run through [`CALL_TOOL`]: a small model that keeps calling
+    /// the container, answered with the same text each time, otherwise never gets to a member.
     pub(crate) fn expansion_text(&self, h: usize, delivered: &Delivered) -> String {
         let group = &self.catalog.groups[h];
-        let mut text = format!(
-            "{} expanded. Available functions: {}",
-            group.name, self.member_lists[h]
-        );
-        if self.layout() == Layout::Fixed {
+        let mut text = if self.layout() == Layout::Fixed && self.all_delivered(h, delivered) {
+            format!(
+                "{name} is already open: its functions are {list}, and their parameters are in \
+                 an earlier result. Calling {name} again opens nothing new. Run the function \
+                 you need now with {CALL_TOOL}, giving {{\"name\": \"<function>\", \"arguments\": \
+                 {{...}}}}.",
+                name = group.name,
+                list = self.member_lists[h]
+            )
+        } else {
+            format!(
+                "{} expanded. Available functions: {}",
+                group.name, self.member_lists[h]
+            )
+        };
+        if self.layout() == Layout::Fixed && !self.all_delivered(h, delivered) {
             text.push_str("\n\n");
             text.push_str(&self.member_schemas(h, delivered));
         }
@@ -1023,6 +1037,13 @@ impl Toolset {
             text.push_str(&self.member_schemas(h, delivered));
         }
         text
+    }
+
+    /// Whether harness `h` has members and the history shows the fixed layout's line of
+    /// every one of them.
+    fn all_delivered(&self, h: usize, delivered: &Delivered) -> bool {
+        let lines = &self.schema_lines[h];
+        !lines.is_empty() && lines.iter().all(|line| delivered.schemas.contains(line))
     }
 
     /// How the fixed layout presents the members of harness `h`: a line saying how to call
