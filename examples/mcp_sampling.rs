@@ -6,9 +6,10 @@
 //! loopback. The using side: an agent holding the server as an `McpHarness`; when its model
 //! calls `summarize`, the server asks the client for a completion, the harness's
 //! `SamplingPolicy` caps the request's tokens, and the agent's model writes the summary. Both
-//! revision families run: a collapsing server speaks 2025-11-25 (the ask is a
-//! `sampling/createMessage` request to the client), a flat one 2026-07-28 (the ask is an
-//! `input_required` result, and the client sends the call again with the answer).
+//! revision families run: a server collapsing in the `hide` layout, whose expansions live in
+//! the session, speaks 2025-11-25 (the ask is a `sampling/createMessage` request to the
+//! client); a flat one speaks 2026-07-28 (the ask is an `input_required` result, and the client
+//! sends the call again with the answer), as would one in the default layout.
 //!
 //! Offline: both models are `ScriptedChatClient`s.
 //!
@@ -76,6 +77,7 @@ async fn serve(
         },
     );
     let agent = AgentBuilder::new()
+        .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
         .with_harness(HarnessBuilder::new("Notes").with_tool(summarize).build()?)
         // The serving side's own model is never asked: the function asks the client's.
         .with_chat_client(ScriptedChatClient::new())
