@@ -29,7 +29,7 @@ async fn everything_server_resources_prompts_and_completion() {
         .await
         .unwrap();
     let names = client.harness().tool_names();
-    for expected in ["list_resources", "read_resource"] {
+    for expected in ["Everything_list_resources", "Everything_read_resource"] {
         assert!(
             names.iter().any(|n| n == expected),
             "{expected} missing from {names:?}"

@@ -500,17 +500,17 @@ async fn the_model_lists_and_reads_resources_through_the_harness() {
     let harness = client(&served).await.harness();
     assert_eq!(
         harness.tool_names(),
-        ["hello", "list_resources", "read_resource"]
+        ["hello", "Served_list_resources", "Served_read_resource"]
     );
 
     let model = ScriptedChatClient::with_replies([
         ChatResponse::tool_calls(vec![ToolCall::new("c0", "Served", "{}")]),
         ChatResponse::tool_calls(vec![
-            ToolCall::new("c1", "list_resources", "{}"),
-            ToolCall::new("c2", "read_resource", r#"{"uri": "docs://readme"}"#),
-            ToolCall::new("c3", "read_resource", r#"{"uri": "assets://logo.png"}"#),
-            ToolCall::new("c4", "read_resource", r#"{"uri": "app://nowhere"}"#),
-            ToolCall::new("c5", "read_resource", "{}"),
+            ToolCall::new("c1", "Served_list_resources", "{}"),
+            ToolCall::new("c2", "Served_read_resource", r#"{"uri": "docs://readme"}"#),
+            ToolCall::new("c3", "Served_read_resource", r#"{"uri": "assets://logo.png"}"#),
+            ToolCall::new("c4", "Served_read_resource", r#"{"uri": "app://nowhere"}"#),
+            ToolCall::new("c5", "Served_read_resource", "{}"),
         ]),
         ChatResponse::text("done"),
     ]);
@@ -524,8 +524,8 @@ async fn the_model_lists_and_reads_resources_through_the_harness() {
     let requests = model.requests();
     let (listing, failed) = requests[2].tool_result("c1").unwrap();
     assert!(!failed);
-    assert!(listing.starts_with("Resources (read one with read_resource):\n- docs://readme (readme, text/plain): How to build"), "{listing}");
-    assert!(listing.contains("URI templates (replace each {...} with a value, then read_resource the URI):\n- users://{id}/files/{+path} (user-file, text/plain): A file of a user"), "{listing}");
+    assert!(listing.starts_with("Resources (read one with Served_read_resource):\n- docs://readme (readme, text/plain): How to build"), "{listing}");
+    assert!(listing.contains("URI templates (replace each {...} with a value, then Served_read_resource the URI):\n- users://{id}/files/{+path} (user-file, text/plain): A file of a user"), "{listing}");
     assert_eq!(
         requests[2].tool_result("c2"),
         Some(("[resource: docs://readme (text/plain)]\nRun `make`.", false))
@@ -561,10 +561,10 @@ async fn resource_functions_can_be_left_out_and_give_way_to_server_tools() {
         .connect()
         .await
         .unwrap();
-    assert_eq!(reader.tool_names(), ["read_resource"]);
+    assert_eq!(reader.tool_names(), ["Served_read_resource"]);
     served.shutdown().await;
 
-    // A server tool named `read_resource` keeps its name; the harness's function is qualified.
+    // A server tool named `read_resource` keeps its name beside the harness's qualified one.
     let own = Tool::new(
         "read_resource",
         "The server's own",
@@ -586,7 +586,7 @@ async fn resource_functions_can_be_left_out_and_give_way_to_server_tools() {
     let harness = client(&served).await.harness();
     assert_eq!(
         harness.tool_names(),
-        ["read_resource", "list_resources", "Served_read_resource"]
+        ["read_resource", "Served_list_resources", "Served_read_resource"]
     );
     served.shutdown().await;
 }

@@ -12,7 +12,7 @@
 //!   in code: [`ServedResource`]s, [`ServedResourceTemplate`]s and [`ServedPrompt`]s, with
 //!   [`Completer`]s for their arguments, subscriptions fed by a [`ResourceNotifier`] and the
 //!   2026-07-28 [`CacheHint`]s. The client offers a server's resources to the model as two
-//!   functions of its harness, `list_resources` and `read_resource`, and everything to the
+//!   functions of its harness, `{harness}_list_resources` and `{harness}_read_resource`, and everything to the
 //!   application through [`McpClient`] ([`McpHarness::connect_client`]).
 //!
 //! Both directions together, offline: an agent's tools served on loopback and used by another
@@ -115,7 +115,9 @@
 //!   resource-not-found; completion is declared when there is a prompt or a template, and an
 //!   argument without a completer completes to nothing. Without a hint, 2026-07-28 results
 //!   carry `ttlMs: 0`, `cacheScope: "private"`; sessions of older revisions get no hints.
-//! - Resources (client): `list_resources` and `read_resource` are added when the server has a
+//! - Resources (client): `{harness}_list_resources` and `{harness}_read_resource` (qualified
+//!   by the harness's name, since tool names are unique across an agent's harnesses and an
+//!   agent may hold several servers with resources) are added when the server has a
 //!   resource or a template (the first page of each listing, read at connect and whenever the
 //!   tools are listed again), since some SDKs declare the capability with nothing behind it.
 //!   A read's text becomes a text resource part, an image an image part, other binary data a

@@ -13,9 +13,11 @@ use super::{McpError, ResourceInfo, ResourceTemplateInfo};
 use crate::chat::ContentPart;
 use crate::{Tool, ToolResult};
 
-/// The function that lists a server's resources and URI templates.
+/// The function that lists a server's resources and URI templates, named
+/// `{server}_list_resources` in the harness (the allowlist of `with_functions` names it
+/// `list_resources`).
 pub(crate) const LIST_RESOURCES: &str = "list_resources";
-/// The function that reads one resource.
+/// The function that reads one resource, named `{server}_read_resource` in the harness.
 pub(crate) const READ_RESOURCE: &str = "read_resource";
 
 /// The JSON-RPC code of a method the server does not have.
@@ -165,11 +167,7 @@ fn listing_text(
 pub(crate) fn list(source: &Arc<Source>, name: String) -> Tool {
     let weak: Weak<Source> = Arc::downgrade(source);
     let server = source.name().to_owned();
-    let read_name = if name == LIST_RESOURCES {
-        READ_RESOURCE.to_owned()
-    } else {
-        super::names::qualified_name(&server, READ_RESOURCE)
-    };
+    let read_name = super::names::qualified_name(&server, READ_RESOURCE);
     Tool::new(
         name,
         format!(

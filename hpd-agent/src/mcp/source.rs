@@ -242,11 +242,9 @@ impl Source {
                     self.reserved.iter().any(|r| r == name)
                         || tools.iter().any(|t| t.name() == name)
                 };
-                let name = if taken(function) {
-                    qualified_name(&self.name, function)
-                } else {
-                    function.to_owned()
-                };
+                // Qualified by the server's name: an agent may hold several servers with
+                // resources, and tool names are unique across its harnesses.
+                let name = qualified_name(&self.name, function);
                 if taken(&name) {
                     tracing::warn!(target: "hpd_agent::mcp", server = %self.name, function, "resource function left out: its name is taken by a tool");
                     continue;
