@@ -508,7 +508,11 @@ async fn the_model_lists_and_reads_resources_through_the_harness() {
         ChatResponse::tool_calls(vec![
             ToolCall::new("c1", "Served_list_resources", "{}"),
             ToolCall::new("c2", "Served_read_resource", r#"{"uri": "docs://readme"}"#),
-            ToolCall::new("c3", "Served_read_resource", r#"{"uri": "assets://logo.png"}"#),
+            ToolCall::new(
+                "c3",
+                "Served_read_resource",
+                r#"{"uri": "assets://logo.png"}"#,
+            ),
             ToolCall::new("c4", "Served_read_resource", r#"{"uri": "app://nowhere"}"#),
             ToolCall::new("c5", "Served_read_resource", "{}"),
         ]),
@@ -586,7 +590,11 @@ async fn resource_functions_can_be_left_out_and_give_way_to_server_tools() {
     let harness = client(&served).await.harness();
     assert_eq!(
         harness.tool_names(),
-        ["read_resource", "Served_list_resources", "Served_read_resource"]
+        [
+            "read_resource",
+            "Served_list_resources",
+            "Served_read_resource"
+        ]
     );
     served.shutdown().await;
 }
