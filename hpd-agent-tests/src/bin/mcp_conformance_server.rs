@@ -298,6 +298,19 @@ fn text_of(answer: &ElicitationAnswer, field: &str) -> String {
     }
 }
 
+/// A fixture that asks the user to confirm (key `confirm`) and reports the answer.
+fn confirming(name: &'static str, description: &'static str) -> Tool {
+    Tool::new(name, description, no_arguments(), |_, ctx| async move {
+        match ctx
+            .elicit(form("confirm", "Please confirm", "ok", "boolean"))
+            .await
+        {
+            Ok(answer) => ToolResult::ok(format!("Confirmed: {}", text_of(&answer, "ok"))),
+            Err(error) => ToolResult::error(error.to_string()),
+        }
+    })
+}
+
 /// The fixtures whose functions ask the client (`FunctionContext::sample`, `elicit`,
 /// `roots`): as requests on the session revisions, as `input_required` rounds on 2026-07-28.
 fn asking_tools() -> Vec<Tool> {
@@ -437,19 +450,9 @@ fn asking_tools() -> Vec<Tool> {
                 }
             },
         ),
-        Tool::new(
+        confirming(
             "test_input_required_result_request_state",
             "Asks for a confirmation",
-            no_arguments(),
-            |_, ctx| async move {
-                match ctx
-                    .elicit(form("confirm", "Please confirm", "ok", "boolean"))
-                    .await
-                {
-                    Ok(answer) => ToolResult::ok(format!("Confirmed: {}", text_of(&answer, "ok"))),
-                    Err(error) => ToolResult::error(error.to_string()),
-                }
-            },
         ),
         Tool::new(
             "test_input_required_result_multiple_inputs",
@@ -509,19 +512,9 @@ fn asking_tools() -> Vec<Tool> {
                 }
             },
         ),
-        Tool::new(
+        confirming(
             "test_input_required_result_tampered_state",
             "Asks with a sealed state",
-            no_arguments(),
-            |_, ctx| async move {
-                match ctx
-                    .elicit(form("confirm", "Please confirm", "ok", "boolean"))
-                    .await
-                {
-                    Ok(answer) => ToolResult::ok(format!("Confirmed: {}", text_of(&answer, "ok"))),
-                    Err(error) => ToolResult::error(error.to_string()),
-                }
-            },
         ),
         // Needs the client's model: without the sampling capability the function fails, and
         // on 2026-07-28 the request with it (MissingRequiredClientCapabilityError, -32021).
