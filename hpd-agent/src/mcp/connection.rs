@@ -28,7 +28,7 @@ use serde_json::{Map, Value};
 use tokio::io::{AsyncBufReadExt as _, BufReader};
 
 use super::McpError;
-use super::http_client::RetryingHttpClient;
+use super::http_client::{EVENT_STREAM_WAIT, EventStreamGate, GatedHttpClient, RetryingHttpClient};
 use crate::providers::retry::RetryPolicy;
 
 /// How many lines of a server's stderr are kept for error messages.
@@ -391,6 +391,7 @@ impl Connection {
             answering: answering.clone(),
         };
         let stderr_tail = Arc::new(StderrTail::new(endpoint.secrets()));
+        let event_stream = EventStreamGate::default();
         let handshake = match endpoint {
             Endpoint::Stdio { command, args, env } => {
                 let mut cmd = tokio::process::Command::new(command);
@@ -433,6 +434,7 @@ impl Connection {
                                 server: server.to_owned(),
                                 message,
                             })?;
+                        let client = GatedHttpClient::new(client, event_stream.clone());
                         connect_http(
                             state,
                             || {
@@ -447,14 +449,29 @@ impl Connection {
                         .await
                     }
                     Some(oauth) => {
-                        connect_with_oauth(server, url, oauth, state, config, timeout, endpoint)
-                            .await?
+                        connect_with_oauth(
+                            server,
+                            (url, oauth),
+                            state,
+                            config,
+                            timeout,
+                            endpoint,
+                            &event_stream,
+                        )
+                        .await?
                     }
                 }
             }
         };
         let service = match handshake {
-            Ok(Ok(service)) => service,
+            Ok(Ok(service)) => {
+                // A server may send its own requests on the session's event stream as soon as
+                // the first call reaches it; that stream opens in the background.
+                if !event_stream.settled(EVENT_STREAM_WAIT.min(timeout)).await {
+                    tracing::debug!(target: "hpd_agent::mcp", server, "the session's event stream did not open within {EVENT_STREAM_WAIT:?}; going on without waiting for it");
+                }
+                service
+            }
             Ok(Err(error)) => {
                 return Err(McpError::Handshake {
                     server: server.to_owned(),
@@ -868,12 +885,12 @@ where
 /// times), after which the handshake is tried again.
 async fn connect_with_oauth(
     server: &str,
-    url: &str,
-    oauth: &super::McpOAuth,
+    (url, oauth): (&str, &super::McpOAuth),
     state: ClientState,
     config: StreamableHttpClientTransportConfig,
     timeout: Duration,
     endpoint: &Endpoint,
+    event_stream: &EventStreamGate,
 ) -> Result<
     Result<
         Result<RunningService<RoleClient, ClientState>, rmcp::service::ClientInitializeError>,
@@ -889,7 +906,10 @@ async fn connect_with_oauth(
     let mut sign_ins = 0;
     loop {
         let manager = oauth.manager(url).await.map_err(refused)?;
-        let client = AuthClient::new(reqwest::Client::new(), manager);
+        let client = GatedHttpClient::new(
+            AuthClient::new(reqwest::Client::new(), manager),
+            event_stream.clone(),
+        );
         let attempt_state = ClientState {
             tools_changed: state.tools_changed.clone(),
             server: state.server.clone(),

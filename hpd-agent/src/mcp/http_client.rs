@@ -246,3 +246,354 @@ impl StreamableHttpClient for RetryingHttpClient {
             .await
     }
 }
+
+/// Longest wait, after the handshake, for the session's event stream to open.
+pub(crate) const EVENT_STREAM_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Where the session's standalone event stream (the GET `rmcp` opens once the server gave a
+/// session id) stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum EventStream {
+    /// No answer carried a session id: no stream is opened.
+    NoSession,
+    /// The server gave a session id; the GET has not been answered yet.
+    Opening,
+    /// The GET was answered (a stream, or a refusal such as 405).
+    Settled,
+}
+
+/// Tells when the session's event stream is open.
+///
+/// `rmcp` opens the stream in the background once `initialize` is answered, so the first
+/// request can reach the server before it. A server that sends a request of its own there
+/// right away (an elicitation during the first tool call, say) would find no stream and, as
+/// the transport allows, drop the message; the call would then wait for an answer that never
+/// comes. [`connect`](super::connection) waits for [`settled`](Self::settled) before it calls
+/// the session connected.
+#[derive(Clone)]
+pub(crate) struct EventStreamGate(Arc<tokio::sync::watch::Sender<EventStream>>);
+
+impl Default for EventStreamGate {
+    fn default() -> Self {
+        EventStreamGate(Arc::new(tokio::sync::watch::Sender::new(
+            EventStream::NoSession,
+        )))
+    }
+}
+
+impl EventStreamGate {
+    fn session_given(&self) {
+        self.0.send_if_modified(|state| {
+            let first = *state == EventStream::NoSession;
+            if first {
+                *state = EventStream::Opening;
+            }
+            first
+        });
+    }
+
+    fn answered(&self) {
+        self.0.send_replace(EventStream::Settled);
+    }
+
+    /// Waits, at most `bound`, until the event stream the session opens is answered. Returns at
+    /// once when no session id was given. `false` when the bound passed first.
+    pub(crate) async fn settled(&self, bound: std::time::Duration) -> bool {
+        let mut state = self.0.subscribe();
+        if *state.borrow_and_update() == EventStream::NoSession {
+            return true;
+        }
+        tokio::time::timeout(bound, state.wait_for(|s| *s == EventStream::Settled))
+            .await
+            .is_ok_and(|answer| answer.is_ok())
+    }
+}
+
+/// A streamable-HTTP client that reports to an [`EventStreamGate`]: an answer with a session
+/// id, and the answer to the GET that opens the session's event stream. Everything else goes
+/// to the inner client unchanged.
+#[derive(Clone)]
+pub(crate) struct GatedHttpClient<C> {
+    inner: C,
+    gate: EventStreamGate,
+}
+
+impl<C> GatedHttpClient<C> {
+    pub(crate) fn new(inner: C, gate: EventStreamGate) -> Self {
+        GatedHttpClient { inner, gate }
+    }
+
+    fn saw_post<E>(&self, answer: &Result<StreamableHttpPostResponse, E>) {
+        if let Ok(
+            StreamableHttpPostResponse::Json(_, Some(_))
+            | StreamableHttpPostResponse::Sse(_, Some(_)),
+        ) = answer
+        {
+            self.gate.session_given();
+        }
+    }
+}
+
+impl<C: StreamableHttpClient + Sync> StreamableHttpClient for GatedHttpClient<C> {
+    type Error = C::Error;
+
+    async fn post_message(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<StreamableHttpPostResponse, StreamableHttpError<Self::Error>> {
+        let answer = self
+            .inner
+            .post_message(uri, message, session_id, auth_header, custom_headers)
+            .await;
+        self.saw_post(&answer);
+        answer
+    }
+
+    async fn post_message_with_max_sse_event_size(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        max_sse_event_size: usize,
+    ) -> Result<StreamableHttpPostResponse, StreamableHttpError<Self::Error>> {
+        let answer = self
+            .inner
+            .post_message_with_max_sse_event_size(
+                uri,
+                message,
+                session_id,
+                auth_header,
+                custom_headers,
+                max_sse_event_size,
+            )
+            .await;
+        self.saw_post(&answer);
+        answer
+    }
+
+    async fn post_message_with_response_limits(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        limits: StreamableHttpResponseLimits,
+    ) -> Result<StreamableHttpPostResponse, StreamableHttpError<Self::Error>> {
+        let answer = self
+            .inner
+            .post_message_with_response_limits(
+                uri,
+                message,
+                session_id,
+                auth_header,
+                custom_headers,
+                limits,
+            )
+            .await;
+        self.saw_post(&answer);
+        answer
+    }
+
+    async fn delete_session(
+        &self,
+        uri: Arc<str>,
+        session_id: Arc<str>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<(), StreamableHttpError<Self::Error>> {
+        self.inner
+            .delete_session(uri, session_id, auth_header, custom_headers)
+            .await
+    }
+
+    async fn get_stream(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<
+        BoxStream<'static, Result<sse_stream::Sse, SseError>>,
+        StreamableHttpError<Self::Error>,
+    > {
+        let answer = self
+            .inner
+            .get_stream(uri, session_id, last_event_id, auth_header, custom_headers)
+            .await;
+        self.gate.answered();
+        answer
+    }
+
+    async fn get_stream_with_max_sse_event_size(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        max_sse_event_size: usize,
+    ) -> Result<
+        BoxStream<'static, Result<sse_stream::Sse, SseError>>,
+        StreamableHttpError<Self::Error>,
+    > {
+        let answer = self
+            .inner
+            .get_stream_with_max_sse_event_size(
+                uri,
+                session_id,
+                last_event_id,
+                auth_header,
+                custom_headers,
+                max_sse_event_size,
+            )
+            .await;
+        self.gate.answered();
+        answer
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use rmcp::model::{ClientRequest, PingRequest, ServerJsonRpcMessage, ServerResult};
+
+    use super::*;
+
+    /// A server that gives a session id (or none) and answers the GET after `get_delay`.
+    #[derive(Clone)]
+    struct SlowStream {
+        session: bool,
+        get_delay: Duration,
+    }
+
+    impl StreamableHttpClient for SlowStream {
+        type Error = std::io::Error;
+
+        async fn post_message(
+            &self,
+            _uri: Arc<str>,
+            _message: ClientJsonRpcMessage,
+            _session_id: Option<Arc<str>>,
+            _auth_header: Option<String>,
+            _custom_headers: HashMap<HeaderName, HeaderValue>,
+        ) -> Result<StreamableHttpPostResponse, StreamableHttpError<Self::Error>> {
+            let answer = ServerJsonRpcMessage::response(
+                ServerResult::empty(()),
+                rmcp::model::NumberOrString::Number(1),
+            );
+            Ok(StreamableHttpPostResponse::Json(
+                answer,
+                self.session.then(|| "s-1".to_owned()),
+            ))
+        }
+
+        async fn delete_session(
+            &self,
+            _uri: Arc<str>,
+            _session_id: Arc<str>,
+            _auth_header: Option<String>,
+            _custom_headers: HashMap<HeaderName, HeaderValue>,
+        ) -> Result<(), StreamableHttpError<Self::Error>> {
+            Ok(())
+        }
+
+        async fn get_stream(
+            &self,
+            _uri: Arc<str>,
+            _session_id: Option<Arc<str>>,
+            _last_event_id: Option<String>,
+            _auth_header: Option<String>,
+            _custom_headers: HashMap<HeaderName, HeaderValue>,
+        ) -> Result<
+            BoxStream<'static, Result<sse_stream::Sse, SseError>>,
+            StreamableHttpError<Self::Error>,
+        > {
+            tokio::time::sleep(self.get_delay).await;
+            Err(StreamableHttpError::ServerDoesNotSupportSse)
+        }
+    }
+
+    fn ping() -> ClientJsonRpcMessage {
+        ClientJsonRpcMessage::request(
+            ClientRequest::PingRequest(PingRequest::default()),
+            rmcp::model::NumberOrString::Number(1),
+        )
+    }
+
+    async fn post(client: &GatedHttpClient<SlowStream>) {
+        client
+            .post_message("http://x/mcp".into(), ping(), None, None, HashMap::new())
+            .await
+            .expect("the fake answers");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_session_waits_for_its_event_stream_to_be_answered() {
+        let gate = EventStreamGate::default();
+        let client = GatedHttpClient::new(
+            SlowStream {
+                session: true,
+                get_delay: Duration::from_millis(300),
+            },
+            gate.clone(),
+        );
+        post(&client).await;
+        let opening = tokio::spawn({
+            let client = client.clone();
+            async move {
+                client
+                    .get_stream(
+                        "http://x/mcp".into(),
+                        Some("s-1".into()),
+                        None,
+                        None,
+                        HashMap::new(),
+                    )
+                    .await
+                    .is_err()
+            }
+        });
+        let started = tokio::time::Instant::now();
+        assert!(gate.settled(Duration::from_secs(2)).await);
+        assert_eq!(started.elapsed(), Duration::from_millis(300));
+        assert!(opening.await.unwrap(), "the refusal reaches rmcp unchanged");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn no_session_no_wait_and_a_silent_stream_is_waited_for_only_so_long() {
+        let gate = EventStreamGate::default();
+        let client = GatedHttpClient::new(
+            SlowStream {
+                session: false,
+                get_delay: Duration::ZERO,
+            },
+            gate.clone(),
+        );
+        post(&client).await;
+        let started = tokio::time::Instant::now();
+        assert!(gate.settled(Duration::from_secs(2)).await);
+        assert_eq!(started.elapsed(), Duration::ZERO);
+
+        // A session whose GET is never answered: the wait ends at its bound.
+        let gate = EventStreamGate::default();
+        let client = GatedHttpClient::new(
+            SlowStream {
+                session: true,
+                get_delay: Duration::ZERO,
+            },
+            gate.clone(),
+        );
+        post(&client).await;
+        assert!(!gate.settled(Duration::from_secs(2)).await);
+        assert_eq!(started.elapsed(), Duration::from_secs(2));
+    }
+}
