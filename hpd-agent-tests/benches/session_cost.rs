@@ -31,8 +31,9 @@
 //!
 //! The `+open` layouts are `fixed` and native-Anthropic built with
 //! `configure_harness_collapsing(|c| c.open_ahead = Some(threshold))`: before a turn's first
-//! request the agent opens the containers that rank high enough against the user's message,
-//! as if the model had called them. The model sees them as its base layout does: with the
+//! request the agent opens the containers that rank high enough against the user's message
+//! (`fixed` adds their answers to the user's message; native-Anthropic adds the container calls
+//! and results the model would have made). The model sees them as its base layout does: with the
 //! opening in the request it knows the members' definitions and calls the member directly; a
 //! container opened for another harness than the turn's costs tokens and nothing else (the
 //! model opens the right one itself). After each table, one `opening ahead` line per `+open`
@@ -342,13 +343,26 @@ struct Openings {
 }
 
 /// Counts the container calls of a session's history: a call of a container whose id is not
-/// one the scripted model makes (`t<turn>...`) was made ahead of the model.
+/// one the scripted model makes (`t<turn>...`) was made ahead of the model, and so was every
+/// container a user message names as opened (`fixed` opens ahead there).
 fn openings(history: &[ChatMessage], harness_of: &[String], containers: &[String]) -> Openings {
     let mut counts = Openings::default();
     let mut turn: Option<usize> = None;
     for message in history {
         match message {
-            ChatMessage::User { .. } => turn = Some(turn.map_or(0, |t| t + 1)),
+            ChatMessage::User { content } => {
+                let t = turn.map_or(0, |t| t + 1);
+                turn = Some(t);
+                let opened = opened_in_note(content);
+                counts.ahead += opened.len();
+                counts.wrong += opened
+                    .iter()
+                    .filter(|name| harness_of.get(t).map(String::as_str) != Some(**name))
+                    .count();
+                if !opened.is_empty() {
+                    counts.turns_ahead += 1;
+                }
+            }
             ChatMessage::Assistant { tool_calls, .. } => {
                 let Some(t) = turn else { continue };
                 let mut ahead_here = false;
@@ -376,6 +390,16 @@ fn openings(history: &[ChatMessage], harness_of: &[String], containers: &[String
         }
     }
     counts
+}
+
+/// The containers `fixed` opened ahead in a user message: the names after the agent's note.
+fn opened_in_note(content: &str) -> Vec<&str> {
+    const NOTE: &str = "Opened for this message, so there is no need to call them: ";
+    content
+        .split_once(NOTE)
+        .and_then(|(_, rest)| rest.split_once(".\n\n"))
+        .map(|(names, _)| names.split(", ").collect())
+        .unwrap_or_default()
 }
 
 /// Answers each request from the model and records it; reports `form` as its deferred
@@ -588,7 +612,10 @@ impl Model {
                 _ => None,
             })
         };
-        let (mut ran, mut retries, mut opened) = (0, 0, false);
+        // `fixed` opens ahead in the turn's user message.
+        let mut opened = matches!(&messages[start], ChatMessage::User { content }
+            if opened_in_note(content).iter().any(|name| *name == turn.harness));
+        let (mut ran, mut retries) = (0, 0);
         for message in this_turn {
             let ChatMessage::Assistant { tool_calls, .. } = message else {
                 continue;
@@ -665,13 +692,16 @@ impl Model {
 
     /// Whether the request shows the definition of `member` (the history-aware script).
     fn knows(&self, request: &ChatRequest<'_>, member: &str) -> bool {
+        let no_references: &[String] = &[];
+        // A user message holds the schemas `fixed` opened ahead.
         let results = || {
-            request.messages.iter().filter_map(|m| match m {
+            request.messages.iter().filter_map(move |m| match m {
                 ChatMessage::Tool {
                     content,
                     references,
                     ..
-                } => Some((content, references)),
+                } => Some((content, references.as_slice())),
+                ChatMessage::User { content } => Some((content, no_references)),
                 _ => None,
             })
         };

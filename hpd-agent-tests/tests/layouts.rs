@@ -971,9 +971,10 @@ async fn a_trimmed_definition_is_recovered_unless_expansions_are_kept() {
     }
 }
 
-/// Opening ahead: the container the user's message names is opened before the first request,
-/// as the model's own call would have opened it, so the model calls the member at once; a
-/// later turn does not open it again, and `hide` never opens ahead.
+/// Opening ahead: the container the user's message names is opened before the first request
+/// (in `fixed`, its answer is added to the user's message; in `native`, as the model's own call
+/// would have opened it), so the model calls the member at once; a later turn does not open it
+/// again, and `hide` never opens ahead.
 #[tokio::test]
 async fn open_ahead_opens_the_container_the_message_needs() {
     let _serial = SERIAL.lock().await;
@@ -1010,23 +1011,23 @@ async fn open_ahead_opens_the_container_the_message_needs() {
     );
     let requests = client.requests();
     assert_eq!(requests.len(), 4, "no container round trip");
-    // The first request already holds the opening: the agent's call of the container, and
-    // its result with the members' schemas.
+    // The first request already holds the opening, in the user's message: the container's
+    // answer with the members' schemas, after the user's own text. No container call is in
+    // the history, so the model has none to repeat.
     let first = &requests[0].messages;
-    assert!(matches!(&first[0], ChatMessage::User { .. }));
-    let ChatMessage::Assistant { tool_calls, .. } = &first[1] else {
-        panic!("an assistant message opens the container: {first:?}");
+    assert_eq!(first.len(), 1, "{first:?}");
+    let ChatMessage::User { content } = &first[0] else {
+        panic!("the user's message: {first:?}");
     };
-    assert_eq!(tool_calls.len(), 1);
-    assert_eq!(tool_calls[0].name, "MathTools");
-    let (opened, is_error) = requests[0].tool_result(&tool_calls[0].id).unwrap();
-    assert!(!is_error);
+    let (own, opened) = content
+        .split_once("\n\nOpened for this message, so there is no need to call them: MathTools.\n\n")
+        .expect("the opening follows the user's text");
+    assert_eq!(own, "Multiply 6 by 7, please.");
     assert!(
         opened.starts_with("MathTools expanded. Available functions: add, multiply, divide")
             && opened.contains(r#"{"name":"multiply","#),
         "{opened}"
     );
-    assert_eq!(first.len(), 3);
     // The second turn names MathTools again: its schemas are in the history, so nothing more
     // is opened, and `add` runs at once.
     assert_eq!(requests[2].messages.len(), requests[1].messages.len() + 2);

@@ -161,8 +161,12 @@
 //!   set, the containers are ranked against the user's message before the first request of a
 //!   turn (BM25 over each harness's name and description and its members' names and
 //!   descriptions), and the best-ranked one is opened for the model when it scores at least
-//!   the setting: the history gets an assistant message calling it and its result, exactly as
-//!   if the model had called it, so it needs no container round trip. Only in `fixed`, and in
+//!   the setting, so the model needs no container round trip. In `fixed` the container's
+//!   answer (its members' schemas) is added to the user's message, after a line that names the
+//!   opened container; in `native` the history gets an assistant message calling it and its
+//!   result (the result carries the references that load the members). `fixed` does not put a
+//!   call there because a model shown a container call tends to make the same call again (a
+//!   small model did so on every task it was tried on; `BENCHMARKS.md`). Only in `fixed`, and in
 //!   `native` with tool references or tool additions, where that appends to the conversation
 //!   and so keeps the cached prefix; a container whose members the conversation holds is not
 //!   opened again. Off by default (`BENCHMARKS.md` has the figures: on the accuracy harness's

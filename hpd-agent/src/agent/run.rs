@@ -30,6 +30,11 @@ use super::call::{self, CallRecord};
 use super::registration::resolve;
 use super::{AgentInner, AgentRunConfig, RunOutput, Session, TypedCheck};
 
+/// What the `fixed` layout adds to a turn's user message when it opens containers ahead of the
+/// model: this, the opened containers' names, then their answers, as a call of each would
+/// have had them.
+pub(crate) const OPENED_AHEAD: &str = "Opened for this message, so there is no need to call them: ";
+
 /// The text of calls left unanswered when middleware ends the run.
 const ABORTED: &str = "Error: run aborted by middleware";
 /// The text of calls left unanswered when the run is cancelled.
@@ -668,9 +673,13 @@ impl Turn<'_> {
     }
 
     /// Opens the containers that the turn's `message` ranks high enough (the `open_ahead`
-    /// setting), before the turn's first request, as the model's own container calls would
-    /// have: an assistant message calling them, then each one's result, appended to the
-    /// history. Each opening reports `ContainerExpanded` (not a recovery).
+    /// setting), before the turn's first request. In `fixed` the containers' answers are added
+    /// to the turn's user message, after [`OPENED_AHEAD`] and their names: a model shown a
+    /// container call it did not make tends to make it again (see the `open_ahead` module).
+    /// In `native` (tool references or additions) the opening is what the model's own
+    /// container calls would have been: an assistant message calling them and each one's result, since
+    /// the references ride on the result. Each opening reports `ContainerExpanded` (not a
+    /// recovery).
     ///
     /// # Errors
     ///
@@ -720,7 +729,26 @@ impl Turn<'_> {
                 results.push(result);
             }
         }
-        if !calls.is_empty() {
+        if calls.is_empty() {
+            return Ok(());
+        }
+        if tools.opens_ahead_in_a_note()
+            && let Some(ChatMessage::User { content }) = self.history.last_mut()
+        {
+            let names: Vec<&str> = calls.iter().map(|call| call.name.as_str()).collect();
+            let answers: Vec<&str> = results
+                .iter()
+                .filter_map(|result| match result {
+                    ChatMessage::Tool { content, .. } => Some(content.as_str()),
+                    _ => None,
+                })
+                .collect();
+            content.push_str(&format!(
+                "\n\n{OPENED_AHEAD}{}.\n\n{}",
+                names.join(", "),
+                answers.join("\n\n")
+            ));
+        } else {
             self.history
                 .push(ChatMessage::assistant(&crate::ChatResponse::tool_calls(
                     calls,

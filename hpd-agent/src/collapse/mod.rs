@@ -796,13 +796,15 @@ impl Toolset {
             .filter_map(|h| Some((h, self.carried_instructions(h)?)))
             .collect();
         for message in history {
-            let ChatMessage::Tool {
-                content,
-                references,
-                ..
-            } = message
-            else {
-                continue;
+            // The fixed layout opens ahead in the turn's user message (see `open_ahead`).
+            let (content, references) = match message {
+                ChatMessage::Tool {
+                    content,
+                    references,
+                    ..
+                } => (content, references.as_slice()),
+                ChatMessage::User { content } if layout == Layout::Fixed => (content, &[][..]),
+                _ => continue,
             };
             for (h, section) in &sections {
                 if content.contains(section.as_str()) {
@@ -853,6 +855,12 @@ impl Toolset {
                         .all(|f| self.is_loaded(h, f, delivered))
             })
             .collect()
+    }
+
+    /// Whether an opening ahead goes into the turn's user message rather than container calls
+    /// and their results: in `fixed`, whose container results are text only.
+    pub(crate) fn opens_ahead_in_a_note(&self) -> bool {
+        self.layout() == Layout::Fixed
     }
 
     /// The tool at a target.

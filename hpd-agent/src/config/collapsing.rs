@@ -45,8 +45,10 @@ pub struct CollapsingConfig {
     /// [`DEFAULT_OPEN_AHEAD`], or `false`; default off): before the first request of a turn, the
     /// containers are ranked against the user's message (BM25 over the harness's name and
     /// description and its members' names and descriptions), and the best-ranked
-    /// ([`OPEN_AHEAD_MAX`]) is opened for the model when it scores at least this, as if the
-    /// model had called it, so that it needs no container round trip. Only in `fixed`, and in
+    /// ([`OPEN_AHEAD_MAX`]) is opened for the model when it scores at least this, so that it
+    /// needs no container round trip: in `fixed` the container's answer is added to the user's
+    /// message; in `native` the history gets the container call and its result, as if the model
+    /// had made it. Only in `fixed`, and in
     /// `native` with tool references or tool additions, whose openings append to the
     /// conversation and so keep the cached prefix; a container whose members the conversation
     /// already holds is not opened again. `None` is off, the default: a wrong opening costs its
