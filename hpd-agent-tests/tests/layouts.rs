@@ -1025,7 +1025,8 @@ async fn open_ahead_opens_the_container_the_message_needs() {
     assert_eq!(own, "Multiply 6 by 7, please.");
     assert!(
         opened.starts_with("MathTools expanded. Available functions: add, multiply, divide")
-            && opened.contains(r#"{"name":"multiply","#),
+            && opened.contains(r#"{"name":"multiply","#)
+            && opened.ends_with("\n\nThe request again: Multiply 6 by 7, please."),
         "{opened}"
     );
     // The second turn names MathTools again: its schemas are in the history, so nothing more

@@ -163,7 +163,8 @@
 //!   descriptions), and the best-ranked one is opened for the model when it scores at least
 //!   the setting, so the model needs no container round trip. In `fixed` the container's
 //!   answer (its members' schemas) is added to the user's message, after a line that names the
-//!   opened container; in `native` the history gets an assistant message calling it and its
+//!   opened container and followed by the user's text again (so the request is what the model
+//!   reads last); in `native` the history gets an assistant message calling it and its
 //!   result (the result carries the references that load the members). `fixed` does not put a
 //!   call there because a model shown a container call tends to make the same call again (a
 //!   small model did so on every task it was tried on; `BENCHMARKS.md`). Only in `fixed`, and in

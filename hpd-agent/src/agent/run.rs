@@ -34,6 +34,9 @@ use super::{AgentInner, AgentRunConfig, RunOutput, Session, TypedCheck};
 /// model: this, the opened containers' names, then their answers, as a call of each would
 /// have had them.
 pub(crate) const OPENED_AHEAD: &str = "Opened for this message, so there is no need to call them: ";
+/// What follows the opened containers' answers in the user's message: the user's own text
+/// again.
+const REQUEST_AGAIN: &str = "The request again: ";
 
 /// The text of calls left unanswered when middleware ends the run.
 const ABORTED: &str = "Error: run aborted by middleware";
@@ -674,8 +677,9 @@ impl Turn<'_> {
 
     /// Opens the containers that the turn's `message` ranks high enough (the `open_ahead`
     /// setting), before the turn's first request. In `fixed` the containers' answers are added
-    /// to the turn's user message, after [`OPENED_AHEAD`] and their names: a model shown a
-    /// container call it did not make tends to make it again (see the `open_ahead` module).
+    /// to the turn's user message, after [`OPENED_AHEAD`] and their names, and followed by the
+    /// user's text again: a model shown a container call it did not make tends to make it
+    /// again (see the `open_ahead` module).
     /// In `native` (tool references or additions) the opening is what the model's own
     /// container calls would have been: an assistant message calling them and each one's result, since
     /// the references ride on the result. Each opening reports `ContainerExpanded` (not a
@@ -743,8 +747,11 @@ impl Turn<'_> {
                     _ => None,
                 })
                 .collect();
+            // The user's text again after the schemas, so that the request, not the list,
+            // is what the model read last.
+            let own = content.clone();
             content.push_str(&format!(
-                "\n\n{OPENED_AHEAD}{}.\n\n{}",
+                "\n\n{OPENED_AHEAD}{}.\n\n{}\n\n{REQUEST_AGAIN}{own}",
                 names.join(", "),
                 answers.join("\n\n")
             ));

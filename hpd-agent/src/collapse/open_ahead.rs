@@ -19,13 +19,14 @@
 //! calling the container, and the container's result, which carries the references that load
 //! its members. In `fixed` the container's answer (its members' schemas and instructions) is
 //! added to the user's message instead, after a line naming the opened containers
-//! (`OPENED_AHEAD`): shown a container call it did not make, a model tends to make the same
-//! call again rather than call a member (Qwen2.5-Coder-1.5B did so on 5 of 6 tasks; with the
-//! answer in the user's message it called the member at once; `BENCHMARKS.md`). Either way
-//! every earlier request stays a prefix of the next (the user's message is the newest one when
-//! it is extended), and the history stays valid for every provider. `hide` and `append` would
-//! change the tool list (so the cached prefix), and
-//! the Responses namespaces are opened by a search the model makes; they never open ahead.
+//! (`OPENED_AHEAD`), and the user's text follows once more, so that the request, not a long
+//! list of schemas, is what the model reads last. Shown a container call it did not make, a
+//! model tends to make the same call again rather than call a member (Qwen2.5-Coder-1.5B did
+//! so on 5 of 6 tasks; `BENCHMARKS.md` has what the other form changed). Either way every
+//! earlier request stays a prefix of the next (the user's message is the newest one when it is
+//! extended), and the history stays valid for every provider. `hide` and `append` would change
+//! the tool list (so the cached prefix), and the Responses namespaces are opened by a search
+//! the model makes; they never open ahead.
 
 use std::collections::HashMap;
 
