@@ -7,9 +7,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
+    CallToolRequestParams, CallToolResponse, CancelTaskParams, ClientCapabilities,
+    CreateTaskResult, GetTaskParams, GetTaskResult, Implementation, ListToolsResult,
     PaginatedRequestParams, ProgressNotificationParam, ProgressToken, ProtocolVersion,
-    ServerCapabilities, ServerConfig, SubscriptionFilter, Tool as McpTool,
+    ServerCapabilities, ServerConfig, SubscriptionFilter, TASKS_EXTENSION_ID, Tool as McpTool,
+    UpdateTaskParams,
 };
 use rmcp::service::{Peer, RequestContext, SubscriptionContext};
 
@@ -24,8 +26,10 @@ use tokio_util::sync::CancellationToken;
 use super::McpError;
 use super::asking::{RoundAsker, RoundEnd, SessionAsker};
 use super::catalog::{ServedCatalog, Subscriptions};
+use super::tasks::{Ending, TaskAsker, TaskReporter, TaskStore, TaskSupport};
 use super::http_server::{self, Guard};
 use crate::agent::Caller;
+use crate::error::RunError;
 use crate::chat::ToolDefinition;
 use crate::events::{AgentEvent, EventSink};
 use crate::tool::{Answer, AskError, Asker, ElicitAction, Elicitation, Input};
@@ -52,6 +56,8 @@ pub(crate) struct SessionHandler {
     identity: Arc<Identity>,
     /// Resources, templates and prompts, shared by all sessions.
     catalog: Arc<ServedCatalog>,
+    /// The server's tasks, shared by all sessions and stateless requests.
+    tasks: Arc<TaskStore>,
     /// This session's `resources/subscribe` URIs.
     subscriptions: Subscriptions,
     calls: AtomicU64,
@@ -65,11 +71,13 @@ impl SessionHandler {
         tools: ToolSession,
         identity: Arc<Identity>,
         catalog: Arc<ServedCatalog>,
+        tasks: Arc<TaskStore>,
     ) -> Self {
         SessionHandler {
             tools: Arc::new(tools),
             identity,
             catalog,
+            tasks,
             subscriptions: Subscriptions::default(),
             calls: AtomicU64::new(0),
             log_level: Arc::new(Mutex::new(LogLevel::Info)),
@@ -290,6 +298,13 @@ impl ServerHandler for SessionHandler {
         if self.catalog.has_completions() {
             capabilities.completions = Some(Map::new());
         }
+        // Functions that run as tasks: the tasks extension (2026-07-28 requests only).
+        if self.tasks.offered() {
+            capabilities
+                .extensions
+                .get_or_insert_with(Default::default)
+                .insert(TASKS_EXTENSION_ID.to_owned(), Map::new());
+        }
         let mut config = ServerConfig::new(capabilities).with_server_info(Implementation::new(
             self.identity.name.clone(),
             self.identity.version.clone(),
@@ -466,6 +481,38 @@ impl ServerHandler for SessionHandler {
         Ok(())
     }
 
+    /// `tasks/get` (2026-07-28, tasks extension): the task's status, with its outstanding
+    /// asks or its result.
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        require_stateless(&context, "tasks/get")?;
+        self.tasks.get(&request.task_id).map(GetTaskResult::new)
+    }
+
+    /// `tasks/update`: answers of the task's outstanding asks.
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        require_stateless(&context, "tasks/update")?;
+        self.tasks
+            .update(&request.task_id, request.input_responses)
+    }
+
+    /// `tasks/cancel`: cancels the task's call.
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        require_stateless(&context, "tasks/cancel")?;
+        self.tasks.cancel(&request.task_id)
+    }
+
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
@@ -536,12 +583,6 @@ impl SessionHandler {
             .arguments
             .map_or_else(|| "{}".to_owned(), |map| Value::Object(map).to_string());
         let call_id = format!("mcp-{}", self.calls.fetch_add(1, Ordering::Relaxed) + 1);
-        let before = self.tools.visible_tools();
-        let (reporter, sending) = NotifyingReporter::start(
-            context.peer.clone(),
-            context.meta.get_progress_token(),
-            self.log_level.clone(),
-        );
         // A request of a revision without `initialize` has no session: nothing it does may
         // depend on, or change, what earlier requests expanded. Those revisions also forbid
         // requests to the client: a function's asks end the call with an `input_required`
@@ -549,6 +590,29 @@ impl SessionHandler {
         let stateless = context
             .protocol_version()
             .is_some_and(|version| !version.has_initialize());
+        // A function that runs as a task: only on 2026-07-28, for a client that declares the
+        // tasks extension on this request.
+        let support = self
+            .tasks
+            .support(&self.tools.called_function(&request.name, &arguments));
+        if support != TaskSupport::Forbidden {
+            let declared = stateless
+                && context
+                    .client_capabilities()
+                    .is_some_and(|capabilities| capabilities.supports_tasks());
+            if declared {
+                return self.start_task(call_id, request.name.to_string(), arguments, context.client_capabilities());
+            }
+            if support == TaskSupport::Required {
+                return Err(task_required(&request.name));
+            }
+        }
+        let before = self.tools.visible_tools();
+        let (reporter, sending) = NotifyingReporter::start(
+            context.peer.clone(),
+            context.meta.get_progress_token(),
+            self.log_level.clone(),
+        );
         let codec = &self.identity.request_state;
         let rounds = if stateless {
             let opened = RoundAsker::open(
@@ -587,6 +651,7 @@ impl SessionHandler {
                 approver: Some(&approver),
                 stateless,
                 asker: Some(asker),
+                cancellation: None,
             },
         );
         let outcome = match &rounds {
@@ -653,6 +718,33 @@ impl SessionHandler {
 }
 
 impl SessionHandler {
+    /// Starts a call as a task: the task is stored before this returns, and the call runs in
+    /// the background (see [`run_task`]).
+    fn start_task(
+        &self,
+        call_id: String,
+        name: String,
+        arguments: String,
+        capabilities: Option<ClientCapabilities>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let (task, cancel, expires) = self.tasks.create()?;
+        let id = task.task_id.clone();
+        tokio::spawn(run_task(
+            TaskRun {
+                store: Arc::clone(&self.tasks),
+                tools: Arc::clone(&self.tools),
+                id,
+                cancel,
+                expires,
+            },
+            call_id,
+            name,
+            arguments,
+            capabilities,
+        ));
+        Ok(CallToolResponse::Task(CreateTaskResult::new(task)))
+    }
+
     /// `-32601` for the `resources/*` methods of a server without resources.
     fn require_resources(&self, method: &'static str) -> Result<(), ErrorData> {
         if self.catalog.has_resources() {
@@ -669,6 +761,113 @@ impl SessionHandler {
         } else {
             Err(method_not_found(method))
         }
+    }
+}
+
+/// What a task's call runs with.
+struct TaskRun {
+    store: Arc<TaskStore>,
+    tools: Arc<ToolSession>,
+    id: String,
+    cancel: CancellationToken,
+    expires: tokio::time::Instant,
+}
+
+/// Runs a task's call: its asks wait for `tasks/update`, its progress becomes the task's
+/// status message, `tasks/cancel` (or the server's shutdown) cancels it. The task keeps its
+/// ending until it expires, and is removed then.
+async fn run_task(
+    run: TaskRun,
+    call_id: String,
+    name: String,
+    arguments: String,
+    capabilities: Option<ClientCapabilities>,
+) {
+    let TaskRun {
+        store,
+        tools,
+        id,
+        cancel,
+        expires,
+    } = run;
+    let asker = Arc::new(TaskAsker {
+        store: Arc::clone(&store),
+        id: id.clone(),
+        capabilities,
+        undeclared: Mutex::default(),
+    });
+    let approver = ElicitingApprover {
+        asker: asker.clone(),
+    };
+    let reporter = Arc::new(TaskReporter {
+        store: Arc::clone(&store),
+        id: id.clone(),
+    });
+    let ending = {
+        let call = tools.call_reporting(
+            &call_id,
+            &name,
+            &arguments,
+            Caller {
+                reporter: Some(reporter as Arc<dyn EventSink>),
+                approver: Some(&approver),
+                stateless: true,
+                asker: Some(asker.clone()),
+                cancellation: Some(cancel.clone()),
+            },
+        );
+        tokio::select! {
+            biased;
+            outcome = call => match outcome {
+                Ok(outcome) => match asker.missing_capabilities(&outcome.result) {
+                    Some(error) => Ending::Failed(error),
+                    None => Ending::Completed(super::content::to_mcp(&outcome.result, None)),
+                },
+                Err(RunError::Cancelled) => Ending::Cancelled,
+                Err(error) => Ending::Failed(ErrorData::internal_error(
+                    format!("the call of '{name}' failed: {error}"),
+                    None,
+                )),
+            },
+            () = cancel.cancelled() => Ending::Cancelled,
+        }
+    };
+    store.finish(&id, ending);
+    drop((tools, approver, asker));
+    tokio::select! {
+        () = tokio::time::sleep_until(expires) => {}
+        () = store.shutdown().cancelled() => {}
+    }
+    store.remove(&id);
+}
+
+/// `-32021` for a call of a function that runs only as a task, from a client that did not
+/// declare the tasks extension on the request.
+fn task_required(name: &str) -> ErrorData {
+    let mut error = ErrorData::missing_required_client_capability(
+        ClientCapabilities::builder().enable_tasks().build(),
+    );
+    error.message = format!(
+        "{}: '{name}' runs only as a task, which needs the {TASKS_EXTENSION_ID} extension on a 2026-07-28 request",
+        error.message
+    )
+    .into();
+    error
+}
+
+/// The `tasks/*` methods exist on 2026-07-28 requests only (the tasks extension is not
+/// defined for the revisions with sessions): `-32601` on those.
+fn require_stateless(
+    context: &RequestContext<RoleServer>,
+    method: &'static str,
+) -> Result<(), ErrorData> {
+    if context
+        .protocol_version()
+        .is_some_and(|version| !version.has_initialize())
+    {
+        Ok(())
+    } else {
+        Err(method_not_found(method))
     }
 }
 
@@ -784,8 +983,11 @@ pub(crate) async fn serve_stdio(
     tools: ToolSession,
     identity: Arc<Identity>,
     catalog: Arc<ServedCatalog>,
+    tasks: Arc<TaskStore>,
 ) -> Result<(), McpError> {
-    let running = SessionHandler::new(tools, identity, catalog)
+    // The session's tasks end with it.
+    let _stop_tasks = tasks.shutdown().clone().drop_guard();
+    let running = SessionHandler::new(tools, identity, catalog, tasks)
         .serve(rmcp::transport::stdio())
         .await
         .map_err(|error| McpError::Serve(format!("the stdio session could not start: {error}")))?;
@@ -823,6 +1025,7 @@ pub(crate) async fn serve_http<F>(
     make_tools: F,
     identity: Arc<Identity>,
     catalog: Arc<ServedCatalog>,
+    tasks: Arc<TaskStore>,
     front: HttpFront,
     shutdown: CancellationToken,
 ) -> Result<HttpServing, McpError>
@@ -856,6 +1059,7 @@ where
                 make_tools(),
                 identity.clone(),
                 catalog.clone(),
+                tasks.clone(),
             ))
         },
         Arc::new(LocalSessionManager::default()),
