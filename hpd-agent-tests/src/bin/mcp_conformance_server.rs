@@ -561,7 +561,10 @@ fn task_tools() -> Vec<Tool> {
             "Greets someone",
             json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}),
             |args, _| async move {
-                ToolResult::ok(format!("Hello, {}!", args["name"].as_str().unwrap_or("you")))
+                ToolResult::ok(format!(
+                    "Hello, {}!",
+                    args["name"].as_str().unwrap_or("you")
+                ))
             },
         ),
         // Sleeps `seconds`, reporting its progress each second; `tasks/cancel` cancels it (the
@@ -600,7 +603,12 @@ fn task_tools() -> Vec<Tool> {
             json!({"type": "object", "properties": {"filename": {"type": "string"}}, "required": ["filename"]}),
             |args, ctx| async move {
                 let filename = args["filename"].as_str().unwrap_or_default().to_owned();
-                let question = form("confirm", &format!("Delete {filename}?"), "confirm", "boolean");
+                let question = form(
+                    "confirm",
+                    &format!("Delete {filename}?"),
+                    "confirm",
+                    "boolean",
+                );
                 match ctx.elicit(question).await {
                     Ok(answer) if answer.field("confirm") == Some(&Value::Bool(true)) => {
                         ToolResult::ok(format!("Deleted {filename}"))
@@ -608,6 +616,25 @@ fn task_tools() -> Vec<Tool> {
                     Ok(_) => ToolResult::ok(format!("Kept {filename}")),
                     Err(error) => ToolResult::error(error.to_string()),
                 }
+            },
+        ),
+        // Asks the user's name in an `input_required` round of the request, then goes on as
+        // a task (`McpServer::with_task_after_input`).
+        Tool::new(
+            "test_tool_with_task",
+            "Asks a name, then works on as a task",
+            no_arguments(),
+            |_, ctx| async move {
+                let name = match ctx
+                    .elicit(form("user_name", "What is your name?", "name", "string"))
+                    .await
+                {
+                    Ok(answer) => text_of(&answer, "name"),
+                    Err(error) => return ToolResult::error(error.to_string()),
+                };
+                ctx.continue_as_task();
+                tokio::time::sleep(Duration::from_millis(500)).await;
+                ToolResult::ok(format!("Hello, {name}! (from the task)"))
             },
         ),
         // Asks two questions at once, so two asks are outstanding together.
@@ -724,7 +751,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .with_task_support("failing_job", TaskSupport::Required)
         .with_task_support("protocol_error_job", TaskSupport::Optional)
         .with_task_support("confirm_delete", TaskSupport::Optional)
-        .with_task_support("multi_input", TaskSupport::Optional);
+        .with_task_support("multi_input", TaskSupport::Optional)
+        .with_task_after_input("test_tool_with_task", TaskSupport::Required);
     let server = server
         .with_resource_template(fixture_template())
         .with_list_cache_hint(CacheHint::public(Duration::from_secs(60)))

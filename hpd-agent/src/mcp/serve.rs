@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CancelTaskParams, ClientCapabilities,
@@ -26,11 +26,11 @@ use tokio_util::sync::CancellationToken;
 use super::McpError;
 use super::asking::{RoundAsker, RoundEnd, SessionAsker};
 use super::catalog::{ServedCatalog, Subscriptions};
-use super::tasks::{Ending, TaskAsker, TaskReporter, TaskStore, TaskSupport};
 use super::http_server::{self, Guard};
+use super::tasks::{Ending, SwitchingAsker, TaskAsker, TaskReporter, TaskStore, TaskSupport};
 use crate::agent::Caller;
-use crate::error::RunError;
 use crate::chat::ToolDefinition;
+use crate::error::RunError;
 use crate::events::{AgentEvent, EventSink};
 use crate::tool::{Answer, AskError, Asker, ElicitAction, Elicitation, Input};
 use crate::{ToolResult, agent::ToolSession, tool::LogLevel};
@@ -499,8 +499,7 @@ impl ServerHandler for SessionHandler {
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         require_stateless(&context, "tasks/update")?;
-        self.tasks
-            .update(&request.task_id, request.input_responses)
+        self.tasks.update(&request.task_id, request.input_responses)
     }
 
     /// `tasks/cancel`: cancels the task's call.
@@ -592,18 +591,33 @@ impl SessionHandler {
             .is_some_and(|version| !version.has_initialize());
         // A function that runs as a task: only on 2026-07-28, for a client that declares the
         // tasks extension on this request.
-        let support = self
+        let tasks = self
             .tasks
             .support(&self.tools.called_function(&request.name, &arguments));
-        if support != TaskSupport::Forbidden {
+        if tasks.support != TaskSupport::Forbidden {
             let declared = stateless
                 && context
                     .client_capabilities()
                     .is_some_and(|capabilities| capabilities.supports_tasks());
             if declared {
-                return self.start_task(call_id, request.name.to_string(), arguments, context.client_capabilities());
+                let call = TaskCall {
+                    call_id,
+                    name: request.name.to_string(),
+                    arguments,
+                    capabilities: context.client_capabilities(),
+                };
+                return if tasks.after_input {
+                    self.serve_input_then_task(
+                        call,
+                        request.request_state.as_deref(),
+                        request.input_responses,
+                    )
+                    .await
+                } else {
+                    self.start_task(call)
+                };
             }
-            if support == TaskSupport::Required {
+            if tasks.support == TaskSupport::Required {
                 return Err(task_required(&request.name));
             }
         }
@@ -719,28 +733,128 @@ impl SessionHandler {
 
 impl SessionHandler {
     /// Starts a call as a task: the task is stored before this returns, and the call runs in
-    /// the background (see [`run_task`]).
-    fn start_task(
-        &self,
-        call_id: String,
-        name: String,
-        arguments: String,
-        capabilities: Option<ClientCapabilities>,
-    ) -> Result<CallToolResponse, ErrorData> {
-        let (task, cancel, expires) = self.tasks.create()?;
+    /// the background (see [`drive_task`]).
+    fn start_task(&self, call: TaskCall) -> Result<CallToolResponse, ErrorData> {
+        let cancel = self.tasks.shutdown().child_token();
+        let (task, expires) = self.tasks.create(&cancel)?;
         let id = task.task_id.clone();
-        tokio::spawn(run_task(
+        let asker = Arc::new(TaskAsker {
+            store: Arc::clone(&self.tasks),
+            id: id.clone(),
+            capabilities: call.capabilities.clone(),
+            undeclared: Mutex::default(),
+        });
+        let reporter = Arc::new(TaskReporter {
+            store: Arc::clone(&self.tasks),
+            id: id.clone().into(),
+        });
+        let name = call.name.clone();
+        let running = owned_call(
+            Arc::clone(&self.tools),
+            call,
+            asker.clone(),
+            reporter,
+            cancel.clone(),
+        );
+        tokio::spawn(drive_task(
             TaskRun {
                 store: Arc::clone(&self.tasks),
-                tools: Arc::clone(&self.tools),
                 id,
+                name,
                 cancel,
                 expires,
             },
-            call_id,
-            name,
-            arguments,
+            running,
+            Box::new(move |result| asker.missing_capabilities(result)),
+        ));
+        Ok(CallToolResponse::Task(CreateTaskResult::new(task)))
+    }
+
+    /// A call that gathers its input before it becomes a task
+    /// ([`McpServer::with_task_after_input`](super::McpServer::with_task_after_input)): it
+    /// runs as a stateless call, whose asks end the request with `input_required` rounds,
+    /// until the function calls `continue_as_task`; then the request is answered with a task,
+    /// and the call goes on as that task. A call that ends before is answered with its result.
+    async fn serve_input_then_task(
+        &self,
+        call: TaskCall,
+        state: Option<&str>,
+        responses: Option<rmcp::model::InputResponses>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let codec = &self.identity.request_state;
+        let rounds = Arc::new(RoundAsker::open(
+            codec,
+            &call.name,
+            &call.arguments,
+            state,
+            responses,
+            call.capabilities.clone(),
+        )?);
+        let switch = Arc::new(SwitchingAsker::new(Arc::clone(&rounds)));
+        let reporter = Arc::new(TaskReporter {
+            store: Arc::clone(&self.tasks),
+            id: OnceLock::new(),
+        });
+        let cancel = self.tasks.shutdown().child_token();
+        let (name, arguments, capabilities) = (
+            call.name.clone(),
+            call.arguments.clone(),
+            call.capabilities.clone(),
+        );
+        let mut running = owned_call(
+            Arc::clone(&self.tools),
+            call,
+            switch.clone(),
+            reporter.clone(),
+            cancel.clone(),
+        );
+        loop {
+            tokio::select! {
+                biased;
+                outcome = &mut running => {
+                    let result = match outcome {
+                        Ok(outcome) => outcome.result,
+                        Err(error) => ToolResult::error(format!("Error: {error}")),
+                    };
+                    if let Some(error) = rounds.missing_capabilities(&result) {
+                        return Err(error);
+                    }
+                    return Ok(CallToolResponse::Complete(super::content::to_mcp(&result, None)));
+                }
+                () = rounds.wants_to_end() => match rounds.end(codec, &name, &arguments) {
+                    None => {}
+                    Some(RoundEnd::InputRequired(result)) => {
+                        return Ok(CallToolResponse::InputRequired(result));
+                    }
+                    Some(RoundEnd::Invalid(error)) => return Err(error),
+                },
+                () = switch.wants_task() => break,
+            }
+        }
+        let (task, expires) = self.tasks.create(&cancel)?;
+        let id = task.task_id.clone();
+        let asker = Arc::new(TaskAsker {
+            store: Arc::clone(&self.tasks),
+            id: id.clone(),
             capabilities,
+            undeclared: Mutex::default(),
+        });
+        switch.become_task(Arc::clone(&asker));
+        let _ = reporter.id.set(id.clone());
+        tokio::spawn(drive_task(
+            TaskRun {
+                store: Arc::clone(&self.tasks),
+                id,
+                name,
+                cancel,
+                expires,
+            },
+            running,
+            Box::new(move |result| {
+                asker
+                    .missing_capabilities(result)
+                    .or_else(|| rounds.missing_capabilities(result))
+            }),
         ));
         Ok(CallToolResponse::Task(CreateTaskResult::new(task)))
     }
@@ -764,76 +878,94 @@ impl SessionHandler {
     }
 }
 
-/// What a task's call runs with.
+/// The parts of a call that may run as a task.
+struct TaskCall {
+    call_id: String,
+    name: String,
+    arguments: String,
+    /// The capabilities of the request.
+    capabilities: Option<ClientCapabilities>,
+}
+
+/// A call that owns what it runs with, so it can go on in the background: its asks go to
+/// `asker` (which also asks for approval), its events to `reporter`, and `cancel` cancels
+/// it.
+fn owned_call(
+    tools: Arc<ToolSession>,
+    call: TaskCall,
+    asker: Arc<dyn Asker>,
+    reporter: Arc<TaskReporter>,
+    cancel: CancellationToken,
+) -> std::pin::Pin<
+    Box<dyn std::future::Future<Output = Result<crate::agent::ToolCallOutcome, RunError>> + Send>,
+> {
+    Box::pin(async move {
+        let approver = ElicitingApprover {
+            asker: Arc::clone(&asker),
+        };
+        tools
+            .call_reporting(
+                &call.call_id,
+                &call.name,
+                &call.arguments,
+                Caller {
+                    reporter: Some(reporter as Arc<dyn EventSink>),
+                    approver: Some(&approver),
+                    stateless: true,
+                    asker: Some(asker),
+                    cancellation: Some(cancel),
+                },
+            )
+            .await
+    })
+}
+
+/// The task a call runs as.
 struct TaskRun {
     store: Arc<TaskStore>,
-    tools: Arc<ToolSession>,
     id: String,
+    /// The function's name, for the error of a failed task.
+    name: String,
     cancel: CancellationToken,
     expires: tokio::time::Instant,
 }
 
-/// Runs a task's call: its asks wait for `tasks/update`, its progress becomes the task's
-/// status message, `tasks/cancel` (or the server's shutdown) cancels it. The task keeps its
-/// ending until it expires, and is removed then.
-async fn run_task(
+/// Turns a failed call's result into the `-32021` error of what it could not ask.
+type MissingCapabilities = Box<dyn Fn(&ToolResult) -> Option<ErrorData> + Send>;
+
+/// Runs a task's call to its end: `completed` with its result (an error result too),
+/// `failed` with a JSON-RPC error (the call failed outside the function, or the function
+/// needed what the client did not declare), `cancelled` when `tasks/cancel` (or the server's
+/// shutdown) stopped it. The task keeps its ending until it expires, and is removed then.
+async fn drive_task(
     run: TaskRun,
-    call_id: String,
-    name: String,
-    arguments: String,
-    capabilities: Option<ClientCapabilities>,
+    call: impl std::future::Future<Output = Result<crate::agent::ToolCallOutcome, RunError>>,
+    missing: MissingCapabilities,
 ) {
     let TaskRun {
         store,
-        tools,
         id,
+        name,
         cancel,
         expires,
     } = run;
-    let asker = Arc::new(TaskAsker {
-        store: Arc::clone(&store),
-        id: id.clone(),
-        capabilities,
-        undeclared: Mutex::default(),
-    });
-    let approver = ElicitingApprover {
-        asker: asker.clone(),
-    };
-    let reporter = Arc::new(TaskReporter {
-        store: Arc::clone(&store),
-        id: id.clone(),
-    });
-    let ending = {
-        let call = tools.call_reporting(
-            &call_id,
-            &name,
-            &arguments,
-            Caller {
-                reporter: Some(reporter as Arc<dyn EventSink>),
-                approver: Some(&approver),
-                stateless: true,
-                asker: Some(asker.clone()),
-                cancellation: Some(cancel.clone()),
+    let ending = tokio::select! {
+        biased;
+        outcome = call => match outcome {
+            Ok(outcome) => match missing(&outcome.result) {
+                Some(error) => Ending::Failed(error),
+                None => Ending::Completed(super::content::to_mcp(&outcome.result, None)),
             },
-        );
-        tokio::select! {
-            biased;
-            outcome = call => match outcome {
-                Ok(outcome) => match asker.missing_capabilities(&outcome.result) {
-                    Some(error) => Ending::Failed(error),
-                    None => Ending::Completed(super::content::to_mcp(&outcome.result, None)),
-                },
-                Err(RunError::Cancelled) => Ending::Cancelled,
-                Err(error) => Ending::Failed(ErrorData::internal_error(
-                    format!("the call of '{name}' failed: {error}"),
-                    None,
-                )),
-            },
-            () = cancel.cancelled() => Ending::Cancelled,
-        }
+            Err(RunError::Cancelled) => Ending::Cancelled,
+            Err(error) => Ending::Failed(ErrorData::internal_error(
+                format!("the call of '{name}' failed: {error}"),
+                None,
+            )),
+        },
+        () = cancel.cancelled() => Ending::Cancelled,
     };
+    drop(missing);
     store.finish(&id, ending);
-    drop((tools, approver, asker));
     tokio::select! {
         () = tokio::time::sleep_until(expires) => {}
         () = store.shutdown().cancelled() => {}

@@ -11,7 +11,7 @@ use super::http_server::{ConnectionLimits, Guard, parse_origin};
 use rmcp::model::RequestStateCodec;
 
 use super::serve::{self, Identity};
-use super::tasks::{TaskSettings, TaskStore};
+use super::tasks::{FunctionTasks, TaskSettings, TaskStore};
 use super::{
     CacheHint, McpError, ProtectedResource, ResourceNotifier, ServedPrompt, ServedResource,
     ServedResourceTemplate, TaskSupport,
@@ -613,7 +613,65 @@ impl McpServer {
     /// # Ok::<(), hpd_agent::BuildError>(())
     /// ```
     pub fn with_task_support(mut self, function: impl Into<String>, support: TaskSupport) -> Self {
-        self.tasks.functions.insert(function.into(), support);
+        self.tasks.functions.insert(
+            function.into(),
+            FunctionTasks {
+                support,
+                after_input: false,
+            },
+        );
+        self
+    }
+
+    /// As [`with_task_support`](Self::with_task_support), but a call of `function` gathers
+    /// its input before it becomes a task: it runs as an ordinary 2026-07-28 call, whose
+    /// asks are answered in `input_required` rounds of the request (the multi round-trip
+    /// flow), until the function calls
+    /// [`FunctionContext::continue_as_task`](crate::FunctionContext::continue_as_task). There
+    /// the request is answered with the task, and the call goes on as that task (its later
+    /// asks wait for `tasks/update`). A call that ends before is answered with its result.
+    /// For functions that ask a question up front and then work for long, so the client
+    /// answers the question with the request instead of through a task.
+    ///
+    /// ```
+    /// use hpd_agent::mcp::{McpServer, TaskSupport};
+    /// use hpd_agent::tool::Elicitation;
+    /// use hpd_agent::{AgentBuilder, HarnessBuilder, ScriptedChatClient, Tool, ToolResult};
+    /// use serde_json::json;
+    ///
+    /// let deploy = Tool::new("deploy", "Deploys a release", json!({"type": "object"}), |_, ctx| async move {
+    ///     let form = json!({"type": "object", "properties": {"go": {"type": "boolean"}}, "required": ["go"]});
+    ///     let answer = match ctx.elicit(Elicitation::form("Deploy now?", form)).await {
+    ///         Ok(answer) => answer,
+    ///         Err(error) => return ToolResult::error(error.to_string()),
+    ///     };
+    ///     if answer.field("go") != Some(&json!(true)) {
+    ///         return ToolResult::ok("not deployed");
+    ///     }
+    ///     ctx.continue_as_task(); // the long part runs as a task
+    ///     tokio::time::sleep(std::time::Duration::from_secs(60)).await;
+    ///     ToolResult::ok("deployed")
+    /// });
+    /// let agent = AgentBuilder::new()
+    ///     .with_harness(HarnessBuilder::new("Ops").with_tool(deploy).build()?)
+    ///     .with_chat_client(ScriptedChatClient::new())
+    ///     .build()?;
+    /// let server = McpServer::new(agent).with_task_after_input("deploy", TaskSupport::Optional);
+    /// # drop(server);
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
+    pub fn with_task_after_input(
+        mut self,
+        function: impl Into<String>,
+        support: TaskSupport,
+    ) -> Self {
+        self.tasks.functions.insert(
+            function.into(),
+            FunctionTasks {
+                support,
+                after_input: true,
+            },
+        );
         self
     }
 

@@ -20,7 +20,8 @@
 //! the function's progress reports). It uses rmcp's task types for everything on the wire.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -35,7 +36,9 @@ use tokio::sync::oneshot;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::asking::{input_kind, input_request, missing_capability, parse_answer, require_capability};
+use super::asking::{
+    RoundAsker, input_kind, input_request, missing_capability, parse_answer, require_capability,
+};
 use crate::events::{AgentEvent, EventSink};
 use crate::tool::{Answer, AskError, Asker, Input};
 
@@ -74,10 +77,19 @@ pub enum TaskSupport {
     Required,
 }
 
+/// How one function runs as a task.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct FunctionTasks {
+    pub(crate) support: TaskSupport,
+    /// The call gathers its input in `input_required` rounds first and becomes a task at
+    /// [`FunctionContext::continue_as_task`](crate::FunctionContext::continue_as_task).
+    pub(crate) after_input: bool,
+}
+
 /// The task settings of a server: what [`McpServer`](super::McpServer) was given.
 #[derive(Debug, Clone)]
 pub(crate) struct TaskSettings {
-    pub(crate) functions: HashMap<String, TaskSupport>,
+    pub(crate) functions: HashMap<String, FunctionTasks>,
     pub(crate) ttl: Duration,
     pub(crate) max_tasks: usize,
 }
@@ -170,11 +182,11 @@ impl TaskStore {
         self.settings
             .functions
             .values()
-            .any(|support| *support != TaskSupport::Forbidden)
+            .any(|function| function.support != TaskSupport::Forbidden)
     }
 
-    /// The task support of `function`.
-    pub(crate) fn support(&self, function: &str) -> TaskSupport {
+    /// How `function` runs as a task.
+    pub(crate) fn support(&self, function: &str) -> FunctionTasks {
         self.settings
             .functions
             .get(function)
@@ -200,12 +212,13 @@ impl TaskStore {
     }
 
     /// A new task, `working`, stored before this returns (so a `tasks/get` right after the
-    /// answer finds it). Its token cancels its call.
+    /// answer finds it). `cancel` (a child of [`shutdown`](Self::shutdown)) cancels its
+    /// call; the instant is when the task expires.
     ///
     /// # Errors
     ///
     /// `-32603` when the server already keeps [`TaskSettings::max_tasks`] tasks.
-    pub(crate) fn create(&self) -> Result<(Task, CancellationToken, Instant), ErrorData> {
+    pub(crate) fn create(&self, cancel: &CancellationToken) -> Result<(Task, Instant), ErrorData> {
         let mut entries = self.lock();
         Self::sweep(&mut entries);
         if entries.len() >= self.settings.max_tasks {
@@ -223,7 +236,6 @@ impl TaskStore {
         let mut task = Task::new(id.clone(), TaskStatus::Working, now.clone(), now)
             .with_poll_interval_ms(millis(POLL_INTERVAL));
         task.ttl_ms = Some(millis(self.settings.ttl));
-        let cancel = self.shutdown.child_token();
         let expires = Instant::now() + self.settings.ttl;
         entries.insert(
             id,
@@ -236,7 +248,7 @@ impl TaskStore {
                 expires,
             },
         );
-        Ok((task, cancel, expires))
+        Ok((task, expires))
     }
 
     /// Records how a task's call ended.
@@ -461,7 +473,9 @@ impl Asker for TaskAsker {
             .await
             .map_err(|_| AskError::Failed("the task was cancelled".to_owned()))?;
         parse_answer(&input, value).map_err(|error| {
-            AskError::InvalidAnswer(format!("the client's answer is not a {kind} result: {error}"))
+            AskError::InvalidAnswer(format!(
+                "the client's answer is not a {kind} result: {error}"
+            ))
         })
     }
 }
@@ -470,11 +484,15 @@ impl Asker for TaskAsker {
 /// (progress and log notifications are not sent for tasks).
 pub(crate) struct TaskReporter {
     pub(crate) store: Arc<TaskStore>,
-    pub(crate) id: String,
+    /// The task, once the call is one.
+    pub(crate) id: OnceLock<String>,
 }
 
 impl EventSink for TaskReporter {
     fn emit(&self, event: &AgentEvent) {
+        let Some(id) = self.id.get() else {
+            return;
+        };
         if let AgentEvent::ToolProgress {
             progress,
             total,
@@ -490,11 +508,61 @@ impl EventSink for TaskReporter {
                 text.push_str(": ");
                 text.push_str(message);
             }
-            self.store.set_message(&self.id, text);
+            self.store.set_message(id, text);
         }
     }
 
     fn wants_events(&self) -> bool {
         true
+    }
+}
+
+/// The asks of a call that gathers its input before it becomes a task
+/// ([`McpServer::with_task_after_input`](super::McpServer::with_task_after_input)): the
+/// request's `input_required` rounds until the function calls
+/// [`continue_as_task`](crate::FunctionContext::continue_as_task), the task's asks after.
+pub(crate) struct SwitchingAsker {
+    pub(crate) round: Arc<RoundAsker>,
+    task: OnceLock<Arc<TaskAsker>>,
+    wanted: AtomicBool,
+    wake: tokio::sync::Notify,
+}
+
+impl SwitchingAsker {
+    pub(crate) fn new(round: Arc<RoundAsker>) -> Self {
+        SwitchingAsker {
+            round,
+            task: OnceLock::new(),
+            wanted: AtomicBool::new(false),
+            wake: tokio::sync::Notify::new(),
+        }
+    }
+
+    /// Resolves once the function called `continue_as_task`.
+    pub(crate) async fn wants_task(&self) {
+        while !self.wanted.load(Ordering::Acquire) {
+            self.wake.notified().await;
+        }
+    }
+
+    /// From now on the task's asker answers.
+    pub(crate) fn become_task(&self, task: Arc<TaskAsker>) {
+        let _ = self.task.set(task);
+    }
+}
+
+#[async_trait]
+impl Asker for SwitchingAsker {
+    async fn ask(&self, input: Input) -> Result<Answer, AskError> {
+        match self.task.get() {
+            Some(task) => task.ask(input).await,
+            None => self.round.ask(input).await,
+        }
+    }
+
+    fn continue_as_task(&self) {
+        if !self.wanted.swap(true, Ordering::AcqRel) {
+            self.wake.notify_one();
+        }
     }
 }
