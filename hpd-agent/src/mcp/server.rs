@@ -65,6 +65,14 @@ use crate::Agent;
 /// and `append` layouts keep their expansions in the session, so such a server offers only the
 /// revisions with sessions, and a client that asks for 2026-07-28 negotiates down.
 ///
+/// Long calls can run as MCP tasks (the 2026-07-28 tasks extension):
+/// [`with_task_support`](Self::with_task_support) names the functions that may or must, and a
+/// call of one from a client that declares the extension answers at once with a task the
+/// client polls (`tasks/get`), answers the function's asks through (`tasks/update`) and
+/// cancels (`tasks/cancel`). Task state lives in the server process, shared by its sessions
+/// and stateless requests, for [`with_task_ttl`](Self::with_task_ttl), at most
+/// [`with_max_tasks`](Self::with_max_tasks) tasks at once.
+///
 /// ```no_run
 /// use hpd_agent::mcp::McpServer;
 /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
