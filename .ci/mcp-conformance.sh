@@ -139,6 +139,15 @@ tally() { # log [list [not]]
   echo "$passed/$total"
 }
 
+# "passed/total" of the summary lines in $1 of the tasks extension's scenarios (`tasks-*`).
+tasks_tally() { # log
+  local lines passed total
+  lines="$(summary_lines "$1" | grep -E '^[✓✗] tasks-' || true)"
+  passed=$(printf '%s\n' "$lines" | grep -c '^✓' || true)
+  total=$(printf '%s\n' "$lines" | grep -c '^[✓✗]' || true)
+  echo "$passed/$total"
+}
+
 failed=0
 summary=""
 # Runs one leg against the program under test; `$@` are the suite's options that choose the
@@ -170,7 +179,12 @@ requirements() { # suite-version revision
     [ -s "$list" ] || { log "the suite $1 lists no $which scenarios for $revision"; exit 1; }
     leg "$1" "$revision" "$which" "$baseline" "$log_file" --requirements "$revision"
     counts+="$sep $which $(tally "$log_file" "$list") required scenarios passed"
-    counts+=" (not scored: $(tally "$log_file" "$list" not))"
+    counts+=" (not scored: $(tally "$log_file" "$list" not)"
+    # The tasks extension's scenarios are among the not scored ones; their count apart.
+    if [ "$which" = server ] && [ "$(tasks_tally "$log_file")" != "0/0" ]; then
+      counts+="; of them the tasks extension: $(tasks_tally "$log_file")"
+    fi
+    counts+=")"
     sep=","
   done
   summary+="$revision (suite $1, --requirements $revision)${counts}"$'\n'

@@ -29,7 +29,7 @@ use std::time::Duration;
 use hpd_agent::harness::{DynamicHarness, ToolListUpdater};
 use hpd_agent::mcp::{
     CacheHint, Completer, McpServer, PromptArgument, PromptMessage, ResourceBody, ServedPrompt,
-    ServedResource, ServedResourceTemplate,
+    ServedResource, ServedResourceTemplate, TaskSupport,
 };
 use hpd_agent::tool::{Elicitation, ElicitationAnswer, RootsRequest, SamplingRequest};
 use hpd_agent::{
@@ -552,6 +552,145 @@ fn asking_tools() -> Vec<Tool> {
     ]
 }
 
+/// The fixtures of the `tasks-*` scenarios (the 2026-07-28 tasks extension): `greet` runs as
+/// a plain call; the others may run as tasks (see `main` for their task support).
+fn task_tools() -> Vec<Tool> {
+    vec![
+        Tool::new(
+            "greet",
+            "Greets someone",
+            json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}),
+            |args, _| async move {
+                ToolResult::ok(format!(
+                    "Hello, {}!",
+                    args["name"].as_str().unwrap_or("you")
+                ))
+            },
+        ),
+        // Sleeps `seconds`, reporting its progress each second; `tasks/cancel` cancels it (the
+        // call is cancelled, as a cancelled run's is).
+        Tool::new(
+            "slow_compute",
+            "Computes for some seconds",
+            json!({"type": "object", "properties": {
+                "seconds": {"type": "number"}, "label": {"type": "string"}},
+                "required": ["seconds"]}),
+            |args, ctx| async move {
+                let seconds = args["seconds"].as_f64().unwrap_or(0.0).clamp(0.0, 600.0);
+                let label = args["label"].as_str().unwrap_or("computation").to_owned();
+                let mut done = 0.0;
+                while done < seconds {
+                    let step = (seconds - done).min(1.0);
+                    tokio::time::sleep(Duration::from_secs_f64(step)).await;
+                    done += step;
+                    ctx.report_progress(done, Some(seconds), Some(&label));
+                }
+                ToolResult::ok(format!("{label}: computed in {seconds} s"))
+            },
+        ),
+        Tool::new(
+            "failing_job",
+            "Fails after a second",
+            no_arguments(),
+            |_, _| async {
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                ToolResult::error("The job failed, as it always does")
+            },
+        ),
+        Tool::new(
+            "confirm_delete",
+            "Asks before it deletes a file",
+            json!({"type": "object", "properties": {"filename": {"type": "string"}}, "required": ["filename"]}),
+            |args, ctx| async move {
+                let filename = args["filename"].as_str().unwrap_or_default().to_owned();
+                let question = form(
+                    "confirm",
+                    &format!("Delete {filename}?"),
+                    "confirm",
+                    "boolean",
+                );
+                match ctx.elicit(question).await {
+                    Ok(answer) if answer.field("confirm") == Some(&Value::Bool(true)) => {
+                        ToolResult::ok(format!("Deleted {filename}"))
+                    }
+                    Ok(_) => ToolResult::ok(format!("Kept {filename}")),
+                    Err(error) => ToolResult::error(error.to_string()),
+                }
+            },
+        ),
+        // Asks the user's name in an `input_required` round of the request, then goes on as
+        // a task (`McpServer::with_task_after_input`).
+        Tool::new(
+            "test_tool_with_task",
+            "Asks a name, then works on as a task",
+            no_arguments(),
+            |_, ctx| async move {
+                let name = match ctx
+                    .elicit(form("user_name", "What is your name?", "name", "string"))
+                    .await
+                {
+                    Ok(answer) => text_of(&answer, "name"),
+                    Err(error) => return ToolResult::error(error.to_string()),
+                };
+                ctx.continue_as_task();
+                tokio::time::sleep(Duration::from_millis(500)).await;
+                ToolResult::ok(format!("Hello, {name}! (from the task)"))
+            },
+        ),
+        // Asks two questions at once, so two asks are outstanding together.
+        Tool::new(
+            "multi_input",
+            "Asks two questions at once",
+            no_arguments(),
+            |_, ctx| async move {
+                let (name, confirm) = tokio::join!(
+                    ctx.elicit(form("name", "What is your name?", "name", "string")),
+                    ctx.elicit(form("confirm", "Go on?", "confirm", "boolean")),
+                );
+                match (name, confirm) {
+                    (Ok(name), Ok(confirm)) => ToolResult::ok(format!(
+                        "{} answered; go on: {}",
+                        text_of(&name, "name"),
+                        text_of(&confirm, "confirm")
+                    )),
+                    (name, confirm) => ToolResult::error(format!("{name:?} {confirm:?}")),
+                }
+            },
+        ),
+    ]
+}
+
+/// Fails every call of its harness after the function ran: a failure of the server, not of
+/// the function (a task of `protocol_error_job` is `failed`, not `completed`).
+struct FailingAfterwards;
+
+#[hpd_agent::async_trait]
+impl hpd_agent::Middleware for FailingAfterwards {
+    async fn after_function(
+        &self,
+        _call: &hpd_agent::middleware::FunctionCall,
+        _result: &mut ToolResult,
+    ) -> Result<(), hpd_agent::middleware::MiddlewareError> {
+        Err("the server failed after the job ran".into())
+    }
+}
+
+/// `protocol_error_job`: runs a second, then its harness's middleware fails.
+fn faulty_harness() -> Result<DynamicHarness, BuildError> {
+    HarnessBuilder::new("Faulty")
+        .with_tool(Tool::new(
+            "protocol_error_job",
+            "Runs a second, then the server fails",
+            no_arguments(),
+            |_, _| async {
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                ToolResult::ok("done")
+            },
+        ))
+        .with_scoped_middleware(FailingAfterwards)
+        .build()
+}
+
 /// A 1×1 red PNG.
 fn red_pixel() -> Vec<u8> {
     hpd_agent_tests::png(1, 1, |_, _| [255, 0, 0])
@@ -566,6 +705,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let harness = HarnessBuilder::new("Conformance")
         .with_tools(fixture_tools())
         .with_tools(asking_tools())
+        .with_tools(task_tools())
         .build()?;
     let add = Tool::new(
         "add",
@@ -591,6 +731,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .with_harness(harness)
         .with_harness(arithmetic)
         .with_harness(changing_harness()?)
+        .with_harness(faulty_harness()?)
         // The model is never asked: the server only runs the tools.
         .with_chat_client(ScriptedChatClient::new())
         .build()?;
@@ -604,6 +745,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         server = server.with_prompt(prompt);
     }
     // The fixtures do not change while the server runs (`caching`).
+    // The `tasks-*` fixtures (2026-07-28 tasks extension).
+    let server = server
+        .with_task_support("slow_compute", TaskSupport::Optional)
+        .with_task_support("failing_job", TaskSupport::Required)
+        .with_task_support("protocol_error_job", TaskSupport::Optional)
+        .with_task_support("confirm_delete", TaskSupport::Optional)
+        .with_task_support("multi_input", TaskSupport::Optional)
+        .with_task_after_input("test_tool_with_task", TaskSupport::Required);
     let server = server
         .with_resource_template(fixture_template())
         .with_list_cache_hint(CacheHint::public(Duration::from_secs(60)))

@@ -205,13 +205,15 @@ impl Agent {
 /// asked about a call that needs approval instead of the session's approver (`approver`), who
 /// answers the function's asks instead of the agent's handlers (`asker`), and whether the call
 /// keeps away from the session's expansion state (`stateless`, a request of the stateless MCP
-/// revision). The default is the agent's own call: none of these.
+/// revision), and the token that cancels this call alone instead of the session's
+/// (`cancellation`, an MCP task's). The default is the agent's own call: none of these.
 #[derive(Default)]
 pub(crate) struct Caller<'a> {
     pub(crate) reporter: Option<Arc<dyn EventSink>>,
     pub(crate) approver: Option<&'a dyn Approver>,
     pub(crate) stateless: bool,
     pub(crate) asker: Option<Arc<dyn crate::tool::Asker>>,
+    pub(crate) cancellation: Option<CancellationToken>,
 }
 
 impl ToolSession {
@@ -357,6 +359,18 @@ impl ToolSession {
     #[cfg(feature = "mcp")]
     pub(crate) fn needs_no_expansion_state(&self) -> bool {
         self.lock().tools.needs_no_expansion_state()
+    }
+
+    /// The name of the function a call of `name` with `arguments` reaches: the inner call's
+    /// name for a call of the layout's call tool, `name` otherwise (also when the call is
+    /// invalid; running it answers that).
+    #[cfg(feature = "mcp")]
+    pub(crate) fn called_function<'n>(&self, name: &'n str, arguments: &str) -> Cow<'n, str> {
+        let limits = &self.agent.inner.limits;
+        match call::admit(|| Arc::clone(&self.lock().tools), limits, name, arguments) {
+            Unwrapped::Inner { name, .. } => Cow::Owned(name),
+            Unwrapped::Direct | Unwrapped::Invalid(_) => Cow::Borrowed(name),
+        }
     }
 
     /// The agent's toolset with its current tool lists (no hooks run); a new one, by pointer,
@@ -652,8 +666,10 @@ impl ToolSession {
             approver,
             stateless,
             asker,
+            cancellation,
             ..
         } = caller;
+        let cancellation = cancellation.as_ref().unwrap_or(&self.cancellation);
         let answered = |result, expanded, tools_changed, revealed| {
             Ok(ToolCallOutcome {
                 result,
@@ -720,7 +736,7 @@ impl ToolSession {
             }
         };
         let scope = CallScope {
-            cancellation: &self.cancellation,
+            cancellation,
             // A tool session has no turns.
             turn_id: None,
             // Sub-agents forward their events through it, and functions report progress and
@@ -741,6 +757,7 @@ impl ToolSession {
                 arguments,
                 emitter,
                 approver,
+                cancellation,
             )
             .await?
         {
@@ -755,7 +772,7 @@ impl ToolSession {
         // that find every slot taken need it.
         let _permit = match self.permits.try_acquire() {
             Ok(permit) => Ok(permit),
-            Err(_) => Box::pin(unless_cancelled(&self.cancellation, self.permits.acquire()))
+            Err(_) => Box::pin(unless_cancelled(cancellation, self.permits.acquire()))
                 .await
                 .ok_or(RunError::Cancelled)?,
         };
@@ -785,6 +802,7 @@ impl ToolSession {
         arguments: &str,
         emitter: &Emitter,
         approver: Option<&dyn Approver>,
+        cancellation: &CancellationToken,
     ) -> Result<Result<Option<ApprovalDecision>, ToolResult>, RunError> {
         if !approval_required(global, pipeline, function, call_id, arguments, None).await? {
             return Ok(Ok(None));
@@ -804,7 +822,7 @@ impl ToolSession {
         let Some(approver) = approver.or(self.approver.as_deref()) else {
             return Ok(Err(ToolResult::error(no_approver_text(function.name()))));
         };
-        let decision = match unless_cancelled(&self.cancellation, approver.decide(&pending))
+        let decision = match unless_cancelled(cancellation, approver.decide(&pending))
             .await
             .ok_or(RunError::Cancelled)?
         {

@@ -60,7 +60,7 @@ pub(crate) fn missing_capability(
 }
 
 /// Adds to `required` the capability a client needs to answer `input`.
-fn require_capability(required: &mut ClientCapabilities, input: &Input) {
+pub(crate) fn require_capability(required: &mut ClientCapabilities, input: &Input) {
     match input {
         Input::Sampling(_) => {
             required.sampling.get_or_insert_with(Default::default);
@@ -503,32 +503,11 @@ impl Asker for RoundAsker {
         }
         let key = input.key().unwrap_or(input.what()).to_owned();
         let answer = self.answers.get(&key).cloned();
-        let request = match &input {
-            Input::Sampling(request) => {
-                InputRequest::CreateMessage(CreateMessageRequest::new(sampling_params(request)?))
-            }
-            Input::Elicitation(request) => {
-                InputRequest::Elicitation(ElicitRequest::new(elicit_params(request)?))
-            }
-            Input::Roots(_) => InputRequest::ListRoots(ListRootsRequest::default()),
-        };
+        let request = input_request(&input)?;
         let Some(value) = answer else {
             return self.wait_for_round(key, request).await;
         };
-        let parsed = match input {
-            Input::Sampling(_) => serde_json::from_value::<CreateMessageResult>(value.clone())
-                .map_err(|e| e.to_string())
-                .and_then(|result| sampling_reply(result).map_err(|e| e.to_string()))
-                .map(Answer::Sampling),
-            Input::Elicitation(_) => serde_json::from_value::<ElicitResult>(value.clone())
-                .map_err(|e| e.to_string())
-                .and_then(|result| elicitation_answer(result).map_err(|e| e.to_string()))
-                .map(Answer::Elicitation),
-            Input::Roots(_) => serde_json::from_value::<ListRootsResult>(value.clone())
-                .map_err(|e| e.to_string())
-                .map(|result| Answer::Roots(roots(result))),
-        };
-        match parsed {
+        match parse_answer(&input, value.clone()) {
             Ok(answer) => {
                 self.lock().used.insert(key, value);
                 Ok(answer)
@@ -538,7 +517,38 @@ impl Asker for RoundAsker {
     }
 }
 
-fn input_kind(request: &InputRequest) -> &'static str {
+/// An ask as the request of an `inputRequests` map (an `input_required` round, a task's).
+pub(crate) fn input_request(input: &Input) -> Result<InputRequest, AskError> {
+    Ok(match input {
+        Input::Sampling(request) => {
+            InputRequest::CreateMessage(CreateMessageRequest::new(sampling_params(request)?))
+        }
+        Input::Elicitation(request) => {
+            InputRequest::Elicitation(ElicitRequest::new(elicit_params(request)?))
+        }
+        Input::Roots(_) => InputRequest::ListRoots(ListRootsRequest::default()),
+    })
+}
+
+/// The client's answer to `input` (an `inputResponses` entry) as the project's [`Answer`];
+/// the error says why it is not the result of what was asked.
+pub(crate) fn parse_answer(input: &Input, value: Value) -> Result<Answer, String> {
+    match input {
+        Input::Sampling(_) => serde_json::from_value::<CreateMessageResult>(value)
+            .map_err(|e| e.to_string())
+            .and_then(|result| sampling_reply(result).map_err(|e| e.to_string()))
+            .map(Answer::Sampling),
+        Input::Elicitation(_) => serde_json::from_value::<ElicitResult>(value)
+            .map_err(|e| e.to_string())
+            .and_then(|result| elicitation_answer(result).map_err(|e| e.to_string()))
+            .map(Answer::Elicitation),
+        Input::Roots(_) => serde_json::from_value::<ListRootsResult>(value)
+            .map_err(|e| e.to_string())
+            .map(|result| Answer::Roots(roots(result))),
+    }
+}
+
+pub(crate) fn input_kind(request: &InputRequest) -> &'static str {
     match request {
         InputRequest::CreateMessage(_) => "sampling/createMessage",
         InputRequest::Elicitation(_) => "elicitation/create",

@@ -209,6 +209,7 @@ mod resources;
 mod serve;
 mod server;
 mod source;
+mod tasks;
 mod uri_template;
 
 pub use answering::SamplingPolicy;
@@ -230,3 +231,4 @@ pub use resources::{
     ResourceTemplateInfo, ServedResource, ServedResourceTemplate,
 };
 pub use server::{McpHttpServer, McpServer};
+pub use tasks::{DEFAULT_MAX_TASKS, DEFAULT_TASK_TTL, TaskSupport};

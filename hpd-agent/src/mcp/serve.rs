@@ -4,12 +4,14 @@
 use std::borrow::Cow;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
+    CallToolRequestParams, CallToolResponse, CancelTaskParams, ClientCapabilities,
+    CreateTaskResult, GetTaskParams, GetTaskResult, Implementation, ListToolsResult,
     PaginatedRequestParams, ProgressNotificationParam, ProgressToken, ProtocolVersion,
-    ServerCapabilities, ServerConfig, SubscriptionFilter, Tool as McpTool,
+    ServerCapabilities, ServerConfig, SubscriptionFilter, TASKS_EXTENSION_ID, Tool as McpTool,
+    UpdateTaskParams,
 };
 use rmcp::service::{Peer, RequestContext, SubscriptionContext};
 
@@ -25,8 +27,10 @@ use super::McpError;
 use super::asking::{RoundAsker, RoundEnd, SessionAsker};
 use super::catalog::{ServedCatalog, Subscriptions};
 use super::http_server::{self, Guard};
+use super::tasks::{Ending, SwitchingAsker, TaskAsker, TaskReporter, TaskStore, TaskSupport};
 use crate::agent::Caller;
 use crate::chat::ToolDefinition;
+use crate::error::RunError;
 use crate::events::{AgentEvent, EventSink};
 use crate::tool::{Answer, AskError, Asker, ElicitAction, Elicitation, Input};
 use crate::{ToolResult, agent::ToolSession, tool::LogLevel};
@@ -52,6 +56,8 @@ pub(crate) struct SessionHandler {
     identity: Arc<Identity>,
     /// Resources, templates and prompts, shared by all sessions.
     catalog: Arc<ServedCatalog>,
+    /// The server's tasks, shared by all sessions and stateless requests.
+    tasks: Arc<TaskStore>,
     /// This session's `resources/subscribe` URIs.
     subscriptions: Subscriptions,
     calls: AtomicU64,
@@ -65,11 +71,13 @@ impl SessionHandler {
         tools: ToolSession,
         identity: Arc<Identity>,
         catalog: Arc<ServedCatalog>,
+        tasks: Arc<TaskStore>,
     ) -> Self {
         SessionHandler {
             tools: Arc::new(tools),
             identity,
             catalog,
+            tasks,
             subscriptions: Subscriptions::default(),
             calls: AtomicU64::new(0),
             log_level: Arc::new(Mutex::new(LogLevel::Info)),
@@ -290,6 +298,13 @@ impl ServerHandler for SessionHandler {
         if self.catalog.has_completions() {
             capabilities.completions = Some(Map::new());
         }
+        // Functions that run as tasks: the tasks extension (2026-07-28 requests only).
+        if self.tasks.offered() {
+            capabilities
+                .extensions
+                .get_or_insert_with(Default::default)
+                .insert(TASKS_EXTENSION_ID.to_owned(), Map::new());
+        }
         let mut config = ServerConfig::new(capabilities).with_server_info(Implementation::new(
             self.identity.name.clone(),
             self.identity.version.clone(),
@@ -466,6 +481,37 @@ impl ServerHandler for SessionHandler {
         Ok(())
     }
 
+    /// `tasks/get` (2026-07-28, tasks extension): the task's status, with its outstanding
+    /// asks or its result.
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        require_stateless(&context, "tasks/get")?;
+        self.tasks.get(&request.task_id).map(GetTaskResult::new)
+    }
+
+    /// `tasks/update`: answers of the task's outstanding asks.
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        require_stateless(&context, "tasks/update")?;
+        self.tasks.update(&request.task_id, request.input_responses)
+    }
+
+    /// `tasks/cancel`: cancels the task's call.
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        require_stateless(&context, "tasks/cancel")?;
+        self.tasks.cancel(&request.task_id)
+    }
+
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
@@ -536,12 +582,6 @@ impl SessionHandler {
             .arguments
             .map_or_else(|| "{}".to_owned(), |map| Value::Object(map).to_string());
         let call_id = format!("mcp-{}", self.calls.fetch_add(1, Ordering::Relaxed) + 1);
-        let before = self.tools.visible_tools();
-        let (reporter, sending) = NotifyingReporter::start(
-            context.peer.clone(),
-            context.meta.get_progress_token(),
-            self.log_level.clone(),
-        );
         // A request of a revision without `initialize` has no session: nothing it does may
         // depend on, or change, what earlier requests expanded. Those revisions also forbid
         // requests to the client: a function's asks end the call with an `input_required`
@@ -549,6 +589,44 @@ impl SessionHandler {
         let stateless = context
             .protocol_version()
             .is_some_and(|version| !version.has_initialize());
+        // A function that runs as a task: only on 2026-07-28, for a client that declares the
+        // tasks extension on this request.
+        let tasks = self
+            .tasks
+            .support(&self.tools.called_function(&request.name, &arguments));
+        if tasks.support != TaskSupport::Forbidden {
+            let declared = stateless
+                && context
+                    .client_capabilities()
+                    .is_some_and(|capabilities| capabilities.supports_tasks());
+            if declared {
+                let call = TaskCall {
+                    call_id,
+                    name: request.name.to_string(),
+                    arguments,
+                    capabilities: context.client_capabilities(),
+                };
+                return if tasks.after_input {
+                    self.serve_input_then_task(
+                        call,
+                        request.request_state.as_deref(),
+                        request.input_responses,
+                    )
+                    .await
+                } else {
+                    self.start_task(call)
+                };
+            }
+            if tasks.support == TaskSupport::Required {
+                return Err(task_required(&request.name));
+            }
+        }
+        let before = self.tools.visible_tools();
+        let (reporter, sending) = NotifyingReporter::start(
+            context.peer.clone(),
+            context.meta.get_progress_token(),
+            self.log_level.clone(),
+        );
         let codec = &self.identity.request_state;
         let rounds = if stateless {
             let opened = RoundAsker::open(
@@ -587,6 +665,7 @@ impl SessionHandler {
                 approver: Some(&approver),
                 stateless,
                 asker: Some(asker),
+                cancellation: None,
             },
         );
         let outcome = match &rounds {
@@ -653,6 +732,133 @@ impl SessionHandler {
 }
 
 impl SessionHandler {
+    /// Starts a call as a task: the task is stored before this returns, and the call runs in
+    /// the background (see [`drive_task`]).
+    fn start_task(&self, call: TaskCall) -> Result<CallToolResponse, ErrorData> {
+        let cancel = self.tasks.shutdown().child_token();
+        let (task, expires) = self.tasks.create(&cancel)?;
+        let id = task.task_id.clone();
+        let asker = Arc::new(TaskAsker {
+            store: Arc::clone(&self.tasks),
+            id: id.clone(),
+            capabilities: call.capabilities.clone(),
+            undeclared: Mutex::default(),
+        });
+        let reporter = Arc::new(TaskReporter {
+            store: Arc::clone(&self.tasks),
+            id: id.clone().into(),
+        });
+        let name = call.name.clone();
+        let running = owned_call(
+            Arc::clone(&self.tools),
+            call,
+            asker.clone(),
+            reporter,
+            cancel.clone(),
+        );
+        tokio::spawn(drive_task(
+            TaskRun {
+                store: Arc::clone(&self.tasks),
+                id,
+                name,
+                cancel,
+                expires,
+            },
+            running,
+            Box::new(move |result| asker.missing_capabilities(result)),
+        ));
+        Ok(CallToolResponse::Task(CreateTaskResult::new(task)))
+    }
+
+    /// A call that gathers its input before it becomes a task
+    /// ([`McpServer::with_task_after_input`](super::McpServer::with_task_after_input)): it
+    /// runs as a stateless call, whose asks end the request with `input_required` rounds,
+    /// until the function calls `continue_as_task`; then the request is answered with a task,
+    /// and the call goes on as that task. A call that ends before is answered with its result.
+    async fn serve_input_then_task(
+        &self,
+        call: TaskCall,
+        state: Option<&str>,
+        responses: Option<rmcp::model::InputResponses>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let codec = &self.identity.request_state;
+        let rounds = Arc::new(RoundAsker::open(
+            codec,
+            &call.name,
+            &call.arguments,
+            state,
+            responses,
+            call.capabilities.clone(),
+        )?);
+        let switch = Arc::new(SwitchingAsker::new(Arc::clone(&rounds)));
+        let reporter = Arc::new(TaskReporter {
+            store: Arc::clone(&self.tasks),
+            id: OnceLock::new(),
+        });
+        let cancel = self.tasks.shutdown().child_token();
+        let (name, arguments, capabilities) = (
+            call.name.clone(),
+            call.arguments.clone(),
+            call.capabilities.clone(),
+        );
+        let mut running = owned_call(
+            Arc::clone(&self.tools),
+            call,
+            switch.clone(),
+            reporter.clone(),
+            cancel.clone(),
+        );
+        loop {
+            tokio::select! {
+                biased;
+                outcome = &mut running => {
+                    let result = match outcome {
+                        Ok(outcome) => outcome.result,
+                        Err(error) => ToolResult::error(format!("Error: {error}")),
+                    };
+                    if let Some(error) = rounds.missing_capabilities(&result) {
+                        return Err(error);
+                    }
+                    return Ok(CallToolResponse::Complete(super::content::to_mcp(&result, None)));
+                }
+                () = rounds.wants_to_end() => match rounds.end(codec, &name, &arguments) {
+                    None => {}
+                    Some(RoundEnd::InputRequired(result)) => {
+                        return Ok(CallToolResponse::InputRequired(result));
+                    }
+                    Some(RoundEnd::Invalid(error)) => return Err(error),
+                },
+                () = switch.wants_task() => break,
+            }
+        }
+        let (task, expires) = self.tasks.create(&cancel)?;
+        let id = task.task_id.clone();
+        let asker = Arc::new(TaskAsker {
+            store: Arc::clone(&self.tasks),
+            id: id.clone(),
+            capabilities,
+            undeclared: Mutex::default(),
+        });
+        switch.become_task(Arc::clone(&asker));
+        let _ = reporter.id.set(id.clone());
+        tokio::spawn(drive_task(
+            TaskRun {
+                store: Arc::clone(&self.tasks),
+                id,
+                name,
+                cancel,
+                expires,
+            },
+            running,
+            Box::new(move |result| {
+                asker
+                    .missing_capabilities(result)
+                    .or_else(|| rounds.missing_capabilities(result))
+            }),
+        ));
+        Ok(CallToolResponse::Task(CreateTaskResult::new(task)))
+    }
+
     /// `-32601` for the `resources/*` methods of a server without resources.
     fn require_resources(&self, method: &'static str) -> Result<(), ErrorData> {
         if self.catalog.has_resources() {
@@ -669,6 +875,131 @@ impl SessionHandler {
         } else {
             Err(method_not_found(method))
         }
+    }
+}
+
+/// The parts of a call that may run as a task.
+struct TaskCall {
+    call_id: String,
+    name: String,
+    arguments: String,
+    /// The capabilities of the request.
+    capabilities: Option<ClientCapabilities>,
+}
+
+/// A call that owns what it runs with, so it can go on in the background: its asks go to
+/// `asker` (which also asks for approval), its events to `reporter`, and `cancel` cancels
+/// it.
+fn owned_call(
+    tools: Arc<ToolSession>,
+    call: TaskCall,
+    asker: Arc<dyn Asker>,
+    reporter: Arc<TaskReporter>,
+    cancel: CancellationToken,
+) -> std::pin::Pin<
+    Box<dyn std::future::Future<Output = Result<crate::agent::ToolCallOutcome, RunError>> + Send>,
+> {
+    Box::pin(async move {
+        let approver = ElicitingApprover {
+            asker: Arc::clone(&asker),
+        };
+        tools
+            .call_reporting(
+                &call.call_id,
+                &call.name,
+                &call.arguments,
+                Caller {
+                    reporter: Some(reporter as Arc<dyn EventSink>),
+                    approver: Some(&approver),
+                    stateless: true,
+                    asker: Some(asker),
+                    cancellation: Some(cancel),
+                },
+            )
+            .await
+    })
+}
+
+/// The task a call runs as.
+struct TaskRun {
+    store: Arc<TaskStore>,
+    id: String,
+    /// The function's name, for the error of a failed task.
+    name: String,
+    cancel: CancellationToken,
+    expires: tokio::time::Instant,
+}
+
+/// Turns a failed call's result into the `-32021` error of what it could not ask.
+type MissingCapabilities = Box<dyn Fn(&ToolResult) -> Option<ErrorData> + Send>;
+
+/// Runs a task's call to its end: `completed` with its result (an error result too),
+/// `failed` with a JSON-RPC error (the call failed outside the function, or the function
+/// needed what the client did not declare), `cancelled` when `tasks/cancel` (or the server's
+/// shutdown) stopped it. The task keeps its ending until it expires, and is removed then.
+async fn drive_task(
+    run: TaskRun,
+    call: impl std::future::Future<Output = Result<crate::agent::ToolCallOutcome, RunError>>,
+    missing: MissingCapabilities,
+) {
+    let TaskRun {
+        store,
+        id,
+        name,
+        cancel,
+        expires,
+    } = run;
+    let ending = tokio::select! {
+        biased;
+        outcome = call => match outcome {
+            Ok(outcome) => match missing(&outcome.result) {
+                Some(error) => Ending::Failed(error),
+                None => Ending::Completed(super::content::to_mcp(&outcome.result, None)),
+            },
+            Err(RunError::Cancelled) => Ending::Cancelled,
+            Err(error) => Ending::Failed(ErrorData::internal_error(
+                format!("the call of '{name}' failed: {error}"),
+                None,
+            )),
+        },
+        () = cancel.cancelled() => Ending::Cancelled,
+    };
+    drop(missing);
+    store.finish(&id, ending);
+    tokio::select! {
+        () = tokio::time::sleep_until(expires) => {}
+        () = store.shutdown().cancelled() => {}
+    }
+    store.remove(&id);
+}
+
+/// `-32021` for a call of a function that runs only as a task, from a client that did not
+/// declare the tasks extension on the request.
+fn task_required(name: &str) -> ErrorData {
+    let mut error = ErrorData::missing_required_client_capability(
+        ClientCapabilities::builder().enable_tasks().build(),
+    );
+    error.message = format!(
+        "{}: '{name}' runs only as a task, which needs the {TASKS_EXTENSION_ID} extension on a 2026-07-28 request",
+        error.message
+    )
+    .into();
+    error
+}
+
+/// The `tasks/*` methods exist on 2026-07-28 requests only (the tasks extension is not
+/// defined for the revisions with sessions): `-32601` on those.
+fn require_stateless(
+    context: &RequestContext<RoleServer>,
+    method: &'static str,
+) -> Result<(), ErrorData> {
+    if context
+        .protocol_version()
+        .is_some_and(|version| !version.has_initialize())
+    {
+        Ok(())
+    } else {
+        Err(method_not_found(method))
     }
 }
 
@@ -784,8 +1115,11 @@ pub(crate) async fn serve_stdio(
     tools: ToolSession,
     identity: Arc<Identity>,
     catalog: Arc<ServedCatalog>,
+    tasks: Arc<TaskStore>,
 ) -> Result<(), McpError> {
-    let running = SessionHandler::new(tools, identity, catalog)
+    // The session's tasks end with it.
+    let _stop_tasks = tasks.shutdown().clone().drop_guard();
+    let running = SessionHandler::new(tools, identity, catalog, tasks)
         .serve(rmcp::transport::stdio())
         .await
         .map_err(|error| McpError::Serve(format!("the stdio session could not start: {error}")))?;
@@ -823,6 +1157,7 @@ pub(crate) async fn serve_http<F>(
     make_tools: F,
     identity: Arc<Identity>,
     catalog: Arc<ServedCatalog>,
+    tasks: Arc<TaskStore>,
     front: HttpFront,
     shutdown: CancellationToken,
 ) -> Result<HttpServing, McpError>
@@ -856,6 +1191,7 @@ where
                 make_tools(),
                 identity.clone(),
                 catalog.clone(),
+                tasks.clone(),
             ))
         },
         Arc::new(LocalSessionManager::default()),

@@ -11,9 +11,10 @@ use super::http_server::{ConnectionLimits, Guard, parse_origin};
 use rmcp::model::RequestStateCodec;
 
 use super::serve::{self, Identity};
+use super::tasks::{FunctionTasks, TaskSettings, TaskStore};
 use super::{
     CacheHint, McpError, ProtectedResource, ResourceNotifier, ServedPrompt, ServedResource,
-    ServedResourceTemplate,
+    ServedResourceTemplate, TaskSupport,
 };
 use crate::Agent;
 
@@ -64,6 +65,14 @@ use crate::Agent;
 /// and `append` layouts keep their expansions in the session, so such a server offers only the
 /// revisions with sessions, and a client that asks for 2026-07-28 negotiates down.
 ///
+/// Long calls can run as MCP tasks (the 2026-07-28 tasks extension):
+/// [`with_task_support`](Self::with_task_support) names the functions that may or must, and a
+/// call of one from a client that declares the extension answers at once with a task the
+/// client polls (`tasks/get`), answers the function's asks through (`tasks/update`) and
+/// cancels (`tasks/cancel`). Task state lives in the server process, shared by its sessions
+/// and stateless requests, for [`with_task_ttl`](Self::with_task_ttl), at most
+/// [`with_max_tasks`](Self::with_max_tasks) tasks at once.
+///
 /// ```no_run
 /// use hpd_agent::mcp::McpServer;
 /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
@@ -110,6 +119,7 @@ pub struct McpServer {
     hosts: Option<Vec<String>>,
     limits: ConnectionLimits,
     catalog: Catalog,
+    tasks: TaskSettings,
 }
 
 impl McpServer {
@@ -150,6 +160,7 @@ impl McpServer {
             hosts: None,
             limits: ConnectionLimits::default(),
             catalog: Catalog::default(),
+            tasks: TaskSettings::default(),
         }
     }
 
@@ -581,6 +592,165 @@ impl McpServer {
         self.catalog.notifier()
     }
 
+    /// Whether `function` runs as an MCP task (the 2026-07-28 tasks extension; see
+    /// [`TaskSupport`]); every function is [`Forbidden`](TaskSupport::Forbidden) unless set
+    /// here. A call that runs as a task answers at once with the task (`resultType: "task"`);
+    /// the client polls `tasks/get` for its status and, once it is `completed`, its result
+    /// (an error result too: `failed` is for protocol-level failures), answers the
+    /// function's asks ([`FunctionContext::elicit`](crate::FunctionContext::elicit) and the
+    /// others; the task is `input_required` meanwhile) with `tasks/update`, and cancels it
+    /// with `tasks/cancel`, which cancels the call as a cancelled run does (the function sees
+    /// its [`cancellation_token`](crate::FunctionContext::cancellation_token)). The function's
+    /// progress reports become the task's status message. The server declares the
+    /// extension once a function may run as a task.
+    ///
+    /// Task state lives in this server process, shared by all its sessions and stateless
+    /// requests, for [`with_task_ttl`](Self::with_task_ttl) from a task's creation (see
+    /// [`with_max_tasks`](Self::with_max_tasks) for the bound). `function` is the name a
+    /// client calls (a collapsed member's name also when it is called through the call tool).
+    ///
+    /// ```
+    /// use hpd_agent::mcp::{McpServer, TaskSupport};
+    /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
+    ///
+    /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
+    /// let server = McpServer::new(agent)
+    ///     .with_task_support("render_video", TaskSupport::Required)
+    ///     .with_task_support("search", TaskSupport::Optional);
+    /// # drop(server);
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
+    pub fn with_task_support(mut self, function: impl Into<String>, support: TaskSupport) -> Self {
+        self.tasks.functions.insert(
+            function.into(),
+            FunctionTasks {
+                support,
+                after_input: false,
+            },
+        );
+        self
+    }
+
+    /// As [`with_task_support`](Self::with_task_support), but a call of `function` gathers
+    /// its input before it becomes a task: it runs as an ordinary 2026-07-28 call, whose
+    /// asks are answered in `input_required` rounds of the request (the multi round-trip
+    /// flow), until the function calls
+    /// [`FunctionContext::continue_as_task`](crate::FunctionContext::continue_as_task). There
+    /// the request is answered with the task, and the call goes on as that task (its later
+    /// asks wait for `tasks/update`). A call that ends before is answered with its result.
+    /// For functions that ask a question up front and then work for long, so the client
+    /// answers the question with the request instead of through a task.
+    ///
+    /// ```
+    /// use hpd_agent::mcp::{McpServer, TaskSupport};
+    /// use hpd_agent::tool::Elicitation;
+    /// use hpd_agent::{AgentBuilder, HarnessBuilder, ScriptedChatClient, Tool, ToolResult};
+    /// use serde_json::json;
+    ///
+    /// let deploy = Tool::new("deploy", "Deploys a release", json!({"type": "object"}), |_, ctx| async move {
+    ///     let form = json!({"type": "object", "properties": {"go": {"type": "boolean"}}, "required": ["go"]});
+    ///     let answer = match ctx.elicit(Elicitation::form("Deploy now?", form)).await {
+    ///         Ok(answer) => answer,
+    ///         Err(error) => return ToolResult::error(error.to_string()),
+    ///     };
+    ///     if answer.field("go") != Some(&json!(true)) {
+    ///         return ToolResult::ok("not deployed");
+    ///     }
+    ///     ctx.continue_as_task(); // the long part runs as a task
+    ///     tokio::time::sleep(std::time::Duration::from_secs(60)).await;
+    ///     ToolResult::ok("deployed")
+    /// });
+    /// let agent = AgentBuilder::new()
+    ///     .with_harness(HarnessBuilder::new("Ops").with_tool(deploy).build()?)
+    ///     .with_chat_client(ScriptedChatClient::new())
+    ///     .build()?;
+    /// let server = McpServer::new(agent).with_task_after_input("deploy", TaskSupport::Optional);
+    /// # drop(server);
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
+    pub fn with_task_after_input(
+        mut self,
+        function: impl Into<String>,
+        support: TaskSupport,
+    ) -> Self {
+        self.tasks.functions.insert(
+            function.into(),
+            FunctionTasks {
+                support,
+                after_input: true,
+            },
+        );
+        self
+    }
+
+    /// How long a task is kept from its creation (its `ttlMs`;
+    /// [`DEFAULT_TASK_TTL`](super::DEFAULT_TASK_TTL), one hour, by default). When it is
+    /// up the task is removed, and a call still running is cancelled: set it longer than the
+    /// longest call plus the time a client takes to fetch the result.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use hpd_agent::mcp::McpServer;
+    /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
+    ///
+    /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
+    /// let server = McpServer::new(agent).with_task_ttl(Duration::from_secs(15 * 60));
+    /// # drop(server);
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
+    pub fn with_task_ttl(mut self, ttl: Duration) -> Self {
+        self.tasks.ttl = ttl;
+        self
+    }
+
+    /// The most tasks the server keeps at once, running or finished
+    /// ([`DEFAULT_MAX_TASKS`](super::DEFAULT_MAX_TASKS) by default), so clients cannot fill
+    /// its memory: a call that would make one more is refused with a JSON-RPC error
+    /// (`-32603`) that says so, before the function runs.
+    ///
+    /// ```
+    /// use hpd_agent::mcp::McpServer;
+    /// use hpd_agent::{AgentBuilder, ScriptedChatClient};
+    ///
+    /// let agent = AgentBuilder::new().with_chat_client(ScriptedChatClient::new()).build()?;
+    /// let server = McpServer::new(agent).with_max_tasks(100);
+    /// # drop(server);
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
+    pub fn with_max_tasks(mut self, max: usize) -> Self {
+        self.tasks.max_tasks = max;
+        self
+    }
+
+    /// The task settings checked: each named function exists, the bound and the time are
+    /// not zero.
+    fn task_store(&self, shutdown: CancellationToken) -> Result<Arc<TaskStore>, McpError> {
+        let invalid = |message: String| McpError::Invalid {
+            server: self.identity.name.clone(),
+            message,
+        };
+        if self.tasks.max_tasks == 0 {
+            return Err(invalid("max_tasks must be at least 1".to_owned()));
+        }
+        if self.tasks.ttl.is_zero() {
+            return Err(invalid("the task TTL must be longer than zero".to_owned()));
+        }
+        if !self.tasks.functions.is_empty() {
+            let known = self.agent.flat_tool_session().visible_tool_names();
+            let mut named: Vec<&String> = self.tasks.functions.keys().collect();
+            named.sort();
+            for name in named {
+                if !known.contains(name) {
+                    return Err(invalid(format!(
+                        "with_task_support names the function '{name}', which the agent does not have; its functions are: {}",
+                        known.join(", ")
+                    )));
+                }
+            }
+        }
+        Ok(Arc::new(TaskStore::new(self.tasks.clone(), shutdown)))
+    }
+
     /// The registrations checked, for serving.
     fn served_catalog(&self) -> Result<Arc<ServedCatalog>, McpError> {
         self.catalog
@@ -620,8 +790,9 @@ impl McpServer {
     /// ```
     pub async fn serve_stdio(self) -> Result<(), McpError> {
         let catalog = self.served_catalog()?;
+        let tasks = self.task_store(CancellationToken::new())?;
         let tools = Self::tool_session(&self.agent, self.flat);
-        serve::serve_stdio(tools, Arc::new(self.identity), catalog).await
+        serve::serve_stdio(tools, Arc::new(self.identity), catalog, tasks).await
     }
 
     /// Binds `addr` and serves streamable HTTP sessions (every path is the MCP endpoint) in
@@ -693,15 +864,17 @@ impl McpServer {
             allowed_origins,
             oauth: None,
         };
+        let shutdown = CancellationToken::new();
+        let tasks = self.task_store(shutdown.child_token())?;
         let agent = self.agent;
         let flat = self.flat;
-        let shutdown = CancellationToken::new();
         let session_token = shutdown.clone();
         let serving = serve::serve_http(
             addr,
             move || Self::tool_session(&agent, flat).with_cancellation(session_token.child_token()),
             Arc::new(self.identity),
             catalog,
+            tasks,
             serve::HttpFront {
                 guard,
                 limits: self.limits,

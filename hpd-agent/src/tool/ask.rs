@@ -526,6 +526,11 @@ pub(crate) enum Answer {
 pub(crate) trait Asker: Send + Sync {
     /// Answers one ask.
     async fn ask(&self, input: Input) -> Result<Answer, AskError>;
+
+    /// The function said the call may continue as an MCP task from here
+    /// ([`FunctionContext::continue_as_task`](crate::FunctionContext::continue_as_task)); only
+    /// the asker of a served call that gathers its input first does something with it.
+    fn continue_as_task(&self) {}
 }
 
 /// The asks of an agent's own run: its handlers, its model for sampling by default.

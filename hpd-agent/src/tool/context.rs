@@ -244,6 +244,28 @@ impl FunctionContext {
         self.cancellation.is_cancelled()
     }
 
+    /// Marks the point from which a call served over MCP continues as a task, for a function
+    /// the server runs as a task after its input
+    /// ([`McpServer::with_task_after_input`](crate::mcp::McpServer::with_task_after_input)):
+    /// until here the call is an ordinary 2026-07-28 call whose asks are answered in
+    /// `input_required` rounds of the request; here the server answers the request with a
+    /// task, and the function goes on as that task (later asks wait for `tasks/update`).
+    /// Everywhere else (an agent's own run, a call of another function, a call that already
+    /// is a task, a client without the tasks extension) it does nothing.
+    ///
+    /// ```
+    /// use hpd_agent::{CancellationToken, FunctionContext};
+    ///
+    /// let ctx = FunctionContext::new("deploy", "Ops", "c1", CancellationToken::new());
+    /// // Outside a served call it does nothing: the function simply goes on.
+    /// ctx.continue_as_task();
+    /// ```
+    pub fn continue_as_task(&self) {
+        if let Some(asker) = &self.asker {
+            asker.continue_as_task();
+        }
+    }
+
     /// The same context reporting through `events`.
     pub(crate) fn set_events(&mut self, events: Option<Arc<dyn EventSink>>) {
         self.events = events;
