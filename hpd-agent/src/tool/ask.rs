@@ -548,11 +548,13 @@ pub(crate) trait Asker: Send + Sync {
 
     /// Answers one ask that cannot wait (an MCP server's request on a session revision): a
     /// deferral is [`AskError::Deferred`].
+    #[cfg(feature = "mcp")]
     async fn ask_now(&self, input: Input) -> Result<Answer, AskError> {
         self.ask(input).await
     }
 
     /// The pause of the call, when its run can pause (the top-level agent's run).
+    #[cfg(feature = "mcp")]
     fn pause(&self) -> Option<&CallPause> {
         None
     }
@@ -577,6 +579,7 @@ pub(crate) struct CallPause {
     /// Answers given before (earlier asks, and the deferred question's answer), by key.
     replay: std::collections::BTreeMap<String, Answer>,
     /// The saved `input_required` round, until the MCP client takes it.
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
     round: std::sync::Mutex<Option<Value>>,
     /// Every answer the call used, by key.
     used: std::sync::Mutex<std::collections::BTreeMap<String, Answer>>,
@@ -614,6 +617,7 @@ impl CallPause {
     }
 
     /// The saved `input_required` round, once.
+    #[cfg(feature = "mcp")]
     pub(crate) fn take_round(&self) -> Option<Value> {
         self.round
             .lock()
@@ -685,10 +689,12 @@ impl Asker for PausingAsker {
         }
     }
 
+    #[cfg(feature = "mcp")]
     async fn ask_now(&self, input: Input) -> Result<Answer, AskError> {
         self.handlers.ask(input).await
     }
 
+    #[cfg(feature = "mcp")]
     fn pause(&self) -> Option<&CallPause> {
         Some(&self.pause)
     }
