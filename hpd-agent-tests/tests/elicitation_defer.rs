@@ -533,3 +533,74 @@ async fn a_session_revision_cannot_wait_so_the_run_does_not_pause() {
     assert_eq!(runs.load(Ordering::SeqCst), 1);
     server.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_tool_session_cannot_wait_so_the_function_gets_the_deferral() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let (agent, _, later) = local_agent(&runs);
+    let outcome = agent
+        .tool_session()
+        .call_tool("c1", "book", "{}")
+        .await
+        .unwrap();
+    assert!(outcome.result.is_error);
+    assert_eq!(
+        outcome.result.text,
+        format!("no answer: {}", AskError::Deferred)
+    );
+    assert!(
+        outcome
+            .result
+            .text
+            .contains("this call cannot wait for the answer")
+    );
+    assert_eq!(*later.asked.lock().unwrap(), ["How many people?"]);
+}
+
+#[tokio::test]
+async fn a_session_paused_for_approval_saves_as_before() {
+    let send = Tool::new(
+        "send",
+        "Sends a mail",
+        json!({"type": "object"}),
+        |_, _| async { ToolResult::ok("sent") },
+    )
+    .with_approval_required();
+    let model = ScriptedChatClient::with_replies([
+        ChatResponse::tool_calls(vec![ToolCall::new("c1", "send", "{}")]),
+        ChatResponse::text("Sent."),
+    ]);
+    let agent = AgentBuilder::new()
+        .with_harness(HarnessBuilder::new("Mail").with_tool(send).build().unwrap())
+        .with_chat_client(model)
+        .build()
+        .unwrap();
+    let mut session = agent.session();
+    let paused = session.run("Mail it").await.unwrap();
+    assert!(paused.is_paused() && paused.pending_elicitations.is_empty());
+    // No questions: the saved form has no `elicitations` key, as sessions saved before had.
+    let json = serde_json::to_string(session.state()).unwrap();
+    assert!(
+        json.contains(r#""paused":"#) && !json.contains("elicitations"),
+        "{json}"
+    );
+    let mut session = agent.resume(serde_json::from_str(&json).unwrap());
+    // An answer for a call that waits for approval is refused: it has no question.
+    let wrong = session
+        .decide(
+            Approvals::new()
+                .approve("c1")
+                .answer("c1", ElicitationAnswer::decline()),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&wrong, RunError::Approval(ApprovalError::UnknownCall { call_id, .. }) if call_id == "c1"),
+        "{wrong}"
+    );
+    let output = session
+        .decide(Approvals::new().approve("c1"))
+        .await
+        .unwrap();
+    assert_eq!(output.text, "Sent.");
+}
