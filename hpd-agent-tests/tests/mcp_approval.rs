@@ -217,9 +217,10 @@ async fn a_client_without_elicitation_is_refused_with_a_clear_error() {
     assert!(ran.lock().unwrap().is_empty());
 
     // This crate's own MCP client declares elicitation and hands it to the calling agent's
-    // handler: without one, the call is refused saying that nobody answers. (The server
-    // collapses in the `fixed` layout, so the client speaks 2026-07-28 with it: the approval
-    // comes as an `input_required` round, and the client's failure to answer ends the call.)
+    // handler: without one, the call ends with an error that puts the fault on the client and
+    // names what to register. (The server collapses in the `fixed` layout, so the client
+    // speaks 2026-07-28 with it: the approval comes as an `input_required` round, and the
+    // client's failure to answer ends the call.)
     let harness = McpHarness::http("Remote", server.url())
         .with_header("Authorization", format!("Bearer {TOKEN}"))
         .connect()
@@ -236,17 +237,9 @@ async fn a_client_without_elicitation_is_refused_with_a_clear_error() {
         .await
         .unwrap();
     assert!(outcome.result.is_error);
-    assert!(
-        outcome
-            .result
-            .text
-            .starts_with("Error: MCP server 'Remote' answered 'wipe' with an error")
-            && outcome
-                .result
-                .text
-                .contains("nobody answers elicitation here"),
-        "{}",
-        outcome.result.text
+    assert_eq!(
+        outcome.result.text,
+        "Error: MCP server 'Remote' asked this client for elicitation during 'wipe', and this agent has no elicitation handler to ask its user; register one with AgentBuilder::with_elicitation_handler or McpHarness::with_elicitation_handler"
     );
     assert!(ran.lock().unwrap().is_empty());
 }

@@ -90,6 +90,48 @@
 //!   MCP client through elicitation.
 //! - Two processes resuming the same paused session at once both run the approved calls; the
 //!   slower one's save fails with a [`StoreError::Conflict`](crate::store::StoreError::Conflict).
+//!
+//! # Deferred questions
+//!
+//! A function can ask the user something ([`FunctionContext::elicit`](crate::FunctionContext::elicit)),
+//! and so can an MCP server through an [`McpHarness`](crate::mcp::McpHarness). The
+//! application's [`ElicitationHandler`](crate::tool::ElicitationHandler) answers; when its
+//! user is not there now it returns [`AskError::Deferred`](crate::tool::AskError::Deferred),
+//! and the run pauses as it does for approval:
+//!
+//! - the call stops at the question; the other calls of the response finish, and the run
+//!   returns `Ok` with [`RunOutput::pending_elicitations`](crate::RunOutput::pending_elicitations)
+//!   listing the questions (call, function, harness, arguments, the [`Elicitation`]);
+//! - the session is paused, with the questions saved in its state
+//!   ([`PausedTurn::elicitations`], [`Session::pending_elicitations`](crate::Session::pending_elicitations)),
+//!   so it can be saved and resumed by another process;
+//! - [`Session::decide`](crate::Session::decide) with one answer per question
+//!   ([`Approvals::answer`]; decisions too, when calls also wait for approval) goes on. Every
+//!   answer is checked first: an accepted form's content must fit the form's schema, else
+//!   [`ApprovalError::InvalidAnswer`] and the session stays paused as it was;
+//! - the call then *runs again from its start*, and its asks get the answers they got before
+//!   (by key) and the new one, so the function goes on past the question; it gets exactly
+//!   one result, and the turn goes on. A function that asks should ask before it acts (its
+//!   steps before the question run again), as on MCP 2026-07-28, where every round runs
+//!   the function again. A later question of the same call may be deferred too: the run
+//!   pauses again.
+//!
+//! Questions of an MCP server reached through an [`McpHarness`](crate::mcp::McpHarness):
+//!
+//! - **2026-07-28**: the question comes in an `input_required` round, which can be answered
+//!   later. The round (its questions and the server's `requestState`) is saved with the
+//!   pending question; when the session resumes the call is sent again with the answers and
+//!   that request state. A server may refuse a request state that is too old (this crate's
+//!   [`McpServer`](crate::mcp::McpServer) accepts one for 10 minutes): the call's result is
+//!   then the server's error.
+//! - **The session revisions** (2025-06-18, 2025-11-25): the question is a request of the
+//!   server's that waits for its answer while the call runs and cannot outlive the process,
+//!   so the run does not pause: the server gets an error saying the client deferred the
+//!   question, and its function decides what its result is.
+//!
+//! Where nothing can wait for the answer (a sub-agent's run, a
+//! [`ToolSession`](crate::agent::ToolSession)), the function gets
+//! [`AskError::Deferred`](crate::tool::AskError::Deferred).
 
 use std::fmt;
 
@@ -97,6 +139,7 @@ use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 
 use crate::chat::ChatMessage;
+use crate::tool::{Answer, Elicitation, ElicitationAnswer};
 
 /// A call that waits for a person's decision.
 ///
@@ -156,6 +199,40 @@ impl PendingApproval {
             return Ok(serde_json::Value::Object(serde_json::Map::new()));
         }
         serde_json::from_str(text)
+    }
+}
+
+/// A call whose function asked the user something ([`FunctionContext::elicit`](crate::FunctionContext::elicit),
+/// or an MCP server's question through an [`McpHarness`](crate::mcp::McpHarness) on
+/// 2026-07-28) when the elicitation handler deferred it ([`AskError::Deferred`](crate::tool::AskError::Deferred)):
+/// the run paused, and the call goes on when [`Session::decide`](crate::Session::decide) gets
+/// the answer ([`Approvals::answer`]). See [deferred questions](self#deferred-questions).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct PendingElicitation {
+    /// The id of the model's tool call.
+    pub call_id: String,
+    /// The canonical name of the function the call runs.
+    pub function: String,
+    /// The harness the function belongs to.
+    pub harness: String,
+    /// The arguments text the model sent.
+    pub arguments: String,
+    /// The question, with its key set (the function's, else `elicitation-{n}`).
+    pub request: Elicitation,
+    /// The answers of the call's earlier asks, by key: given again when the call goes on.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub(crate) answered: std::collections::BTreeMap<String, Answer>,
+    /// The MCP `input_required` round the question came in, answered when the call goes on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) round: Option<serde_json::Value>,
+}
+
+impl PendingElicitation {
+    /// The question's key.
+    #[must_use]
+    pub fn key(&self) -> &str {
+        self.request.key.as_deref().unwrap_or("elicitation")
     }
 }
 
@@ -265,6 +342,9 @@ impl ApprovalDecision {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Approvals {
     decisions: Vec<(String, ApprovalDecision)>,
+    /// The user's answers to deferred questions, by call id.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    answers: Vec<(String, ElicitationAnswer)>,
 }
 
 impl Approvals {
@@ -325,6 +405,37 @@ impl Approvals {
         self.decide(call_id, ApprovalDecision::deny(reason))
     }
 
+    /// Answers the deferred question of call `call_id` (see
+    /// [deferred questions](self#deferred-questions)): the call goes on with this answer when
+    /// the session resumes.
+    ///
+    /// ```
+    /// use hpd_agent::approval::Approvals;
+    /// use hpd_agent::tool::ElicitationAnswer;
+    ///
+    /// let approvals = Approvals::new().answer("c1", ElicitationAnswer::decline());
+    /// assert_eq!(approvals.answer_of("c1"), Some(&ElicitationAnswer::decline()));
+    /// assert_eq!(approvals.len(), 1);
+    /// ```
+    #[must_use]
+    pub fn answer(mut self, call_id: impl Into<String>, answer: ElicitationAnswer) -> Self {
+        self.answers.push((call_id.into(), answer));
+        self
+    }
+
+    /// The answer for call `call_id`'s deferred question (the first one given).
+    ///
+    /// ```
+    /// assert!(hpd_agent::approval::Approvals::new().answer_of("c1").is_none());
+    /// ```
+    #[must_use]
+    pub fn answer_of(&self, call_id: &str) -> Option<&ElicitationAnswer> {
+        self.answers
+            .iter()
+            .find(|(id, _)| id == call_id)
+            .map(|(_, a)| a)
+    }
+
     /// The decision for call `call_id` (the first one given).
     ///
     /// ```
@@ -338,14 +449,14 @@ impl Approvals {
             .map(|(_, d)| d)
     }
 
-    /// How many decisions there are.
+    /// How many decisions and answers there are.
     ///
     /// ```
     /// assert_eq!(hpd_agent::approval::Approvals::new().approve("a").len(), 1);
     /// ```
     #[must_use]
     pub fn len(&self) -> usize {
-        self.decisions.len()
+        self.decisions.len() + self.answers.len()
     }
 
     /// Whether there are none.
@@ -355,7 +466,62 @@ impl Approvals {
     /// ```
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.decisions.is_empty()
+        self.decisions.is_empty() && self.answers.is_empty()
+    }
+
+    /// Checks the answers against the deferred questions: one each, no other ids, each fits
+    /// its question (an accepted form's content matches the form's schema). Returns the
+    /// answer of each question, in order.
+    pub(crate) fn match_answers(
+        &self,
+        pending: &[PendingElicitation],
+    ) -> Result<Vec<ElicitationAnswer>, ApprovalError> {
+        let waiting = || {
+            pending
+                .iter()
+                .map(|p| p.call_id.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        for (i, (id, _)) in self.answers.iter().enumerate() {
+            if !pending.iter().any(|p| p.call_id == *id) {
+                return Err(ApprovalError::UnknownCall {
+                    call_id: id.clone(),
+                    pending: waiting(),
+                });
+            }
+            if self.answers[..i].iter().any(|(earlier, _)| earlier == id) {
+                return Err(ApprovalError::DuplicateDecision {
+                    call_id: id.clone(),
+                });
+            }
+        }
+        let unanswered: Vec<&str> = pending
+            .iter()
+            .filter(|p| self.answer_of(&p.call_id).is_none())
+            .map(|p| p.call_id.as_str())
+            .collect();
+        if !unanswered.is_empty() {
+            return Err(ApprovalError::Unanswered {
+                calls: unanswered.join(", "),
+            });
+        }
+        pending
+            .iter()
+            .map(|p| {
+                let answer = self
+                    .answer_of(&p.call_id)
+                    .cloned()
+                    .unwrap_or_else(ElicitationAnswer::cancel);
+                crate::tool::check_answer(&p.request, &answer).map_err(|e| {
+                    ApprovalError::InvalidAnswer {
+                        call_id: p.call_id.clone(),
+                        message: e.to_string(),
+                    }
+                })?;
+                Ok(answer)
+            })
+            .collect()
     }
 
     /// Checks the decisions against the waiting calls: one each, no other ids, edited arguments
@@ -535,6 +701,10 @@ pub struct PausedTurn {
     pub(crate) iteration: usize,
     /// The waiting calls, in call order.
     pub(crate) pending: Vec<PendingApproval>,
+    /// The calls whose deferred questions wait for an answer, in call order (none in
+    /// sessions saved before questions could be deferred).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) elicitations: Vec<PendingElicitation>,
     /// Every call of the response, in call order: its result, or a place for a waiting one.
     pub(crate) slots: Vec<PausedSlot>,
 }
@@ -547,6 +717,17 @@ pub(crate) enum PausedSlot {
     Answered {
         /// The tool result message.
         message: ChatMessage,
+    },
+    /// The next call of `elicitations`: it ran until its question was deferred.
+    Asking {
+        /// The call's name as the model sent it, for events.
+        name: String,
+        /// Deferred tools its result loads (native layouts).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        references: Vec<String>,
+        /// Container instructions its result carries.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        carried: Option<String>,
     },
     /// The next waiting call of `pending`.
     Waiting {
@@ -567,6 +748,12 @@ impl PausedTurn {
     #[must_use]
     pub fn pending(&self) -> &[PendingApproval] {
         &self.pending
+    }
+
+    /// The calls whose deferred questions wait for an answer, in call order.
+    #[must_use]
+    pub fn elicitations(&self) -> &[PendingElicitation] {
+        &self.elicitations
     }
 
     /// The id of the paused turn.
@@ -636,6 +823,31 @@ pub trait Approver: Send + Sync + 'static {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ApprovalError {
+    /// A new message on a session paused for the answers to deferred questions (and perhaps
+    /// decisions too).
+    #[error(
+        "the session is paused: calls {calls} wait for the user's answer to a question (or for approval); give them with Session::decide (Approvals::answer) before sending another message"
+    )]
+    Asking {
+        /// The waiting call ids, comma-separated.
+        calls: String,
+    },
+    /// Deferred questions without an answer.
+    #[error(
+        "no answer for the deferred questions of calls {calls}; every one needs an answer (Approvals::answer)"
+    )]
+    Unanswered {
+        /// The call ids, comma-separated.
+        calls: String,
+    },
+    /// An answer that does not fit its question: the session stays paused, nothing ran.
+    #[error("the answer for call '{call_id}' does not fit its question: {message}")]
+    InvalidAnswer {
+        /// The call id.
+        call_id: String,
+        /// What is wrong.
+        message: String,
+    },
     /// `decide` on a session with no waiting calls.
     #[error("the session has no calls waiting for approval")]
     NotPaused,

@@ -45,6 +45,11 @@ pub(super) struct CallRecord {
     pub(super) duration: Duration,
     /// The `error.type` of a call that failed before it could run (an unknown tool).
     pub(super) error_type: Option<&'static str>,
+    /// The question its function asked when the elicitation handler deferred it (the call
+    /// has no result then: the run pauses), with the function that asked.
+    pub(super) deferred: Option<(crate::tool::Deferred, Target)>,
+    /// The container instructions its result carries, kept for a deferred call.
+    pub(super) carried: Option<String>,
 }
 
 /// Reports a call as started; the time it started, when anyone sees the event.

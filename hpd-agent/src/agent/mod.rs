@@ -555,11 +555,19 @@ pub struct RunOutput {
     /// other calls of that response ran, and `text` is the text that came with the calls
     /// (often empty). Resume with [`Session::decide`]; see [`approval`](crate::approval).
     pub pending_approvals: Vec<crate::approval::PendingApproval>,
+    /// Empty unless the run paused because functions asked the user something and the
+    /// elicitation handler deferred the questions
+    /// ([`AskError::Deferred`](crate::tool::AskError::Deferred)): these calls wait for the
+    /// answers (in call order). Answer with [`Session::decide`] and
+    /// [`Approvals::answer`](crate::approval::Approvals::answer); see
+    /// [deferred questions](crate::approval#deferred-questions).
+    pub pending_elicitations: Vec<crate::approval::PendingElicitation>,
 }
 
 impl RunOutput {
-    /// Whether the run paused for approval instead of answering
-    /// ([`pending_approvals`](Self::pending_approvals) is not empty).
+    /// Whether the run paused for approval or for the answer to a deferred question instead
+    /// of answering ([`pending_approvals`](Self::pending_approvals) or
+    /// [`pending_elicitations`](Self::pending_elicitations) is not empty).
     ///
     /// ```
     /// use hpd_agent::{AgentBuilder, ChatResponse, ScriptedChatClient};
@@ -573,7 +581,7 @@ impl RunOutput {
     /// ```
     #[must_use]
     pub fn is_paused(&self) -> bool {
-        !self.pending_approvals.is_empty()
+        !self.pending_approvals.is_empty() || !self.pending_elicitations.is_empty()
     }
 }
 
@@ -701,12 +709,21 @@ impl Session {
         outcome
     }
 
-    /// What a turn changes when it changes the session (besides the budget's trimming).
-    fn change_mark(&self) -> (usize, Vec<String>, bool, usize) {
+    /// What a turn changes when it changes the session (besides the budget's trimming). A
+    /// paused turn is compared whole: a resumed call whose next question is deferred pauses
+    /// the turn anew with the same history.
+    fn change_mark(
+        &self,
+    ) -> (
+        usize,
+        Vec<String>,
+        Option<crate::approval::PausedTurn>,
+        usize,
+    ) {
         (
             self.state.history.len(),
             self.state.expanded.clone(),
-            self.state.paused.is_some(),
+            self.state.paused.clone(),
             self.state.approvals.len(),
         )
     }
@@ -822,6 +839,23 @@ impl Session {
             .paused
             .as_ref()
             .map_or(&[], |paused| paused.pending())
+    }
+
+    /// The calls whose deferred questions wait for an answer, in call order; empty unless the
+    /// session is paused for them (see
+    /// [deferred questions](crate::approval#deferred-questions)).
+    ///
+    /// ```
+    /// # let agent = hpd_agent::AgentBuilder::new().with_chat_client(hpd_agent::ScriptedChatClient::new()).build()?;
+    /// assert!(agent.session().pending_elicitations().is_empty());
+    /// # Ok::<(), hpd_agent::BuildError>(())
+    /// ```
+    #[must_use]
+    pub fn pending_elicitations(&self) -> &[crate::approval::PendingElicitation] {
+        self.state
+            .paused
+            .as_ref()
+            .map_or(&[], |paused| paused.elicitations())
     }
 
     /// Saves the session to its store now: retries a save that failed at the end of a turn.
@@ -1307,10 +1341,11 @@ fn typed_output<T: DeserializeOwned + schemars::JsonSchema>(
         let paused = Mismatch {
             path: String::new(),
             message: format!(
-                "the run paused for the approval of {} call(s) before the answer; decide them \
-                 with Session::decide_with (give it AgentRunConfig::with_output_schema to check the \
-                 answer)",
-                output.pending_approvals.len()
+                "the run paused for the approval of {} call(s) (and the answers to {} deferred \
+                 question(s)) before the answer; decide them with Session::decide_with (give it \
+                 AgentRunConfig::with_output_schema to check the answer)",
+                output.pending_approvals.len(),
+                output.pending_elicitations.len()
             ),
         };
         return Err(RunError::Output(crate::output::OutputError::from_mismatch(

@@ -8,7 +8,7 @@ use tracing::Instrument as _;
 
 use crate::approval::{
     ApprovalDecision, ApprovalError, ApprovalRecord, Approvals, PausedSlot, PausedTurn,
-    PendingApproval, denied_text,
+    PendingApproval, PendingElicitation, denied_text,
 };
 use crate::chat::{
     ChatMessage, ChatRequest, FinishReason, ModelOptions, ToolCall, ToolDefinition, Usage,
@@ -22,7 +22,7 @@ use crate::middleware::pipeline::{
 use crate::middleware::{FunctionCall, IterationInfo, TurnInfo, TurnOutcome};
 use crate::output::{DEFAULT_OUTPUT_RETRIES, Mismatch, OutputSchema, retry_message};
 use crate::telemetry::{self, TurnTrace};
-use crate::tool::ToolResult;
+use crate::tool::{Answer, Asker, CallPause, ElicitationAnswer, PausingAsker, ToolResult};
 
 use super::budget::{KnownPrompt, next_turn_start, summary_turn};
 use super::builder::{split_pending, with_sub_agent_members};
@@ -102,6 +102,17 @@ struct Resume {
     decisions: Vec<ApprovalDecision>,
     /// One per waiting call, in order.
     targets: Vec<Target>,
+    /// One per deferred question, in order.
+    answers: Vec<ElicitationAnswer>,
+    /// One per deferred question, in order.
+    asking: Vec<Target>,
+}
+
+/// What a call that goes on after a deferred question replays: the answers of its asks by
+/// key, and the MCP round the question came in.
+struct Replay {
+    answers: std::collections::BTreeMap<String, Answer>,
+    round: Option<serde_json::Value>,
 }
 
 /// One call to run through the function pipeline.
@@ -112,6 +123,8 @@ struct Job<'j> {
     call_id: &'j str,
     arguments: &'j str,
     approval: Option<&'j ApprovalDecision>,
+    /// What it replays, when it goes on after a deferred question.
+    replay: Option<Replay>,
     /// The call's `tool_call` span.
     span: tracing::Span,
 }
@@ -158,8 +171,14 @@ pub(super) async fn run_turn(
     trace: TurnTrace,
 ) -> Result<RunOutput, RunError> {
     if let (Start::Message(_), Some(paused)) = (&start, &session.state.paused) {
-        return Err(ApprovalError::Pending {
-            calls: call_ids(&paused.pending),
+        if paused.elicitations.is_empty() {
+            return Err(ApprovalError::Pending {
+                calls: call_ids(&paused.pending),
+            }
+            .into());
+        }
+        return Err(ApprovalError::Asking {
+            calls: waiting_ids(paused),
         }
         .into());
     }
@@ -319,6 +338,7 @@ pub(super) async fn run_turn(
             iterations,
             finish_reason,
             pending_approvals: Vec::new(),
+            pending_elicitations: Vec::new(),
             value,
         },
         Ended::Paused(paused) => {
@@ -333,6 +353,7 @@ pub(super) async fn run_turn(
                 })
                 .unwrap_or_default();
             let pending = paused.pending.clone();
+            let elicitations = paused.elicitations.clone();
             session.state.paused = Some(paused);
             RunOutput {
                 text,
@@ -340,6 +361,7 @@ pub(super) async fn run_turn(
                 iterations,
                 finish_reason,
                 pending_approvals: pending,
+                pending_elicitations: elicitations,
                 value: None,
             }
         }
@@ -355,7 +377,19 @@ fn call_ids(pending: &[PendingApproval]) -> String {
         .join(", ")
 }
 
-/// Checks the decisions against a paused turn and finds the function of every waiting call.
+/// The ids of every waiting call of a paused turn: the approvals', then the questions'.
+fn waiting_ids(paused: &PausedTurn) -> String {
+    paused
+        .pending
+        .iter()
+        .map(|p| p.call_id.as_str())
+        .chain(paused.elicitations.iter().map(|p| p.call_id.as_str()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Checks the decisions and answers against a paused turn and finds the function of every
+/// waiting call.
 fn check_resume(
     tools: &Toolset,
     paused: Option<&PausedTurn>,
@@ -363,23 +397,32 @@ fn check_resume(
 ) -> Result<Resume, RunError> {
     let paused = paused.ok_or(ApprovalError::NotPaused)?;
     let decisions = approvals.match_pending(&paused.pending)?;
+    let answers = approvals.match_answers(&paused.elicitations)?;
+    let target = |call_id: &str, harness: &str, function: &str| {
+        tools
+            .target_of(harness, function)
+            .ok_or_else(|| ApprovalError::FunctionGone {
+                call_id: call_id.to_owned(),
+                function: function.to_owned(),
+                harness: harness.to_owned(),
+            })
+    };
     let targets = paused
         .pending
         .iter()
-        .map(|p| {
-            tools
-                .target_of(&p.harness, &p.function)
-                .ok_or_else(|| ApprovalError::FunctionGone {
-                    call_id: p.call_id.clone(),
-                    function: p.function.clone(),
-                    harness: p.harness.clone(),
-                })
-        })
+        .map(|p| target(&p.call_id, &p.harness, &p.function))
+        .collect::<Result<Vec<_>, _>>()?;
+    let asking = paused
+        .elicitations
+        .iter()
+        .map(|p| target(&p.call_id, &p.harness, &p.function))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Resume {
         paused: paused.clone(),
         decisions,
         targets,
+        answers,
+        asking,
     })
 }
 
@@ -415,7 +458,9 @@ impl Turn<'_> {
                     .map(|t| t.name.clone())
                     .collect(),
             };
-            self.resume_calls(&info, resume).await?;
+            if let Some(paused) = self.resume_calls(&info, resume).await? {
+                return Ok(Ended::Paused(paused));
+            }
             run_hooks(
                 "after_iteration",
                 backward(global, &self.expansion.pipelines),
@@ -803,12 +848,27 @@ impl Turn<'_> {
             telemetry::record_tool_result(&spans[i], filled, error_type, self.trace.content);
         };
         if let Ok(waiting) = &outcome
-            && !waiting.is_empty()
+            && (!waiting.is_empty() || records.iter().any(|r| r.deferred.is_some()))
         {
             let mut waiting = outcome.unwrap_or_default().into_iter().peekable();
             let mut pending = Vec::new();
+            let mut elicitations = Vec::new();
             let mut slots = Vec::with_capacity(calls.len());
-            for (i, (call, record)) in calls.iter().zip(records).enumerate() {
+            for (i, (call, mut record)) in calls.iter().zip(records).enumerate() {
+                if let Some((deferred, target)) = record.deferred.take() {
+                    elicitations.push(self.pending_elicitation(
+                        &call.id,
+                        target,
+                        &call.arguments,
+                        deferred,
+                    ));
+                    slots.push(PausedSlot::Asking {
+                        name: call.name.clone(),
+                        references: record.references,
+                        carried: record.carried,
+                    });
+                    continue;
+                }
                 if let Some(wait) = waiting.next_if(|w| w.index == i) {
                     telemetry::record_approval(&spans[i], "pending");
                     let function = self.tools.function(wait.target);
@@ -844,6 +904,7 @@ impl Turn<'_> {
                 user_message: String::new(),
                 iteration: info.iteration,
                 pending,
+                elicitations,
                 slots,
             }));
         }
@@ -884,103 +945,211 @@ impl Turn<'_> {
     }
 
     /// Goes on with a paused turn: tells middleware and events the decisions, runs the approved
-    /// calls, answers the denied ones, and appends every result of the paused response in call
-    /// order, whatever happens.
-    async fn resume_calls(&mut self, info: &IterationInfo, resume: Resume) -> Result<(), RunError> {
+    /// calls and the calls whose questions got their answers, answers the denied ones, and
+    /// appends every result of the paused response in call order, whatever happens; or, when
+    /// a call's question is deferred again, returns the turn paused anew (nothing appended).
+    async fn resume_calls(
+        &mut self,
+        info: &IterationInfo,
+        resume: Resume,
+    ) -> Result<Option<PausedTurn>, RunError> {
         let Resume {
             paused,
             decisions,
             targets,
+            answers,
+            asking,
         } = resume;
-        let mut records: Vec<CallRecord> = Vec::with_capacity(paused.pending.len());
-        records.resize_with(paused.pending.len(), CallRecord::default);
-        // The decided calls run in this turn's trace, each in a span of its own.
-        let spans: Vec<tracing::Span> = paused
+        let approvals = paused.pending.len();
+        let count = approvals + paused.elicitations.len();
+        let mut records: Vec<CallRecord> = Vec::with_capacity(count);
+        records.resize_with(count, CallRecord::default);
+        // The waiting calls (id, function, harness, arguments): the approvals', then the
+        // questions'.
+        let calls: Vec<[&str; 4]> = paused
             .pending
             .iter()
-            .map(|pending| {
-                let call = ToolCall::new(
-                    pending.call_id.clone(),
-                    pending.function.clone(),
-                    pending.arguments.clone(),
-                );
+            .map(|p| [&*p.call_id, &*p.function, &*p.harness, &*p.arguments])
+            .chain(
+                paused
+                    .elicitations
+                    .iter()
+                    .map(|p| [&*p.call_id, &*p.function, &*p.harness, &*p.arguments]),
+            )
+            .collect();
+        // The calls run in this turn's trace, each in a span of its own.
+        let spans: Vec<tracing::Span> = calls
+            .iter()
+            .map(|&[call_id, function, harness, arguments]| {
+                let call = ToolCall::new(call_id, function, arguments);
                 let span = telemetry::tool_span(&call, &self.trace);
-                telemetry::record_tool(&span, &pending.function, Some(&pending.harness));
+                telemetry::record_tool(&span, function, Some(harness));
                 span
             })
             .collect();
         let outcome = self
             .decide_and_run(
                 info,
-                &paused.pending,
-                &decisions,
-                &targets,
+                &paused,
+                (&decisions, &targets),
+                (&answers, &asking),
                 &mut records,
                 &spans,
             )
             .await;
-        let filler = match &outcome {
-            Err(RunError::Cancelled) => CANCELLED,
-            _ => ABORTED,
-        };
-        let mut waiting = paused.pending.iter().zip(records).zip(&spans);
+        let again = outcome.is_ok() && records.iter().any(|r| r.deferred.is_some());
+        let mut slots = Vec::new();
+        let mut elicitations = Vec::new();
+        let (mut next_approval, mut next_question) = (0, approvals);
         for slot in paused.slots {
-            match slot {
-                PausedSlot::Answered { message } => self.history.push(message),
+            let (k, name, references, carried) = match slot {
+                PausedSlot::Answered { message } => {
+                    if again {
+                        slots.push(PausedSlot::Answered { message });
+                    } else {
+                        self.history.push(message);
+                    }
+                    continue;
+                }
                 PausedSlot::Waiting {
                     name,
                     references,
                     carried,
                 } => {
-                    let Some(((pending, mut record), span)) = waiting.next() else {
-                        break;
-                    };
-                    let unanswered = record.result.is_none();
-                    let mut result = record
-                        .result
-                        .take()
-                        .unwrap_or_else(|| ToolResult::error(filler));
-                    telemetry::record_tool_result(
-                        span,
-                        &result,
-                        unanswered.then_some(match &outcome {
-                            Err(RunError::Cancelled) => "cancelled",
-                            _ => "aborted",
-                        }),
-                        self.trace.content,
-                    );
-                    if result.is_error && result.text == filler {
-                        // Unanswered: nothing to carry.
-                    } else if result.parts.is_empty() {
-                        result.text = with_section(std::mem::take(&mut result.text), carried);
-                    } else if let Some(section) = carried {
-                        // A result with parts carries the section as one more text part.
-                        result = result.with_part(crate::chat::ContentPart::text(section));
-                    }
-                    // The deferred tools its container loaded when the call was routed.
-                    record.references = references;
-                    let message = self.tool_message(&pending.call_id, &name, result, record);
-                    self.history.push(message);
+                    next_approval += 1;
+                    (next_approval - 1, name, references, carried)
                 }
+                PausedSlot::Asking {
+                    name,
+                    references,
+                    carried,
+                } => {
+                    next_question += 1;
+                    (next_question - 1, name, references, carried)
+                }
+            };
+            let (Some(record), Some(&[call_id, _, _, arguments])) =
+                (records.get_mut(k), calls.get(k))
+            else {
+                continue;
+            };
+            let mut record = std::mem::take(record);
+            if again && let Some((deferred, target)) = record.deferred.take() {
+                // An approved call runs on with the arguments it was approved with.
+                let ran_with = decisions
+                    .get(k)
+                    .map_or(arguments, |d| d.arguments_for(arguments));
+                elicitations.push(self.pending_elicitation(call_id, target, ran_with, deferred));
+                slots.push(PausedSlot::Asking {
+                    name,
+                    references,
+                    carried,
+                });
+                continue;
+            }
+            let message = self.resumed_message(
+                call_id,
+                &name,
+                record,
+                (references, carried),
+                &outcome,
+                &spans[k],
+            );
+            if again {
+                slots.push(PausedSlot::Answered { message });
+            } else {
+                self.history.push(message);
             }
         }
-        outcome
+        if again {
+            return Ok(Some(PausedTurn {
+                turn_id: paused.turn_id,
+                user_message: paused.user_message,
+                iteration: paused.iteration,
+                pending: Vec::new(),
+                elicitations,
+                slots,
+            }));
+        }
+        outcome.map(|()| None)
+    }
+
+    /// The tool message of a resumed call: its result (or the run's filler when it has none),
+    /// with the references and the container instructions its place in the paused response
+    /// kept.
+    fn resumed_message(
+        &self,
+        call_id: &str,
+        name: &str,
+        mut record: CallRecord,
+        (references, carried): (Vec<String>, Option<String>),
+        outcome: &Result<(), RunError>,
+        span: &tracing::Span,
+    ) -> ChatMessage {
+        let (filler, error_type) = match outcome {
+            Err(RunError::Cancelled) => (CANCELLED, "cancelled"),
+            _ => (ABORTED, "aborted"),
+        };
+        let unanswered = record.result.is_none();
+        let mut result = record
+            .result
+            .take()
+            .unwrap_or_else(|| ToolResult::error(filler));
+        telemetry::record_tool_result(
+            span,
+            &result,
+            unanswered.then_some(error_type),
+            self.trace.content,
+        );
+        if result.is_error && result.text == filler {
+            // Unanswered: nothing to carry.
+        } else if result.parts.is_empty() {
+            result.text = with_section(std::mem::take(&mut result.text), carried);
+        } else if let Some(section) = carried {
+            // A result with parts carries the section as one more text part.
+            result = result.with_part(crate::chat::ContentPart::text(section));
+        }
+        // The deferred tools its container loaded when the call was routed.
+        record.references = references;
+        self.tool_message(call_id, name, result, record)
+    }
+
+    /// The saved form of a question the handler deferred in call `call_id` of `target`, which
+    /// ran with `arguments`.
+    fn pending_elicitation(
+        &self,
+        call_id: &str,
+        target: Target,
+        arguments: &str,
+        deferred: crate::tool::Deferred,
+    ) -> PendingElicitation {
+        let function = self.tools.function(target);
+        PendingElicitation {
+            call_id: call_id.to_owned(),
+            function: function.name().to_owned(),
+            harness: function.harness_name().to_owned(),
+            arguments: arguments.to_owned(),
+            request: deferred.request,
+            answered: deferred.answered,
+            round: deferred.round,
+        }
     }
 
     /// [`resume_calls`](Self::resume_calls) without the appending: the hooks, the events, the
     /// log and the runs.
-    // The records and spans are per call, in call order, as in `handle_calls`.
+    // The records and spans are per waiting call: the approvals', then the questions'.
     async fn decide_and_run(
         &mut self,
         info: &IterationInfo,
-        pending: &[PendingApproval],
-        decisions: &[ApprovalDecision],
-        targets: &[Target],
+        paused: &PausedTurn,
+        (decisions, targets): (&[ApprovalDecision], &[Target]),
+        (answers, asking): (&[ElicitationAnswer], &[Target]),
         records: &mut [CallRecord],
         spans: &[tracing::Span],
     ) -> Result<(), RunError> {
         let global = &self.agent.middleware;
         let tools = self.tools;
+        let pending = &paused.pending;
         let mut jobs = Vec::new();
         for (k, ((pending, decision), &target)) in
             pending.iter().zip(decisions).zip(targets).enumerate()
@@ -1028,9 +1197,36 @@ impl Turn<'_> {
                     call_id: &pending.call_id,
                     arguments: decision.arguments_for(&pending.arguments),
                     approval: Some(decision),
+                    replay: None,
                     span: spans[k].clone(),
                 }),
             }
+        }
+        // The calls whose questions got their answers run again, replaying their asks.
+        for (j, ((question, answer), &target)) in paused
+            .elicitations
+            .iter()
+            .zip(answers)
+            .zip(asking)
+            .enumerate()
+        {
+            let mut replayed = question.answered.clone();
+            replayed.insert(
+                question.key().to_owned(),
+                Answer::Elicitation(answer.clone()),
+            );
+            jobs.push(Job {
+                slot: pending.len() + j,
+                target,
+                call_id: &question.call_id,
+                arguments: &question.arguments,
+                approval: None,
+                replay: Some(Replay {
+                    answers: replayed,
+                    round: question.round.clone(),
+                }),
+                span: spans[pending.len() + j].clone(),
+            });
         }
         self.batch_hooks(info, &jobs).await?;
         self.execute(&jobs, records).await
@@ -1088,14 +1284,13 @@ impl Turn<'_> {
     async fn execute(&self, jobs: &[Job<'_>], records: &mut [CallRecord]) -> Result<(), RunError> {
         let global = &self.agent.middleware;
         let tools = self.tools;
-        let scope = CallScope {
-            cancellation: &self.cancellation,
-            turn_id: Some(Arc::clone(&self.turn_id)),
-            // Sub-agents forward their events through it, and functions report progress and
-            // log through it; with nobody listening there is nothing to build.
-            events: self.emitter.call_sink(),
-            asker: Some(Arc::clone(&self.agent.asks) as Arc<dyn crate::tool::Asker>),
-        };
+        // Sub-agents forward their events through it, and functions report progress and log
+        // through it; with nobody listening there is nothing to build.
+        let events = self.emitter.call_sink();
+        let handlers = Arc::clone(&self.agent.asks) as Arc<dyn Asker>;
+        // Only a top-level run can pause for a deferred question: nothing would resume a
+        // sub-agent's.
+        let pausing = self.agent.depth == 0;
         let expansion = &self.expansion;
         // Collected first: a lazy iterator inside the stream trips the `Send` check of the
         // run's future.
@@ -1104,21 +1299,47 @@ impl Turn<'_> {
             .map(|job| {
                 let pipeline = expansion.pipeline(tools, job.target).map(Arc::as_ref);
                 let callable = tools.function(job.target);
-                let scope = &scope;
+                let asker = pausing.then(|| {
+                    let pause = match &job.replay {
+                        Some(replay) => {
+                            CallPause::new(replay.answers.clone(), replay.round.clone())
+                        }
+                        None => CallPause::default(),
+                    };
+                    Arc::new(PausingAsker {
+                        handlers: Arc::clone(&handlers),
+                        pause,
+                    })
+                });
+                let scope = CallScope {
+                    cancellation: &self.cancellation,
+                    turn_id: Some(Arc::clone(&self.turn_id)),
+                    events: events.clone(),
+                    asker: Some(match &asker {
+                        Some(asker) => Arc::clone(asker) as Arc<dyn Asker>,
+                        None => Arc::clone(&handlers),
+                    }),
+                };
                 async move {
                     let started = Instant::now();
-                    let result = call::run(
+                    let run = call::run(
                         global,
                         pipeline,
                         callable,
                         job.call_id,
                         job.arguments,
-                        scope,
+                        &scope,
                         job.approval,
                     )
-                    .instrument(job.span.clone())
-                    .await;
-                    (job.slot, started.elapsed(), result)
+                    .instrument(job.span.clone());
+                    let result = match &asker {
+                        Some(asker) => tokio::select! {
+                            result = run => Ok(result),
+                            () = asker.pause.deferred() => Err(asker.pause.take_deferred()),
+                        },
+                        None => Ok(run.await),
+                    };
+                    (job.slot, job.target, started.elapsed(), result)
                 }
             })
             .collect();
@@ -1128,13 +1349,15 @@ impl Turn<'_> {
             .collect()
             .await;
         let mut first_error = None;
-        for (slot, elapsed, result) in finished {
+        for (slot, target, elapsed, result) in finished {
             records[slot].duration += elapsed;
             match result {
-                Ok(result) => records[slot].result = Some(result),
-                Err(e) => {
+                Ok(Ok(result)) => records[slot].result = Some(result),
+                Ok(Err(e)) => {
                     first_error.get_or_insert(e);
                 }
+                // A question was deferred: the call waits for its answer.
+                Err(deferred) => records[slot].deferred = deferred.map(|d| (d, target)),
             }
         }
         first_error.map_or(Ok(()), Err)
@@ -1258,6 +1481,7 @@ impl Turn<'_> {
                 call_id: &calls[i].id,
                 arguments: &calls[i].arguments,
                 approval: None,
+                replay: None,
                 span: spans[i].clone(),
             })
             .collect();
@@ -1266,6 +1490,9 @@ impl Turn<'_> {
         for (i, section) in carried {
             if let Some(result) = records[i].result.as_mut() {
                 result.text = with_section(std::mem::take(&mut result.text), Some(section));
+            } else if records[i].deferred.is_some() {
+                // The result comes when the call goes on.
+                records[i].carried = Some(section);
             }
         }
         executed.map(|()| waiting)

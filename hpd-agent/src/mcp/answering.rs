@@ -122,39 +122,96 @@ impl Answering {
         self.lock().last().map(|(_, asker)| Arc::clone(asker))
     }
 
+    /// The asker of the call: `asker` when given (the call's own, in an `input_required`
+    /// round), else the most recent call's (a server's request names no call).
+    fn asker_of(&self, asker: Option<&Arc<dyn Asker>>) -> Option<Arc<dyn Asker>> {
+        asker.cloned().or_else(|| self.caller())
+    }
+
     /// Answers a server's sampling request: the policy, then the calling agent's sampling
     /// handler (its model unless the application set another).
     pub(crate) async fn sample(
         &self,
         server: &str,
         request: SamplingRequest,
+        asker: Option<&Arc<dyn Asker>>,
     ) -> Result<SamplingReply, AskError> {
         let request = match &self.settings.policy {
             Some(policy) => policy.review(server, request).await?,
             None => request,
         };
-        let Some(caller) = self.caller() else {
+        let Some(caller) = self.asker_of(asker) else {
             return Err(AskError::NoHandler { what: "sampling" });
         };
-        match caller.ask(Input::Sampling(request)).await? {
+        match caller.ask_now(Input::Sampling(request)).await? {
             Answer::Sampling(reply) => Ok(reply),
             _ => Err(AskError::InvalidAnswer("no completion".to_owned())),
         }
     }
 
-    /// Answers a server's elicitation: the harness's handler, else the calling agent's.
-    pub(crate) async fn elicit(&self, request: Elicitation) -> Result<ElicitationAnswer, AskError> {
+    /// Answers a server's elicitation: the harness's handler, else the calling agent's. A
+    /// deferral is [`AskError::Deferred`] here (see [`answer_input`](Self::answer_input)).
+    pub(crate) async fn elicit(
+        &self,
+        request: Elicitation,
+        asker: Option<&Arc<dyn Asker>>,
+    ) -> Result<ElicitationAnswer, AskError> {
         if let Some(handler) = &self.settings.elicitation {
             return handler.elicit(&request).await;
         }
-        let Some(caller) = self.caller() else {
+        let Some(caller) = self.asker_of(asker) else {
             return Err(AskError::NoHandler {
                 what: "elicitation",
             });
         };
-        match caller.ask(Input::Elicitation(request)).await? {
+        match caller.ask_now(Input::Elicitation(request)).await? {
             Answer::Elicitation(answer) => Ok(answer),
             _ => Err(AskError::InvalidAnswer("no elicitation result".to_owned())),
+        }
+    }
+
+    /// Answers one input of a 2026-07-28 `input_required` round of a call whose asker is
+    /// `asker`. A call that goes on after a deferred question gets the answers it got before
+    /// (by key); a question the handler defers pauses the call (in an agent's top-level
+    /// run), keeping `round` (the saved round) with it; where the call cannot pause the
+    /// deferral is [`AskError::Deferred`].
+    pub(crate) async fn answer_input(
+        &self,
+        server: &str,
+        key: &str,
+        input: Input,
+        asker: Option<&Arc<dyn Asker>>,
+        round: &serde_json::Value,
+    ) -> Result<Answer, AskError> {
+        let pause = asker.and_then(|asker| asker.pause());
+        if let Some(answer) = pause.and_then(|pause| pause.replayed(key)) {
+            return Ok(answer);
+        }
+        let question = match &input {
+            Input::Elicitation(request) => Some(request.clone()),
+            _ => None,
+        };
+        let answer = match input {
+            Input::Sampling(request) => self
+                .sample(server, request, asker)
+                .await
+                .map(Answer::Sampling),
+            Input::Elicitation(request) => {
+                self.elicit(request, asker).await.map(Answer::Elicitation)
+            }
+            Input::Roots(_) => self.roots().map(Answer::Roots),
+        };
+        match (answer, pause, question) {
+            (Ok(answer), pause, _) => {
+                if let Some(pause) = pause {
+                    pause.record(key, &answer);
+                }
+                Ok(answer)
+            }
+            (Err(AskError::Deferred), Some(pause), Some(question)) => {
+                pause.defer(question, Some(round.clone())).await
+            }
+            (Err(error), _, _) => Err(error),
         }
     }
 

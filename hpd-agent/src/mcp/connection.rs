@@ -226,6 +226,37 @@ pub(crate) enum CallFailure {
     TimedOut(Duration),
     /// The server answered with a JSON-RPC error or something that is not a call result.
     Protocol(String),
+    /// The server asked for input in an `input_required` round (2026-07-28), and this client
+    /// could not give it: the server is not at fault.
+    Unanswered {
+        /// `sampling`, `elicitation` or `roots`.
+        what: &'static str,
+        /// Why there is no answer.
+        error: AskError,
+    },
+}
+
+/// How many `input_required` rounds a call may take (as `rmcp`'s own helper allows).
+const MAX_ROUNDS: usize = rmcp::model::DEFAULT_MRTR_MAX_ROUNDS;
+
+/// The saved form of an `input_required` round whose question a handler deferred: answered
+/// when the call goes on (see [`Answering::answer_input`]).
+#[derive(serde::Serialize, serde::Deserialize)]
+struct SavedRound {
+    /// The server's tool the round belongs to.
+    tool: String,
+    /// The server's `requestState`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    state: Option<String>,
+    /// What the round asks for, by key.
+    inputs: rmcp::model::InputRequests,
+}
+
+/// The pause after an `input_required` round that asked for nothing but carried a request
+/// state (the server is still working): 50 ms, doubling, at most 250 ms, as `rmcp`'s helper
+/// waits.
+fn state_only_pause(rounds: usize) -> Duration {
+    Duration::from_millis((50u64 << rounds.min(3)).min(250))
 }
 
 /// The client side of one session: answers the server's notifications and requests.
@@ -290,7 +321,7 @@ impl ClientHandler for ClientState {
         tracing::debug!(target: "hpd_agent::mcp", server = %self.server, "sampling request");
         let reply = self
             .answering
-            .sample(&self.server, request)
+            .sample(&self.server, request, None)
             .await
             .map_err(ask_error)?;
         Ok(super::asking::sampling_result(reply))
@@ -310,9 +341,16 @@ impl ClientHandler for ClientState {
         tracing::debug!(target: "hpd_agent::mcp", server = %self.server, "elicitation request");
         let mut answer = self
             .answering
-            .elicit(request.clone())
+            .elicit(request.clone(), None)
             .await
-            .map_err(ask_error)?;
+            .map_err(|error| match error {
+                // A request of the session revisions waits for its answer while the call runs.
+                AskError::Deferred => ErrorData::internal_error(
+                    "the client's elicitation handler deferred the question (its user answers later), but a request of this protocol revision must be answered while the call runs; only a 2026-07-28 input_required round can wait for a later answer",
+                    None,
+                ),
+                error => ask_error(error),
+            })?;
         fill_defaults(&request, &mut answer);
         crate::tool::check_answer(&request, &answer).map_err(ask_error)?;
         Ok(super::asking::elicit_result(answer))
@@ -639,7 +677,10 @@ impl Connection {
     /// that is dropped or times out is cancelled on the server (`notifications/cancelled`).
     /// While it runs, the server's sampling and elicitation requests go to `asker` (the
     /// calling agent's handlers); `input_required` results are answered the same way and the
-    /// call sent again with the answers and the server's request state.
+    /// call sent again with the answers and the server's request state, at most
+    /// [`MAX_ROUNDS`] times. A question of such a round that the handler defers pauses the
+    /// calling run (the round is saved with it), and a call that goes on after the answer
+    /// answers the saved round first.
     pub(crate) async fn call(
         &self,
         name: &str,
@@ -647,7 +688,7 @@ impl Connection {
         timeout: Duration,
         asker: Option<Arc<dyn crate::tool::Asker>>,
     ) -> Result<CallToolResult, CallFailure> {
-        let _caller = self.answering.enter(asker);
+        let _caller = self.answering.enter(asker.clone());
         use tracing::Instrument as _;
         let span = crate::telemetry::mcp_client_span(name, &self.server);
         #[cfg_attr(not(feature = "otel"), allow(unused_mut))]
@@ -663,7 +704,7 @@ impl Connection {
             }
         }
         let outcome = self
-            .call_with(params, timeout)
+            .call_with(params, timeout, asker.as_ref())
             .instrument(span.clone())
             .await;
         crate::telemetry::record_mcp_call(
@@ -678,49 +719,173 @@ impl Connection {
                 Err(CallFailure::Protocol(_)) => {
                     Some(("protocol", "the server answered with an error"))
                 }
+                Err(CallFailure::Unanswered { .. }) => Some((
+                    "unanswered",
+                    "the client could not answer the server's question",
+                )),
             },
         );
         outcome
     }
 
-    /// [`call`](Self::call) with its request built.
+    /// [`call`](Self::call) with its request built: sends it, answers `input_required`
+    /// rounds and sends it again, until the server gives the result.
     async fn call_with(
         &self,
-        params: CallToolRequestParams,
+        mut params: CallToolRequestParams,
         timeout: Duration,
+        asker: Option<&Arc<dyn crate::tool::Asker>>,
     ) -> Result<CallToolResult, CallFailure> {
+        use rmcp::model::CallToolResponse;
         if self.is_closed() {
             let message = "the connection is closed".to_owned();
             return Err(CallFailure::Closed(self.stderr_tail.quote(message).await));
         }
         let deadline = tokio::time::Instant::now() + timeout;
         let mut sign_ins = 0;
-        let answer = loop {
-            let answer =
-                tokio::time::timeout_at(deadline, self.service.call_tool(params.clone())).await;
-            match &answer {
-                Ok(Err(error)) => match self.sign_in_again(error, &mut sign_ins).await {
-                    Ok(true) => continue,
-                    Ok(false) => break answer,
-                    Err(message) => return Err(CallFailure::Protocol(message)),
-                },
-                _ => break answer,
+        let (mut rounds, mut state_only) = (0, 0);
+        // A call that goes on after a deferred question answers its saved round first.
+        let mut round = asker
+            .and_then(|asker| asker.pause())
+            .and_then(crate::tool::CallPause::take_round)
+            .and_then(|saved| serde_json::from_value::<SavedRound>(saved).ok())
+            .filter(|saved| saved.tool == params.name);
+        loop {
+            if let Some(saved) = round.take() {
+                rounds += 1;
+                if rounds > MAX_ROUNDS {
+                    return Err(CallFailure::Protocol(format!(
+                        "the server asked for input {MAX_ROUNDS} times without giving the result"
+                    )));
+                }
+                if saved.inputs.is_empty() {
+                    tokio::time::sleep(state_only_pause(state_only)).await;
+                    state_only += 1;
+                } else {
+                    state_only = 0;
+                }
+                let responses = tokio::time::timeout_at(deadline, self.answer_round(&saved, asker))
+                    .await
+                    .map_err(|_| CallFailure::TimedOut(timeout))??;
+                params.input_responses = (!responses.is_empty()).then_some(responses);
+                params.request_state = saved.state;
             }
-        };
-        match answer {
-            Ok(Ok(result)) => Ok(result),
-            Ok(Err(ServiceError::McpError(error))) => Err(CallFailure::Protocol(format!(
-                "{} (JSON-RPC error {})",
-                error.message, error.code.0
-            ))),
-            Ok(Err(ServiceError::UnexpectedResponse)) => Err(CallFailure::Protocol(
-                "the answer is not a tool call result".to_owned(),
-            )),
-            Ok(Err(error)) => Err(CallFailure::Closed(
-                self.stderr_tail.quote(describe_service_error(&error)).await,
-            )),
-            Err(_) => Err(CallFailure::TimedOut(timeout)),
+            let answer =
+                tokio::time::timeout_at(deadline, self.service.call_tool_once(params.clone()))
+                    .await;
+            let error = match answer {
+                Ok(Ok(CallToolResponse::Complete(result))) => return Ok(result),
+                Ok(Ok(CallToolResponse::InputRequired(result))) => {
+                    let inputs = result.input_requests.unwrap_or_default();
+                    if inputs.is_empty() && result.request_state.is_none() {
+                        return Err(CallFailure::Protocol(
+                            "the server's input_required result asks for nothing and has no request state"
+                                .to_owned(),
+                        ));
+                    }
+                    round = Some(SavedRound {
+                        tool: params.name.to_string(),
+                        state: result.request_state,
+                        inputs,
+                    });
+                    continue;
+                }
+                Ok(Ok(_)) => {
+                    return Err(CallFailure::Protocol(
+                        "the server answered with a task, which this client did not ask for"
+                            .to_owned(),
+                    ));
+                }
+                Ok(Err(error)) => error,
+                Err(_) => return Err(CallFailure::TimedOut(timeout)),
+            };
+            match self.sign_in_again(&error, &mut sign_ins).await {
+                Ok(true) => continue,
+                Err(message) => return Err(CallFailure::Protocol(message)),
+                Ok(false) => {}
+            }
+            return Err(match error {
+                ServiceError::McpError(error) => CallFailure::Protocol(format!(
+                    "{} (JSON-RPC error {})",
+                    error.message, error.code.0
+                )),
+                ServiceError::UnexpectedResponse => {
+                    CallFailure::Protocol("the answer is not a tool call result".to_owned())
+                }
+                error => CallFailure::Closed(
+                    self.stderr_tail.quote(describe_service_error(&error)).await,
+                ),
+            });
         }
+    }
+
+    /// Answers every input of an `input_required` round, in key order, with the calling
+    /// agent's handlers (see [`Answering::answer_input`]).
+    async fn answer_round(
+        &self,
+        saved: &SavedRound,
+        asker: Option<&Arc<dyn crate::tool::Asker>>,
+    ) -> Result<rmcp::model::InputResponses, CallFailure> {
+        use crate::tool::{Answer, Input, RootsRequest};
+        use rmcp::model::InputRequest;
+        let unknown = |key: &str, message: String| {
+            CallFailure::Protocol(format!(
+                "the server's input request '{key}' cannot be answered: {message}"
+            ))
+        };
+        // Kept with a deferred question, to be answered when the call goes on.
+        let kept = serde_json::to_value(saved).unwrap_or_default();
+        let mut responses = rmcp::model::InputResponses::new();
+        for (key, request) in &saved.inputs {
+            let input = match request {
+                InputRequest::CreateMessage(request) => Input::Sampling(
+                    super::asking::sampling_request(&request.params)
+                        .map_err(|message| unknown(key, message))?
+                        .with_key(key.clone()),
+                ),
+                InputRequest::Elicitation(request) => Input::Elicitation(
+                    super::asking::elicitation(&request.params)
+                        .map_err(|message| unknown(key, message))?
+                        .with_key(key.clone()),
+                ),
+                InputRequest::ListRoots(_) => {
+                    Input::Roots(RootsRequest::new().with_key(key.clone()))
+                }
+                _ => {
+                    return Err(unknown(
+                        key,
+                        "a kind of input this client does not know".to_owned(),
+                    ));
+                }
+            };
+            let what = input.what();
+            let asked = match &input {
+                Input::Elicitation(request) => Some(request.clone()),
+                _ => None,
+            };
+            let unanswered = |error| CallFailure::Unanswered { what, error };
+            let answer = self
+                .answering
+                .answer_input(&self.server, key, input, asker, &kept)
+                .await
+                .map_err(unanswered)?;
+            let value = match answer {
+                Answer::Sampling(reply) => {
+                    serde_json::to_value(super::asking::sampling_result(reply))
+                }
+                Answer::Elicitation(mut answer) => {
+                    if let Some(asked) = &asked {
+                        fill_defaults(asked, &mut answer);
+                        crate::tool::check_answer(asked, &answer).map_err(unanswered)?;
+                    }
+                    serde_json::to_value(super::asking::elicit_result(answer))
+                }
+                Answer::Roots(roots) => serde_json::to_value(super::asking::roots_result(&roots)),
+            }
+            .map_err(|e| unknown(key, e.to_string()))?;
+            responses.insert(key.clone(), value);
+        }
+        Ok(responses)
     }
 
     /// After a request failed: when the server asked for authorization (a 401, or a 403 for

@@ -181,7 +181,23 @@
 //! - **Roots** are those of [`McpHarness::with_roots`] or of the config entry's `roots`.
 //!
 //! A server's request names no call, so when calls of several agents to one harness are in
-//! flight at once, the newest call's agent answers.
+//! flight at once, the newest call's agent answers. An `input_required` round belongs to one
+//! call, and that call's agent answers it.
+//!
+//! When the client cannot answer an `input_required` round (2026-07-28), the call's result
+//! says so, and the server is not blamed: for instance "MCP server 'X' asked this client for
+//! elicitation during 'wipe', and this agent has no elicitation handler to ask its user;
+//! register one with AgentBuilder::with_elicitation_handler or
+//! McpHarness::with_elicitation_handler". On the session revisions the server's request gets
+//! the error, and the server's function decides what its result is.
+//!
+//! An elicitation handler whose user is not there now answers
+//! [`AskError::Deferred`](crate::tool::AskError::Deferred). On 2026-07-28 the calling run
+//! then pauses with the round saved (its questions and the server's `requestState`), and the
+//! call is sent again with the answer and that state when the session resumes; on the session
+//! revisions the server's request cannot outlive the call, so the server gets an error saying
+//! the question was deferred and the run does not pause. See
+//! [deferred questions](crate::approval#deferred-questions).
 //!
 //! [`DynamicHarness`]: crate::harness::DynamicHarness
 //! [`McpServerConfig`]: crate::config::McpServerConfig

@@ -360,6 +360,9 @@ impl Source {
                 "Error: MCP server '{}' answered '{tool}' with an error: {detail}",
                 self.name
             )),
+            Err(CallFailure::Unanswered { what, error }) => {
+                ToolResult::error(unanswered_text(&self.name, tool, what, &error))
+            }
         }
     }
 
@@ -456,6 +459,30 @@ fn usable_schema(schema: &Value) -> Option<Value> {
         return None;
     }
     Some(Value::Object(map))
+}
+
+/// The result text of a call whose server asked this client for input (a 2026-07-28
+/// `input_required` round) that it could not give: the server is not at fault, and the text
+/// says what the application can do.
+fn unanswered_text(server: &str, tool: &str, what: &str, error: &crate::tool::AskError) -> String {
+    use crate::tool::AskError;
+    let asked =
+        format!("Error: MCP server '{server}' asked this client for {what} during '{tool}'");
+    match (error, what) {
+        (AskError::NoHandler { .. }, "elicitation") => format!(
+            "{asked}, and this agent has no elicitation handler to ask its user; register one with AgentBuilder::with_elicitation_handler or McpHarness::with_elicitation_handler"
+        ),
+        (AskError::NoHandler { .. }, "sampling") => format!(
+            "{asked}, and this agent has no sampling handler; register one with AgentBuilder::with_sampling_handler"
+        ),
+        (AskError::NoHandler { .. }, _) => {
+            format!("{asked}, and this harness has no roots; give them with McpHarness::with_roots")
+        }
+        (AskError::Deferred, _) => format!(
+            "{asked}; the elicitation handler deferred the question, and this call cannot wait for the answer (only a top-level agent's run can pause for it)"
+        ),
+        (error, _) => format!("{asked}, and it could not be answered here: {error}"),
+    }
 }
 
 #[cfg(test)]

@@ -129,7 +129,7 @@ impl SamplingReply {
 }
 
 /// What an elicitation asks of the caller's user.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "mode", rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum ElicitationKind {
@@ -163,7 +163,7 @@ pub enum ElicitationKind {
 /// let visit = Elicitation::url("Sign in to the calendar", "https://example.com/login", "login-1");
 /// assert!(matches!(visit.kind, ElicitationKind::Url { .. }));
 /// ```
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Elicitation {
     /// What the user is told.
@@ -235,7 +235,7 @@ pub enum ElicitAction {
 /// assert_eq!(answer.field("city"), Some(&json!("Oslo")));
 /// assert_eq!(ElicitationAnswer::decline().field("city"), None);
 /// ```
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct ElicitationAnswer {
     /// What the user did.
@@ -342,6 +342,18 @@ pub enum AskError {
     /// form's schema.
     #[error("the answer is invalid: {0}")]
     InvalidAnswer(String),
+    /// An [`ElicitationHandler`]'s answer that means "later": the user is not there now. In
+    /// an agent's own run the run then *pauses* with the question saved in the session, and
+    /// the call goes on when the answer is given
+    /// ([`Session::decide`](crate::Session::decide) with
+    /// [`Approvals::answer`](crate::approval::Approvals::answer); see
+    /// [deferred questions](crate::approval#deferred-questions)). Where nothing can wait for
+    /// a later answer (a sub-agent's run, a [`ToolSession`](crate::agent::ToolSession), an MCP
+    /// server's request on a session revision) the function gets this error instead.
+    #[error(
+        "the question was deferred to the user, and this call cannot wait for the answer (only a top-level agent's run can pause for it)"
+    )]
+    Deferred,
 }
 
 /// Answers the sampling asks of functions: an application's own policy or model.
@@ -375,6 +387,9 @@ pub trait SamplingHandler: Send + Sync {
 
 /// Answers the elicitation asks of functions: the application's way of asking its user.
 ///
+/// A handler whose user is not there now returns [`AskError::Deferred`]: an agent's run then
+/// pauses until the answer is given (see [deferred questions](crate::approval#deferred-questions)).
+///
 /// ```
 /// use hpd_agent::async_trait;
 /// use hpd_agent::tool::{AskError, Elicitation, ElicitationAnswer, ElicitationHandler};
@@ -396,7 +411,8 @@ pub trait ElicitationHandler: Send + Sync {
     ///
     /// # Errors
     ///
-    /// Why there is no answer; the function gets it.
+    /// Why there is no answer; the function gets it. [`AskError::Deferred`] pauses an
+    /// agent's run instead, where it can pause.
     async fn elicit(&self, request: &Elicitation) -> Result<ElicitationAnswer, AskError>;
 }
 
@@ -512,8 +528,10 @@ impl Input {
     }
 }
 
-/// The answer to one [`Input`].
-#[derive(Debug, Clone)]
+/// The answer to one [`Input`]; saved with a deferred question, so the call's earlier asks
+/// get the same answers when it goes on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "answer", rename_all = "snake_case")]
 pub(crate) enum Answer {
     Sampling(SamplingReply),
     Elicitation(ElicitationAnswer),
@@ -524,13 +542,166 @@ pub(crate) enum Answer {
 /// round.
 #[async_trait]
 pub(crate) trait Asker: Send + Sync {
-    /// Answers one ask.
+    /// Answers one ask. An asker that can pause its call ([`pause`](Self::pause)) pauses it
+    /// when the elicitation handler defers: the future then never resolves.
     async fn ask(&self, input: Input) -> Result<Answer, AskError>;
 
     /// The function said the call may continue as an MCP task from here
     /// ([`FunctionContext::continue_as_task`](crate::FunctionContext::continue_as_task)); only
     /// the asker of a served call that gathers its input first does something with it.
     fn continue_as_task(&self) {}
+    /// Answers one ask that cannot wait (an MCP server's request on a session revision): a
+    /// deferral is [`AskError::Deferred`].
+    #[cfg(feature = "mcp")]
+    async fn ask_now(&self, input: Input) -> Result<Answer, AskError> {
+        self.ask(input).await
+    }
+
+    /// The pause of the call, when its run can pause (the top-level agent's run).
+    #[cfg(feature = "mcp")]
+    fn pause(&self) -> Option<&CallPause> {
+        None
+    }
+}
+
+/// A question a handler deferred, with what the call's going on needs.
+#[derive(Debug, Clone)]
+pub(crate) struct Deferred {
+    /// The question, its key set.
+    pub(crate) request: Elicitation,
+    /// The answers of the call's earlier asks, by key.
+    pub(crate) answered: std::collections::BTreeMap<String, Answer>,
+    /// An MCP client's `input_required` round the question came in (see
+    /// `mcp::connection`), to be answered when the call goes on.
+    pub(crate) round: Option<Value>,
+}
+
+/// The pause of one call in an agent's run: the answers it replays when it goes on after a
+/// pause, the answers it got, and the question a handler deferred.
+#[derive(Debug, Default)]
+pub(crate) struct CallPause {
+    /// Answers given before (earlier asks, and the deferred question's answer), by key.
+    replay: std::collections::BTreeMap<String, Answer>,
+    /// The saved `input_required` round, until the MCP client takes it.
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+    round: std::sync::Mutex<Option<Value>>,
+    /// Every answer the call used, by key.
+    used: std::sync::Mutex<std::collections::BTreeMap<String, Answer>>,
+    deferred: std::sync::Mutex<Option<Deferred>>,
+    wake: tokio::sync::Notify,
+}
+
+impl CallPause {
+    /// The pause of a call that goes on with these answers (empty for a first run) and the
+    /// saved round, if any.
+    pub(crate) fn new(
+        replay: std::collections::BTreeMap<String, Answer>,
+        round: Option<Value>,
+    ) -> Self {
+        CallPause {
+            replay,
+            round: std::sync::Mutex::new(round),
+            ..CallPause::default()
+        }
+    }
+
+    /// The answer given before to the ask `key`, if any (it counts as used).
+    pub(crate) fn replayed(&self, key: &str) -> Option<Answer> {
+        let answer = self.replay.get(key).cloned()?;
+        self.record(key, &answer);
+        Some(answer)
+    }
+
+    /// Keeps the answer of ask `key`, for the call's going on after a later deferral.
+    pub(crate) fn record(&self, key: &str, answer: &Answer) {
+        self.used
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(key.to_owned(), answer.clone());
+    }
+
+    /// The saved `input_required` round, once.
+    #[cfg(feature = "mcp")]
+    pub(crate) fn take_round(&self) -> Option<Value> {
+        self.round
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take()
+    }
+
+    /// Records the deferred question (the first one, when several are asked at once) and
+    /// never resolves: the run drops the call and pauses.
+    pub(crate) async fn defer(&self, request: Elicitation, round: Option<Value>) -> ! {
+        let answered = self
+            .used
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
+        self.deferred
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get_or_insert(Deferred {
+                request,
+                answered,
+                round,
+            });
+        self.wake.notify_one();
+        std::future::pending().await
+    }
+
+    /// Resolves when a question was deferred.
+    pub(crate) async fn deferred(&self) {
+        self.wake.notified().await;
+    }
+
+    /// The deferred question.
+    pub(crate) fn take_deferred(&self) -> Option<Deferred> {
+        self.deferred
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take()
+    }
+}
+
+/// The asker of one call in an agent's own run: the agent's handlers, with a pause.
+pub(crate) struct PausingAsker {
+    pub(crate) handlers: Arc<dyn Asker>,
+    pub(crate) pause: CallPause,
+}
+
+#[async_trait]
+impl Asker for PausingAsker {
+    async fn ask(&self, input: Input) -> Result<Answer, AskError> {
+        let key = input.key().unwrap_or(input.what()).to_owned();
+        if let Some(answer) = self.pause.replayed(&key) {
+            return Ok(answer);
+        }
+        let request = match &input {
+            Input::Elicitation(request) => Some(request.clone()),
+            _ => None,
+        };
+        match self.handlers.ask(input).await {
+            Ok(answer) => {
+                self.pause.record(&key, &answer);
+                Ok(answer)
+            }
+            Err(AskError::Deferred) => match request {
+                Some(request) => self.pause.defer(request, None).await,
+                None => Err(AskError::Deferred),
+            },
+            Err(error) => Err(error),
+        }
+    }
+
+    #[cfg(feature = "mcp")]
+    async fn ask_now(&self, input: Input) -> Result<Answer, AskError> {
+        self.handlers.ask(input).await
+    }
+
+    #[cfg(feature = "mcp")]
+    fn pause(&self) -> Option<&CallPause> {
+        Some(&self.pause)
+    }
 }
 
 /// The asks of an agent's own run: its handlers, its model for sampling by default.

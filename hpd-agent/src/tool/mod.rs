@@ -82,8 +82,8 @@ pub(crate) use sub_agent::sub_agent_parameters;
 pub use sub_agent::{DEFAULT_MAX_SUB_AGENT_DEPTH, SubAgent};
 
 #[cfg(feature = "mcp")]
-pub(crate) use ask::{Answer, Input, check_answer};
-pub(crate) use ask::{Asker, Handlers};
+pub(crate) use ask::Input;
+pub(crate) use ask::{Answer, Asker, CallPause, Deferred, Handlers, PausingAsker, check_answer};
 #[cfg(feature = "mcp")]
 pub(crate) use context::arguments_digest;
 pub(crate) use function::{Invoke, parse_arguments, parse_arguments_text};
