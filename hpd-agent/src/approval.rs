@@ -138,8 +138,8 @@ use std::fmt;
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 
+use crate::ask::{Answer, Elicitation, ElicitationAnswer};
 use crate::chat::ChatMessage;
-use crate::tool::{Answer, Elicitation, ElicitationAnswer};
 
 /// A call that waits for a person's decision.
 ///
@@ -513,7 +513,7 @@ impl Approvals {
                     .answer_of(&p.call_id)
                     .cloned()
                     .unwrap_or_else(ElicitationAnswer::cancel);
-                crate::tool::check_answer(&p.request, &answer).map_err(|e| {
+                crate::ask::check_answer(&p.request, &answer).map_err(|e| {
                     ApprovalError::InvalidAnswer {
                         call_id: p.call_id.clone(),
                         message: e.to_string(),

@@ -838,6 +838,8 @@
 
 pub mod agent;
 pub mod approval;
+mod arguments;
+mod ask;
 pub mod chat;
 mod collapse;
 pub mod config;

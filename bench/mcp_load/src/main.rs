@@ -7,6 +7,7 @@
 //! ```text
 //! cargo run --release                 # the whole table
 //! cargo run --release -- serve hpd    # one server, printing its URL
+//! cargo run --release -- load URL 16   # load one running server (e.g. under a profiler)
 //! ```
 
 use std::sync::Arc;
@@ -189,6 +190,20 @@ async fn main() {
         };
         println!("{url}");
         std::future::pending::<()>().await;
+    }
+    if args.first().map(String::as_str) == Some("load") {
+        let (Some(url), Some(sessions)) = (args.get(1), args.get(2).and_then(|n| n.parse().ok()))
+        else {
+            eprintln!("usage: mcp-load load URL SESSIONS");
+            std::process::exit(2);
+        };
+        let (rate, p50, p99) = load(url, sessions).await;
+        println!(
+            "{sessions} sessions: {rate:.0} calls/s, p50 {:.3} ms, p99 {:.3} ms",
+            p50.as_secs_f64() * 1e3,
+            p99.as_secs_f64() * 1e3
+        );
+        return;
     }
     println!("| server | sessions | calls/s | p50 | p99 | server RSS after |");
     println!("|---|---|---|---|---|---|");

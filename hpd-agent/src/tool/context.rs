@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use tokio_util::sync::CancellationToken;
 
-use super::ask::{
+use crate::ask::{
     Answer, AskError, Asker, Elicitation, ElicitationAnswer, Input, Root, RootsRequest,
     SamplingReply, SamplingRequest,
 };
@@ -384,7 +384,7 @@ impl FunctionContext {
         let asked = request.clone();
         match self.ask(Input::Elicitation(request)).await? {
             Answer::Elicitation(answer) => {
-                super::ask::check_answer(&asked, &answer)?;
+                crate::ask::check_answer(&asked, &answer)?;
                 Ok(answer)
             }
             _ => Err(AskError::InvalidAnswer(

@@ -15,10 +15,10 @@ use futures::future::BoxFuture;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use super::arguments::ArgumentCheck;
-use super::ask::Asker;
 use super::context::FunctionContext;
 use super::result::{FunctionFailure, ToolResult};
+use crate::arguments::ArgumentCheck;
+use crate::ask::Asker;
 use crate::chat::ToolDefinition;
 use crate::events::EventSink;
 

@@ -56,8 +56,6 @@
 //! sets (`with_key`), else `{sampling|elicitation|roots}-{n}` for the call's n-th ask. An
 //! accepted form is checked against its schema before the function sees it.
 
-mod arguments;
-mod ask;
 pub(crate) mod catalog;
 pub(crate) mod context;
 mod function;
@@ -65,11 +63,11 @@ mod output;
 mod result;
 mod sub_agent;
 
-pub use crate::events::LogLevel;
-pub use ask::{
+pub use crate::ask::{
     AskError, ElicitAction, Elicitation, ElicitationAnswer, ElicitationHandler, ElicitationKind,
     ModelSampling, Root, RootsRequest, SamplingHandler, SamplingReply, SamplingRequest,
 };
+pub use crate::events::LogLevel;
 pub use context::FunctionContext;
 pub use function::Function;
 // Not public API. Used by generated code.
@@ -82,8 +80,10 @@ pub(crate) use sub_agent::sub_agent_parameters;
 pub use sub_agent::{DEFAULT_MAX_SUB_AGENT_DEPTH, SubAgent};
 
 #[cfg(feature = "mcp")]
-pub(crate) use ask::Input;
-pub(crate) use ask::{Answer, Asker, CallPause, Deferred, Handlers, PausingAsker, check_answer};
+pub(crate) use crate::ask::Input;
+pub(crate) use crate::ask::{
+    Answer, Asker, CallPause, Deferred, Handlers, PausingAsker, check_answer,
+};
 #[cfg(feature = "mcp")]
 pub(crate) use context::arguments_digest;
 pub(crate) use function::{Invoke, parse_arguments, parse_arguments_text};

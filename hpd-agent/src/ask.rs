@@ -761,7 +761,7 @@ pub(crate) fn check_answer(
         ));
     };
     let text = Value::Object(content.clone()).to_string();
-    match super::arguments::ArgumentCheck::new("elicitation", schema).mismatch(&text) {
+    match crate::arguments::ArgumentCheck::new("elicitation", schema).mismatch(&text) {
         Some(mismatch) => Err(AskError::InvalidAnswer(format!(
             "the content does not fit the form: {mismatch}"
         ))),
