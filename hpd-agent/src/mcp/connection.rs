@@ -352,7 +352,7 @@ impl ClientHandler for ClientState {
                 error => ask_error(error),
             })?;
         fill_defaults(&request, &mut answer);
-        crate::tool::check_answer(&request, &answer).map_err(ask_error)?;
+        crate::ask::check_answer(&request, &answer).map_err(ask_error)?;
         Ok(super::asking::elicit_result(answer))
     }
 
@@ -876,7 +876,7 @@ impl Connection {
                 Answer::Elicitation(mut answer) => {
                     if let Some(asked) = &asked {
                         fill_defaults(asked, &mut answer);
-                        crate::tool::check_answer(asked, &answer).map_err(unanswered)?;
+                        crate::ask::check_answer(asked, &answer).map_err(unanswered)?;
                     }
                     serde_json::to_value(super::asking::elicit_result(answer))
                 }

@@ -81,9 +81,7 @@ pub use sub_agent::{DEFAULT_MAX_SUB_AGENT_DEPTH, SubAgent};
 
 #[cfg(feature = "mcp")]
 pub(crate) use crate::ask::Input;
-pub(crate) use crate::ask::{
-    Answer, Asker, CallPause, Deferred, Handlers, PausingAsker, check_answer,
-};
+pub(crate) use crate::ask::{Answer, Asker, CallPause, Deferred, Handlers, PausingAsker};
 #[cfg(feature = "mcp")]
 pub(crate) use context::arguments_digest;
 pub(crate) use function::{Invoke, parse_arguments, parse_arguments_text};
