@@ -7,7 +7,7 @@
 //! ```text
 //! cargo run --release                 # the whole table
 //! cargo run --release -- serve hpd    # one server, printing its URL
-//! cargo run --release -- load URL 16   # load one running server (e.g. under a profiler)
+//! cargo run --release -- load URL 16 5 # 16 sessions for 5 s on a running server (a profiler's)
 //! ```
 
 use std::sync::Arc;
@@ -140,8 +140,8 @@ fn rss_kib(pid: u32) -> u64 {
         .unwrap_or(0)
 }
 
-/// `sessions` clients calling `echo` for `DURATION`: calls per second, p50 and p99.
-async fn load(url: &str, sessions: usize) -> (f64, Duration, Duration) {
+/// `sessions` clients calling `echo` for `duration`: calls per second, p50, p99 and the calls made.
+async fn load(url: &str, sessions: usize, duration: Duration) -> (f64, Duration, Duration, usize) {
     let mut clients = Vec::new();
     for _ in 0..sessions {
         let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(url.to_owned());
@@ -160,7 +160,7 @@ async fn load(url: &str, sessions: usize) -> (f64, Duration, Duration) {
         let arguments = arguments.clone();
         tasks.push(tokio::spawn(async move {
             let mut latencies = Vec::new();
-            while started.elapsed() < DURATION {
+            while started.elapsed() < duration {
                 let params = CallToolRequestParams::new("echo").with_arguments(arguments.clone());
                 let call = Instant::now();
                 client.call_tool(params).await.unwrap();
@@ -177,7 +177,12 @@ async fn load(url: &str, sessions: usize) -> (f64, Duration, Duration) {
     let elapsed = started.elapsed().as_secs_f64();
     latencies.sort();
     let at = |q: f64| latencies[((latencies.len() as f64 * q) as usize).min(latencies.len() - 1)];
-    (latencies.len() as f64 / elapsed, at(0.50), at(0.99))
+    (
+        latencies.len() as f64 / elapsed,
+        at(0.50),
+        at(0.99),
+        latencies.len(),
+    )
 }
 
 #[tokio::main]
@@ -194,12 +199,13 @@ async fn main() {
     if args.first().map(String::as_str) == Some("load") {
         let (Some(url), Some(sessions)) = (args.get(1), args.get(2).and_then(|n| n.parse().ok()))
         else {
-            eprintln!("usage: mcp-load load URL SESSIONS");
+            eprintln!("usage: mcp-load load URL SESSIONS [SECONDS]");
             std::process::exit(2);
         };
-        let (rate, p50, p99) = load(url, sessions).await;
+        let seconds = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(5);
+        let (rate, p50, p99, calls) = load(url, sessions, Duration::from_secs(seconds)).await;
         println!(
-            "{sessions} sessions: {rate:.0} calls/s, p50 {:.3} ms, p99 {:.3} ms",
+            "{sessions} sessions: {calls} calls (and {sessions} to warm up), {rate:.0} calls/s, p50 {:.3} ms, p99 {:.3} ms",
             p50.as_secs_f64() * 1e3,
             p99.as_secs_f64() * 1e3
         );
@@ -218,7 +224,7 @@ async fn main() {
         let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
         let url = lines.next_line().await.unwrap().unwrap();
         for sessions in SESSIONS {
-            let (rate, p50, p99) = load(&url, sessions).await;
+            let (rate, p50, p99, _) = load(&url, sessions, DURATION).await;
             println!(
                 "| {} | {sessions} | {rate:.0} | {:.3} ms | {:.3} ms | {:.1} MiB |",
                 if which == "hpd" {
