@@ -1,5 +1,7 @@
-//! `tools/call` over streamable HTTP on loopback, with 1, 16 and 64 concurrent client
-//! sessions, against hpd-agent's `McpServer` (a flat harness with one `Tool`) and a bare rmcp
+//! `tools/call` over streamable HTTP on loopback, with 1, 16 and 64 concurrent clients, each
+//! with a session of the 2025-11-25 revision (`initialize`) and then without one (the stateless
+//! 2026-07-28 revision, `server/discover`, which rmcp's client and `McpHarness` use where the
+//! server offers it), against hpd-agent's `McpServer` (a flat harness with one `Tool`) and a bare rmcp
 //! `ServerHandler` with the same tool behind rmcp's `StreamableHttpService` on hyper. Each
 //! server runs in a child process of its own, so its resident memory can be read
 //! (`/proc/PID/status`, `VmRSS`, after the load). The client is rmcp's, the same for both.
@@ -8,6 +10,7 @@
 //! cargo run --release                 # the whole table
 //! cargo run --release -- serve hpd    # one server, printing its URL
 //! cargo run --release -- load URL 16 5 # 16 sessions for 5 s on a running server (a profiler's)
+//! cargo run --release -- load URL 16 5 stateless
 //! ```
 
 use std::sync::Arc;
@@ -15,9 +18,9 @@ use std::time::{Duration, Instant};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool as McpTool,
+    PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, Tool as McpTool,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt as _, RequestContext};
 use rmcp::transport::StreamableHttpService;
 use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -141,11 +144,24 @@ fn rss_kib(pid: u32) -> u64 {
 }
 
 /// `sessions` clients calling `echo` for `duration`: calls per second, p50, p99 and the calls made.
-async fn load(url: &str, sessions: usize, duration: Duration) -> (f64, Duration, Duration, usize) {
+async fn load(
+    url: &str,
+    sessions: usize,
+    duration: Duration,
+    stateless: bool,
+) -> (f64, Duration, Duration, usize) {
     let mut clients = Vec::new();
     for _ in 0..sessions {
         let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(url.to_owned());
-        clients.push(().serve(transport).await.unwrap());
+        let client = if stateless {
+            let lifecycle = ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            };
+            ().serve_with_lifecycle(transport, lifecycle).await
+        } else {
+            ().serve(transport).await
+        };
+        clients.push(client.unwrap());
     }
     let mut arguments = Map::new();
     arguments.insert("text".into(), Value::from("hello"));
@@ -199,20 +215,22 @@ async fn main() {
     if args.first().map(String::as_str) == Some("load") {
         let (Some(url), Some(sessions)) = (args.get(1), args.get(2).and_then(|n| n.parse().ok()))
         else {
-            eprintln!("usage: mcp-load load URL SESSIONS [SECONDS]");
+            eprintln!("usage: mcp-load load URL CLIENTS [SECONDS [stateless]]");
             std::process::exit(2);
         };
         let seconds = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(5);
-        let (rate, p50, p99, calls) = load(url, sessions, Duration::from_secs(seconds)).await;
+        let stateless = args.get(4).map(String::as_str) == Some("stateless");
+        let (rate, p50, p99, calls) =
+            load(url, sessions, Duration::from_secs(seconds), stateless).await;
         println!(
-            "{sessions} sessions: {calls} calls (and {sessions} to warm up), {rate:.0} calls/s, p50 {:.3} ms, p99 {:.3} ms",
+            "{sessions} clients: {calls} calls (and {sessions} to warm up), {rate:.0} calls/s, p50 {:.3} ms, p99 {:.3} ms",
             p50.as_secs_f64() * 1e3,
             p99.as_secs_f64() * 1e3
         );
         return;
     }
-    println!("| server | sessions | calls/s | p50 | p99 | server RSS after |");
-    println!("|---|---|---|---|---|---|");
+    println!("| server | revision | clients | calls/s | p50 | p99 | server RSS after |");
+    println!("|---|---|---|---|---|---|---|");
     for which in ["rmcp", "hpd"] {
         let mut child = tokio::process::Command::new(std::env::current_exe().unwrap())
             .args(["serve", which])
@@ -223,19 +241,26 @@ async fn main() {
         let pid = child.id().unwrap();
         let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
         let url = lines.next_line().await.unwrap().unwrap();
-        for sessions in SESSIONS {
-            let (rate, p50, p99, _) = load(&url, sessions, DURATION).await;
-            println!(
-                "| {} | {sessions} | {rate:.0} | {:.3} ms | {:.3} ms | {:.1} MiB |",
-                if which == "hpd" {
-                    "hpd-agent McpServer"
-                } else {
-                    "bare rmcp"
-                },
-                p50.as_secs_f64() * 1e3,
-                p99.as_secs_f64() * 1e3,
-                rss_kib(pid) as f64 / 1024.0
-            );
+        for stateless in [false, true] {
+            for sessions in SESSIONS {
+                let (rate, p50, p99, _) = load(&url, sessions, DURATION, stateless).await;
+                println!(
+                    "| {} | {} | {sessions} | {rate:.0} | {:.3} ms | {:.3} ms | {:.1} MiB |",
+                    if which == "hpd" {
+                        "hpd-agent McpServer"
+                    } else {
+                        "bare rmcp"
+                    },
+                    if stateless {
+                        "2026-07-28 (stateless)"
+                    } else {
+                        "2025-11-25 (sessions)"
+                    },
+                    p50.as_secs_f64() * 1e3,
+                    p99.as_secs_f64() * 1e3,
+                    rss_kib(pid) as f64 / 1024.0
+                );
+            }
         }
         child.kill().await.unwrap();
     }
