@@ -280,7 +280,7 @@ pub(crate) fn mcp_client_span(tool: &str, server: &str) -> Span {
 #[cfg(feature = "mcp")]
 pub(crate) fn mcp_server_span(
     tool: &str,
-    request_id: &str,
+    request_id: &dyn std::fmt::Display,
     meta: &serde_json::Map<String, serde_json::Value>,
 ) -> Span {
     #[cfg(feature = "otel")]
@@ -298,7 +298,7 @@ pub(crate) fn mcp_server_span(
             let _ = span.set_parent(parent);
         }
         otel::mcp(&span, tool);
-        otel::set(&span, "jsonrpc.request.id", request_id.to_owned());
+        otel::set(&span, "jsonrpc.request.id", request_id.to_string());
         span
     }
     #[cfg(not(feature = "otel"))]

@@ -1,5 +1,7 @@
-//! `tools/call` over streamable HTTP on loopback, with 1, 16 and 64 concurrent client
-//! sessions, against hpd-agent's `McpServer` (a flat harness with one `Tool`) and a bare rmcp
+//! `tools/call` over streamable HTTP on loopback, with 1, 16 and 64 concurrent clients, each
+//! with a session of the 2025-11-25 revision (`initialize`) and then without one (the stateless
+//! 2026-07-28 revision, `server/discover`, which rmcp's client and `McpHarness` use where the
+//! server offers it), against hpd-agent's `McpServer` (a flat harness with one `Tool`) and a bare rmcp
 //! `ServerHandler` with the same tool behind rmcp's `StreamableHttpService` on hyper. Each
 //! server runs in a child process of its own, so its resident memory can be read
 //! (`/proc/PID/status`, `VmRSS`, after the load). The client is rmcp's, the same for both.
@@ -7,7 +9,8 @@
 //! ```text
 //! cargo run --release                 # the whole table
 //! cargo run --release -- serve hpd    # one server, printing its URL
-//! cargo run --release -- load URL 16   # load one running server (e.g. under a profiler)
+//! cargo run --release -- load URL 16 5 # 16 sessions for 5 s on a running server (a profiler's)
+//! cargo run --release -- load URL 16 5 stateless
 //! ```
 
 use std::sync::Arc;
@@ -15,9 +18,9 @@ use std::time::{Duration, Instant};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool as McpTool,
+    PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, Tool as McpTool,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt as _, RequestContext};
 use rmcp::transport::StreamableHttpService;
 use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -140,12 +143,25 @@ fn rss_kib(pid: u32) -> u64 {
         .unwrap_or(0)
 }
 
-/// `sessions` clients calling `echo` for `DURATION`: calls per second, p50 and p99.
-async fn load(url: &str, sessions: usize) -> (f64, Duration, Duration) {
+/// `sessions` clients calling `echo` for `duration`: calls per second, p50, p99 and the calls made.
+async fn load(
+    url: &str,
+    sessions: usize,
+    duration: Duration,
+    stateless: bool,
+) -> (f64, Duration, Duration, usize) {
     let mut clients = Vec::new();
     for _ in 0..sessions {
         let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(url.to_owned());
-        clients.push(().serve(transport).await.unwrap());
+        let client = if stateless {
+            let lifecycle = ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            };
+            ().serve_with_lifecycle(transport, lifecycle).await
+        } else {
+            ().serve(transport).await
+        };
+        clients.push(client.unwrap());
     }
     let mut arguments = Map::new();
     arguments.insert("text".into(), Value::from("hello"));
@@ -160,7 +176,7 @@ async fn load(url: &str, sessions: usize) -> (f64, Duration, Duration) {
         let arguments = arguments.clone();
         tasks.push(tokio::spawn(async move {
             let mut latencies = Vec::new();
-            while started.elapsed() < DURATION {
+            while started.elapsed() < duration {
                 let params = CallToolRequestParams::new("echo").with_arguments(arguments.clone());
                 let call = Instant::now();
                 client.call_tool(params).await.unwrap();
@@ -177,7 +193,12 @@ async fn load(url: &str, sessions: usize) -> (f64, Duration, Duration) {
     let elapsed = started.elapsed().as_secs_f64();
     latencies.sort();
     let at = |q: f64| latencies[((latencies.len() as f64 * q) as usize).min(latencies.len() - 1)];
-    (latencies.len() as f64 / elapsed, at(0.50), at(0.99))
+    (
+        latencies.len() as f64 / elapsed,
+        at(0.50),
+        at(0.99),
+        latencies.len(),
+    )
 }
 
 #[tokio::main]
@@ -194,19 +215,22 @@ async fn main() {
     if args.first().map(String::as_str) == Some("load") {
         let (Some(url), Some(sessions)) = (args.get(1), args.get(2).and_then(|n| n.parse().ok()))
         else {
-            eprintln!("usage: mcp-load load URL SESSIONS");
+            eprintln!("usage: mcp-load load URL CLIENTS [SECONDS [stateless]]");
             std::process::exit(2);
         };
-        let (rate, p50, p99) = load(url, sessions).await;
+        let seconds = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(5);
+        let stateless = args.get(4).map(String::as_str) == Some("stateless");
+        let (rate, p50, p99, calls) =
+            load(url, sessions, Duration::from_secs(seconds), stateless).await;
         println!(
-            "{sessions} sessions: {rate:.0} calls/s, p50 {:.3} ms, p99 {:.3} ms",
+            "{sessions} clients: {calls} calls (and {sessions} to warm up), {rate:.0} calls/s, p50 {:.3} ms, p99 {:.3} ms",
             p50.as_secs_f64() * 1e3,
             p99.as_secs_f64() * 1e3
         );
         return;
     }
-    println!("| server | sessions | calls/s | p50 | p99 | server RSS after |");
-    println!("|---|---|---|---|---|---|");
+    println!("| server | revision | clients | calls/s | p50 | p99 | server RSS after |");
+    println!("|---|---|---|---|---|---|---|");
     for which in ["rmcp", "hpd"] {
         let mut child = tokio::process::Command::new(std::env::current_exe().unwrap())
             .args(["serve", which])
@@ -217,19 +241,26 @@ async fn main() {
         let pid = child.id().unwrap();
         let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
         let url = lines.next_line().await.unwrap().unwrap();
-        for sessions in SESSIONS {
-            let (rate, p50, p99) = load(&url, sessions).await;
-            println!(
-                "| {} | {sessions} | {rate:.0} | {:.3} ms | {:.3} ms | {:.1} MiB |",
-                if which == "hpd" {
-                    "hpd-agent McpServer"
-                } else {
-                    "bare rmcp"
-                },
-                p50.as_secs_f64() * 1e3,
-                p99.as_secs_f64() * 1e3,
-                rss_kib(pid) as f64 / 1024.0
-            );
+        for stateless in [false, true] {
+            for sessions in SESSIONS {
+                let (rate, p50, p99, _) = load(&url, sessions, DURATION, stateless).await;
+                println!(
+                    "| {} | {} | {sessions} | {rate:.0} | {:.3} ms | {:.3} ms | {:.1} MiB |",
+                    if which == "hpd" {
+                        "hpd-agent McpServer"
+                    } else {
+                        "bare rmcp"
+                    },
+                    if stateless {
+                        "2026-07-28 (stateless)"
+                    } else {
+                        "2025-11-25 (sessions)"
+                    },
+                    p50.as_secs_f64() * 1e3,
+                    p99.as_secs_f64() * 1e3,
+                    rss_kib(pid) as f64 / 1024.0
+                );
+            }
         }
         child.kill().await.unwrap();
     }

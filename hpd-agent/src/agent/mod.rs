@@ -54,6 +54,8 @@ pub(crate) use builder::{Connect, PendingSource};
 pub use registration::HarnessOptions;
 #[cfg(feature = "mcp")]
 pub(crate) use tool_session::Caller;
+#[cfg(feature = "mcp")]
+pub(crate) use tool_session::PreparedTools;
 pub use tool_session::{ToolCallOutcome, ToolSession};
 
 use crate::events::EventHandler;

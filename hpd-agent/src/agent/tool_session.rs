@@ -194,9 +194,40 @@ impl Agent {
 
     /// A [`ToolSession`] as an MCP server serves it: MCP has no deferred loading, so the
     /// `native` layout is `fixed` there.
+    ///
+    /// `prepared` keeps the served form of the agent's toolset between sessions: a server of the
+    /// stateless revision prepares a session for every request, and the flat form is a new
+    /// index of the whole catalog.
     #[cfg(feature = "mcp")]
-    pub(crate) fn served_tool_session(&self, flat: bool) -> ToolSession {
-        ToolSession::new(self.clone(), flat, true)
+    pub(crate) fn served_tool_session(&self, flat: bool, prepared: &PreparedTools) -> ToolSession {
+        let base = self.inner.tools.current();
+        let tools = prepared.get(&base, || ToolSession::prepare(&base, flat, true));
+        ToolSession::with_tools(self.clone(), flat, true, base, tools)
+    }
+}
+
+/// The toolset a server's sessions are prepared with, kept for as long as the agent's toolset
+/// is the same (by pointer): a harness built at run time that gets a new tool list makes the
+/// next session prepare it again.
+#[cfg(feature = "mcp")]
+#[derive(Default)]
+pub(crate) struct PreparedTools {
+    /// The agent's toolset and its prepared form.
+    last: Mutex<Option<(Arc<Toolset>, Arc<Toolset>)>>,
+}
+
+#[cfg(feature = "mcp")]
+impl PreparedTools {
+    fn get(&self, base: &Arc<Toolset>, prepare: impl FnOnce() -> Arc<Toolset>) -> Arc<Toolset> {
+        let mut last = self.last.lock().unwrap_or_else(PoisonError::into_inner);
+        match &*last {
+            Some((seen, tools)) if Arc::ptr_eq(seen, base) => Arc::clone(tools),
+            _ => {
+                let tools = prepare();
+                *last = Some((Arc::clone(base), Arc::clone(&tools)));
+                tools
+            }
+        }
     }
 }
 
@@ -220,6 +251,17 @@ impl ToolSession {
     fn new(agent: Agent, flat: bool, served: bool) -> Self {
         let base = agent.inner.tools.current();
         let tools = Self::prepare(&base, flat, served);
+        Self::with_tools(agent, flat, served, base, tools)
+    }
+
+    /// A session over `tools`, prepared from the agent's toolset `base`.
+    fn with_tools(
+        agent: Agent,
+        flat: bool,
+        served: bool,
+        base: Arc<Toolset>,
+        tools: Arc<Toolset>,
+    ) -> Self {
         let permits = Semaphore::new(agent.inner.limits.max_parallel_calls);
         ToolSession {
             agent,

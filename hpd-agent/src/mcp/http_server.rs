@@ -1,16 +1,18 @@
 //! The HTTP front of `serve_http`: who does what.
 //!
-//! - rmcp's [`StreamableHttpService`] (a tower service) is the MCP transport: sessions, event
-//!   streams, the `Host` check against the allowed hosts, and the request body limit (413).
-//! - An axum [`Router`] in front of it: middleware that checks every request's `Origin` and
-//!   bearer token before the transport sees it (so a rejected request runs no tool), and, with
-//!   OAuth, the protected-resource metadata (RFC 9728) answered by an axum method router (GET
-//!   and HEAD; 405 with `Allow` otherwise) and the access-token check of every other request.
+//! - rmcp's [`StreamableHttpService`] is the MCP transport: sessions, event streams, the
+//!   `Host` check against the allowed hosts, and the request body limit (413).
+//! - [`Front`] in front of it checks every request's `Origin` and bearer token before the
+//!   transport sees it (so a rejected request runs no tool), and, with OAuth, answers the
+//!   protected-resource metadata (RFC 9728: GET and HEAD; 405 with `Allow` otherwise) and
+//!   checks the access token of every other request.
 //! - `subtle` compares the static bearer token in constant time.
 //!
-//! Two pieces stay written here, each with its reason where it is: the rule of which origins
-//! are allowed ([`Guard::check`]), and the accept loop ([`serve`]).
+//! Three pieces stay written here, each with its reason where it is: the rule of which origins
+//! are allowed ([`Guard::check`]), the dispatch of a request ([`Front`]), and the accept loop
+//! ([`serve`]).
 
+use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -18,12 +20,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use axum::Router;
-use axum::extract::{Request, State};
-use axum::middleware::{Next, from_fn_with_state};
-use axum::response::{IntoResponse, Response};
-use axum::routing::{MethodRouter, get};
-use http::{HeaderValue, StatusCode, header};
+use bytes::Bytes;
+use futures::future::{Either, FutureExt as _};
+use futures::stream::{FuturesUnordered, StreamExt as _};
+use http::{HeaderValue, Method, Request, Response, StatusCode, header};
+use http_body_util::combinators::BoxBody;
+use http_body_util::{BodyExt as _, Full};
+use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use rmcp::ServerHandler;
 use rmcp::transport::StreamableHttpService;
@@ -32,7 +35,6 @@ use subtle::ConstantTimeEq as _;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
-use tower_service::Service as _;
 
 use super::resource_server::BoundResource;
 
@@ -201,7 +203,21 @@ pub(crate) fn constant_time_eq(a: &str, b: &str) -> bool {
     a.as_bytes().ct_eq(b.as_bytes()).into()
 }
 
-fn rejection_response(rejection: &Rejection) -> Response {
+/// The responses of the front: the transport's body type, which the front's own answers
+/// (refusals, the metadata document) share.
+pub(crate) type HttpResponse = Response<BoxBody<Bytes, Infallible>>;
+
+/// A response with `body` (of a fixed length) and a content type.
+fn plain(status: StatusCode, content_type: &'static str, body: impl Into<Bytes>) -> HttpResponse {
+    let mut response = Response::new(Full::new(body.into()).boxed());
+    *response.status_mut() = status;
+    response
+        .headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    response
+}
+
+fn rejection_response(rejection: &Rejection) -> HttpResponse {
     let (status, text, challenge) = match rejection {
         Rejection::OAuth {
             status, challenge, ..
@@ -228,7 +244,7 @@ fn rejection_response(rejection: &Rejection) -> Response {
             Some(HeaderValue::from_static("Bearer")),
         ),
     };
-    let mut response = (status, text).into_response();
+    let mut response = plain(status, "text/plain; charset=utf-8", text);
     if let Some(challenge) = challenge {
         response
             .headers_mut()
@@ -237,77 +253,78 @@ fn rejection_response(rejection: &Rejection) -> Response {
     response
 }
 
-/// The protected-resource metadata document (it is public).
-async fn metadata(State(oauth): State<Arc<BoundResource>>) -> Response {
-    (
-        [(header::CONTENT_TYPE, "application/json")],
-        oauth.metadata().to_string(),
-    )
-        .into_response()
+/// The protected-resource metadata document (it is public): GET, and HEAD with GET's headers
+/// and no body; 405 with `Allow` for every other method.
+fn metadata_response(oauth: &BoundResource, method: &Method) -> HttpResponse {
+    if method != Method::GET && method != Method::HEAD {
+        let mut refused = plain(StatusCode::METHOD_NOT_ALLOWED, "text/plain", "");
+        refused
+            .headers_mut()
+            .insert(header::ALLOW, HeaderValue::from_static("GET,HEAD"));
+        return refused;
+    }
+    let document = oauth.metadata().to_string();
+    let length = HeaderValue::from(document.len());
+    let body = if method == Method::HEAD {
+        Bytes::new()
+    } else {
+        Bytes::from(document)
+    };
+    let mut response = plain(StatusCode::OK, "application/json", body);
+    response
+        .headers_mut()
+        .insert(header::CONTENT_LENGTH, length);
+    response
 }
 
-/// The address a request came from, put in its extensions by [`serve`].
-#[derive(Debug, Clone, Copy)]
-struct Peer(SocketAddr);
-
 /// Logs a rejection with the peer it came from.
-fn rejected(request: &Request, rejection: &Rejection) -> Response {
-    let peer = request.extensions().get::<Peer>().map(|peer| peer.0);
-    tracing::info!(target: "hpd_agent::mcp", peer = ?peer, ?rejection, "request rejected");
+fn rejected(peer: SocketAddr, rejection: &Rejection) -> HttpResponse {
+    tracing::info!(target: "hpd_agent::mcp", %peer, ?rejection, "request rejected");
     rejection_response(rejection)
 }
 
-/// The origin and static-token check of every request.
-async fn guard_layer(State(guard): State<Arc<Guard>>, request: Request, next: Next) -> Response {
-    if let Err(rejection) = guard.check(request.headers()) {
-        return rejected(&request, &rejection);
-    }
-    next.run(request).await
+/// What every request of one server goes through: the origin and static-token check of
+/// `guard`; with OAuth, the metadata document on its paths and the access-token check of every
+/// other request; then the MCP transport.
+///
+/// Written as one function over rmcp's [`StreamableHttpService::handle`] rather than as a
+/// router with middleware layers: the `bench/mcp_load` profile showed a router costing a clone
+/// of the transport service (its configuration included) and several boxed futures on every
+/// request, for a dispatch this small. The metadata paths are matched here, not as router
+/// paths: they come from the resource URL the operator gives, which a route syntax would read
+/// (or refuse) as captures.
+pub(crate) struct Front<S: ServerHandler + Send + 'static> {
+    transport: StreamableHttpService<S, LocalSessionManager>,
+    guard: Guard,
 }
 
-/// What OAuth adds in front of the transport: the metadata document and its method handling.
-#[derive(Clone)]
-struct OAuthFront {
-    oauth: Arc<BoundResource>,
-    metadata: MethodRouter,
-}
+impl<S: ServerHandler + Send + 'static> Front<S> {
+    pub(crate) fn new(
+        transport: StreamableHttpService<S, LocalSessionManager>,
+        guard: Guard,
+    ) -> Self {
+        Front { transport, guard }
+    }
 
-/// With OAuth: the metadata paths get the document; every other request needs an access
-/// token. The metadata paths are matched here, not as router paths: they come from the
-/// resource URL the operator gives, and axum's path syntax would read (or refuse) some valid
-/// URL paths as captures.
-async fn oauth_layer(State(front): State<OAuthFront>, request: Request, next: Next) -> Response {
-    if front.oauth.is_metadata_path(request.uri().path()) {
-        let mut metadata = front.metadata.clone();
-        return match metadata.call(request).await {
-            Ok(response) => response,
-            Err(never) => match never {},
-        };
+    /// Answers one request that came from `peer`.
+    pub(crate) async fn respond(
+        &self,
+        request: Request<Incoming>,
+        peer: SocketAddr,
+    ) -> HttpResponse {
+        if let Err(rejection) = self.guard.check(request.headers()) {
+            return rejected(peer, &rejection);
+        }
+        if let Some(oauth) = &self.guard.oauth {
+            if oauth.is_metadata_path(request.uri().path()) {
+                return metadata_response(oauth, request.method());
+            }
+            if let Err(rejection) = oauth.check(request.headers()).await {
+                return rejected(peer, &rejection);
+            }
+        }
+        self.transport.handle(request).await
     }
-    if let Err(rejection) = front.oauth.check(request.headers()).await {
-        return rejected(&request, &rejection);
-    }
-    next.run(request).await
-}
-
-/// The router of one server: the MCP transport on every path, behind the checks of `guard`.
-pub(crate) fn router<S>(
-    service: StreamableHttpService<S, LocalSessionManager>,
-    guard: Arc<Guard>,
-) -> Router
-where
-    S: ServerHandler + Send + 'static,
-{
-    let mut app = Router::new().fallback_service(service);
-    if let Some(oauth) = &guard.oauth {
-        let oauth = Arc::new(oauth.clone());
-        let front = OAuthFront {
-            metadata: get(metadata).with_state(oauth.clone()),
-            oauth,
-        };
-        app = app.layer(from_fn_with_state(front, oauth_layer));
-    }
-    app.layer(from_fn_with_state(guard, guard_layer))
 }
 
 /// How long a connection may take and how many there may be (see
@@ -398,7 +415,44 @@ async fn idle_for(started: Instant, last: &AtomicU64, idle: Duration) {
     }
 }
 
-/// Serves `app` on `listener` until `shutdown` is cancelled.
+/// How a connection's driving ended.
+enum Ended {
+    /// The connection ended by itself.
+    Closed(Result<(), hyper::Error>),
+    /// Nothing went through it for the idle timeout.
+    Idle,
+    /// The server shuts down.
+    Shutdown,
+}
+
+/// Drives `connection` until it ends, goes idle for `idle`, or `shutdown` is cancelled.
+///
+/// The idle timer and the shutdown token are polled only when they wake, not on every wake of
+/// the connection (as a `select!` over the three would, several times per request): they sit
+/// in a `FuturesUnordered`, which polls only the futures whose own waker fired.
+async fn until_stopped<C>(
+    connection: Pin<&mut C>,
+    started: Instant,
+    last: &AtomicU64,
+    idle: Duration,
+    shutdown: &CancellationToken,
+) -> Ended
+where
+    C: Future<Output = Result<(), hyper::Error>>,
+{
+    let stop = async {
+        tokio::select! {
+            () = idle_for(started, last, idle) => Ended::Idle,
+            () = shutdown.cancelled() => Ended::Shutdown,
+        }
+    };
+    let mut racing = FuturesUnordered::new();
+    racing.push(Either::Left(connection.map(Ended::Closed)));
+    racing.push(Either::Right(stop));
+    racing.next().await.unwrap_or(Ended::Shutdown)
+}
+
+/// Serves `front` on `listener` until `shutdown` is cancelled.
 ///
 /// The accept loop is hyper's connection builder driven by hand, not `axum::serve` or
 /// hyper-util's server: those have no cap on open connections, no idle timeout that counts
@@ -407,9 +461,9 @@ async fn idle_for(started: Instant, last: &AtomicU64, idle: Duration) {
 /// over [`ConnectionLimits::max_connections`] is closed as it arrives, each has hyper's
 /// header-read timeout and the idle timeout, and on shutdown each is ended gracefully (the
 /// response under way is finished).
-pub(crate) async fn serve(
+pub(crate) async fn serve<S: ServerHandler + Send + 'static>(
     listener: TcpListener,
-    app: Router,
+    front: Arc<Front<S>>,
     limits: ConnectionLimits,
     shutdown: CancellationToken,
 ) {
@@ -453,34 +507,38 @@ pub(crate) async fn serve(
             started,
             last: last.clone(),
         };
-        let app = app.clone();
+        let front = front.clone();
         let connection_shutdown = shutdown.clone();
         tokio::spawn(async move {
             let _slot = slot;
-            let handler = hyper::service::service_fn(
-                move |mut request: http::Request<hyper::body::Incoming>| {
-                    // The peer, for the log lines of the checks.
-                    request.extensions_mut().insert(Peer(peer));
-                    app.clone().call(request)
-                },
-            );
+            let handler = hyper::service::service_fn(move |request: Request<Incoming>| {
+                let front = front.clone();
+                async move { Ok::<_, Infallible>(front.respond(request, peer).await) }
+            });
             let connection = hyper::server::conn::http1::Builder::new()
                 .timer(TokioTimer::new())
                 .header_read_timeout(limits.header_read)
                 .serve_connection(TokioIo::new(stream), handler);
             tokio::pin!(connection);
-            tokio::select! {
-                result = connection.as_mut() => {
-                    if let Err(error) = result {
-                        tracing::debug!(target: "hpd_agent::mcp", %peer, %error, "connection ended with an error");
-                    }
+            match until_stopped(
+                connection.as_mut(),
+                started,
+                &last,
+                limits.idle,
+                &connection_shutdown,
+            )
+            .await
+            {
+                Ended::Closed(Ok(())) => {}
+                Ended::Closed(Err(error)) => {
+                    tracing::debug!(target: "hpd_agent::mcp", %peer, %error, "connection ended with an error");
                 }
                 // Nothing read or written for the idle timeout (an SSE stream's keep-alive
                 // pings count): the connection is dropped, and with it the socket.
-                () = idle_for(started, &last, limits.idle) => {
+                Ended::Idle => {
                     tracing::debug!(target: "hpd_agent::mcp", %peer, "idle connection closed");
                 }
-                () = connection_shutdown.cancelled() => {
+                Ended::Shutdown => {
                     connection.as_mut().graceful_shutdown();
                     let _ = connection.await;
                 }

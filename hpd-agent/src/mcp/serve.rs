@@ -101,74 +101,103 @@ enum Report {
 /// Turns a served call's progress reports and log messages into MCP notifications.
 ///
 /// A function reports synchronously; the reports are queued and sent in order by one task per
-/// call, which [`finish`](Self::finish) waits for, so every notification precedes the call's
-/// result.
+/// call, started with the first report (most calls report nothing, and then cost no task),
+/// which [`finish`](Self::finish) waits for, so every notification precedes the call's result.
 struct NotifyingReporter {
-    queue: Mutex<Option<tokio::sync::mpsc::UnboundedSender<Report>>>,
+    queue: Mutex<Queue>,
+    peer: Peer<RoleServer>,
     progress_token: Option<ProgressToken>,
     log_level: Arc<Mutex<LogLevel>>,
+    /// The runtime the call runs on: a report may come from a thread of the function's own.
+    runtime: tokio::runtime::Handle,
+}
+
+/// Where a call's reports stand.
+enum Queue {
+    /// Nothing reported yet.
+    Idle,
+    /// Reports are being sent by `task`.
+    Sending {
+        sender: tokio::sync::mpsc::UnboundedSender<Report>,
+        task: tokio::task::JoinHandle<()>,
+    },
+    /// The call ended: later reports are dropped.
+    Closed,
 }
 
 impl NotifyingReporter {
-    // MCP logging is deprecated in rmcp (see `log_message`).
-    #[allow(deprecated)]
-    fn start(
+    fn new(
         peer: Peer<RoleServer>,
         progress_token: Option<ProgressToken>,
         log_level: Arc<Mutex<LogLevel>>,
-    ) -> (Arc<Self>, tokio::task::JoinHandle<()>) {
-        let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel::<Report>();
-        let token = progress_token.clone();
-        let task = tokio::spawn(async move {
-            while let Some(report) = receiver.recv().await {
-                let sent = match report {
-                    Report::Progress {
-                        progress,
-                        total,
-                        message,
-                    } => {
-                        let Some(token) = token.clone() else { continue };
-                        let mut param = ProgressNotificationParam::new(token, progress);
-                        param.total = total;
-                        param.message = message;
-                        peer.notify_progress(param).await
-                    }
-                    Report::Log { level, message } => {
-                        peer.notify_logging_message(log_message(level, message))
-                            .await
-                    }
-                };
-                if let Err(error) = sent {
-                    tracing::debug!(target: "hpd_agent::mcp", %error, "sending a notification failed");
-                }
-            }
-        });
-        let reporter = Arc::new(NotifyingReporter {
-            queue: Mutex::new(Some(sender)),
+    ) -> Arc<Self> {
+        Arc::new(NotifyingReporter {
+            queue: Mutex::new(Queue::Idle),
+            peer,
             progress_token,
             log_level,
-        });
-        (reporter, task)
+            runtime: tokio::runtime::Handle::current(),
+        })
+    }
+
+    /// Sends the reports of `receiver` to the client, in order.
+    // MCP logging is deprecated in rmcp (see `log_message`).
+    #[allow(deprecated)]
+    async fn sending(
+        peer: Peer<RoleServer>,
+        token: Option<ProgressToken>,
+        mut receiver: tokio::sync::mpsc::UnboundedReceiver<Report>,
+    ) {
+        while let Some(report) = receiver.recv().await {
+            let sent = match report {
+                Report::Progress {
+                    progress,
+                    total,
+                    message,
+                } => {
+                    let Some(token) = token.clone() else { continue };
+                    let mut param = ProgressNotificationParam::new(token, progress);
+                    param.total = total;
+                    param.message = message;
+                    peer.notify_progress(param).await
+                }
+                Report::Log { level, message } => {
+                    peer.notify_logging_message(log_message(level, message))
+                        .await
+                }
+            };
+            if let Err(error) = sent {
+                tracing::debug!(target: "hpd_agent::mcp", %error, "sending a notification failed");
+            }
+        }
     }
 
     fn send(&self, report: Report) {
-        if let Some(queue) = self
-            .queue
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .as_ref()
-        {
-            let _ = queue.send(report);
+        let mut queue = self.queue.lock().unwrap_or_else(PoisonError::into_inner);
+        if matches!(*queue, Queue::Idle) {
+            let (sender, receiver) = tokio::sync::mpsc::unbounded_channel();
+            let task = self.runtime.spawn(Self::sending(
+                self.peer.clone(),
+                self.progress_token.clone(),
+                receiver,
+            ));
+            *queue = Queue::Sending { sender, task };
+        }
+        if let Queue::Sending { sender, .. } = &*queue {
+            let _ = sender.send(report);
         }
     }
 
     /// Ends the queue (reports after the call are dropped) and waits until it is sent.
-    async fn finish(&self, task: tokio::task::JoinHandle<()>) {
-        self.queue
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take();
-        let _ = task.await;
+    async fn finish(&self) {
+        let queue = std::mem::replace(
+            &mut *self.queue.lock().unwrap_or_else(PoisonError::into_inner),
+            Queue::Closed,
+        );
+        if let Queue::Sending { sender, task } = queue {
+            drop(sender);
+            let _ = task.await;
+        }
     }
 }
 
@@ -522,9 +551,10 @@ impl ServerHandler for SessionHandler {
             .meta
             .as_ref()
             .map_or(&context.meta.0.0, |meta| &meta.0.0);
-        let span = crate::telemetry::mcp_server_span(&request.name, &context.id.to_string(), meta);
-        let response = self
-            .serve_call(request, context)
+        let span = crate::telemetry::mcp_server_span(&request.name, &context.id, meta);
+        // Boxed: the call's state is large, and rmcp moves the future of every request into a
+        // task of its own.
+        let response = Box::pin(self.serve_call(request, context))
             .instrument(span.clone())
             .await;
         crate::telemetry::record_mcp_call(
@@ -578,9 +608,11 @@ impl SessionHandler {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let refreshed = self.tools.refresh().await;
-        let arguments = request
-            .arguments
-            .map_or_else(|| "{}".to_owned(), |map| Value::Object(map).to_string());
+        let arguments = request.arguments.map_or_else(
+            || "{}".to_owned(),
+            // A map with string keys always serializes.
+            |map| serde_json::to_string(&map).unwrap_or_else(|_| "{}".to_owned()),
+        );
         let call_id = format!("mcp-{}", self.calls.fetch_add(1, Ordering::Relaxed) + 1);
         // A request of a revision without `initialize` has no session: nothing it does may
         // depend on, or change, what earlier requests expanded. Those revisions also forbid
@@ -621,8 +653,10 @@ impl SessionHandler {
                 return Err(task_required(&request.name));
             }
         }
-        let before = self.tools.visible_tools();
-        let (reporter, sending) = NotifyingReporter::start(
+        // What the client saw before the call, for the members an expansion adds; only where an
+        // expansion changes the list (`hide` and `append`).
+        let before = (!self.tools.needs_no_expansion_state()).then(|| self.tools.visible_tools());
+        let reporter = NotifyingReporter::new(
             context.peer.clone(),
             context.meta.get_progress_token(),
             self.log_level.clone(),
@@ -640,7 +674,7 @@ impl SessionHandler {
             match opened {
                 Ok(asker) => Some(Arc::new(asker)),
                 Err(error) => {
-                    reporter.finish(sending).await;
+                    reporter.finish().await;
                     return Err(error);
                 }
             }
@@ -682,7 +716,7 @@ impl SessionHandler {
                                 None => {}
                                 Some(end) => {
                                     drop(call);
-                                    reporter.finish(sending).await;
+                                    reporter.finish().await;
                                     return match end {
                                         RoundEnd::InputRequired(result) => {
                                             Ok(CallToolResponse::InputRequired(result))
@@ -696,7 +730,7 @@ impl SessionHandler {
                 }
             }
         };
-        reporter.finish(sending).await;
+        reporter.finish().await;
         if let (Some(rounds), Ok(outcome)) = (&rounds, &outcome)
             && let Some(error) = rounds.missing_capabilities(&outcome.result)
         {
@@ -709,7 +743,7 @@ impl SessionHandler {
             Err(error) => (ToolResult::error(format!("Error: {error}")), false),
         };
         let mut extra = None;
-        if expanded {
+        if expanded && let Some(before) = &before {
             let new_tools: Vec<_> = self
                 .tools
                 .visible_tools()
@@ -1197,8 +1231,13 @@ where
         Arc::new(LocalSessionManager::default()),
         config,
     );
-    let app = http_server::router(service, Arc::new(guard));
-    let task = tokio::spawn(http_server::serve(listener, app, limits, shutdown.clone()));
+    let front = Arc::new(http_server::Front::new(service, guard));
+    let task = tokio::spawn(http_server::serve(
+        listener,
+        front,
+        limits,
+        shutdown.clone(),
+    ));
     Ok(HttpServing {
         local_addr,
         shutdown,

@@ -17,6 +17,7 @@ use super::{
     ServedResourceTemplate, TaskSupport,
 };
 use crate::Agent;
+use crate::agent::PreparedTools;
 
 /// Serves an agent's tools to MCP clients, over stdio or streamable HTTP.
 ///
@@ -763,10 +764,6 @@ impl McpServer {
             })
     }
 
-    fn tool_session(agent: &Agent, flat: bool) -> crate::agent::ToolSession {
-        agent.served_tool_session(flat)
-    }
-
     /// Serves one session on this process's stdin and stdout until the client closes it.
     /// Nothing else may write to stdout meanwhile (log to stderr).
     ///
@@ -791,7 +788,9 @@ impl McpServer {
     pub async fn serve_stdio(self) -> Result<(), McpError> {
         let catalog = self.served_catalog()?;
         let tasks = self.task_store(CancellationToken::new())?;
-        let tools = Self::tool_session(&self.agent, self.flat);
+        let tools = self
+            .agent
+            .served_tool_session(self.flat, &PreparedTools::default());
         serve::serve_stdio(tools, Arc::new(self.identity), catalog, tasks).await
     }
 
@@ -869,9 +868,16 @@ impl McpServer {
         let agent = self.agent;
         let flat = self.flat;
         let session_token = shutdown.clone();
+        // A request of the stateless revision is a session of its own: the prepared toolset is
+        // shared between them.
+        let prepared = PreparedTools::default();
         let serving = serve::serve_http(
             addr,
-            move || Self::tool_session(&agent, flat).with_cancellation(session_token.child_token()),
+            move || {
+                agent
+                    .served_tool_session(flat, &prepared)
+                    .with_cancellation(session_token.child_token())
+            },
             Arc::new(self.identity),
             catalog,
             tasks,
