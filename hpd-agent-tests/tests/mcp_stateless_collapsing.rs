@@ -344,3 +344,68 @@ async fn a_listen_stream_announces_a_changed_tool_list() {
     client.cancel().await.unwrap();
     server.shutdown().await;
 }
+
+/// A flat server prepares its served toolset once and shares it between stateless requests;
+/// a harness that gets a new tool list is served with it from the next request on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flat_server_serves_a_changed_tool_list_from_the_next_request() {
+    let tool = |name: &'static str| {
+        Tool::new(
+            name,
+            "A tool",
+            json!({"type": "object"}),
+            move |_, _| async move { ToolResult::ok(format!("{name} ran")) },
+        )
+    };
+    let live = HarnessBuilder::new("Live")
+        .with_tool(tool("one"))
+        .build()
+        .unwrap();
+    let updater = live.updater();
+    let agent = AgentBuilder::new()
+        .with_harness(live)
+        .with_chat_client(ScriptedChatClient::new())
+        .build()
+        .unwrap();
+    let server = McpServer::new(agent)
+        .without_collapse()
+        .with_unauthenticated_access()
+        .serve_http("127.0.0.1:0".parse().unwrap())
+        .await
+        .unwrap();
+    let client = ()
+        .serve_with_lifecycle(
+            StreamableHttpClientTransport::from_uri(server.url()),
+            ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            },
+        )
+        .await
+        .unwrap();
+    let names = |tools: Vec<rmcp::model::Tool>| -> Vec<String> {
+        tools.into_iter().map(|t| t.name.to_string()).collect()
+    };
+    // Several requests, each a session of its own, over the one prepared set.
+    for _ in 0..3 {
+        assert_eq!(
+            names(client.peer().list_all_tools().await.unwrap()),
+            ["one"]
+        );
+    }
+    updater.replace(vec![tool("one"), tool("two")]).unwrap();
+    assert_eq!(
+        names(client.peer().list_all_tools().await.unwrap()),
+        ["one", "two"]
+    );
+    let ran = client
+        .peer()
+        .call_tool(rmcp::model::CallToolRequestParams::new("two"))
+        .await
+        .unwrap();
+    assert_eq!(
+        ran.content[0].as_text().map(|t| t.text.as_str()),
+        Some("two ran")
+    );
+    client.cancel().await.unwrap();
+    server.shutdown().await;
+}
