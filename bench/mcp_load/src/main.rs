@@ -1,15 +1,16 @@
 //! `tools/call` over streamable HTTP on loopback, with 1, 16 and 64 concurrent clients, each
 //! with a session of the 2025-11-25 revision (`initialize`) and then without one (the stateless
-//! 2026-07-28 revision, `server/discover`, which rmcp's client and `McpHarness` use where the
-//! server offers it), against hpd-agent's `McpServer` (a flat harness with one `Tool`) and a bare rmcp
+//! 2026-07-28 revision, `server/discover`, which `McpHarness` uses where the server offers it),
+//! against hpd-agent's `McpServer` (a flat harness with one `Tool`) and a bare rmcp
 //! `ServerHandler` with the same tool behind rmcp's `StreamableHttpService` on hyper. Each
 //! server runs in a child process of its own, so its resident memory can be read
-//! (`/proc/PID/status`, `VmRSS`, after the load). The client is rmcp's, the same for both.
+//! (`/proc/PID/status`, `VmRSS`, after the load). The client is rmcp's, the same for both. Each
+//! step loads the two servers in turn, five rounds of 3 s each, and reports the medians.
 //!
 //! ```text
 //! cargo run --release                 # the whole table
 //! cargo run --release -- serve hpd    # one server, printing its URL
-//! cargo run --release -- load URL 16 5 # 16 sessions for 5 s on a running server (a profiler's)
+//! cargo run --release -- load URL 16 5 # 16 clients for 5 s on a running server (a profiler's)
 //! cargo run --release -- load URL 16 5 stateless
 //! ```
 
@@ -28,7 +29,8 @@ use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt as _};
 use serde_json::{Map, Value, json};
 use tokio::io::AsyncBufReadExt as _;
 
-const DURATION: Duration = Duration::from_secs(5);
+const DURATION: Duration = Duration::from_secs(3);
+const ROUNDS: usize = 5;
 const SESSIONS: [usize; 3] = [1, 16, 64];
 
 fn schema() -> Value {
@@ -43,7 +45,12 @@ async fn serve_hpd() -> String {
         ToolResult::ok(args["text"].as_str().unwrap_or_default().to_owned())
     });
     let agent = AgentBuilder::new()
-        .with_harness(HarnessBuilder::new("Bench").with_tool(echo).build().unwrap())
+        .with_harness(
+            HarnessBuilder::new("Bench")
+                .with_tool(echo)
+                .build()
+                .unwrap(),
+        )
         .with_chat_client(ScriptedChatClient::new())
         .build()
         .unwrap();
@@ -229,8 +236,10 @@ async fn main() {
         );
         return;
     }
-    println!("| server | revision | clients | calls/s | p50 | p99 | server RSS after |");
-    println!("|---|---|---|---|---|---|---|");
+    // Both servers run at once (an idle one costs nothing), and each step loads them in turn,
+    // ROUNDS times: a machine whose load drifts then weighs on both alike. The table gives the
+    // median of the rounds.
+    let mut servers = Vec::new();
     for which in ["rmcp", "hpd"] {
         let mut child = tokio::process::Command::new(std::env::current_exe().unwrap())
             .args(["serve", which])
@@ -241,12 +250,31 @@ async fn main() {
         let pid = child.id().unwrap();
         let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
         let url = lines.next_line().await.unwrap().unwrap();
-        for stateless in [false, true] {
-            for sessions in SESSIONS {
-                let (rate, p50, p99, _) = load(&url, sessions, DURATION, stateless).await;
+        servers.push((which, child, pid, url));
+    }
+    println!(
+        "| server | revision | clients | calls/s | p50 | p99 | server RSS after | calls/s of the rounds |"
+    );
+    println!("|---|---|---|---|---|---|---|---|");
+    for stateless in [false, true] {
+        for clients in SESSIONS {
+            let mut rounds: Vec<Vec<(f64, Duration, Duration)>> = vec![Vec::new(); servers.len()];
+            for _ in 0..ROUNDS {
+                for (i, (_, _, _, url)) in servers.iter().enumerate() {
+                    let (rate, p50, p99, _) = load(url, clients, DURATION, stateless).await;
+                    rounds[i].push((rate, p50, p99));
+                }
+            }
+            for ((which, _, pid, _), rounds) in servers.iter().zip(rounds) {
+                let median = |key: fn(&(f64, Duration, Duration)) -> f64| {
+                    let mut values: Vec<f64> = rounds.iter().map(key).collect();
+                    values.sort_by(f64::total_cmp);
+                    values[values.len() / 2]
+                };
+                let all: Vec<String> = rounds.iter().map(|r| format!("{:.0}", r.0)).collect();
                 println!(
-                    "| {} | {} | {sessions} | {rate:.0} | {:.3} ms | {:.3} ms | {:.1} MiB |",
-                    if which == "hpd" {
+                    "| {} | {} | {clients} | {:.0} | {:.3} ms | {:.3} ms | {:.1} MiB | {} |",
+                    if *which == "hpd" {
                         "hpd-agent McpServer"
                     } else {
                         "bare rmcp"
@@ -256,12 +284,16 @@ async fn main() {
                     } else {
                         "2025-11-25 (sessions)"
                     },
-                    p50.as_secs_f64() * 1e3,
-                    p99.as_secs_f64() * 1e3,
-                    rss_kib(pid) as f64 / 1024.0
+                    median(|r| r.0),
+                    median(|r| r.1.as_secs_f64()) * 1e3,
+                    median(|r| r.2.as_secs_f64()) * 1e3,
+                    rss_kib(*pid) as f64 / 1024.0,
+                    all.join(", ")
                 );
             }
         }
+    }
+    for (_, mut child, _, _) in servers {
         child.kill().await.unwrap();
     }
 }
