@@ -15,8 +15,8 @@ use hpd_agent::tool::{
     AskError, ElicitAction, Elicitation, ElicitationAnswer, ElicitationHandler, SamplingRequest,
 };
 use hpd_agent::{
-    AgentBuilder, ChatMessage, ChatResponse, HarnessBuilder, RunError, ScriptedChatClient, Tool,
-    ToolCall, ToolResult,
+    AgentBuilder, AgentEvent, ChatMessage, ChatResponse, HarnessBuilder, RunError,
+    ScriptedChatClient, Tool, ToolCall, ToolResult,
 };
 use serde_json::{Value, json};
 
@@ -213,6 +213,59 @@ async fn a_deferred_question_pauses_the_run_and_its_answer_completes_the_same_ca
     );
     assert!(matches!(&history[calls_at + 1], ChatMessage::Tool { call_id, .. } if call_id == "c1"));
     assert_eq!(history.len(), calls_at + 4);
+}
+
+/// Operators see the pause in the events: one `QuestionDeferred` per deferred question, naming
+/// the call and carrying the question.
+#[tokio::test]
+async fn a_deferred_question_is_an_event() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let later = Later::default();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let agent = AgentBuilder::new()
+        .with_harness(
+            HarnessBuilder::new("Restaurant")
+                .with_tool(book(&runs))
+                .with_tool(clock())
+                .build()
+                .unwrap(),
+        )
+        .with_elicitation_handler(later)
+        .with_chat_client(booking_model())
+        .on_event({
+            let seen = seen.clone();
+            move |event| {
+                if let AgentEvent::QuestionDeferred {
+                    call_id,
+                    name,
+                    harness,
+                    question,
+                } = event
+                {
+                    seen.lock().unwrap().push((
+                        call_id.clone(),
+                        name.clone(),
+                        harness.clone(),
+                        question.message.clone(),
+                        question.key.clone(),
+                    ));
+                }
+            }
+        })
+        .build()
+        .unwrap();
+    let paused = agent.session().run("Book a table").await.unwrap();
+    assert!(paused.is_paused());
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [(
+            "c1".to_owned(),
+            "book".to_owned(),
+            "Restaurant".to_owned(),
+            "How many people?".to_owned(),
+            Some("elicitation-2".to_owned()),
+        )]
+    );
 }
 
 #[tokio::test]

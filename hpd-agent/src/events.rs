@@ -140,6 +140,20 @@ pub enum AgentEvent {
         /// The arguments the model sent.
         arguments: String,
     },
+    /// A call's function asked its user something and the elicitation handler deferred the
+    /// question ([`AskError::Deferred`](crate::tool::AskError::Deferred)): the run pauses and
+    /// returns it in [`RunOutput::pending_elicitations`](crate::RunOutput::pending_elicitations),
+    /// and the call goes on once [`Session::decide`](crate::Session::decide) gets the answer.
+    QuestionDeferred {
+        /// The id of the model's tool call.
+        call_id: String,
+        /// The function's canonical name.
+        name: String,
+        /// Its harness.
+        harness: String,
+        /// The question, with its key set.
+        question: crate::tool::Elicitation,
+    },
     /// A person decided on a waiting call ([`Session::decide`](crate::Session::decide), or the
     /// [`Approver`](crate::approval::Approver) of a tool session).
     ApprovalDecided {
@@ -362,6 +376,18 @@ impl Emitter {
             AgentEvent::ApprovalRequested { call_id, name, .. } => {
                 tracing::debug!(target: "hpd_agent", %call_id, %name, "call waits for approval");
             }
+            AgentEvent::QuestionDeferred {
+                call_id,
+                name,
+                question,
+                ..
+            } => tracing::debug!(
+                target: "hpd_agent",
+                %call_id,
+                %name,
+                key = question.key.as_deref().unwrap_or("elicitation"),
+                "call waits for an answer to its question"
+            ),
             AgentEvent::ApprovalDecided { record } => tracing::debug!(
                 target: "hpd_agent",
                 call_id = %record.call_id,

@@ -1124,6 +1124,12 @@ impl Turn<'_> {
         deferred: crate::tool::Deferred,
     ) -> PendingElicitation {
         let function = self.tools.function(target);
+        self.emitter.emit(&AgentEvent::QuestionDeferred {
+            call_id: call_id.to_owned(),
+            name: function.name().to_owned(),
+            harness: function.harness_name().to_owned(),
+            question: deferred.request.clone(),
+        });
         PendingElicitation {
             call_id: call_id.to_owned(),
             function: function.name().to_owned(),
