@@ -101,7 +101,9 @@
 //!
 //! - the call stops at the question; the other calls of the response finish, and the run
 //!   returns `Ok` with [`RunOutput::pending_elicitations`](crate::RunOutput::pending_elicitations)
-//!   listing the questions (call, function, harness, arguments, the [`Elicitation`]);
+//!   listing the questions (call, function, harness, arguments, the [`Elicitation`]); each
+//!   question is also an [`AgentEvent::QuestionDeferred`](crate::AgentEvent::QuestionDeferred),
+//!   as a waiting approval is an [`AgentEvent::ApprovalRequested`](crate::AgentEvent::ApprovalRequested);
 //! - the session is paused, with the questions saved in its state
 //!   ([`PausedTurn::elicitations`], [`Session::pending_elicitations`](crate::Session::pending_elicitations)),
 //!   so it can be saved and resumed by another process;
