@@ -152,7 +152,7 @@ pub enum AgentEvent {
         /// Its harness.
         harness: String,
         /// The question, with its key set.
-        question: crate::tool::Elicitation,
+        question: crate::ask::Elicitation,
     },
     /// A person decided on a waiting call ([`Session::decide`](crate::Session::decide), or the
     /// [`Approver`](crate::approval::Approver) of a tool session).
