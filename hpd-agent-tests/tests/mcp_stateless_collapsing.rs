@@ -274,13 +274,18 @@ async fn two_clients_call_at_once_and_share_nothing() {
     server.shutdown().await;
 }
 
+/// A tool named `name` that answers "`name` ran", for the harnesses whose tool list changes.
+fn tool(name: &'static str) -> Tool {
+    Tool::new(
+        name,
+        "A tool",
+        json!({"type": "object"}),
+        move |_, _| async move { ToolResult::ok(format!("{name} ran")) },
+    )
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_listen_stream_announces_a_changed_tool_list() {
-    let tool = |name: &str| {
-        Tool::new(name, "A tool", json!({"type": "object"}), |_, _| async {
-            ToolResult::ok("")
-        })
-    };
     let live = HarnessBuilder::new("Live")
         .with_collapse("Tools that change")
         .with_tool(tool("one"))
@@ -349,14 +354,6 @@ async fn a_listen_stream_announces_a_changed_tool_list() {
 /// a harness that gets a new tool list is served with it from the next request on.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_flat_server_serves_a_changed_tool_list_from_the_next_request() {
-    let tool = |name: &'static str| {
-        Tool::new(
-            name,
-            "A tool",
-            json!({"type": "object"}),
-            move |_, _| async move { ToolResult::ok(format!("{name} ran")) },
-        )
-    };
     let live = HarnessBuilder::new("Live")
         .with_tool(tool("one"))
         .build()
