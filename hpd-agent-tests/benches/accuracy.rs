@@ -23,9 +23,12 @@
 //! time on a slow model, and the requests and tokens are those until the solving call),
 //! `HPD_ACCURACY_OUT` (a file: each layout's report, its row and its unsolved tasks, is
 //! appended to it as soon as that layout finishes, so a run of hours on a slow model loses no
-//! finished layout when it is stopped). The layouts run in the order given. Besides the five
-//! run by default, `fixed+open_ahead` and `native+open_ahead` run those layouts with opening
-//! ahead on (`collapsing.open_ahead` at `DEFAULT_OPEN_AHEAD`).
+//! finished layout when it is stopped), `HPD_ACCURACY_RESOURCES=0` (connect the servers with
+//! `McpHarness::without_resources`: no `list_resources`/`read_resource` members; no task needs
+//! them). The layouts run in the order given. Besides the five run by default, the variants
+//! run when named: `fixed+open_ahead` and `native+open_ahead` with opening ahead on
+//! (`collapsing.open_ahead` at `DEFAULT_OPEN_AHEAD`), `fixed+notes` and `native+notes` with
+//! `collapsing.container_notes` on, and `fixed+notes+open_ahead` with both.
 //!
 //! On two cores, Qwen2.5-Coder-1.5B-Instruct from `.ci/qwen-server.sh` (BENCHMARKS.md,
 //! "Accuracy on a real model"):
@@ -91,6 +94,7 @@ fn main() {
         .unwrap_or(1024);
     let verbose = std::env::var("HPD_ACCURACY_VERBOSE").is_ok_and(|v| v == "1");
     let stop_when_solved = std::env::var("HPD_ACCURACY_STOP_WHEN_SOLVED").is_ok_and(|v| v == "1");
+    let resources = !std::env::var("HPD_ACCURACY_RESOURCES").is_ok_and(|v| v == "0");
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -109,6 +113,7 @@ fn main() {
             max_iterations,
             max_output_tokens,
             stop_when_solved,
+            resources,
         )) {
             Ok(mut finished) => match finished.pop() {
                 Some(report) => report,

@@ -51,7 +51,7 @@ async fn every_layout_gets_a_complete_report() {
     assert_eq!(tasks.len(), TASKS.len(), "the smoke tasks exist");
     let provider = accuracy_harness::llama(&url).expect("llama client");
     let layouts: Vec<&str> = accuracy_harness::LAYOUTS.iter().map(|(n, _)| *n).collect();
-    let reports = accuracy_harness::run(&provider, &tasks, &layouts, 2, 32, false)
+    let reports = accuracy_harness::run(&provider, &tasks, &layouts, 2, 32, false, true)
         .await
         .expect("the harness runs");
     let text = accuracy_harness::render(&provider.label, &reports, true);

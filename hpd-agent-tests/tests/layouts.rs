@@ -1126,3 +1126,150 @@ fn open_ahead_in_json_config() {
     assert!(text.contains(r#""open_ahead": 2.5"#), "{text}");
     assert_eq!(AgentConfig::from_json(&text).unwrap(), config);
 }
+
+/// `container_notes` in `fixed`: a response whose calls are all answered by the layout (a
+/// container opened, a member recovered) leaves a note in the user's turn instead of the calls
+/// and their results, so the model has no container call of its own to repeat; the calls are
+/// still reported; what the note shows stays loaded in later turns; a response that also runs a
+/// function keeps its calls and results; `hide` is unchanged.
+#[tokio::test]
+async fn container_notes_answer_container_calls_in_the_users_turn() {
+    let _serial = SERIAL.lock().await;
+    reset_logs();
+    let client = ScriptedChatClient::with_replies([
+        call("c1", "MathTools", json!({})),
+        through("c2", "add", json!({"a": 1, "b": 2})),
+        ChatResponse::text("3"),
+        // Turn two: a member shown by the note runs at once; one never shown is recovered
+        // in a note of its own, with the assistant's words kept.
+        through("c3", "query", json!({"sql": "select 1"})).with_text("Let me look."),
+        ChatResponse::tool_calls(vec![
+            through("c4", "query", json!({"sql": "select 1"})).tool_calls[0].clone(),
+            ToolCall::new("c5", "multiply", json!({"a": 2, "b": 3}).to_string()),
+        ]),
+        ChatResponse::text("done"),
+        // Turn three: a container call beside a function that runs: tool results as always.
+        ChatResponse::tool_calls(vec![
+            ToolCall::new("c6", "FileTools", "{}"),
+            ToolCall::new("c7", "get_weather", json!({"city": "Oslo"}).to_string()),
+        ]),
+        ChatResponse::text("ok"),
+    ]);
+    let completed = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&completed);
+    let mut session = agent(&client, CollapsingLayout::Fixed)
+        .configure_harness_collapsing(|c| c.container_notes = true)
+        .on_event(move |event| {
+            if let AgentEvent::ToolCallFinished { call_id, .. } = event {
+                seen.lock().unwrap().push(call_id.clone());
+            }
+        })
+        .build()
+        .unwrap()
+        .session();
+    assert_eq!(session.run("Add 1 and 2.").await.unwrap().text, "3");
+    assert_eq!(
+        session.run("Query and multiply.").await.unwrap().text,
+        "done"
+    );
+    assert_eq!(session.run("Files and weather.").await.unwrap().text, "ok");
+    let requests = client.requests();
+    assert_eq!(requests.len(), 8);
+
+    // The second request: the user's message, then the note; no container call, no result.
+    let second = &requests[1].messages;
+    assert_eq!(second.len(), 2, "{second:?}");
+    let ChatMessage::User { content: note } = &second[1] else {
+        panic!("a note in the user's turn: {second:?}");
+    };
+    let opened = note
+        .strip_prefix("Opened for this message, so there is no need to call them: MathTools.\n\n")
+        .expect("the note names the container");
+    assert!(
+        opened.starts_with("MathTools expanded. Available functions: add, multiply, divide\n\n")
+            && opened.contains(r#"{"name":"add","#)
+            && opened.ends_with("\n\nThe request again: Add 1 and 2."),
+        "{opened}"
+    );
+    assert_eq!(requests[2].tool_result("c2"), Some(("3", false)));
+
+    // Turn two's recovery: the assistant's text stays, its call gives way to the note.
+    let fifth = &requests[4].messages;
+    let tail = &fifth[fifth.len() - 3..];
+    assert_eq!(tail[0], ChatMessage::user("Query and multiply."));
+    assert_eq!(
+        tail[1],
+        ChatMessage::Assistant {
+            content: Some("Let me look.".to_owned()),
+            tool_calls: Vec::new(),
+            reasoning: Vec::new(),
+        }
+    );
+    let ChatMessage::User { content: recovered } = &tail[2] else {
+        panic!("a note: {tail:?}");
+    };
+    assert!(
+        recovered.starts_with(
+            "Opened for this message, so there is no need to call them: DatabaseTools.\n\n\
+             DatabaseTools expanded. Available functions: query. Call query again to run it."
+        ) && recovered.ends_with("The request again: Query and multiply."),
+        "{recovered}"
+    );
+    assert_eq!(requests[5].tool_result("c4"), Some(("result", false)));
+    // `multiply`'s schema came with the first note: it runs in turn two without opening.
+    assert_eq!(requests[5].tool_result("c5"), Some(("6", false)));
+
+    // Turn three: the container's answer is a tool result beside the weather's.
+    let (files, _) = requests[7].tool_result("c6").unwrap();
+    assert!(files.starts_with("FileTools expanded."), "{files}");
+    assert!(requests[7].tool_result("c7").is_some());
+
+    assert_eq!(
+        executions(),
+        [
+            "MathTools.add",
+            "DatabaseTools.query",
+            "MathTools.multiply",
+            "WeatherTools.get_weather"
+        ]
+    );
+    // Every call was reported finished, the noted ones too.
+    assert_eq!(
+        *completed.lock().unwrap(),
+        ["c1", "c2", "c3", "c4", "c5", "c6", "c7"]
+    );
+    assert_continuations(&requests);
+
+    // `hide` keeps the container call and its result.
+    let client = ScriptedChatClient::with_replies([
+        call("c1", "MathTools", json!({})),
+        ChatResponse::text("open"),
+    ]);
+    agent(&client, CollapsingLayout::Hide)
+        .configure_harness_collapsing(|c| c.container_notes = true)
+        .build()
+        .unwrap()
+        .run("Add 1 and 2.")
+        .await
+        .unwrap();
+    let requests = client.requests();
+    let (expanded, _) = requests[1].tool_result("c1").unwrap();
+    assert!(expanded.starts_with("MathTools expanded."), "{expanded}");
+}
+
+#[test]
+fn container_notes_in_json_config() {
+    let read = |text: &str| AgentConfig::from_json(text).map(|c| c.collapsing.container_notes);
+    assert!(!read(r#"{}"#).unwrap());
+    assert!(read(r#"{"collapsing": {"container_notes": true}}"#).unwrap());
+    let error = read(r#"{"collapsing": {"container_notes": "yes"}}"#).unwrap_err();
+    assert!(
+        error.to_string().contains("collapsing.container_notes"),
+        "{error}"
+    );
+    let mut config = AgentConfig::default();
+    config.collapsing.container_notes = true;
+    let text = config.to_json();
+    assert!(text.contains(r#""container_notes": true"#), "{text}");
+    assert_eq!(AgentConfig::from_json(&text).unwrap(), config);
+}

@@ -60,20 +60,70 @@ pub const LAYOUTS: [(&str, Option<CollapsingLayout>); 5] = [
     ("native", Some(CollapsingLayout::Native)),
 ];
 
-/// Layouts with opening ahead on (`collapsing.open_ahead` at [`DEFAULT_OPEN_AHEAD`]), run only
-/// when named: before a task's first request the best-ranked container is opened for the model
-/// when it scores at least that. Not among [`LAYOUTS`], the default list.
-pub const OPEN_AHEAD_LAYOUTS: [(&str, CollapsingLayout); 2] = [
-    ("fixed+open_ahead", CollapsingLayout::Fixed),
-    ("native+open_ahead", CollapsingLayout::Native),
+/// Layouts with settings besides the layout, run only when named (not among [`LAYOUTS`], the
+/// default list): `+open_ahead` turns opening ahead on (`collapsing.open_ahead` at
+/// [`DEFAULT_OPEN_AHEAD`]: before a task's first request the best-ranked container is opened
+/// for the model when it scores at least that), `+notes` turns `collapsing.container_notes` on
+/// (a response of container calls only leaves a note in the user's turn instead of the calls
+/// and their results).
+pub const VARIANT_LAYOUTS: [(&str, CollapsingLayout, Variant); 5] = [
+    (
+        "fixed+open_ahead",
+        CollapsingLayout::Fixed,
+        Variant {
+            open_ahead: true,
+            notes: false,
+        },
+    ),
+    (
+        "native+open_ahead",
+        CollapsingLayout::Native,
+        Variant {
+            open_ahead: true,
+            notes: false,
+        },
+    ),
+    (
+        "fixed+notes",
+        CollapsingLayout::Fixed,
+        Variant {
+            open_ahead: false,
+            notes: true,
+        },
+    ),
+    (
+        "native+notes",
+        CollapsingLayout::Native,
+        Variant {
+            open_ahead: false,
+            notes: true,
+        },
+    ),
+    (
+        "fixed+notes+open_ahead",
+        CollapsingLayout::Fixed,
+        Variant {
+            open_ahead: true,
+            notes: true,
+        },
+    ),
 ];
 
-/// Every layout name [`run`] takes: [`LAYOUTS`], then [`OPEN_AHEAD_LAYOUTS`].
+/// The settings a layout of [`VARIANT_LAYOUTS`] turns on.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Variant {
+    /// `collapsing.open_ahead` at [`DEFAULT_OPEN_AHEAD`].
+    pub open_ahead: bool,
+    /// `collapsing.container_notes`.
+    pub notes: bool,
+}
+
+/// Every layout name [`run`] takes: [`LAYOUTS`], then [`VARIANT_LAYOUTS`].
 pub fn layout_names() -> Vec<&'static str> {
     LAYOUTS
         .iter()
         .map(|(n, _)| *n)
-        .chain(OPEN_AHEAD_LAYOUTS.iter().map(|(n, _)| *n))
+        .chain(VARIANT_LAYOUTS.iter().map(|(n, _, _)| *n))
         .collect()
 }
 
@@ -371,7 +421,7 @@ impl LayoutReport {
     }
 }
 
-/// Runs `tasks` under each of `layouts` (names of [`LAYOUTS`] and [`OPEN_AHEAD_LAYOUTS`])
+/// Runs `tasks` under each of `layouts` (names of [`LAYOUTS`] and [`VARIANT_LAYOUTS`])
 /// against `provider`, each layout with its own agent, MCP servers and scratch folder, each
 /// task in a fresh session of at most `max_iterations` model requests of at most
 /// `max_output_tokens` tokens each. With `stop_when_solved` a task's session ends as soon as
@@ -391,24 +441,25 @@ pub async fn run(
     max_iterations: usize,
     max_output_tokens: u32,
     stop_when_solved: bool,
+    resources: bool,
 ) -> Result<Vec<LayoutReport>, String> {
     let mut reports = Vec::new();
     let known = LAYOUTS
         .iter()
-        .map(|&(name, layout)| (name, layout, None))
+        .map(|&(name, layout)| (name, layout, Variant::default()))
         .chain(
-            OPEN_AHEAD_LAYOUTS
+            VARIANT_LAYOUTS
                 .iter()
-                .map(|&(name, layout)| (name, Some(layout), Some(DEFAULT_OPEN_AHEAD))),
+                .map(|&(name, layout, variant)| (name, Some(layout), variant)),
         );
-    for (name, layout, open_ahead) in known.filter(|(n, _, _)| layouts.contains(n)) {
+    for (name, layout, variant) in known.filter(|(n, _, _)| layouts.contains(n)) {
         let scratch = tempfile::tempdir().map_err(|e| e.to_string())?;
         // The filesystem server resolves symbolic links; so do the task paths.
         let root = scratch.path().canonicalize().map_err(|e| e.to_string())?;
         prepare(&root)?;
         let scratch_text = root.display().to_string();
         let repo_text = root.join("repo").display().to_string();
-        let harnesses = catalog::mcp_catalog(&root).await?;
+        let harnesses = catalog::mcp_catalog_with(&root, resources).await?;
         let tally = Arc::new(Mutex::new(Tally::default()));
         let calls = Arc::new(Mutex::new(Vec::new()));
         let trace = Arc::new(Mutex::new(Vec::new()));
@@ -452,7 +503,10 @@ pub async fn run(
             None => builder.without_harness_collapsing(),
             Some(layout) => builder
                 .with_collapsing_layout(layout)
-                .configure_harness_collapsing(|c| c.open_ahead = open_ahead),
+                .configure_harness_collapsing(|c| {
+                    c.open_ahead = variant.open_ahead.then_some(DEFAULT_OPEN_AHEAD);
+                    c.container_notes = variant.notes;
+                }),
         };
         let agent = builder.build().map_err(|e| e.to_string())?;
         let mut report = LayoutReport {

@@ -89,6 +89,19 @@ const SERVERS: [Server; 6] = [
 /// A server variable is unset (run `eval "$(bash .ci/mcp-servers.sh)"`), or a server could
 /// not be started or listed.
 pub async fn mcp_catalog(scratch: &std::path::Path) -> Result<Vec<DynamicHarness>, String> {
+    mcp_catalog_with(scratch, true).await
+}
+
+/// [`mcp_catalog`], with the servers' resources offered as harness members (`list_resources`,
+/// `read_resource`) only when `resources` is set (else `McpHarness::without_resources`).
+///
+/// # Errors
+///
+/// As [`mcp_catalog`].
+pub async fn mcp_catalog_with(
+    scratch: &std::path::Path,
+    resources: bool,
+) -> Result<Vec<DynamicHarness>, String> {
     let mut harnesses = Vec::new();
     for server in &SERVERS {
         let line = std::env::var(server.var).map_err(|_| {
@@ -105,6 +118,9 @@ pub async fn mcp_catalog(scratch: &std::path::Path) -> Result<Vec<DynamicHarness
         }
         let mut harness =
             McpHarness::stdio(server.harness, command, args).with_collapse(server.description);
+        if !resources {
+            harness = harness.without_resources();
+        }
         if server.harness == "Memory" {
             harness = harness.with_env(
                 "MEMORY_FILE_PATH",

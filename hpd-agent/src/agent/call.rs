@@ -50,6 +50,9 @@ pub(super) struct CallRecord {
     pub(super) deferred: Option<(crate::tool::Deferred, Target)>,
     /// The container instructions its result carries, kept for a deferred call.
     pub(super) carried: Option<String>,
+    /// The harness whose container answered it without running a function: a container
+    /// opened or called again, a member recovered (what `container_notes` turns into a note).
+    pub(super) container_answer: Option<usize>,
 }
 
 /// Reports a call as started; the time it started, when anyone sees the event.

@@ -572,7 +572,9 @@ impl Turn<'_> {
 
             let answered = response.tool_calls.is_empty();
             if !answered
-                && let Some(mut paused) = self.handle_calls(&info, &response.tool_calls).await?
+                && let Some(mut paused) = self
+                    .handle_calls(&info, &response.tool_calls, &turn_info.user_message)
+                    .await?
             {
                 paused.user_message.clone_from(&turn_info.user_message);
                 return Ok(Ended::Paused(paused));
@@ -817,6 +819,7 @@ impl Turn<'_> {
         &mut self,
         info: &IterationInfo,
         calls: &[ToolCall],
+        message: &str,
     ) -> Result<Option<PausedTurn>, RunError> {
         let mut records: Vec<CallRecord> = Vec::with_capacity(calls.len());
         records.resize_with(calls.len(), CallRecord::default);
@@ -908,16 +911,54 @@ impl Turn<'_> {
                 slots,
             }));
         }
+        let note = outcome.is_ok()
+            && self.tools.answers_in_a_note()
+            && records.iter().all(|r| r.container_answer.is_some());
+        let mut names: Vec<&str> = Vec::new();
+        let mut answers = Vec::new();
         for (i, (call, record)) in calls.iter().zip(records).enumerate() {
             let filled = record
                 .result
                 .clone()
                 .unwrap_or_else(|| ToolResult::error(filler));
             finished(i, &record, &filled);
+            if let Some(h) = record.container_answer {
+                let name = &*self.tools.groups()[h].name;
+                if !names.contains(&name) {
+                    names.push(name);
+                }
+            }
             let message = self.tool_message(&call.id, &call.name, filled, record);
-            self.history.push(message);
+            match message {
+                ChatMessage::Tool { content, .. } if note => answers.push(content),
+                message => self.history.push(message),
+            }
+        }
+        if note {
+            self.note_answers(&names, &answers, message);
         }
         outcome.map(|_| None)
+    }
+
+    /// Writes the layout's answers to a response whose calls were all container calls as one
+    /// note in the user's turn (the `container_notes` setting): the response keeps its text
+    /// only (it is left out when it has none), and the note names the containers, gives their
+    /// answers and repeats the turn's user `message`, as opening ahead writes it.
+    fn note_answers(&mut self, names: &[&str], answers: &[String], message: &str) {
+        if let Some(ChatMessage::Assistant { content, .. }) = self.history.pop()
+            && let Some(text) = content.filter(|text| !text.trim().is_empty())
+        {
+            self.history.push(ChatMessage::Assistant {
+                content: Some(text),
+                tool_calls: Vec::new(),
+                reasoning: Vec::new(),
+            });
+        }
+        self.history.push(ChatMessage::user(format!(
+            "{OPENED_AHEAD}{}.\n\n{}\n\n{REQUEST_AGAIN}{message}",
+            names.join(", "),
+            answers.join("\n\n")
+        )));
     }
 
     /// The tool message of one call's result (cut to the limit), reported as finished; the
@@ -1442,6 +1483,7 @@ impl Turn<'_> {
                         references,
                         error_type,
                     } = *answer;
+                    record.container_answer = opened.container.filter(|_| error_type.is_none());
                     record.result = Some(result);
                     record.references = references;
                     record.error_type = error_type;

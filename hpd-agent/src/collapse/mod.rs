@@ -863,6 +863,13 @@ impl Toolset {
         self.layout() == Layout::Fixed
     }
 
+    /// Whether the layout's answers to a response whose calls are all container calls go into
+    /// a note in the user's turn instead of tool results (the `container_notes` setting, in
+    /// `fixed`).
+    pub(crate) fn answers_in_a_note(&self) -> bool {
+        self.settings.container_notes && self.layout() == Layout::Fixed
+    }
+
     /// The tool at a target.
     pub(crate) fn function(&self, target: Target) -> &Function {
         match target {

@@ -56,6 +56,18 @@ pub struct CollapsingConfig {
     /// the right one depends on how a catalog describes its harnesses and how users ask (see
     /// `BENCHMARKS.md`).
     pub open_ahead: Option<f64>,
+    /// Container answers as notes (JSON `container_notes`, default `false`; only in `fixed`,
+    /// and in `native` where it runs as `fixed`): when every call of a model's response is
+    /// answered by the layout without running a function (a container opened, a container
+    /// called again, a member recovered), the conversation gets one note in the user's turn
+    /// in place of those calls and their results: the names of the containers, their answers
+    /// (the members' schemas) and the user's message again, as opening ahead writes it. The
+    /// calls still get their results (`ToolCallCompleted` events, middleware, traces); only
+    /// the history holds the note instead. A small model shown its own container call tends to
+    /// make it again (`BENCHMARKS.md`, "Accuracy on a real model"); with the note it reads the
+    /// schemas as given and calls the member. The assistant's text of that response, if any,
+    /// stays. The history stays append-only, so the cached prefix is kept.
+    pub container_notes: bool,
 }
 
 /// The score [`CollapsingConfig::open_ahead`] takes for `"open_ahead": true` and
@@ -82,7 +94,7 @@ pub const OPEN_AHEAD_MAX: usize = 1;
 impl Default for CollapsingConfig {
     /// `enabled: true`, `never_collapse: []`, `recovery: true`,
     /// `execute_recovered_calls: false`, `keep_expansions_across_turns: false`,
-    /// `layout: native`, `open_ahead: None`.
+    /// `layout: native`, `open_ahead: None`, `container_notes: false`.
     fn default() -> Self {
         CollapsingConfig {
             enabled: true,
@@ -92,6 +104,7 @@ impl Default for CollapsingConfig {
             keep_expansions_across_turns: false,
             layout: CollapsingLayout::Native,
             open_ahead: None,
+            container_notes: false,
         }
     }
 }
@@ -212,6 +225,18 @@ impl CollapsingConfig {
     #[must_use]
     pub fn without_open_ahead(mut self) -> Self {
         self.open_ahead = None;
+        self
+    }
+
+    /// Sets [`container_notes`](Self::container_notes).
+    ///
+    /// ```
+    /// let collapsing = hpd_agent::config::CollapsingConfig::default().with_container_notes(true);
+    /// assert!(collapsing.container_notes);
+    /// ```
+    #[must_use]
+    pub fn with_container_notes(mut self, notes: bool) -> Self {
+        self.container_notes = notes;
         self
     }
 

@@ -285,6 +285,9 @@ struct CollapsingFields {
     #[serde(default, deserialize_with = "some")]
     #[serde(skip_serializing_if = "Option::is_none")]
     open_ahead: Option<OpenAhead>,
+    #[serde(default, deserialize_with = "some")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    container_notes: Option<bool>,
 }
 
 /// `collapsing.open_ahead`: a score, `true` for the default score, or `false` for off.
@@ -311,6 +314,7 @@ impl ConfigObject for CollapsingConfig {
             layout,
             cache_stable,
             open_ahead,
+            container_notes,
         } = CollapsingFields::deserialize(deserializer)?;
         let default = CollapsingConfig::default();
         let keep_expansions_across_turns = match (
@@ -362,6 +366,7 @@ impl ConfigObject for CollapsingConfig {
                     )));
                 }
             },
+            container_notes: container_notes.unwrap_or(default.container_notes),
         })
     }
 }
@@ -376,6 +381,7 @@ impl Serialize for CollapsingConfig {
             keep_expansions_across_turns,
             layout,
             open_ahead,
+            container_notes,
         } = self.clone();
         let default = CollapsingConfig::default();
         CollapsingFields {
@@ -395,6 +401,7 @@ impl Serialize for CollapsingConfig {
             cache_stable: None,
             open_ahead: (open_ahead != default.open_ahead)
                 .then_some(open_ahead.map_or(OpenAhead::Switch(false), OpenAhead::Score)),
+            container_notes: changed(container_notes, default.container_notes),
         }
         .serialize(serializer)
     }
