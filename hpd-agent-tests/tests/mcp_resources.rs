@@ -558,6 +558,19 @@ async fn resource_functions_can_be_left_out_and_give_way_to_server_tools() {
         .await
         .unwrap();
     assert_eq!(only_tools.tool_names(), ["hello"]);
+    // The same from an `mcp_servers` entry of a JSON config, `"resources": false`.
+    let config = hpd_agent::AgentConfig::from_json(&format!(
+        r#"{{"mcp_servers": [{{"name": "Served", "url": "{}",
+            "headers": {{"Authorization": "Bearer {TOKEN}"}}, "resources": false}}]}}"#,
+        served.url()
+    ))
+    .unwrap();
+    let from_config = McpHarness::from(&config.mcp_servers[0])
+        .connect()
+        .await
+        .unwrap();
+    assert_eq!(from_config.tool_names(), ["hello"]);
+    assert!(config.to_json().contains(r#""resources": false"#));
     // An allowlist offers the resource functions it names.
     let reader = McpHarness::http("Served", served.url())
         .with_header("Authorization", format!("Bearer {TOKEN}"))

@@ -612,6 +612,9 @@ struct ServerFields {
     #[serde(default)]
     #[serde(skip_serializing_if = "Vec::is_empty")]
     roots: Vec<crate::roots::Root>,
+    #[serde(default = "yes")]
+    #[serde(skip_serializing_if = "is_true")]
+    resources: bool,
 }
 
 const BOTH_OR_NEITHER: &str = "give 'command' for a stdio server or 'url' for an HTTP server";
@@ -634,6 +637,7 @@ impl ConfigObject for McpServerConfig {
             timeout_ms,
             auth,
             roots,
+            resources,
         } = ServerFields::deserialize(deserializer)?;
         let belongs = |key: &str, server: &str, other: &str| {
             de::Error::custom(format_args!("'{key}' belongs to {server}, not to {other}"))
@@ -685,6 +689,7 @@ impl ConfigObject for McpServerConfig {
             timeout_ms,
             auth,
             roots,
+            resources,
         })
     }
 }
@@ -700,6 +705,7 @@ impl Serialize for McpServerConfig {
             timeout_ms,
             auth,
             roots,
+            resources,
         } = self.clone();
         let (command, args, env, url, headers) = match transport {
             McpTransportConfig::Stdio { command, args, env } => (
@@ -730,6 +736,7 @@ impl Serialize for McpServerConfig {
             timeout_ms,
             auth,
             roots,
+            resources,
         }
         .serialize(serializer)
     }

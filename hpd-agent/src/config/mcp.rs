@@ -62,6 +62,11 @@ pub struct McpServerConfig {
     /// The roots the server gets from `roots/list` (JSON `roots`: objects with `uri` and an
     /// optional `name`); empty declares no roots capability, so the server cannot ask.
     pub roots: Vec<crate::roots::Root>,
+    /// Whether the server's resources become members of the harness the model can call,
+    /// `list_resources` and `read_resource`, when the server has any (JSON `resources`,
+    /// default `true`); `false` is `McpHarness::without_resources`: the model sees the
+    /// server's tools only, and the application still reaches resources through the client.
+    pub resources: bool,
 }
 
 /// The OAuth sign-in of an HTTP MCP server from config (JSON `mcp_servers[].auth`; see
@@ -233,6 +238,7 @@ impl McpServerConfig {
             timeout_ms: None,
             auth: None,
             roots: Vec::new(),
+            resources: true,
         }
     }
 
@@ -255,6 +261,28 @@ impl McpServerConfig {
     #[must_use]
     pub fn with_roots(mut self, roots: impl IntoIterator<Item = crate::roots::Root>) -> Self {
         self.roots = roots.into_iter().collect();
+        self
+    }
+
+    /// Sets whether the server's resources are members of the harness (`false`: the model
+    /// sees the server's tools only).
+    ///
+    /// ```
+    /// use hpd_agent::AgentConfig;
+    /// use hpd_agent::config::McpServerConfig;
+    ///
+    /// let config = AgentConfig::from_json(r#"{"mcp_servers": [{"name": "Files", "command": "files-server",
+    ///     "resources": false}]}"#)?;
+    /// assert!(!config.mcp_servers[0].resources);
+    /// assert_eq!(
+    ///     config.mcp_servers[0],
+    ///     McpServerConfig::stdio("Files", "files-server", Vec::<String>::new()).with_resources(false)
+    /// );
+    /// # Ok::<(), hpd_agent::config::ConfigError>(())
+    /// ```
+    #[must_use]
+    pub fn with_resources(mut self, resources: bool) -> Self {
+        self.resources = resources;
         self
     }
 

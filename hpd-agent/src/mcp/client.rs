@@ -723,6 +723,9 @@ impl From<&McpServerConfig> for McpHarness {
         if !config.roots.is_empty() {
             harness = harness.with_roots(config.roots.iter().cloned());
         }
+        if !config.resources {
+            harness = harness.without_resources();
+        }
         harness
     }
 }
