@@ -37,6 +37,8 @@ mod properties {
         "execute_recovered_calls",
         "keep_expansions_across_turns",
         "layout",
+        "container_notes",
+        "resources",
         "cache_stable",
         "functions",
         "config",
@@ -261,9 +263,10 @@ mod properties {
             any::<bool>(),
             any::<bool>(),
             prop::sample::select(hpd_agent::config::CollapsingLayout::ALL.to_vec()),
+            any::<bool>(),
         )
             .prop_map(
-                |(enabled, never_collapse, recovery, execute, persist, layout)| {
+                |(enabled, never_collapse, recovery, execute, persist, layout, notes)| {
                     let mut collapsing = CollapsingConfig::default();
                     collapsing.enabled = enabled;
                     collapsing.never_collapse = never_collapse;
@@ -271,6 +274,7 @@ mod properties {
                     collapsing.execute_recovered_calls = execute;
                     collapsing.keep_expansions_across_turns = persist;
                     collapsing.layout = layout;
+                    collapsing.container_notes = notes;
                     collapsing
                 },
             )
@@ -427,17 +431,21 @@ mod properties {
             any::<bool>(),
             prop::option::of(prop::collection::vec(names(), 1..3)),
             prop::option::of(1..u64::MAX),
+            any::<bool>(),
         )
             .prop_map(
-                |(name, transport, description, collapse, functions, timeout_ms)| McpServerConfig {
-                    name,
-                    transport,
-                    description,
-                    collapse,
-                    functions,
-                    timeout_ms,
-                    auth: None,
-                    roots: Vec::new(),
+                |(name, transport, description, collapse, functions, timeout_ms, resources)| {
+                    McpServerConfig {
+                        name,
+                        transport,
+                        description,
+                        collapse,
+                        functions,
+                        timeout_ms,
+                        auth: None,
+                        roots: Vec::new(),
+                        resources,
+                    }
                 },
             )
     }
