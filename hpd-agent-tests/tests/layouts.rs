@@ -1138,6 +1138,8 @@ async fn container_notes_answer_container_calls_in_the_users_turn() {
     reset_logs();
     let client = ScriptedChatClient::with_replies([
         call("c1", "MathTools", json!({})),
+        // Called again: a note says it is open and names the member that fits the message.
+        call("c1b", "MathTools", json!({})),
         through("c2", "add", json!({"a": 1, "b": 2})),
         ChatResponse::text("3"),
         // Turn two: a member shown by the note runs at once; one never shown is recovered
@@ -1174,7 +1176,7 @@ async fn container_notes_answer_container_calls_in_the_users_turn() {
     );
     assert_eq!(session.run("Files and weather.").await.unwrap().text, "ok");
     let requests = client.requests();
-    assert_eq!(requests.len(), 8);
+    assert_eq!(requests.len(), 9);
 
     // The second request: the user's message, then the note; no container call, no result.
     let second = &requests[1].messages;
@@ -1191,10 +1193,28 @@ async fn container_notes_answer_container_calls_in_the_users_turn() {
             && opened.ends_with("\n\nThe request again: Add 1 and 2."),
         "{opened}"
     );
-    assert_eq!(requests[2].tool_result("c2"), Some(("3", false)));
+    let third = &requests[2].messages;
+    assert_eq!(third.len(), 3, "{third:?}");
+    let ChatMessage::User { content: again } = &third[2] else {
+        panic!("a second note: {third:?}");
+    };
+    assert!(
+        again.starts_with(
+            "Opened for this message, so there is no need to call them: MathTools.\n\n\
+             MathTools is already open: its functions are add, multiply, divide,"
+        ) && again.contains(
+            "\n\nOf the functions of MathTools, add fits the request best. Its parameters:\n\
+             {\"name\":\"add\",\"description\":\"Adds two integers.\","
+        ) && again.contains(
+            "Run it now with call_function, giving {\"name\": \"add\", \"arguments\": {...}}.\n\n\
+             The request again: Add 1 and 2."
+        ),
+        "{again}"
+    );
+    assert_eq!(requests[3].tool_result("c2"), Some(("3", false)));
 
     // Turn two's recovery: the assistant's text stays, its call gives way to the note.
-    let fifth = &requests[4].messages;
+    let fifth = &requests[5].messages;
     let tail = &fifth[fifth.len() - 3..];
     assert_eq!(tail[0], ChatMessage::user("Query and multiply."));
     assert_eq!(
@@ -1215,14 +1235,14 @@ async fn container_notes_answer_container_calls_in_the_users_turn() {
         ) && recovered.ends_with("The request again: Query and multiply."),
         "{recovered}"
     );
-    assert_eq!(requests[5].tool_result("c4"), Some(("result", false)));
+    assert_eq!(requests[6].tool_result("c4"), Some(("result", false)));
     // `multiply`'s schema came with the first note: it runs in turn two without opening.
-    assert_eq!(requests[5].tool_result("c5"), Some(("6", false)));
+    assert_eq!(requests[6].tool_result("c5"), Some(("6", false)));
 
     // Turn three: the container's answer is a tool result beside the weather's.
-    let (files, _) = requests[7].tool_result("c6").unwrap();
+    let (files, _) = requests[8].tool_result("c6").unwrap();
     assert!(files.starts_with("FileTools expanded."), "{files}");
-    assert!(requests[7].tool_result("c7").is_some());
+    assert!(requests[8].tool_result("c7").is_some());
 
     assert_eq!(
         executions(),
@@ -1236,7 +1256,7 @@ async fn container_notes_answer_container_calls_in_the_users_turn() {
     // Every call was reported finished, the noted ones too.
     assert_eq!(
         *completed.lock().unwrap(),
-        ["c1", "c2", "c3", "c4", "c5", "c6", "c7"]
+        ["c1", "c1b", "c2", "c3", "c4", "c5", "c6", "c7"]
     );
     assert_continuations(&requests);
 

@@ -914,7 +914,7 @@ impl Turn<'_> {
         let note = outcome.is_ok()
             && self.tools.answers_in_a_note()
             && records.iter().all(|r| r.container_answer.is_some());
-        let mut names: Vec<&str> = Vec::new();
+        let mut harnesses: Vec<usize> = Vec::new();
         let mut answers = Vec::new();
         for (i, (call, record)) in calls.iter().zip(records).enumerate() {
             let filled = record
@@ -922,11 +922,10 @@ impl Turn<'_> {
                 .clone()
                 .unwrap_or_else(|| ToolResult::error(filler));
             finished(i, &record, &filled);
-            if let Some(h) = record.container_answer {
-                let name = &*self.tools.groups()[h].name;
-                if !names.contains(&name) {
-                    names.push(name);
-                }
+            if let Some(h) = record.container_answer
+                && !harnesses.contains(&h)
+            {
+                harnesses.push(h);
             }
             let message = self.tool_message(&call.id, &call.name, filled, record);
             match message {
@@ -935,7 +934,7 @@ impl Turn<'_> {
             }
         }
         if note {
-            self.note_answers(&names, &answers, message);
+            self.note_answers(&harnesses, &answers, message);
         }
         outcome.map(|_| None)
     }
@@ -943,8 +942,27 @@ impl Turn<'_> {
     /// Writes the layout's answers to a response whose calls were all container calls as one
     /// note in the user's turn (the `container_notes` setting): the response keeps its text
     /// only (it is left out when it has none), and the note names the containers, gives their
-    /// answers and repeats the turn's user `message`, as opening ahead writes it.
-    fn note_answers(&mut self, names: &[&str], answers: &[String], message: &str) {
+    /// answers (for a container called again, the member that fits the message best, with its
+    /// schema) and repeats the turn's user `message`, as opening ahead writes it.
+    fn note_answers(&mut self, harnesses: &[usize], answers: &[String], message: &str) {
+        let tools = self.tools;
+        // What the conversation showed before these answers: a container whose every schema
+        // it holds was called again, and its note names the member that fits the message.
+        let sent = (*self.trimmed).min(self.history.len());
+        let delivered = tools.delivered(&self.history[sent..]);
+        let hints: Vec<String> = harnesses
+            .iter()
+            .filter_map(|&h| tools.member_hint(h, message, &delivered))
+            .collect();
+        let names: Vec<&str> = harnesses
+            .iter()
+            .map(|&h| &*tools.groups()[h].name)
+            .collect();
+        let mut answers = answers.join("\n\n");
+        for hint in hints {
+            answers.push_str("\n\n");
+            answers.push_str(&hint);
+        }
         if let Some(ChatMessage::Assistant { content, .. }) = self.history.pop()
             && let Some(text) = content.filter(|text| !text.trim().is_empty())
         {
@@ -955,9 +973,8 @@ impl Turn<'_> {
             });
         }
         self.history.push(ChatMessage::user(format!(
-            "{OPENED_AHEAD}{}.\n\n{}\n\n{REQUEST_AGAIN}{message}",
+            "{OPENED_AHEAD}{}.\n\n{answers}\n\n{REQUEST_AGAIN}{message}",
             names.join(", "),
-            answers.join("\n\n")
         )));
     }
 

@@ -1054,6 +1054,44 @@ impl Toolset {
         text
     }
 
+    /// For a container of harness `h` called again although the conversation shows every
+    /// member's schema (the `container_notes` setting, in `fixed`): a line naming the member
+    /// whose name and description fit the turn's `message` best (BM25 over the harness's
+    /// members; its only member when it has one), with its schema line and the call that runs
+    /// it. `None` when the history does not show every member yet, or no member shares a word
+    /// with the message.
+    pub(crate) fn member_hint(
+        &self,
+        h: usize,
+        message: &str,
+        delivered: &Delivered,
+    ) -> Option<String> {
+        if self.layout() != Layout::Fixed || !self.all_delivered(h, delivered) {
+            return None;
+        }
+        let members = &self.catalog.groups[h].members;
+        let f = if members.len() == 1 {
+            0
+        } else {
+            let ranker = open_ahead::Ranker::new(
+                members
+                    .iter()
+                    .enumerate()
+                    .map(|(f, m)| (f, vec![m.name().to_owned(), m.description().to_owned()]))
+                    .collect(),
+            );
+            ranker.rank(message).first()?.0
+        };
+        let name = members[f].name();
+        Some(format!(
+            "Of the functions of {harness}, {name} fits the request best. Its parameters:\n\
+             {line}\nRun it now with {CALL_TOOL}, giving {{\"name\": \"{name}\", \"arguments\": \
+             {{...}}}}.",
+            harness = self.catalog.groups[h].name,
+            line = self.schema_lines[h][f],
+        ))
+    }
+
     /// Whether harness `h` has members and the history shows the fixed layout's line of
     /// every one of them.
     fn all_delivered(&self, h: usize, delivered: &Delivered) -> bool {
