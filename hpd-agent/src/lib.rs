@@ -173,6 +173,19 @@
 //!   opened again. Off by default (`BENCHMARKS.md` has the figures: on the accuracy harness's
 //!   45 tasks, the container opened at the default score was the needed one 39 times in 42).
 //!
+//! - **Container answers as notes.** With [`CollapsingConfig::container_notes`](crate::config::CollapsingConfig::container_notes)
+//!   on, in `fixed`, a response whose calls are all container calls (or recovered member
+//!   calls) leaves no call and no result in the history: the layout's answers go into one note
+//!   in the user's turn, written as opening ahead writes it (the containers named, their
+//!   members' schemas, then the user's message again). A container called again although its
+//!   schemas are in the conversation gets a note naming the member whose name and description
+//!   fit the user's message best (BM25), with its schema and the call that runs it. The calls
+//!   are still reported to events, middleware and traces, the response's own text stays, and
+//!   the history only grows, so the cached prefix is kept. It exists for models that repeat
+//!   the last call they see: on Qwen2.5-Coder-1.5B it turned most container loops into member
+//!   calls (`BENCHMARKS.md`, "Fifth run"). Off by default: vendors' models are trained on
+//!   their own tool results, and no figure says the note helps or hurts them.
+//!
 //! **Why `fixed`, and the other layouts.** Providers cache the longest unchanged prefix of a
 //! request (tools, then system text, then messages) and bill everything after the first change
 //! again. `fixed` never changes the tool list or the system text, so each request keeps the
