@@ -38,6 +38,16 @@ pub(crate) const OPENED_AHEAD: &str = "Opened for this message, so there is no n
 /// again.
 const REQUEST_AGAIN: &str = "The request again: ";
 
+/// The note of containers opened for the model (opening ahead, or `container_notes`): their
+/// names, their answers, then the user's `message` again, so that the request, not the
+/// schemas, is what the model reads last.
+fn opened_note(names: &[&str], answers: &str, message: &str) -> String {
+    format!(
+        "{OPENED_AHEAD}{}.\n\n{answers}\n\n{REQUEST_AGAIN}{message}",
+        names.join(", ")
+    )
+}
+
 /// The text of calls left unanswered when middleware ends the run.
 const ABORTED: &str = "Error: run aborted by middleware";
 /// The text of calls left unanswered when the run is cancelled.
@@ -794,14 +804,9 @@ impl Turn<'_> {
                     _ => None,
                 })
                 .collect();
-            // The user's text again after the schemas, so that the request, not the list,
-            // is what the model read last.
-            let own = content.clone();
-            content.push_str(&format!(
-                "\n\n{OPENED_AHEAD}{}.\n\n{}\n\n{REQUEST_AGAIN}{own}",
-                names.join(", "),
-                answers.join("\n\n")
-            ));
+            let note = opened_note(&names, &answers.join("\n\n"), content);
+            content.push_str("\n\n");
+            content.push_str(&note);
         } else {
             self.history
                 .push(ChatMessage::assistant(&crate::ChatResponse::tool_calls(
@@ -922,7 +927,8 @@ impl Turn<'_> {
                 .clone()
                 .unwrap_or_else(|| ToolResult::error(filler));
             finished(i, &record, &filled);
-            if let Some(h) = record.container_answer
+            if note
+                && let Some(h) = record.container_answer
                 && !harnesses.contains(&h)
             {
                 harnesses.push(h);
@@ -972,10 +978,8 @@ impl Turn<'_> {
                 reasoning: Vec::new(),
             });
         }
-        self.history.push(ChatMessage::user(format!(
-            "{OPENED_AHEAD}{}.\n\n{answers}\n\n{REQUEST_AGAIN}{message}",
-            names.join(", "),
-        )));
+        self.history
+            .push(ChatMessage::user(opened_note(&names, &answers, message)));
     }
 
     /// The tool message of one call's result (cut to the limit), reported as finished; the
