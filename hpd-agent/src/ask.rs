@@ -564,6 +564,85 @@ pub(crate) trait Asker: Send + Sync {
     }
 }
 
+/// The asks of one call (a function's, a served prompt's): who answers them, and how many
+/// were made, for their default keys (`sampling-1`, `elicitation-2`, ...), which an
+/// `input_required` round matches answers by.
+#[derive(Clone, Default)]
+pub(crate) struct Asking {
+    asker: Option<Arc<dyn Asker>>,
+    asks: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl Asking {
+    /// The asks of a call answered by `asker` (none answered when `None`).
+    pub(crate) fn new(asker: Option<Arc<dyn Asker>>) -> Self {
+        Asking {
+            asker,
+            asks: Arc::default(),
+        }
+    }
+
+    /// Who answers, when anyone does.
+    pub(crate) fn asker(&self) -> Option<&Arc<dyn Asker>> {
+        self.asker.as_ref()
+    }
+
+    /// Asks `input` with its default key set: [`AskError::NoHandler`] when nobody answers.
+    pub(crate) async fn ask(&self, mut input: Input) -> Result<Answer, AskError> {
+        let what = input.what();
+        let Some(asker) = &self.asker else {
+            return Err(AskError::NoHandler { what });
+        };
+        let n = self
+            .asks
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+            + 1;
+        if input.key().is_none() {
+            let key = Some(format!("{what}-{n}"));
+            match &mut input {
+                Input::Sampling(request) => request.key = key,
+                Input::Elicitation(request) => request.key = key,
+                Input::Roots(request) => request.key = key,
+            }
+        }
+        asker.ask(input).await
+    }
+
+    /// Asks for a completion.
+    pub(crate) async fn sample(&self, request: SamplingRequest) -> Result<SamplingReply, AskError> {
+        match self.ask(Input::Sampling(request)).await? {
+            Answer::Sampling(reply) => Ok(reply),
+            _ => Err(AskError::InvalidAnswer(
+                "the answer to a sampling request is no completion".to_owned(),
+            )),
+        }
+    }
+
+    /// Asks for input, checking accepted form content against the form's schema.
+    pub(crate) async fn elicit(&self, request: Elicitation) -> Result<ElicitationAnswer, AskError> {
+        let asked = request.clone();
+        match self.ask(Input::Elicitation(request)).await? {
+            Answer::Elicitation(answer) => {
+                check_answer(&asked, &answer)?;
+                Ok(answer)
+            }
+            _ => Err(AskError::InvalidAnswer(
+                "the answer to an elicitation is no elicitation result".to_owned(),
+            )),
+        }
+    }
+
+    /// Asks for the roots.
+    pub(crate) async fn roots(&self, request: RootsRequest) -> Result<Vec<Root>, AskError> {
+        match self.ask(Input::Roots(request)).await? {
+            Answer::Roots(roots) => Ok(roots),
+            _ => Err(AskError::InvalidAnswer(
+                "the answer to a roots request is no list of roots".to_owned(),
+            )),
+        }
+    }
+}
+
 /// A question a handler deferred, with what the call's going on needs.
 #[derive(Debug, Clone)]
 pub(crate) struct Deferred {

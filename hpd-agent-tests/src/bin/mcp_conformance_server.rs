@@ -8,7 +8,8 @@
 //! `caching` scenarios read, registered with [`McpServer::with_resource`],
 //! [`McpServer::with_resource_template`] and [`McpServer::with_prompt`]. Images and audio are
 //! generated in code ([`hpd_agent_tests::png`], [`hpd_agent_tests::wav`]). The fixtures that ask
-//! the client (sampling, elicitation, roots) ask through `FunctionContext`.
+//! the client (sampling, elicitation, roots) ask through `FunctionContext`, and the prompt that
+//! does through `PromptRequest`.
 //!
 //! The server collapses, as `McpServer` does by default (the `fixed` layout): the fixtures are
 //! plain tools (their harness has no container, so the suite calls them by name), and a
@@ -28,8 +29,8 @@ use std::time::Duration;
 
 use hpd_agent::harness::{DynamicHarness, ToolListUpdater};
 use hpd_agent::mcp::{
-    CacheHint, Completer, McpServer, PromptArgument, PromptMessage, ResourceBody, ServedPrompt,
-    ServedResource, ServedResourceTemplate, TaskSupport,
+    CacheHint, Completer, McpServer, PromptArgument, PromptMessage, ProviderError, ResourceBody,
+    ServedPrompt, ServedResource, ServedResourceTemplate, TaskSupport,
 };
 use hpd_agent::tool::{Elicitation, ElicitationAnswer, RootsRequest, SamplingRequest};
 use hpd_agent::{
@@ -225,6 +226,27 @@ fn fixture_prompts() -> Vec<ServedPrompt> {
             "resourceUri",
             "URI of the resource to embed",
         )),
+        // `input-required-result-non-tool-request`: a prompt that asks the client's user.
+        ServedPrompt::new(
+            "test_input_required_result_prompt",
+            "A prompt that asks the user for its context",
+            |request| async move {
+                let asked = form(
+                    "user_context",
+                    "What context should the prompt use?",
+                    "context",
+                    "string",
+                );
+                let answer = request
+                    .elicit(asked)
+                    .await
+                    .map_err(|error| ProviderError::Failed(error.to_string()))?;
+                Ok(vec![PromptMessage::user(ContentPart::text(format!(
+                    "Use this context: {}",
+                    text_of(&answer, "context")
+                )))])
+            },
+        ),
         ServedPrompt::new(
             "test_prompt_with_image",
             "A prompt with an image",

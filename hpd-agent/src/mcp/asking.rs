@@ -359,18 +359,19 @@ struct Sealed {
     answers: BTreeMap<String, Value>,
 }
 
-/// What a state is bound to: the tool and its arguments.
-fn binding(tool: &str, arguments: &str) -> Vec<u8> {
+/// What a state is bound to: the request's method (`tools/call`, `prompts/get`), the tool or
+/// prompt it names, and its arguments.
+fn binding(method: &str, name: &str, arguments: &str) -> Vec<u8> {
     format!(
-        "tools/call\u{0}{tool}\u{0}{:016x}",
+        "{method}\u{0}{name}\u{0}{:016x}",
         crate::tool::arguments_digest(arguments)
     )
     .into_bytes()
 }
 
 impl RoundAsker {
-    /// The asker of one request: `state` is opened with `codec` (bound to the tool and its
-    /// arguments).
+    /// The asker of one request of `method` for the tool or prompt `name`: `state` is opened
+    /// with `codec` (bound to the method, the name and the arguments).
     ///
     /// # Errors
     ///
@@ -378,7 +379,8 @@ impl RoundAsker {
     /// too old: invalid params.
     pub(crate) fn open(
         codec: &RequestStateCodec,
-        tool: &str,
+        method: &str,
+        name: &str,
         arguments: &str,
         state: Option<&str>,
         responses: Option<InputResponses>,
@@ -388,7 +390,7 @@ impl RoundAsker {
             match state {
                 None => BTreeMap::new(),
                 Some(state) => codec
-                    .open_json_with::<Sealed>(state, &binding(tool, arguments))
+                    .open_json_with::<Sealed>(state, &binding(method, name, arguments))
                     .map_err(|e| {
                         ErrorData::invalid_params(
                             format!(
@@ -424,7 +426,8 @@ impl RoundAsker {
     pub(crate) fn end(
         &self,
         codec: &RequestStateCodec,
-        tool: &str,
+        method: &str,
+        name: &str,
         arguments: &str,
     ) -> Option<RoundEnd> {
         let mut round = self.lock();
@@ -440,7 +443,7 @@ impl RoundAsker {
                     answers: round.used.clone(),
                 },
                 &SealOptions::new()
-                    .associated_data(&binding(tool, arguments))
+                    .associated_data(&binding(method, name, arguments))
                     .ttl(REQUEST_STATE_TTL),
             )
             .ok();
@@ -459,11 +462,40 @@ impl RoundAsker {
         if !result.is_error {
             return None;
         }
+        self.undeclared_error(&result.text)
+    }
+
+    /// [`missing_capabilities`](Self::missing_capabilities) for a request that failed with
+    /// `failure` (a prompt's error): `None` when it asked nothing undeclared.
+    pub(crate) fn undeclared_error(&self, failure: &str) -> Option<ErrorData> {
         let required = self.lock().undeclared.clone()?;
         let mut error = ErrorData::missing_required_client_capability(required);
         // The function's own words say what it needed the answer for.
-        error.message = format!("{}: {}", error.message, result.text).into();
+        error.message = format!("{}: {failure}", error.message).into();
         Some(error)
+    }
+
+    /// Runs `work` (a call, a prompt) in this round: its output when it finishes, or how the
+    /// round ends when the work asked what this round cannot answer (the work is then
+    /// dropped, which cancels it) or got an answer that is not what it asked.
+    pub(crate) async fn drive<F: std::future::Future>(
+        &self,
+        codec: &RequestStateCodec,
+        (method, name, arguments): (&str, &str, &str),
+        work: F,
+    ) -> Result<F::Output, RoundEnd> {
+        let mut work = std::pin::pin!(work);
+        loop {
+            tokio::select! {
+                biased;
+                output = &mut work => return Ok(output),
+                () = self.wants_to_end() => {
+                    if let Some(end) = self.end(codec, method, name, arguments) {
+                        return Err(end);
+                    }
+                }
+            }
+        }
     }
 
     /// Records an unanswered ask and never resolves (the call is abandoned).

@@ -314,6 +314,7 @@ impl ServedCatalog {
         &self,
         name: &str,
         arguments: Option<&serde_json::Map<String, Value>>,
+        asker: Option<Arc<dyn crate::tool::Asker>>,
     ) -> Result<GetPromptResult, ErrorData> {
         let Some(prompt) = self.prompts.iter().find(|p| p.name == name) else {
             let names: Vec<&str> = self.prompts.iter().map(|p| p.name.as_str()).collect();
@@ -356,10 +357,7 @@ impl ServedCatalog {
                 None,
             ));
         }
-        let request = PromptRequest {
-            name: name.to_owned(),
-            arguments: given,
-        };
+        let request = PromptRequest::served(name, given, asker);
         let messages = (prompt.handler)(request)
             .await
             .map_err(|error| provider_error(error, &format!("the prompt '{name}'")))?;

@@ -979,6 +979,91 @@ impl Connection {
         }
     }
 
+    /// Gets a prompt for the application (`prompts/get`), waiting at most `timeout` in all.
+    /// The server's `input_required` rounds (2026-07-28) are answered as a tool call's are,
+    /// with the harness's handlers (its elicitation handler, its roots; sampling by the
+    /// calling agent's model when a call of one is in flight, as for a server's request) and
+    /// the request sent again with the answers and the server's request state, at most
+    /// [`MAX_ROUNDS`] times. A question that cannot be answered, or that a handler defers
+    /// (nothing can pause here), fails the request.
+    pub(crate) async fn get_prompt(
+        &self,
+        mut params: rmcp::model::GetPromptRequestParams,
+        timeout: Duration,
+    ) -> Result<rmcp::model::GetPromptResult, McpError> {
+        use rmcp::model::GetPromptResponse;
+        const METHOD: &str = "prompts/get";
+        let failed = |message: String| McpError::Request {
+            server: self.server.clone(),
+            method: METHOD.to_owned(),
+            message,
+            code: None,
+        };
+        let timed_out = || McpError::Timeout {
+            server: self.server.clone(),
+            what: METHOD.to_owned(),
+            timeout,
+        };
+        let deadline = tokio::time::Instant::now() + timeout;
+        let (mut rounds, mut state_only) = (0, 0);
+        loop {
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            let response = self
+                .request(METHOD, left, |peer| {
+                    let params = params.clone();
+                    async move { peer.get_prompt_once(params).await }
+                })
+                .await
+                .map_err(|error| match error {
+                    McpError::Timeout { .. } => timed_out(),
+                    other => other,
+                })?;
+            let result = match response {
+                GetPromptResponse::Complete(result) => return Ok(result),
+                GetPromptResponse::InputRequired(result) => result,
+                _ => return Err(failed("the answer is not a prompts/get result".to_owned())),
+            };
+            rounds += 1;
+            if rounds > MAX_ROUNDS {
+                return Err(failed(format!(
+                    "the server asked for input {MAX_ROUNDS} times without giving the prompt"
+                )));
+            }
+            let inputs = result.input_requests.unwrap_or_default();
+            if inputs.is_empty() {
+                if result.request_state.is_none() {
+                    return Err(failed(
+                        "the server's input_required result asks for nothing and has no request state"
+                            .to_owned(),
+                    ));
+                }
+                tokio::time::sleep(state_only_pause(state_only)).await;
+                state_only += 1;
+            } else {
+                state_only = 0;
+            }
+            let saved = SavedRound {
+                tool: params.name.clone(),
+                state: result.request_state,
+                inputs,
+            };
+            let responses = tokio::time::timeout_at(deadline, self.answer_round(&saved, None))
+                .await
+                .map_err(|_| timed_out())?
+                .map_err(|failure| {
+                    failed(match failure {
+                        CallFailure::Unanswered { what, error } => format!(
+                            "the server asked for {what}, and this client could not answer: {error}"
+                        ),
+                        CallFailure::Closed(message) | CallFailure::Protocol(message) => message,
+                        CallFailure::TimedOut(_) => "the answer took too long".to_owned(),
+                    })
+                })?;
+            params.input_responses = (!responses.is_empty()).then_some(responses);
+            params.request_state = saved.state;
+        }
+    }
+
     /// Whether the server answers a ping within `timeout`.
     pub(crate) async fn ping(&self, timeout: Duration) -> bool {
         let ping = self

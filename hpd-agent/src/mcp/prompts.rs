@@ -8,6 +8,10 @@ use std::sync::Arc;
 use rmcp::model::{PromptArgument as McpPromptArgument, PromptMessage as McpPromptMessage, Role};
 
 use super::{Completer, ProviderError};
+use crate::ask::{
+    AskError, Asker, Asking, Elicitation, ElicitationAnswer, Root, RootsRequest, SamplingReply,
+    SamplingRequest,
+};
 use crate::chat::ContentPart;
 
 type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
@@ -150,7 +154,8 @@ impl PromptMessage {
     }
 }
 
-/// What a prompt is asked: its arguments (the required ones are always there).
+/// What a prompt is asked: its arguments (the required ones are always there), and a way to
+/// ask the client while the prompt is made.
 ///
 /// ```
 /// use hpd_agent::mcp::PromptRequest;
@@ -158,22 +163,95 @@ impl PromptMessage {
 /// let request = PromptRequest::new("plan_trip").with_argument("city", "Paris");
 /// assert_eq!(request.argument("city"), Some("Paris"));
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// # Asking the client
+///
+/// A prompt can ask the client as a function can ([`FunctionContext`](crate::FunctionContext)):
+/// for a completion of its model ([`sample`](Self::sample)), for input from its user
+/// ([`elicit`](Self::elicit)), for its roots ([`roots`](Self::roots)). On the session
+/// revisions (2025-06-18, 2025-11-25) each ask is a request to the client while `prompts/get`
+/// waits. On 2026-07-28 the first ask without an answer ends the request with an
+/// `input_required` result that asks for it; the client sends `prompts/get` again with the
+/// answers, and the prompt runs again from the start, its earlier asks now answered (so a
+/// prompt that asks should do nothing else it would mind repeating). The answers of earlier
+/// rounds come back sealed in the `requestState`, bound to the prompt and its arguments.
+/// Asks are matched to answers by key: give each ask its own with `with_key`, or they are
+/// `elicitation-1`, `sampling-2`, ... in the order the prompt asks. Outside a server (a
+/// request made with [`new`](Self::new)) nobody answers: [`AskError::NoHandler`].
+///
+/// ```
+/// use hpd_agent::chat::ContentPart;
+/// use hpd_agent::mcp::{PromptMessage, ServedPrompt};
+/// use hpd_agent::tool::{ElicitAction, Elicitation};
+/// use serde_json::json;
+///
+/// let review = ServedPrompt::new("review", "Reviews with the user's focus", |request| async move {
+///     let form = Elicitation::form(
+///         "What should the review focus on?",
+///         json!({"type": "object", "properties": {"focus": {"type": "string"}}, "required": ["focus"]}),
+///     )
+///     .with_key("focus");
+///     let focus = match request.elicit(form).await {
+///         Ok(answer) if answer.action == ElicitAction::Accept => {
+///             answer.field("focus").and_then(|v| v.as_str()).unwrap_or("anything").to_owned()
+///         }
+///         // Declined, or a client that cannot be asked: a prompt without the focus.
+///         _ => "anything".to_owned(),
+///     };
+///     Ok(vec![PromptMessage::user(ContentPart::text(format!("Review the change; focus on {focus}.")))])
+/// });
+/// # drop(review);
+/// ```
+#[derive(Clone)]
 #[non_exhaustive]
 pub struct PromptRequest {
     /// The prompt's name.
     pub name: String,
     /// The arguments the client gave.
     pub arguments: BTreeMap<String, String>,
+    /// Who answers the prompt's asks: the client of the request being served.
+    asking: Asking,
 }
 
+impl std::fmt::Debug for PromptRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PromptRequest")
+            .field("name", &self.name)
+            .field("arguments", &self.arguments)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Two requests are equal when they ask the same prompt with the same arguments.
+impl PartialEq for PromptRequest {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name && self.arguments == other.arguments
+    }
+}
+
+impl Eq for PromptRequest {}
+
 impl PromptRequest {
-    /// A request without arguments (for testing a prompt).
+    /// A request without arguments (for testing a prompt); nobody answers its asks.
     #[must_use]
     pub fn new(name: impl Into<String>) -> Self {
         PromptRequest {
             name: name.into(),
             arguments: BTreeMap::new(),
+            asking: Asking::default(),
+        }
+    }
+
+    /// The request a server makes, its asks answered by `asker`.
+    pub(crate) fn served(
+        name: impl Into<String>,
+        arguments: BTreeMap<String, String>,
+        asker: Option<Arc<dyn Asker>>,
+    ) -> Self {
+        PromptRequest {
+            name: name.into(),
+            arguments,
+            asking: Asking::new(asker),
         }
     }
 
@@ -188,6 +266,39 @@ impl PromptRequest {
     #[must_use]
     pub fn argument(&self, name: &str) -> Option<&str> {
         self.arguments.get(name).map(String::as_str)
+    }
+
+    /// Asks the client's model for a completion (MCP sampling); see
+    /// [asking the client](Self#asking-the-client).
+    ///
+    /// # Errors
+    ///
+    /// An [`AskError`]: nobody answers here, the client did not declare sampling, it refused
+    /// or failed.
+    pub async fn sample(&self, request: SamplingRequest) -> Result<SamplingReply, AskError> {
+        self.asking.sample(request).await
+    }
+
+    /// Asks the client's user for input, a form (accepted content is checked against its
+    /// schema) or a URL to visit (MCP elicitation); see
+    /// [asking the client](Self#asking-the-client).
+    ///
+    /// # Errors
+    ///
+    /// An [`AskError`]: nobody answers here, the client did not declare the mode, it failed,
+    /// accepted content does not fit the schema.
+    pub async fn elicit(&self, request: Elicitation) -> Result<ElicitationAnswer, AskError> {
+        self.asking.elicit(request).await
+    }
+
+    /// Asks the client for its roots (MCP roots); see
+    /// [asking the client](Self#asking-the-client).
+    ///
+    /// # Errors
+    ///
+    /// An [`AskError`]: nobody answers here, the client did not declare roots, asking failed.
+    pub async fn roots(&self, request: RootsRequest) -> Result<Vec<Root>, AskError> {
+        self.asking.roots(request).await
     }
 }
 

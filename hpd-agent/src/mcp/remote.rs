@@ -284,11 +284,18 @@ impl McpClient {
 
     /// Gets a prompt with its arguments (`prompts/get`).
     ///
+    /// A prompt that asks (2026-07-28 `input_required` rounds; on the session revisions the
+    /// server's requests) is answered by the harness's own handlers: its elicitation handler
+    /// ([`McpHarness::with_elicitation_handler`](super::McpHarness::with_elicitation_handler)),
+    /// its roots, and for sampling the model of an agent whose call of this server is in
+    /// flight, if any. The application's call has no run that could pause, so a deferred
+    /// question fails it.
+    ///
     /// # Errors
     ///
     /// [`McpError::Request`] when the server offers no prompts or answers with an error (an
-    /// unknown prompt, a missing required argument: code `-32602`), [`McpError::Timeout`] when
-    /// it does not answer in time.
+    /// unknown prompt, a missing required argument: code `-32602`), or asks for input this
+    /// client cannot give; [`McpError::Timeout`] when it does not answer in time.
     pub async fn get_prompt<I, K, V>(
         &self,
         name: &str,
@@ -306,14 +313,12 @@ impl McpClient {
             .map(|(key, value)| (key.into(), Value::String(value.into())))
             .collect();
         let connection = self.source.connection("prompts/get")?;
+        let mut params = GetPromptRequestParams::new(name);
+        if !arguments.is_empty() {
+            params.arguments = Some(arguments);
+        }
         let result = connection
-            .request("prompts/get", self.source.timeout(), |peer| {
-                let mut params = GetPromptRequestParams::new(name);
-                if !arguments.is_empty() {
-                    params.arguments = Some(arguments.clone());
-                }
-                async move { peer.get_prompt(params).await }
-            })
+            .get_prompt(params, self.source.timeout())
             .await?;
         Ok(PromptMessages {
             description: result.description.clone(),

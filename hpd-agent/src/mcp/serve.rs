@@ -474,16 +474,56 @@ impl ServerHandler for SessionHandler {
         Ok(self.catalog.list_prompts(has_cache_hints(&context)))
     }
 
+    /// A prompt's asks go to the client as a function's do: requests on the session
+    /// revisions, `input_required` rounds on 2026-07-28 (see
+    /// [`PromptRequest`](super::PromptRequest#asking-the-client)).
     async fn get_prompt(
         &self,
         request: rmcp::model::GetPromptRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::GetPromptResponse, ErrorData> {
         self.require_prompts("prompts/get")?;
-        self.catalog
-            .get_prompt(&request.name, request.arguments.as_ref())
-            .await
-            .map(Into::into)
+        let stateless = context
+            .protocol_version()
+            .is_some_and(|version| !version.has_initialize());
+        if !stateless {
+            let asker = Arc::new(SessionAsker {
+                peer: context.peer.clone(),
+            });
+            return self
+                .catalog
+                .get_prompt(&request.name, request.arguments.as_ref(), Some(asker))
+                .await
+                .map(Into::into);
+        }
+        let arguments = request.arguments.as_ref().map_or_else(
+            || "{}".to_owned(),
+            // A map with string keys always serializes.
+            |map| serde_json::to_string(map).unwrap_or_else(|_| "{}".to_owned()),
+        );
+        let codec = &self.identity.request_state;
+        let rounds = Arc::new(RoundAsker::open(
+            codec,
+            "prompts/get",
+            &request.name,
+            &arguments,
+            request.request_state.as_deref(),
+            request.input_responses,
+            context.client_capabilities(),
+        )?);
+        let get = self.catalog.get_prompt(
+            &request.name,
+            request.arguments.as_ref(),
+            Some(rounds.clone()),
+        );
+        let binding = ("prompts/get", request.name.as_str(), arguments.as_str());
+        match rounds.drive(codec, binding, get).await {
+            Ok(Ok(result)) => Ok(result.into()),
+            // A prompt that failed after asking what the client did not declare needed it.
+            Ok(Err(error)) => Err(rounds.undeclared_error(&error.message).unwrap_or(error)),
+            Err(RoundEnd::InputRequired(result)) => Ok(result.into()),
+            Err(RoundEnd::Invalid(error)) => Err(error),
+        }
     }
 
     async fn complete(
@@ -665,6 +705,7 @@ impl SessionHandler {
         let rounds = if stateless {
             let opened = RoundAsker::open(
                 codec,
+                "tools/call",
                 &request.name,
                 &arguments,
                 request.request_state.as_deref(),
@@ -705,27 +746,17 @@ impl SessionHandler {
         let outcome = match &rounds {
             None => call.await,
             Some(rounds) => {
-                // Boxed, so the abandoned call can be dropped (cancelled) before the round ends.
-                let mut call = Box::pin(call);
-                loop {
-                    tokio::select! {
-                        biased;
-                        outcome = &mut call => break outcome,
-                        () = rounds.wants_to_end() => {
-                            match rounds.end(codec, &request.name, &arguments) {
-                                None => {}
-                                Some(end) => {
-                                    drop(call);
-                                    reporter.finish().await;
-                                    return match end {
-                                        RoundEnd::InputRequired(result) => {
-                                            Ok(CallToolResponse::InputRequired(result))
-                                        }
-                                        RoundEnd::Invalid(error) => Err(error),
-                                    };
-                                }
+                let binding = ("tools/call", request.name.as_ref(), arguments.as_str());
+                match rounds.drive(codec, binding, call).await {
+                    Ok(outcome) => outcome,
+                    Err(end) => {
+                        reporter.finish().await;
+                        return match end {
+                            RoundEnd::InputRequired(result) => {
+                                Ok(CallToolResponse::InputRequired(result))
                             }
-                        }
+                            RoundEnd::Invalid(error) => Err(error),
+                        };
                     }
                 }
             }
@@ -818,6 +849,7 @@ impl SessionHandler {
         let codec = &self.identity.request_state;
         let rounds = Arc::new(RoundAsker::open(
             codec,
+            "tools/call",
             &call.name,
             &call.arguments,
             state,
@@ -855,7 +887,7 @@ impl SessionHandler {
                     }
                     return Ok(CallToolResponse::Complete(super::content::to_mcp(&result, None)));
                 }
-                () = rounds.wants_to_end() => match rounds.end(codec, &name, &arguments) {
+                () = rounds.wants_to_end() => match rounds.end(codec, "tools/call", &name, &arguments) {
                     None => {}
                     Some(RoundEnd::InputRequired(result)) => {
                         return Ok(CallToolResponse::InputRequired(result));

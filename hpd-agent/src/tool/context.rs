@@ -2,13 +2,12 @@
 
 use std::fmt;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use tokio_util::sync::CancellationToken;
 
 use crate::ask::{
-    Answer, AskError, Asker, Elicitation, ElicitationAnswer, Input, Root, RootsRequest,
-    SamplingReply, SamplingRequest,
+    AskError, Asker, Asking, Elicitation, ElicitationAnswer, Root, RootsRequest, SamplingReply,
+    SamplingRequest,
 };
 use crate::events::{AgentEvent, EventSink, LogLevel};
 
@@ -45,10 +44,9 @@ pub struct FunctionContext {
     /// Where the call's events go (its progress, its log, a sub-agent's events); `None` when
     /// nobody would see them.
     events: Option<Arc<dyn EventSink>>,
-    /// Who answers the call's asks (sampling, elicitation, roots); `None` outside a run.
-    asker: Option<Arc<dyn Asker>>,
-    /// How many asks the call made, for their default keys.
-    asks: Arc<AtomicUsize>,
+    /// Who answers the call's asks (sampling, elicitation, roots; nobody outside a run), and
+    /// how many it made.
+    asking: Asking,
 }
 
 impl fmt::Debug for FunctionContext {
@@ -84,8 +82,7 @@ impl FunctionContext {
             cancellation,
             turn: None,
             events: None,
-            asker: None,
-            asks: Arc::new(AtomicUsize::new(0)),
+            asking: Asking::default(),
         }
     }
 
@@ -261,7 +258,7 @@ impl FunctionContext {
     /// ctx.continue_as_task();
     /// ```
     pub fn continue_as_task(&self) {
-        if let Some(asker) = &self.asker {
+        if let Some(asker) = self.asking.asker() {
             asker.continue_as_task();
         }
     }
@@ -273,32 +270,14 @@ impl FunctionContext {
 
     /// The same context with its asks answered by `asker`.
     pub(crate) fn set_asker(&mut self, asker: Option<Arc<dyn Asker>>) {
-        self.asker = asker;
+        self.asking = Asking::new(asker);
     }
 
     /// Who answers the call's asks, when anyone does (an MCP harness hands it on to its
     /// server's requests).
     #[cfg(feature = "mcp")]
     pub(crate) fn asker(&self) -> Option<&Arc<dyn Asker>> {
-        self.asker.as_ref()
-    }
-
-    /// Asks `input` of whoever answers this call's asks, with its default key set.
-    async fn ask(&self, mut input: Input) -> Result<Answer, AskError> {
-        let what = input.what();
-        let Some(asker) = &self.asker else {
-            return Err(AskError::NoHandler { what });
-        };
-        let n = self.asks.fetch_add(1, Ordering::Relaxed) + 1;
-        if input.key().is_none() {
-            let key = Some(format!("{what}-{n}"));
-            match &mut input {
-                Input::Sampling(request) => request.key = key,
-                Input::Elicitation(request) => request.key = key,
-                Input::Roots(request) => request.key = key,
-            }
-        }
-        asker.ask(input).await
+        self.asking.asker()
     }
 
     /// Asks the caller's model for a completion (MCP sampling).
@@ -334,12 +313,7 @@ impl FunctionContext {
     /// # let _ = Poet;
     /// ```
     pub async fn sample(&self, request: SamplingRequest) -> Result<SamplingReply, AskError> {
-        match self.ask(Input::Sampling(request)).await? {
-            Answer::Sampling(reply) => Ok(reply),
-            _ => Err(AskError::InvalidAnswer(
-                "the answer to a sampling request is no completion".to_owned(),
-            )),
-        }
+        self.asking.sample(request).await
     }
 
     /// Asks the caller's user for input: a form (checked against its schema before the
@@ -381,16 +355,7 @@ impl FunctionContext {
     /// # let _ = Booking;
     /// ```
     pub async fn elicit(&self, request: Elicitation) -> Result<ElicitationAnswer, AskError> {
-        let asked = request.clone();
-        match self.ask(Input::Elicitation(request)).await? {
-            Answer::Elicitation(answer) => {
-                crate::ask::check_answer(&asked, &answer)?;
-                Ok(answer)
-            }
-            _ => Err(AskError::InvalidAnswer(
-                "the answer to an elicitation is no elicitation result".to_owned(),
-            )),
-        }
+        self.asking.elicit(request).await
     }
 
     /// Asks the caller for its roots (MCP roots): the directories or URIs it lets functions
@@ -416,12 +381,7 @@ impl FunctionContext {
     /// # }
     /// ```
     pub async fn roots(&self, request: RootsRequest) -> Result<Vec<Root>, AskError> {
-        match self.ask(Input::Roots(request)).await? {
-            Answer::Roots(roots) => Ok(roots),
-            _ => Err(AskError::InvalidAnswer(
-                "the answer to a roots request is no list of roots".to_owned(),
-            )),
-        }
+        self.asking.roots(request).await
     }
 
     /// Where the call's events go, when anyone sees them (a sub-agent forwards its child's
