@@ -82,7 +82,9 @@ fn prompts(runs: &Arc<AtomicUsize>) -> Vec<ServedPrompt> {
                     .sample(SamplingRequest::new("Draft a summary", 30).with_key("draft"))
                     .await
                     .map_err(|error| ProviderError::Failed(error.to_string()))?;
-                Ok(vec![PromptMessage::assistant(ContentPart::text(reply.text))])
+                Ok(vec![PromptMessage::assistant(ContentPart::text(
+                    reply.text,
+                ))])
             },
         ),
         ServedPrompt::new(
@@ -352,10 +354,16 @@ async fn prompt_rounds_are_sealed_and_checked() {
         "requestState": state, "inputResponses": roots}))
     .await;
     assert_eq!(
-        done["result"]["messages"][0]["content"]["text"], r#"Brief ops on "caching" using file:///srv/notes"#,
+        done["result"]["messages"][0]["content"]["text"],
+        r#"Brief ops on "caching" using file:///srv/notes"#,
         "{done}"
     );
-    assert!(done["result"].get("resultType").is_none_or(|t| t == "complete"), "{done}");
+    assert!(
+        done["result"]
+            .get("resultType")
+            .is_none_or(|t| t == "complete"),
+        "{done}"
+    );
 
     // An answer that is no elicitation result: invalid params.
     let invalid = get(json!({"name": "briefing", "inputResponses": {"topic": 7}})).await;

@@ -593,10 +593,7 @@ impl Asking {
         let Some(asker) = &self.asker else {
             return Err(AskError::NoHandler { what });
         };
-        let n = self
-            .asks
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-            + 1;
+        let n = self.asks.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
         if input.key().is_none() {
             let key = Some(format!("{what}-{n}"));
             match &mut input {

@@ -11,7 +11,8 @@
 //! - **Resources, prompts, completion.** The server also serves what the application registers
 //!   in code: [`ServedResource`]s, [`ServedResourceTemplate`]s and [`ServedPrompt`]s, with
 //!   [`Completer`]s for their arguments, subscriptions fed by a [`ResourceNotifier`] and the
-//!   2026-07-28 [`CacheHint`]s. The client offers a server's resources to the model as two
+//!   2026-07-28 [`CacheHint`]s. A prompt can ask the client for sampling, elicitation and
+//!   roots as a function can ([`PromptRequest#asking-the-client`]). The client offers a server's resources to the model as two
 //!   functions of its harness, `{harness}_list_resources` and `{harness}_read_resource`, and everything to the
 //!   application through [`McpClient`] ([`McpHarness::connect_client`]).
 //!

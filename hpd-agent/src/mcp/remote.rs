@@ -317,9 +317,7 @@ impl McpClient {
         if !arguments.is_empty() {
             params.arguments = Some(arguments);
         }
-        let result = connection
-            .get_prompt(params, self.source.timeout())
-            .await?;
+        let result = connection.get_prompt(params, self.source.timeout()).await?;
         Ok(PromptMessages {
             description: result.description.clone(),
             messages: result

@@ -531,7 +531,10 @@ impl McpServer {
         self
     }
 
-    /// Serves a prompt (`prompts/list`, `prompts/get`, completion of its arguments).
+    /// Serves a prompt (`prompts/list`, `prompts/get`, completion of its arguments). A prompt
+    /// that asks the client ([`PromptRequest`](super::PromptRequest#asking-the-client)) is
+    /// served as a function that asks is: requests to the client on the session revisions,
+    /// `input_required` rounds on 2026-07-28.
     ///
     /// ```
     /// use hpd_agent::chat::ContentPart;
