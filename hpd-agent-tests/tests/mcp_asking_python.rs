@@ -1,14 +1,16 @@
 //! Served functions that ask the client, answered by the official Python SDK's client
 //! (`hpd-agent/tests/mcp_fixtures/python_asking_client.py`): sampling, two elicitations one
-//! after the other, roots; on a server collapsing in the `hide` layout (2025-11-25, requests to
-//! the client) and a flat one (2026-07-28, `input_required` rounds).
+//! after the other, roots, and a prompt that asks the user; on a server collapsing in the
+//! `hide` layout (2025-11-25, requests to the client) and a flat one (2026-07-28,
+//! `input_required` rounds).
 //!
 //! Needs `HPD_MCP_PYTHON` (a Python with the `mcp` SDK, printed by `.ci/mcp-servers.sh`);
 //! skipped, saying why, without it.
 
 mod mcp_common;
 
-use hpd_agent::mcp::McpServer;
+use hpd_agent::chat::ContentPart;
+use hpd_agent::mcp::{McpServer, PromptMessage, ProviderError, ServedPrompt};
 use hpd_agent::tool::{RootsRequest, SamplingRequest};
 use hpd_agent::{AgentBuilder, HarnessBuilder, ScriptedChatClient, Tool, ToolResult};
 use serde_json::{Value, json};
@@ -81,6 +83,20 @@ fn tools() -> Vec<Tool> {
     ]
 }
 
+/// `greeting` asks the user's name (key `name`) and greets them.
+fn greeting() -> ServedPrompt {
+    ServedPrompt::new("greeting", "Greets the user", |request| async move {
+        let answer = request
+            .elicit(form("Your name?", "name"))
+            .await
+            .map_err(|error| ProviderError::Failed(error.to_string()))?;
+        let name = answer.field("name").cloned().unwrap_or(Value::Null);
+        Ok(vec![PromptMessage::user(ContentPart::text(format!(
+            "Greet {name}."
+        )))])
+    })
+}
+
 async fn answered_by_python(flat: bool, protocol: &str) {
     let Some(python) = mcp_common::python(true) else {
         return;
@@ -98,7 +114,9 @@ async fn answered_by_python(flat: bool, protocol: &str) {
         .with_chat_client(ScriptedChatClient::new())
         .build()
         .unwrap();
-    let mut server = McpServer::new(agent).with_bearer_token(TOKEN);
+    let mut server = McpServer::new(agent)
+        .with_bearer_token(TOKEN)
+        .with_prompt(greeting());
     if flat {
         server = server.without_collapse();
     }
@@ -120,6 +138,10 @@ async fn answered_by_python(flat: bool, protocol: &str) {
     );
     assert!(
         stdout.contains("asked elicitation: Your colour?"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(r#"greeting -> 'Greet "Grace".'"#),
         "{stdout}"
     );
     server.shutdown().await;

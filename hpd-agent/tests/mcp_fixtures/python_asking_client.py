@@ -5,7 +5,7 @@ Usage:
 
 The server must serve the functions of ``hpd-agent-tests/tests/mcp_asking_python.rs``:
 ``ask_model`` (asks the client's model), ``ask_user`` (asks the user's name, then a colour) and
-``ask_roots`` (asks for the roots). The client answers sampling with "Rome" from the model
+``ask_roots`` (asks for the roots), and the prompt ``greeting`` (asks the user's name). The client answers sampling with "Rome" from the model
 "python-model", forms with "Grace" and "blue", and roots with ``file:///py/root``; it checks
 the negotiated protocol version and each function's result. It prints one line per step and
 exits with status 1 and a message at the first check that fails.
@@ -80,6 +80,11 @@ async def run(url, token, protocol):
         listed = await client.call_tool("ask_roots", {})
         print(f"ask_roots -> {text_of(listed)!r}", flush=True)
         check(text_of(listed) == "file:///py/root (py)", "ask_roots")
+
+        prompt = await client.get_prompt("greeting", {})
+        greeting = prompt.messages[0].content.text
+        print(f"greeting -> {greeting!r}", flush=True)
+        check(greeting == 'Greet "Grace".', "greeting")
 
         for line in asked:
             print(f"asked {line}", flush=True)
