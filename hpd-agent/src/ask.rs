@@ -582,6 +582,11 @@ impl Asking {
         }
     }
 
+    /// The same asks answered by `asker` from now on (the count goes on).
+    pub(crate) fn set_asker(&mut self, asker: Option<Arc<dyn Asker>>) {
+        self.asker = asker;
+    }
+
     /// Who answers, when anyone does.
     pub(crate) fn asker(&self) -> Option<&Arc<dyn Asker>> {
         self.asker.as_ref()

@@ -35,15 +35,24 @@ pub(crate) fn from_mcp(result: &CallToolResult) -> ToolResult {
 /// The agent's result as an MCP call result, with `extra` (a note about tools that became
 /// visible) as a last text block.
 pub(crate) fn to_mcp(result: &ToolResult, extra: Option<String>) -> CallToolResult {
-    let parts = result.content();
-    let mut content: Vec<ContentBlock> = parts.iter().map(block_of).collect();
     let structured = result.structured.as_ref().filter(|s| s.is_object());
-    if let Some(structured) = structured
-        && !result.parts.is_empty()
-        && !crate::chat::repeated_in(&parts, structured)
-    {
-        content.push(ContentBlock::text(structured.to_string()));
-    }
+    let mut content: Vec<ContentBlock> = if result.parts.is_empty() {
+        // A result that is its text (the common case): one block, made from the text directly.
+        if result.text.is_empty() {
+            Vec::new()
+        } else {
+            vec![ContentBlock::text(result.text.clone())]
+        }
+    } else {
+        let parts = result.content();
+        let mut content: Vec<ContentBlock> = parts.iter().map(block_of).collect();
+        if let Some(structured) = structured
+            && !crate::chat::repeated_in(&parts, structured)
+        {
+            content.push(ContentBlock::text(structured.to_string()));
+        }
+        content
+    };
     if let Some(extra) = extra {
         content.push(ContentBlock::text(extra));
     }

@@ -270,7 +270,7 @@ impl FunctionContext {
 
     /// The same context with its asks answered by `asker`.
     pub(crate) fn set_asker(&mut self, asker: Option<Arc<dyn Asker>>) {
-        self.asking = Asking::new(asker);
+        self.asking.set_asker(asker);
     }
 
     /// Who answers the call's asks, when anyone does (an MCP harness hands it on to its
