@@ -5,6 +5,8 @@
 //! handler, a sampling policy, a client that did not declare the capability), a tampered
 //! request state and answers that are not what was asked, over raw HTTP.
 
+mod mcp_common;
+
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -400,31 +402,8 @@ async fn refusals_in_revision_2026_07_28() {
 
 /// One stateless 2026-07-28 `tools/call` over raw HTTP: the JSON-RPC response.
 async fn raw_call(server: &McpHttpServer, params: Value) -> Value {
-    let mut params = params;
-    params["_meta"] = json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
-        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}, "sampling": {}},
-    });
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
-    let response = reqwest::Client::new()
-        .post(server.url())
-        .header("Authorization", format!("Bearer {TOKEN}"))
-        .header("Accept", "application/json, text/event-stream")
-        .header("MCP-Protocol-Version", "2026-07-28")
-        .header("Mcp-Method", "tools/call")
-        .header("Mcp-Name", params["name"].as_str().unwrap_or_default())
-        .json(&body)
-        .send()
-        .await
-        .unwrap();
-    let text = response.text().await.unwrap();
-    let json = text
-        .lines()
-        .filter_map(|line| line.strip_prefix("data:"))
-        .next_back()
-        .map_or(text.as_str(), str::trim);
-    serde_json::from_str(json).unwrap_or_else(|e| panic!("{e}: {text}"))
+    let capabilities = json!({"elicitation": {}, "sampling": {}});
+    mcp_common::stateless_request(&server.url(), TOKEN, "tools/call", params, capabilities).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -6,6 +6,8 @@
 //! bound to its prompt, its arguments and its method, answers that are not what was asked, and
 //! a capability the client did not declare.
 
+mod mcp_common;
+
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -272,31 +274,7 @@ fn outside_a_server_nobody_answers() {
 
 /// One stateless 2026-07-28 request over raw HTTP: the JSON-RPC response.
 async fn raw(server: &McpHttpServer, method: &str, params: Value, capabilities: Value) -> Value {
-    let mut params = params;
-    params["_meta"] = json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
-        "io.modelcontextprotocol/clientCapabilities": capabilities,
-    });
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-    let response = reqwest::Client::new()
-        .post(server.url())
-        .header("Authorization", format!("Bearer {TOKEN}"))
-        .header("Accept", "application/json, text/event-stream")
-        .header("MCP-Protocol-Version", "2026-07-28")
-        .header("Mcp-Method", method)
-        .header("Mcp-Name", params["name"].as_str().unwrap_or_default())
-        .json(&body)
-        .send()
-        .await
-        .unwrap();
-    let text = response.text().await.unwrap();
-    let json = text
-        .lines()
-        .filter_map(|line| line.strip_prefix("data:"))
-        .next_back()
-        .map_or(text.as_str(), str::trim);
-    serde_json::from_str(json).unwrap_or_else(|e| panic!("{e}: {text}"))
+    mcp_common::stateless_request(&server.url(), TOKEN, method, params, capabilities).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

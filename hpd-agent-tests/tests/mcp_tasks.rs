@@ -6,6 +6,8 @@
 //! client, `McpHarness`, declares none, so it gets plain calls of `Optional` functions).
 //! The task requests go over raw HTTP, as a client of the extension sends them.
 
+mod mcp_common;
+
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -136,44 +138,11 @@ async fn serve(configure: impl FnOnce(McpServer) -> McpServer) -> (McpHttpServer
 /// One stateless 2026-07-28 request over raw HTTP (with the tasks extension declared when
 /// `tasks`): the JSON-RPC response.
 async fn rpc(server: &McpHttpServer, method: &str, params: Value, tasks: bool) -> Value {
-    let mut params = params;
     let mut capabilities = json!({"elicitation": {}});
     if tasks {
         capabilities["extensions"] = json!({ TASKS: {} });
     }
-    params["_meta"] = json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
-        "io.modelcontextprotocol/clientCapabilities": capabilities,
-    });
-    let name = params["name"]
-        .as_str()
-        .or_else(|| params["taskId"].as_str())
-        .map(str::to_owned);
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-    let mut request = reqwest::Client::new()
-        .post(server.url())
-        .header("Authorization", format!("Bearer {TOKEN}"))
-        .header("Accept", "application/json, text/event-stream")
-        .header("MCP-Protocol-Version", "2026-07-28")
-        .header("Mcp-Method", method);
-    if let Some(name) = name {
-        request = request.header("Mcp-Name", name);
-    }
-    let text = request
-        .json(&body)
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    let json = text
-        .lines()
-        .filter_map(|line| line.strip_prefix("data:"))
-        .next_back()
-        .map_or(text.as_str(), str::trim);
-    serde_json::from_str(json).unwrap_or_else(|e| panic!("{e}: {text}"))
+    mcp_common::stateless_request(&server.url(), TOKEN, method, params, capabilities).await
 }
 
 /// A task-creating `tools/call`: the task's id.

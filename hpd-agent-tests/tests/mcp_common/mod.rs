@@ -90,3 +90,50 @@ pub fn free_port() -> u16 {
 pub fn process_alive(pid: &str) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| !stat.contains(") Z "))
 }
+
+/// One stateless 2026-07-28 request (`method` with `params`, its `_meta` filled in with the
+/// client `capabilities`) over raw HTTP to `url`, with a bearer `token`: the JSON-RPC response,
+/// from a JSON body or the last event of an event stream. `Mcp-Name` is the params' `name`
+/// (or `taskId`) when they have one.
+pub async fn stateless_request(
+    url: &str,
+    token: &str,
+    method: &str,
+    params: serde_json::Value,
+    capabilities: serde_json::Value,
+) -> serde_json::Value {
+    let mut params = params;
+    params["_meta"] = serde_json::json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": capabilities,
+    });
+    let name = params["name"]
+        .as_str()
+        .or_else(|| params["taskId"].as_str())
+        .map(str::to_owned);
+    let body = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    let mut request = reqwest::Client::new()
+        .post(url)
+        .header("Authorization", format!("Bearer {token}"))
+        .header("Accept", "application/json, text/event-stream")
+        .header("MCP-Protocol-Version", "2026-07-28")
+        .header("Mcp-Method", method);
+    if let Some(name) = name {
+        request = request.header("Mcp-Name", name);
+    }
+    let text = request
+        .json(&body)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let json = text
+        .lines()
+        .filter_map(|line| line.strip_prefix("data:"))
+        .next_back()
+        .map_or(text.as_str(), str::trim);
+    serde_json::from_str(json).unwrap_or_else(|e| panic!("{e}: {text}"))
+}
