@@ -575,6 +575,7 @@ pub(crate) struct Asking {
 
 impl Asking {
     /// The asks of a call answered by `asker` (none answered when `None`).
+    #[cfg(feature = "mcp")]
     pub(crate) fn new(asker: Option<Arc<dyn Asker>>) -> Self {
         Asking {
             asker,
