@@ -38,7 +38,7 @@ done
 calls() { "$bin" load "$url" 16 "$1" $mode | sed -E 's/.*: ([0-9]+) calls.*/\1/'; }
 # The instructions of the newest dump.
 dumped() {
-  callgrind_control -d "$server" >/dev/null
+  callgrind_control -d "$server" >/dev/null 2>&1
   sleep 1
   local file
   file=$(ls -t "$out_dir"/cg.*.out.* | head -n1)
@@ -46,7 +46,7 @@ dumped() {
 }
 
 calls 1 >/dev/null
-callgrind_control -z "$server" >/dev/null
+callgrind_control -z "$server" >/dev/null 2>&1
 short_calls=$(calls 2)
 short=$(dumped)
 long_calls=$(calls 8)
