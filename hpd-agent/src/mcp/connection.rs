@@ -259,6 +259,52 @@ fn state_only_pause(rounds: usize) -> Duration {
     Duration::from_millis((50u64 << rounds.min(3)).min(250))
 }
 
+impl SavedRound {
+    /// The round of an `input_required` result for the tool or prompt `name`; an error text
+    /// for a result that asks for nothing and carries no state (it could never end).
+    fn of(name: &str, result: rmcp::model::InputRequiredResult) -> Result<SavedRound, String> {
+        let inputs = result.input_requests.unwrap_or_default();
+        if inputs.is_empty() && result.request_state.is_none() {
+            return Err(
+                "the server's input_required result asks for nothing and has no request state"
+                    .to_owned(),
+            );
+        }
+        Ok(SavedRound {
+            tool: name.to_owned(),
+            state: result.request_state,
+            inputs,
+        })
+    }
+}
+
+/// How many `input_required` rounds a request took, and how many in a row asked for nothing.
+#[derive(Default)]
+struct Rounds {
+    taken: usize,
+    state_only: usize,
+}
+
+impl Rounds {
+    /// Counts `round` before it is answered: an error text past [`MAX_ROUNDS`] (`what` is what
+    /// the server never gave), and the pause of a round that asks for nothing.
+    async fn next(&mut self, round: &SavedRound, what: &str) -> Result<(), String> {
+        self.taken += 1;
+        if self.taken > MAX_ROUNDS {
+            return Err(format!(
+                "the server asked for input {MAX_ROUNDS} times without giving the {what}"
+            ));
+        }
+        if round.inputs.is_empty() {
+            tokio::time::sleep(state_only_pause(self.state_only)).await;
+            self.state_only += 1;
+        } else {
+            self.state_only = 0;
+        }
+        Ok(())
+    }
+}
+
 /// The client side of one session: answers the server's notifications and requests.
 struct ClientState {
     /// Set by `notifications/tools/list_changed`; the owner re-lists and clears it.
@@ -743,7 +789,7 @@ impl Connection {
         }
         let deadline = tokio::time::Instant::now() + timeout;
         let mut sign_ins = 0;
-        let (mut rounds, mut state_only) = (0, 0);
+        let mut rounds = Rounds::default();
         // A call that goes on after a deferred question answers its saved round first.
         let mut round = asker
             .and_then(|asker| asker.pause())
@@ -752,18 +798,10 @@ impl Connection {
             .filter(|saved| saved.tool == params.name);
         loop {
             if let Some(saved) = round.take() {
-                rounds += 1;
-                if rounds > MAX_ROUNDS {
-                    return Err(CallFailure::Protocol(format!(
-                        "the server asked for input {MAX_ROUNDS} times without giving the result"
-                    )));
-                }
-                if saved.inputs.is_empty() {
-                    tokio::time::sleep(state_only_pause(state_only)).await;
-                    state_only += 1;
-                } else {
-                    state_only = 0;
-                }
+                rounds
+                    .next(&saved, "result")
+                    .await
+                    .map_err(CallFailure::Protocol)?;
                 let responses = tokio::time::timeout_at(deadline, self.answer_round(&saved, asker))
                     .await
                     .map_err(|_| CallFailure::TimedOut(timeout))??;
@@ -776,18 +814,8 @@ impl Connection {
             let error = match answer {
                 Ok(Ok(CallToolResponse::Complete(result))) => return Ok(result),
                 Ok(Ok(CallToolResponse::InputRequired(result))) => {
-                    let inputs = result.input_requests.unwrap_or_default();
-                    if inputs.is_empty() && result.request_state.is_none() {
-                        return Err(CallFailure::Protocol(
-                            "the server's input_required result asks for nothing and has no request state"
-                                .to_owned(),
-                        ));
-                    }
-                    round = Some(SavedRound {
-                        tool: params.name.to_string(),
-                        state: result.request_state,
-                        inputs,
-                    });
+                    round =
+                        Some(SavedRound::of(&params.name, result).map_err(CallFailure::Protocol)?);
                     continue;
                 }
                 Ok(Ok(_)) => {
@@ -1005,7 +1033,7 @@ impl Connection {
             timeout,
         };
         let deadline = tokio::time::Instant::now() + timeout;
-        let (mut rounds, mut state_only) = (0, 0);
+        let mut rounds = Rounds::default();
         loop {
             let left = deadline.saturating_duration_since(tokio::time::Instant::now());
             let response = self
@@ -1023,30 +1051,8 @@ impl Connection {
                 GetPromptResponse::InputRequired(result) => result,
                 _ => return Err(failed("the answer is not a prompts/get result".to_owned())),
             };
-            rounds += 1;
-            if rounds > MAX_ROUNDS {
-                return Err(failed(format!(
-                    "the server asked for input {MAX_ROUNDS} times without giving the prompt"
-                )));
-            }
-            let inputs = result.input_requests.unwrap_or_default();
-            if inputs.is_empty() {
-                if result.request_state.is_none() {
-                    return Err(failed(
-                        "the server's input_required result asks for nothing and has no request state"
-                            .to_owned(),
-                    ));
-                }
-                tokio::time::sleep(state_only_pause(state_only)).await;
-                state_only += 1;
-            } else {
-                state_only = 0;
-            }
-            let saved = SavedRound {
-                tool: params.name.clone(),
-                state: result.request_state,
-                inputs,
-            };
+            let saved = SavedRound::of(&params.name, result).map_err(failed)?;
+            rounds.next(&saved, "prompt").await.map_err(failed)?;
             let responses = tokio::time::timeout_at(deadline, self.answer_round(&saved, None))
                 .await
                 .map_err(|_| timed_out())?

@@ -66,6 +66,16 @@ pub(crate) struct SessionHandler {
     log_level: Arc<Mutex<LogLevel>>,
 }
 
+/// A request's arguments as the text the tool session takes (and a request state is bound
+/// to): `{}` when there are none.
+fn arguments_text(arguments: Option<&rmcp::model::JsonObject>) -> String {
+    // A map with string keys always serializes.
+    arguments.map_or_else(
+        || "{}".to_owned(),
+        |map| serde_json::to_string(map).unwrap_or_else(|_| "{}".to_owned()),
+    )
+}
+
 impl SessionHandler {
     pub(crate) fn new(
         tools: ToolSession,
@@ -501,11 +511,7 @@ impl ServerHandler for SessionHandler {
                 .await
                 .map(Into::into);
         }
-        let arguments = request.arguments.as_ref().map_or_else(
-            || "{}".to_owned(),
-            // A map with string keys always serializes.
-            |map| serde_json::to_string(map).unwrap_or_else(|_| "{}".to_owned()),
-        );
+        let arguments = arguments_text(request.arguments.as_ref());
         let codec = &self.identity.request_state;
         let rounds = Arc::new(RoundAsker::open(
             codec,
@@ -653,11 +659,7 @@ impl SessionHandler {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let refreshed = self.tools.refresh().await;
-        let arguments = request.arguments.map_or_else(
-            || "{}".to_owned(),
-            // A map with string keys always serializes.
-            |map| serde_json::to_string(&map).unwrap_or_else(|_| "{}".to_owned()),
-        );
+        let arguments = arguments_text(request.arguments.as_ref());
         let call_id = format!("mcp-{}", self.calls.fetch_add(1, Ordering::Relaxed) + 1);
         // A request of a revision without `initialize` has no session: nothing it does may
         // depend on, or change, what earlier requests expanded. Those revisions also forbid
