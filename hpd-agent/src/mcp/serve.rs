@@ -498,10 +498,7 @@ impl ServerHandler for SessionHandler {
         context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::GetPromptResponse, ErrorData> {
         self.require_prompts("prompts/get")?;
-        let stateless = context
-            .protocol_version()
-            .is_some_and(|version| !version.has_initialize());
-        if !stateless {
+        if !is_stateless(&context) {
             let asker = Arc::new(SessionAsker {
                 peer: context.peer.clone(),
             });
@@ -665,9 +662,7 @@ impl SessionHandler {
         // depend on, or change, what earlier requests expanded. Those revisions also forbid
         // requests to the client: a function's asks end the call with an `input_required`
         // result instead, and it runs again with the answers.
-        let stateless = context
-            .protocol_version()
-            .is_some_and(|version| !version.has_initialize());
+        let stateless = is_stateless(&context);
         // A function that runs as a task: only on 2026-07-28, for a client that declares the
         // tasks extension on this request.
         let tasks = self
@@ -1060,16 +1055,21 @@ fn task_required(name: &str) -> ErrorData {
     error
 }
 
+/// Whether the request is of a revision without `initialize` (2026-07-28 on): no session, and
+/// asks of the client become `input_required` rounds.
+fn is_stateless(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .protocol_version()
+        .is_some_and(|version| !version.has_initialize())
+}
+
 /// The `tasks/*` methods exist on 2026-07-28 requests only (the tasks extension is not
 /// defined for the revisions with sessions): `-32601` on those.
 fn require_stateless(
     context: &RequestContext<RoleServer>,
     method: &'static str,
 ) -> Result<(), ErrorData> {
-    if context
-        .protocol_version()
-        .is_some_and(|version| !version.has_initialize())
-    {
+    if is_stateless(context) {
         Ok(())
     } else {
         Err(method_not_found(method))
