@@ -150,7 +150,7 @@ async fn fixed_keeps_every_request_of_a_session_a_continuation_of_the_last() {
     // The file container's result carries its system prompt, since the system text never does.
     let (opened, _) = requests[4].tool_result("c3").unwrap();
     assert!(opened.starts_with(
-        "FileTools expanded. Available functions: read_file, write_file\n\nCall them with call_function"
+        "FileTools expanded. Available functions: read_file, write_file\n\nCall them through call_function"
     ));
     assert!(opened.ends_with(
         "## Active container instructions\n\n### FileTools\nPaths are relative to the workspace."
@@ -696,8 +696,8 @@ async fn a_container_opened_again_in_a_session_does_not_repeat_what_the_history_
         again,
         "MathTools is already open: its functions are add, multiply, divide, and their \
          parameters are in an earlier result. Calling MathTools again opens nothing new. Run the \
-         function you need now with call_function, giving {\"name\": \"<function>\", \
-         \"arguments\": {...}}.\n\nMath tools are active."
+         function you need now through call_function: {\"name\": \"call_function\", \
+         \"arguments\": {\"name\": \"<function>\", \"arguments\": {...}}}.\n\nMath tools are active."
     );
     assert_continuations(&requests);
 
@@ -759,7 +759,7 @@ async fn fixed_says_a_container_called_again_in_a_turn_is_already_open() {
     assert!(!error);
     assert!(
         again.starts_with("MathTools is already open: its functions are add, multiply, divide,")
-            && again.contains("Run the function you need now with call_function")
+            && again.contains("Run the function you need now through call_function: ")
             && !again.contains(r#"{"name":"add","#),
         "{again}"
     );
@@ -1026,7 +1026,12 @@ async fn open_ahead_opens_the_container_the_message_needs() {
     assert!(
         opened.starts_with("MathTools expanded. Available functions: add, multiply, divide")
             && opened.contains(r#"{"name":"multiply","#)
-            && opened.ends_with("\n\nThe request again: Multiply 6 by 7, please."),
+            && opened.ends_with(
+                "\n\nOf the functions of MathTools, multiply fits the request best. Run it \
+                 now: {\"name\": \"call_function\", \"arguments\": {\"name\": \
+                 \"multiply\", \"arguments\": {...}}}.\n\nThe request again: Multiply 6 by \
+                 7, please."
+            ),
         "{opened}"
     );
     // The second turn names MathTools again: its schemas are in the history, so nothing more
@@ -1190,7 +1195,11 @@ async fn container_notes_answer_container_calls_in_the_users_turn() {
     assert!(
         opened.starts_with("MathTools expanded. Available functions: add, multiply, divide\n\n")
             && opened.contains(r#"{"name":"add","#)
-            && opened.ends_with("\n\nThe request again: Add 1 and 2."),
+            && opened.ends_with(
+                "\n\nOf the functions of MathTools, add fits the request best. Run it now: \
+                 {\"name\": \"call_function\", \"arguments\": {\"name\": \"add\", \
+                 \"arguments\": {...}}}.\n\nThe request again: Add 1 and 2."
+            ),
         "{opened}"
     );
     let third = &requests[2].messages;
@@ -1206,8 +1215,8 @@ async fn container_notes_answer_container_calls_in_the_users_turn() {
             "\n\nOf the functions of MathTools, add fits the request best. Its parameters:\n\
              {\"name\":\"add\",\"description\":\"Adds two integers.\","
         ) && again.contains(
-            "Run it now with call_function, giving {\"name\": \"add\", \"arguments\": {...}}.\n\n\
-             The request again: Add 1 and 2."
+            "Run it now: {\"name\": \"call_function\", \"arguments\": {\"name\": \"add\", \
+             \"arguments\": {...}}}.\n\nThe request again: Add 1 and 2."
         ),
         "{again}"
     );
@@ -1292,4 +1301,84 @@ fn container_notes_in_json_config() {
     let text = config.to_json();
     assert!(text.contains(r#""container_notes": true"#), "{text}");
     assert_eq!(AgentConfig::from_json(&text).unwrap(), config);
+}
+
+/// In `fixed`, a call through the call tool that writes `null` for an optional parameter
+/// whose schema rejects `null` runs without that key (the form small models and strict modes
+/// write for "left out"); a `null` for a required parameter is still a mismatch, and the
+/// function never runs with it. A note's hint for a member that takes no parameters gives
+/// `"arguments": {}` in its call.
+#[tokio::test]
+async fn fixed_drops_the_nulls_of_optional_parameters_and_hints_whole_calls() {
+    let _serial = SERIAL.lock().await;
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&seen);
+    let think = Tool::new(
+        "think",
+        "Records one thought.",
+        json!({
+            "type": "object",
+            "properties": {
+                "thought": {"type": "string"},
+                "branch": {"type": "integer", "minimum": 1}
+            },
+            "required": ["thought"],
+            "additionalProperties": false
+        }),
+        move |arguments, _| {
+            sink.lock().unwrap().push(arguments.to_string());
+            async { ToolResult::ok("noted") }
+        },
+    );
+    let graph = Tool::new(
+        "read_graph",
+        "Reads the whole knowledge graph.",
+        json!({"type": "object", "properties": {}}),
+        |_, _| async { ToolResult::ok("graph") },
+    );
+    let notes = HarnessBuilder::new("Notes")
+        .with_collapse("Thoughts and the knowledge graph")
+        .with_tool(think)
+        .with_tool(graph)
+        .build()
+        .unwrap();
+    let client = ScriptedChatClient::with_replies([
+        through("c1", "think", json!({"thought": "a", "branch": null})),
+        through("c2", "think", json!({"thought": null})),
+        ChatResponse::text("done"),
+    ]);
+    let out = AgentBuilder::new()
+        .with_collapsing_layout(CollapsingLayout::Fixed)
+        .configure_harness_collapsing(|c| c.open_ahead = Some(0.1))
+        .with_harness(notes)
+        .with_chat_client(client.clone())
+        .build()
+        .unwrap()
+        .run("Read the knowledge graph.")
+        .await
+        .unwrap();
+    assert_eq!(out.text, "done");
+    let requests = client.requests();
+    let ChatMessage::User { content } = &requests[0].messages[0] else {
+        panic!("the user's message: {:?}", requests[0].messages);
+    };
+    assert!(
+        content.ends_with(
+            "\n\nOf the functions of Notes, read_graph fits the request best. Run it now: \
+             {\"name\": \"call_function\", \"arguments\": {\"name\": \"read_graph\", \
+             \"arguments\": {}}}.\n\nThe request again: Read the knowledge graph."
+        ),
+        "{content}"
+    );
+    assert_eq!(requests[1].tool_result("c1"), Some(("noted", false)));
+    assert_eq!(
+        requests[2].tool_result("c2"),
+        Some((
+            "Invalid arguments for 'think': at $.thought: null is not of type \"string\"",
+            true
+        ))
+    );
+    // The body saw the arguments without the dropped key, once.
+    assert_eq!(*seen.lock().unwrap(), [r#"{"thought":"a"}"#]);
+    assert_continuations(&requests);
 }

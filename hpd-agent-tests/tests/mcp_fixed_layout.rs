@@ -91,7 +91,7 @@ async fn fixed_is_served_without_list_changed_and_hide_sends_it() {
         let opened = tools.call_tool("m1", list[2], "{}").await.unwrap();
         assert!(!opened.result.is_error, "{}", opened.result.text);
         assert!(
-            opened.result.text.starts_with("MathTools expanded. Available functions: add, multiply, divide\n\nCall them with call_function"),
+            opened.result.text.starts_with("MathTools expanded. Available functions: add, multiply, divide\n\nCall them through call_function"),
             "{}",
             opened.result.text
         );

@@ -139,7 +139,7 @@ async fn a_fixed_server_serves_2026_07_28_without_session_state() {
             .result;
         assert!(
             opened.text.starts_with(
-                "MathTools expanded. Available functions: add, multiply, divide\n\nCall them with call_function, giving {\"name\": \"<function>\", \"arguments\": {...}}:\n{\"name\":\"add\""
+                "MathTools expanded. Available functions: add, multiply, divide\n\nCall them through call_function, as {\"name\": \"call_function\", \"arguments\": {\"name\": \"<function>\", \"arguments\": {...}}}:\n{\"name\":\"add\""
             ),
             "{}",
             opened.text

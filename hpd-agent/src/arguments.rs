@@ -14,13 +14,37 @@
 //! makes them by default: a server that documents a `date-time` may still accept what it
 //! accepts. Arguments that are not a JSON object are left to the function, whose parse error
 //! says what it expected; a schema the validator cannot compile checks nothing (the function still parses).
+//!
+//! One repair is made before a mismatch is reported: a top-level `null` given for a parameter
+//! the schema does not require and whose own schema rejects `null` is dropped, as if the key
+//! were absent, and the function runs with the arguments without it. Models fill every listed
+//! parameter and write `null` for those they mean to leave out (the form OpenAI's strict mode
+//! asks of optional fields), and the parameter being optional says that leaving it out is
+//! what the function accepts. Nothing else is changed: a `null` the schema accepts is passed
+//! on, a `null` for a required parameter or deeper in the arguments is a mismatch.
 
 use serde_json::Value;
+
+/// What [`ArgumentCheck::check`] makes of a call's arguments.
+#[derive(Debug, PartialEq, Eq)]
+#[cfg_attr(not(feature = "argument-validation"), allow(dead_code))]
+pub(crate) enum Checked {
+    /// They match (or are left to the function): run with them as sent.
+    Pass,
+    /// They match once the `null`s of optional parameters that reject `null` are dropped: run
+    /// with this JSON text instead.
+    Repaired(String),
+    /// They do not match: `at {path}: {what}` (see [`ArgumentCheck::mismatch`]).
+    Mismatch(String),
+}
 
 /// The compiled schema of one function's parameters.
 pub(crate) struct ArgumentCheck {
     #[cfg(feature = "argument-validation")]
     validator: Option<jsonschema::Validator>,
+    /// The schema's top-level `required` keys, whose `null` is never dropped.
+    #[cfg(feature = "argument-validation")]
+    required: Vec<String>,
 }
 
 impl ArgumentCheck {
@@ -39,7 +63,20 @@ impl ArgumentCheck {
                 None
             }
         };
-        ArgumentCheck { validator }
+        let required = schema
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|keys| {
+                keys.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default();
+        ArgumentCheck {
+            validator,
+            required,
+        }
     }
 
     /// Without the `argument-validation` feature nothing is compiled.
@@ -55,19 +92,55 @@ impl ArgumentCheck {
     #[cfg(feature = "argument-validation")]
     pub(crate) fn mismatch(&self, arguments: &str) -> Option<String> {
         let validator = self.validator.as_ref()?;
-        let text = arguments.trim();
-        let instance: Value = if text.is_empty() {
-            Value::Object(serde_json::Map::new())
-        } else {
-            serde_json::from_str(text).ok()?
-        };
-        // Arguments that are no object are the function's to refuse: its parse error says so.
-        if !instance.is_object() {
-            return None;
-        }
+        let instance = object(arguments)?;
         let error = validator.validate(&instance).err()?;
-        let path = json_path(&instance, error.instance_path().as_str());
-        Some(format!("at {path}: {error}"))
+        Some(describe(&instance, &error))
+    }
+
+    /// Checks `arguments` (a JSON text; empty counts as `{}`) before a call runs: they pass,
+    /// they pass once the `null`s of optional parameters that reject `null` are dropped (the
+    /// module's one repair), or the first mismatch of the arguments so repaired is reported.
+    #[cfg(feature = "argument-validation")]
+    pub(crate) fn check(&self, arguments: &str) -> Checked {
+        let Some(validator) = self.validator.as_ref() else {
+            return Checked::Pass;
+        };
+        let Some(mut instance) = object(arguments) else {
+            return Checked::Pass;
+        };
+        // The common case, a call that matches, pays for one validation.
+        if validator.is_valid(&instance) {
+            return Checked::Pass;
+        }
+        // The top-level keys whose `null` the schema rejects: a type (or other) error whose
+        // instance is that `null` itself.
+        let rejected: Vec<String> = validator
+            .iter_errors(&instance)
+            .filter(|error| error.instance().is_null())
+            .filter_map(|error| {
+                let pointer = error.instance_path().as_str();
+                let key = pointer.strip_prefix('/')?;
+                (!key.contains('/')).then(|| key.replace("~1", "/").replace("~0", "~"))
+            })
+            .filter(|key| !self.required.iter().any(|required| required == key))
+            .collect();
+        if let Value::Object(map) = &mut instance {
+            for key in &rejected {
+                map.remove(key);
+            }
+        }
+        match validator.validate(&instance) {
+            Ok(()) if rejected.is_empty() => Checked::Pass,
+            Ok(()) => Checked::Repaired(instance.to_string()),
+            Err(error) => Checked::Mismatch(describe(&instance, &error)),
+        }
+    }
+
+    /// Without the `argument-validation` feature every call passes here.
+    #[cfg(not(feature = "argument-validation"))]
+    #[allow(clippy::unused_self)]
+    pub(crate) fn check(&self, _arguments: &str) -> Checked {
+        Checked::Pass
     }
 
     /// Without the `argument-validation` feature every call passes here.
@@ -76,6 +149,26 @@ impl ArgumentCheck {
     pub(crate) fn mismatch(&self, _arguments: &str) -> Option<String> {
         None
     }
+}
+
+/// The arguments text as a JSON object (empty counts as `{}`); `None` when it is not JSON or
+/// not an object, which the function's own parse error refuses.
+#[cfg(feature = "argument-validation")]
+fn object(arguments: &str) -> Option<Value> {
+    let text = arguments.trim();
+    let instance: Value = if text.is_empty() {
+        Value::Object(serde_json::Map::new())
+    } else {
+        serde_json::from_str(text).ok()?
+    };
+    instance.is_object().then_some(instance)
+}
+
+/// A mismatch as the error result gives it: `at {path}: {what}`.
+#[cfg(feature = "argument-validation")]
+fn describe(instance: &Value, error: &jsonschema::ValidationError<'_>) -> String {
+    let path = json_path(instance, error.instance_path().as_str());
+    format!("at {path}: {error}")
 }
 
 /// A JSON pointer into `instance` written as a JSON path: `$`, then `.key` for a key that is an
@@ -163,5 +256,66 @@ mod tests {
         // A schema that does not compile checks nothing.
         let broken = super::ArgumentCheck::new("f", &json!({"type": 12}));
         assert_eq!(broken.mismatch(r#"{"a": 1}"#), None);
+    }
+
+    #[cfg(feature = "argument-validation")]
+    #[test]
+    fn nulls_of_optional_parameters_that_reject_null_are_dropped() {
+        use super::Checked;
+        let check = super::ArgumentCheck::new(
+            "think",
+            &json!({
+                "type": "object",
+                "properties": {
+                    "thought": {"type": "string"},
+                    "branch": {"type": "integer", "minimum": 1},
+                    "a/b": {"type": "string"},
+                    "note": {"type": ["string", "null"]},
+                    "options": {"type": "object", "properties": {"depth": {"type": "integer"}}}
+                },
+                "required": ["thought"],
+                "additionalProperties": false
+            }),
+        );
+        assert_eq!(
+            check.check(r#"{"thought": "t", "branch": 2}"#),
+            Checked::Pass
+        );
+        // The optional `branch` rejects null: dropped, and the call runs without it.
+        assert_eq!(
+            check.check(r#"{"thought": "t", "branch": null, "a/b": null}"#),
+            Checked::Repaired(r#"{"thought":"t"}"#.to_owned())
+        );
+        // A null the schema accepts is passed on as sent.
+        assert_eq!(
+            check.check(r#"{"thought": "t", "note": null}"#),
+            Checked::Pass
+        );
+        assert_eq!(
+            check.check(r#"{"thought": "t", "note": null, "branch": null}"#),
+            Checked::Repaired(r#"{"note":null,"thought":"t"}"#.to_owned())
+        );
+        // A null for a required parameter, or deeper down, is a mismatch.
+        assert_eq!(
+            check.check(r#"{"thought": null}"#),
+            Checked::Mismatch("at $.thought: null is not of type \"string\"".to_owned())
+        );
+        assert_eq!(
+            check.check(r#"{"thought": "t", "options": {"depth": null}}"#),
+            Checked::Mismatch("at $.options.depth: null is not of type \"integer\"".to_owned())
+        );
+        // Another mismatch is reported for the arguments without the dropped nulls.
+        assert_eq!(
+            check.check(r#"{"thought": "t", "branch": null, "extra": 1}"#),
+            Checked::Mismatch(
+                "at $: Additional properties are not allowed ('extra' was unexpected)".to_owned()
+            )
+        );
+        assert_eq!(
+            check.check(r#"{"thought": "t", "branch": 0}"#),
+            Checked::Mismatch("at $.branch: 0 is less than the minimum of 1".to_owned())
+        );
+        // Not an object: the function's own parse refuses it.
+        assert_eq!(check.check("[null]"), Checked::Pass);
     }
 }

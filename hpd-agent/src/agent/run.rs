@@ -733,9 +733,10 @@ impl Turn<'_> {
     }
 
     /// Opens the containers that the turn's `message` ranks high enough (the `open_ahead`
-    /// setting), before the turn's first request. In `fixed` the containers' answers are added
-    /// to the turn's user message, after [`OPENED_AHEAD`] and their names, and followed by the
-    /// user's text again: a model shown a container call it did not make tends to make it
+    /// setting), before the turn's first request. In `fixed` the containers' answers, and for
+    /// each the member that fits the message best with the call that runs it, are added to the
+    /// turn's user message, after [`OPENED_AHEAD`] and their names, and followed by the user's
+    /// text again: a model shown a container call it did not make tends to make it
     /// again (see the `open_ahead` module).
     /// In `native` (tool references or additions) the opening is what the model's own
     /// container calls would have been: an assistant message calling them and each one's result, since
@@ -763,6 +764,7 @@ impl Turn<'_> {
         let at = self.history.len();
         let mut calls = Vec::with_capacity(opening.len());
         let mut results = Vec::with_capacity(opening.len());
+        let mut hints = Vec::new();
         for (i, h) in opening.into_iter().enumerate() {
             let call = ToolCall::new(
                 format!("hpd_open_{at}_{i}"),
@@ -788,6 +790,7 @@ impl Turn<'_> {
                 }
                 calls.push(call);
                 results.push(result);
+                hints.extend(tools.member_hint(h, message, &delivered));
             }
         }
         if calls.is_empty() {
@@ -803,6 +806,7 @@ impl Turn<'_> {
                     ChatMessage::Tool { content, .. } => Some(content.as_str()),
                     _ => None,
                 })
+                .chain(hints.iter().map(String::as_str))
                 .collect();
             let note = opened_note(&names, &answers.join("\n\n"), content);
             content.push_str("\n\n");
@@ -948,12 +952,13 @@ impl Turn<'_> {
     /// Writes the layout's answers to a response whose calls were all container calls as one
     /// note in the user's turn (the `container_notes` setting): the response keeps its text
     /// only (it is left out when it has none), and the note names the containers, gives their
-    /// answers (for a container called again, the member that fits the message best, with its
-    /// schema) and repeats the turn's user `message`, as opening ahead writes it.
+    /// answers and the member of each that fits the message best with the call that runs it
+    /// (with its schema, for a container called again), and repeats the turn's user `message`,
+    /// as opening ahead writes it.
     fn note_answers(&mut self, harnesses: &[usize], answers: &[String], message: &str) {
         let tools = self.tools;
         // What the conversation showed before these answers: a container whose every schema
-        // it holds was called again, and its note names the member that fits the message.
+        // it holds was called again, and its hint carries the member's schema.
         let sent = (*self.trimmed).min(self.history.len());
         let delivered = tools.delivered(&self.history[sent..]);
         let hints: Vec<String> = harnesses

@@ -1014,10 +1014,10 @@ impl Toolset {
             format!(
                 "{name} is already open: its functions are {list}, and their parameters are in \
                  an earlier result. Calling {name} again opens nothing new. Run the function \
-                 you need now with {CALL_TOOL}, giving {{\"name\": \"<function>\", \"arguments\": \
-                 {{...}}}}.",
+                 you need now through {CALL_TOOL}: {call}.",
                 name = group.name,
-                list = self.member_lists[h]
+                list = self.member_lists[h],
+                call = call_example("<function>", "{...}"),
             )
         } else {
             format!(
@@ -1054,42 +1054,67 @@ impl Toolset {
         text
     }
 
-    /// For a container of harness `h` called again although the conversation shows every
-    /// member's schema (the `container_notes` setting, in `fixed`): a line naming the member
-    /// whose name and description fit the turn's `message` best (BM25 over the harness's
-    /// members; its only member when it has one), with its schema line and the call that runs
-    /// it. `None` when the history does not show every member yet, or no member shares a word
-    /// with the message.
+    /// For a container of harness `h` answered in a note (the `container_notes` setting and
+    /// opening ahead, in `fixed`): a line naming the member whose name and description fit the
+    /// turn's `message` best (BM25 over the harness's members, a name's words counting twice,
+    /// since a word of the name says more than one of the description: "Multiply 6 by 7" is
+    /// `multiply`'s, not `divide`'s "Divides a by b"; its only member when it has one), with the
+    /// whole call that runs it. When the history already shows every member's
+    /// schema (the container is called again, and its answer lists none), the line carries that
+    /// member's schema too. `None` outside `fixed`, or when no member shares a word with the
+    /// message.
+    ///
+    /// The call is written out whole, `{"name": "call_function", "arguments": {"name": ...}}`:
+    /// a small model that writes its calls as `{"name": ..., "arguments": ...}` reads the call
+    /// tool's own `name`/`arguments` as its call's and calls the container again, and once it
+    /// is shown the nesting it calls the member (`BENCHMARKS.md`, "Seventh run").
     pub(crate) fn member_hint(
         &self,
         h: usize,
         message: &str,
         delivered: &Delivered,
     ) -> Option<String> {
-        if self.layout() != Layout::Fixed || !self.all_delivered(h, delivered) {
+        if self.layout() != Layout::Fixed {
             return None;
         }
         let members = &self.catalog.groups[h].members;
-        let f = if members.len() == 1 {
-            0
-        } else {
-            let ranker = open_ahead::Ranker::new(
-                members
-                    .iter()
-                    .enumerate()
-                    .map(|(f, m)| (f, vec![m.name().to_owned(), m.description().to_owned()]))
-                    .collect(),
-            );
-            ranker.rank(message).first()?.0
+        let f = match members.len() {
+            0 => return None,
+            1 => 0,
+            _ => {
+                let ranker = open_ahead::Ranker::new(
+                    members
+                        .iter()
+                        .enumerate()
+                        .map(|(f, m)| {
+                            let name = m.name().to_owned();
+                            (f, vec![name.clone(), name, m.description().to_owned()])
+                        })
+                        .collect(),
+                );
+                ranker.rank(message).first()?.0
+            }
         };
-        let name = members[f].name();
-        Some(format!(
-            "Of the functions of {harness}, {name} fits the request best. Its parameters:\n\
-             {line}\nRun it now with {CALL_TOOL}, giving {{\"name\": \"{name}\", \"arguments\": \
-             {{...}}}}.",
-            harness = self.catalog.groups[h].name,
-            line = self.schema_lines[h][f],
-        ))
+        let member = &members[f];
+        let arguments = if takes_no_arguments(&member.definition().parameters) {
+            "{}"
+        } else {
+            "{...}"
+        };
+        let call = call_example(member.name(), arguments);
+        let harness = &self.catalog.groups[h].name;
+        let name = member.name();
+        Some(if self.all_delivered(h, delivered) {
+            format!(
+                "Of the functions of {harness}, {name} fits the request best. Its parameters:\n\
+                 {line}\nRun it now: {call}.",
+                line = self.schema_lines[h][f],
+            )
+        } else {
+            format!(
+                "Of the functions of {harness}, {name} fits the request best. Run it now: {call}."
+            )
+        })
     }
 
     /// Whether harness `h` has members and the history shows the fixed layout's line of
@@ -1111,7 +1136,8 @@ impl Toolset {
             .filter(|line| !delivered.schemas.contains(*line))
             .collect();
         let mut text = format!(
-            "Call them with {CALL_TOOL}, giving {{\"name\": \"<function>\", \"arguments\": {{...}}}}"
+            "Call them through {CALL_TOOL}, as {}",
+            call_example("<function>", "{...}")
         );
         if fresh.is_empty() {
             text.push_str(". Their parameters are in an earlier result.");
@@ -1162,6 +1188,25 @@ fn schema_line(definition: &ToolDefinition) -> String {
         Value::String(definition.description.clone()),
         definition.parameters
     )
+}
+
+/// A whole call of [`CALL_TOOL`] that runs `function` with `arguments` (JSON text, or a
+/// placeholder such as `{...}`), written as a model writes a call:
+/// `{"name": "call_function", "arguments": {"name": "<function>", "arguments": {...}}}`.
+fn call_example(function: &str, arguments: &str) -> String {
+    format!(
+        "{{\"name\": \"{CALL_TOOL}\", \"arguments\": {{\"name\": \"{function}\", \"arguments\": \
+         {arguments}}}}}"
+    )
+}
+
+/// Whether a parameter schema declares no parameters (no `properties`, or none in it), so
+/// that the call's arguments are `{}`.
+fn takes_no_arguments(parameters: &Value) -> bool {
+    parameters
+        .get("properties")
+        .and_then(Value::as_object)
+        .is_none_or(serde_json::Map::is_empty)
 }
 
 /// The call tool of the fixed layout.

@@ -278,7 +278,9 @@ impl CollapsingConfig {
 /// a member through [`CALL_TOOL`] with `{"name": "<member>", "arguments": {...}}`. Such a call
 /// takes exactly the path of a direct call of the member, after its arguments are checked
 /// against the member's JSON Schema (with the `argument-validation` feature, on by default; a
-/// mismatch is answered with the JSON path of the first mismatch, and nothing runs). A member
+/// mismatch is answered with the JSON path of the first mismatch, and nothing runs; a `null`
+/// written for an optional parameter whose schema rejects `null` is dropped first, as if the
+/// key were absent). A member
 /// called directly by its name works too (recovery expands its container first when needed).
 ///
 /// In `native`, the members are sent as deferred tools the provider loads when a container is

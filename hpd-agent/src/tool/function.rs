@@ -17,7 +17,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::context::FunctionContext;
 use super::result::{FunctionFailure, ToolResult};
-use crate::arguments::ArgumentCheck;
+use crate::arguments::{ArgumentCheck, Checked};
 use crate::ask::Asker;
 use crate::chat::ToolDefinition;
 use crate::events::EventSink;
@@ -465,14 +465,25 @@ impl Function {
         asker: Option<&Arc<dyn Asker>>,
         turn_id: Option<&Arc<str>>,
     ) -> Result<ToolResult, FunctionFailure> {
-        if self.checks_arguments
-            && let Some(mismatch) = self
+        let repaired;
+        let arguments = if self.checks_arguments {
+            match self
                 .check
                 .get_or_init(|| ArgumentCheck::new(&self.name, &self.definition.parameters))
-                .mismatch(arguments)
-        {
-            return Err(FunctionFailure::InvalidArguments(mismatch));
-        }
+                .check(arguments)
+            {
+                Checked::Pass => arguments,
+                Checked::Repaired(text) => {
+                    repaired = text;
+                    repaired.as_str()
+                }
+                Checked::Mismatch(mismatch) => {
+                    return Err(FunctionFailure::InvalidArguments(mismatch));
+                }
+            }
+        } else {
+            arguments
+        };
         let parts = CallParts {
             function: &self.name,
             harness: &self.harness,
