@@ -305,7 +305,7 @@ fn runtime_tools() {
         &[
             "harness Tickets from the manifest: create_ticket, close_ticket",
             "request: tools [Tickets, call_function]",
-            "Call them with call_function",
+            "Call them through call_function",
             "request: tools [Tickets, call_function]",
             "create_ticket -> create_ticket done with {\"title\":\"Printer on fire\"}",
             "lists: Tickets, call_function",

@@ -358,7 +358,7 @@ pub fn tool_harness(args: TokenStream, input: TokenStream) -> TokenStream {
 /// assert_eq!(requests[0].tool_names(), ["MathTools", "call_function"]);
 /// assert_eq!(requests[0].tools[0].description, "Math operations (functions: add)");
 /// let (result, _) = requests[1].tool_result("c1").unwrap();
-/// assert!(result.starts_with("MathTools expanded. Available functions: add\n\nCall them with call_function"));
+/// assert!(result.starts_with("MathTools expanded. Available functions: add\n\nCall them through call_function"));
 /// assert!(result.contains(r#"{"name":"add","description":"Adds two integers.""#));
 /// assert!(result.contains("Math tools are active."));
 /// assert!(result.contains("Use exact arithmetic."));

@@ -118,7 +118,7 @@ struct State {
 ///
 /// let opened = tools.call_tool("c1", "Arithmetic", "{}").await?;
 /// assert!(opened.expanded);
-/// assert!(opened.result.text.starts_with("Arithmetic expanded. Available functions: add\n\nCall them with call_function"));
+/// assert!(opened.result.text.starts_with("Arithmetic expanded. Available functions: add\n\nCall them through call_function"));
 /// assert_eq!(tools.visible_tool_names(), ["Arithmetic", "call_function"]);
 ///
 /// let sum = tools.call_tool("c2", "call_function", r#"{"name": "add", "arguments": {"a": 2, "b": 3}}"#).await?;
