@@ -9,7 +9,10 @@
 //! container round trip: the round trips saved), how often it ranked first, how often it was
 //! the only one opened, how
 //! often only other containers were (their schemas cost tokens and buy nothing), and how often
-//! nothing was, with the `o200k_base` tokens the openings added to the first request.
+//! nothing was, with the `o200k_base` tokens the openings added to the first request. Then,
+//! for every task, the member the `fixed` layout's note names as fitting the message best once
+//! the model opens the container the task needs (`collapsing.container_notes`), against the
+//! member the task needs.
 //!
 //! ```sh
 //! eval "$(bash .ci/mcp-servers.sh)"
@@ -70,6 +73,38 @@ async fn open_for(
         .sum();
     let opened = opened.lock().expect("events").clone();
     Ok(Outcome { opened, tokens })
+}
+
+/// The member a note names for `prompt` once the model opens `harness` itself (the
+/// `container_notes` setting, no opening ahead): the `fixed` layout's hint of the member that
+/// fits the message best. `None` when the note names none.
+async fn hint_for(
+    harnesses: &[DynamicHarness],
+    prompt: &str,
+    harness: &str,
+) -> Result<Option<String>, String> {
+    let client = ScriptedChatClient::with_replies([
+        ChatResponse::tool_calls(vec![hpd_agent::ToolCall::new("c1", harness, "{}")]),
+        ChatResponse::text("ok"),
+    ]);
+    let builder = AgentBuilder::new()
+        .with_collapsing_layout(CollapsingLayout::Fixed)
+        .configure_harness_collapsing(|c| c.container_notes = true)
+        .with_chat_client(client.clone());
+    let agent = catalog::register_mcp(builder, harnesses)
+        .build()
+        .map_err(|e| e.to_string())?;
+    agent.run(prompt).await.map_err(|e| e.to_string())?;
+    let requests = client.requests();
+    let second = requests.get(1).ok_or("no second request was sent")?;
+    let Some(ChatMessage::User { content }) = second.messages.last() else {
+        return Err("the second request does not end with the note".to_owned());
+    };
+    let lead = format!("Of the functions of {harness}, ");
+    Ok(content.split_once(&lead).and_then(|(_, rest)| {
+        rest.split_once(" fits the request best")
+            .map(|(member, _)| member.to_owned())
+    }))
 }
 
 fn main() {
@@ -155,6 +190,36 @@ fn main() {
         hpd_agent::config::DEFAULT_OPEN_AHEAD
     );
     for miss in misses {
+        println!("- {miss}");
+    }
+    // The member hint of a note, for the harness each task needs.
+    let mut named = 0;
+    let mut wrong: Vec<String> = Vec::new();
+    for (task, needed) in tasks.iter().zip(&needed) {
+        let prompt = task
+            .prompt
+            .replace("{scratch}", &folder)
+            .replace("{repo}", &format!("{folder}/repo"));
+        let hint = runtime
+            .block_on(hint_for(&harnesses, &prompt, needed))
+            .unwrap_or_else(|e| panic!("task {}: {e}", task.id));
+        if hint.as_deref() == Some(task.function.as_str()) {
+            named += 1;
+        } else {
+            wrong.push(format!(
+                "{}: needed {}, named {}",
+                task.id,
+                task.function,
+                hint.as_deref().unwrap_or("none")
+            ));
+        }
+    }
+    println!(
+        "\nthe note's member hint (container_notes, the needed container opened by the model) \
+         names the task's function in {named} of {} tasks; the others:",
+        tasks.len()
+    );
+    for miss in wrong {
         println!("- {miss}");
     }
     let _ = std::fs::remove_dir_all(&scratch);

@@ -1056,10 +1056,8 @@ impl Toolset {
 
     /// For a container of harness `h` answered in a note (the `container_notes` setting and
     /// opening ahead, in `fixed`): a line naming the member whose name and description fit the
-    /// turn's `message` best (BM25 over the harness's members, a name's words counting twice,
-    /// since a word of the name says more than one of the description: "Multiply 6 by 7" is
-    /// `multiply`'s, not `divide`'s "Divides a by b"; its only member when it has one), with the
-    /// whole call that runs it. When the history already shows every member's
+    /// turn's `message` best (BM25 over the harness's members, see [`hint_texts`]; its only
+    /// member when it has one), with the whole call that runs it. When the history already shows every member's
     /// schema (the container is called again, and its answer lists none), the line carries that
     /// member's schema too. `None` outside `fixed`, or when no member shares a word with the
     /// message.
@@ -1086,10 +1084,7 @@ impl Toolset {
                     members
                         .iter()
                         .enumerate()
-                        .map(|(f, m)| {
-                            let name = m.name().to_owned();
-                            (f, vec![name.clone(), name, m.description().to_owned()])
-                        })
+                        .map(|(f, m)| (f, hint_texts(m)))
                         .collect(),
                 );
                 ranker.rank(message).first()?.0
@@ -1188,6 +1183,32 @@ fn schema_line(definition: &ToolDefinition) -> String {
         Value::String(definition.description.clone()),
         definition.parameters
     )
+}
+
+/// What a member is ranked by for [`Toolset::member_hint`]: its name twice, its description,
+/// and the names and descriptions of its top-level parameters. A word of the name says more
+/// than one of the description ("Multiply 6 by 7" is `multiply`'s, not `divide`'s "Divides a
+/// by b"), and the parameters say what a function works on ("Add README.md to the staging
+/// area" is `git_add`'s, whose parameter is `files`, not `git_commit`'s). How often the hint
+/// names the member a task needs is measured by the repository's `open_ahead` benchmark
+/// (`BENCHMARKS.md`, "Seventh run").
+fn hint_texts(member: &Function) -> Vec<String> {
+    let name = member.name().to_owned();
+    let mut texts = vec![name.clone(), name, member.description().to_owned()];
+    if let Some(properties) = member
+        .definition()
+        .parameters
+        .get("properties")
+        .and_then(Value::as_object)
+    {
+        for (key, property) in properties {
+            texts.push(key.clone());
+            if let Some(description) = property.get("description").and_then(Value::as_str) {
+                texts.push(description.to_owned());
+            }
+        }
+    }
+    texts
 }
 
 /// A whole call of [`CALL_TOOL`] that runs `function` with `arguments` (JSON text, or a
