@@ -83,37 +83,42 @@ async fn container_text() -> String {
     outcome.result.text
 }
 
-/// Two worked examples of the pattern: question, container call, its result, member call
-/// through the call tool, its result, answer.
-fn few_shot(expansion: &str) -> Vec<ChatMessage> {
-    let mut history = Vec::new();
-    for (n, city, weather) in [(1, "Paris", "Sunny, 20 C"), (2, "Rome", "Cloudy, 15 C")] {
-        let container = format!("example_{n}_container");
-        let member = format!("example_{n}_member");
-        history.push(ChatMessage::user(format!("What is the weather in {city}?")));
-        history.push(ChatMessage::Assistant {
-            content: None,
-            tool_calls: vec![ToolCall::new(&container, "LiveForecasts", "{}")],
-            reasoning: vec![],
-        });
-        history.push(ChatMessage::tool(container, expansion.to_owned(), false));
-        history.push(ChatMessage::Assistant {
-            content: None,
-            tool_calls: vec![ToolCall::new(
-                &member,
-                CALL_TOOL,
-                format!(r#"{{"name": "get_weather", "arguments": {{"city": "{city}"}}}}"#),
-            )],
-            reasoning: vec![],
-        });
-        history.push(ChatMessage::tool(member, weather.to_owned(), false));
-        history.push(ChatMessage::Assistant {
-            content: Some(format!("It is {} in {city}.", weather.to_lowercase())),
-            tool_calls: vec![],
-            reasoning: vec![],
-        });
+/// Two worked examples of the pattern (question, container call, its result, member call
+/// through the call tool, its result, answer), written by the agent itself from scripted
+/// replies, so the history holds exactly what a session of the fixed layout holds: the second
+/// container call is answered that the container is already open, as the live question's will be.
+async fn few_shot() -> Vec<ChatMessage> {
+    let mut replies = Vec::new();
+    for (n, city) in [(1, "Paris"), (2, "Rome")] {
+        replies.push(ChatResponse::tool_calls(vec![ToolCall::new(
+            format!("example_{n}_container"),
+            "LiveForecasts",
+            "{}",
+        )]));
+        replies.push(ChatResponse::tool_calls(vec![ToolCall::new(
+            format!("example_{n}_member"),
+            CALL_TOOL,
+            format!(r#"{{"name": "get_weather", "arguments": {{"city": "{city}"}}}}"#),
+        )]));
+        replies.push(ChatResponse::text(format!(
+            "It is snowing, -3 C in {city}."
+        )));
     }
-    history
+    let agent = AgentBuilder::new()
+        .with_instructions(INSTRUCTIONS)
+        .with_tool_harness::<LiveForecasts>()
+        .with_collapsing_layout(CollapsingLayout::Fixed)
+        .with_chat_client(hpd_agent::ScriptedChatClient::with_replies(replies))
+        .build()
+        .expect("agent builds");
+    let mut session = agent.session();
+    for city in ["Paris", "Rome"] {
+        session
+            .run(&format!("What is the weather in {city}?"))
+            .await
+            .unwrap_or_else(|e| panic!("scripted example for {city}: {e}"));
+    }
+    session.history().to_vec()
 }
 
 #[tokio::test]
@@ -158,7 +163,7 @@ async fn fixed_layout_follows_the_pattern_and_keeps_the_cache() {
         .expect("agent builds");
     let events = Arc::new(Mutex::new(Vec::new()));
     let seen = Arc::clone(&events);
-    let mut session = agent.resume(SessionState::from_history(few_shot(&expansion)));
+    let mut session = agent.resume(SessionState::from_history(few_shot().await));
     let visible = Arc::new(Mutex::new(Vec::new()));
     let lists = Arc::clone(&visible);
     let output = session

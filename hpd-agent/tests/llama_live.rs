@@ -234,6 +234,108 @@ async fn a_reply_cut_at_the_token_limit_says_length() {
     }
 }
 
+/// A tool call cut off at the output limit (its arguments are not JSON) gets an error result,
+/// and the session goes on through every client: the next request, whose history holds the cut
+/// call, is accepted. llama.cpp parses the arguments of the history's calls and answers HTTP
+/// 500 to text that does not parse, so the clients send such arguments back as `{}`.
+#[tokio::test]
+async fn a_session_goes_on_after_a_call_cut_at_the_token_limit() {
+    let Some(url) = server("a_session_goes_on_after_a_call_cut_at_the_token_limit") else {
+        return;
+    };
+    let cut = r#"{"city": "Oslo", "units": "#;
+    // The history a session has after the model's call was cut: written by the agent itself.
+    let scripted = hpd_agent::ScriptedChatClient::with_replies([
+        hpd_agent::ChatResponse::tool_calls(vec![ToolCall::new("cut_1", "get_weather", cut)])
+            .with_finish_reason(FinishReason::Length),
+        hpd_agent::ChatResponse::text("I could not look it up."),
+    ]);
+    let agent = AgentBuilder::new()
+        .with_instructions(INSTRUCTIONS)
+        .with_tool_harness::<LiveWeather>()
+        .with_chat_client(scripted)
+        .build()
+        .unwrap_or_else(|e| panic!("build: {e}"));
+    let mut session = agent.resume(SessionState::from_history(few_shot()));
+    session
+        .run("What is the weather in Oslo?")
+        .await
+        .unwrap_or_else(|e| panic!("scripted run: {e}"));
+    let history = session.history().to_vec();
+    let (call, result) = history
+        .iter()
+        .enumerate()
+        .find_map(|(i, m)| match m {
+            ChatMessage::Assistant { tool_calls, .. }
+                if tool_calls.iter().any(|c| c.id == "cut_1") =>
+            {
+                Some((&tool_calls[0], &history[i + 1]))
+            }
+            _ => None,
+        })
+        .expect("the cut call is in the history");
+    assert_eq!(call.arguments, cut, "the history keeps what the model sent");
+    assert!(
+        matches!(result, ChatMessage::Tool { is_error: true, .. }),
+        "the cut call got an error result: {result:?}"
+    );
+    let clients: Vec<(&str, Box<dyn ChatClient>)> = vec![
+        (
+            "chat completions",
+            Box::new(
+                OpenAiClient::new("smollm2", "")
+                    .and_then(|c| c.with_base_url(format!("{url}/v1")))
+                    .unwrap_or_else(|e| panic!("{e}"))
+                    .with_timeout(Duration::from_secs(120)),
+            ),
+        ),
+        (
+            "responses",
+            Box::new(
+                OpenAiResponsesClient::new("smollm2", "")
+                    .and_then(|c| c.with_base_url(format!("{url}/v1")))
+                    .unwrap_or_else(|e| panic!("{e}"))
+                    .with_timeout(Duration::from_secs(120)),
+            ),
+        ),
+        (
+            "messages",
+            Box::new(
+                AnthropicClient::new("smollm2", "")
+                    .and_then(|c| c.with_base_url(&url))
+                    .unwrap_or_else(|e| panic!("{e}"))
+                    .with_timeout(Duration::from_secs(120)),
+            ),
+        ),
+    ];
+    for (api, client) in clients {
+        let agent = AgentBuilder::new()
+            .with_instructions(INSTRUCTIONS)
+            .with_tool_harness::<LiveWeather>()
+            .with_max_iterations(3)
+            .with_model_options(
+                ModelOptions::new()
+                    .with_temperature(0.0)
+                    .with_max_output_tokens(32),
+            )
+            .with_chat_client(client)
+            .build()
+            .unwrap_or_else(|e| panic!("build: {e}"));
+        let mut live = agent.resume(SessionState::from_history(history.clone()));
+        // The model may go on calling the tool; what counts is that the server accepted
+        // every request, so a run that used up its iterations passes too.
+        match live.run("What is the weather in Rome?").await {
+            Ok(_) | Err(hpd_agent::RunError::MaxIterations(_)) => {}
+            Err(e) => panic!("{api}: a request after the cut call failed: {e}"),
+        }
+        assert!(
+            live.history().len() > history.len(),
+            "{api}: the run added to the history"
+        );
+        assert_valid(live.history());
+    }
+}
+
 /// The context size of one slot of the server, from its `/props`.
 async fn context_size(url: &str) -> usize {
     let props: serde_json::Value = reqwest::get(format!("{url}/props"))

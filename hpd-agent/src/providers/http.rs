@@ -634,6 +634,18 @@ pub(crate) fn arguments_text(arguments: Option<Value>) -> String {
     }
 }
 
+/// The arguments of a tool call of the history as a request sends them back: the model's text
+/// when it is a JSON object, `{}` otherwise. Arguments that are not an object (empty, malformed,
+/// or cut off at the output limit; the call's result already told the model so) would make
+/// servers that parse them refuse the whole request (llama.cpp answers HTTP 500 "Failed to parse
+/// tool call arguments as JSON"), and the session could not go on. The session's history keeps
+/// the model's text unchanged; only the request carries `{}`.
+pub(crate) fn arguments_to_send(arguments: &str) -> &str {
+    let object = arguments.trim_start().starts_with('{')
+        && serde_json::from_str::<serde::de::IgnoredAny>(arguments).is_ok();
+    if object { arguments } else { "{}" }
+}
+
 /// Encodes a request body: `body` as JSON with the fields of `extra` merged into its top level
 /// (replacing fields of the same name).
 pub(crate) fn encode_body(
@@ -681,6 +693,26 @@ pub(crate) fn env_var(lookup: &dyn Fn(&str) -> Option<String>, name: &str) -> Op
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn arguments_that_are_not_an_object_go_back_as_an_empty_one() {
+        assert_eq!(
+            arguments_to_send(r#"{"city": "Oslo"}"#),
+            r#"{"city": "Oslo"}"#
+        );
+        assert_eq!(arguments_to_send(" {}\n"), " {}\n");
+        for sent in [
+            "",
+            "  ",
+            r#"{"name": "get_weather", "arguments": {"city": "Oslo","#,
+            r#"["Oslo"]"#,
+            r#""Oslo""#,
+            "null",
+            r#"{"city": "Oslo"} trailing"#,
+        ] {
+            assert_eq!(arguments_to_send(sent), "{}", "{sent:?}");
+        }
+    }
 
     #[test]
     fn provider_messages() {

@@ -8,7 +8,9 @@ use crate::chat::{
     ToolCall, ToolChoice, Usage,
 };
 use crate::output::OutputSchema;
-use crate::providers::http::{MAX_EXCERPT, arguments_text, embedded_error, parse_json, shorten};
+use crate::providers::http::{
+    MAX_EXCERPT, arguments_text, arguments_to_send, embedded_error, parse_json, shorten,
+};
 
 /// The request body. `None` fields are left out, so the server's defaults apply.
 #[derive(Serialize)]
@@ -170,12 +172,7 @@ impl<'a> WireRequest<'a> {
                             kind: "function",
                             function: WireFunctionCall {
                                 name: &call.name,
-                                // Servers that parse the arguments reject "".
-                                arguments: if call.arguments.trim().is_empty() {
-                                    "{}"
-                                } else {
-                                    &call.arguments
-                                },
+                                arguments: arguments_to_send(&call.arguments),
                             },
                         })
                         .collect(),

@@ -8,7 +8,9 @@ use crate::chat::{
     ChatError, ChatMessage, ChatRequest, ChatResponse, ContentPart, DeferredGroup, FinishReason,
     Reasoning, ToolCall, ToolChoice, ToolDefinition, Usage,
 };
-use crate::providers::http::{MAX_EXCERPT, arguments_text, embedded_error, parse_json, shorten};
+use crate::providers::http::{
+    MAX_EXCERPT, arguments_text, arguments_to_send, embedded_error, parse_json, shorten,
+};
 use crate::providers::strict::{Dialect, strict_schema};
 
 /// Builds the request body (before `extra` is merged). `additions`: the deferred tools are
@@ -197,11 +199,7 @@ fn input_items(request: &ChatRequest<'_>, additions: bool) -> Vec<Value> {
                     items.push(json!({"type": "message", "role": "assistant", "content": text}));
                 }
                 for call in tool_calls {
-                    let arguments = if call.arguments.trim().is_empty() {
-                        "{}"
-                    } else {
-                        &call.arguments
-                    };
+                    let arguments = arguments_to_send(&call.arguments);
                     if request.tool_search == Some(call.name.as_str()) {
                         searches.push(&call.id);
                         let arguments: Value =
