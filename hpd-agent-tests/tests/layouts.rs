@@ -1382,3 +1382,73 @@ async fn fixed_drops_the_nulls_of_optional_parameters_and_hints_whole_calls() {
     assert_eq!(*seen.lock().unwrap(), [r#"{"thought":"a"}"#]);
     assert_continuations(&requests);
 }
+
+/// A note's hint does not name a member whose description says it is deprecated while another
+/// member fits the message at least half as well: the deprecated twin of a function (same
+/// words, "DEPRECATED: Use ... instead") ranks as high as its replacement, and the model runs
+/// whatever the hint names. When the deprecated member is the only one that fits well, the
+/// hint names it.
+#[tokio::test]
+async fn fixed_hints_never_name_a_deprecated_member_beside_its_replacement() {
+    let _serial = SERIAL.lock().await;
+    let reader = |name: &str, description: &str| {
+        Tool::new(
+            name,
+            description,
+            json!({"type": "object", "properties": {"path": {"type": "string"}}}),
+            |_, _| async { ToolResult::ok("text") },
+        )
+    };
+    let files = || {
+        HarnessBuilder::new("Files")
+            .with_collapse("Reading files")
+            .with_tool(reader(
+                "read_file",
+                "Read the complete contents of a file as text. DEPRECATED: Use read_text_file \
+                 instead.",
+            ))
+            .with_tool(reader(
+                "read_text_file",
+                "Read the complete contents of a file from the file system as text. Handles \
+                 various text encodings and provides detailed error messages if the file \
+                 cannot be read. Only works within allowed directories.",
+            ))
+            .with_tool(reader(
+                "list_archive",
+                "List an old archive, deprecated format.",
+            ))
+            .build()
+            .unwrap()
+    };
+    let hint = |message: &'static str| async move {
+        let client = ScriptedChatClient::with_replies([ChatResponse::text("done")]);
+        AgentBuilder::new()
+            .with_collapsing_layout(CollapsingLayout::Fixed)
+            .configure_harness_collapsing(|c| c.open_ahead = Some(0.1))
+            .with_harness(files())
+            .with_chat_client(client.clone())
+            .build()
+            .unwrap()
+            .run(message)
+            .await
+            .unwrap();
+        let requests = client.requests();
+        let ChatMessage::User { content } = &requests[0].messages[0] else {
+            panic!("the user's message: {:?}", requests[0].messages);
+        };
+        content
+            .split("Of the functions of Files, ")
+            .nth(1)
+            .and_then(|rest| rest.split_once(' '))
+            .map(|(name, _)| name.to_owned())
+            .unwrap_or_else(|| panic!("no hint in {content}"))
+    };
+    // `read_file` ranks first on these words (its name is two of them, and its document is
+    // the shortest), yet the hint names its replacement.
+    assert_eq!(
+        hint("Read the text file notes.txt.").await,
+        "read_text_file"
+    );
+    // The deprecated member is the one that fits (the others share only "the"): it is named.
+    assert_eq!(hint("List the archive.").await, "list_archive");
+}

@@ -1057,7 +1057,8 @@ impl Toolset {
     /// For a container of harness `h` answered in a note (the `container_notes` setting and
     /// opening ahead, in `fixed`): a line naming the member whose name and description fit the
     /// turn's `message` best (BM25 over the harness's members, see [`hint_texts`]; its only
-    /// member when it has one), with the whole call that runs it. When the history already shows every member's
+    /// member when it has one; a member whose description says it is deprecated yields to the
+    /// best other member scoring at least half as well), with the whole call that runs it. When the history already shows every member's
     /// schema (the container is called again, and its answer lists none), the line carries that
     /// member's schema too. `None` outside `fixed`, or when no member shares a word with the
     /// message.
@@ -1087,7 +1088,19 @@ impl Toolset {
                         .map(|(f, m)| (f, hint_texts(m)))
                         .collect(),
                 );
-                ranker.rank(message).first()?.0
+                let ranked = ranker.rank(message);
+                let &(best, score) = ranked.first()?;
+                // A member that says it is deprecated yields to the best other member that
+                // scores at least half as well: its replacement serves the same requests with
+                // nearly the same words, and the model runs what the hint names.
+                if says_deprecated(&members[best]) {
+                    ranked
+                        .iter()
+                        .find(|&&(f, s)| !says_deprecated(&members[f]) && s >= score / 2.0)
+                        .map_or(best, |&(f, _)| f)
+                } else {
+                    best
+                }
             }
         };
         let member = &members[f];
@@ -1219,6 +1232,17 @@ fn call_example(function: &str, arguments: &str) -> String {
         "{{\"name\": \"{CALL_TOOL}\", \"arguments\": {{\"name\": \"{function}\", \"arguments\": \
          {arguments}}}}}"
     )
+}
+
+/// Whether `member`'s description says it is deprecated (the word, in any case), as servers
+/// mark a function kept for old clients beside its replacement ("DEPRECATED: Use
+/// read_text_file instead."). MCP has no annotation for it.
+fn says_deprecated(member: &Function) -> bool {
+    member
+        .definition()
+        .description
+        .to_lowercase()
+        .contains("deprecated")
 }
 
 /// Whether a parameter schema declares no parameters (no `properties`, or none in it), so

@@ -65,8 +65,14 @@ pub struct CollapsingConfig {
     /// calls still get their results (`ToolCallCompleted` events, middleware, traces); only
     /// the history holds the note instead. A small model shown its own container call tends to
     /// make it again (`BENCHMARKS.md`, "Accuracy on a real model"); with the note it reads the
-    /// schemas as given and calls the member. The assistant's text of that response, if any,
-    /// stays. The history stays append-only, so the cached prefix is kept.
+    /// schemas as given and calls the member. Each note (and each opening ahead, in `fixed`)
+    /// ends with a hint: the member that fits the user's message best (BM25 over the members'
+    /// names, counted twice, their descriptions and their parameters' names and descriptions;
+    /// a member whose description says it is deprecated yields to the best other one scoring
+    /// at least half as well) and the whole call that runs it. The model follows the hint, so
+    /// a wrong hint costs the task (`BENCHMARKS.md`, "Seventh run"). The assistant's text of
+    /// that response, if any, stays. The history stays append-only, so the cached prefix is
+    /// kept.
     pub container_notes: bool,
 }
 

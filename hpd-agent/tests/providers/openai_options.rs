@@ -166,4 +166,11 @@ async fn reasoning_content_is_kept_and_sent_back_inside_tool_loops() {
         "only inside tool loops: {}",
         body["messages"][4]
     );
+    // The history's call whose arguments are not JSON goes back with `{}` (llama.cpp parses
+    // the arguments of every call it is sent, and answers HTTP 500 to text that does not
+    // parse); the well-formed one goes back as the model wrote it.
+    let calls = &body["messages"][1]["tool_calls"];
+    assert_eq!(calls[0]["function"]["arguments"], r#"{"a": 2, "b": 3}"#);
+    assert_eq!(calls[1]["function"]["name"], "multiply");
+    assert_eq!(calls[1]["function"]["arguments"], "{}");
 }

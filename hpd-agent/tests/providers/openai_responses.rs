@@ -118,8 +118,10 @@ async fn requests_are_typed_items_with_store_off_and_the_options() {
                 {"type": "message", "role": "assistant", "content": "Let me compute."},
                 {"type": "function_call", "call_id": "call_add", "name": "add",
                  "arguments": "{\"a\": 2, \"b\": 3}"},
+                // Arguments that are not a JSON object go back as `{}`: servers that
+                // parse them would refuse the request.
                 {"type": "function_call", "call_id": "call_mul", "name": "multiply",
-                 "arguments": "not json"},
+                 "arguments": "{}"},
                 {"type": "function_call_output", "call_id": "call_add", "output": "5"},
                 {"type": "function_call_output", "call_id": "call_mul",
                  "output": "Invalid arguments for 'multiply'"},
