@@ -63,14 +63,20 @@ async fn open_for(
     agent.run(prompt).await.map_err(|e| e.to_string())?;
     let requests = client.requests();
     let first = requests.first().ok_or("no request was sent")?;
-    let tokens = first
+    // In `fixed` an opening goes into the user's message (the containers' answers, then the
+    // request again); in `native` into a tool result. What the message holds beyond the
+    // request itself is what the openings added.
+    let sent: usize = first
         .messages
         .iter()
-        .filter_map(|m| match m {
-            ChatMessage::Tool { content, .. } => Some(catalog::tokens(content).len()),
-            _ => None,
+        .map(|m| match m {
+            ChatMessage::Tool { content, .. } | ChatMessage::User { content } => {
+                catalog::tokens(content).len()
+            }
+            _ => 0,
         })
         .sum();
+    let tokens = sent.saturating_sub(catalog::tokens(prompt).len());
     let opened = opened.lock().expect("events").clone();
     Ok(Outcome { opened, tokens })
 }
