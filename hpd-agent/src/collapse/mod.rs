@@ -1058,10 +1058,10 @@ impl Toolset {
     /// opening ahead, in `fixed`): a line naming the member whose name and description fit the
     /// turn's `message` best (BM25 over the harness's members, see [`hint_texts`]; its only
     /// member when it has one; a member whose description says it is deprecated yields to the
-    /// best other member scoring at least half as well), with the whole call that runs it. When the history already shows every member's
-    /// schema (the container is called again, and its answer lists none), the line carries that
-    /// member's schema too. `None` outside `fixed`, or when no member shares a word with the
-    /// message.
+    /// best other member scoring at least half as well), with the whole call that runs it.
+    /// When the history already shows every member's schema (the container is called again,
+    /// and its answer lists none), the line carries that member's schema too. `None` outside
+    /// `fixed`, or when no member shares a word with the message.
     ///
     /// The call is written out whole, `{"name": "call_function", "arguments": {"name": ...}}`:
     /// a small model that writes its calls as `{"name": ..., "arguments": ...}` reads the call
@@ -1092,15 +1092,12 @@ impl Toolset {
                 let &(best, score) = ranked.first()?;
                 // A member that says it is deprecated yields to the best other member that
                 // scores at least half as well: its replacement serves the same requests with
-                // nearly the same words, and the model runs what the hint names.
-                if says_deprecated(&members[best]) {
-                    ranked
-                        .iter()
-                        .find(|&&(f, s)| !says_deprecated(&members[f]) && s >= score / 2.0)
-                        .map_or(best, |&(f, _)| f)
-                } else {
-                    best
-                }
+                // nearly the same words, and the model runs what the hint names. (When the
+                // best is not deprecated, it is the first that qualifies.)
+                ranked
+                    .iter()
+                    .find(|&&(f, s)| !says_deprecated(&members[f]) && s >= score / 2.0)
+                    .map_or(best, |&(f, _)| f)
             }
         };
         let member = &members[f];

@@ -639,7 +639,8 @@ pub(crate) fn arguments_text(arguments: Option<Value>) -> String {
 /// or cut off at the output limit; the call's result already told the model so) would make
 /// servers that parse them refuse the whole request (llama.cpp answers HTTP 500 "Failed to parse
 /// tool call arguments as JSON"), and the session could not go on. The session's history keeps
-/// the model's text unchanged; only the request carries `{}`.
+/// the model's text unchanged; only the request carries `{}`. (The Anthropic client applies the
+/// same rule to the `input` object of its `tool_use` blocks.)
 pub(crate) fn arguments_to_send(arguments: &str) -> &str {
     let object = arguments.trim_start().starts_with('{')
         && serde_json::from_str::<serde::de::IgnoredAny>(arguments).is_ok();
