@@ -29,7 +29,24 @@ use hpd_agent::harness::DynamicHarness;
 use hpd_agent::{AgentBuilder, AgentEvent, ChatMessage, ChatResponse, ScriptedChatClient};
 
 /// The thresholds measured (BM25 scores).
-const THRESHOLDS: [f64; 9] = [0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0];
+const THRESHOLDS: [f64; 10] = [2.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 12.0, 14.0];
+
+/// Messages that need none of the catalog's tools (talk, general knowledge, writing): an
+/// opening for one of them costs its schemas' tokens and buys nothing.
+const NO_TOOL: [&str; 12] = [
+    "Hello, how are you?",
+    "Thanks, that is all.",
+    "What can you do?",
+    "Who are you?",
+    "Write a haiku about autumn.",
+    "Explain what a monad is.",
+    "Summarise our conversation so far.",
+    "Translate 'good morning' into French.",
+    "What is the capital of Australia?",
+    "Give me three ideas for a birthday present.",
+    "Is a tomato a fruit or a vegetable?",
+    "Please answer in shorter sentences from now on.",
+];
 
 /// What opening ahead did for one task.
 struct Outcome {
@@ -119,8 +136,11 @@ fn main() {
         .enable_all()
         .build()
         .expect("runtime");
-    let scratch = std::env::temp_dir().join(format!("hpd-open-ahead-{}", std::process::id()));
-    std::fs::create_dir_all(&scratch).expect("scratch folder");
+    // A folder named as the accuracy harness's are (`/tmp/.tmpXXXXXX`): the tasks' paths are
+    // part of the ranked message, and a name of words ("open", "ahead") would rank the
+    // members that share them.
+    let scratch_dir = tempfile::tempdir().expect("scratch folder");
+    let scratch = scratch_dir.path().canonicalize().expect("scratch folder");
     let harnesses = match runtime.block_on(catalog::mcp_catalog(&scratch)) {
         Ok(harnesses) => harnesses,
         Err(e) => {
@@ -147,9 +167,10 @@ fn main() {
         hpd_agent::config::OPEN_AHEAD_MAX
     );
     println!(
-        "| threshold | needed opened (round trips saved) | needed ranked first | needed alone | other only | nothing | containers opened | tokens added, mean per task |"
+        "| threshold | needed opened (round trips saved) | needed ranked first | needed alone | other only | nothing | containers opened | tokens added, mean per task | opened for the {} messages needing no tool |",
+        NO_TOOL.len()
     );
-    println!("|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|");
     let mut misses: Vec<String> = Vec::new();
     for threshold in THRESHOLDS {
         let (mut hit, mut first, mut alone, mut other, mut nothing, mut count, mut tokens) =
@@ -186,9 +207,23 @@ fn main() {
                 ));
             }
         }
+        let mut idle = Vec::new();
+        for message in NO_TOOL {
+            let outcome = runtime
+                .block_on(open_for(&harnesses, message, threshold))
+                .unwrap_or_else(|e| panic!("{message:?}: {e}"));
+            if let Some(opened) = outcome.opened.first() {
+                idle.push(format!("{message:?}: {opened}"));
+            }
+        }
         println!(
-            "| {threshold} | {hit} | {first} | {alone} | {other} | {nothing} | {count} | {:.0} |",
-            tokens as f64 / tasks.len() as f64
+            "| {threshold} | {hit} | {first} | {alone} | {other} | {nothing} | {count} | {:.0} | {} |",
+            tokens as f64 / tasks.len() as f64,
+            if idle.is_empty() {
+                "0".to_owned()
+            } else {
+                format!("{} ({})", idle.len(), idle.join("; "))
+            }
         );
     }
     println!(
@@ -228,5 +263,5 @@ fn main() {
     for miss in wrong {
         println!("- {miss}");
     }
-    let _ = std::fs::remove_dir_all(&scratch);
+    drop(scratch_dir);
 }

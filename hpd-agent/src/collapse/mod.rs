@@ -624,16 +624,16 @@ impl Toolset {
                     .zip(&containers)
                     .enumerate()
                     .filter(|(_, (_, container))| container.is_some())
-                    .map(|(h, (g, _))| {
-                        let mut texts = vec![g.name.to_string()];
+                    .flat_map(|(h, (g, _))| {
+                        let mut own = vec![g.name.to_string()];
                         if let Some(collapse) = &g.collapse {
-                            texts.push(collapse.description.clone());
+                            own.push(collapse.description.clone());
                         }
-                        for member in &g.members {
-                            texts.push(member.name().to_owned());
-                            texts.push(member.definition().description.clone());
-                        }
-                        (h, texts)
+                        std::iter::once((h, own)).chain(g.members.iter().map(move |member| {
+                            let mut texts = vec![g.name.to_string()];
+                            texts.extend(hint_texts(member));
+                            (h, texts)
+                        }))
                     })
                     .collect(),
             ),
@@ -1066,7 +1066,13 @@ impl Toolset {
     /// The call is written out whole, `{"name": "call_function", "arguments": {"name": ...}}`:
     /// a small model that writes its calls as `{"name": ..., "arguments": ...}` reads the call
     /// tool's own `name`/`arguments` as its call's and calls the container again, and once it
-    /// is shown the nesting it calls the member (`BENCHMARKS.md`, "Seventh run").
+    /// is shown the nesting it calls the member (`BENCHMARKS.md`, "Seventh run"). Its
+    /// arguments outline the member's required parameters, each with a placeholder naming it
+    /// (`{"repo_path": "<repo_path>", "revision": "<revision>"}`, nested objects and arrays
+    /// outlined too), and the optional ones are named after the call: shown `{...}`, the
+    /// model left out required arguments it wrote correctly with the tools listed flat, and
+    /// shown only the required ones, it left out an optional one the request asked for
+    /// (`BENCHMARKS.md`, "Ninth run").
     pub(crate) fn member_hint(
         &self,
         h: usize,
@@ -1101,12 +1107,12 @@ impl Toolset {
             }
         };
         let member = &members[f];
-        let arguments = if takes_no_arguments(&member.definition().parameters) {
-            "{}"
-        } else {
-            "{...}"
-        };
-        let call = call_example(member.name(), arguments);
+        let parameters = &member.definition().parameters;
+        let mut call = call_example(member.name(), &argument_outline(parameters));
+        let optional = optional_arguments(parameters);
+        if !optional.is_empty() {
+            call.push_str(&format!(" (optional arguments: {})", optional.join(", ")));
+        }
         let harness = &self.catalog.groups[h].name;
         let name = member.name();
         Some(if self.all_delivered(h, delivered) {
@@ -1242,13 +1248,79 @@ fn says_deprecated(member: &Function) -> bool {
         .contains("deprecated")
 }
 
-/// Whether a parameter schema declares no parameters (no `properties`, or none in it), so
-/// that the call's arguments are `{}`.
-fn takes_no_arguments(parameters: &Value) -> bool {
+/// The names an object schema's `required` lists.
+fn required_names(schema: &Value) -> Vec<&str> {
+    schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
+}
+
+/// The names of a parameter schema's top-level properties that are not required.
+fn optional_arguments(parameters: &Value) -> Vec<&str> {
+    let required = required_names(parameters);
     parameters
         .get("properties")
         .and_then(Value::as_object)
-        .is_none_or(serde_json::Map::is_empty)
+        .into_iter()
+        .flatten()
+        .map(|(key, _)| key.as_str())
+        .filter(|key| !required.contains(key))
+        .collect()
+}
+
+/// The arguments of a hint's call, outlined from a parameter schema: the required
+/// properties, in name order (as the member's schema line has them), each with a placeholder
+/// naming it (`"<path>"` for a string, `<count>` for any other scalar), nested objects and
+/// arrays outlined the same way (an array as one item); `{...}` for a schema whose properties
+/// are all optional, `{}` for one without properties.
+fn argument_outline(schema: &Value) -> String {
+    let properties = schema.get("properties").and_then(Value::as_object);
+    let required = required_names(schema);
+    let fields: Vec<String> = properties
+        .into_iter()
+        .flatten()
+        .filter(|(key, _)| required.contains(&key.as_str()))
+        .map(|(key, property)| {
+            format!("{}: {}", Value::String(key.clone()), outline(key, property))
+        })
+        .collect();
+    if fields.is_empty() {
+        // Shown `{}` for a member whose parameters are all optional, the model sent `{}` where
+        // the request named a value ("Get 2 resource links").
+        if properties.is_some_and(|p| !p.is_empty()) {
+            "{...}"
+        } else {
+            "{}"
+        }
+        .to_owned()
+    } else {
+        format!("{{{}}}", fields.join(", "))
+    }
+}
+
+/// The placeholder of one value of [`argument_outline`], named after its property.
+fn outline(name: &str, schema: &Value) -> String {
+    let kind = match schema.get("type") {
+        Some(Value::String(t)) => t.as_str(),
+        Some(Value::Array(types)) => types
+            .iter()
+            .filter_map(Value::as_str)
+            .find(|t| *t != "null")
+            .unwrap_or(""),
+        _ if schema.get("properties").is_some() => "object",
+        _ => "",
+    };
+    match kind {
+        "object" => argument_outline(schema),
+        "array" => match schema.get("items") {
+            Some(items) => format!("[{}]", outline(name, items)),
+            None => format!("[<{name}>]"),
+        },
+        "string" => format!("\"<{name}>\""),
+        _ => format!("<{name}>"),
+    }
 }
 
 /// The call tool of the fixed layout.
@@ -1308,7 +1380,40 @@ fn describe(source: Option<&DynamicHarness>, name: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::qualified_splits;
+    use super::{argument_outline, optional_arguments, qualified_splits};
+    use serde_json::json;
+
+    #[test]
+    fn a_hint_outlines_the_required_arguments_and_names_the_optional_ones() {
+        // Nested objects and arrays are outlined as their items; strings are quoted.
+        let memory = json!({"type": "object", "properties": {"observations": {"type": "array",
+            "items": {"type": "object", "properties": {
+                "entityName": {"type": "string"},
+                "contents": {"type": "array", "items": {"type": "string"}}},
+            "required": ["entityName", "contents"]}}}, "required": ["observations"]});
+        assert_eq!(
+            argument_outline(&memory),
+            r#"{"observations": [{"contents": ["<contents>"], "entityName": "<entityName>"}]}"#
+        );
+        // Only the required ones, in name order (as the schema line lists them); a nullable
+        // type reads as its other.
+        let listing = json!({"type": "object", "properties": {
+            "path": {"type": "string"},
+            "sortBy": {"type": "string", "enum": ["name", "size"]},
+            "depth": {"type": ["integer", "null"]}}, "required": ["path", "depth"]});
+        assert_eq!(
+            argument_outline(&listing),
+            r#"{"depth": <depth>, "path": "<path>"}"#
+        );
+        assert_eq!(optional_arguments(&listing), ["sortBy"]);
+        // No property: `{}`; only optional ones: `{...}`, to be filled in.
+        assert_eq!(argument_outline(&json!({"type": "object"})), "{}");
+        assert_eq!(
+            argument_outline(&json!({"type": "object", "properties": {"n": {"type": "integer"}}})),
+            "{...}"
+        );
+        assert!(optional_arguments(&json!({"type": "object"})).is_empty());
+    }
 
     #[test]
     fn qualified_splits_cover_every_separator_up_to_the_longest_harness_name() {

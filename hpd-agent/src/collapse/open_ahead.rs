@@ -2,8 +2,16 @@
 //! against the user's message, and the best-ranked one is opened for the model when it scores
 //! well enough, so that it needs no container round trip.
 //!
-//! The ranking is Okapi BM25 (`k1` = 1.2, `b` = 0.75) with each container as one document: its
-//! harness name, its description, and its members' names and descriptions. Names are split into
+//! The ranking is Okapi BM25 (`k1` = 1.2, `b` = 0.75) over small documents: one per container
+//! (its harness name and description) and one per member (the harness name, the member's name
+//! twice, its description, and its top-level parameters' names and descriptions). A container
+//! scores as its best document. Ranking members rather than whole containers keeps a large
+//! harness from losing to a small one only by its length: with each container as one
+//! document, BM25's length normalisation pushed the fourteen-member Filesystem server below Git
+//! for "Show the directory tree" and SequentialThinking's one long description above Time for
+//! "What is the current time", and the word counts over a whole catalog (the inverse document
+//! frequency) tell common words from telling ones far better across sixty members than across
+//! six containers (`BENCHMARKS.md`, "Ninth run"). Names are split into
 //! words at `_`, `-`, `.` and case changes (`read_text_file`, `getSum` give `read`, `text`,
 //! `file`, `get`, `sum`); every word is lower-cased, words of one character are dropped, and a
 //! plural `s` is taken off words of four or more letters, so that "files" finds `read_file`.
@@ -30,10 +38,11 @@
 
 use std::collections::HashMap;
 
-/// The BM25 index of a toolset's containers.
+/// The BM25 index of a toolset's containers, or of one harness's members.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Ranker {
-    /// Per container: its harness index, its word counts, and its length in words.
+    /// Per document: its key (a harness or member index), its word counts, and its length in
+    /// words.
     documents: Vec<Document>,
     /// The inverse document frequency of every word of some container.
     idf: HashMap<String, f64>,
@@ -43,7 +52,7 @@ pub(crate) struct Ranker {
 
 #[derive(Debug, Clone)]
 struct Document {
-    harness: usize,
+    key: usize,
     counts: HashMap<String, u32>,
     length: f64,
 }
@@ -54,12 +63,13 @@ const K1: f64 = 1.2;
 const B: f64 = 0.75;
 
 impl Ranker {
-    /// Indexes containers: each is `(harness index, texts)`, where the texts are names (split
-    /// into words at case changes and separators) and descriptions.
+    /// Indexes documents: each is `(key, texts)`, where the texts are names (split into words
+    /// at case changes and separators) and descriptions. Several documents may share a key
+    /// (a container and its members); a key scores as its best document.
     pub(crate) fn new(containers: Vec<(usize, Vec<String>)>) -> Ranker {
         let documents: Vec<Document> = containers
             .into_iter()
-            .map(|(harness, texts)| {
+            .map(|(key, texts)| {
                 let mut counts: HashMap<String, u32> = HashMap::new();
                 let mut length = 0.0;
                 for word in texts.iter().flat_map(|t| words(t)) {
@@ -67,7 +77,7 @@ impl Ranker {
                     length += 1.0;
                 }
                 Document {
-                    harness,
+                    key,
                     counts,
                     length,
                 }
@@ -101,8 +111,8 @@ impl Ranker {
         }
     }
 
-    /// The containers with a score above zero for `message`, best first (the first registered
-    /// among equal scores), as `(harness index, score)`.
+    /// The keys with a score above zero for `message`, each with its best document's score,
+    /// best first (the first registered among equal scores), as `(key, score)`.
     pub(crate) fn rank(&self, message: &str) -> Vec<(usize, f64)> {
         let mut query = words(message);
         query.sort_unstable();
@@ -120,11 +130,13 @@ impl Ranker {
                         Some(idf * tf * (K1 + 1.0) / (tf + K1 * norm))
                     })
                     .sum::<f64>();
-                (document.harness, score)
+                (document.key, score)
             })
             .filter(|&(_, score)| score > 0.0)
             .collect();
         ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        let mut seen = std::collections::HashSet::new();
+        ranked.retain(|&(key, _)| seen.insert(key));
         ranked
     }
 }
@@ -210,5 +222,51 @@ mod tests {
         let common = ranker.rank("operations");
         assert!(common.iter().all(|&(_, s)| s < 0.5), "{common:?}");
         assert!(Ranker::new(Vec::new()).rank("add").is_empty());
+    }
+
+    #[test]
+    fn a_key_scores_as_its_best_document_whatever_its_size() {
+        // A container of many members, each a document of its own, against a container of one
+        // member with a long description sharing the message's common words.
+        let mut documents = vec![(0, vec!["Files".into(), "Work with files".into()])];
+        for (name, description) in [
+            ("read_file", "Reads the file at a path."),
+            ("write_file", "Writes a file at a path."),
+            ("list_directory", "Lists the entries of a directory."),
+            (
+                "directory_tree",
+                "Shows the tree of a directory, recursively.",
+            ),
+            ("move_file", "Moves or renames a file."),
+            (
+                "search_files",
+                "Finds the files whose names match a pattern.",
+            ),
+        ] {
+            documents.push((
+                0,
+                vec!["Files".into(), name.into(), name.into(), description.into()],
+            ));
+        }
+        documents.push((1, vec!["Thinking".into(), "Step by step thinking".into()]));
+        documents.push((
+            1,
+            vec![
+                "Thinking".into(),
+                "think".into(),
+                "think".into(),
+                "What is the current thought, what is the next one, what is the plan, what is \
+                 the revision of the current thought: show the thinking as it is."
+                    .into(),
+            ],
+        ));
+        let ranker = Ranker::new(documents);
+        let ranked = ranker.rank("Show the directory tree of /tmp/work.");
+        assert_eq!(ranked.first().map(|r| r.0), Some(0), "{ranked:?}");
+        // Each key once, with its best document's score.
+        assert_eq!(ranked.len(), 2, "{ranked:?}");
+        assert!(ranked[0].1 > ranked[1].1, "{ranked:?}");
+        let thinking = ranker.rank("What is the next thought?");
+        assert_eq!(thinking.first().map(|r| r.0), Some(1), "{thinking:?}");
     }
 }

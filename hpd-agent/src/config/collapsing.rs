@@ -43,8 +43,10 @@ pub struct CollapsingConfig {
     pub layout: CollapsingLayout,
     /// Opening ahead of the model (JSON `open_ahead`: a number, `true` for
     /// [`DEFAULT_OPEN_AHEAD`], or `false`; default off): before the first request of a turn, the
-    /// containers are ranked against the user's message (BM25 over the harness's name and
-    /// description and its members' names and descriptions), and the best-ranked
+    /// containers are ranked against the user's message (BM25 over one small document per
+    /// container, its name and description, and one per member, its harness's name, its own
+    /// name, description and parameters; a container scores as its best document), and the
+    /// best-ranked
     /// ([`OPEN_AHEAD_MAX`]) is opened for the model when it scores at least this, so that it
     /// needs no container round trip: in `fixed` the container's answer is added to the user's
     /// message; in `native` the history gets the container call and its result, as if the model
@@ -69,7 +71,8 @@ pub struct CollapsingConfig {
     /// ends with a hint: the member that fits the user's message best (BM25 over the members'
     /// names, counted twice, their descriptions and their parameters' names and descriptions;
     /// a member whose description says it is deprecated yields to the best other one scoring
-    /// at least half as well) and the whole call that runs it. The model follows the hint, so
+    /// at least half as well) and the whole call that runs it, its required arguments
+    /// outlined with placeholders and its optional ones named. The model follows the hint, so
     /// a wrong hint costs the task (`BENCHMARKS.md`, "Seventh run"). The assistant's text of
     /// that response, if any, stays. The history stays append-only, so the cached prefix is
     /// kept.
@@ -80,13 +83,16 @@ pub struct CollapsingConfig {
 /// [`CollapsingConfig::with_open_ahead_default`].
 ///
 /// ```
-/// assert_eq!(hpd_agent::config::DEFAULT_OPEN_AHEAD, 4.0);
+/// assert_eq!(hpd_agent::config::DEFAULT_OPEN_AHEAD, 6.0);
 /// ```
 ///
-/// Chosen from the repository's `open_ahead` benchmark (`BENCHMARKS.md`): on the 45 tasks of
-/// the accuracy harness over six MCP servers, the best-ranked container was the one the task
-/// needed in 39 of the 42 tasks where it scored 4 or more (none was opened for the other 3).
-pub const DEFAULT_OPEN_AHEAD: f64 = 4.0;
+/// Chosen from the repository's `open_ahead` benchmark (`BENCHMARKS.md`, "Ninth run"): on the
+/// 45 tasks of the accuracy harness over six MCP servers, the best-ranked container scored 6 or
+/// more and was the one the task needed in all 45, and 2 of the bench's 12 messages that need
+/// no tool ("Thanks, that is all.", "What can you do?") reached it; at 7, 43 tasks and none of
+/// the 12. An opening for a message that needs no tool costs its schemas' tokens (about 1,300
+/// on that catalog); a missed one costs the model's container round trip.
+pub const DEFAULT_OPEN_AHEAD: f64 = 6.0;
 
 /// The most containers one turn opens ahead of the model: the best-ranked one. In the
 /// repository's `open_ahead` benchmark the second-ranked container was almost never the one a
