@@ -1318,7 +1318,7 @@ fn outline(name: &str, schema: &Value) -> String {
             Some(items) => format!("[{}]", outline(name, items)),
             None => format!("[<{name}>]"),
         },
-        "string" => format!("\"<{name}>\""),
+        "string" => Value::String(format!("<{name}>")).to_string(),
         _ => format!("<{name}>"),
     }
 }
@@ -1413,6 +1413,13 @@ mod tests {
             "{...}"
         );
         assert!(optional_arguments(&json!({"type": "object"})).is_empty());
+        // A name that needs escaping keeps the outline valid JSON text around it.
+        let quoted = json!({"type": "object", "properties": {"say \"hi\"": {"type": "string"}},
+            "required": ["say \"hi\""]});
+        assert_eq!(
+            argument_outline(&quoted),
+            r#"{"say \"hi\"": "<say \"hi\">"}"#
+        );
     }
 
     #[test]
