@@ -31,6 +31,7 @@ pub(crate) mod tool_choice;
 mod unwrap;
 
 use std::collections::HashMap;
+use std::fmt::Write as _;
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -1111,7 +1112,7 @@ impl Toolset {
         let mut call = call_example(member.name(), &argument_outline(parameters));
         let optional = optional_arguments(parameters);
         if !optional.is_empty() {
-            call.push_str(&format!(" (optional arguments: {})", optional.join(", ")));
+            let _ = write!(call, " (optional arguments: {})", optional.join(", "));
         }
         let harness = &self.catalog.groups[h].name;
         let name = member.name();
@@ -1282,9 +1283,7 @@ fn argument_outline(schema: &Value) -> String {
         .into_iter()
         .flatten()
         .filter(|(key, _)| required.contains(&key.as_str()))
-        .map(|(key, property)| {
-            format!("{}: {}", Value::String(key.clone()), outline(key, property))
-        })
+        .map(|(key, property)| format!("{}: {}", Value::from(key.as_str()), outline(key, property)))
         .collect();
     if fields.is_empty() {
         // Shown `{}` for a member whose parameters are all optional, the model sent `{}` where
@@ -1300,8 +1299,22 @@ fn argument_outline(schema: &Value) -> String {
     }
 }
 
-/// The placeholder of one value of [`argument_outline`], named after its property.
+/// The placeholder of one value of [`argument_outline`], named after its property. A schema
+/// without a `type` that offers alternatives (`anyOf`, `oneOf`, as `Optional[str]` becomes)
+/// reads as its first alternative that is not `null`; an object without properties (a
+/// free-form map) as `{...}`.
 fn outline(name: &str, schema: &Value) -> String {
+    if schema.get("type").is_none()
+        && let Some(alternatives) = schema
+            .get("anyOf")
+            .or_else(|| schema.get("oneOf"))
+            .and_then(Value::as_array)
+        && let Some(alternative) = alternatives
+            .iter()
+            .find(|a| a.get("type").and_then(Value::as_str) != Some("null"))
+    {
+        return outline(name, alternative);
+    }
     let kind = match schema.get("type") {
         Some(Value::String(t)) => t.as_str(),
         Some(Value::Array(types)) => types
@@ -1313,6 +1326,14 @@ fn outline(name: &str, schema: &Value) -> String {
         _ => "",
     };
     match kind {
+        "object"
+            if schema
+                .get("properties")
+                .and_then(Value::as_object)
+                .is_none_or(serde_json::Map::is_empty) =>
+        {
+            "{...}".to_owned()
+        }
         "object" => argument_outline(schema),
         "array" => match schema.get("items") {
             Some(items) => format!("[{}]", outline(name, items)),
@@ -1413,6 +1434,14 @@ mod tests {
             "{...}"
         );
         assert!(optional_arguments(&json!({"type": "object"})).is_empty());
+        // An optional string written as alternatives is a string; a free-form object is `{...}`.
+        let loose = json!({"type": "object", "properties": {
+            "since": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+            "headers": {"type": "object"}}, "required": ["since", "headers"]});
+        assert_eq!(
+            argument_outline(&loose),
+            r#"{"headers": {...}, "since": "<since>"}"#
+        );
         // A name that needs escaping keeps the outline valid JSON text around it.
         let quoted = json!({"type": "object", "properties": {"say \"hi\"": {"type": "string"}},
             "required": ["say \"hi\""]});

@@ -10,16 +10,18 @@
 //! document, BM25's length normalisation pushed the fourteen-member Filesystem server below Git
 //! for "Show the directory tree" and SequentialThinking's one long description above Time for
 //! "What is the current time", and the word counts over a whole catalog (the inverse document
-//! frequency) tell common words from telling ones far better across sixty members than across
-//! six containers (`BENCHMARKS.md`, "Ninth run"). Names are split into
+//! frequency) tell common words from telling ones far better across some fifty members than
+//! across six containers (`BENCHMARKS.md`, "Ninth run"). Names are split into
 //! words at `_`, `-`, `.` and case changes (`read_text_file`, `getSum` give `read`, `text`,
 //! `file`, `get`, `sum`); every word is lower-cased, words of one character are dropped, and a
 //! plural `s` is taken off words of four or more letters, so that "files" finds `read_file`.
-//! The score of a container is the sum over the message's words of
+//! The score of a document is the sum over the message's words of
 //! `idf(w) * tf(w) * (k1 + 1) / (tf(w) + k1 * (1 - b + b * len / avg_len))`, with
-//! `idf(w) = ln(1 + (N - n(w) + 0.5) / (n(w) + 0.5))` over the `N` containers, `n(w)` of which
-//! hold `w`. A word every container holds adds little; a word only one container holds adds
-//! most.
+//! `idf(w) = ln(1 + (N - n(w) + 0.5) / (n(w) + 0.5))` over the `N` documents, `n(w)` of which
+//! hold `w`, and a container's score is its best document's. A word every document holds adds
+//! little; a word only one holds adds most. Scores grow with the number of documents (a rare
+//! word's `idf` is about `ln N`), so a threshold suits catalogs of about the size it was
+//! chosen on.
 //!
 //! Only the layouts whose opening appends to the conversation open ahead: `fixed`, and `native`
 //! with tool references or tool additions. In `native` the opening is what the model's own
@@ -36,7 +38,7 @@
 //! the tool list (so the cached prefix), and the Responses namespaces are opened by a search
 //! the model makes; they never open ahead.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// The BM25 index of a toolset's containers, or of one harness's members.
 #[derive(Debug, Clone, Default)]
@@ -44,7 +46,7 @@ pub(crate) struct Ranker {
     /// Per document: its key (a harness or member index), its word counts, and its length in
     /// words.
     documents: Vec<Document>,
-    /// The inverse document frequency of every word of some container.
+    /// The inverse document frequency of every word of some document.
     idf: HashMap<String, f64>,
     /// The mean length of the documents in words.
     average_length: f64,
@@ -66,8 +68,8 @@ impl Ranker {
     /// Indexes documents: each is `(key, texts)`, where the texts are names (split into words
     /// at case changes and separators) and descriptions. Several documents may share a key
     /// (a container and its members); a key scores as its best document.
-    pub(crate) fn new(containers: Vec<(usize, Vec<String>)>) -> Ranker {
-        let documents: Vec<Document> = containers
+    pub(crate) fn new(documents: Vec<(usize, Vec<String>)>) -> Ranker {
+        let documents: Vec<Document> = documents
             .into_iter()
             .map(|(key, texts)| {
                 let mut counts: HashMap<String, u32> = HashMap::new();
@@ -112,7 +114,7 @@ impl Ranker {
     }
 
     /// The keys with a score above zero for `message`, each with its best document's score,
-    /// best first (the first registered among equal scores), as `(key, score)`.
+    /// best first (the lowest key among equal scores), as `(key, score)`.
     pub(crate) fn rank(&self, message: &str) -> Vec<(usize, f64)> {
         let mut query = words(message);
         query.sort_unstable();
@@ -135,7 +137,7 @@ impl Ranker {
             .filter(|&(_, score)| score > 0.0)
             .collect();
         ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        let mut seen = std::collections::HashSet::new();
+        let mut seen = HashSet::new();
         ranked.retain(|&(key, _)| seen.insert(key));
         ranked
     }

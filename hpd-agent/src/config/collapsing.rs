@@ -41,22 +41,20 @@ pub struct CollapsingConfig {
     /// [`CollapsingLayout::Native`]); see [`CollapsingLayout`] for each layout and what it
     /// costs. The seed's key `cache_stable: true` is read as `"layout": "append"`.
     pub layout: CollapsingLayout,
-    /// Opening ahead of the model (JSON `open_ahead`: a number, `true` for
-    /// [`DEFAULT_OPEN_AHEAD`], or `false`; default off): before the first request of a turn, the
-    /// containers are ranked against the user's message (BM25 over one small document per
-    /// container, its name and description, and one per member, its harness's name, its own
-    /// name, description and parameters; a container scores as its best document), and the
-    /// best-ranked
-    /// ([`OPEN_AHEAD_MAX`]) is opened for the model when it scores at least this, so that it
-    /// needs no container round trip: in `fixed` the container's answer is added to the user's
-    /// message; in `native` the history gets the container call and its result, as if the model
-    /// had made it. Only in `fixed`, and in
-    /// `native` with tool references or tool additions, whose openings append to the
-    /// conversation and so keep the cached prefix; a container whose members the conversation
-    /// already holds is not opened again. `None` is off, the default: a wrong opening costs its
-    /// schemas' tokens for the rest of the session, and how often the best-ranked container is
-    /// the right one depends on how a catalog describes its harnesses and how users ask (see
-    /// `BENCHMARKS.md`).
+    /// Opening ahead of the model (JSON `open_ahead`: a number, `true` for [`DEFAULT_OPEN_AHEAD`],
+    /// or `false`; default off): before the first request of a turn, the containers are ranked
+    /// against the user's message (BM25 over one small document per container, its name and
+    /// description, and one per member, its harness's name, its own name, description and
+    /// parameters; a container scores as its best document), and the best-ranked
+    /// ([`OPEN_AHEAD_MAX`]) is opened for the model when it scores at least this, so that it needs
+    /// no container round trip: in `fixed` the container's answer is added to the user's message;
+    /// in `native` the history gets the container call and its result, as if the model had made it.
+    /// Only in `fixed`, and in `native` with tool references or tool additions, whose openings
+    /// append to the conversation and so keep the cached prefix; a container whose members the
+    /// conversation already holds is not opened again. `None` is off, the default: a wrong opening
+    /// costs its schemas' tokens for the rest of the session, and how often the best-ranked
+    /// container is the right one depends on how a catalog describes its harnesses and how users
+    /// ask (see `BENCHMARKS.md`).
     pub open_ahead: Option<f64>,
     /// Container answers as notes (JSON `container_notes`, default `false`; only in `fixed`,
     /// and in `native` where it runs as `fixed`): when every call of a model's response is
@@ -90,8 +88,11 @@ pub struct CollapsingConfig {
 /// 45 tasks of the accuracy harness over six MCP servers, the best-ranked container scored 6 or
 /// more and was the one the task needed in all 45, and 2 of the bench's 12 messages that need
 /// no tool ("Thanks, that is all.", "What can you do?") reached it; at 7, 43 tasks and none of
-/// the 12. An opening for a message that needs no tool costs its schemas' tokens (about 1,300
-/// on that catalog); a missed one costs the model's container round trip.
+/// the 12. An opening for a message that needs no tool costs its schemas' tokens (about 1,400
+/// on that catalog); a missed one costs the model's container round trip. BM25 scores grow
+/// with the number of documents ranked (about one per member), so a catalog much smaller or
+/// larger than that one's 51 functions may want a score of its own; the bench prints the
+/// figures per threshold for any catalog it is pointed at.
 pub const DEFAULT_OPEN_AHEAD: f64 = 6.0;
 
 /// The most containers one turn opens ahead of the model: the best-ranked one. In the
