@@ -12,7 +12,9 @@
 //! nothing was, with the `o200k_base` tokens the openings added to the first request. Then,
 //! for every task, the member the `fixed` layout's note names as fitting the message best once
 //! the model opens the container the task needs (`collapsing.container_notes`), against the
-//! member the task needs.
+//! member the task needs. Last, the same for requests in other words than the tasks'
+//! (`open_ahead_paraphrases.json`), written after the ranking and the hint were chosen on the
+//! tasks, so that what the figures owe to tuning shows.
 //!
 //! ```sh
 //! eval "$(bash .ci/mcp-servers.sh)"
@@ -259,6 +261,59 @@ fn main() {
         "\nthe note's member hint (container_notes, the needed container opened by the model) \
          names the task's function in {named} of {} tasks; the others:",
         tasks.len()
+    );
+    for miss in wrong {
+        println!("- {miss}");
+    }
+    // Requests in other words than the tasks', written after the ranking and the hint were
+    // chosen on the tasks: how far the figures above carry over to requests nobody tuned for.
+    let paraphrases: Vec<(String, String)> =
+        serde_json::from_str(include_str!("open_ahead_paraphrases.json"))
+            .expect("open_ahead_paraphrases.json is a list of [request, function] pairs");
+    let (mut ranked_first, mut opened, mut named) = (0, 0, 0);
+    let mut wrong: Vec<String> = Vec::new();
+    for (request, function) in &paraphrases {
+        let needed = harnesses
+            .iter()
+            .find(|h| h.tool_names().contains(function))
+            .map(|h| h.name().to_owned())
+            .unwrap_or_else(|| panic!("{request:?}: no harness has {function}"));
+        let request = request
+            .replace("{scratch}", &folder)
+            .replace("{repo}", &format!("{folder}/repo"));
+        let best = runtime
+            .block_on(open_for(&harnesses, &request, 0.0))
+            .unwrap_or_else(|e| panic!("{request:?}: {e}"));
+        if best.opened.first() == Some(&needed) {
+            ranked_first += 1;
+        }
+        let at_default = runtime
+            .block_on(open_for(
+                &harnesses,
+                &request,
+                hpd_agent::config::DEFAULT_OPEN_AHEAD,
+            ))
+            .unwrap_or_else(|e| panic!("{request:?}: {e}"));
+        if at_default.opened.contains(&needed) {
+            opened += 1;
+        }
+        let hint = runtime
+            .block_on(hint_for(&harnesses, &request, &needed))
+            .unwrap_or_else(|e| panic!("{request:?}: {e}"));
+        if hint.as_deref() == Some(function.as_str()) {
+            named += 1;
+        } else {
+            wrong.push(format!(
+                "{request:?}: needed {function}, named {}",
+                hint.as_deref().unwrap_or("none")
+            ));
+        }
+    }
+    println!(
+        "\non {} requests in other words (open_ahead_paraphrases.json): the needed container \
+         ranked first for {ranked_first}, opened at the default threshold for {opened}; the hint \
+         names the needed function for {named}; the others:",
+        paraphrases.len()
     );
     for miss in wrong {
         println!("- {miss}");
