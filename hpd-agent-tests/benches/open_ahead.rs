@@ -150,18 +150,25 @@ fn main() {
             std::process::exit(2);
         }
     };
+    // The harness that has `function`, and a request with its folders filled in.
+    let harness_of = |function: &str| {
+        harnesses
+            .iter()
+            .find(|h| h.tool_names().iter().any(|name| name == function))
+            .map(|h| h.name().to_owned())
+            .unwrap_or_else(|| panic!("no harness has {function}"))
+    };
+    let folder = scratch.display().to_string();
+    let fill = |request: &str| {
+        request
+            .replace("{scratch}", &folder)
+            .replace("{repo}", &format!("{folder}/repo"))
+    };
     let tasks = accuracy_harness::tasks();
     let needed: Vec<String> = tasks
         .iter()
-        .map(|task| {
-            harnesses
-                .iter()
-                .find(|h| h.tool_names().contains(&task.function))
-                .map(|h| h.name().to_owned())
-                .unwrap_or_else(|| panic!("task {}: no harness has {}", task.id, task.function))
-        })
+        .map(|task| harness_of(&task.function))
         .collect();
-    let folder = scratch.display().to_string();
     println!(
         "opening ahead on {} tasks over {} MCP harnesses (fixed layout; at most {} opened a turn)",
         tasks.len(),
@@ -178,10 +185,7 @@ fn main() {
         let (mut hit, mut first, mut alone, mut other, mut nothing, mut count, mut tokens) =
             (0, 0, 0, 0, 0, 0, 0);
         for (task, needed) in tasks.iter().zip(&needed) {
-            let prompt = task
-                .prompt
-                .replace("{scratch}", &folder)
-                .replace("{repo}", &format!("{folder}/repo"));
+            let prompt = fill(&task.prompt);
             let outcome = runtime
                 .block_on(open_for(&harnesses, &prompt, threshold))
                 .unwrap_or_else(|e| panic!("task {}: {e}", task.id));
@@ -239,10 +243,7 @@ fn main() {
     let mut named = 0;
     let mut wrong: Vec<String> = Vec::new();
     for (task, needed) in tasks.iter().zip(&needed) {
-        let prompt = task
-            .prompt
-            .replace("{scratch}", &folder)
-            .replace("{repo}", &format!("{folder}/repo"));
+        let prompt = fill(&task.prompt);
         let hint = runtime
             .block_on(hint_for(&harnesses, &prompt, needed))
             .unwrap_or_else(|e| panic!("task {}: {e}", task.id));
@@ -273,14 +274,8 @@ fn main() {
     let (mut ranked_first, mut opened, mut named) = (0, 0, 0);
     let mut wrong: Vec<String> = Vec::new();
     for (request, function) in &paraphrases {
-        let needed = harnesses
-            .iter()
-            .find(|h| h.tool_names().contains(function))
-            .map(|h| h.name().to_owned())
-            .unwrap_or_else(|| panic!("{request:?}: no harness has {function}"));
-        let request = request
-            .replace("{scratch}", &folder)
-            .replace("{repo}", &format!("{folder}/repo"));
+        let needed = harness_of(function);
+        let request = fill(request);
         let best = runtime
             .block_on(open_for(&harnesses, &request, 0.0))
             .unwrap_or_else(|e| panic!("{request:?}: {e}"));
