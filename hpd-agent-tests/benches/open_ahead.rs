@@ -100,14 +100,14 @@ async fn open_for(
     Ok(Outcome { opened, tokens })
 }
 
-/// The member a note names for `prompt` once the model opens `harness` itself (the
-/// `container_notes` setting, no opening ahead): the `fixed` layout's hint of the member that
-/// fits the message best. `None` when the note names none.
+/// The members a note names for `prompt` once the model opens `harness` itself (the
+/// `container_notes` setting, no opening ahead): the `fixed` layout's hint of the members that
+/// fit the message best, best first. Empty when the note names none.
 async fn hint_for(
     harnesses: &[DynamicHarness],
     prompt: &str,
     harness: &str,
-) -> Result<Option<String>, String> {
+) -> Result<Vec<String>, String> {
     let client = ScriptedChatClient::with_replies([
         ChatResponse::tool_calls(vec![hpd_agent::ToolCall::new("c1", harness, "{}")]),
         ChatResponse::text("ok"),
@@ -126,10 +126,68 @@ async fn hint_for(
         return Err("the second request does not end with the note".to_owned());
     };
     let lead = format!("Of the functions of {harness}, ");
-    Ok(content.split_once(&lead).and_then(|(_, rest)| {
-        rest.split_once(" fits the request best")
-            .map(|(member, _)| member.to_owned())
-    }))
+    let Some((_, rest)) = content.split_once(&lead) else {
+        return Ok(Vec::new());
+    };
+    if let Some((member, _)) = rest.split_once(" fits the request best") {
+        return Ok(vec![member.to_owned()]);
+    }
+    let Some((_, list)) = rest.split_once("these fit the request best:") else {
+        return Err(format!("a hint of an unknown form: {rest:?}"));
+    };
+    Ok(list
+        .lines()
+        .filter_map(|line| line.strip_prefix("- "))
+        .filter_map(|line| line.split_once(':').map(|(name, _)| name.to_owned()))
+        .collect())
+}
+
+/// How the hints of a set of requests named the functions they need.
+#[derive(Default)]
+struct HintTally {
+    /// The needed function named alone.
+    alone: usize,
+    /// Named first of several.
+    first: usize,
+    /// Named later among several.
+    later: usize,
+    /// Names in all hints, for the mean.
+    names: usize,
+    /// Requests with a hint.
+    hinted: usize,
+    misses: Vec<String>,
+}
+
+impl HintTally {
+    fn add(&mut self, what: String, needed: &str, hint: &[String]) {
+        self.names += hint.len();
+        self.hinted += usize::from(!hint.is_empty());
+        match hint.iter().position(|name| name == needed) {
+            Some(0) if hint.len() == 1 => self.alone += 1,
+            Some(0) => self.first += 1,
+            Some(_) => self.later += 1,
+            None => self.misses.push(format!(
+                "{what}: needed {needed}, named {}",
+                if hint.is_empty() {
+                    "none".to_owned()
+                } else {
+                    hint.join(", ")
+                }
+            )),
+        }
+    }
+
+    fn summary(&self) -> String {
+        format!(
+            "names the needed function in {} (alone in {}, first of several in {}, later among \
+             several in {}); {:.1} names per hint",
+            self.alone + self.first + self.later,
+            self.alone,
+            self.first,
+            self.later,
+            self.names as f64 / self.hinted.max(1) as f64
+        )
+    }
 }
 
 fn main() {
@@ -240,30 +298,21 @@ fn main() {
         println!("- {miss}");
     }
     // The member hint of a note, for the harness each task needs.
-    let mut named = 0;
-    let mut wrong: Vec<String> = Vec::new();
+    let mut tally = HintTally::default();
     for (task, needed) in tasks.iter().zip(&needed) {
         let prompt = fill(&task.prompt);
         let hint = runtime
             .block_on(hint_for(&harnesses, &prompt, needed))
             .unwrap_or_else(|e| panic!("task {}: {e}", task.id));
-        if hint.as_deref() == Some(task.function.as_str()) {
-            named += 1;
-        } else {
-            wrong.push(format!(
-                "{}: needed {}, named {}",
-                task.id,
-                task.function,
-                hint.as_deref().unwrap_or("none")
-            ));
-        }
+        tally.add(task.id.clone(), &task.function, &hint);
     }
     println!(
-        "\nthe note's member hint (container_notes, the needed container opened by the model) \
-         names the task's function in {named} of {} tasks; the others:",
-        tasks.len()
+        "\nthe note's member hint (container_notes, the needed container opened by the model), \
+         on {} tasks: {}; the others:",
+        tasks.len(),
+        tally.summary()
     );
-    for miss in wrong {
+    for miss in &tally.misses {
         println!("- {miss}");
     }
     // Requests in other words than the tasks', written after the ranking and the hint were
@@ -271,8 +320,8 @@ fn main() {
     let paraphrases: Vec<(String, String)> =
         serde_json::from_str(include_str!("open_ahead_paraphrases.json"))
             .expect("open_ahead_paraphrases.json is a list of [request, function] pairs");
-    let (mut ranked_first, mut opened, mut named) = (0, 0, 0);
-    let mut wrong: Vec<String> = Vec::new();
+    let (mut ranked_first, mut opened) = (0, 0);
+    let mut tally = HintTally::default();
     for (request, function) in &paraphrases {
         let needed = harness_of(function);
         let request = fill(request);
@@ -295,22 +344,16 @@ fn main() {
         let hint = runtime
             .block_on(hint_for(&harnesses, &request, &needed))
             .unwrap_or_else(|e| panic!("{request:?}: {e}"));
-        if hint.as_deref() == Some(function.as_str()) {
-            named += 1;
-        } else {
-            wrong.push(format!(
-                "{request:?}: needed {function}, named {}",
-                hint.as_deref().unwrap_or("none")
-            ));
-        }
+        tally.add(format!("{request:?}"), function, &hint);
     }
     println!(
         "\non {} requests in other words (open_ahead_paraphrases.json): the needed container \
          ranked first for {ranked_first}, opened at the default threshold for {opened}; the hint \
-         names the needed function for {named}; the others:",
-        paraphrases.len()
+         {}; the others:",
+        paraphrases.len(),
+        tally.summary()
     );
-    for miss in wrong {
+    for miss in &tally.misses {
         println!("- {miss}");
     }
     drop(scratch_dir);

@@ -8,8 +8,9 @@ use std::sync::{Arc, Mutex};
 use hpd_agent::{
     AgentBuilder, AgentConfig, AgentEvent, BuildError, ChatMessage, ChatResponse, HarnessBuilder,
     Middleware, ScriptedChatClient, Tool, ToolCall, ToolResult, async_trait, chat::DeferredTools,
-    config::CALL_TOOL, config::CollapsingLayout, config::Limits, middleware::FunctionCall,
-    middleware::HookResult, middleware::IterationInfo, providers::scripted::RecordedRequest,
+    config::CALL_TOOL, config::CollapsingLayout, config::Limits, harness::DynamicHarness,
+    middleware::FunctionCall, middleware::HookResult, middleware::IterationInfo,
+    providers::scripted::RecordedRequest,
 };
 use hpd_agent_tests::{DatabaseTools, FileTools, MathTools, WeatherTools, executions, reset_logs};
 use serde_json::json;
@@ -1027,10 +1028,12 @@ async fn open_ahead_opens_the_container_the_message_needs() {
         opened.starts_with("MathTools expanded. Available functions: add, multiply, divide")
             && opened.contains(r#"{"name":"multiply","#)
             && opened.ends_with(
-                "\n\nOf the functions of MathTools, multiply fits the request best. Run it \
-                 now: {\"name\": \"call_function\", \"arguments\": {\"name\": \
-                 \"multiply\", \"arguments\": {\"a\": <a>, \"b\": <b>}}}.\n\nThe request \
-                 again: Multiply 6 by 7, please."
+                "\n\nOf the functions of MathTools, these fit the request best:\n- multiply: \
+                 Multiplies two integers. Run it: {\"name\": \"call_function\", \"arguments\": \
+                 {\"name\": \"multiply\", \"arguments\": {\"a\": <a>, \"b\": <b>}}}.\n- divide: \
+                 Divides a by b. Run it: {\"name\": \"call_function\", \"arguments\": {\"name\": \
+                 \"divide\", \"arguments\": {\"a\": <a>, \"b\": <b>}}}.\nRun now the one that \
+                 does what the request asks.\n\nThe request again: Multiply 6 by 7, please."
             ),
         "{opened}"
     );
@@ -1487,35 +1490,119 @@ async fn fixed_hints_never_name_a_deprecated_member_beside_its_replacement() {
             .build()
             .unwrap()
     };
-    let hint = |message: &'static str| async move {
-        let client = ScriptedChatClient::with_replies([ChatResponse::text("done")]);
-        AgentBuilder::new()
-            .with_collapsing_layout(CollapsingLayout::Fixed)
-            .configure_harness_collapsing(|c| c.open_ahead = Some(0.1))
-            .with_harness(files())
-            .with_chat_client(client.clone())
-            .build()
-            .unwrap()
-            .run(message)
-            .await
-            .unwrap();
-        let requests = client.requests();
-        let ChatMessage::User { content } = &requests[0].messages[0] else {
-            panic!("the user's message: {:?}", requests[0].messages);
-        };
-        content
-            .split("Of the functions of Files, ")
-            .nth(1)
-            .and_then(|rest| rest.split_once(' '))
-            .map(|(name, _)| name.to_owned())
-            .unwrap_or_else(|| panic!("no hint in {content}"))
-    };
+    let hint = |message: &'static str| async move { opened_ahead_hint(files(), message).await };
     // `read_file` ranks first on these words (its name is two of them, and its document is
     // the shortest), yet the hint names its replacement.
     assert_eq!(
-        hint("Read the text file notes.txt.").await,
-        "read_text_file"
+        hint_names(&hint("Read the text file notes.txt.").await),
+        ["read_text_file"]
     );
     // The deprecated member is the one that fits (the others share only "the"): it is named.
-    assert_eq!(hint("List the archive.").await, "list_archive");
+    assert_eq!(
+        hint_names(&hint("List the archive.").await),
+        ["list_archive"]
+    );
+}
+
+/// The note (with its hint) that opening ahead adds to the user's `message` for `harness`,
+/// its only harness, in `fixed`.
+async fn opened_ahead_hint(harness: DynamicHarness, message: &str) -> String {
+    let client = ScriptedChatClient::with_replies([ChatResponse::text("done")]);
+    AgentBuilder::new()
+        .with_collapsing_layout(CollapsingLayout::Fixed)
+        .configure_harness_collapsing(|c| c.open_ahead = Some(0.1))
+        .with_harness(harness)
+        .with_chat_client(client.clone())
+        .build()
+        .unwrap()
+        .run(message)
+        .await
+        .unwrap();
+    let requests = client.requests();
+    let ChatMessage::User { content } = &requests[0].messages[0] else {
+        panic!("the user's message: {:?}", requests[0].messages);
+    };
+    content.clone()
+}
+
+/// The members a hint in `content` names, best first: one named alone ("X fits the request
+/// best"), or the listed ones ("these fit the request best:" then "- X: ...").
+fn hint_names(content: &str) -> Vec<String> {
+    let (_, rest) = content
+        .split_once("Of the functions of ")
+        .unwrap_or_else(|| panic!("no hint in {content}"));
+    let (_, rest) = rest.split_once(", ").expect("the harness's name ends");
+    if let Some((name, _)) = rest.split_once(" fits the request best") {
+        return vec![name.to_owned()];
+    }
+    let list = rest
+        .strip_prefix("these fit the request best:")
+        .unwrap_or_else(|| panic!("a hint of an unknown form: {rest}"));
+    list.lines()
+        .map_while(|line| line.strip_prefix("- "))
+        .map(|line| line.split_once(':').expect("a listed member").0.to_owned())
+        .collect()
+}
+
+/// Where several members score close on the request's words, the hint lists them (up to
+/// three, best first, each with the first sentence of its description and its call) for the
+/// model to choose: a lexical ranking put `add_observations` first for "Add an entity ...
+/// with the observation ...", and a small model runs the one member a hint names
+/// (`BENCHMARKS.md`, "Tenth run"). One member far ahead is named alone, and the harness's own
+/// name, which some members carry (an MCP server's `Memory_list_resources`), ranks no member.
+#[tokio::test]
+async fn fixed_hints_list_the_members_that_fit_close_to_the_best() {
+    let _serial = SERIAL.lock().await;
+    let tool = |name: &str, description: &str| {
+        Tool::new(
+            name,
+            description,
+            json!({"type": "object", "properties": {"from": {"type": "string"},
+                "to": {"type": "string"}, "undo": {"type": "boolean"}},
+                "required": ["from", "to", "undo"]}),
+            |_, _| async { ToolResult::ok("done") },
+        )
+    };
+    let memory = || {
+        HarnessBuilder::new("Memory")
+            .with_collapse("A knowledge graph")
+            .with_tool(tool(
+                "create_relations",
+                "Create relations between entities. In active voice.",
+            ))
+            .with_tool(tool(
+                "delete_relations",
+                "Delete relations between entities",
+            ))
+            .with_tool(tool("read_graph", "Read the whole graph."))
+            .with_tool(tool(
+                "Memory_list_resources",
+                "Lists the resources of the MCP server 'Memory'.",
+            ))
+            .build()
+            .unwrap()
+    };
+    let content =
+        opened_ahead_hint(memory(), "Add a relation in memory from Ada to Babbage.").await;
+    let call = |name: &str| {
+        format!(
+            "{{\"name\": \"call_function\", \"arguments\": {{\"name\": \"{name}\", \
+             \"arguments\": {{\"from\": \"<from>\", \"to\": \"<to>\", \"undo\": <true or false>}}}}}}"
+        )
+    };
+    assert!(
+        content.contains(&format!(
+            "Of the functions of Memory, these fit the request best:\n\
+             - create_relations: Create relations between entities. Run it: {}.\n\
+             - delete_relations: Delete relations between entities. Run it: {}.\n\
+             Run now the one that does what the request asks.\n\nThe request again:",
+            call("create_relations"),
+            call("delete_relations")
+        )),
+        "{content}"
+    );
+    assert_eq!(
+        hint_names(&opened_ahead_hint(memory(), "Read the whole graph of memory.").await),
+        ["read_graph"]
+    );
 }

@@ -179,6 +179,9 @@ pub(crate) struct Toolset {
     schema_lines: Vec<Vec<String>>,
     /// The containers ranked for opening ahead of the model (empty when it is off).
     ranker: Arc<open_ahead::Ranker>,
+    /// Parallel to `catalog.groups`: each harness's members ranked for the hint of
+    /// [`Toolset::member_hint`] (empty unless `fixed` writes notes or opens ahead).
+    member_rankers: Arc<[open_ahead::Ranker]>,
 }
 
 /// The start of every schema line of the fixed layout.
@@ -640,8 +643,31 @@ impl Toolset {
             ),
             None => open_ahead::Ranker::default(),
         };
+        let member_rankers =
+            if fixed_list && (settings.container_notes || settings.open_ahead.is_some()) {
+                groups
+                    .iter()
+                    .map(|g| {
+                        // Within a harness its own name tells no member from another; where some
+                        // members carry it (an MCP server's `Memory_list_resources`, "of the MCP
+                        // server 'Memory'"), it would rank them first for every request that
+                        // names the harness ("Show me everything stored in memory").
+                        open_ahead::Ranker::ignoring(
+                            g.members
+                                .iter()
+                                .enumerate()
+                                .map(|(f, member)| (f, hint_texts(member)))
+                                .collect(),
+                            &open_ahead::words(&g.name),
+                        )
+                    })
+                    .collect()
+            } else {
+                Arc::from([])
+            };
         Ok(Toolset {
             ranker: Arc::new(ranker),
+            member_rankers,
             schema_lines,
             catalog,
             extras,
@@ -1056,13 +1082,23 @@ impl Toolset {
     }
 
     /// For a container of harness `h` answered in a note (the `container_notes` setting and
-    /// opening ahead, in `fixed`): a line naming the member whose name and description fit the
-    /// turn's `message` best (BM25 over the harness's members, see [`hint_texts`]; its only
-    /// member when it has one; a member whose description says it is deprecated yields to the
-    /// best other member scoring at least half as well), with the whole call that runs it.
-    /// When the history already shows every member's schema (the container is called again,
-    /// and its answer lists none), the line carries that member's schema too. `None` outside
-    /// `fixed`, or when no member shares a word with the message.
+    /// opening ahead, in `fixed`): the members whose name and description fit the turn's
+    /// `message` best, each with the whole call that runs it. The members are ranked by BM25
+    /// over the harness's members (see [`hint_texts`]); every member scoring at least half as
+    /// well as the best is named, best first, up to [`HINTED_MEMBERS`], and a member whose
+    /// description says it is deprecated is left out when another qualifies. One member is
+    /// named alone ("X fits the request best. Run it now: ..."); several are listed with the
+    /// first sentence of their descriptions, for the model to run the one the request asks
+    /// for. A harness with one member always names it. When the history already shows every
+    /// member's schema (the container is called again, and its answer lists none), each named
+    /// member's schema comes with it. `None` outside `fixed`, or when no member shares a word
+    /// with the message.
+    ///
+    /// Why several: a lexical ranking puts the member the request needs first for most
+    /// requests, but not for all ("Add an entity ... with the observation ..." ranks
+    /// `add_observations` over `create_entities`), and a small model runs the one member a hint
+    /// names. Where members score close, the model, which reads the request better than word
+    /// counts do, chooses among them (`BENCHMARKS.md`, "Tenth run").
     ///
     /// The call is written out whole, `{"name": "call_function", "arguments": {"name": ...}}`:
     /// a small model that writes its calls as `{"name": ..., "arguments": ...}` reads the call
@@ -1084,49 +1120,75 @@ impl Toolset {
             return None;
         }
         let members = &self.catalog.groups[h].members;
-        let f = match members.len() {
+        let named: Vec<usize> = match members.len() {
             0 => return None,
-            1 => 0,
+            1 => vec![0],
             _ => {
-                let ranker = open_ahead::Ranker::new(
-                    members
-                        .iter()
-                        .enumerate()
-                        .map(|(f, m)| (f, hint_texts(m)))
-                        .collect(),
-                );
-                let ranked = ranker.rank(message);
-                let &(best, score) = ranked.first()?;
-                // A member that says it is deprecated yields to the best other member that
-                // scores at least half as well: its replacement serves the same requests with
-                // nearly the same words, and the model runs what the hint names. (When the
-                // best is not deprecated, it is the first that qualifies.)
-                ranked
+                let ranked = self.member_rankers.get(h)?.rank(message);
+                let &(_, best) = ranked.first()?;
+                let close: Vec<usize> = ranked
                     .iter()
-                    .find(|&&(f, s)| !says_deprecated(&members[f]) && s >= score / 2.0)
-                    .map_or(best, |&(f, _)| f)
+                    .filter(|&&(_, score)| score >= best / 2.0)
+                    .map(|&(f, _)| f)
+                    .collect();
+                // A deprecated member's replacement serves the same requests with nearly the
+                // same words, and the model runs what the hint names.
+                let current: Vec<usize> = close
+                    .iter()
+                    .copied()
+                    .filter(|&f| !says_deprecated(&members[f]))
+                    .collect();
+                let mut named = if current.is_empty() { close } else { current };
+                named.truncate(HINTED_MEMBERS);
+                named
             }
         };
-        let member = &members[f];
-        let parameters = &member.definition().parameters;
-        let mut call = call_example(member.name(), &argument_outline(parameters));
-        let optional = optional_arguments(parameters);
-        if !optional.is_empty() {
-            let _ = write!(call, " (optional arguments: {})", optional.join(", "));
-        }
         let harness = &self.catalog.groups[h].name;
-        let name = member.name();
-        Some(if self.all_delivered(h, delivered) {
-            format!(
-                "Of the functions of {harness}, {name} fits the request best. Its parameters:\n\
-                 {line}\nRun it now: {call}.",
-                line = self.schema_lines[h][f],
-            )
-        } else {
-            format!(
-                "Of the functions of {harness}, {name} fits the request best. Run it now: {call}."
-            )
-        })
+        let with_schemas = self.all_delivered(h, delivered);
+        let call = |f: usize| {
+            let parameters = &members[f].definition().parameters;
+            let mut call = call_example(members[f].name(), &argument_outline(parameters));
+            let optional = optional_arguments(parameters);
+            if !optional.is_empty() {
+                let _ = write!(call, " (optional arguments: {})", optional.join(", "));
+            }
+            call
+        };
+        if let [f] = named[..] {
+            let name = members[f].name();
+            let call = call(f);
+            return Some(if with_schemas {
+                format!(
+                    "Of the functions of {harness}, {name} fits the request best. Its parameters:\n\
+                     {line}\nRun it now: {call}.",
+                    line = self.schema_lines[h][f],
+                )
+            } else {
+                format!(
+                    "Of the functions of {harness}, {name} fits the request best. Run it now: {call}."
+                )
+            });
+        }
+        let mut text = format!("Of the functions of {harness}, these fit the request best:");
+        for &f in &named {
+            let call = call(f);
+            if with_schemas {
+                let _ = write!(
+                    text,
+                    "\n- {line}\n  Run it: {call}.",
+                    line = self.schema_lines[h][f]
+                );
+            } else {
+                let _ = write!(
+                    text,
+                    "\n- {name}: {summary} Run it: {call}.",
+                    name = members[f].name(),
+                    summary = first_sentence(members[f].description()),
+                );
+            }
+        }
+        text.push_str("\nRun now the one that does what the request asks.");
+        Some(text)
     }
 
     /// Whether harness `h` has members and the history shows the fixed layout's line of
@@ -1238,6 +1300,51 @@ fn call_example(function: &str, arguments: &str) -> String {
     )
 }
 
+/// How many members a hint names at most (see [`Toolset::member_hint`]).
+const HINTED_MEMBERS: usize = 3;
+
+/// The first sentence of a description (up to the first `.` followed by a space or a line
+/// break, not an abbreviation's such as "e.g.", or the first line break), with a full stop,
+/// cut at a word after 160 characters with `...`.
+fn first_sentence(description: &str) -> String {
+    let description = description.trim();
+    let mut end = description.len();
+    // A sentence longer than the cut is cut anyway: the first 161 characters are enough.
+    for (i, c) in description.char_indices().take(161) {
+        if c == '\n' {
+            end = i;
+            break;
+        }
+        if c != '.'
+            || !description[i + 1..]
+                .chars()
+                .next()
+                .is_none_or(char::is_whitespace)
+        {
+            continue;
+        }
+        // Not the dot of an abbreviation such as "e.g." (a word with a dot inside).
+        let start = description[..i]
+            .rfind(char::is_whitespace)
+            .map_or(0, |w| w + 1);
+        if !description[start..i].contains('.') {
+            end = i + 1;
+            break;
+        }
+    }
+    let sentence = description[..end].trim_end();
+    if sentence.chars().count() > 160 {
+        let cut: String = sentence.chars().take(160).collect();
+        let cut = cut.rsplit_once(' ').map_or(cut.as_str(), |(head, _)| head);
+        return format!("{cut}...");
+    }
+    if sentence.is_empty() || sentence.ends_with(['.', '!', '?']) {
+        sentence.to_owned()
+    } else {
+        format!("{sentence}.")
+    }
+}
+
 /// Whether `member`'s description says it is deprecated (the word, in any case), as servers
 /// mark a function kept for old clients beside its replacement ("DEPRECATED: Use
 /// read_text_file instead."). MCP has no annotation for it.
@@ -1273,7 +1380,8 @@ fn optional_arguments(parameters: &Value) -> Vec<&str> {
 
 /// The arguments of a hint's call, outlined from a parameter schema: the required
 /// properties, in name order (as the member's schema line has them), each with a placeholder
-/// naming it (`"<path>"` for a string, `<count>` for any other scalar), nested objects and
+/// naming it (`"<path>"` for a string, `<count>` for a number, `<true or false>` for a
+/// boolean), nested objects and
 /// arrays outlined the same way (an array as one item); `{...}` for a schema whose properties
 /// are all optional, `{}` for one without properties.
 fn argument_outline(schema: &Value) -> String {
@@ -1340,6 +1448,9 @@ fn outline(name: &str, schema: &Value) -> String {
             None => format!("[<{name}>]"),
         },
         "string" => Value::String(format!("<{name}>")).to_string(),
+        // Shown `<nextThoughtNeeded>`, a small model wrote `true` where the request said no
+        // further thought was needed; the value's two choices leave less to guess.
+        "boolean" => "<true or false>".to_owned(),
         _ => format!("<{name}>"),
     }
 }
@@ -1401,7 +1512,7 @@ fn describe(source: Option<&DynamicHarness>, name: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{argument_outline, optional_arguments, qualified_splits};
+    use super::{argument_outline, first_sentence, optional_arguments, qualified_splits};
     use serde_json::json;
 
     #[test]
@@ -1442,12 +1553,39 @@ mod tests {
             argument_outline(&loose),
             r#"{"headers": {...}, "since": "<since>"}"#
         );
+        // A boolean's placeholder offers its two values.
+        let flag = json!({"type": "object", "properties": {"more": {"type": "boolean"}},
+            "required": ["more"]});
+        assert_eq!(argument_outline(&flag), r#"{"more": <true or false>}"#);
         // A name that needs escaping keeps the outline valid JSON text around it.
         let quoted = json!({"type": "object", "properties": {"say \"hi\"": {"type": "string"}},
             "required": ["say \"hi\""]});
         assert_eq!(
             argument_outline(&quoted),
             r#"{"say \"hi\"": "<say \"hi\">"}"#
+        );
+    }
+
+    #[test]
+    fn a_listed_member_is_summed_up_by_its_first_sentence() {
+        assert_eq!(
+            first_sentence("Shows the commit logs. Accepts dates in ISO 8601."),
+            "Shows the commit logs."
+        );
+        // A dot inside a word or a version ends nothing; a sentence gets its full stop.
+        assert_eq!(
+            first_sentence("Reads e.g. notes.txt with v1.2 rules\nSecond line."),
+            "Reads e.g. notes.txt with v1.2 rules."
+        );
+        assert_eq!(first_sentence("  Shows the status  "), "Shows the status.");
+        assert_eq!(first_sentence("Is it? Yes."), "Is it? Yes.");
+        assert_eq!(first_sentence(""), "");
+        // A long first sentence is cut at a word, within 160 characters.
+        let long = format!("{} end.", "word ".repeat(40));
+        let cut = first_sentence(&long);
+        assert!(
+            cut.ends_with("word...") && cut.chars().count() <= 163,
+            "{cut}"
         );
     }
 

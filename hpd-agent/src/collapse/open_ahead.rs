@@ -69,12 +69,22 @@ impl Ranker {
     /// at case changes and separators) and descriptions. Several documents may share a key
     /// (a container and its members); a key scores as its best document.
     pub(crate) fn new(documents: Vec<(usize, Vec<String>)>) -> Ranker {
+        Ranker::ignoring(documents, &[])
+    }
+
+    /// As [`Ranker::new`], leaving the `ignored` words (as [`words`] gives them) out of every
+    /// document, so that they score nothing.
+    pub(crate) fn ignoring(documents: Vec<(usize, Vec<String>)>, ignored: &[String]) -> Ranker {
         let documents: Vec<Document> = documents
             .into_iter()
             .map(|(key, texts)| {
                 let mut counts: HashMap<String, u32> = HashMap::new();
                 let mut length = 0.0;
-                for word in texts.iter().flat_map(|t| words(t)) {
+                for word in texts
+                    .iter()
+                    .flat_map(|t| words(t))
+                    .filter(|w| !ignored.contains(w))
+                {
                     *counts.entry(word).or_default() += 1;
                     length += 1.0;
                 }
@@ -224,6 +234,32 @@ mod tests {
         let common = ranker.rank("operations");
         assert!(common.iter().all(|&(_, s)| s < 0.5), "{common:?}");
         assert!(Ranker::new(Vec::new()).rank("add").is_empty());
+    }
+
+    #[test]
+    fn ignored_words_score_nothing() {
+        let documents = || {
+            vec![
+                (
+                    0,
+                    vec![
+                        "list_resources".to_owned(),
+                        "Lists the resources of Memory".to_owned(),
+                    ],
+                ),
+                (
+                    1,
+                    vec!["read_graph".to_owned(), "Reads the whole graph".to_owned()],
+                ),
+            ]
+        };
+        assert_eq!(
+            Ranker::new(documents()).rank("everything in memory")[0].0,
+            0
+        );
+        let ranker = Ranker::ignoring(documents(), &words("Memory"));
+        assert!(ranker.rank("everything in memory").is_empty());
+        assert_eq!(ranker.rank("the whole graph of memory")[0].0, 1);
     }
 
     #[test]

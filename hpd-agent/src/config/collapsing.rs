@@ -66,12 +66,16 @@ pub struct CollapsingConfig {
     /// the history holds the note instead. A small model shown its own container call tends to
     /// make it again (`BENCHMARKS.md`, "Accuracy on a real model"); with the note it reads the
     /// schemas as given and calls the member. Each note (and each opening ahead, in `fixed`)
-    /// ends with a hint: the member that fits the user's message best (BM25 over the members'
-    /// names, counted twice, their descriptions and their parameters' names and descriptions;
-    /// a member whose description says it is deprecated yields to the best other one scoring
-    /// at least half as well) and the whole call that runs it, its required arguments
-    /// outlined with placeholders and its optional ones named. The model follows the hint, so
-    /// a wrong hint costs the task (`BENCHMARKS.md`, "Seventh run"). The assistant's text of
+    /// ends with a hint: the members that fit the user's message best (BM25 over the members'
+    /// names, counted twice, their descriptions and their parameters' names and descriptions,
+    /// not the harness's own name; every member scoring at least half as well as the best, up
+    /// to three, a deprecated one left out when another qualifies), each with the whole call
+    /// that runs it, its required arguments outlined with placeholders and its optional ones
+    /// named. One member is named alone; several are listed with the first sentence of their
+    /// descriptions for the model to choose. A small model runs a member named alone even
+    /// when the request asks for another, so a wrong single name costs the task (`BENCHMARKS.md`,
+    /// "Seventh run"); given a short list, it chose by the request (`BENCHMARKS.md`, "Tenth
+    /// run"). The assistant's text of
     /// that response, if any, stays. The history stays append-only, so the cached prefix is
     /// kept.
     pub container_notes: bool,
