@@ -179,10 +179,11 @@
 //!   on, in `fixed`, a response whose calls are all container calls (or recovered member
 //!   calls) leaves no call and no result in the history: the layout's answers go into one note
 //!   in the user's turn, written as opening ahead writes it (the containers named, their
-//!   members' schemas, then the user's message again), ending with the member that fits the
-//!   user's message best (BM25; a member that says it is deprecated yields to its replacement)
-//!   and the whole call that runs it. A container called again although its schemas are in
-//!   the conversation gets a note naming that member with its schema and its call. The calls
+//!   members' schemas, then the user's message again), ending with the members that fit the
+//!   user's message best (BM25; every one scoring at least half as well as the best, up to
+//!   three, a member that says it is deprecated yielding to its replacement), each with the
+//!   whole call that runs it. A container called again although its schemas are in the
+//!   conversation gets a note naming those members with their schemas and their calls. The calls
 //!   are still reported to events, middleware and traces, the response's own text stays, and
 //!   the history only grows, so the cached prefix is kept. It exists for models that repeat
 //!   the last call they see: on Qwen2.5-Coder-1.5B it turned most container loops into member

@@ -74,8 +74,9 @@ pub struct CollapsingConfig {
     /// named. One member is named alone; several are listed with the first sentence of their
     /// descriptions for the model to choose. A small model runs a member named alone even
     /// when the request asks for another, so a wrong single name costs the task (`BENCHMARKS.md`,
-    /// "Seventh run"); given a short list, it chose by the request (`BENCHMARKS.md`, "Tenth
-    /// run"). The assistant's text of
+    /// "Seventh run"); given a short list, it chose the needed member where one name had led
+    /// it away in two tasks and the wrong one of two in another, for the same count of tasks
+    /// solved (`BENCHMARKS.md`, "Tenth run"). The assistant's text of
     /// that response, if any, stays. The history stays append-only, so the cached prefix is
     /// kept.
     pub container_notes: bool,
