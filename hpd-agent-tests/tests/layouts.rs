@@ -1453,6 +1453,49 @@ async fn fixed_hints_outline_the_arguments_of_their_call() {
     );
 }
 
+/// A model that copies the hint's outlined call without filling it in (`{"path": "<path>"}`)
+/// gets an error naming the placeholder's path, and the member does not run on the name it made
+/// up; the call written with the request's value then runs.
+#[tokio::test]
+async fn fixed_refuses_a_hints_placeholder_sent_back_as_a_value() {
+    let _serial = SERIAL.lock().await;
+    reset_logs();
+    let client = ScriptedChatClient::with_replies([
+        through("c1", "read_file", json!({"path": "<path>"})),
+        through("c2", "read_file", json!({"path": "a.txt"})),
+        ChatResponse::text("done"),
+    ]);
+    let built = agent(&client, CollapsingLayout::Fixed)
+        .configure_harness_collapsing(|c| c.open_ahead = Some(0.1))
+        .build()
+        .unwrap();
+    assert_eq!(
+        built.run("Read the file a.txt.").await.unwrap().text,
+        "done"
+    );
+    let requests = client.requests();
+    let ChatMessage::User { content } = &requests[0].messages[0] else {
+        panic!("the user's message: {:?}", requests[0].messages);
+    };
+    assert!(
+        content.contains(r#""arguments": {"path": "<path>"}"#),
+        "the hint outlines the call: {content}"
+    );
+    assert_eq!(
+        requests[1].tool_result("c1"),
+        Some((
+            "Invalid arguments for 'read_file': at $.path: \"<path>\" is the placeholder of an \
+             outlined call, not a value: write in its place the value the request gives",
+            true
+        ))
+    );
+    assert_eq!(
+        requests[2].tool_result("c2"),
+        Some(("contents of a.txt", false))
+    );
+    assert_eq!(executions(), ["FileTools.read_file"]);
+}
+
 /// A note's hint does not name a member whose description says it is deprecated while another
 /// member fits the message at least half as well: the deprecated twin of a function (same
 /// words, "DEPRECATED: Use ... instead") ranks as high as its replacement, and the model runs

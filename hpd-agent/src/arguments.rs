@@ -22,6 +22,16 @@
 //! asks of optional fields), and the parameter being optional says that leaving it out is
 //! what the function accepts. Nothing else is changed: a `null` the schema accepts is passed
 //! on, a `null` for a required parameter or deeper in the arguments is a mismatch.
+//!
+//! One form is refused although the schema may accept it: a string that reads `<key>` under
+//! its own key `key` (`{"path": "<path>"}`, or an item of an array under that key,
+//! `{"paths": ["<paths>"]}`), at any depth. That is the placeholder the collapsed layouts'
+//! hints write in the call they outline, and a model that copies the outline without filling
+//! it in would otherwise run the function on a file, branch or name it made up from the
+//! schema. The refusal names the placeholder's path and asks for the value the request gives.
+//! A schema that demands that very string (an `enum` or `const` holding it, or a `pattern`
+//! that only it meets) is obeyed: the string passes when the schema rejects it with one more
+//! character appended, where it accepts it as sent.
 
 use serde_json::Value;
 
@@ -108,6 +118,9 @@ impl ArgumentCheck {
         let Some(mut instance) = object(arguments) else {
             return Checked::Pass;
         };
+        if let Some(refused) = placeholder(validator, &instance) {
+            return Checked::Mismatch(refused);
+        }
         // The common case, a call that matches, pays for one validation.
         if validator.is_valid(&instance) {
             return Checked::Pass;
@@ -162,6 +175,67 @@ fn object(arguments: &str) -> Option<Value> {
         serde_json::from_str(text).ok()?
     };
     instance.is_object().then_some(instance)
+}
+
+/// The refusal of the first outline placeholder sent as a value (see the module docs), `at
+/// {path}: {what}`; `None` when the arguments hold none, or only ones the schema demands.
+#[cfg(feature = "argument-validation")]
+fn placeholder(validator: &jsonschema::Validator, instance: &Value) -> Option<String> {
+    let mut found = Vec::new();
+    placeholders(instance, None, &mut String::new(), &mut found);
+    found.into_iter().find_map(|pointer| {
+        let text = instance.pointer(&pointer)?.as_str()?.to_owned();
+        let mut altered = instance.clone();
+        *altered.pointer_mut(&pointer)? = Value::String(format!("{text} "));
+        let fails_here = |value: &Value| {
+            validator
+                .iter_errors(value)
+                .any(|error| error.instance_path().as_str() == pointer)
+        };
+        if !fails_here(instance) && fails_here(&altered) {
+            // The schema asks for this very string.
+            return None;
+        }
+        Some(format!(
+            "at {}: {} is the placeholder of an outlined call, not a value: write in its place \
+             the value the request gives",
+            json_path(instance, &pointer),
+            Value::String(text)
+        ))
+    })
+}
+
+/// Collects into `found` the JSON pointers (below `pointer`) of the strings that read `<key>`
+/// under their own key `key`, an array's items counting as under the array's key.
+#[cfg(feature = "argument-validation")]
+fn placeholders(value: &Value, key: Option<&str>, pointer: &mut String, found: &mut Vec<String>) {
+    let at = pointer.len();
+    match value {
+        Value::String(text) => {
+            let named = text
+                .strip_prefix('<')
+                .and_then(|rest| rest.strip_suffix('>'));
+            if named.is_some() && named == key {
+                found.push(pointer.clone());
+            }
+        }
+        Value::Array(items) => {
+            for (index, item) in items.iter().enumerate() {
+                pointer.push_str(&format!("/{index}"));
+                placeholders(item, key, pointer, found);
+                pointer.truncate(at);
+            }
+        }
+        Value::Object(map) => {
+            for (name, item) in map {
+                pointer.push('/');
+                pointer.push_str(&name.replace('~', "~0").replace('/', "~1"));
+                placeholders(item, Some(name), pointer, found);
+                pointer.truncate(at);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// A mismatch as the error result gives it: `at {path}: {what}`.
@@ -317,5 +391,56 @@ mod tests {
         );
         // Not an object: the function's own parse refuses it.
         assert_eq!(check.check("[null]"), Checked::Pass);
+    }
+
+    #[cfg(feature = "argument-validation")]
+    #[test]
+    fn an_outlines_placeholder_sent_as_a_value_is_refused_by_its_path() {
+        use super::Checked;
+        let check = super::ArgumentCheck::new(
+            "read",
+            &json!({
+                "type": "object",
+                "properties": {
+                    "paths": {"type": "array", "items": {"type": "string"}},
+                    "path": {"type": "string"},
+                    "mode": {"type": "string", "enum": ["<mode>", "plain"]},
+                    "tag": {"type": "string", "pattern": "^<tag>$"},
+                    "options": {"type": "object", "properties": {"encoding": {"type": "string"}}}
+                },
+                "required": ["path"]
+            }),
+        );
+        let refused = |path: &str, text: &str| {
+            Checked::Mismatch(format!(
+                "at {path}: \"{text}\" is the placeholder of an outlined call, not a value: \
+                 write in its place the value the request gives"
+            ))
+        };
+        assert_eq!(
+            check.check(r#"{"path": "<path>"}"#),
+            refused("$.path", "<path>")
+        );
+        assert_eq!(
+            check.check(r#"{"path": "/a", "paths": ["/b", "<paths>"]}"#),
+            refused("$.paths[1]", "<paths>")
+        );
+        assert_eq!(
+            check.check(r#"{"path": "/a", "options": {"encoding": "<encoding>"}}"#),
+            refused("$.options.encoding", "<encoding>")
+        );
+        // Another key's placeholder, or a name in brackets among other text, is a value.
+        assert_eq!(check.check(r#"{"path": "<paths>"}"#), Checked::Pass);
+        assert_eq!(check.check(r#"{"path": "a <path>"}"#), Checked::Pass);
+        // A string the schema demands is obeyed, whether by an enum or a pattern.
+        assert_eq!(
+            check.check(r#"{"path": "/a", "mode": "<mode>", "tag": "<tag>"}"#),
+            Checked::Pass
+        );
+        // Refused before the schema's own mismatches are looked for.
+        assert_eq!(
+            check.check(r#"{"path": "<path>", "mode": 3}"#),
+            refused("$.path", "<path>")
+        );
     }
 }

@@ -135,7 +135,8 @@
 //!   `native` a call of a collapsed member is checked against the member's whole JSON Schema
 //!   before anything runs (the `argument-validation` feature, on by default): a mismatch is
 //!   answered with `Invalid arguments for 'add': at $.a: "two" is not of type "integer"`,
-//!   naming the JSON path of the first mismatch, and the member does not run.
+//!   naming the JSON path of the first mismatch, and the member does not run. A hint's
+//!   placeholder sent back as a value (`{"path": "<path>"}`) is refused the same way.
 //! - **Recovery.** Calling a member before its container, directly or through
 //!   `call_function`, by its name or qualified (`MathTools.add`, `mathtools:add`,
 //!   `MathTools/add`, `MathTools-add`, `MathTools__add`), expands its container too: the call
@@ -776,7 +777,7 @@
 //! |---|---|---|
 //! | `sqlite` | yes | `store::SqliteSessionStore`, the embedded session store (SQLite compiled in through `rusqlite`) |
 //! | `output-validation` | yes | typed final answers checked against their whole JSON Schema (`jsonschema`); without it, by parsing and deserializing only |
-//! | `argument-validation` | yes | in `fixed` and `native`, a collapsed member's arguments checked against its JSON Schema before it runs (`jsonschema`); without it, by the function's own parsing only |
+//! | `argument-validation` | yes | in `fixed` and `native`, a collapsed member's arguments checked against its JSON Schema before it runs, and a hint's placeholder sent back as a value refused (`jsonschema`); without it, by the function's own parsing only |
 //! | `postgres` | no | `store::PostgresSessionStore`, over `tokio-postgres` |
 //! | `redis` | no | `store::RedisSessionStore`, over the `redis` crate with Tokio support |
 //! | `mcp` | no | the [`mcp`](mcp/index.html) module: `McpHarness` (MCP servers as harnesses), `McpServer` (an agent's tools over MCP), `AgentBuilder::with_mcp_server` and `build_async`; built on the official Rust SDK `rmcp` |

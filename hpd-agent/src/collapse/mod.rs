@@ -1385,7 +1385,8 @@ fn optional_arguments(parameters: &Value) -> Vec<&str> {
 /// naming it (`"<path>"` for a string, `<count>` for a number, `<true or false>` for a
 /// boolean), nested objects and
 /// arrays outlined the same way (an array as one item); `{...}` for a schema whose properties
-/// are all optional, `{}` for one without properties.
+/// are all optional, `{}` for one without properties. A call that sends such a placeholder back
+/// as its value is refused before the member runs (`crate::arguments`).
 fn argument_outline(schema: &Value) -> String {
     let properties = schema.get("properties").and_then(Value::as_object);
     let required = required_names(schema);
