@@ -28,7 +28,9 @@
 //! them). The layouts run in the order given. Besides the five run by default, the variants
 //! run when named: `fixed+open_ahead` and `native+open_ahead` with opening ahead on
 //! (`collapsing.open_ahead` at `DEFAULT_OPEN_AHEAD`), `fixed+notes` and `native+notes` with
-//! `collapsing.container_notes` on, and `fixed+notes+open_ahead` with both.
+//! `collapsing.container_notes` on, `fixed+notes+open_ahead` with both, and `default`, the
+//! agent's default collapsing settings untouched. The five layouts run by default name every
+//! setting: opening ahead and notes are off in them, whatever the defaults.
 //!
 //! On two cores, Qwen2.5-Coder-1.5B-Instruct from `.ci/qwen-server.sh` (BENCHMARKS.md,
 //! "Accuracy on a real model"):

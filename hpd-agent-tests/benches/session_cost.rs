@@ -22,12 +22,22 @@
 //! - `HPD_SESSION_COST_WORKLOADS`: `cycling`, `few` (see the workloads below);
 //! - `HPD_SESSION_COST_SCRIPTS`: `every-turn`, `aware` (see the scripts below);
 //! - `HPD_SESSION_COST_LAYOUTS`: `flat`, `hide`, `append`, `fixed`, `native-Anthropic`,
-//!   `native-Responses`, `fixed+open`, `native-Anthropic+open` (include `flat`: it is the
-//!   baseline of every "vs flat"; `native-Responses` also gives its `(at end)` row);
+//!   `native-Responses`, `fixed+open`, `native-Anthropic+open`, `fixed+notes`,
+//!   `fixed+notes+open` (include `flat`: it is the baseline of every "vs flat";
+//!   `native-Responses` also gives its `(at end)` row). Every layout names its settings of
+//!   opening ahead and container notes (both on by default): the plain ones have neither, and
+//!   `fixed+notes+open` and `native-Anthropic+open` are what the default runs as on a client
+//!   without deferred loading and with tool references;
 //! - `HPD_SESSION_COST_MESSAGES`: `names`, `describes` (see the user messages below);
 //! - `HPD_SESSION_COST_OPEN_AHEAD`: the score from which the `+open` layouts open a container
 //!   ahead of the model (default [`DEFAULT_OPEN_AHEAD`]);
 //! - `HPD_SESSION_COST_TURNS`: the session lengths (default `1,5,20,50`).
+//!
+//! The `+notes` layouts are `fixed` with `container_notes` on: a response of container calls
+//! only leaves a note in the user's turn (the containers' answers, a hint, the request again)
+//! instead of the calls and their results; the script reads the turn from the `Turn {t}:` its
+//! messages start with, so a note (which repeats the request) is not a turn of its own, and
+//! finds the members' schema lines in the note as it finds them in an opening ahead.
 //!
 //! The `+open` layouts are `fixed` and native-Anthropic built with
 //! `configure_harness_collapsing(|c| c.open_ahead = Some(threshold))`: before a turn's first
@@ -136,9 +146,14 @@ enum Layout {
     FixedOpen,
     /// native-Anthropic with opening ahead ([`open_ahead_threshold`]).
     NativeAnthropicOpen,
+    /// `fixed` with container answers as notes.
+    FixedNotes,
+    /// `fixed` with container answers as notes and opening ahead ([`open_ahead_threshold`]):
+    /// what the default (`native`) runs as on a client without deferred loading.
+    FixedNotesOpen,
 }
 
-const LAYOUTS: [Layout; 8] = [
+const LAYOUTS: [Layout; 10] = [
     Layout::Flat,
     Layout::Hide,
     Layout::Append,
@@ -147,6 +162,8 @@ const LAYOUTS: [Layout; 8] = [
     Layout::NativeResponses,
     Layout::FixedOpen,
     Layout::NativeAnthropicOpen,
+    Layout::FixedNotes,
+    Layout::FixedNotesOpen,
 ];
 
 /// The score from which the `+open` layouts open a container ahead of the model:
@@ -169,13 +186,16 @@ impl Layout {
             Layout::NativeResponses => "native-Responses",
             Layout::FixedOpen => "fixed+open",
             Layout::NativeAnthropicOpen => "native-Anthropic+open",
+            Layout::FixedNotes => "fixed+notes",
+            Layout::FixedNotesOpen => "fixed+notes+open",
         }
     }
 
-    /// The layout the model sees: an `+open` layout is its layout with openings in the history.
+    /// The layout the model sees: an `+open` or `+notes` layout is its layout with openings
+    /// or notes in the history.
     fn base(self) -> Layout {
         match self {
-            Layout::FixedOpen => Layout::Fixed,
+            Layout::FixedOpen | Layout::FixedNotes | Layout::FixedNotesOpen => Layout::Fixed,
             Layout::NativeAnthropicOpen => Layout::NativeAnthropic,
             other => other,
         }
@@ -183,7 +203,15 @@ impl Layout {
 
     /// Whether the agent opens containers ahead of the model.
     fn opens_ahead(self) -> bool {
-        self != self.base()
+        matches!(
+            self,
+            Layout::FixedOpen | Layout::NativeAnthropicOpen | Layout::FixedNotesOpen
+        )
+    }
+
+    /// Whether the layout's answers to a response of container calls go into a note.
+    fn notes(self) -> bool {
+        matches!(self, Layout::FixedNotes | Layout::FixedNotesOpen)
     }
 
     fn form(self) -> DeferredTools {
@@ -194,22 +222,24 @@ impl Layout {
         }
     }
 
+    /// The agent of this layout: every setting of opening ahead and notes is named, so that
+    /// no row depends on the defaults.
     fn configure(self, builder: AgentBuilder) -> AgentBuilder {
-        match self {
-            Layout::Flat => builder.without_harness_collapsing(),
-            Layout::Hide => builder.with_collapsing_layout(CollapsingLayout::Hide),
-            Layout::Append => builder.with_collapsing_layout(CollapsingLayout::Append),
-            Layout::Fixed => builder.with_collapsing_layout(CollapsingLayout::Fixed),
-            Layout::NativeAnthropic | Layout::NativeResponses => {
-                builder.with_collapsing_layout(CollapsingLayout::Native)
-            }
-            Layout::FixedOpen => builder
-                .with_collapsing_layout(CollapsingLayout::Fixed)
-                .configure_harness_collapsing(|c| c.open_ahead = Some(open_ahead_threshold())),
-            Layout::NativeAnthropicOpen => builder
-                .with_collapsing_layout(CollapsingLayout::Native)
-                .configure_harness_collapsing(|c| c.open_ahead = Some(open_ahead_threshold())),
-        }
+        let layout = match self.base() {
+            Layout::Flat => return builder.without_harness_collapsing(),
+            Layout::Hide => CollapsingLayout::Hide,
+            Layout::Append => CollapsingLayout::Append,
+            Layout::Fixed => CollapsingLayout::Fixed,
+            _ => CollapsingLayout::Native,
+        };
+        let open_ahead = self.opens_ahead().then(open_ahead_threshold);
+        let notes = self.notes();
+        builder
+            .with_collapsing_layout(layout)
+            .configure_harness_collapsing(|c| {
+                c.open_ahead = open_ahead;
+                c.container_notes = notes;
+            })
     }
 }
 
@@ -351,9 +381,15 @@ fn openings(history: &[ChatMessage], harness_of: &[String], containers: &[String
     for message in history {
         match message {
             ChatMessage::User { content } => {
-                let t = turn.map_or(0, |t| t + 1);
-                turn = Some(t);
+                let t = turn_of(message).unwrap_or_else(|| turn.map_or(0, |t| t + 1));
                 let opened = opened_in_note(content);
+                if turn == Some(t) {
+                    // A later user message of the turn: the note of the model's container
+                    // calls (`container_notes`).
+                    counts.by_model += opened.len();
+                    continue;
+                }
+                turn = Some(t);
                 counts.ahead += opened.len();
                 counts.wrong += opened
                     .iter()
@@ -390,6 +426,16 @@ fn openings(history: &[ChatMessage], harness_of: &[String], containers: &[String
         }
     }
     counts
+}
+
+/// The turn a user message belongs to: the number after the last `Turn ` of its text (a note
+/// of container answers repeats the turn's message at its end).
+fn turn_of(message: &ChatMessage) -> Option<usize> {
+    let ChatMessage::User { content } = message else {
+        return None;
+    };
+    let (_, rest) = content.rsplit_once("Turn ")?;
+    rest.split_once(':')?.0.parse().ok()
 }
 
 /// The containers `fixed` opened ahead in a user message: the names after the agent's note.
@@ -587,15 +633,17 @@ impl Model {
     /// ran, the text answer.
     fn reply(&self, request: &ChatRequest<'_>) -> Result<ChatResponse, ChatError> {
         let messages = request.messages;
-        let start = messages
-            .iter()
-            .rposition(|m| matches!(m, ChatMessage::User { .. }))
-            .ok_or_else(|| ChatError::Config("a request without a user message".into()))?;
+        // The turn is the number its user message gives; a note of container answers, a user
+        // message of its own, repeats the turn's message at its end.
         let t = messages
             .iter()
-            .filter(|m| matches!(m, ChatMessage::User { .. }))
-            .count()
-            - 1;
+            .rev()
+            .find_map(turn_of)
+            .ok_or_else(|| ChatError::Config("a request without a user message".into()))?;
+        let start = messages
+            .iter()
+            .position(|m| turn_of(m) == Some(t))
+            .ok_or_else(|| ChatError::Config(format!("no user message of turn {t}")))?;
         let turn = self
             .turns
             .get(t)
@@ -612,9 +660,12 @@ impl Model {
                 _ => None,
             })
         };
-        // `fixed` opens ahead in the turn's user message.
-        let mut opened = matches!(&messages[start], ChatMessage::User { content }
-            if opened_in_note(content).iter().any(|name| *name == turn.harness));
+        // `fixed` opens ahead in the turn's user message, and with notes answers a container
+        // call in a user message after it.
+        let mut opened = messages[start..].iter().any(|m| {
+            matches!(m, ChatMessage::User { content }
+                if opened_in_note(content).iter().any(|name| *name == turn.harness))
+        });
         let (mut ran, mut retries) = (0, 0);
         for message in this_turn {
             let ChatMessage::Assistant { tool_calls, .. } = message else {
@@ -709,7 +760,7 @@ impl Model {
             Layout::Flat | Layout::Hide | Layout::Append => {
                 request.tools.iter().any(|t| t.name == member)
             }
-            Layout::Fixed | Layout::FixedOpen => {
+            Layout::Fixed | Layout::FixedOpen | Layout::FixedNotes | Layout::FixedNotesOpen => {
                 let line = format!("{{\"name\":{},", Value::String(member.to_owned()));
                 results().any(|(content, _)| content.lines().any(|l| l.starts_with(&line)))
             }
@@ -1291,10 +1342,13 @@ fn groups(
     };
     let agent = register(AgentBuilder::new())
         .with_collapsing_layout(CollapsingLayout::Native)
+        .configure_harness_collapsing(|c| c.open_ahead = None)
         .with_chat_client(relay)
         .build()
         .expect("agent builds");
-    runtime.block_on(agent.run("list")).expect("probe runs");
+    runtime
+        .block_on(agent.run("Turn 0: list"))
+        .expect("probe runs");
     let seen = seen.lock().expect("record");
     seen[0].deferred.clone()
 }

@@ -59,6 +59,8 @@ fn builder(model: ScriptedChatClient) -> AgentBuilder {
         .unwrap();
     AgentBuilder::new()
         .with_harness(harness)
+        // The container's answer as a tool result, as the tool session gives it (not a note).
+        .configure_harness_collapsing(|c| c.container_notes = false)
         .with_limits(
             Limits::default()
                 .with_max_argument_bytes(64)

@@ -67,11 +67,19 @@ impl ChatClient for Metered {
     }
 }
 
+/// `fixed` as such: the model's container calls and their results stay in the history (no
+/// notes, no opening ahead, both on by default), the pattern this test shows the model.
+fn plain_fixed(c: &mut hpd_agent::config::CollapsingConfig) {
+    c.container_notes = false;
+    c.open_ahead = None;
+}
+
 /// The result text the container call gets in the fixed layout, read from the agent itself.
 async fn container_text() -> String {
     let agent = AgentBuilder::new()
         .with_tool_harness::<LiveForecasts>()
         .with_collapsing_layout(CollapsingLayout::Fixed)
+        .configure_harness_collapsing(plain_fixed)
         .with_chat_client(hpd_agent::ScriptedChatClient::new())
         .build()
         .expect("agent builds");
@@ -108,6 +116,7 @@ async fn few_shot() -> Vec<ChatMessage> {
         .with_instructions(INSTRUCTIONS)
         .with_tool_harness::<LiveForecasts>()
         .with_collapsing_layout(CollapsingLayout::Fixed)
+        .configure_harness_collapsing(plain_fixed)
         .with_chat_client(hpd_agent::ScriptedChatClient::with_replies(replies))
         .build()
         .expect("agent builds");
@@ -149,6 +158,7 @@ async fn fixed_layout_follows_the_pattern_and_keeps_the_cache() {
         .with_instructions(INSTRUCTIONS)
         .with_tool_harness::<LiveForecasts>()
         .with_collapsing_layout(CollapsingLayout::Fixed)
+        .configure_harness_collapsing(plain_fixed)
         .with_max_iterations(5)
         .with_model_options(
             ModelOptions::new()

@@ -98,6 +98,8 @@ async fn in_the_fixed_layout_a_container_of_thousands_of_tools_answers_within_th
     ]);
     let agent = AgentBuilder::new()
         .with_harness(harness)
+        // The container's answer as a tool result, where the result limit applies.
+        .configure_harness_collapsing(|c| c.container_notes = false)
         .with_limits(Limits::default().with_max_tool_result_bytes(8192))
         .with_chat_client(model.clone())
         .build()

@@ -62,6 +62,8 @@ fn assert_continuations(requests: &[RecordedRequest]) {
     }
 }
 
+/// An agent of the fixtures in `layout` as such: opening ahead and container notes, on by
+/// default, are off unless a test turns them on.
 fn agent(client: &ScriptedChatClient, layout: CollapsingLayout) -> AgentBuilder {
     AgentBuilder::new()
         .with_instructions("Base.")
@@ -70,6 +72,10 @@ fn agent(client: &ScriptedChatClient, layout: CollapsingLayout) -> AgentBuilder 
         .with_tool_harness::<FileTools>()
         .with_tool_harness::<DatabaseTools>()
         .with_collapsing_layout(layout)
+        .configure_harness_collapsing(|c| {
+            c.open_ahead = None;
+            c.container_notes = false;
+        })
         .with_chat_client(client.clone())
 }
 
@@ -1102,7 +1108,10 @@ async fn open_ahead_opens_the_container_the_message_needs() {
 #[test]
 fn open_ahead_in_json_config() {
     let read = |text: &str| AgentConfig::from_json(text).map(|c| c.collapsing.open_ahead);
-    assert_eq!(read(r#"{}"#).unwrap(), None);
+    assert_eq!(
+        read(r#"{}"#).unwrap(),
+        Some(hpd_agent::config::DEFAULT_OPEN_AHEAD)
+    );
     assert_eq!(
         read(r#"{"collapsing": {"open_ahead": 2.5}}"#).unwrap(),
         Some(2.5)
@@ -1133,6 +1142,12 @@ fn open_ahead_in_json_config() {
     let text = config.to_json();
     assert!(text.contains(r#""open_ahead": 2.5"#), "{text}");
     assert_eq!(AgentConfig::from_json(&text).unwrap(), config);
+    // Off, against the default, is written as `false`; the default is not written.
+    config.collapsing.open_ahead = None;
+    let text = config.to_json();
+    assert!(text.contains(r#""open_ahead": false"#), "{text}");
+    assert_eq!(AgentConfig::from_json(&text).unwrap(), config);
+    assert!(!AgentConfig::default().to_json().contains("open_ahead"));
 }
 
 /// `container_notes` in `fixed`: a response whose calls are all answered by the layout (a
@@ -1292,18 +1307,99 @@ async fn container_notes_answer_container_calls_in_the_users_turn() {
 #[test]
 fn container_notes_in_json_config() {
     let read = |text: &str| AgentConfig::from_json(text).map(|c| c.collapsing.container_notes);
-    assert!(!read(r#"{}"#).unwrap());
+    assert!(read(r#"{}"#).unwrap());
     assert!(read(r#"{"collapsing": {"container_notes": true}}"#).unwrap());
+    assert!(!read(r#"{"collapsing": {"container_notes": false}}"#).unwrap());
     let error = read(r#"{"collapsing": {"container_notes": "yes"}}"#).unwrap_err();
     assert!(
         error.to_string().contains("collapsing.container_notes"),
         "{error}"
     );
     let mut config = AgentConfig::default();
-    config.collapsing.container_notes = true;
+    config.collapsing.container_notes = false;
     let text = config.to_json();
-    assert!(text.contains(r#""container_notes": true"#), "{text}");
+    assert!(text.contains(r#""container_notes": false"#), "{text}");
     assert_eq!(AgentConfig::from_json(&text).unwrap(), config);
+    assert!(!AgentConfig::default().to_json().contains("container_notes"));
+}
+
+/// The defaults: `native` with opening ahead from `DEFAULT_OPEN_AHEAD` and container answers
+/// as notes. On a client without deferred loading (`fixed`), a container call leaves a note in
+/// the user's turn; a message that ranks no container that high opens nothing; with tool
+/// references the container's result stays a tool result that loads the members, and no note
+/// is written.
+#[tokio::test]
+async fn the_default_is_native_with_notes_and_opening_ahead() {
+    let _serial = SERIAL.lock().await;
+    reset_logs();
+    let defaults = hpd_agent::config::CollapsingConfig::default();
+    assert_eq!(defaults.layout, CollapsingLayout::Native);
+    assert_eq!(
+        defaults.open_ahead,
+        Some(hpd_agent::config::DEFAULT_OPEN_AHEAD)
+    );
+    assert!(defaults.container_notes);
+    let fixtures = |client: &ScriptedChatClient| {
+        AgentBuilder::new()
+            .with_tool_harness::<MathTools>()
+            .with_tool_harness::<FileTools>()
+            .with_chat_client(client.clone())
+    };
+
+    let client = ScriptedChatClient::with_replies([
+        call("c1", "MathTools", json!({})),
+        through("c2", "add", json!({"a": 2, "b": 3})),
+        ChatResponse::text("5"),
+    ]);
+    let out = fixtures(&client)
+        .build()
+        .unwrap()
+        .run("What is 2 + 3?")
+        .await;
+    assert_eq!(out.unwrap().text, "5");
+    let requests = client.requests();
+    // Nothing ranked high enough: the first request is the user's message alone.
+    assert_eq!(requests[0].messages, [ChatMessage::user("What is 2 + 3?")]);
+    let ChatMessage::User { content } = &requests[1].messages[1] else {
+        panic!(
+            "a note follows the user's message: {:?}",
+            requests[1].messages
+        );
+    };
+    assert!(
+        content
+            .starts_with("Opened for this message, so there is no need to call them: MathTools.")
+            && content.contains(r#"{"name":"add","#)
+            && content.ends_with("The request again: What is 2 + 3?"),
+        "{content}"
+    );
+    assert_eq!(requests[1].tool_result("c1"), None);
+    assert_eq!(requests[2].tool_result("c2"), Some(("5", false)));
+    assert_eq!(executions(), ["MathTools.add"]);
+
+    let client = ScriptedChatClient::new().with_deferred_tools(DeferredTools::ToolReferences);
+    client.push(call("c1", "MathTools", json!({})));
+    client.push(call("c2", "add", json!({"a": 2, "b": 3})));
+    client.push(ChatResponse::text("5"));
+    fixtures(&client)
+        .build()
+        .unwrap()
+        .run("What is 2 + 3?")
+        .await
+        .unwrap();
+    let requests = client.requests();
+    assert!(
+        requests[1]
+            .tool_result("c1")
+            .is_some_and(|(text, _)| text.starts_with("MathTools expanded.")),
+        "{:?}",
+        requests[1].messages
+    );
+    assert!(requests[1].messages.iter().all(|m| match m {
+        ChatMessage::User { content } => !content.contains("Opened for this message"),
+        _ => true,
+    }));
+    assert_eq!(requests[2].tool_result("c2"), Some(("5", false)));
 }
 
 /// In `fixed`, a call through the call tool that writes `null` for an optional parameter

@@ -1,7 +1,11 @@
 //! Whatever the model sends (any call names, any argument text, any number of calls), a run
 //! finishes, every call gets exactly one result in call order, and the session can go on.
 
-use hpd_agent::{AgentBuilder, ChatMessage, ChatResponse, ScriptedChatClient, ToolCall};
+use std::sync::{Arc, Mutex};
+
+use hpd_agent::{
+    AgentBuilder, AgentEvent, ChatMessage, ChatResponse, ScriptedChatClient, ToolCall,
+};
 use hpd_agent_tests::{DatabaseTools, FaultTools, FileTools, MathTools, SearchTools, WeatherTools};
 use proptest::prelude::*;
 
@@ -58,8 +62,14 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 192, .. ProptestConfig::default() })]
 
     #[test]
-    fn any_model_output_keeps_the_history_valid(responses in responses(), execute in any::<bool>()) {
+    fn any_model_output_keeps_the_history_valid(
+        responses in responses(),
+        execute in any::<bool>(),
+        notes in any::<bool>(),
+    ) {
         let client = ScriptedChatClient::new();
+        let finished = Arc::new(Mutex::new(Vec::new()));
+        let seen = Arc::clone(&finished);
         let agent = AgentBuilder::new()
             .with_tool_harness::<MathTools>()
             .with_tool_harness::<WeatherTools>()
@@ -67,7 +77,15 @@ proptest! {
             .with_tool_harness::<FileTools>()
             .with_tool_harness::<FaultTools>()
             .with_tool_harness::<SearchTools>()
-            .configure_harness_collapsing(|c| c.execute_recovered_calls = execute)
+            .configure_harness_collapsing(|c| {
+                c.execute_recovered_calls = execute;
+                c.container_notes = notes;
+            })
+            .on_event(move |event| {
+                if let AgentEvent::ToolCallFinished { call_id, .. } = event {
+                    seen.lock().unwrap().push(call_id.clone());
+                }
+            })
             .with_max_iterations(8)
             .with_chat_client(client.clone())
             .build()
@@ -91,15 +109,39 @@ proptest! {
         let out = runtime.block_on(session.run("go")).unwrap();
         prop_assert_eq!(out.text, "done");
 
-        let answered: Vec<&str> = session
-            .history()
+        // Every call the model made got exactly one result, in order.
+        prop_assert_eq!(&*finished.lock().unwrap(), &expected_calls);
+        // The history pairs every call it holds with one result right after its response, in
+        // call order, and holds no result without its call. Without notes it holds every
+        // call; with them, a response answered by the layout alone left a note instead.
+        let history = session.history();
+        let mut held = Vec::new();
+        for (i, message) in history.iter().enumerate() {
+            if let ChatMessage::Assistant { tool_calls, .. } = message {
+                let ids: Vec<&str> = tool_calls.iter().map(|c| c.id.as_str()).collect();
+                let results: Vec<&str> = history[i + 1..]
+                    .iter()
+                    .take(ids.len())
+                    .filter_map(|m| match m {
+                        ChatMessage::Tool { call_id, .. } => Some(call_id.as_str()),
+                        _ => None,
+                    })
+                    .collect();
+                prop_assert_eq!(&results, &ids);
+                held.extend(ids.iter().map(|id| (*id).to_owned()));
+            }
+        }
+        let answered: Vec<&str> = history
             .iter()
             .filter_map(|m| match m {
                 ChatMessage::Tool { call_id, .. } => Some(call_id.as_str()),
                 _ => None,
             })
             .collect();
-        prop_assert_eq!(answered, expected_calls.iter().map(String::as_str).collect::<Vec<_>>());
+        prop_assert_eq!(&answered, &held.iter().map(String::as_str).collect::<Vec<_>>());
+        if !notes {
+            prop_assert_eq!(held, expected_calls.clone());
+        }
 
         client.push(ChatResponse::text("again"));
         prop_assert_eq!(runtime.block_on(session.run("next")).unwrap().text, "again");

@@ -51,7 +51,8 @@ pub fn tasks() -> Vec<Task> {
     serde_json::from_str(include_str!("tasks.json")).expect("tasks.json is a list of tasks")
 }
 
-/// The layouts the harness runs: collapsing off, and the four collapsing layouts.
+/// The layouts the harness runs: collapsing off, and the four collapsing layouts as such
+/// (opening ahead and container notes off, whatever the defaults).
 pub const LAYOUTS: [(&str, Option<CollapsingLayout>); 5] = [
     ("flat", None),
     ("hide", Some(CollapsingLayout::Hide)),
@@ -65,14 +66,25 @@ pub const LAYOUTS: [(&str, Option<CollapsingLayout>); 5] = [
 /// [`DEFAULT_OPEN_AHEAD`]: before a task's first request the best-ranked container is opened
 /// for the model when it scores at least that), `+notes` turns `collapsing.container_notes` on
 /// (a response of container calls only leaves a note in the user's turn instead of the calls
-/// and their results).
-pub const VARIANT_LAYOUTS: [(&str, CollapsingLayout, Variant); 5] = [
+/// and their results), and `default` is the agent's default collapsing settings, untouched
+/// (`native` with the settings `CollapsingConfig::default()` gives).
+pub const VARIANT_LAYOUTS: [(&str, CollapsingLayout, Variant); 6] = [
+    (
+        "default",
+        CollapsingLayout::Native,
+        Variant {
+            open_ahead: false,
+            notes: false,
+            defaults: true,
+        },
+    ),
     (
         "fixed+open_ahead",
         CollapsingLayout::Fixed,
         Variant {
             open_ahead: true,
             notes: false,
+            defaults: false,
         },
     ),
     (
@@ -81,6 +93,7 @@ pub const VARIANT_LAYOUTS: [(&str, CollapsingLayout, Variant); 5] = [
         Variant {
             open_ahead: true,
             notes: false,
+            defaults: false,
         },
     ),
     (
@@ -89,6 +102,7 @@ pub const VARIANT_LAYOUTS: [(&str, CollapsingLayout, Variant); 5] = [
         Variant {
             open_ahead: false,
             notes: true,
+            defaults: false,
         },
     ),
     (
@@ -97,6 +111,7 @@ pub const VARIANT_LAYOUTS: [(&str, CollapsingLayout, Variant); 5] = [
         Variant {
             open_ahead: false,
             notes: true,
+            defaults: false,
         },
     ),
     (
@@ -105,6 +120,7 @@ pub const VARIANT_LAYOUTS: [(&str, CollapsingLayout, Variant); 5] = [
         Variant {
             open_ahead: true,
             notes: true,
+            defaults: false,
         },
     ),
 ];
@@ -116,6 +132,8 @@ pub struct Variant {
     pub open_ahead: bool,
     /// `collapsing.container_notes`.
     pub notes: bool,
+    /// The default settings, untouched: the two fields above are not applied.
+    pub defaults: bool,
 }
 
 /// Every layout name [`run`] takes: [`LAYOUTS`], then [`VARIANT_LAYOUTS`].
@@ -501,6 +519,7 @@ pub async fn run(
             });
         builder = match layout {
             None => builder.without_harness_collapsing(),
+            Some(layout) if variant.defaults => builder.with_collapsing_layout(layout),
             Some(layout) => builder
                 .with_collapsing_layout(layout)
                 .configure_harness_collapsing(|c| {

@@ -198,6 +198,18 @@ pub fn apply_collapsing(config: &mut CollapsingConfig, settings: &Value) -> Resu
             "keep_expansions_across_turns" | "persist_system_prompt_injections" => {
                 config.keep_expansions_across_turns = flag()?;
             }
+            "container_notes" => config.container_notes = flag()?,
+            "open_ahead" => {
+                config.open_ahead = match value {
+                    Value::Bool(false) => None,
+                    Value::Bool(true) => Some(hpd_agent::config::DEFAULT_OPEN_AHEAD),
+                    other => Some(
+                        other
+                            .as_f64()
+                            .ok_or("open_ahead must be a score, true or false")?,
+                    ),
+                };
+            }
             "layout" => {
                 config.layout = value
                     .as_str()
@@ -247,7 +259,24 @@ pub fn build_agent(setup: &Value, client: &ScriptedChatClient) -> Result<hpd_age
         }
         (None, None) => AgentBuilder::new(),
     };
-    builder = builder.configure_harness_collapsing(|c| c.layout = layout);
+    // The scenarios describe the layouts as such: opening ahead and container notes (on by
+    // default) stay off unless the scenario's config or a step turns them on.
+    let named = |key: &str| {
+        setup
+            .get("config")
+            .and_then(|c| c.get("collapsing"))
+            .is_some_and(|c| c.get(key).is_some())
+    };
+    let (notes_named, open_named) = (named("container_notes"), named("open_ahead"));
+    builder = builder.configure_harness_collapsing(|c| {
+        c.layout = layout;
+        if !notes_named {
+            c.container_notes = false;
+        }
+        if !open_named {
+            c.open_ahead = None;
+        }
+    });
     if let Some(instructions) = setup.get("instructions").and_then(Value::as_str) {
         builder = builder.with_instructions(instructions);
     }

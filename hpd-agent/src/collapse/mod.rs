@@ -621,8 +621,10 @@ impl Toolset {
                 _ => Vec::new(),
             })
             .collect();
+        // Opening ahead happens only in the layouts with a fixed list (`hide` and `append`
+        // would change the list, and with it the cached prefix), so only they rank containers.
         let ranker = match settings.open_ahead {
-            Some(_) => open_ahead::Ranker::new(
+            Some(_) if fixed_list => open_ahead::Ranker::new(
                 groups
                     .iter()
                     .zip(&containers)
@@ -641,7 +643,7 @@ impl Toolset {
                     })
                     .collect(),
             ),
-            None => open_ahead::Ranker::default(),
+            _ => open_ahead::Ranker::default(),
         };
         let member_rankers =
             if fixed_list && (settings.container_notes || settings.open_ahead.is_some()) {

@@ -259,7 +259,7 @@ impl HarnessBuilder {
     /// Instructions active while the container is expanded (collapsed harnesses only).
     ///
     /// ```
-    /// use hpd_agent::{AgentBuilder, ChatResponse, HarnessBuilder, ScriptedChatClient, Tool, ToolCall, ToolResult};
+    /// use hpd_agent::{AgentBuilder, ChatMessage, ChatResponse, HarnessBuilder, ScriptedChatClient, Tool, ToolCall, ToolResult};
     /// use serde_json::json;
     ///
     /// # #[tokio::main(flavor = "current_thread")]
@@ -273,11 +273,14 @@ impl HarnessBuilder {
     /// let agent = AgentBuilder::new().with_harness(net).with_chat_client(model.clone()).build()?;
     /// agent.run("Check the network").await?;
     /// let requests = model.requests();
-    /// // In the default `fixed` layout the container's result carries it, the system text never
-    /// // changes (in `hide` it joins the system text while the container is expanded).
+    /// // In the default `fixed` layout the container's answer carries it (in a note in the
+    /// // user's turn, the default `container_notes`), and the system text never changes (in
+    /// // `hide` it joins the system text while the container is expanded).
     /// assert!(!requests[0].instructions.contains("Never ping"));
-    /// let (result, _) = requests[1].tool_result("c1").unwrap();
-    /// assert!(result.contains("## Active container instructions\n\n### Net\nNever ping more than once."));
+    /// let Some(ChatMessage::User { content: note }) = requests[1].messages.last() else {
+    ///     panic!("a note ends the second request");
+    /// };
+    /// assert!(note.contains("## Active container instructions\n\n### Net\nNever ping more than once."));
     /// assert_eq!(requests[1].instructions, requests[0].instructions);
     /// # Ok(())
     /// # }
