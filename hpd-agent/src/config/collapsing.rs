@@ -372,7 +372,11 @@ impl CollapsingConfig {
 /// setting away (`"layout": "hide"`, or `cache_stable: false`, the seed's name for it): choose
 /// it for a model that calls members through [`CALL_TOOL`] less reliably than by their own
 /// names, which only a run of the repository's accuracy harness on that model can tell. For a
-/// small catalog whose every harness a long session keeps using, turn collapsing off.
+/// small catalog whose every harness a long session keeps using, turn collapsing off. The
+/// default settings also open ahead (in `fixed` and in `native` with tool references or
+/// additions) and, in `fixed`, answer container calls in notes: see
+/// [`CollapsingConfig::open_ahead`] and [`CollapsingConfig::container_notes`] for what they
+/// cost and why they are on.
 ///
 /// ```
 /// use hpd_agent::AgentConfig;
