@@ -748,8 +748,10 @@ impl Turn<'_> {
     /// A scoped middleware of an opened harness could not be created.
     fn open_ahead(&mut self, message: &str) -> Result<(), RunError> {
         let tools = self.tools;
-        // Off (the default): no pass over the history at every turn's start.
-        if tools.settings.open_ahead.is_none() {
+        // Off, or a layout or toolset that cannot open anything (collapsing off, no container,
+        // `hide`, `append`, the Responses namespaces): no pass over the history at every turn's
+        // start.
+        if !tools.may_open_ahead() {
             return Ok(());
         }
         let sent = (*self.trimmed).min(self.history.len());

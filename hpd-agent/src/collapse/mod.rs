@@ -886,6 +886,16 @@ impl Toolset {
             .collect()
     }
 
+    /// Whether a turn can open anything ahead: the setting is on, collapsing is on with some
+    /// container, and the layout is one whose openings append to the conversation (`fixed`, or
+    /// `native` with tool references or additions).
+    pub(crate) fn may_open_ahead(&self) -> bool {
+        self.settings.open_ahead.is_some()
+            && self.settings.enabled
+            && self.containers.iter().any(Option::is_some)
+            && matches!(self.layout(), Layout::Fixed | Layout::References)
+    }
+
     /// Whether an opening ahead goes into the turn's user message rather than container calls
     /// and their results: in `fixed`, whose container results are text only.
     pub(crate) fn opens_ahead_in_a_note(&self) -> bool {
