@@ -46,8 +46,8 @@ pub struct CollapsingConfig {
     /// costs. The seed's key `cache_stable: true` is read as `"layout": "append"`.
     pub layout: CollapsingLayout,
     /// Opening ahead of the model (JSON `open_ahead`: a number, `true` for [`DEFAULT_OPEN_AHEAD`],
-    /// or `false`; default [`DEFAULT_OPEN_AHEAD`]): before the first request of a turn, the containers are ranked
-    /// against the user's message (BM25 over one small document per container, its name and
+    /// or `false`; default [`DEFAULT_OPEN_AHEAD`]): before the first request of a turn, the
+    /// containers are ranked against the user's message (BM25 over one small document per container, its name and
     /// description, and one per member, its harness's name, its own name, description and
     /// parameters; a container scores as its best document), and the best-ranked
     /// ([`OPEN_AHEAD_MAX`]) is opened for the model when it scores at least this, so that it needs
@@ -58,8 +58,9 @@ pub struct CollapsingConfig {
     /// conversation already holds is not opened again. `None` is off. On by default, with
     /// [`container_notes`](Self::container_notes), because of what the two did together on the
     /// one model that calls tools the repository could measure (`BENCHMARKS.md`, "Accuracy on a
-    /// real model"): in `fixed` on Qwen2.5-Coder-1.5B, 39 of 45 tasks solved with both against
-    /// 19 without either (42 flat); and at this score a wrong opening is rare (none of the 45
+    /// real model"): in `fixed` on Qwen2.5-Coder-1.5B, 38 or 39 of 45 tasks solved with both
+    /// (four runs, one of them with these defaults untouched) against 19 without either (42
+    /// flat); and at this score a wrong opening is rare (none of the 45
     /// tasks, 2 of 12 messages that need no tool), while a missed one only costs the round trip
     /// the model would have made anyway. A wrong opening costs its schemas' tokens for the rest
     /// of the session, and how often the best-ranked container is the right one depends on how
