@@ -114,7 +114,12 @@ async fn hint_for(
     ]);
     let builder = AgentBuilder::new()
         .with_collapsing_layout(CollapsingLayout::Fixed)
-        .configure_harness_collapsing(|c| c.container_notes = true)
+        // The note of the model's own container call, with nothing opened ahead (on by
+        // default).
+        .configure_harness_collapsing(|c| {
+            c.container_notes = true;
+            c.open_ahead = None;
+        })
         .with_chat_client(client.clone());
     let agent = catalog::register_mcp(builder, harnesses)
         .build()

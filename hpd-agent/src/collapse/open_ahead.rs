@@ -41,13 +41,17 @@
 use std::collections::{HashMap, HashSet};
 
 /// The BM25 index of a toolset's containers, or of one harness's members.
+///
+/// An inverted index: ranking a message visits only the documents that hold one of its
+/// words, so a turn's ranking costs what the message's words occur in, not the size of the
+/// catalog (opening ahead ranks every turn's message, and is on by default).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Ranker {
-    /// Per document: its key (a harness or member index), its word counts, and its length in
-    /// words.
+    /// Per document: its key (a harness or member index) and its length in words.
     documents: Vec<Document>,
-    /// The inverse document frequency of every word of some document.
-    idf: HashMap<String, f64>,
+    /// Per word of some document: its inverse document frequency, and each document that
+    /// holds it (its index in `documents`) with the word's count there, in document order.
+    postings: HashMap<String, (f64, Vec<(usize, u32)>)>,
     /// The mean length of the documents in words.
     average_length: f64,
 }
@@ -55,7 +59,6 @@ pub(crate) struct Ranker {
 #[derive(Debug, Clone)]
 struct Document {
     key: usize,
-    counts: HashMap<String, u32>,
     length: f64,
 }
 
@@ -75,9 +78,11 @@ impl Ranker {
     /// As [`Ranker::new`], leaving the `ignored` words (as [`words`] gives them) out of every
     /// document, so that they score nothing.
     pub(crate) fn ignoring(documents: Vec<(usize, Vec<String>)>, ignored: &[String]) -> Ranker {
+        let mut postings: HashMap<String, (f64, Vec<(usize, u32)>)> = HashMap::new();
         let documents: Vec<Document> = documents
             .into_iter()
-            .map(|(key, texts)| {
+            .enumerate()
+            .map(|(index, (key, texts))| {
                 let mut counts: HashMap<String, u32> = HashMap::new();
                 let mut length = 0.0;
                 for word in texts
@@ -88,29 +93,17 @@ impl Ranker {
                     *counts.entry(word).or_default() += 1;
                     length += 1.0;
                 }
-                Document {
-                    key,
-                    counts,
-                    length,
+                for (word, count) in counts {
+                    postings.entry(word).or_default().1.push((index, count));
                 }
+                Document { key, length }
             })
             .collect();
         let n = documents.len() as f64;
-        let mut holding: HashMap<&str, f64> = HashMap::new();
-        for document in &documents {
-            for word in document.counts.keys() {
-                *holding.entry(word.as_str()).or_default() += 1.0;
-            }
+        for (idf, holders) in postings.values_mut() {
+            let held = holders.len() as f64;
+            *idf = (1.0 + (n - held + 0.5) / (held + 0.5)).ln();
         }
-        let idf = holding
-            .into_iter()
-            .map(|(word, held)| {
-                (
-                    word.to_owned(),
-                    (1.0 + (n - held + 0.5) / (held + 0.5)).ln(),
-                )
-            })
-            .collect();
         let average_length = if documents.is_empty() {
             0.0
         } else {
@@ -118,7 +111,7 @@ impl Ranker {
         };
         Ranker {
             documents,
-            idf,
+            postings,
             average_length,
         }
     }
@@ -129,21 +122,22 @@ impl Ranker {
         let mut query = words(message);
         query.sort_unstable();
         query.dedup();
-        let mut ranked: Vec<(usize, f64)> = self
-            .documents
-            .iter()
-            .map(|document| {
-                let score = query
-                    .iter()
-                    .filter_map(|word| {
-                        let tf = f64::from(*document.counts.get(word)?);
-                        let idf = self.idf.get(word).copied().unwrap_or_default();
-                        let norm = 1.0 - B + B * document.length / self.average_length.max(1.0);
-                        Some(idf * tf * (K1 + 1.0) / (tf + K1 * norm))
-                    })
-                    .sum::<f64>();
-                (document.key, score)
-            })
+        // Each document's score adds its words' terms in the query's (sorted) order.
+        let mut scores: HashMap<usize, f64> = HashMap::new();
+        for word in &query {
+            let Some((idf, holders)) = self.postings.get(word) else {
+                continue;
+            };
+            for &(index, count) in holders {
+                let tf = f64::from(count);
+                let length = self.documents[index].length;
+                let norm = 1.0 - B + B * length / self.average_length.max(1.0);
+                *scores.entry(index).or_default() += idf * tf * (K1 + 1.0) / (tf + K1 * norm);
+            }
+        }
+        let mut ranked: Vec<(usize, f64)> = scores
+            .into_iter()
+            .map(|(index, score)| (self.documents[index].key, score))
             .filter(|&(_, score)| score > 0.0)
             .collect();
         ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
