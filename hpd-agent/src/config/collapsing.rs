@@ -5,9 +5,10 @@
 /// The default has collapsing and recovery on, recovered calls not executed, expansions
 /// cleared at turn end, no never-collapsed harness, the [`native`](CollapsingLayout::Native)
 /// layout (`fixed` on clients without deferred loading), opening ahead from
-/// [`DEFAULT_OPEN_AHEAD`] and container answers as notes (both only where the layout in effect
-/// keeps its tool list: `fixed`, and `native` for opening ahead). Plain `fixed` is
-/// `CollapsingConfig::default().with_container_notes(false).without_open_ahead()`. It is
+/// [`DEFAULT_OPEN_AHEAD`] and container answers as notes (opening ahead in `fixed` and in
+/// `native` where a container's result loads the members; notes in `fixed` only). Plain
+/// `fixed` is `CollapsingConfig::default().with_container_notes(false).without_open_ahead()`.
+/// It is
 /// `#[non_exhaustive]`, so that a release can add a field: outside the crate it is
 /// made by `default()` (or read from JSON), then set with its `with_*` setters (one per field;
 /// `with_never_collapse` adds one name) or by assigning its public fields.
@@ -47,10 +48,10 @@ pub struct CollapsingConfig {
     pub layout: CollapsingLayout,
     /// Opening ahead of the model (JSON `open_ahead`: a number, `true` for [`DEFAULT_OPEN_AHEAD`],
     /// or `false`; default [`DEFAULT_OPEN_AHEAD`]): before the first request of a turn, the
-    /// containers are ranked against the user's message (BM25 over one small document per container, its name and
-    /// description, and one per member, its harness's name, its own name, description and
-    /// parameters; a container scores as its best document), and the best-ranked
-    /// ([`OPEN_AHEAD_MAX`]) is opened for the model when it scores at least this, so that it needs
+    /// containers are ranked against the user's message (BM25 over one small document per
+    /// container, its name and description, and one per member, its harness's name, its own
+    /// name, description and parameters; a container scores as its best document), and the
+    /// best-ranked ([`OPEN_AHEAD_MAX`]) is opened for the model when it scores at least this, so that it needs
     /// no container round trip: in `fixed` the container's answer is added to the user's message;
     /// in `native` the history gets the container call and its result, as if the model had made it.
     /// Only in `fixed`, and in `native` with tool references or tool additions, whose openings
