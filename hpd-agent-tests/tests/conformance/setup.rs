@@ -199,16 +199,13 @@ pub fn apply_collapsing(config: &mut CollapsingConfig, settings: &Value) -> Resu
                 config.keep_expansions_across_turns = flag()?;
             }
             "container_notes" => config.container_notes = flag()?,
+            // Read as the crate reads `collapsing.open_ahead` (a score, `true` or `false`).
             "open_ahead" => {
-                config.open_ahead = match value {
-                    Value::Bool(false) => None,
-                    Value::Bool(true) => Some(hpd_agent::config::DEFAULT_OPEN_AHEAD),
-                    other => Some(
-                        other
-                            .as_f64()
-                            .ok_or("open_ahead must be a score, true or false")?,
-                    ),
-                };
+                let text = serde_json::json!({"collapsing": {"open_ahead": value}}).to_string();
+                config.open_ahead = AgentConfig::from_json(&text)
+                    .map_err(|e| e.to_string())?
+                    .collapsing
+                    .open_ahead;
             }
             "layout" => {
                 config.layout = value

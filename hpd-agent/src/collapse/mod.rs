@@ -864,12 +864,9 @@ impl Toolset {
         expanded: &[String],
         delivered: &Delivered,
     ) -> Vec<usize> {
-        let Some(threshold) = self.settings.open_ahead else {
+        let Some(threshold) = self.settings.open_ahead.filter(|_| self.may_open_ahead()) else {
             return Vec::new();
         };
-        if !matches!(self.layout(), Layout::Fixed | Layout::References) {
-            return Vec::new();
-        }
         // The best-ranked containers only: when the best is open already, the message is about
         // it, and the next one down is no better a guess than before.
         self.ranker

@@ -47,19 +47,19 @@ use std::collections::{HashMap, HashSet};
 /// catalog (opening ahead ranks every turn's message, and is on by default).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Ranker {
-    /// Per document: its key (a harness or member index) and its length in words.
+    /// Per document: its key (a harness or member index) and BM25's length normalisation
+    /// of it.
     documents: Vec<Document>,
     /// Per word of some document: its inverse document frequency, and each document that
     /// holds it (its index in `documents`) with the word's count there, in document order.
     postings: HashMap<String, (f64, Vec<(usize, u32)>)>,
-    /// The mean length of the documents in words.
-    average_length: f64,
 }
 
 #[derive(Debug, Clone)]
 struct Document {
     key: usize,
-    length: f64,
+    /// `1 - b + b * length / average length`, the length in words.
+    norm: f64,
 }
 
 /// BM25's term-frequency saturation.
@@ -79,7 +79,7 @@ impl Ranker {
     /// document, so that they score nothing.
     pub(crate) fn ignoring(documents: Vec<(usize, Vec<String>)>, ignored: &[String]) -> Ranker {
         let mut postings: HashMap<String, (f64, Vec<(usize, u32)>)> = HashMap::new();
-        let documents: Vec<Document> = documents
+        let lengths: Vec<(usize, f64)> = documents
             .into_iter()
             .enumerate()
             .map(|(index, (key, texts))| {
@@ -96,23 +96,29 @@ impl Ranker {
                 for (word, count) in counts {
                     postings.entry(word).or_default().1.push((index, count));
                 }
-                Document { key, length }
+                (key, length)
             })
             .collect();
-        let n = documents.len() as f64;
+        let n = lengths.len() as f64;
         for (idf, holders) in postings.values_mut() {
             let held = holders.len() as f64;
             *idf = (1.0 + (n - held + 0.5) / (held + 0.5)).ln();
         }
-        let average_length = if documents.is_empty() {
+        let average_length = if lengths.is_empty() {
             0.0
         } else {
-            documents.iter().map(|d| d.length).sum::<f64>() / n
+            lengths.iter().map(|&(_, length)| length).sum::<f64>() / n
         };
+        let documents = lengths
+            .into_iter()
+            .map(|(key, length)| Document {
+                key,
+                norm: 1.0 - B + B * length / average_length.max(1.0),
+            })
+            .collect();
         Ranker {
             documents,
             postings,
-            average_length,
         }
     }
 
@@ -130,8 +136,7 @@ impl Ranker {
             };
             for &(index, count) in holders {
                 let tf = f64::from(count);
-                let length = self.documents[index].length;
-                let norm = 1.0 - B + B * length / self.average_length.max(1.0);
+                let norm = self.documents[index].norm;
                 *scores.entry(index).or_default() += idf * tf * (K1 + 1.0) / (tf + K1 * norm);
             }
         }
