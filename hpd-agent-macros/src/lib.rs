@@ -327,7 +327,7 @@ pub fn tool_harness(args: TokenStream, input: TokenStream) -> TokenStream {
 ///
 /// ```
 /// use hpd_agent::prelude::*;
-/// use hpd_agent::{AgentBuilder, ChatResponse, ScriptedChatClient, ToolCall};
+/// use hpd_agent::{AgentBuilder, ChatMessage, ChatResponse, ScriptedChatClient, ToolCall};
 ///
 /// #[derive(Default)]
 /// pub struct MathTools;
@@ -357,7 +357,12 @@ pub fn tool_harness(args: TokenStream, input: TokenStream) -> TokenStream {
 /// let requests = model.requests();
 /// assert_eq!(requests[0].tool_names(), ["MathTools", "call_function"]);
 /// assert_eq!(requests[0].tools[0].description, "Math operations (functions: add)");
-/// let (result, _) = requests[1].tool_result("c1").unwrap();
+/// // The container's answer comes back in a note in the user's turn (the default
+/// // `container_notes`; with it off, as the result of the call `c1`).
+/// let Some(ChatMessage::User { content: note }) = requests[1].messages.last() else {
+///     panic!("a note ends the second request");
+/// };
+/// let (_, result) = note.split_once("call them: MathTools.\n\n").unwrap();
 /// assert!(result.starts_with("MathTools expanded. Available functions: add\n\nCall them through call_function"));
 /// assert!(result.contains(r#"{"name":"add","description":"Adds two integers.""#));
 /// assert!(result.contains("Math tools are active."));
