@@ -28,7 +28,8 @@
 //! them). The layouts run in the order given. Besides the five run by default, the variants
 //! run when named: `fixed+open_ahead` and `native+open_ahead` with opening ahead on
 //! (`collapsing.open_ahead` at `DEFAULT_OPEN_AHEAD`), `fixed+notes` and `native+notes` with
-//! `collapsing.container_notes` on, `fixed+notes+open_ahead` with both, and `default`, the
+//! `collapsing.container_notes` on (and `hide+notes`, `append+notes`), `fixed+notes+open_ahead`
+//! with both, and `default`, the
 //! agent's default collapsing settings untouched. The five layouts run by default name every
 //! setting: opening ahead and notes are off in them, whatever the defaults.
 //!

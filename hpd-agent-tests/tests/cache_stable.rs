@@ -24,6 +24,8 @@ const FIRST: [&str; 5] = [
     "FileTools",
 ];
 
+/// The fixtures, with container answers as tool results: container notes, on by default, are
+/// off, so that the layout's own requests show.
 fn builder(client: &ScriptedChatClient) -> AgentBuilder {
     AgentBuilder::new()
         .with_instructions("Base.")
@@ -31,6 +33,7 @@ fn builder(client: &ScriptedChatClient) -> AgentBuilder {
         .with_tool_harness::<MathTools>()
         .with_tool_harness::<DatabaseTools>()
         .with_tool_harness::<FileTools>()
+        .configure_harness_collapsing(|c| c.container_notes = false)
         .with_chat_client(client.clone())
 }
 

@@ -133,6 +133,7 @@ async fn two_hundred_turns(budget: ContextBudget, summarize: bool) -> Outcome {
         .expect("harness");
     let mut builder = AgentBuilder::new()
         .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
+        .configure_harness_collapsing(|c| c.container_notes = false)
         .with_instructions(SYSTEM)
         .with_harness(notes)
         .with_context_budget(budget)

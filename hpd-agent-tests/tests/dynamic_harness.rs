@@ -40,6 +40,7 @@ async fn collapsed_dynamic_harness_expands_and_runs() {
     ]);
     let agent = AgentBuilder::new()
         .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
+        .configure_harness_collapsing(|c| c.container_notes = false)
         .with_instructions("Be brief.")
         .with_harness(weather(&calls).build().unwrap())
         .with_chat_client(model.clone())
@@ -88,6 +89,7 @@ async fn hidden_members_are_recovered_by_bare_and_qualified_names() {
         ]);
         let agent = AgentBuilder::new()
             .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
+            .configure_harness_collapsing(|c| c.container_notes = false)
             .with_harness(weather(&calls).build().unwrap())
             .with_chat_client(model.clone())
             .build()
@@ -116,6 +118,7 @@ async fn recovered_calls_can_be_executed() {
     ]);
     let agent = AgentBuilder::new()
         .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
+        .configure_harness_collapsing(|c| c.container_notes = false)
         .with_harness(weather(&calls).build().unwrap())
         .configure_harness_collapsing(|c| c.execute_recovered_calls = true)
         .with_chat_client(model.clone())
@@ -168,6 +171,7 @@ async fn scoped_middleware_from_a_factory_is_fresh_per_expansion() {
     ]);
     let agent = AgentBuilder::new()
         .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
+        .configure_harness_collapsing(|c| c.container_notes = false)
         .with_harness(harness)
         .with_chat_client(model.clone())
         .build()
@@ -205,6 +209,7 @@ async fn a_shared_scoped_middleware_instance_serves_every_expansion() {
     ]);
     let agent = AgentBuilder::new()
         .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
+        .configure_harness_collapsing(|c| c.container_notes = false)
         .with_harness(harness)
         .with_chat_client(model.clone())
         .build()
@@ -231,6 +236,7 @@ async fn selection_keeps_the_harness_collapsed_with_only_the_selected_tools() {
     ]);
     let agent = AgentBuilder::new()
         .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
+        .configure_harness_collapsing(|c| c.container_notes = false)
         .with_harness(harness.select(["forecast"]).unwrap())
         .with_chat_client(model.clone())
         .build()
@@ -269,6 +275,7 @@ async fn selection_keeps_the_harness_collapsed_with_only_the_selected_tools() {
     // Two selections of one harness merge; a qualified name works; names are validated.
     let both = AgentBuilder::new()
         .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
+        .configure_harness_collapsing(|c| c.container_notes = false)
         .with_harness(harness.select(["alerts"]).unwrap())
         .with_harness(harness.select(["Weather.forecast"]).unwrap())
         .with_chat_client(ScriptedChatClient::new())
@@ -290,6 +297,7 @@ async fn never_collapse_and_disabled_collapsing_show_the_tools() {
     let calls = Arc::new(AtomicUsize::new(0));
     let never = AgentBuilder::new()
         .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
+        .configure_harness_collapsing(|c| c.container_notes = false)
         .with_tool_harness::<MathTools>()
         .with_harness(weather(&calls).build().unwrap())
         .configure_harness_collapsing(|c| c.never_collapse.push("weather".to_owned()))
@@ -308,6 +316,7 @@ async fn never_collapse_and_disabled_collapsing_show_the_tools() {
     ]);
     let off = AgentBuilder::new()
         .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
+        .configure_harness_collapsing(|c| c.container_notes = false)
         .with_harness(weather(&calls).build().unwrap())
         .without_harness_collapsing()
         .with_chat_client(model.clone())
@@ -344,6 +353,7 @@ async fn plain_dynamic_harness_is_visible_in_registration_order() {
     ]);
     let agent = AgentBuilder::new()
         .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
+        .configure_harness_collapsing(|c| c.container_notes = false)
         .with_tool_harness::<MathTools>()
         .with_harness(plain)
         .with_chat_client(model.clone())
@@ -366,6 +376,7 @@ fn duplicate_names_across_dynamic_and_macro_harnesses_fail_the_build() {
     let calc = HarnessBuilder::new("Calc").with_tool(add).build().unwrap();
     let error = AgentBuilder::new()
         .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
+        .configure_harness_collapsing(|c| c.container_notes = false)
         .with_tool_harness::<MathTools>()
         .with_harness(calc)
         .with_chat_client(ScriptedChatClient::new())
@@ -383,6 +394,7 @@ fn duplicate_names_across_dynamic_and_macro_harnesses_fail_the_build() {
     let same_name = HarnessBuilder::new("mathtools").build().unwrap();
     let error = AgentBuilder::new()
         .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
+        .configure_harness_collapsing(|c| c.container_notes = false)
         .with_tool_harness::<MathTools>()
         .with_harness(same_name)
         .with_chat_client(ScriptedChatClient::new())
@@ -397,6 +409,7 @@ fn duplicate_names_across_dynamic_and_macro_harnesses_fail_the_build() {
     let one = HarnessBuilder::new("Twice").build().unwrap();
     let agent = AgentBuilder::new()
         .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
+        .configure_harness_collapsing(|c| c.container_notes = false)
         .with_harness(one.clone())
         .with_harness(one)
         .with_chat_client(ScriptedChatClient::new())
@@ -405,6 +418,7 @@ fn duplicate_names_across_dynamic_and_macro_harnesses_fail_the_build() {
     assert_eq!(agent.harness_names(), ["Twice"]);
     let error = AgentBuilder::new()
         .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
+        .configure_harness_collapsing(|c| c.container_notes = false)
         .with_harness(HarnessBuilder::new("Twice").build().unwrap())
         .with_harness(HarnessBuilder::new("twice").build().unwrap())
         .with_chat_client(ScriptedChatClient::new())
@@ -427,6 +441,7 @@ async fn a_dynamic_harness_can_be_added_for_one_run() {
     ]);
     let agent = AgentBuilder::new()
         .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
+        .configure_harness_collapsing(|c| c.container_notes = false)
         .with_tool_harness::<MathTools>()
         .with_chat_client(model.clone())
         .build()
@@ -492,6 +507,7 @@ async fn a_changed_tool_list_applies_from_the_next_turn() {
     ]);
     let agent = AgentBuilder::new()
         .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
+        .configure_harness_collapsing(|c| c.container_notes = false)
         .with_harness(harness.clone())
         .with_harness(switcher)
         .with_chat_client(model.clone())
@@ -511,6 +527,7 @@ async fn a_changed_tool_list_applies_from_the_next_turn() {
     let model = ScriptedChatClient::with_replies([ChatResponse::text("three")]);
     let agent = AgentBuilder::new()
         .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
+        .configure_harness_collapsing(|c| c.container_notes = false)
         .with_harness(harness.clone())
         .with_tool_harness::<MathTools>()
         .with_chat_client(model.clone())
@@ -552,6 +569,7 @@ fn dropping_the_last_user_of_a_harness_drops_its_tools() {
     let updater = harness.updater();
     let agent = AgentBuilder::new()
         .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
+        .configure_harness_collapsing(|c| c.container_notes = false)
         .with_harness(harness.clone())
         .with_chat_client(ScriptedChatClient::new())
         .build()

@@ -31,6 +31,7 @@ fn fault(mode: &str) -> Option<McpHarness> {
 fn agent(harness: DynamicHarness, model: &ScriptedChatClient, limits: Limits) -> hpd_agent::Agent {
     AgentBuilder::new()
         .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
+        .configure_harness_collapsing(|c| c.container_notes = false)
         .with_harness(harness)
         .with_limits(limits)
         .with_chat_client(model.clone())

@@ -1286,22 +1286,107 @@ async fn container_notes_answer_container_calls_in_the_users_turn() {
         ["c1", "c1b", "c2", "c3", "c4", "c5", "c6", "c7"]
     );
     assert_continuations(&requests);
+}
 
-    // `hide` keeps the container call and its result.
-    let client = ScriptedChatClient::with_replies([
-        call("c1", "MathTools", json!({})),
-        ChatResponse::text("open"),
-    ]);
-    agent(&client, CollapsingLayout::Hide)
-        .configure_harness_collapsing(|c| c.container_notes = true)
-        .build()
-        .unwrap()
-        .run("Add 1 and 2.")
-        .await
-        .unwrap();
-    let requests = client.requests();
-    let (expanded, _) = requests[1].tool_result("c1").unwrap();
-    assert!(expanded.starts_with("MathTools expanded."), "{expanded}");
+/// In `hide` and `append` a note answers a response of container calls as in `fixed`, and its
+/// hint is the member's own call (the members are in the next request's tool list under their
+/// own names); a call that sends the hint's placeholder back is refused before the member
+/// runs, and the same call with values runs. With notes off, the container call and its
+/// result stay.
+#[tokio::test]
+async fn container_notes_in_hide_and_append_name_the_members_own_call() {
+    let _serial = SERIAL.lock().await;
+    for layout in [CollapsingLayout::Hide, CollapsingLayout::Append] {
+        reset_logs();
+        let client = ScriptedChatClient::with_replies([
+            call("c1", "MathTools", json!({})),
+            call("c2", "add", json!({"a": "<a>", "b": 2})),
+            call("c3", "add", json!({"a": 1, "b": 2})),
+            ChatResponse::text("3"),
+        ]);
+        let completed = Arc::new(Mutex::new(Vec::new()));
+        let seen = Arc::clone(&completed);
+        let answer = agent(&client, layout)
+            .configure_harness_collapsing(|c| c.container_notes = true)
+            .on_event(move |event| {
+                if let AgentEvent::ToolCallFinished { call_id, .. } = event {
+                    seen.lock().unwrap().push(call_id.clone());
+                }
+            })
+            .build()
+            .unwrap()
+            .run("Add 1 and 2.")
+            .await
+            .unwrap();
+        assert_eq!(answer.text, "3", "{layout}");
+        let requests = client.requests();
+        assert_eq!(requests.len(), 4, "{layout}");
+        let second = &requests[1].messages;
+        assert_eq!(second.len(), 2, "{layout}: {second:?}");
+        let ChatMessage::User { content: note } = &second[1] else {
+            panic!("{layout}: a note in the user's turn: {second:?}");
+        };
+        // The container's system prompt: in `append` carried by its answer, so by the note; in
+        // `hide` in the system text.
+        let instructions = "## Active container instructions\n\n### MathTools\n\
+                            Use exact arithmetic and show units when relevant.\n\n";
+        let carried = if layout == CollapsingLayout::Append {
+            instructions
+        } else {
+            assert!(
+                requests[1].instructions.ends_with(instructions.trim_end()),
+                "{layout}: {}",
+                requests[1].instructions
+            );
+            ""
+        };
+        assert_eq!(
+            *note,
+            format!(
+                "Opened for this message, so there is no need to call them: MathTools.\n\n\
+                 MathTools expanded. Available functions: add, multiply, divide\n\n\
+                 Math tools are active.\n\n{carried}\
+                 Of the functions of MathTools, add fits the request best. Run it now: \
+                 {{\"name\": \"add\", \"arguments\": {{\"a\": <a>, \"b\": <b>}}}}.\n\n\
+                 The request again: Add 1 and 2."
+            ),
+            "{layout}"
+        );
+        // The members are in the list from the request after the note.
+        let names = requests[1].tool_names();
+        assert!(names.contains(&"add"), "{layout}: {names:?}");
+        assert!(!requests[0].tool_names().contains(&"add"), "{layout}");
+        let (refused, is_error) = requests[2].tool_result("c2").unwrap();
+        assert!(
+            is_error && refused.contains("at $.a: \"<a>\" is the placeholder of an outlined call"),
+            "{layout}: {refused}"
+        );
+        assert_eq!(
+            requests[3].tool_result("c3"),
+            Some(("3", false)),
+            "{layout}"
+        );
+        assert_eq!(executions(), ["MathTools.add"], "{layout}");
+        assert_eq!(*completed.lock().unwrap(), ["c1", "c2", "c3"], "{layout}");
+
+        // Notes off: the container call and its result stay.
+        let client = ScriptedChatClient::with_replies([
+            call("c1", "MathTools", json!({})),
+            ChatResponse::text("open"),
+        ]);
+        agent(&client, layout)
+            .build()
+            .unwrap()
+            .run("Add 1 and 2.")
+            .await
+            .unwrap();
+        let requests = client.requests();
+        let (expanded, _) = requests[1].tool_result("c1").unwrap();
+        assert!(
+            expanded.starts_with("MathTools expanded."),
+            "{layout}: {expanded}"
+        );
+    }
 }
 
 #[test]

@@ -219,6 +219,7 @@ impl ChatClient for LoadModel {
 fn agent(model: std::sync::Arc<LoadModel>) -> Agent {
     AgentBuilder::new()
         .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
+        .configure_harness_collapsing(|c| c.container_notes = false)
         .with_tool_harness_options::<LoadMath>(|o| o.with_scoped_middleware(Counter(&SCOPED_CALLS)))
         .with_harness(notes())
         .with_middleware(Counter(&GLOBAL_CALLS))

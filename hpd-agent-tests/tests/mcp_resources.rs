@@ -143,6 +143,7 @@ fn agent(layout: hpd_agent::config::CollapsingLayout) -> hpd_agent::Agent {
                 .unwrap(),
         )
         .with_collapsing_layout(layout)
+        .configure_harness_collapsing(|c| c.container_notes = false)
         .with_chat_client(ScriptedChatClient::new())
         .build()
         .unwrap()
@@ -520,6 +521,7 @@ async fn the_model_lists_and_reads_resources_through_the_harness() {
     ]);
     let agent = AgentBuilder::new()
         .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
+        .configure_harness_collapsing(|c| c.container_notes = false)
         .with_harness(harness)
         .with_chat_client(model.clone())
         .build()

@@ -71,6 +71,7 @@ fn served_agent(runs: Arc<AtomicUsize>) -> Agent {
     let (math, echo) = harnesses(runs);
     AgentBuilder::new()
         .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
+        .configure_harness_collapsing(|c| c.container_notes = false)
         .with_harness(echo)
         .with_harness(math)
         .with_chat_client(ScriptedChatClient::new())
@@ -161,6 +162,7 @@ async fn an_agent_served_flat_over_http_is_a_harness_of_another_agent() {
     ]);
     let client = AgentBuilder::new()
         .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
+        .configure_harness_collapsing(|c| c.container_notes = false)
         .with_harness(remote)
         .with_chat_client(model.clone())
         .build()
@@ -205,6 +207,7 @@ async fn collapsing_is_per_session_and_expansion_sends_list_changed() {
     ]);
     let agent = AgentBuilder::new()
         .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
+        .configure_harness_collapsing(|c| c.container_notes = false)
         .with_harness(first.clone())
         .with_chat_client(model.clone())
         .build()

@@ -206,6 +206,7 @@ fn run_scripted_turn(name: &str, content: bool) {
         .with_middleware(RecordingMiddleware::new("gate").blocking(["multiply"]))
         // The layout where the model calls containers and hidden members by name.
         .with_collapsing_layout(CollapsingLayout::Hide)
+        .configure_harness_collapsing(|c| c.container_notes = false)
         .with_trace_content(content)
         .with_chat_client(script())
         .build()

@@ -69,6 +69,7 @@ async fn a_sub_agent_inside_a_collapsed_harness_is_listed_expanded_and_run() {
     let seen = std::sync::Arc::clone(&events);
     let agent = AgentBuilder::new()
         .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
+        .configure_harness_collapsing(|c| c.container_notes = false)
         .with_tool_harness::<Research>()
         .with_chat_client(model.clone())
         .on_event(move |e| seen.lock().unwrap().push(e.clone()))
@@ -123,6 +124,7 @@ async fn a_hidden_sub_agent_is_recovered_and_parent_functions_are_handed() {
     ]);
     let agent = AgentBuilder::new()
         .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
+        .configure_harness_collapsing(|c| c.container_notes = false)
         .with_tool_harness::<Research>()
         .with_chat_client(model.clone())
         .build()
@@ -151,6 +153,7 @@ async fn a_hidden_sub_agent_is_recovered_and_parent_functions_are_handed() {
 fn sub_agent_members_can_be_selected_and_uncollapsed() {
     let selected = AgentBuilder::new()
         .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
+        .configure_harness_collapsing(|c| c.container_notes = false)
         .with_tool_harness_options::<Research>(|o| o.with_functions(["researcher"]))
         .with_chat_client(ScriptedChatClient::new())
         .build()
@@ -162,6 +165,7 @@ fn sub_agent_members_can_be_selected_and_uncollapsed() {
     );
     let flat = AgentBuilder::new()
         .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
+        .configure_harness_collapsing(|c| c.container_notes = false)
         .with_tool_harness::<Research>()
         .without_harness_collapsing()
         .with_chat_client(ScriptedChatClient::new())
@@ -174,6 +178,7 @@ fn sub_agent_members_can_be_selected_and_uncollapsed() {
     // A sub-agent member's name counts for the duplicate-name rules.
     let clash = AgentBuilder::new()
         .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
+        .configure_harness_collapsing(|c| c.container_notes = false)
         .with_tool_harness::<Research>()
         .with_sub_agent(SubAgent::new("researcher", "", AgentConfig::default()))
         .with_chat_client(ScriptedChatClient::new())
@@ -226,6 +231,7 @@ async fn a_sub_agent_member_runs_through_its_harness_scoped_middleware() {
     ]);
     let agent = AgentBuilder::new()
         .with_collapsing_layout(hpd_agent::config::CollapsingLayout::Hide)
+        .configure_harness_collapsing(|c| c.container_notes = false)
         .with_tool_harness::<Guarded>()
         .with_chat_client(model.clone())
         .build()

@@ -137,7 +137,8 @@
 //! - **Arguments checked.** No provider's strict decoding reaches the `arguments` of
 //!   `call_function`, nor a member a native form loaded mid-conversation, so in `fixed` and
 //!   `native` a call of a collapsed member is checked against the member's whole JSON Schema
-//!   before anything runs (the `argument-validation` feature, on by default): a mismatch is
+//!   before anything runs (and in `hide` and `append` with container notes, whose hints
+//!   outline a member's call; the `argument-validation` feature, on by default): a mismatch is
 //!   answered with `Invalid arguments for 'add': at $.a: "two" is not of type "integer"`,
 //!   naming the JSON path of the first mismatch, and the member does not run. A hint's
 //!   placeholder sent back as a value (`{"path": "<path>"}`) is refused the same way.
@@ -182,13 +183,15 @@
 //!   no tool opened one); `without_open_ahead()` turns it off.
 //!
 //! - **Container answers as notes.** With [`CollapsingConfig::container_notes`](crate::config::CollapsingConfig::container_notes)
-//!   on, in `fixed`, a response whose calls are all container calls (or recovered member
-//!   calls) leaves no call and no result in the history: the layout's answers go into one note
+//!   on, in `fixed`, `hide` and `append`, a response whose calls are all container calls (or
+//!   recovered member calls) leaves no call and no result in the history: the layout's answers go into one note
 //!   in the user's turn, written as opening ahead writes it (the containers named, their
 //!   members' schemas, then the user's message again), ending with the members that fit the
 //!   user's message best (BM25; every one scoring at least half as well as the best, up to
 //!   three, a member that says it is deprecated yielding to its replacement), each with the
-//!   whole call that runs it. A container called again although its schemas are in the
+//!   whole call that runs it (through `call_function` in `fixed`; in `hide` and `append`,
+//!   where the opened members are in the next request's tool list, by their own names). A
+//!   container called again although its schemas are in the
 //!   conversation gets a note naming those members with their schemas and their calls. The calls
 //!   are still reported to events, middleware and traces, the response's own text stays, and
 //!   the history only grows, so the cached prefix is kept. It exists for models that repeat
@@ -786,7 +789,7 @@
 //! |---|---|---|
 //! | `sqlite` | yes | `store::SqliteSessionStore`, the embedded session store (SQLite compiled in through `rusqlite`) |
 //! | `output-validation` | yes | typed final answers checked against their whole JSON Schema (`jsonschema`); without it, by parsing and deserializing only |
-//! | `argument-validation` | yes | in `fixed` and `native`, a collapsed member's arguments checked against its JSON Schema before it runs, and a hint's placeholder sent back as a value refused (`jsonschema`); without it, by the function's own parsing only |
+//! | `argument-validation` | yes | in `fixed` and `native` (and `hide` and `append` with container notes), a collapsed member's arguments checked against its JSON Schema before it runs, and a hint's placeholder sent back as a value refused (`jsonschema`); without it, by the function's own parsing only |
 //! | `postgres` | no | `store::PostgresSessionStore`, over `tokio-postgres` |
 //! | `redis` | no | `store::RedisSessionStore`, over the `redis` crate with Tokio support |
 //! | `mcp` | no | the [`mcp`](mcp/index.html) module: `McpHarness` (MCP servers as harnesses), `McpServer` (an agent's tools over MCP), `AgentBuilder::with_mcp_server` and `build_async`; built on the official Rust SDK `rmcp` |

@@ -68,7 +68,7 @@ pub const LAYOUTS: [(&str, Option<CollapsingLayout>); 5] = [
 /// (a response of container calls only leaves a note in the user's turn instead of the calls
 /// and their results), and `default` is the agent's default collapsing settings, untouched
 /// (`native` with the settings `CollapsingConfig::default()` gives).
-pub const VARIANT_LAYOUTS: [(&str, CollapsingLayout, Variant); 6] = [
+pub const VARIANT_LAYOUTS: [(&str, CollapsingLayout, Variant); 8] = [
     (
         "default",
         CollapsingLayout::Native,
@@ -119,6 +119,24 @@ pub const VARIANT_LAYOUTS: [(&str, CollapsingLayout, Variant); 6] = [
         CollapsingLayout::Fixed,
         Variant {
             open_ahead: true,
+            notes: true,
+            defaults: false,
+        },
+    ),
+    (
+        "hide+notes",
+        CollapsingLayout::Hide,
+        Variant {
+            open_ahead: false,
+            notes: true,
+            defaults: false,
+        },
+    ),
+    (
+        "append+notes",
+        CollapsingLayout::Append,
+        Variant {
+            open_ahead: false,
             notes: true,
             defaults: false,
         },

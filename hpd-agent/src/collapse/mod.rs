@@ -180,7 +180,7 @@ pub(crate) struct Toolset {
     /// The containers ranked for opening ahead of the model (empty when it is off).
     ranker: Arc<open_ahead::Ranker>,
     /// Parallel to `catalog.groups`: each harness's members ranked for the hint of
-    /// [`Toolset::member_hint`] (empty unless `fixed` writes notes or opens ahead).
+    /// [`Toolset::member_hint`] (empty unless a layout writes notes or `fixed` opens ahead).
     member_rankers: Arc<[open_ahead::Ranker]>,
 }
 
@@ -469,13 +469,15 @@ impl Toolset {
         // Members of collapsed harnesses in the layouts with a fixed list are called through
         // the call tool, or by a name the request's tool list does not define: no provider's
         // strict decoding shaped their arguments, so they are checked against their schema
-        // before they run. Every member is set, since a catalog is indexed again with other
-        // settings (collapsing off: `flat`).
+        // before they run. In `hide` and `append` with container notes, whose hints outline a
+        // member's call for the model to fill in, they are checked too, so that an outline's
+        // placeholder sent back is refused. Every member is set, since a catalog is indexed
+        // again with other settings (collapsing off: `flat`).
         let checked_layout = settings.enabled
-            && matches!(
-                settings.layout,
-                CollapsingLayout::Fixed | CollapsingLayout::Native
-            );
+            && match settings.layout {
+                CollapsingLayout::Fixed | CollapsingLayout::Native => true,
+                CollapsingLayout::Hide | CollapsingLayout::Append => settings.container_notes,
+            };
         for (group, &collapsed) in catalog.groups.iter_mut().zip(&collapsed) {
             for member in &mut group.members {
                 member.set_argument_check(collapsed && checked_layout);
@@ -645,28 +647,34 @@ impl Toolset {
             ),
             _ => open_ahead::Ranker::default(),
         };
-        let member_rankers =
-            if fixed_list && (settings.container_notes || settings.open_ahead.is_some()) {
-                groups
-                    .iter()
-                    .map(|g| {
-                        // Within a harness its own name tells no member from another; where some
-                        // members carry it (an MCP server's `Memory_list_resources`, "of the MCP
-                        // server 'Memory'"), it would rank them first for every request that
-                        // names the harness ("Show me everything stored in memory").
-                        open_ahead::Ranker::ignoring(
-                            g.members
-                                .iter()
-                                .enumerate()
-                                .map(|(f, member)| (f, hint_texts(member)))
-                                .collect(),
-                            &open_ahead::words(&g.name),
-                        )
-                    })
-                    .collect()
-            } else {
-                Arc::from([])
+        // The hints of notes (every layout with a note: `fixed`, `hide`, `append`) and of
+        // openings ahead (`fixed`).
+        let hinted = settings.enabled
+            && match settings.layout {
+                CollapsingLayout::Hide | CollapsingLayout::Append => settings.container_notes,
+                _ => fixed_list && (settings.container_notes || settings.open_ahead.is_some()),
             };
+        let member_rankers = if hinted {
+            groups
+                .iter()
+                .map(|g| {
+                    // Within a harness its own name tells no member from another; where some
+                    // members carry it (an MCP server's `Memory_list_resources`, "of the MCP
+                    // server 'Memory'"), it would rank them first for every request that
+                    // names the harness ("Show me everything stored in memory").
+                    open_ahead::Ranker::ignoring(
+                        g.members
+                            .iter()
+                            .enumerate()
+                            .map(|(f, member)| (f, hint_texts(member)))
+                            .collect(),
+                        &open_ahead::words(&g.name),
+                    )
+                })
+                .collect()
+        } else {
+            Arc::from([])
+        };
         Ok(Toolset {
             ranker: Arc::new(ranker),
             member_rankers,
@@ -901,9 +909,11 @@ impl Toolset {
 
     /// Whether the layout's answers to a response whose calls are all container calls go into
     /// a note in the user's turn instead of tool results (the `container_notes` setting, in
-    /// `fixed`).
+    /// `fixed`, `hide` and `append`: the layouts whose container results are text only; in
+    /// the native forms a container's result is what loads its members).
     pub(crate) fn answers_in_a_note(&self) -> bool {
-        self.settings.container_notes && self.layout() == Layout::Fixed
+        self.settings.container_notes
+            && matches!(self.layout(), Layout::Fixed | Layout::Hide | Layout::Append)
     }
 
     /// The tool at a target.
@@ -1100,8 +1110,13 @@ impl Toolset {
     /// first sentence of their descriptions, for the model to run the one the request asks
     /// for. A harness with one member always names it. When the history already shows every
     /// member's schema (the container is called again, and its answer lists none), each named
-    /// member's schema comes with it. `None` outside `fixed`, or when no member shares a word
-    /// with the message.
+    /// member's schema comes with it. `None` in the native forms, or when no member shares a
+    /// word with the message.
+    ///
+    /// In `hide` and `append`, whose notes this writes too, an opened container's members are
+    /// in the next request's tool list under their own names: the call is the member's own,
+    /// `{"name": "<member>", "arguments": {...}}`, and no schema comes with it (the tool list
+    /// has it).
     ///
     /// Why several: a lexical ranking puts the member the request needs first for most
     /// requests, but not for all ("Add an entity ... with the observation ..." ranks
@@ -1127,9 +1142,11 @@ impl Toolset {
         message: &str,
         delivered: &Delivered,
     ) -> Option<String> {
-        if self.layout() != Layout::Fixed {
-            return None;
-        }
+        let direct = match self.layout() {
+            Layout::Fixed => false,
+            Layout::Hide | Layout::Append => true,
+            Layout::References | Layout::Search => return None,
+        };
         let members = &self.catalog.groups[h].members;
         let named: Vec<usize> = match members.len() {
             0 => return None,
@@ -1155,10 +1172,15 @@ impl Toolset {
             }
         };
         let harness = &self.catalog.groups[h].name;
-        let with_schemas = self.all_delivered(h, delivered);
+        let with_schemas = !direct && self.all_delivered(h, delivered);
         let call = |f: usize| {
             let parameters = &members[f].definition().parameters;
-            let mut call = call_example(members[f].name(), &argument_outline(parameters));
+            let outline = argument_outline(parameters);
+            let mut call = if direct {
+                own_call(members[f].name(), &outline)
+            } else {
+                call_example(members[f].name(), &outline)
+            };
             let optional = optional_arguments(parameters);
             if !optional.is_empty() {
                 let _ = write!(call, " (optional arguments: {})", optional.join(", "));
@@ -1309,6 +1331,12 @@ fn call_example(function: &str, arguments: &str) -> String {
         "{{\"name\": \"{CALL_TOOL}\", \"arguments\": {{\"name\": \"{function}\", \"arguments\": \
          {arguments}}}}}"
     )
+}
+
+/// A whole call of `function` by its own name with `arguments` (JSON text), as a model writes
+/// a call: `{"name": "<function>", "arguments": {...}}`.
+fn own_call(function: &str, arguments: &str) -> String {
+    format!("{{\"name\": \"{function}\", \"arguments\": {arguments}}}")
 }
 
 /// How many members a hint names at most (see [`Toolset::member_hint`]).

@@ -68,8 +68,10 @@ pub struct CollapsingConfig {
     /// a catalog describes its harnesses and how users ask: `BENCHMARKS.md` ("Session cost per
     /// collapsing layout") gives what the default costs against plain `fixed` and flat.
     pub open_ahead: Option<f64>,
-    /// Container answers as notes (JSON `container_notes`, default `true`; only in `fixed`,
-    /// and in `native` where it runs as `fixed`): when every call of a model's response is
+    /// Container answers as notes (JSON `container_notes`, default `true`; in `fixed` (and
+    /// `native` where it runs as `fixed`), `hide` and `append`, the layouts whose container
+    /// results are text; in the native forms a container's result is what loads its members,
+    /// and stays): when every call of a model's response is
     /// answered by the layout without running a function (a container opened, a container
     /// called again, a member recovered), the conversation gets one note in the user's turn
     /// in place of those calls and their results: the names of the containers, their answers
@@ -83,15 +85,21 @@ pub struct CollapsingConfig {
     /// not the harness's own name; every member scoring at least half as well as the best, up
     /// to three, a deprecated one left out when another qualifies), each with the whole call
     /// that runs it, its required arguments outlined with placeholders and its optional ones
-    /// named. One member is named alone; several are listed with the first sentence of their
+    /// named: through [`CALL_TOOL`] in `fixed`, and in `hide` and `append`, where the opened
+    /// members are in the next request's tool list, by the member's own name (with notes on,
+    /// those layouts check a member's arguments against its schema too, so that a placeholder
+    /// sent back is refused before the member runs). One member is named alone; several are listed with the first sentence of their
     /// descriptions for the model to choose. A small model runs a member named alone even
     /// when the request asks for another, so a wrong single name costs the task (`BENCHMARKS.md`,
     /// "Seventh run"); given a short list, it chose the needed member where one name had led
     /// it away in two tasks and the wrong one of two in another, for the same count of tasks
     /// solved (`BENCHMARKS.md`, "Tenth run"). The assistant's text of
     /// that response, if any, stays. The history stays append-only, so the cached prefix is
-    /// kept. On by default (see [`open_ahead`](Self::open_ahead) for the figures); `false`
-    /// gives plain `fixed`, whose container calls and results stay in the history as the model
+    /// kept (in `hide` and `append` the tool list still changes with the opening, as it
+    /// always does there). On by default (see [`open_ahead`](Self::open_ahead) for the
+    /// figures; in `append`, on the same model, notes took the tasks solved from none of the
+    /// ones measured to most of them: `BENCHMARKS.md`, "Thirteenth run"); `false` gives the
+    /// layouts as such, whose container calls and results stay in the history as the model
     /// made them.
     pub container_notes: bool,
 }
@@ -376,7 +384,7 @@ impl CollapsingConfig {
 /// names, which only a run of the repository's accuracy harness on that model can tell. For a
 /// small catalog whose every harness a long session keeps using, turn collapsing off. The
 /// default settings also open ahead (in `fixed` and in `native` with tool references or
-/// additions) and, in `fixed`, answer container calls in notes: see
+/// additions) and, in `fixed`, `hide` and `append`, answer container calls in notes: see
 /// [`CollapsingConfig::open_ahead`] and [`CollapsingConfig::container_notes`] for what they
 /// cost and why they are on.
 ///
