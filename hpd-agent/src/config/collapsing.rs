@@ -97,8 +97,9 @@ pub struct CollapsingConfig {
     /// that response, if any, stays. The history stays append-only, so the cached prefix is
     /// kept (in `hide` and `append` the tool list still changes with the opening, as it
     /// always does there). On by default (see [`open_ahead`](Self::open_ahead) for the
-    /// figures; in `append`, on the same model, notes took the tasks solved from none of the
-    /// ones measured to most of them: `BENCHMARKS.md`, "Thirteenth run"); `false` gives the
+    /// figures; in `append`, on the same model, plain `append` solved none of the 23 tasks it
+    /// was run on and `append` with notes 34 of 45: `BENCHMARKS.md`, "Thirteenth run");
+    /// `false` gives the
     /// layouts as such, whose container calls and results stay in the history as the model
     /// made them.
     pub container_notes: bool,
