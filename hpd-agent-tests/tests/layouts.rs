@@ -79,6 +79,23 @@ fn agent(client: &ScriptedChatClient, layout: CollapsingLayout) -> AgentBuilder 
         .with_chat_client(client.clone())
 }
 
+/// [`agent`] with container notes on, and the ids of the calls reported finished, in order.
+fn noted(
+    client: &ScriptedChatClient,
+    layout: CollapsingLayout,
+) -> (AgentBuilder, Arc<Mutex<Vec<String>>>) {
+    let completed = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&completed);
+    let builder = agent(client, layout)
+        .configure_harness_collapsing(|c| c.container_notes = true)
+        .on_event(move |event| {
+            if let AgentEvent::ToolCallFinished { call_id, .. } = event {
+                seen.lock().unwrap().push(call_id.clone());
+            }
+        });
+    (builder, completed)
+}
+
 const FIXED_LIST: [&str; 6] = [
     "get_weather",
     "get_forecast",
@@ -1180,18 +1197,8 @@ async fn container_notes_answer_container_calls_in_the_users_turn() {
         ]),
         ChatResponse::text("ok"),
     ]);
-    let completed = Arc::new(Mutex::new(Vec::new()));
-    let seen = Arc::clone(&completed);
-    let mut session = agent(&client, CollapsingLayout::Fixed)
-        .configure_harness_collapsing(|c| c.container_notes = true)
-        .on_event(move |event| {
-            if let AgentEvent::ToolCallFinished { call_id, .. } = event {
-                seen.lock().unwrap().push(call_id.clone());
-            }
-        })
-        .build()
-        .unwrap()
-        .session();
+    let (builder, completed) = noted(&client, CollapsingLayout::Fixed);
+    let mut session = builder.build().unwrap().session();
     assert_eq!(session.run("Add 1 and 2.").await.unwrap().text, "3");
     assert_eq!(
         session.run("Query and multiply.").await.unwrap().text,
@@ -1304,20 +1311,8 @@ async fn container_notes_in_hide_and_append_name_the_members_own_call() {
             call("c3", "add", json!({"a": 1, "b": 2})),
             ChatResponse::text("3"),
         ]);
-        let completed = Arc::new(Mutex::new(Vec::new()));
-        let seen = Arc::clone(&completed);
-        let answer = agent(&client, layout)
-            .configure_harness_collapsing(|c| c.container_notes = true)
-            .on_event(move |event| {
-                if let AgentEvent::ToolCallFinished { call_id, .. } = event {
-                    seen.lock().unwrap().push(call_id.clone());
-                }
-            })
-            .build()
-            .unwrap()
-            .run("Add 1 and 2.")
-            .await
-            .unwrap();
+        let (builder, completed) = noted(&client, layout);
+        let answer = builder.build().unwrap().run("Add 1 and 2.").await.unwrap();
         assert_eq!(answer.text, "3", "{layout}");
         let requests = client.requests();
         assert_eq!(requests.len(), 4, "{layout}");
