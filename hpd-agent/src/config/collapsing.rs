@@ -98,7 +98,8 @@ pub struct CollapsingConfig {
     /// kept (in `hide` and `append` the tool list still changes with the opening, as it
     /// always does there). On by default (see [`open_ahead`](Self::open_ahead) for the
     /// figures; in `append`, on the same model, plain `append` solved none of the 23 tasks it
-    /// was run on and `append` with notes 34 of 45: `BENCHMARKS.md`, "Thirteenth run");
+    /// was run on and `append` with notes 34 of 45, plain `hide` 1 of 6 and `hide` with notes
+    /// 5 of the same 6: `BENCHMARKS.md`, "Thirteenth run");
     /// `false` gives the
     /// layouts as such, whose container calls and results stay in the history as the model
     /// made them.
