@@ -97,7 +97,7 @@ pub struct CollapsingConfig {
     /// that response, if any, stays. The history stays append-only, so the cached prefix is
     /// kept (in `hide` and `append` the tool list still changes with the opening, as it
     /// always does there). On by default (see [`open_ahead`](Self::open_ahead) for the
-    /// figures; in `append`, on the same model, plain `append` solved none of the 23 tasks it
+    /// figures; in `append`, on the same model, plain `append` solved none of the 34 tasks it
     /// was run on and `append` with notes 34 of 45, plain `hide` 1 of 6 and `hide` with notes
     /// 5 of the same 6: `BENCHMARKS.md`, "Thirteenth run");
     /// `false` gives the
