@@ -473,11 +473,16 @@ impl Toolset {
         // member's call for the model to fill in, they are checked too, so that an outline's
         // placeholder sent back is refused. Every member is set, since a catalog is indexed
         // again with other settings (collapsing off: `flat`).
+        let notes_by_name = settings.container_notes
+            && matches!(
+                settings.layout,
+                CollapsingLayout::Hide | CollapsingLayout::Append
+            );
         let checked_layout = settings.enabled
-            && match settings.layout {
-                CollapsingLayout::Fixed | CollapsingLayout::Native => true,
-                CollapsingLayout::Hide | CollapsingLayout::Append => settings.container_notes,
-            };
+            && (matches!(
+                settings.layout,
+                CollapsingLayout::Fixed | CollapsingLayout::Native
+            ) || notes_by_name);
         for (group, &collapsed) in catalog.groups.iter_mut().zip(&collapsed) {
             for member in &mut group.members {
                 member.set_argument_check(collapsed && checked_layout);
@@ -649,11 +654,8 @@ impl Toolset {
         };
         // The hints of notes (every layout with a note: `fixed`, `hide`, `append`) and of
         // openings ahead (`fixed`).
-        let hinted = settings.enabled
-            && match settings.layout {
-                CollapsingLayout::Hide | CollapsingLayout::Append => settings.container_notes,
-                _ => fixed_list && (settings.container_notes || settings.open_ahead.is_some()),
-            };
+        let hinted = (settings.enabled && notes_by_name)
+            || (fixed_list && (settings.container_notes || settings.open_ahead.is_some()));
         let member_rankers = if hinted {
             groups
                 .iter()
@@ -1327,10 +1329,7 @@ fn hint_texts(member: &Function) -> Vec<String> {
 /// placeholder such as `{...}`), written as a model writes a call:
 /// `{"name": "call_function", "arguments": {"name": "<function>", "arguments": {...}}}`.
 fn call_example(function: &str, arguments: &str) -> String {
-    format!(
-        "{{\"name\": \"{CALL_TOOL}\", \"arguments\": {{\"name\": \"{function}\", \"arguments\": \
-         {arguments}}}}}"
-    )
+    own_call(CALL_TOOL, &own_call(function, arguments))
 }
 
 /// A whole call of `function` by its own name with `arguments` (JSON text), as a model writes
