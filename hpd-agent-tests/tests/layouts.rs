@@ -1769,6 +1769,8 @@ fn hint_names(content: &str) -> Vec<String> {
 /// with the observation ...", and a small model runs the one member a hint names
 /// (`BENCHMARKS.md`, "Tenth run"). One member far ahead is named alone, and the harness's own
 /// name, which some members carry (an MCP server's `Memory_list_resources`), ranks no member.
+/// The request's verb, "Record", is neither member's: "Add" reads as `create` in the ranking
+/// and names `create_relations` alone.
 #[tokio::test]
 async fn fixed_hints_list_the_members_that_fit_close_to_the_best() {
     let _serial = SERIAL.lock().await;
@@ -1802,7 +1804,7 @@ async fn fixed_hints_list_the_members_that_fit_close_to_the_best() {
             .unwrap()
     };
     let content =
-        opened_ahead_hint(memory(), "Add a relation in memory from Ada to Babbage.").await;
+        opened_ahead_hint(memory(), "Record a relation in memory from Ada to Babbage.").await;
     let call = |name: &str| {
         format!(
             "{{\"name\": \"call_function\", \"arguments\": {{\"name\": \"{name}\", \
