@@ -60,7 +60,7 @@ pub struct CollapsingConfig {
     /// [`container_notes`](Self::container_notes), because of what the two did together on the
     /// one model that calls tools the repository could measure (`BENCHMARKS.md`, "Accuracy on a
     /// real model"): in `fixed` on Qwen2.5-Coder-1.5B, 38 or 39 of 45 tasks solved with both
-    /// (four runs, one of them with these defaults untouched) against 19 without either (42
+    /// (five runs, two of them with these defaults untouched) against 19 without either (42
     /// flat); and at this score a wrong opening is rare (none of the 45
     /// tasks, 2 of 12 messages that need no tool), while a missed one only costs the round trip
     /// the model would have made anyway. A wrong opening costs its schemas' tokens for the rest
@@ -97,9 +97,10 @@ pub struct CollapsingConfig {
     /// that response, if any, stays. The history stays append-only, so the cached prefix is
     /// kept (in `hide` and `append` the tool list still changes with the opening, as it
     /// always does there). On by default (see [`open_ahead`](Self::open_ahead) for the
-    /// figures; in `append`, on the same model, plain `append` solved none of the 34 tasks it
-    /// was run on and `append` with notes 34 of 45, plain `hide` 1 of 6 and `hide` with notes
-    /// 5 of the same 6: `BENCHMARKS.md`, "Thirteenth run");
+    /// figures; on the same model, plain `append` solved none of the 41 tasks it was run on
+    /// and `append` with notes 34 of 45, `hide` with notes 35 of 45, and plain `hide` 1 of 6
+    /// where `hide` with notes solved 5 of the same 6: `BENCHMARKS.md`, "Thirteenth run" and
+    /// "Fourteenth run");
     /// `false` gives the
     /// layouts as such, whose container calls and results stay in the history as the model
     /// made them.
