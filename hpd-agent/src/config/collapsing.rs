@@ -97,7 +97,7 @@ pub struct CollapsingConfig {
     /// that response, if any, stays. The history stays append-only, so the cached prefix is
     /// kept (in `hide` and `append` the tool list still changes with the opening, as it
     /// always does there). On by default (see [`open_ahead`](Self::open_ahead) for the
-    /// figures; on the same model, plain `append` solved none of the 41 tasks it was run on
+    /// figures; on the same model, plain `append` solved none of the 45 tasks
     /// and `append` with notes 34 of 45, `hide` with notes 35 of 45, and plain `hide` 1 of 6
     /// where `hide` with notes solved 5 of the same 6: `BENCHMARKS.md`, "Thirteenth run" and
     /// "Fourteenth run");
