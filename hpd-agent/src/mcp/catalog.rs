@@ -545,10 +545,11 @@ impl Subscriptions {
 }
 
 /// Forwards updates of the accepted URIs to a 2026-07-28 `subscriptions/listen` stream until
-/// it ends.
+/// it ends, from `since_accepted` (the updates since the stream was accepted) when given.
 pub(crate) async fn listen(
     catalog: &ServedCatalog,
     subscription: &rmcp::service::SubscriptionContext,
+    since_accepted: Option<tokio::sync::broadcast::Receiver<String>>,
 ) {
     let accepted: HashSet<String> = subscription
         .accepted()
@@ -557,7 +558,7 @@ pub(crate) async fn listen(
         .flatten()
         .cloned()
         .collect();
-    let mut updates = catalog.updates();
+    let mut updates = since_accepted.unwrap_or_else(|| catalog.updates());
     loop {
         let uri = tokio::select! {
             () = subscription.cancelled() => return,

@@ -64,7 +64,70 @@ pub(crate) struct SessionHandler {
     /// The least severe level of the function log messages the client gets
     /// (`logging/setLevel`).
     log_level: Arc<Mutex<LogLevel>>,
+    /// Where the `subscriptions/listen` streams accepted but not yet serving start from.
+    listen_starts: Mutex<HandlerListenStarts>,
 }
+
+/// The starting points of `subscriptions/listen` streams, taken when a stream is accepted:
+/// rmcp sends the acknowledgment between [`accepted_subscription_filter`] and [`listen`], and a
+/// change made right after the acknowledgment must still be announced.
+///
+/// rmcp gives the two calls nothing that pairs them, so the starts are shared: while any
+/// accepted stream has not begun serving, each stream that begins compares the tool list with
+/// the oldest list taken, which was taken before its own acknowledgment went out. Streams that
+/// overlap may therefore announce a change one of them saw already; an extra
+/// `notifications/tools/list_changed` costs the client one `tools/list`, a missed one leaves it
+/// with a stale list. Resource updates start from a receiver taken at acceptance, in order.
+/// (Over HTTP, each 2026-07-28 request has a handler of its own, so nothing overlaps there.)
+///
+/// [`accepted_subscription_filter`]: ServerHandler::accepted_subscription_filter
+/// [`listen`]: ServerHandler::listen
+struct ListenStarts<List, Updates> {
+    /// Accepted streams that have not begun serving.
+    waiting: usize,
+    /// The tool list when the oldest of them was accepted.
+    tools: Option<List>,
+    /// The resource updates since each was accepted, oldest first.
+    updates: std::collections::VecDeque<Updates>,
+}
+
+impl<List, Updates> Default for ListenStarts<List, Updates> {
+    fn default() -> Self {
+        ListenStarts {
+            waiting: 0,
+            tools: None,
+            updates: std::collections::VecDeque::new(),
+        }
+    }
+}
+
+impl<List: Clone, Updates> ListenStarts<List, Updates> {
+    /// A stream accepted now, with the tool list as it is and its resource updates from now.
+    fn accept(&mut self, current: impl FnOnce() -> List, updates: Option<Updates>) {
+        self.waiting += 1;
+        if self.tools.is_none() {
+            self.tools = Some(current());
+        }
+        self.updates.extend(updates);
+    }
+
+    /// A stream that begins serving now: the tool list to compare with, and the resource
+    /// updates to read (the oldest taken).
+    fn begin(&mut self, current: impl FnOnce() -> List) -> (List, Option<Updates>) {
+        let tools = self.tools.clone().unwrap_or_else(current);
+        let updates = self.updates.pop_front();
+        self.waiting = self.waiting.saturating_sub(1);
+        if self.waiting == 0 {
+            self.tools = None;
+            self.updates.clear();
+        }
+        (tools, updates)
+    }
+}
+
+/// The starts of one handler's streams.
+type HandlerListenStarts =
+    ListenStarts<Arc<crate::collapse::Toolset>, tokio::sync::broadcast::Receiver<String>>;
 
 /// A request's arguments as the text the tool session takes (and a request state is bound
 /// to): `{}` when there are none.
@@ -91,7 +154,30 @@ impl SessionHandler {
             subscriptions: Subscriptions::default(),
             calls: AtomicU64::new(0),
             log_level: Arc::new(Mutex::new(LogLevel::Info)),
+            listen_starts: Mutex::default(),
         }
+    }
+
+    /// Records where a stream accepted now starts (see [`ListenStarts`]).
+    fn accept_listen(&self) {
+        let updates = self.catalog.has_resources().then(|| self.catalog.updates());
+        self.listen_starts
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .accept(|| self.tools.agent_toolset(), updates);
+    }
+
+    /// Where a stream that begins serving now starts (see [`ListenStarts`]).
+    fn begin_listen(
+        &self,
+    ) -> (
+        Arc<crate::collapse::Toolset>,
+        Option<tokio::sync::broadcast::Receiver<String>>,
+    ) {
+        self.listen_starts
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .begin(|| self.tools.agent_toolset())
     }
 }
 
@@ -388,6 +474,7 @@ impl ServerHandler for SessionHandler {
                         .collect()
                 });
         }
+        self.accept_listen();
         Some(accepted)
     }
 
@@ -397,10 +484,11 @@ impl ServerHandler for SessionHandler {
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
         // Boxed: rmcp keeps every request's future in a task of its own, sized by the largest
         // method's future; unboxed, this one's 3.5 KB were copied for every tool call.
+        let (tools, updates) = self.begin_listen();
         Box::pin(async {
             tokio::join!(
-                self.announce_tool_list_changes(&context),
-                super::catalog::listen(&self.catalog, &context),
+                self.announce_tool_list_changes(&context, tools),
+                super::catalog::listen(&self.catalog, &context, updates),
             )
         })
         .await;
@@ -623,13 +711,17 @@ impl SessionHandler {
     /// The tool-list half of [`listen`](ServerHandler::listen): sends
     /// `notifications/tools/list_changed` whenever the agent's tool lists change (a harness
     /// built at run time got a new list), until the client cancels the stream. A changed list
-    /// announces itself to no one, so this looks every [`LISTEN_INTERVAL`].
-    async fn announce_tool_list_changes(&self, context: &SubscriptionContext) {
+    /// announces itself to no one, so this looks every [`LISTEN_INTERVAL`], comparing with
+    /// the list `seen` when the stream was accepted (see [`ListenStarts`]).
+    async fn announce_tool_list_changes(
+        &self,
+        context: &SubscriptionContext,
+        mut seen: Arc<crate::collapse::Toolset>,
+    ) {
         if context.accepted().tools_list_changed != Some(true) {
             context.cancelled().await;
             return;
         }
-        let mut seen = self.tools.agent_toolset();
         let mut ticks = tokio::time::interval(LISTEN_INTERVAL);
         ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
@@ -1282,4 +1374,34 @@ where
         shutdown,
         task: Some(task),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ListenStarts;
+
+    #[test]
+    fn a_stream_compares_with_the_tool_list_it_was_accepted_with() {
+        let mut starts = ListenStarts::<u32, &str>::default();
+        starts.accept(|| 1, Some("updates since 1"));
+        // The list changes after the acknowledgment, before the stream begins serving.
+        assert_eq!(starts.begin(|| 2), (1, Some("updates since 1")));
+        // Nothing waits any more: the next stream starts afresh.
+        starts.accept(|| 3, None);
+        assert_eq!(starts.begin(|| 4), (3, None));
+        // A stream that was never accepted here compares with the list as it is.
+        assert_eq!(starts.begin(|| 5), (5, None));
+    }
+
+    #[test]
+    fn overlapping_streams_compare_with_the_oldest_list_taken() {
+        let mut starts = ListenStarts::<u32, &str>::default();
+        starts.accept(|| 1, Some("a"));
+        starts.accept(|| 2, Some("b"));
+        // Whichever begins first, neither compares with a list taken after its acknowledgment.
+        assert_eq!(starts.begin(|| 3), (1, Some("a")));
+        assert_eq!(starts.begin(|| 3), (1, Some("b")));
+        starts.accept(|| 4, None);
+        assert_eq!(starts.begin(|| 5), (4, None));
+    }
 }
