@@ -1050,13 +1050,13 @@ async fn open_ahead_opens_the_container_the_message_needs() {
     assert!(
         opened.starts_with("MathTools expanded. Available functions: add, multiply, divide")
             && opened.contains(r#"{"name":"multiply","#)
+            // "by" is in `divide`'s description too ("Divides a by b"), but a function word
+            // ranks nothing: `multiply` is named alone.
             && opened.ends_with(
-                "\n\nOf the functions of MathTools, these fit the request best:\n- multiply: \
-                 Multiplies two integers. Run it: {\"name\": \"call_function\", \"arguments\": \
-                 {\"name\": \"multiply\", \"arguments\": {\"a\": <a>, \"b\": <b>}}}.\n- divide: \
-                 Divides a by b. Run it: {\"name\": \"call_function\", \"arguments\": {\"name\": \
-                 \"divide\", \"arguments\": {\"a\": <a>, \"b\": <b>}}}.\nRun now the one that \
-                 does what the request asks.\n\nThe request again: Multiply 6 by 7, please."
+                "\n\nOf the functions of MathTools, multiply fits the request best. Run it now: \
+                 {\"name\": \"call_function\", \"arguments\": {\"name\": \"multiply\", \
+                 \"arguments\": {\"a\": <a>, \"b\": <b>}}}.\n\nThe request again: Multiply 6 by \
+                 7, please."
             ),
         "{opened}"
     );
@@ -1769,8 +1769,9 @@ fn hint_names(content: &str) -> Vec<String> {
 /// with the observation ...", and a small model runs the one member a hint names
 /// (`BENCHMARKS.md`, "Tenth run"). One member far ahead is named alone, and the harness's own
 /// name, which some members carry (an MCP server's `Memory_list_resources`), ranks no member.
-/// The request's verb, "Record", is neither member's: "Add" reads as `create` in the ranking
-/// and names `create_relations` alone.
+/// The request's verb, "Record", is neither member's, so both are listed, the one with the
+/// shorter description first (BM25 weighs a word of a shorter text more); "Add" reads as
+/// `create` in the ranking and names `create_relations` alone.
 #[tokio::test]
 async fn fixed_hints_list_the_members_that_fit_close_to_the_best() {
     let _serial = SERIAL.lock().await;
@@ -1814,11 +1815,11 @@ async fn fixed_hints_list_the_members_that_fit_close_to_the_best() {
     assert!(
         content.contains(&format!(
             "Of the functions of Memory, these fit the request best:\n\
-             - create_relations: Create relations between entities. Run it: {}.\n\
              - delete_relations: Delete relations between entities. Run it: {}.\n\
+             - create_relations: Create relations between entities. Run it: {}.\n\
              Run now the one that does what the request asks.\n\nThe request again:",
-            call("create_relations"),
-            call("delete_relations")
+            call("delete_relations"),
+            call("create_relations")
         )),
         "{content}"
     );
