@@ -24,8 +24,9 @@
 //! question words: "the", "of", "at", "what", ...) are left out: they say nothing of a tool,
 //! yet a catalog's descriptions hold them seldom enough that one of them weighed like a
 //! telling word. Nothing else is folded: a stemmer (Snowball's English one) was tried and left
-//! out (`BENCHMARKS.md`, "Stemming, tried and left out"), and the effect of the verb families
-//! and of the function words is measured there too ("Verb families", "Function words").
+//! out (`BENCHMARKS.md`, "Stemming, tried and left out"), and the effect of the verb families,
+//! the function words and the plurals is measured there too ("Verb families", "Function
+//! words and plurals").
 //! The score of a document is the sum over the message's words of
 //! `idf(w) * tf(w) * (k1 + 1) / (tf(w) + k1 * (1 - b + b * len / avg_len))`, with
 //! `idf(w) = ln(1 + (N - n(w) + 0.5) / (n(w) + 0.5))` over the `N` documents, `n(w)` of which
@@ -180,7 +181,8 @@ const FUNCTION_WORDS: [&str; 78] = [
 
 /// The words of a text for ranking: split at every character that is neither a letter nor a
 /// digit and at lower-to-upper case changes, lower-cased, of two characters or more and not
-/// [function words](FUNCTION_WORDS), plurals read as their [singulars](singular), and each word of a family that names one thing read as the family's word (see the
+/// [function words](FUNCTION_WORDS), plurals read as their [singulars](singular), and each
+/// word of a family that names one thing read as the family's word (see the
 /// module's documentation).
 pub(crate) fn words(text: &str) -> Vec<String> {
     let mut spaced = String::with_capacity(text.len() + 8);

@@ -114,10 +114,10 @@ pub struct CollapsingConfig {
 /// assert_eq!(hpd_agent::config::DEFAULT_OPEN_AHEAD, 5.0);
 /// ```
 ///
-/// Chosen from the repository's `open_ahead` benchmark (`BENCHMARKS.md`, "Function words"): on
-/// the 45 tasks of the accuracy harness over six MCP servers, the best-ranked container scored
-/// 5 or more in all 45 and was the one the task needed in 44 ("Show the directory tree of ..."
-/// ranks Git's "working tree" first), and none of the bench's 12 messages that need no tool
+/// Chosen from the repository's `open_ahead` benchmark (`BENCHMARKS.md`, "Function words and
+/// plurals"): on the 45 tasks of the accuracy harness over six MCP servers, the best-ranked
+/// container scored 5 or more in all 45 and was the one the task needed in 44 ("Show the
+/// directory tree of ..." ranks Git's "working tree" first), and none of the bench's 12 messages that need no tool
 /// reached it; at 4, two of the 12 did, and at 6, 42 tasks opened the container they needed.
 /// (Before function words were left out of the ranking, every score was higher and the
 /// default was 6: `BENCHMARKS.md`, "Ninth run".) An opening for a message that needs no tool
