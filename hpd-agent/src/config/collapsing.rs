@@ -59,14 +59,15 @@ pub struct CollapsingConfig {
     /// conversation already holds is not opened again. `None` is off. On by default, with
     /// [`container_notes`](Self::container_notes), because of what the two did together on the
     /// one model that calls tools the repository could measure (`BENCHMARKS.md`, "Accuracy on a
-    /// real model"): in `fixed` on Qwen2.5-Coder-1.5B, 41 of 45 tasks solved with both in the
-    /// run with these defaults untouched ("Fifteenth run"; 38 or 39 in five runs before the
-    /// ranking left function words out) against 19 without either (42 flat); and at this score a wrong opening is rare (1 of the 45
-    /// tasks, none of 12 messages that need no tool), while a missed one only costs the round
-    /// trip the model would have made anyway. A wrong opening costs its schemas' tokens for the rest
-    /// of the session, and how often the best-ranked container is the right one depends on how
-    /// a catalog describes its harnesses and how users ask: `BENCHMARKS.md` ("Session cost per
-    /// collapsing layout") gives what the default costs against plain `fixed` and flat.
+    /// real model"): in `fixed` on Qwen2.5-Coder-1.5B, 41 of 45 tasks solved with both in the run
+    /// with these defaults untouched ("Fifteenth run"; 38 or 39 in five runs before the ranking
+    /// left function words out) against 19 without either (42 flat); and at this score a wrong
+    /// opening is rare (1 of the 45 tasks, none of 12 messages that need no tool), while a missed
+    /// one only costs the round trip the model would have made anyway. A wrong opening costs its
+    /// schemas' tokens for the rest of the session, and how often the best-ranked container is the
+    /// right one depends on how a catalog describes its harnesses and how users ask:
+    /// `BENCHMARKS.md` ("Session cost per collapsing layout") gives what the default costs against
+    /// plain `fixed` and flat.
     pub open_ahead: Option<f64>,
     /// Container answers as notes (JSON `container_notes`, default `true`; in `fixed` (and
     /// `native` where it runs as `fixed`), `hide` and `append`, the layouts whose container
@@ -116,15 +117,15 @@ pub struct CollapsingConfig {
 ///
 /// Chosen from the repository's `open_ahead` benchmark (`BENCHMARKS.md`, "Function words and
 /// plurals"): on the 45 tasks of the accuracy harness over six MCP servers, the best-ranked
-/// container scored 5 or more in all 45 and was the one the task needed in 44 ("Show the
-/// directory tree of ..." ranks Git's "working tree" first), and none of the bench's 12 messages that need no tool
-/// reached it; at 4, two of the 12 did, and at 6, 42 tasks opened the container they needed.
-/// (Before function words were left out of the ranking, every score was higher and the
-/// default was 6: `BENCHMARKS.md`, "Ninth run".) An opening for a message that needs no tool
-/// costs its schemas' tokens (about 1,400 on that catalog); a missed one costs the model's
-/// container round trip. BM25 scores grow with the number of documents ranked (about one per
-/// member), so a catalog much smaller or larger than that one's 51 functions may want a score
-/// of its own; the bench prints the figures per threshold for any catalog it is pointed at.
+/// container scored 5 or more in all 45 and was the one the task needed in 44 ("Show the directory
+/// tree of ..." ranks Git's "working tree" first), and none of the bench's 12 messages that need no
+/// tool reached it; at 4, two of the 12 did, and at 6, 42 tasks opened the container they needed.
+/// (Before function words were left out of the ranking, every score was higher and the default was
+/// 6: `BENCHMARKS.md`, "Ninth run".) An opening for a message that needs no tool costs its schemas'
+/// tokens (about 1,400 on that catalog); a missed one costs the model's container round trip. BM25
+/// scores grow with the number of documents ranked (about one per member), so a catalog much
+/// smaller or larger than that one's 51 functions may want a score of its own; the bench prints the
+/// figures per threshold for any catalog it is pointed at.
 pub const DEFAULT_OPEN_AHEAD: f64 = 5.0;
 
 /// The most containers one turn opens ahead of the model: the best-ranked one. In the
