@@ -78,6 +78,18 @@ pub struct FunctionArgs {
     pub condition: Option<Expr>,
     pub timeout_ms: Option<(u64, Span)>,
     pub requires_approval: bool,
+    /// What the function says it does to its environment: `read_only`, `destructive`,
+    /// `idempotent`, `open_world` (MCP's tool annotations), each `None` when not written.
+    pub annotations: Annotations,
+}
+
+/// The annotation options of `#[ai_function(...)]`.
+#[derive(Default, Clone, Copy)]
+pub struct Annotations {
+    pub read_only: Option<bool>,
+    pub destructive: Option<bool>,
+    pub idempotent: Option<bool>,
+    pub open_world: Option<bool>,
 }
 
 pub const FUNCTION_OPTIONS: &[&str] = &[
@@ -86,10 +98,20 @@ pub const FUNCTION_OPTIONS: &[&str] = &[
     "condition",
     "timeout_ms",
     "requires_approval",
+    "read_only",
+    "destructive",
+    "idempotent",
+    "open_world",
 ];
 
 /// Options that may stand alone, meaning `= true`.
-const FLAG_OPTIONS: &[&str] = &["requires_approval"];
+const FLAG_OPTIONS: &[&str] = &[
+    "requires_approval",
+    "read_only",
+    "destructive",
+    "idempotent",
+    "open_world",
+];
 
 /// The arguments of `#[sub_agent(...)]`.
 #[derive(Default)]
@@ -209,15 +231,18 @@ pub fn function_args(attr: &Attribute, errors: &Errors) -> FunctionArgs {
                     "condition" => args.condition = Some(input.parse()?),
                     // requires_approval, requires_approval = true
                     "requires_approval" => {
-                        if input.is_empty() || input.peek(Token![,]) {
-                            args.requires_approval = true;
-                        } else if input.peek(LitBool) {
-                            args.requires_approval = input.parse::<LitBool>()?.value;
-                        } else {
-                            return Err(input.error(
-                                "`requires_approval` takes `true` or `false`; write `requires_approval` alone to require approval",
-                            ));
-                        }
+                        args.requires_approval = flag(key, input, "to require approval")?;
+                    }
+                    // read_only, destructive = false, idempotent, open_world = true
+                    "read_only" | "destructive" | "idempotent" | "open_world" => {
+                        let value = Some(flag(key, input, "for `true`")?);
+                        let slot = match key {
+                            "read_only" => &mut args.annotations.read_only,
+                            "destructive" => &mut args.annotations.destructive,
+                            "idempotent" => &mut args.annotations.idempotent,
+                            _ => &mut args.annotations.open_world,
+                        };
+                        *slot = value;
                     }
                     // timeout_ms = 5000
                     _ => {
@@ -248,7 +273,28 @@ pub fn function_args(attr: &Attribute, errors: &Errors) -> FunctionArgs {
     if let Err(e) = parser.parse2(tokens) {
         errors.push(e);
     }
+    // A read-only function changes nothing, so it destroys nothing either.
+    if let (Some(true), Some(true)) = (args.annotations.read_only, args.annotations.destructive) {
+        errors.spanned(
+            attr,
+            "a `read_only` function changes nothing, so it cannot be `destructive`; remove one of them",
+        );
+    }
     args
+}
+
+/// The value of an option that may stand alone: nothing (`true`) or `true`/`false`. `alone`
+/// says what writing it alone means, for the error.
+fn flag(key: &str, input: ParseStream, alone: &str) -> syn::Result<bool> {
+    if input.is_empty() || input.peek(Token![,]) {
+        Ok(true)
+    } else if input.peek(LitBool) {
+        Ok(input.parse::<LitBool>()?.value)
+    } else {
+        Err(input.error(format!(
+            "`{key}` takes `true` or `false`; write `{key}` alone {alone}"
+        )))
+    }
 }
 
 /// Parses one `#[sub_agent]` or `#[sub_agent(...)]` attribute.
@@ -418,6 +464,10 @@ fn example(key: &str) -> &'static str {
         "description" => "description = \"Searches the web.\"",
         "condition" => "condition = metadata.enabled",
         "requires_approval" => "requires_approval = true",
+        "read_only" => "read_only = true",
+        "destructive" => "destructive = false",
+        "idempotent" => "idempotent = true",
+        "open_world" => "open_world = false",
         _ => "timeout_ms = 5000",
     }
 }

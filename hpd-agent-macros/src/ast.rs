@@ -12,7 +12,7 @@ use syn::{
     Path, ReturnType, Type,
 };
 
-use super::args::{self, FunctionArgs, HarnessArgs, SubAgentArgs};
+use super::args::{self, Annotations, FunctionArgs, HarnessArgs, SubAgentArgs};
 use super::errors::Errors;
 
 pub struct Harness<'a> {
@@ -62,6 +62,8 @@ pub struct Function<'a> {
     pub condition: Option<Expr>,
     pub timeout_ms: Option<u64>,
     pub requires_approval: bool,
+    /// `read_only`, `destructive`, `idempotent`, `open_world` as written.
+    pub annotations: Annotations,
     pub params: Vec<Param<'a>>,
     pub returns_result: bool,
     /// The type of the value the method hands back (`T` of a `Result<T, E>`), when it can be
@@ -230,6 +232,7 @@ impl<'a> Function<'a> {
             condition: options.condition,
             timeout_ms: options.timeout_ms.map(|(ms, _)| ms),
             requires_approval: options.requires_approval,
+            annotations: options.annotations,
             params,
             returns_result,
             output_type,
@@ -260,6 +263,7 @@ impl<'a> Function<'a> {
             condition: None,
             timeout_ms: None,
             requires_approval: false,
+            annotations: Annotations::default(),
             params,
             returns_result: false,
             output_type: None,

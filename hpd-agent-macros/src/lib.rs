@@ -281,6 +281,9 @@ mod valid;
 ///             description: "Gets the current weather for a city.",
 ///             timeout_ms: Some(5000),
 ///             requires_approval: false,
+///             // `.with_read_only(true)` and so on for each of `read_only`, `destructive`,
+///             // `idempotent`, `open_world` written
+///             annotations: __hpd::ToolAnnotations::new(),
 ///             schema: __hpd_schema0,
 ///             output_schema: __hpd_output_schema0,
 ///             sub_agent: None,
@@ -591,6 +594,15 @@ pub fn sub_agent(args: TokenStream, input: TokenStream) -> TokenStream {
 /// | `condition` | a `bool` expression over `metadata: &Metadata` | always true | the function exists only for metadata where it holds; true when no metadata is given at registration; needs `metadata = ...` on the impl attribute |
 /// | `timeout_ms` | integer ≥ 1 | no timeout | a call running longer fails with `Error: function '{name}' timed out after {ms} ms` |
 /// | `requires_approval` | alone, or `= true` / `= false` | `false` | every call waits for a person's approval: the run pauses before it runs and `Session::decide` resumes it (see `hpd_agent::approval`); middleware may still decide per call |
+/// | `read_only` | alone, or `= true` / `= false` | not said | the function changes nothing in its environment (MCP's `readOnlyHint`) |
+/// | `destructive` | alone, or `= true` / `= false` | not said | its changes may destroy or overwrite what was there; `false`: it only adds (`destructiveHint`); not with `read_only` |
+/// | `idempotent` | alone, or `= true` / `= false` | not said | a second call with the same arguments changes nothing more (`idempotentHint`) |
+/// | `open_world` | alone, or `= true` / `= false` | not said | it reaches outside entities, as a web search does (`openWorldHint`) |
+///
+/// The last four are the function's `ToolAnnotations` (`hpd_agent::chat`), hints that never
+/// decide what runs: an MCP server advertises them as the tool's `annotations`, and a collapsed
+/// harness's hints leave a function that changes things (`read_only = false`, or
+/// `destructive` alone) out for a request that asks for no change while another fits it.
 ///
 /// # Methods
 ///

@@ -24,6 +24,7 @@
 mod accuracy_harness;
 mod catalog;
 
+use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
 use hpd_agent::config::CollapsingLayout;
@@ -147,6 +148,28 @@ async fn hint_for(
         .collect())
 }
 
+/// A verb of change (`asks_for_change` reads it so) that no text of the catalog holds, so that
+/// it moves no ranking: added to a message, it turns the annotations' guard off.
+const UNUSED_CHANGE_VERB: &str = "purge";
+
+/// The functions of the catalog whose annotations say they change things (the servers'
+/// `readOnlyHint: false`, or `destructiveHint: true` alone).
+fn changing_functions(harnesses: &[DynamicHarness]) -> Result<HashSet<String>, String> {
+    let builder = AgentBuilder::new()
+        .configure_harness_collapsing(|c| c.enabled = false)
+        .with_chat_client(ScriptedChatClient::new());
+    let agent = catalog::register_mcp(builder, harnesses)
+        .build()
+        .map_err(|e| e.to_string())?;
+    Ok(agent
+        .tool_session()
+        .visible_tools()
+        .iter()
+        .filter(|tool| tool.annotations.changes_things())
+        .map(|tool| tool.name.clone())
+        .collect())
+}
+
 /// How the hints of a set of requests named the functions they need.
 #[derive(Default)]
 struct HintTally {
@@ -161,10 +184,26 @@ struct HintTally {
     /// Requests with a hint.
     hinted: usize,
     misses: Vec<String>,
+    /// Requests that need a function that changes nothing, whose hint names one that changes
+    /// things.
+    writes_for_reads: Vec<String>,
 }
 
 impl HintTally {
-    fn add(&mut self, what: String, needed: &str, hint: &[String]) {
+    fn add(&mut self, what: String, needed: &str, hint: &[String], changing: &HashSet<String>) {
+        if !changing.contains(needed) {
+            let writers: Vec<&str> = hint
+                .iter()
+                .filter(|name| changing.contains(*name))
+                .map(String::as_str)
+                .collect();
+            if !writers.is_empty() {
+                self.writes_for_reads.push(format!(
+                    "{what}: needed {needed}, named {}",
+                    writers.join(", ")
+                ));
+            }
+        }
         self.names += hint.len();
         self.hinted += usize::from(!hint.is_empty());
         match hint.iter().position(|name| name == needed) {
@@ -185,12 +224,19 @@ impl HintTally {
     fn summary(&self) -> String {
         format!(
             "names the needed function in {} (alone in {}, first of several in {}, later among \
-             several in {}); {:.1} names per hint",
+             several in {}); {:.1} names per hint; for {} requests whose function changes \
+             nothing it names one that does{}",
             self.alone + self.first + self.later,
             self.alone,
             self.first,
             self.later,
-            self.names as f64 / self.hinted.max(1) as f64
+            self.names as f64 / self.hinted.max(1) as f64,
+            self.writes_for_reads.len(),
+            if self.writes_for_reads.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", self.writes_for_reads.join("; "))
+            }
         )
     }
 }
@@ -227,6 +273,9 @@ fn main() {
             .replace("{scratch}", &folder)
             .replace("{repo}", &format!("{folder}/repo"))
     };
+    let changing = runtime
+        .block_on(async { changing_functions(&harnesses) })
+        .unwrap_or_else(|e| panic!("the catalog's annotations: {e}"));
     let tasks = accuracy_harness::tasks();
     let needed: Vec<String> = tasks
         .iter()
@@ -304,13 +353,45 @@ fn main() {
     }
     // The member hint of a note, for the harness each task needs.
     let mut tally = HintTally::default();
+    let mut unguarded = HintTally::default();
+    let mut guarded = Vec::new();
     for (task, needed) in tasks.iter().zip(&needed) {
         let prompt = fill(&task.prompt);
         let hint = runtime
             .block_on(hint_for(&harnesses, &prompt, needed))
             .unwrap_or_else(|e| panic!("task {}: {e}", task.id));
-        tally.add(task.id.clone(), &task.function, &hint);
+        // The hint as it would be without the annotations' guard: the same message with a verb
+        // of change that no tool's text holds, so that it ranks the same and reads as a change.
+        let without = runtime
+            .block_on(hint_for(
+                &harnesses,
+                &format!("{prompt} {UNUSED_CHANGE_VERB}"),
+                needed,
+            ))
+            .unwrap_or_else(|e| panic!("task {}: {e}", task.id));
+        if without != hint {
+            guarded.push(format!(
+                "{}: {} instead of {}",
+                task.id,
+                hint.join(", "),
+                without.join(", ")
+            ));
+        }
+        unguarded.add(task.id.clone(), &task.function, &without, &changing);
+        tally.add(task.id.clone(), &task.function, &hint, &changing);
     }
+    println!(
+        "
+the note's member hint without the annotations' guard (a verb of change added to \
+         each message): {}; the guard changed the hint of {} tasks{}",
+        unguarded.summary(),
+        guarded.len(),
+        if guarded.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", guarded.join("; "))
+        }
+    );
     println!(
         "\nthe note's member hint (container_notes, the needed container opened by the model), \
          on {} tasks: {}; the others:",
@@ -349,7 +430,7 @@ fn main() {
         let hint = runtime
             .block_on(hint_for(&harnesses, &request, &needed))
             .unwrap_or_else(|e| panic!("{request:?}: {e}"));
-        tally.add(format!("{request:?}"), function, &hint);
+        tally.add(format!("{request:?}"), function, &hint, &changing);
     }
     println!(
         "\non {} requests in other words (open_ahead_paraphrases.json): the needed container \

@@ -2,7 +2,7 @@
     "unknown `tool_harness` option `nmae`; expected one of `name`, `metadata`, `crate`"
 }
 ::core::compile_error! {
-    "unknown `ai_function` option `descripton`; expected one of `name`, `description`, `condition`, `timeout_ms`, `requires_approval`"
+    "unknown `ai_function` option `descripton`; expected one of `name`, `description`, `condition`, `timeout_ms`, `requires_approval`, `read_only`, `destructive`, `idempotent`, `open_world`"
 }
 ::core::compile_error! {
     "`#[ai_function]` methods take `&self`, not `&mut self`: calls share the harness and may run concurrently; keep mutable state in a `Mutex`, `RwLock` or atomic field"

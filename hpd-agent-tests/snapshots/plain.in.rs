@@ -7,7 +7,7 @@ impl WeatherTools {
     }
 
     /// Gets a forecast for a city.
-    #[ai_function(timeout_ms = 5000)]
+    #[ai_function(timeout_ms = 5000, read_only, open_world = false)]
     async fn get_forecast(&self, city: String, days: u32, ctx: &FunctionContext) -> Result<String, String> {
         Ok(format!("{days}-day forecast for {city} ({}).", ctx.call_id()))
     }

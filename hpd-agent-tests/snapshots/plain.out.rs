@@ -158,6 +158,7 @@ const _: () = {
                 description: "Gets the current weather for a city.",
                 timeout_ms: __hpd::None,
                 requires_approval: false,
+                annotations: __hpd::ToolAnnotations::new(),
                 schema: __hpd_schema0,
                 output_schema: __hpd_output_schema0,
                 sub_agent: __hpd::None,
@@ -167,6 +168,9 @@ const _: () = {
                 description: "Gets a forecast for a city.",
                 timeout_ms: __hpd::Some(5000u64),
                 requires_approval: false,
+                annotations: __hpd::ToolAnnotations::new()
+                    .with_read_only(true)
+                    .with_open_world(false),
                 schema: __hpd_schema1,
                 output_schema: __hpd_output_schema1,
                 sub_agent: __hpd::None,

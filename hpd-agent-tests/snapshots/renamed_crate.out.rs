@@ -97,6 +97,7 @@ const _: () = {
                 description: "The current hour.",
                 timeout_ms: __hpd::None,
                 requires_approval: false,
+                annotations: __hpd::ToolAnnotations::new(),
                 schema: __hpd_schema0,
                 output_schema: __hpd_output_schema0,
                 sub_agent: __hpd::None,

@@ -218,6 +218,12 @@ async fn tools_whose_schemas_are_not_object_schemas_are_left_out() {
         .await
         .unwrap();
     let requests = model.take_requests();
+    // The listing was read leniently: `echo`'s boolean hints are kept, the one that is not a
+    // boolean is left unsaid.
+    assert_eq!(
+        requests[0].tools[0].annotations,
+        hpd_agent::chat::ToolAnnotations::read_only().with_open_world(false)
+    );
     let (missing, is_error) = requests[1].tool_result("c1").unwrap();
     assert!(is_error);
     assert!(

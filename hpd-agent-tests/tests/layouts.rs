@@ -8,9 +8,9 @@ use std::sync::{Arc, Mutex};
 use hpd_agent::{
     AgentBuilder, AgentConfig, AgentEvent, BuildError, ChatMessage, ChatResponse, HarnessBuilder,
     Middleware, ScriptedChatClient, Tool, ToolCall, ToolResult, async_trait, chat::DeferredTools,
-    config::CALL_TOOL, config::CollapsingLayout, config::Limits, harness::DynamicHarness,
-    middleware::FunctionCall, middleware::HookResult, middleware::IterationInfo,
-    providers::scripted::RecordedRequest,
+    chat::ToolAnnotations, config::CALL_TOOL, config::CollapsingLayout, config::Limits,
+    harness::DynamicHarness, middleware::FunctionCall, middleware::HookResult,
+    middleware::IterationInfo, providers::scripted::RecordedRequest,
 };
 use hpd_agent_tests::{DatabaseTools, FileTools, MathTools, WeatherTools, executions, reset_logs};
 use serde_json::json;
@@ -1723,6 +1723,79 @@ async fn fixed_hints_never_name_a_deprecated_member_beside_its_replacement() {
     );
 }
 
+/// For a message that asks for no change, a hint does not name a member annotated as changing
+/// things while a member that is not fits the message: the Git server's `git_commit` ranked
+/// first for "Show the last 3 commits" (the plural reads as "commit"), and a small model ran
+/// it. A message that asks for the change still gets the member that makes it, and a member
+/// without annotations is taken as it comes.
+#[tokio::test]
+async fn hints_leave_out_members_that_change_things_for_a_request_that_only_reads() {
+    let _serial = SERIAL.lock().await;
+    let git = |annotated: bool| {
+        let member = |name: &str, description: &str, annotations: ToolAnnotations| {
+            let tool = Tool::new(
+                name,
+                description,
+                json!({"type": "object", "properties": {"repo_path": {"type": "string"}}}),
+                |_, _| async { ToolResult::ok("done") },
+            );
+            if annotated {
+                tool.with_annotations(annotations)
+            } else {
+                tool
+            }
+        };
+        let writes = ToolAnnotations::new().with_read_only(false);
+        HarnessBuilder::new("Git")
+            .with_collapse("Git repository tools")
+            .with_tool(member(
+                "git_commit",
+                "Records changes to the repository",
+                writes,
+            ))
+            .with_tool(member(
+                "git_log",
+                "Shows the commit logs",
+                ToolAnnotations::read_only(),
+            ))
+            .with_tool(member(
+                "git_reset",
+                "Unstages all staged changes",
+                writes.with_destructive(true),
+            ))
+            .with_tool(member(
+                "git_status",
+                "Shows the working tree status",
+                ToolAnnotations::new(),
+            ))
+            .build()
+            .unwrap()
+    };
+    let hint = |annotated: bool, message: &'static str| async move {
+        hint_names(&opened_ahead_hint(git(annotated), message).await)
+    };
+    let reading = "Show the last 3 commits of the repository at /tmp/repo.";
+    // Unannotated, the writer ranks first on the request's words.
+    assert_eq!(
+        hint(false, reading).await.first().map(String::as_str),
+        Some("git_commit")
+    );
+    let named = hint(true, reading).await;
+    assert!(!named.iter().any(|n| n == "git_commit"), "{named:?}");
+    assert!(named.iter().any(|n| n == "git_log"), "{named:?}");
+    // Asked for, the change is named.
+    assert_eq!(
+        hint(true, "Commit the changes of the repository at /tmp/repo.")
+            .await
+            .first()
+            .map(String::as_str),
+        Some("git_commit")
+    );
+    // Where only members that change things fit, they are named rather than none.
+    let named = hint(true, "Unstaged changes, please.").await;
+    assert!(named.iter().any(|n| n == "git_reset"), "{named:?}");
+}
+
 /// The note (with its hint) that opening ahead adds to the user's `message` for `harness`,
 /// its only harness, in `fixed`.
 async fn opened_ahead_hint(harness: DynamicHarness, message: &str) -> String {
@@ -1757,7 +1830,9 @@ fn hint_names(content: &str) -> Vec<String> {
     let list = rest
         .strip_prefix("these fit the request best:")
         .unwrap_or_else(|| panic!("a hint of an unknown form: {rest}"));
+    // The list starts on the line after the colon.
     list.lines()
+        .skip(1)
         .map_while(|line| line.strip_prefix("- "))
         .map(|line| line.split_once(':').expect("a listed member").0.to_owned())
         .collect()

@@ -230,6 +230,15 @@ async fn filesystem_server_reads_a_file_the_test_wrote() {
         requests[1].tool_names(),
         ["read_text_file", "list_directory"]
     );
+    // The server's annotations (`readOnlyHint: true` on both) are the tools' own.
+    assert!(
+        requests[1]
+            .tools
+            .iter()
+            .all(|tool| tool.annotations.read_only == Some(true)),
+        "{:?}",
+        requests[1].tools
+    );
     assert_eq!(
         requests[2].tool_result("c2"),
         Some(("The answer is 42.\nSecond line.", false))

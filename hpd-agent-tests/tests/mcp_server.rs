@@ -7,6 +7,7 @@ use std::net::{SocketAddr, TcpStream};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use hpd_agent::chat::ToolAnnotations;
 use hpd_agent::mcp::{McpError, McpHarness, McpHttpServer, McpServer};
 use hpd_agent::{
     Agent, AgentBuilder, ChatResponse, HarnessBuilder, Middleware, ScriptedChatClient, Tool,
@@ -50,7 +51,8 @@ fn harnesses(runs: Arc<AtomicUsize>) -> (DynamicHarness, DynamicHarness) {
                 _ => ToolResult::error("Error: a and b must be integers"),
             }
         }
-    });
+    })
+    .with_annotations(ToolAnnotations::read_only().with_open_world(false));
     let math = HarnessBuilder::new("Math")
         .with_collapse("Arithmetic")
         .with_tool(add)
@@ -179,6 +181,20 @@ async fn an_agent_served_flat_over_http_is_a_harness_of_another_agent() {
         Some(("Error: a and b must be integers [audited]", true))
     );
     assert_eq!(runs.load(Ordering::SeqCst), 2);
+    // What each tool says of itself went out as its MCP `annotations` and came back into the
+    // client's definitions; a tool that says nothing is listed without any.
+    let annotations: Vec<(&str, ToolAnnotations)> = requests[1]
+        .tools
+        .iter()
+        .map(|tool| (tool.name.as_str(), tool.annotations))
+        .collect();
+    assert_eq!(
+        annotations,
+        [
+            ("echo", ToolAnnotations::new()),
+            ("add", ToolAnnotations::read_only().with_open_world(false))
+        ]
+    );
     server.shutdown().await;
 }
 

@@ -12,6 +12,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+pub use crate::chat::ToolAnnotations;
 pub use crate::error::HydrateError;
 pub use crate::harness::ToolHarness;
 pub use crate::harness::registry::{

@@ -81,8 +81,10 @@
 //!   `metadata = Type`; `#[collapse]` also takes `function_result`, `system_prompt` and
 //!   `middlewares = [...]`.
 //! - `#[ai_function]` options: `name`, `description` (default: the doc comment), `condition`,
-//!   `timeout_ms`, `requires_approval` (see [Approval](#approval)). Names must match
-//!   `[A-Za-z0-9_-]{1,64}`.
+//!   `timeout_ms`, `requires_approval` (see [Approval](#approval)), and `read_only`,
+//!   `destructive`, `idempotent`, `open_world`, what the function does to its environment
+//!   ([`ToolAnnotations`](crate::chat::ToolAnnotations), MCP's tool annotations). Names must
+//!   match `[A-Za-z0-9_-]{1,64}`.
 //! - Methods are `fn` or `async fn` taking `&self` (the harness is shared by concurrent calls, so
 //!   it must be `Send + Sync + 'static`; keep state behind `Mutex`/atomics). Synchronous bodies
 //!   run on the async executor: long blocking work belongs in `spawn_blocking`.
@@ -188,7 +190,9 @@
 //!   in the user's turn, written as opening ahead writes it (the containers named, their
 //!   members' schemas, then the user's message again), ending with the members that fit the
 //!   user's message best (BM25; every one scoring at least half as well as the best, up to
-//!   three, a member that says it is deprecated yielding to its replacement), each with the
+//!   three, a member that says it is deprecated yielding to its replacement, and, for a
+//!   message with no verb of change, a member annotated as changing things yielding to one
+//!   that is not), each with the
 //!   whole call that runs it (through `call_function` in `fixed`; in `hide` and `append`,
 //!   where the opened members are in the next request's tool list, by their own names). A
 //!   container called again although its schemas are in the

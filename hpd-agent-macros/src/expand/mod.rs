@@ -118,12 +118,26 @@ fn generated(harness: &Harness) -> TokenStream {
             None => quote!(__hpd::None),
         };
         let requires_approval = f.requires_approval;
+        // `ToolAnnotations::new()` with a `.with_*(bool)` call per option written: the spec is
+        // a static, and the type's fields are not public to build it by name.
+        let annotations = [
+            ("with_read_only", f.annotations.read_only),
+            ("with_destructive", f.annotations.destructive),
+            ("with_idempotent", f.annotations.idempotent),
+            ("with_open_world", f.annotations.open_world),
+        ]
+        .into_iter()
+        .filter_map(|(method, value)| {
+            let method = format_ident!("{}", method);
+            value.map(|value| quote!(.#method(#value)))
+        });
         quote! {
             __hpd::FunctionSpec {
                 name: #name,
                 description: #description,
                 timeout_ms: #timeout,
                 requires_approval: #requires_approval,
+                annotations: __hpd::ToolAnnotations::new()#(#annotations)*,
                 schema: #schema,
                 output_schema: #output_schema,
                 sub_agent: #sub_agent,

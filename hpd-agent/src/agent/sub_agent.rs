@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use crate::chat::ToolDefinition;
+use crate::chat::{ToolAnnotations, ToolDefinition};
 use crate::collapse::{GroupExtras, Part, Toolset};
 use crate::error::BuildError;
 use crate::events::AgentEvent;
@@ -24,6 +24,7 @@ pub(crate) fn tool(sub_agent: &SubAgent, owner: &str, agent: Agent, depth: usize
         description: entry.description.clone(),
         parameters: Arc::new(sub_agent_parameters()),
         output_schema: None,
+        annotations: ToolAnnotations::new(),
     };
     let body = SubAgentBody {
         name: entry.name.clone(),

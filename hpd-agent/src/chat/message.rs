@@ -340,6 +340,12 @@ pub struct ToolDefinition {
     /// advertises it as `outputSchema`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub output_schema: Option<Arc<Value>>,
+    /// What the tool does to its environment, as far as its author says
+    /// ([`ToolAnnotations`]; empty when nothing is said). Providers do not send it; the MCP
+    /// server advertises it as the tool's `annotations`, and a collapsed harness's hints use
+    /// it (see [`ToolAnnotations`]).
+    #[serde(skip_serializing_if = "ToolAnnotations::is_empty")]
+    pub annotations: ToolAnnotations,
 }
 
 impl ToolDefinition {
@@ -361,6 +367,7 @@ impl ToolDefinition {
             description: description.into(),
             parameters: Arc::new(parameters),
             output_schema: None,
+            annotations: ToolAnnotations::new(),
         }
     }
 
@@ -369,6 +376,135 @@ impl ToolDefinition {
     pub fn with_output_schema(mut self, schema: Value) -> Self {
         self.output_schema = Some(Arc::new(schema));
         self
+    }
+
+    /// Sets what the tool does to its environment.
+    ///
+    /// ```
+    /// use hpd_agent::chat::{ToolAnnotations, ToolDefinition};
+    /// use serde_json::json;
+    ///
+    /// let log = ToolDefinition::new("git_log", "Shows the commit logs", json!({"type": "object"}))
+    ///     .with_annotations(ToolAnnotations::read_only());
+    /// assert!(!log.annotations.changes_things());
+    /// ```
+    #[must_use]
+    pub fn with_annotations(mut self, annotations: ToolAnnotations) -> Self {
+        self.annotations = annotations;
+        self
+    }
+}
+
+/// What a tool does to its environment, as its author says: the four hints of MCP's tool
+/// annotations (`readOnlyHint`, `destructiveHint`, `idempotentHint`, `openWorldHint`), each
+/// `None` when not said.
+///
+/// They are hints, never guarantees, and the crate never lets them decide what runs: approval
+/// is [`with_approval_required`](crate::Tool::with_approval_required)'s and
+/// `#[ai_function(requires_approval)]`'s, whatever a tool says of itself.
+/// What reads them:
+/// - the MCP server (`McpServer`) advertises them as each tool's
+///   `annotations`, and an MCP harness takes them from the server's `tools/list`, so a tool
+///   served again keeps them;
+/// - a collapsed harness's hints (its container notes and the answer of an opening ahead,
+///   which name the members that fit the user's message): for a message that asks for no
+///   change, a member that [changes things](ToolAnnotations::changes_things) is left out of
+///   the hint when a member that does not fits too. A small model runs what a hint names, and
+///   a lexical ranking cannot tell "Show the last 3 commits" from a request to commit
+///   (`BENCHMARKS.md`, "Fifteenth run"). A server that calls a writing tool read-only only
+///   gets the hint it would have had without annotations.
+///
+/// ```
+/// use hpd_agent::chat::ToolAnnotations;
+///
+/// let reset = ToolAnnotations::new().with_read_only(false).with_destructive(true);
+/// assert!(reset.changes_things());
+/// assert!(!ToolAnnotations::read_only().changes_things());
+/// // Nothing said: nothing assumed.
+/// assert!(!ToolAnnotations::new().changes_things() && ToolAnnotations::new().is_empty());
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ToolAnnotations {
+    /// `true`: the tool does not change its environment (MCP's `readOnlyHint`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_only: Option<bool>,
+    /// `true`: a change may destroy or overwrite what was there; `false`: it only adds (MCP's
+    /// `destructiveHint`, meaningful when the tool is not read-only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub destructive: Option<bool>,
+    /// `true`: a second call with the same arguments changes nothing more (MCP's
+    /// `idempotentHint`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idempotent: Option<bool>,
+    /// `true`: the tool reaches an open world of outside entities, as a web search does;
+    /// `false`: a closed one, as a local store (MCP's `openWorldHint`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_world: Option<bool>,
+}
+
+impl ToolAnnotations {
+    /// Nothing said.
+    #[must_use]
+    pub const fn new() -> Self {
+        ToolAnnotations {
+            read_only: None,
+            destructive: None,
+            idempotent: None,
+            open_world: None,
+        }
+    }
+
+    /// A tool that does not change its environment.
+    #[must_use]
+    pub const fn read_only() -> Self {
+        ToolAnnotations::new().with_read_only(true)
+    }
+
+    /// Says whether the tool leaves its environment unchanged.
+    #[must_use]
+    pub const fn with_read_only(mut self, read_only: bool) -> Self {
+        self.read_only = Some(read_only);
+        self
+    }
+
+    /// Says whether the tool's changes may destroy what was there.
+    #[must_use]
+    pub const fn with_destructive(mut self, destructive: bool) -> Self {
+        self.destructive = Some(destructive);
+        self
+    }
+
+    /// Says whether a repeated call changes nothing more.
+    #[must_use]
+    pub const fn with_idempotent(mut self, idempotent: bool) -> Self {
+        self.idempotent = Some(idempotent);
+        self
+    }
+
+    /// Says whether the tool reaches outside entities.
+    #[must_use]
+    pub const fn with_open_world(mut self, open_world: bool) -> Self {
+        self.open_world = Some(open_world);
+        self
+    }
+
+    /// Whether nothing is said.
+    #[must_use]
+    pub const fn is_empty(&self) -> bool {
+        self.read_only.is_none()
+            && self.destructive.is_none()
+            && self.idempotent.is_none()
+            && self.open_world.is_none()
+    }
+
+    /// Whether the annotations say the tool changes its environment: not read-only, or
+    /// destructive without being said read-only. Nothing said is not a change: a tool without
+    /// annotations is taken as it comes.
+    #[must_use]
+    pub const fn changes_things(&self) -> bool {
+        matches!(self.read_only, Some(false))
+            || (self.read_only.is_none() && matches!(self.destructive, Some(true)))
     }
 }
 

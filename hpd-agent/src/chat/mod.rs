@@ -41,7 +41,8 @@ use async_trait::async_trait;
 pub use content::{ContentPart, ResourceContents, ToolImages};
 pub(crate) use content::{base64, data_url, parts_to_send, repeated_in, sendable_image, text_form};
 pub use message::{
-    ChatMessage, ChatRequest, ChatResponse, DeferredGroup, Reasoning, ToolCall, ToolDefinition,
+    ChatMessage, ChatRequest, ChatResponse, DeferredGroup, Reasoning, ToolAnnotations, ToolCall,
+    ToolDefinition,
 };
 pub use options::{ModelOptions, ToolChoice};
 pub use usage::{FinishReason, Usage};

@@ -36,7 +36,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::chat::{ChatMessage, DeferredGroup, DeferredTools, ToolDefinition};
+use crate::chat::{ChatMessage, DeferredGroup, DeferredTools, ToolAnnotations, ToolDefinition};
 use crate::config::{CALL_TOOL, CollapsingConfig, CollapsingLayout};
 use crate::error::{BuildError, RegistryError};
 use crate::harness::names::{fold, same};
@@ -512,6 +512,7 @@ impl Toolset {
                             serde_json::json!({"type": "object", "properties": {}}),
                         ),
                         output_schema: None,
+                        annotations: ToolAnnotations::new(),
                     }))
                 }
                 _ => None,
@@ -1107,7 +1108,10 @@ impl Toolset {
     /// `message` best, each with the whole call that runs it. The members are ranked by BM25
     /// over the harness's members (see [`hint_texts`]); every member scoring at least half as
     /// well as the best is named, best first, up to [`HINTED_MEMBERS`], and a member whose
-    /// description says it is deprecated is left out when another qualifies. One member is
+    /// description says it is deprecated is left out when another qualifies. For a message
+    /// that [asks for no change](open_ahead::asks_for_change), the members whose annotations
+    /// say they [change things](ToolAnnotations::changes_things) are not ranked while another
+    /// member shares a word with the message. One member is
     /// named alone ("X fits the request best. Run it now: ..."); several are listed with the
     /// first sentence of their descriptions, for the model to run the one the request asks
     /// for. A harness with one member always names it. When the history already shows every
@@ -1154,7 +1158,16 @@ impl Toolset {
             0 => return None,
             1 => vec![0],
             _ => {
-                let ranked = self.member_rankers.get(h)?.rank(message);
+                let mut ranked = self.member_rankers.get(h)?.rank(message);
+                // For a message that asks for no change, a member that says it changes things
+                // is no candidate while one that does not fits: a small model runs what the
+                // hint names ("Show the last 3 commits" ranked `git_commit` first, and the
+                // model committed).
+                if ranked.iter().any(|&(f, _)| !changes_things(&members[f]))
+                    && !open_ahead::asks_for_change(message)
+                {
+                    ranked.retain(|&(f, _)| !changes_things(&members[f]));
+                }
                 let &(_, best) = ranked.first()?;
                 let close: Vec<usize> = ranked
                     .iter()
@@ -1394,6 +1407,11 @@ fn says_deprecated(member: &Function) -> bool {
         .contains("deprecated")
 }
 
+/// Whether a member says it changes its environment ([`ToolAnnotations::changes_things`]).
+fn changes_things(member: &Function) -> bool {
+    member.definition().annotations.changes_things()
+}
+
 /// The names an object schema's `required` lists.
 fn required_names(schema: &Value) -> Vec<&str> {
     schema
@@ -1507,6 +1525,7 @@ fn call_tool_definition() -> ToolDefinition {
             "required": ["name"]
         })),
         output_schema: None,
+        annotations: ToolAnnotations::new(),
     }
 }
 

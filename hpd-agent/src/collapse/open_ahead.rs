@@ -179,6 +179,113 @@ const FUNCTION_WORDS: [&str; 78] = [
     "would", "you", "your",
 ];
 
+/// Verbs that ask for a change, in the form a request uses them ("Commit the staged changes",
+/// "Add a relation", "Please move draft.txt", "Forget the observation"): [`asks_for_change`]
+/// reads a message with none of them as one that only reads. Only base forms: a past
+/// participle is as often an adjective in a request that reads ("Show the staged changes",
+/// "everything stored in memory", "the files modified today"), where counting it would keep
+/// a writer in the hint; a request that asks for a change by a participle alone ("I want
+/// draft.txt deleted") reads as a read, and its hint names the members that change things
+/// only when no other member fits. A word that is a verb of change in some requests and a
+/// noun in others ("note", "set", "commit") counts in all: it keeps the hint as it would be
+/// without annotations.
+const CHANGE_VERBS: [&str; 82] = [
+    "add",
+    "append",
+    "apply",
+    "archive",
+    "assign",
+    "attach",
+    "build",
+    "cancel",
+    "change",
+    "checkout",
+    "clean",
+    "clear",
+    "close",
+    "commit",
+    "compile",
+    "connect",
+    "copy",
+    "create",
+    "delete",
+    "deploy",
+    "destroy",
+    "detach",
+    "disable",
+    "discard",
+    "drop",
+    "edit",
+    "enable",
+    "erase",
+    "execute",
+    "fix",
+    "forget",
+    "format",
+    "import",
+    "init",
+    "insert",
+    "install",
+    "kill",
+    "link",
+    "make",
+    "mark",
+    "merge",
+    "modify",
+    "move",
+    "new",
+    "note",
+    "overwrite",
+    "post",
+    "publish",
+    "pull",
+    "purge",
+    "push",
+    "put",
+    "record",
+    "relate",
+    "remember",
+    "remove",
+    "rename",
+    "replace",
+    "reset",
+    "restart",
+    "restore",
+    "revert",
+    "run",
+    "save",
+    "send",
+    "set",
+    "stage",
+    "start",
+    "stop",
+    "store",
+    "submit",
+    "switch",
+    "tag",
+    "trigger",
+    "undo",
+    "uninstall",
+    "unstage",
+    "update",
+    "upgrade",
+    "upload",
+    "wipe",
+    "write",
+];
+
+/// Whether a message asks for a change: one of its words, as written (lower-cased, not read as
+/// a singular), is a [verb of change](CHANGE_VERBS). "Show the last 3 commits" asks for none,
+/// "Commit the staged changes" does: the plural "commits" is not the verb. A noun in the
+/// verb's form ("the last commit") reads as a change too, which only keeps the hint as it
+/// would be without annotations.
+pub(crate) fn asks_for_change(message: &str) -> bool {
+    message.split(|c: char| !c.is_alphanumeric()).any(|word| {
+        let word = word.to_lowercase();
+        CHANGE_VERBS.binary_search(&word.as_str()).is_ok()
+    })
+}
+
 /// The words of a text for ranking: split at every character that is neither a letter nor a
 /// digit and at lower-to-upper case changes, lower-cased, of two characters or more and not
 /// [function words](FUNCTION_WORDS), plurals read as their [singulars](singular), and each
@@ -236,7 +343,39 @@ fn singular(mut word: String) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{Ranker, words};
+    use super::{CHANGE_VERBS, FUNCTION_WORDS, Ranker, asks_for_change, words};
+
+    #[test]
+    fn word_lists_are_sorted_lower_case_and_without_repeats() {
+        for list in [&CHANGE_VERBS[..], &FUNCTION_WORDS[..]] {
+            assert!(list.windows(2).all(|w| w[0] < w[1]), "{list:?}");
+            assert!(
+                list.iter()
+                    .all(|w| w.chars().all(|c| c.is_ascii_lowercase()))
+            );
+        }
+    }
+
+    #[test]
+    fn a_verb_of_change_as_written_makes_a_request_for_change() {
+        for reads in [
+            "Show the last 3 commits of the repository at /tmp/repo",
+            "What time is it now in Europe/Paris?",
+            "List the branches and show the working tree status",
+            "Read notes.txt and todo.txt",
+        ] {
+            assert!(!asks_for_change(reads), "{reads}");
+        }
+        for changes in [
+            "Commit the staged changes with the message 'fix'",
+            "Please ADD a relation between Ada and the Engine",
+            "Move draft.txt to final.txt",
+            "stage README.md",
+            "Forget the observation 'likes tea' about Alan Turing",
+        ] {
+            assert!(asks_for_change(changes), "{changes}");
+        }
+    }
 
     #[test]
     fn words_split_names_and_fold_plurals() {

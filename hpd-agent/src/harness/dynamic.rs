@@ -831,6 +831,7 @@ impl DynamicHarness {
                         description: tool.description.clone(),
                         parameters: Arc::new(tool.schema.clone()),
                         output_schema: tool.output_schema.clone(),
+                        annotations: tool.annotations,
                     },
                     tool.timeout,
                     Arc::new(HandlerBody(Arc::clone(&tool.handler))),

@@ -16,7 +16,7 @@ use serde_json::Value;
 use super::ToolHarness;
 use super::names::fold;
 use crate::__private::Seal;
-use crate::chat::ToolDefinition;
+use crate::chat::{ToolAnnotations, ToolDefinition};
 use crate::error::{BuildError, ConstructError, HydrateError, RegistryError};
 use crate::middleware::Middleware;
 use crate::tool::{CallParts, Function, Invoke, Started, SubAgent};
@@ -45,6 +45,9 @@ pub struct FunctionSpec {
     pub timeout_ms: Option<u64>,
     /// Whether calls wait for a person's approval (`#[ai_function(requires_approval)]`).
     pub requires_approval: bool,
+    /// What the function does to its environment (`#[ai_function(read_only)]`,
+    /// `#[ai_function(destructive)]`, ...).
+    pub annotations: ToolAnnotations,
     /// Builds the parameter schema. Called once per harness per process.
     pub schema: fn() -> Value,
     /// Builds the output schema: the schema of a `Serialize + JsonSchema` return type when it
@@ -464,6 +467,7 @@ impl HarnessInfo {
                             description,
                             parameters: Arc::clone(&schemas[index]),
                             output_schema: output_schemas[index].clone(),
+                            annotations: spec.annotations,
                         },
                         spec.timeout_ms.map(std::time::Duration::from_millis),
                         Arc::new(body),

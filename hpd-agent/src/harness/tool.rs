@@ -11,6 +11,7 @@ use futures::future::BoxFuture;
 use serde_json::Value;
 
 use super::names::is_valid;
+use crate::chat::ToolAnnotations;
 use crate::error::BuildError;
 use crate::tool::{
     CallParts, FunctionContext, FunctionFailure, Invoke, Started, ToolResult, parse_arguments_text,
@@ -112,6 +113,8 @@ pub struct Tool {
     pub(crate) schema_error: Option<String>,
     pub(crate) timeout: Option<Duration>,
     pub(crate) output_schema: Option<Arc<Value>>,
+    /// What the tool does to its environment.
+    pub(crate) annotations: ToolAnnotations,
     pub(crate) handler: Arc<Handler>,
     /// Whether calls wait for a person's approval.
     pub(crate) requires_approval: bool,
@@ -183,9 +186,37 @@ impl Tool {
             schema_error,
             timeout: None,
             output_schema: None,
+            annotations: ToolAnnotations::new(),
             handler: Arc::new(move |arguments, ctx| Box::pin(handler(arguments, ctx))),
             requires_approval: false,
         }
+    }
+
+    /// Says what the tool does to its environment: an MCP server advertises it, and a
+    /// collapsed harness's hints leave a tool that changes things out for a request that asks
+    /// for no change ([`ToolAnnotations`]).
+    ///
+    /// ```
+    /// use hpd_agent::chat::ToolAnnotations;
+    /// use hpd_agent::{Tool, ToolResult};
+    /// use serde_json::json;
+    ///
+    /// let drop_table = Tool::new("drop_table", "Drops a table", json!({"type": "object"}), |_, _| async {
+    ///     ToolResult::ok("dropped")
+    /// })
+    /// .with_annotations(ToolAnnotations::new().with_read_only(false).with_destructive(true));
+    /// assert!(drop_table.annotations().changes_things());
+    /// ```
+    #[must_use]
+    pub fn with_annotations(mut self, annotations: ToolAnnotations) -> Self {
+        self.annotations = annotations;
+        self
+    }
+
+    /// What the tool says it does to its environment ([`with_annotations`](Self::with_annotations)).
+    #[must_use]
+    pub fn annotations(&self) -> ToolAnnotations {
+        self.annotations
     }
 
     /// Makes every call of the tool wait for a person's approval: a run pauses before the call

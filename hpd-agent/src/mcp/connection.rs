@@ -23,6 +23,7 @@ use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, ErrorData, RoleClient, ServiceExt as _};
 
 use super::answering::Answering;
+use crate::chat::ToolAnnotations;
 use crate::tool::AskError;
 use serde_json::{Map, Value};
 use tokio::io::{AsyncBufReadExt as _, BufReader};
@@ -215,6 +216,23 @@ pub(crate) struct RemoteTool {
     pub(crate) input_schema: Value,
     /// Its `outputSchema`, when it lists one.
     pub(crate) output_schema: Option<Value>,
+    /// The hints of its `annotations` (empty when it lists none).
+    pub(crate) annotations: ToolAnnotations,
+}
+
+/// A tool's annotations from MCP's four hints, each as the server sent it.
+fn annotations(
+    read_only: Option<bool>,
+    destructive: Option<bool>,
+    idempotent: Option<bool>,
+    open_world: Option<bool>,
+) -> ToolAnnotations {
+    let mut annotations = ToolAnnotations::new();
+    annotations.read_only = read_only;
+    annotations.destructive = destructive;
+    annotations.idempotent = idempotent;
+    annotations.open_world = open_world;
+    annotations
 }
 
 /// Why a call got no result from the server.
@@ -651,6 +669,14 @@ impl Connection {
                 output_schema: tool
                     .output_schema
                     .map(|schema| Value::Object((*schema).clone())),
+                annotations: tool.annotations.map_or_else(ToolAnnotations::new, |a| {
+                    annotations(
+                        a.read_only_hint,
+                        a.destructive_hint,
+                        a.idempotent_hint,
+                        a.open_world_hint,
+                    )
+                }),
             })
             .collect())
     }
@@ -707,6 +733,18 @@ impl Connection {
                         .to_owned(),
                     input_schema: entry.get("inputSchema").cloned().unwrap_or(Value::Null),
                     output_schema: entry.get("outputSchema").filter(|s| s.is_object()).cloned(),
+                    // A hint that is not a boolean is not said.
+                    annotations: entry
+                        .get("annotations")
+                        .map_or_else(ToolAnnotations::new, |a| {
+                            let hint = |key: &str| a.get(key).and_then(Value::as_bool);
+                            annotations(
+                                hint("readOnlyHint"),
+                                hint("destructiveHint"),
+                                hint("idempotentHint"),
+                                hint("openWorldHint"),
+                            )
+                        }),
                 });
             }
             match value.get("nextCursor").and_then(Value::as_str) {

@@ -11,7 +11,7 @@ use rmcp::model::{
     CreateTaskResult, GetTaskParams, GetTaskResult, Implementation, ListToolsResult,
     PaginatedRequestParams, ProgressNotificationParam, ProgressToken, ProtocolVersion,
     ServerCapabilities, ServerConfig, SubscriptionFilter, TASKS_EXTENSION_ID, Tool as McpTool,
-    UpdateTaskParams,
+    ToolAnnotations, UpdateTaskParams,
 };
 use rmcp::service::{Peer, RequestContext, SubscriptionContext};
 
@@ -374,11 +374,21 @@ fn mcp_tool(definition: &ToolDefinition) -> McpTool {
         Value::Object(map) => map.clone(),
         _ => Map::new(),
     };
-    let tool = McpTool::new(
+    let mut tool = McpTool::new(
         definition.name.clone(),
         definition.description.clone(),
         Arc::new(schema),
     );
+    let said = definition.annotations;
+    if !said.is_empty() {
+        tool = tool.with_annotations(ToolAnnotations::from_raw(
+            None,
+            said.read_only,
+            said.destructive,
+            said.idempotent,
+            said.open_world,
+        ));
+    }
     match super::content::output_schema(definition.output_schema.as_deref()) {
         Some(output) => tool.with_raw_output_schema(Arc::new(output)),
         None => tool,

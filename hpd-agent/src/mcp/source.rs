@@ -218,6 +218,8 @@ impl Source {
             );
             // The server's output schema stays with the tool, so serving it again over MCP
             // advertises it too.
+            // So do its annotations, which the hints of a collapsed harness read too.
+            let built = built.with_annotations(tool.annotations);
             tools.push(match &tool.output_schema {
                 Some(output) => built.with_output_schema(output.clone()),
                 None => built,

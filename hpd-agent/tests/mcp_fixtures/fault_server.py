@@ -23,6 +23,7 @@ exact. Usage: ``python3 fault_server.py MODE``. Every mode offers ``echo`` (retu
                  characters, path separators, 10,000 characters); all behave like ``echo``.
 - ``schemas``    offers tools whose ``inputSchema`` is not an object schema (a string, null,
                  a list, a number, an array schema, missing); calling one answers "ran anyway".
+                 Its ``echo`` lists annotations with one hint that is not a boolean.
 
 Every environment variable whose name starts with ``FAULT_SECRET`` is written to stderr at
 start (``env NAME=VALUE``), as a careless server would, for the secret-scrubbing tests.
@@ -89,6 +90,8 @@ def tools():
         for name in ODD_NAMES:
             listed.append(tool(name, "Echoes its text", {"text": {"type": "string"}}))
     elif MODE == "schemas":
+        listed[0]["annotations"] = {"readOnlyHint": True, "destructiveHint": "no",
+                                    "openWorldHint": False}
         for name, schema in BAD_SCHEMAS.items():
             listed.append({"name": name, "description": "A tool with a bad schema",
                            "inputSchema": schema})

@@ -4,6 +4,7 @@
 //! `cargo clippy --all-targets -- -D warnings` checks with clippy.
 #![deny(warnings, missing_docs, unused_qualifications, clippy::pedantic)]
 
+use hpd_agent::chat::ToolAnnotations;
 use hpd_agent::harness::HarnessInfo;
 use hpd_agent::{
     AgentConfig, CancellationToken, FunctionContext, Middleware, SubAgent, ai_function, collapse,
@@ -123,11 +124,16 @@ impl Plain {
     }
 
     /// Deletes everything (a person approves each call).
-    #[ai_function(requires_approval)]
+    #[ai_function(requires_approval, destructive, idempotent = true)]
     fn wipe(&self) {}
 
-    /// Needs no approval, said explicitly.
-    #[ai_function(requires_approval = false, timeout_ms = 5)]
+    /// Needs no approval, said explicitly; changes nothing and reaches nothing outside.
+    #[ai_function(
+        requires_approval = false,
+        timeout_ms = 5,
+        read_only,
+        open_world = false
+    )]
     fn peek(&self) {}
 
     #[ai_function(description = "Fails on zero.", requires_approval = true)]
@@ -329,6 +335,25 @@ pub fn main() {
             ("type", false)
         ]
     );
+    // What each says it does to its environment: written options only, as MCP's hints.
+    let annotations: Vec<(&str, ToolAnnotations)> = functions
+        .iter()
+        .map(|f| (f.name(), f.definition().annotations))
+        .collect();
+    assert_eq!(
+        annotations[2..4],
+        [
+            (
+                "wipe",
+                ToolAnnotations::new()
+                    .with_destructive(true)
+                    .with_idempotent(true)
+            ),
+            ("peek", ToolAnnotations::read_only().with_open_world(false)),
+        ]
+    );
+    assert!(annotations[2].1.changes_things() && !annotations[3].1.changes_things());
+    assert!(annotations[0].1.is_empty());
     let _ = with_prelude::Prelude;
     let members: Vec<&str> = find("collapsed").function_names().collect();
     assert_eq!(members, ["increment", "delegate"]);
