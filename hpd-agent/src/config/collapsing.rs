@@ -99,9 +99,9 @@ pub struct CollapsingConfig {
     /// kept (in `hide` and `append` the tool list still changes with the opening, as it
     /// always does there). On by default (see [`open_ahead`](Self::open_ahead) for the
     /// figures; on the same model, plain `append` solved none of the 45 tasks
-    /// and `append` with notes 34 of 45, `hide` with notes 35 of 45, and plain `hide` 1 of 6
-    /// where `hide` with notes solved 5 of the same 6: `BENCHMARKS.md`, "Thirteenth run" and
-    /// "Fourteenth run");
+    /// and `append` with notes 35 of 45, `hide` with notes 41 of 45 (one run), and plain
+    /// `hide` 1 of 6 where `hide` with notes solved 5 of the same 6: `BENCHMARKS.md`,
+    /// "Thirteenth run" to "Sixteenth run");
     /// `false` gives the
     /// layouts as such, whose container calls and results stay in the history as the model
     /// made them.
