@@ -59,8 +59,9 @@ pub struct CollapsingConfig {
     /// conversation already holds is not opened again. `None` is off. On by default, with
     /// [`container_notes`](Self::container_notes), because of what the two did together on the
     /// one model that calls tools the repository could measure (`BENCHMARKS.md`, "Accuracy on a
-    /// real model"): in `fixed` on Qwen2.5-Coder-1.5B, 41 of 45 tasks solved with both in the run
-    /// with these defaults untouched ("Fifteenth run"; 38 or 39 in five runs before the ranking
+    /// real model"): in `fixed` on Qwen2.5-Coder-1.5B, 41 of 45 tasks solved with both in each of
+    /// two runs with these defaults untouched ("Fifteenth run", "Sixteenth run"; 38 or 39 in
+    /// five runs before the ranking
     /// left function words out) against 19 without either (42 flat); and at this score a wrong
     /// opening is rare (1 of the 45 tasks, none of 12 messages that need no tool), while a missed
     /// one only costs the round trip the model would have made anyway. A wrong opening costs its
