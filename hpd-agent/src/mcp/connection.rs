@@ -220,21 +220,6 @@ pub(crate) struct RemoteTool {
     pub(crate) annotations: ToolAnnotations,
 }
 
-/// A tool's annotations from MCP's four hints, each as the server sent it.
-fn annotations(
-    read_only: Option<bool>,
-    destructive: Option<bool>,
-    idempotent: Option<bool>,
-    open_world: Option<bool>,
-) -> ToolAnnotations {
-    let mut annotations = ToolAnnotations::new();
-    annotations.read_only = read_only;
-    annotations.destructive = destructive;
-    annotations.idempotent = idempotent;
-    annotations.open_world = open_world;
-    annotations
-}
-
 /// Why a call got no result from the server.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum CallFailure {
@@ -670,12 +655,12 @@ impl Connection {
                     .output_schema
                     .map(|schema| Value::Object((*schema).clone())),
                 annotations: tool.annotations.map_or_else(ToolAnnotations::new, |a| {
-                    annotations(
-                        a.read_only_hint,
-                        a.destructive_hint,
-                        a.idempotent_hint,
-                        a.open_world_hint,
-                    )
+                    ToolAnnotations {
+                        read_only: a.read_only_hint,
+                        destructive: a.destructive_hint,
+                        idempotent: a.idempotent_hint,
+                        open_world: a.open_world_hint,
+                    }
                 }),
             })
             .collect())
@@ -738,12 +723,12 @@ impl Connection {
                         .get("annotations")
                         .map_or_else(ToolAnnotations::new, |a| {
                             let hint = |key: &str| a.get(key).and_then(Value::as_bool);
-                            annotations(
-                                hint("readOnlyHint"),
-                                hint("destructiveHint"),
-                                hint("idempotentHint"),
-                                hint("openWorldHint"),
-                            )
+                            ToolAnnotations {
+                                read_only: hint("readOnlyHint"),
+                                destructive: hint("destructiveHint"),
+                                idempotent: hint("idempotentHint"),
+                                open_world: hint("openWorldHint"),
+                            }
                         }),
                 });
             }
