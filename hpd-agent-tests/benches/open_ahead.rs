@@ -20,6 +20,10 @@
 //! eval "$(bash .ci/mcp-servers.sh)"
 //! cargo bench -p hpd-agent-tests --bench open_ahead
 //! ```
+//!
+//! With `HPD_OPEN_AHEAD_LIST` set it also lists, for every task, the containers opened at the
+//! default threshold and the hint, so that two builds' listings can be compared line by line
+//! (which tasks a change to the ranking touches, to run again on a model).
 
 mod accuracy_harness;
 mod catalog;
@@ -273,9 +277,8 @@ fn main() {
             .replace("{scratch}", &folder)
             .replace("{repo}", &format!("{folder}/repo"))
     };
-    let changing = runtime
-        .block_on(async { changing_functions(&harnesses) })
-        .unwrap_or_else(|e| panic!("the catalog's annotations: {e}"));
+    let changing =
+        changing_functions(&harnesses).unwrap_or_else(|e| panic!("the catalog's annotations: {e}"));
     let tasks = accuracy_harness::tasks();
     let needed: Vec<String> = tasks
         .iter()
@@ -293,6 +296,8 @@ fn main() {
     );
     println!("|---|---|---|---|---|---|---|---|---|");
     let mut misses: Vec<String> = Vec::new();
+    // Per task, the containers opened at the default threshold (for the listing below).
+    let mut opened_by_default: Vec<Vec<String>> = Vec::new();
     for threshold in THRESHOLDS {
         let (mut hit, mut first, mut alone, mut other, mut nothing, mut count, mut tokens) =
             (0, 0, 0, 0, 0, 0, 0);
@@ -315,6 +320,9 @@ fn main() {
                 nothing += 1;
             } else {
                 other += 1;
+            }
+            if threshold == hpd_agent::config::DEFAULT_OPEN_AHEAD {
+                opened_by_default.push(outcome.opened.clone());
             }
             if threshold == hpd_agent::config::DEFAULT_OPEN_AHEAD
                 && !outcome.opened.contains(needed)
@@ -355,7 +363,8 @@ fn main() {
     let mut tally = HintTally::default();
     let mut unguarded = HintTally::default();
     let mut guarded = Vec::new();
-    for (task, needed) in tasks.iter().zip(&needed) {
+    let mut listing = Vec::new();
+    for (index, (task, needed)) in tasks.iter().zip(&needed).enumerate() {
         let prompt = fill(&task.prompt);
         let hint = runtime
             .block_on(hint_for(&harnesses, &prompt, needed))
@@ -377,6 +386,19 @@ fn main() {
                 without.join(", ")
             ));
         }
+        listing.push(format!(
+            "- {}: opened {}; hint {}",
+            task.id,
+            opened_by_default
+                .get(index)
+                .filter(|opened| !opened.is_empty())
+                .map_or_else(|| "nothing".to_owned(), |opened| opened.join(", ")),
+            if hint.is_empty() {
+                "none".to_owned()
+            } else {
+                hint.join(", ")
+            }
+        ));
         unguarded.add(task.id.clone(), &task.function, &without, &changing);
         tally.add(task.id.clone(), &task.function, &hint, &changing);
     }
@@ -400,6 +422,15 @@ the note's member hint without the annotations' guard (a verb of change added to
     );
     for miss in &tally.misses {
         println!("- {miss}");
+    }
+    if std::env::var_os("HPD_OPEN_AHEAD_LIST").is_some() {
+        println!(
+            "\nevery task: the containers opened at the default threshold, and the hint of the \
+             needed one's note"
+        );
+        for line in &listing {
+            println!("{line}");
+        }
     }
     // Requests in other words than the tasks', written after the ranking and the hint were
     // chosen on the tasks: how far the figures above carry over to requests nobody tuned for.

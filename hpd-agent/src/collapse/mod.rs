@@ -1316,7 +1316,8 @@ fn schema_line(definition: &ToolDefinition) -> String {
 /// and the names and descriptions of its top-level parameters. A word of the name says more
 /// than one of the description ("Multiply 6 by 7" is `multiply`'s, not `divide`'s "Divides a
 /// by b"), and the parameters say what a function works on ("Add README.md to the staging
-/// area" is `git_add`'s, whose parameter is `files`, not `git_commit`'s). How often the hint
+/// area" is `git_add`'s, whose parameter is `files`, not `git_commit`'s); the names' words side
+/// by side count as pairs too (see the `open_ahead` module). How often the hint
 /// names the member a task needs is measured by the repository's `open_ahead` benchmark
 /// (`BENCHMARKS.md`, "Seventh run").
 fn hint_texts(member: &Function) -> Vec<String> {

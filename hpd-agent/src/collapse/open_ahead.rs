@@ -27,7 +27,17 @@
 //! out (`BENCHMARKS.md`, "Stemming, tried and left out"), and the effect of the verb families,
 //! the function words and the plurals is measured there too ("Verb families", "Function
 //! words and plurals").
-//! The score of a document is the sum over the message's words of
+//! Beside its words, a name is indexed by its pairs of side-by-side words (`directory_tree`
+//! gives the pair "directory tree"; a text without whitespace counts as a name), and a message
+//! by its own pairs, after the folding above: a request that has a name's words side by side
+//! and in its order ("Show the directory tree of ...") scores that name's document above one
+//! that has the same words only one by one. Word by word, `git_show` (a short description
+//! that says "show" three times, and "directory") ranked the Git server first for that
+//! request, above the fourteen-member file-system server whose `directory_tree` it asks for;
+//! pairs of a description are not indexed, since a description's words side by side say
+//! less than a name's. A pair is one more term of the sums below, and adds nothing to a
+//! document's length.
+//! The score of a document is the sum over the message's words (and pairs) of
 //! `idf(w) * tf(w) * (k1 + 1) / (tf(w) + k1 * (1 - b + b * len / avg_len))`, with
 //! `idf(w) = ln(1 + (N - n(w) + 0.5) / (n(w) + 0.5))` over the `N` documents, `n(w)` of which
 //! hold `w`, and a container's score is its best document's. A word every document holds adds
@@ -97,13 +107,20 @@ impl Ranker {
             .map(|(index, (key, texts))| {
                 let mut counts: HashMap<String, u32> = HashMap::new();
                 let mut length = 0.0;
-                for word in texts
-                    .iter()
-                    .flat_map(|t| words(t))
-                    .filter(|w| !ignored.contains(w))
-                {
-                    *counts.entry(word).or_default() += 1;
-                    length += 1.0;
+                for text in &texts {
+                    let text_words: Vec<String> = words(text)
+                        .into_iter()
+                        .filter(|w| !ignored.contains(w))
+                        .collect();
+                    if !text.contains(char::is_whitespace) {
+                        for pair in name_pairs(&text_words) {
+                            *counts.entry(pair).or_default() += 1;
+                        }
+                    }
+                    for word in text_words {
+                        *counts.entry(word).or_default() += 1;
+                        length += 1.0;
+                    }
                 }
                 for (word, count) in counts {
                     postings.entry(word).or_default().1.push((index, count));
@@ -138,6 +155,8 @@ impl Ranker {
     /// best first (the lowest key among equal scores), as `(key, score)`.
     pub(crate) fn rank(&self, message: &str) -> Vec<(usize, f64)> {
         let mut query = words(message);
+        let pairs = name_pairs(&query);
+        query.extend(pairs);
         query.sort_unstable();
         query.dedup();
         // Each document's score adds its words' terms in the query's (sorted) order.
@@ -162,6 +181,16 @@ impl Ranker {
         ranked.retain(|&(key, _)| seen.insert(key));
         ranked
     }
+}
+
+/// The pairs of side-by-side words of a name (or of a message), as terms of the index: each
+/// is the two words with a space between them, which no word holds, so a pair never matches a
+/// word.
+fn name_pairs(words: &[String]) -> Vec<String> {
+    words
+        .windows(2)
+        .map(|pair| format!("{} {}", pair[0], pair[1]))
+        .collect()
 }
 
 /// English words that carry no subject of their own (articles, prepositions, conjunctions,
@@ -627,5 +656,131 @@ mod tests {
         assert!(ranked[0].1 > ranked[1].1, "{ranked:?}");
         let thinking = ranker.rank("What is the next thought?");
         assert_eq!(thinking.first().map(|r| r.0), Some(1), "{thinking:?}");
+    }
+
+    #[test]
+    fn a_name_whose_words_the_message_has_in_its_order_ranks_first() {
+        // Members of a Git and a file-system server, as the servers describe them. Word by
+        // word, "Show the directory tree" fits `git_show` (a short description, "show" three
+        // times, "directory") and `git_status` ("working tree") better than `directory_tree`,
+        // whose long description holds "directory" and "tree" among many other words; the two
+        // words side by side, as the name has them, are what tell it.
+        let member = |key: usize, name: &str, description: &str| {
+            (
+                key,
+                vec![
+                    "Git".to_owned(),
+                    name.to_owned(),
+                    name.to_owned(),
+                    description.to_owned(),
+                    "repo_path".to_owned(),
+                ],
+            )
+        };
+        let file = |name: &str, description: &str| {
+            (
+                1,
+                vec![
+                    "Filesystem".to_owned(),
+                    name.to_owned(),
+                    name.to_owned(),
+                    description.to_owned(),
+                    "path".to_owned(),
+                ],
+            )
+        };
+        // Short members of other servers, as most of a catalog's are.
+        let other = |name: &str, description: &str| {
+            (
+                2,
+                vec![
+                    "Everything".to_owned(),
+                    name.to_owned(),
+                    name.to_owned(),
+                    description.to_owned(),
+                ],
+            )
+        };
+        let documents = vec![
+            other("echo", "Echoes back the input"),
+            other("get-sum", "Returns the sum of two numbers"),
+            other("get-tiny-image", "Returns a tiny image"),
+            other("get-env", "Returns the environment of the server"),
+            other("get_current_time", "Get the current time in a time zone"),
+            other("convert_time", "Convert a time between time zones"),
+            member(
+                0,
+                "git_show",
+                "Shows the contents of a commit, or of a file or directory given as <revision>:<path>",
+            ),
+            member(0, "git_status", "Shows the working tree status"),
+            member(
+                0,
+                "git_diff_unstaged",
+                "Shows changes in the working directory that are not yet staged",
+            ),
+            member(0, "git_log", "Shows the commit logs"),
+            member(0, "git_commit", "Records changes to the repository"),
+            file(
+                "directory_tree",
+                "Get a recursive tree view of files and directories as a JSON structure. Each \
+                 entry includes 'name', 'type' (file/directory), and 'children' for \
+                 directories. Files have no children array, while directories always have a \
+                 children array (which may be empty). The output is formatted with 2-space \
+                 indentation for readability. Only works within allowed directories.",
+            ),
+            file(
+                "list_directory",
+                "Get a detailed listing of all files and directories in a specified path. \
+                 Results clearly distinguish between files and directories with [FILE] and \
+                 [DIR] prefixes. Only works within allowed directories.",
+            ),
+            file(
+                "create_directory",
+                "Create a new directory or ensure a directory exists. Can create multiple \
+                 nested directories in one operation. Only works within allowed directories.",
+            ),
+            file(
+                "list_directory_with_sizes",
+                "Get a detailed listing of all files and directories in a specified path, \
+                 including sizes. This tool is useful for understanding directory structure \
+                 and finding specific files within a directory.",
+            ),
+            file(
+                "search_files",
+                "Recursively search for files and directories matching a pattern. The \
+                 patterns should be glob-style patterns that match paths relative to the \
+                 working directory. Returns full paths to all matching items. Only searches \
+                 within allowed directories.",
+            ),
+            file(
+                "get_file_info",
+                "Retrieve detailed metadata about a file or directory. Only works within \
+                 allowed directories.",
+            ),
+            file(
+                "read_text_file",
+                "Read the complete contents of a file from the file system as text.",
+            ),
+        ];
+        let ranker = Ranker::new(documents);
+        let ranked = ranker.rank("Show the directory tree of /tmp/.tmpAbCd/scratch.");
+        assert_eq!(ranked.first().map(|r| r.0), Some(1), "{ranked:?}");
+        // The pair counts where the message has the words side by side and in the name's
+        // order; apart, each counts as a word only.
+        let score = |message: &str| {
+            ranker
+                .rank(message)
+                .iter()
+                .find(|r| r.0 == 1)
+                .map_or(0.0, |r| r.1)
+        };
+        assert!(
+            score("directory tree") > score("tree directory"),
+            "{} {}",
+            score("directory tree"),
+            score("tree directory")
+        );
+        assert!((score("tree directory") - score("the tree of a directory")).abs() < 1e-9);
     }
 }

@@ -83,8 +83,8 @@ pub struct CollapsingConfig {
     /// make it again (`BENCHMARKS.md`, "Accuracy on a real model"); with the note it reads the
     /// schemas as given and calls the member. Each note (and each opening ahead, in `fixed`)
     /// ends with a hint: the members that fit the user's message best (BM25 over the members'
-    /// names, counted twice, their descriptions and their parameters' names and descriptions,
-    /// not the harness's own name; every member scoring at least half as well as the best, up
+    /// names, counted twice, with their words side by side as pairs, their descriptions and
+    /// their parameters' names and descriptions, not the harness's own name; every member scoring at least half as well as the best, up
     /// to three, a deprecated one left out when another qualifies), each with the whole call
     /// that runs it, its required arguments outlined with placeholders and its optional ones
     /// named: through [`CALL_TOOL`] in `fixed`, and in `hide` and `append`, where the opened
