@@ -213,9 +213,8 @@ const FUNCTION_WORDS: [&str; 78] = [
 /// reads a message with none of them as one that only reads. Only base forms: a past
 /// participle is as often an adjective in a request that reads ("Show the staged changes",
 /// "everything stored in memory", "the files modified today"), where counting it would keep
-/// a writer in the hint; a request that asks for a change by a participle alone ("I want
-/// draft.txt deleted") reads as a read, and its hint names the members that change things
-/// only when no other member fits. A word that is a verb of change in some requests and a
+/// a writer in the hint; a participle asks for a change only after a verb that asks for a
+/// thing to be done ("I want draft.txt deleted", [`CHANGE_PARTICIPLES`]). A word that is a verb of change in some requests and a
 /// noun in others ("note", "set", "commit") counts in all: it keeps the hint as it would be
 /// without annotations.
 const CHANGE_VERBS: [&str; 82] = [
@@ -303,15 +302,148 @@ const CHANGE_VERBS: [&str; 82] = [
     "write",
 ];
 
+/// The past participles of the [verbs of change](CHANGE_VERBS) (both spellings of
+/// "cancelled"; "checkout", "init" and "new" have none a request would use). Alone a
+/// participle reads: "Show the staged changes", "the files modified today", "what I have
+/// staged", "which branches have been merged". It asks for a change when it follows one of
+/// [`ASKING_VERBS`] with a word or more between them, the last not "been": "I want draft.txt
+/// deleted", "Please get the old branch removed", "I need notes.txt to be written".
+const CHANGE_PARTICIPLES: [&str; 81] = [
+    "added",
+    "appended",
+    "applied",
+    "archived",
+    "assigned",
+    "attached",
+    "built",
+    "canceled",
+    "cancelled",
+    "changed",
+    "cleaned",
+    "cleared",
+    "closed",
+    "committed",
+    "compiled",
+    "connected",
+    "copied",
+    "created",
+    "deleted",
+    "deployed",
+    "destroyed",
+    "detached",
+    "disabled",
+    "discarded",
+    "dropped",
+    "edited",
+    "enabled",
+    "erased",
+    "executed",
+    "fixed",
+    "forgotten",
+    "formatted",
+    "imported",
+    "initialized",
+    "inserted",
+    "installed",
+    "killed",
+    "linked",
+    "made",
+    "marked",
+    "merged",
+    "modified",
+    "moved",
+    "noted",
+    "overwritten",
+    "posted",
+    "published",
+    "pulled",
+    "purged",
+    "pushed",
+    "put",
+    "recorded",
+    "related",
+    "remembered",
+    "removed",
+    "renamed",
+    "replaced",
+    "reset",
+    "restarted",
+    "restored",
+    "reverted",
+    "run",
+    "saved",
+    "sent",
+    "set",
+    "staged",
+    "started",
+    "stopped",
+    "stored",
+    "submitted",
+    "switched",
+    "tagged",
+    "triggered",
+    "undone",
+    "uninstalled",
+    "unstaged",
+    "updated",
+    "upgraded",
+    "uploaded",
+    "wiped",
+    "written",
+];
+
+/// Verbs that ask for a thing to be done to an object named after them ("want it deleted",
+/// "have the branch merged"), in the forms a request uses.
+const ASKING_VERBS: [&str; 10] = [
+    "get", "gets", "had", "has", "have", "like", "need", "needs", "want", "wants",
+];
+
 /// Whether a message asks for a change: one of its words, as written (lower-cased, not read as
-/// a singular), is a [verb of change](CHANGE_VERBS). "Show the last 3 commits" asks for none,
+/// a singular), is a [verb of change](CHANGE_VERBS), or a sentence of it has a
+/// [participle of one](CHANGE_PARTICIPLES) that an [asking verb](ASKING_VERBS) governs. "Show the last 3 commits" asks for none,
 /// "Commit the staged changes" does: the plural "commits" is not the verb. A noun in the
 /// verb's form ("the last commit") reads as a change too, which only keeps the hint as it
 /// would be without annotations.
 pub(crate) fn asks_for_change(message: &str) -> bool {
-    message.split(|c: char| !c.is_alphanumeric()).any(|word| {
-        let word = word.to_lowercase();
-        CHANGE_VERBS.binary_search(&word.as_str()).is_ok()
+    sentences(message).any(|sentence| {
+        let words: Vec<String> = sentence
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|word| !word.is_empty())
+            .map(str::to_lowercase)
+            .collect();
+        let asking = words
+            .iter()
+            .position(|word| ASKING_VERBS.contains(&word.as_str()));
+        words.iter().enumerate().any(|(i, word)| {
+            CHANGE_VERBS.binary_search(&word.as_str()).is_ok()
+                || (CHANGE_PARTICIPLES.binary_search(&word.as_str()).is_ok()
+                    && asking.is_some_and(|a| a + 1 < i)
+                    && words[i - 1] != "been")
+        })
+    })
+}
+
+/// The sentences of a message: its text split after each `.`, `?` or `!` that ends the text or
+/// is followed by whitespace (so that "draft.txt" stays one word).
+fn sentences(message: &str) -> impl Iterator<Item = &str> {
+    let mut rest = message;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let end = rest
+            .char_indices()
+            .find(|&(i, c)| {
+                matches!(c, '.' | '?' | '!')
+                    && rest[i + c.len_utf8()..]
+                        .chars()
+                        .next()
+                        .is_none_or(char::is_whitespace)
+            })
+            .map_or(rest.len(), |(i, c)| i + c.len_utf8());
+        let (sentence, tail) = rest.split_at(end);
+        rest = tail;
+        Some(sentence)
     })
 }
 
@@ -372,11 +504,19 @@ fn singular(mut word: String) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{CHANGE_VERBS, FUNCTION_WORDS, Ranker, asks_for_change, words};
+    use super::{
+        ASKING_VERBS, CHANGE_PARTICIPLES, CHANGE_VERBS, FUNCTION_WORDS, Ranker, asks_for_change,
+        sentences, words,
+    };
 
     #[test]
     fn word_lists_are_sorted_lower_case_and_without_repeats() {
-        for list in [&CHANGE_VERBS[..], &FUNCTION_WORDS[..]] {
+        for list in [
+            &CHANGE_VERBS[..],
+            &CHANGE_PARTICIPLES[..],
+            &ASKING_VERBS[..],
+            &FUNCTION_WORDS[..],
+        ] {
             assert!(list.windows(2).all(|w| w[0] < w[1]), "{list:?}");
             assert!(
                 list.iter()
@@ -404,6 +544,34 @@ mod tests {
         ] {
             assert!(asks_for_change(changes), "{changes}");
         }
+    }
+
+    #[test]
+    fn a_participle_asks_for_a_change_only_after_a_verb_that_asks() {
+        for reads in [
+            "Show the staged changes of the repository",
+            "Show me everything stored in memory",
+            "List the files modified today",
+            "Show what I have staged",
+            "Which branches have been merged into main?",
+            "Have the old files been deleted?",
+            "I want to know. Which files were deleted?",
+        ] {
+            assert!(!asks_for_change(reads), "{reads}");
+        }
+        for changes in [
+            "I want draft.txt deleted",
+            "Please get the old branch removed.",
+            "I need /tmp/notes.txt to be written today",
+            "We'd like the README staged and the branch merged",
+        ] {
+            assert!(asks_for_change(changes), "{changes}");
+        }
+        // The sentence ends at a stop followed by a space, not inside a file name.
+        assert_eq!(
+            sentences("I want draft.txt deleted. Then show me. ").collect::<Vec<_>>(),
+            ["I want draft.txt deleted.", " Then show me.", " "]
+        );
     }
 
     #[test]
