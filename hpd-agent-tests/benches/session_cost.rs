@@ -89,7 +89,8 @@
 //!
 //! Offline, a request is the `o200k_base` tokens of a canonical rendering of what enters the
 //! model's context, in order: the tool list (OpenAI Chat `tools` JSON), the system text, each
-//! message as JSON. The cached part is the longest common token prefix with the previous request
+//! message as its fields in JSON followed by its text as written (a call's arguments as the JSON
+//! they are, not a JSON string: templates put both into the context unescaped). The cached part is the longest common token prefix with the previous request
 //! of the session, as a cache with one slot keeps it. The native layouts render as the vendors
 //! document them:
 //! - native-Anthropic: deferred tools are neither in the context nor in the prefix; each
@@ -977,10 +978,10 @@ fn context_text(layout: Layout, injection: Injection, seen: &Seen) -> String {
                     .map(|(_, t)| function_json(t))
                     .collect();
                 text.push_str(
-                    &json!({"role": "tool", "call_id": call_id, "content": content,
-                            "tools": definitions})
-                    .to_string(),
+                    &json!({"role": "tool", "call_id": call_id, "tools": definitions}).to_string(),
                 );
+                text.push('\n');
+                text.push_str(content);
             }
             ChatMessage::Tool {
                 call_id,
@@ -1002,12 +1003,44 @@ fn context_text(layout: Layout, injection: Injection, seen: &Seen) -> String {
                     Injection::AtEnd => load(&mut at_end, seen, references, content),
                 }
             }
-            other => text.push_str(&serde_json::to_string(other).expect("message JSON")),
+            other => text.push_str(&message_text(other)),
         }
     }
     if !at_end.is_empty() {
         text.push('\n');
         text.push_str(&namespaces_json(&at_end));
+    }
+    text
+}
+
+/// A message as it enters the context: its fields as JSON (a call's arguments as the JSON they
+/// are), then its text as written. The vendors' templates put a message's text and a call's
+/// arguments into the context as they are; inside a JSON string every quote, backslash and line
+/// break would count an escape, which weighs most on results that hold JSON (a `fixed`
+/// container's schema lines, an MCP server's JSON results) and on `fixed`'s nested calls.
+fn message_text(message: &ChatMessage) -> String {
+    let mut value = serde_json::to_value(message).expect("message JSON");
+    let mut content = None;
+    if let Some(fields) = value.as_object_mut() {
+        if let Some(Value::String(text)) = fields.remove("content") {
+            content = Some(text);
+        }
+        if let Some(Value::Array(calls)) = fields.get_mut("tool_calls") {
+            for call in calls {
+                if let Some(arguments) = call.get_mut("arguments")
+                    && let Some(parsed) = arguments
+                        .as_str()
+                        .and_then(|raw| serde_json::from_str::<Value>(raw).ok())
+                {
+                    *arguments = parsed;
+                }
+            }
+        }
+    }
+    let mut text = value.to_string();
+    if let Some(content) = content {
+        text.push('\n');
+        text.push_str(&content);
     }
     text
 }

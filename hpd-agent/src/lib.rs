@@ -230,8 +230,9 @@
 //!   (`DeferredTools`: Anthropic `tool_reference` blocks or mid-conversation `tool_addition`s,
 //!   OpenAI Responses namespaces with a client-executed `tool_search` or `additional_tools`
 //!   items; a per-client setting, `model.deferred_tools` in a config), and `fixed` where it has
-//!   none. The cheapest layout with Anthropic's client; with the Responses client, loaded tools
-//!   are billed at the end of the context, which costs more than `fixed`.
+//!   none. The cheapest layout with Anthropic's client; with the Responses client, each load
+//!   adds its namespace to the history, which costs up to 0.04 of flat's input more than
+//!   `fixed` where a session keeps loading harnesses, and less than `fixed` where it uses a few.
 //!
 //! For a small catalog whose every harness a long session keeps using, collapsing off is
 //! cheapest of all.

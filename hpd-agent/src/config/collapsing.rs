@@ -379,11 +379,13 @@ impl CollapsingConfig {
 /// `fixed` on every other client, which is what the default gives on OpenAI Chat Completions
 /// servers, llama.cpp and the scripted client. Chosen from the repository's `session_cost`
 /// benchmark (`BENCHMARKS.md`), with a model that calls what the history already loaded: on
-/// both catalogs and at every length, the native forms cost no more than `fixed` (20 turns of
-/// the cycling workload on 20 synthetic harnesses: 1.015x flat with tool references, 1.054x
-/// with the Responses namespaces, 1.146x with `fixed`, Anthropic's rule), they keep every
-/// request a continuation of the last, and the model calls members by their own names with
-/// their own schemas, the surface the vendors train on, instead of through [`CALL_TOOL`].
+/// both catalogs and at every length, tool references cost no more than `fixed` (20 turns of
+/// the cycling workload on 20 synthetic harnesses: 1.010x flat with tool references, 1.012x
+/// with `fixed`, 1.050x with the Responses namespaces, which add a namespace to the history
+/// at each load, Anthropic's rule; with a few harnesses of many, the namespaces cost least);
+/// the native forms keep every request a continuation of the last, and the model calls members
+/// by their own names with their own schemas, the surface the vendors train on, instead of
+/// through [`CALL_TOOL`].
 /// `fixed` works with every provider and keeps at least 99.6% of each request cached; it costs
 /// less than `hide` on every catalog from five turns on. `hide`, the seed's layout, stays one
 /// setting away (`"layout": "hide"`, or `cache_stable: false`, the seed's name for it): choose
