@@ -1384,6 +1384,104 @@ async fn container_notes_in_hide_and_append_name_the_members_own_call() {
     }
 }
 
+#[tokio::test]
+async fn a_note_names_the_container_that_fits_the_request_when_the_model_opened_another() {
+    let _serial = SERIAL.lock().await;
+    let note_of = |requests: &[RecordedRequest]| -> String {
+        let messages = &requests[1].messages;
+        let Some(ChatMessage::User { content }) = messages.last() else {
+            panic!("a note in the user's turn: {messages:?}");
+        };
+        content.clone()
+    };
+    let pointer = "FileTools (File operations) fits the request better than MathTools. If the \
+                   request is for it, open it: {\"name\": \"FileTools\", \"arguments\": {}}.";
+    for layout in [
+        CollapsingLayout::Hide,
+        CollapsingLayout::Append,
+        CollapsingLayout::Fixed,
+    ] {
+        reset_logs();
+        // The model opens MathTools for a request that is FileTools': the note points to it,
+        // after MathTools' answer, and before the request again.
+        let client = ScriptedChatClient::with_replies([
+            call("c1", "MathTools", json!({})),
+            call("c2", "FileTools", json!({})),
+            ChatResponse::text("done"),
+        ]);
+        let (builder, _) = noted(&client, layout);
+        let message = "Read the file notes.txt and show its text.";
+        builder.build().unwrap().run(message).await.unwrap();
+        let requests = client.requests();
+        let note = note_of(&requests);
+        assert!(
+            note.contains(&format!("{pointer}\n\nThe request again: {message}")),
+            "{layout}: {note}"
+        );
+        assert!(
+            note.starts_with(
+                "Opened for this message, so there is no need to call them: MathTools."
+            ),
+            "{layout}: {note}"
+        );
+        // Opened as it says, FileTools is answered in a note without a pointer: it fits.
+        let last = requests[2].messages.last();
+        let Some(ChatMessage::User { content: second }) = last else {
+            panic!("{layout}: a second note: {last:?}");
+        };
+        assert!(
+            second.contains("FileTools") && !second.contains("fits the request better"),
+            "{layout}: {second}"
+        );
+
+        // A request for the container the model opened gets no pointer.
+        let client = ScriptedChatClient::with_replies([
+            call("c1", "MathTools", json!({})),
+            ChatResponse::text("done"),
+        ]);
+        let (builder, _) = noted(&client, layout);
+        builder.build().unwrap().run("Add 1 and 2.").await.unwrap();
+        let note = note_of(&client.requests());
+        assert!(
+            !note.contains("fits the request better"),
+            "{layout}: {note}"
+        );
+
+        // Nor one that fits no container well enough.
+        let client = ScriptedChatClient::with_replies([
+            call("c1", "MathTools", json!({})),
+            ChatResponse::text("done"),
+        ]);
+        let (builder, _) = noted(&client, layout);
+        builder
+            .build()
+            .unwrap()
+            .run("Write a haiku about autumn.")
+            .await
+            .unwrap();
+        let note = note_of(&client.requests());
+        assert!(
+            !note.contains("fits the request better"),
+            "{layout}: {note}"
+        );
+    }
+
+    // Without notes the container's result stays as the model made it, with no pointer.
+    let client = ScriptedChatClient::with_replies([
+        call("c1", "MathTools", json!({})),
+        ChatResponse::text("done"),
+    ]);
+    agent(&client, CollapsingLayout::Hide)
+        .build()
+        .unwrap()
+        .run("Read the file notes.txt and show its text.")
+        .await
+        .unwrap();
+    let requests = client.requests();
+    let (result, _) = requests[1].tool_result("c1").unwrap();
+    assert!(!result.contains("fits the request better"), "{result}");
+}
+
 #[test]
 fn container_notes_in_json_config() {
     let read = |text: &str| AgentConfig::from_json(text).map(|c| c.collapsing.container_notes);

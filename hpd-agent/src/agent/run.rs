@@ -955,18 +955,25 @@ impl Turn<'_> {
     /// note in the user's turn (the `container_notes` setting): the response keeps its text
     /// only (it is left out when it has none), and the note names the containers, gives their
     /// answers and the member of each that fits the message best with the call that runs it
-    /// (with its schema, for a container called again), and repeats the turn's user `message`,
-    /// as opening ahead writes it.
+    /// (with its schema, for a container called again), names another container when it fits
+    /// the message clearly better than those opened ([`Toolset::better_container`]), and
+    /// repeats the turn's user `message`, as opening ahead writes it.
     fn note_answers(&mut self, harnesses: &[usize], answers: &[String], message: &str) {
         let tools = self.tools;
         // What the conversation showed before these answers: a container whose every schema
         // it holds was called again, and its hint carries the member's schema.
         let sent = (*self.trimmed).min(self.history.len());
         let delivered = tools.delivered(&self.history[sent..]);
-        let hints: Vec<String> = harnesses
+        let mut hints: Vec<String> = harnesses
             .iter()
             .filter_map(|&h| tools.member_hint(h, message, &delivered))
             .collect();
+        hints.extend(tools.better_container(
+            harnesses,
+            message,
+            &self.expansion.expanded,
+            &delivered,
+        ));
         let names: Vec<&str> = harnesses
             .iter()
             .map(|&h| &*tools.groups()[h].name)

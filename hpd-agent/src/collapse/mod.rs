@@ -629,10 +629,16 @@ impl Toolset {
                 _ => Vec::new(),
             })
             .collect();
-        // Opening ahead happens only in the layouts with a fixed list (`hide` and `append`
-        // would change the list, and with it the cached prefix), so only they rank containers.
-        let ranker = match settings.open_ahead {
-            Some(_) if fixed_list => open_ahead::Ranker::new(
+        // The hints of notes (every layout with a note: `fixed`, `hide`, `append`) and of
+        // openings ahead (`fixed`).
+        let hinted = (settings.enabled && notes_by_name)
+            || (fixed_list && (settings.container_notes || settings.open_ahead.is_some()));
+        // The containers are ranked for opening ahead, which happens only in the layouts with
+        // a fixed list (`hide` and `append` would change the list, and with it the cached
+        // prefix), and for a note's pointer to a container that fits the message better than
+        // the one the model opened (see [`Toolset::better_container`]).
+        let ranker = if (settings.open_ahead.is_some() && fixed_list) || hinted {
+            open_ahead::Ranker::new(
                 groups
                     .iter()
                     .zip(&containers)
@@ -650,13 +656,10 @@ impl Toolset {
                         }))
                     })
                     .collect(),
-            ),
-            _ => open_ahead::Ranker::default(),
+            )
+        } else {
+            open_ahead::Ranker::default()
         };
-        // The hints of notes (every layout with a note: `fixed`, `hide`, `append`) and of
-        // openings ahead (`fixed`).
-        let hinted = (settings.enabled && notes_by_name)
-            || (fixed_list && (settings.container_notes || settings.open_ahead.is_some()));
         let member_rankers = if hinted {
             groups
                 .iter()
@@ -1237,6 +1240,68 @@ impl Toolset {
         }
         text.push_str("\nRun now the one that does what the request asks.");
         Some(text)
+    }
+
+    /// For a note answering the containers a model `opened` itself: when another container
+    /// fits the turn's `message` clearly better, a line that names it and says how to open it,
+    /// so that a model that chose the wrong container can turn to the right one. "Clearly
+    /// better": it ranks first against the message (as opening ahead ranks containers), scores
+    /// at least the opening-ahead score (the configured one, or
+    /// [`DEFAULT_OPEN_AHEAD`](crate::config::DEFAULT_OPEN_AHEAD) when opening ahead is off),
+    /// and every opened container scores less than half as much. `None` otherwise, in the
+    /// native forms (whose containers load by the model's own search or by references), and
+    /// when that container's members are in the tool list already or the conversation holds
+    /// them all.
+    pub(crate) fn better_container(
+        &self,
+        opened: &[usize],
+        message: &str,
+        expanded: &[String],
+        delivered: &Delivered,
+    ) -> Option<String> {
+        if !matches!(self.layout(), Layout::Fixed | Layout::Hide | Layout::Append) {
+            return None;
+        }
+        let ranked = self.ranker.rank(message);
+        let &(best, score) = ranked.first()?;
+        let threshold = self
+            .settings
+            .open_ahead
+            .unwrap_or(crate::config::DEFAULT_OPEN_AHEAD);
+        let opened_score = ranked
+            .iter()
+            .filter(|(h, _)| opened.contains(h))
+            .map(|&(_, s)| s)
+            .fold(0.0, f64::max);
+        if opened.contains(&best)
+            || score < threshold
+            || opened_score >= score / 2.0
+            || self.containers[best].is_none()
+            || self.members_visible(best, expanded)
+            || (0..self.catalog.groups[best].members.len())
+                .all(|f| self.is_loaded(best, f, delivered))
+        {
+            return None;
+        }
+        let group = &self.catalog.groups[best];
+        let opened: Vec<&str> = opened
+            .iter()
+            .map(|&h| &*self.catalog.groups[h].name)
+            .collect();
+        let what = group
+            .collapse
+            .as_ref()
+            .map(|c| c.description.trim().trim_end_matches('.'))
+            .filter(|d| !d.is_empty())
+            .map(|d| format!(" ({d})"))
+            .unwrap_or_default();
+        Some(format!(
+            "{name}{what} fits the request better than {opened}. If the request is for it, \
+             open it: {call}.",
+            name = group.name,
+            opened = opened.join(" or "),
+            call = own_call(&group.name, "{}"),
+        ))
     }
 
     /// Whether harness `h` has members and the history shows the fixed layout's line of

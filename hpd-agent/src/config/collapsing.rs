@@ -95,7 +95,12 @@ pub struct CollapsingConfig {
     /// when the request asks for another, so a wrong single name costs the task (`BENCHMARKS.md`,
     /// "Seventh run"); given a short list, it chose the needed member where one name had led
     /// it away in two tasks and the wrong one of two in another, for the same count of tasks
-    /// solved (`BENCHMARKS.md`, "Tenth run"). The assistant's text of
+    /// solved (`BENCHMARKS.md`, "Tenth run"). When the model opened a container that fits the
+    /// message less than half as well as another that ranks first and reaches the
+    /// [`open_ahead`](Self::open_ahead) score (the default's when it is off), the note names
+    /// that other container and the call that opens it: in `hide` and `append`, which never
+    /// open ahead, a small model chose the container itself and read a knowledge graph's
+    /// resources for "Show the directory tree of ..." (`BENCHMARKS.md`, "Seventeenth run"). The assistant's text of
     /// that response, if any, stays. The history stays append-only, so the cached prefix is
     /// kept (in `hide` and `append` the tool list still changes with the opening, as it
     /// always does there). On by default (see [`open_ahead`](Self::open_ahead) for the
