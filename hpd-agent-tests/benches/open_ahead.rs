@@ -14,7 +14,9 @@
 //! the model opens the container the task needs (`collapsing.container_notes`), against the
 //! member the task needs. Last, the same for requests in other words than the tasks'
 //! (`open_ahead_paraphrases.json`), written after the ranking and the hint were chosen on the
-//! tasks, so that what the figures owe to tuning shows.
+//! tasks, so that what the figures owe to tuning shows. And how often a note points to the
+//! container a task needs when the model opened another itself (in `hide`, which never opens
+//! ahead), and how often it points away from the right one.
 //!
 //! ```sh
 //! eval "$(bash .ci/mcp-servers.sh)"
@@ -150,6 +152,54 @@ async fn hint_for(
         .filter_map(|line| line.strip_prefix("- "))
         .filter_map(|line| line.split_once(':').map(|(name, _)| name.to_owned()))
         .collect())
+}
+
+/// The container a note points to once the model opens `harness` itself for `prompt` (the
+/// `container_notes` setting, no opening ahead): the harness it names as fitting the request
+/// better, or `None` when the note names none.
+async fn pointer_for(
+    harnesses: &[DynamicHarness],
+    prompt: &str,
+    harness: &str,
+) -> Result<Option<String>, String> {
+    let client = ScriptedChatClient::with_replies([
+        ChatResponse::tool_calls(vec![hpd_agent::ToolCall::new("c1", harness, "{}")]),
+        ChatResponse::text("ok"),
+    ]);
+    let builder = AgentBuilder::new()
+        .with_collapsing_layout(CollapsingLayout::Hide)
+        .configure_harness_collapsing(|c| {
+            c.container_notes = true;
+            c.open_ahead = None;
+        })
+        .with_chat_client(client.clone());
+    let agent = catalog::register_mcp(builder, harnesses)
+        .build()
+        .map_err(|e| e.to_string())?;
+    agent.run(prompt).await.map_err(|e| e.to_string())?;
+    let requests = client.requests();
+    let second = requests.get(1).ok_or("no second request was sent")?;
+    let Some(ChatMessage::User { content }) = second.messages.last() else {
+        return Err("the second request does not end with the note".to_owned());
+    };
+    Ok(content
+        .split("\n\n")
+        .find(|paragraph| paragraph.contains(" fits the request better than "))
+        .and_then(|paragraph| paragraph.split([' ', '(']).next())
+        .map(str::to_owned))
+}
+
+/// How the notes' pointers to a better container fared over a set of requests.
+#[derive(Default)]
+struct Pointers {
+    /// Requests times the containers they do not need (each opened in turn).
+    pairs: usize,
+    /// Of those, the notes that name the needed container.
+    to_needed: usize,
+    /// Of those, the notes that name another container.
+    to_other: usize,
+    /// Notes of the needed container that name another.
+    false_pointers: usize,
 }
 
 /// A verb of change (`asks_for_change` reads it so) that no text of the catalog holds, so that
@@ -423,6 +473,52 @@ the note's member hint without the annotations' guard (a verb of change added to
     for miss in &tally.misses {
         println!("- {miss}");
     }
+    // The note's pointer to a better container, when the model opens a container itself
+    // (`hide`, which never opens ahead): for each task, every container but the one it needs,
+    // and the one it needs.
+    let (mut pairs, mut to_needed, mut to_other, mut false_pointers) = (0, 0, 0, 0);
+    let mut pointed_wrong = Vec::new();
+    for (task, needed) in tasks.iter().zip(&needed) {
+        let prompt = fill(&task.prompt);
+        for harness in &harnesses {
+            let pointer = runtime
+                .block_on(pointer_for(&harnesses, &prompt, harness.name()))
+                .unwrap_or_else(|e| panic!("task {}: {e}", task.id));
+            if harness.name() == needed {
+                if let Some(other) = pointer {
+                    false_pointers += 1;
+                    pointed_wrong.push(format!("{} (needs {needed}): {other}", task.id));
+                }
+                continue;
+            }
+            pairs += 1;
+            match pointer {
+                Some(name) if name == *needed => to_needed += 1,
+                Some(name) => {
+                    to_other += 1;
+                    pointed_wrong.push(format!(
+                        "{} (needs {needed}, opened {}): {name}",
+                        task.id,
+                        harness.name()
+                    ));
+                }
+                None => {}
+            }
+        }
+    }
+    println!(
+        "\nthe note's pointer to a better container (hide, the model opening a container itself): \
+         with another container than the task needs opened, it names the needed one for \
+         {to_needed} of {pairs}, another for {to_other}, none for {}; with the needed one \
+         opened, it names another for {false_pointers} of {}{}",
+        pairs - to_needed - to_other,
+        tasks.len(),
+        if pointed_wrong.is_empty() {
+            String::new()
+        } else {
+            format!(" (wrong pointers: {})", pointed_wrong.join("; "))
+        }
+    );
     if std::env::var_os("HPD_OPEN_AHEAD_LIST").is_some() {
         println!(
             "\nevery task: the containers opened at the default threshold, and the hint of the \
@@ -439,6 +535,7 @@ the note's member hint without the annotations' guard (a verb of change added to
             .expect("open_ahead_paraphrases.json is a list of [request, function] pairs");
     let (mut ranked_first, mut opened) = (0, 0);
     let mut tally = HintTally::default();
+    let mut paraphrase_pointers = Pointers::default();
     for (request, function) in &paraphrases {
         let needed = harness_of(function);
         let request = fill(request);
@@ -462,6 +559,21 @@ the note's member hint without the annotations' guard (a verb of change added to
             .block_on(hint_for(&harnesses, &request, &needed))
             .unwrap_or_else(|e| panic!("{request:?}: {e}"));
         tally.add(format!("{request:?}"), function, &hint, &changing);
+        for harness in &harnesses {
+            let pointer = runtime
+                .block_on(pointer_for(&harnesses, &request, harness.name()))
+                .unwrap_or_else(|e| panic!("{request:?}: {e}"));
+            if harness.name() == needed {
+                paraphrase_pointers.false_pointers += usize::from(pointer.is_some());
+            } else {
+                paraphrase_pointers.pairs += 1;
+                match pointer {
+                    Some(name) if name == needed => paraphrase_pointers.to_needed += 1,
+                    Some(_) => paraphrase_pointers.to_other += 1,
+                    None => {}
+                }
+            }
+        }
     }
     println!(
         "\non {} requests in other words (open_ahead_paraphrases.json): the needed container \
@@ -473,5 +585,17 @@ the note's member hint without the annotations' guard (a verb of change added to
     for miss in &tally.misses {
         println!("- {miss}");
     }
+    let p = &paraphrase_pointers;
+    println!(
+        "the note's pointer for these requests: with another container opened, it names the \
+         needed one for {} of {}, another for {}, none for {}; with the needed one opened, it \
+         names another for {} of {}",
+        p.to_needed,
+        p.pairs,
+        p.to_other,
+        p.pairs - p.to_needed - p.to_other,
+        p.false_pointers,
+        paraphrases.len()
+    );
     drop(scratch_dir);
 }
