@@ -59,11 +59,11 @@ pub struct CollapsingConfig {
     /// conversation already holds is not opened again. `None` is off. On by default, with
     /// [`container_notes`](Self::container_notes), because of what the two did together on the
     /// one model that calls tools the repository could measure (`BENCHMARKS.md`, "Accuracy on a
-    /// real model"): in `fixed` on Qwen2.5-Coder-1.5B, 41 of 45 tasks solved with both in each of
-    /// two runs with these defaults untouched ("Fifteenth run", "Sixteenth run"; 38 or 39 in
-    /// five runs before the ranking
-    /// left function words out) against 19 without either (42 flat); and at this score a wrong
-    /// opening is rare (1 of the 45 tasks, none of 12 messages that need no tool), while a missed
+    /// real model"): in `fixed` on Qwen2.5-Coder-1.5B, 43 of 45 tasks solved with both once the
+    /// ranking read names' word pairs ("Seventeenth run"; 41 in each of two runs before it, 38
+    /// or 39 in five runs of earlier rankings) against 19 without either (42 flat); and at this
+    /// score a wrong opening is rare (none of the 45 tasks, none of 12 messages that need no
+    /// tool), while a missed
     /// one only costs the round trip the model would have made anyway. A wrong opening costs its
     /// schemas' tokens for the rest of the session, and how often the best-ranked container is the
     /// right one depends on how a catalog describes its harnesses and how users ask:
@@ -105,9 +105,9 @@ pub struct CollapsingConfig {
     /// kept (in `hide` and `append` the tool list still changes with the opening, as it
     /// always does there). On by default (see [`open_ahead`](Self::open_ahead) for the
     /// figures; on the same model, plain `append` solved none of the 45 tasks
-    /// and `append` with notes 35 of 45, `hide` with notes 41 of 45 (one run), and plain
+    /// and `append` with notes 40 of 45, `hide` with notes 41 of 45, and plain
     /// `hide` 1 of 6 where `hide` with notes solved 5 of the same 6: `BENCHMARKS.md`,
-    /// "Thirteenth run" to "Sixteenth run");
+    /// "Thirteenth run" to "Seventeenth run");
     /// `false` gives the
     /// layouts as such, whose container calls and results stay in the history as the model
     /// made them.
