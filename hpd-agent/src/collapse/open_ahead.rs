@@ -36,7 +36,7 @@
 //! request, above the fourteen-member file-system server whose `directory_tree` it asks for;
 //! pairs of a description are not indexed, since a description's words side by side say
 //! less than a name's. A pair is one more term of the sums below, and adds nothing to a
-//! document's length.
+//! document's length (`BENCHMARKS.md`, "Name pairs", has what it changed).
 //! The score of a document is the sum over the message's words (and pairs) of
 //! `idf(w) * tf(w) * (k1 + 1) / (tf(w) + k1 * (1 - b + b * len / avg_len))`, with
 //! `idf(w) = ln(1 + (N - n(w) + 0.5) / (n(w) + 0.5))` over the `N` documents, `n(w)` of which

@@ -105,7 +105,7 @@ pub struct CollapsingConfig {
     /// kept (in `hide` and `append` the tool list still changes with the opening, as it
     /// always does there). On by default (see [`open_ahead`](Self::open_ahead) for the
     /// figures; on the same model, plain `append` solved none of the 45 tasks
-    /// and `append` with notes 40 of 45, `hide` with notes 41 of 45, and plain
+    /// and `append` with notes 42 of 45, `hide` with notes 43 of 45, and plain
     /// `hide` 1 of 6 where `hide` with notes solved 5 of the same 6: `BENCHMARKS.md`,
     /// "Thirteenth run" to "Seventeenth run");
     /// `false` gives the
