@@ -637,7 +637,7 @@ impl Toolset {
         // a fixed list (`hide` and `append` would change the list, and with it the cached
         // prefix), and for a note's pointer to a container that fits the message better than
         // the one the model opened (see [`Toolset::better_container`]).
-        let ranker = if (settings.open_ahead.is_some() && fixed_list) || hinted {
+        let ranker = if hinted {
             open_ahead::Ranker::new(
                 groups
                     .iter()
