@@ -107,22 +107,20 @@ async fn open_for(
     Ok(Outcome { opened, tokens })
 }
 
-/// The members a note names for `prompt` once the model opens `harness` itself (the
-/// `container_notes` setting, no opening ahead): the `fixed` layout's hint of the members that
-/// fit the message best, best first. Empty when the note names none.
-async fn hint_for(
+/// The note that answers the model's own call of container `harness` for `prompt` in `layout`
+/// (the `container_notes` setting, with nothing opened ahead, which is on by default).
+async fn note_for(
     harnesses: &[DynamicHarness],
     prompt: &str,
     harness: &str,
-) -> Result<Vec<String>, String> {
+    layout: CollapsingLayout,
+) -> Result<String, String> {
     let client = ScriptedChatClient::with_replies([
         ChatResponse::tool_calls(vec![hpd_agent::ToolCall::new("c1", harness, "{}")]),
         ChatResponse::text("ok"),
     ]);
     let builder = AgentBuilder::new()
-        .with_collapsing_layout(CollapsingLayout::Fixed)
-        // The note of the model's own container call, with nothing opened ahead (on by
-        // default).
+        .with_collapsing_layout(layout)
         .configure_harness_collapsing(|c| {
             c.container_notes = true;
             c.open_ahead = None;
@@ -137,6 +135,18 @@ async fn hint_for(
     let Some(ChatMessage::User { content }) = second.messages.last() else {
         return Err("the second request does not end with the note".to_owned());
     };
+    Ok(content.clone())
+}
+
+/// The members a note names for `prompt` once the model opens `harness` itself: the `fixed`
+/// layout's hint of the members that fit the message best, best first. Empty when the note
+/// names none.
+async fn hint_for(
+    harnesses: &[DynamicHarness],
+    prompt: &str,
+    harness: &str,
+) -> Result<Vec<String>, String> {
+    let content = note_for(harnesses, prompt, harness, CollapsingLayout::Fixed).await?;
     let lead = format!("Of the functions of {harness}, ");
     let Some((_, rest)) = content.split_once(&lead) else {
         return Ok(Vec::new());
@@ -154,34 +164,15 @@ async fn hint_for(
         .collect())
 }
 
-/// The container a note points to once the model opens `harness` itself for `prompt` (the
-/// `container_notes` setting, no opening ahead): the harness it names as fitting the request
-/// better, or `None` when the note names none.
+/// The container a note points to once the model opens `harness` itself for `prompt` in
+/// `hide` (which never opens ahead): the harness it names as fitting the request better, or
+/// `None` when the note names none.
 async fn pointer_for(
     harnesses: &[DynamicHarness],
     prompt: &str,
     harness: &str,
 ) -> Result<Option<String>, String> {
-    let client = ScriptedChatClient::with_replies([
-        ChatResponse::tool_calls(vec![hpd_agent::ToolCall::new("c1", harness, "{}")]),
-        ChatResponse::text("ok"),
-    ]);
-    let builder = AgentBuilder::new()
-        .with_collapsing_layout(CollapsingLayout::Hide)
-        .configure_harness_collapsing(|c| {
-            c.container_notes = true;
-            c.open_ahead = None;
-        })
-        .with_chat_client(client.clone());
-    let agent = catalog::register_mcp(builder, harnesses)
-        .build()
-        .map_err(|e| e.to_string())?;
-    agent.run(prompt).await.map_err(|e| e.to_string())?;
-    let requests = client.requests();
-    let second = requests.get(1).ok_or("no second request was sent")?;
-    let Some(ChatMessage::User { content }) = second.messages.last() else {
-        return Err("the second request does not end with the note".to_owned());
-    };
+    let content = note_for(harnesses, prompt, harness, CollapsingLayout::Hide).await?;
     Ok(content
         .split("\n\n")
         .find(|paragraph| paragraph.contains(" fits the request better than "))
@@ -200,6 +191,42 @@ struct Pointers {
     to_other: usize,
     /// Notes of the needed container that name another.
     false_pointers: usize,
+}
+
+impl Pointers {
+    /// Counts the `pointer` of the note the model got for opening `opened` where the request
+    /// needs `needed`; the pointer again when it names another container than `needed`.
+    fn add(&mut self, opened: &str, needed: &str, pointer: Option<String>) -> Option<String> {
+        if opened == needed {
+            self.false_pointers += usize::from(pointer.is_some());
+            return pointer;
+        }
+        self.pairs += 1;
+        match pointer {
+            Some(name) if name == needed => {
+                self.to_needed += 1;
+                None
+            }
+            Some(name) => {
+                self.to_other += 1;
+                Some(name)
+            }
+            None => None,
+        }
+    }
+
+    /// The counts for `requests` requests, after "with another container ... opened, ".
+    fn summary(&self, requests: usize) -> String {
+        format!(
+            "it names the needed one for {} of {}, another for {}, none for {}; with the needed \
+             one opened, it names another for {} of {requests}",
+            self.to_needed,
+            self.pairs,
+            self.to_other,
+            self.pairs - self.to_needed - self.to_other,
+            self.false_pointers,
+        )
+    }
 }
 
 /// A verb of change (`asks_for_change` reads it so) that no text of the catalog holds, so that
@@ -476,7 +503,7 @@ the note's member hint without the annotations' guard (a verb of change added to
     // The note's pointer to a better container, when the model opens a container itself
     // (`hide`, which never opens ahead): for each task, every container but the one it needs,
     // and the one it needs.
-    let (mut pairs, mut to_needed, mut to_other, mut false_pointers) = (0, 0, 0, 0);
+    let mut pointers = Pointers::default();
     let mut pointed_wrong = Vec::new();
     for (task, needed) in tasks.iter().zip(&needed) {
         let prompt = fill(&task.prompt);
@@ -484,35 +511,23 @@ the note's member hint without the annotations' guard (a verb of change added to
             let pointer = runtime
                 .block_on(pointer_for(&harnesses, &prompt, harness.name()))
                 .unwrap_or_else(|e| panic!("task {}: {e}", task.id));
-            if harness.name() == needed {
-                if let Some(other) = pointer {
-                    false_pointers += 1;
-                    pointed_wrong.push(format!("{} (needs {needed}): {other}", task.id));
-                }
-                continue;
-            }
-            pairs += 1;
-            match pointer {
-                Some(name) if name == *needed => to_needed += 1,
-                Some(name) => {
-                    to_other += 1;
-                    pointed_wrong.push(format!(
-                        "{} (needs {needed}, opened {}): {name}",
+            if let Some(other) = pointers.add(harness.name(), needed, pointer) {
+                pointed_wrong.push(if harness.name() == needed {
+                    format!("{} (needs {needed}): {other}", task.id)
+                } else {
+                    format!(
+                        "{} (needs {needed}, opened {}): {other}",
                         task.id,
                         harness.name()
-                    ));
-                }
-                None => {}
+                    )
+                });
             }
         }
     }
     println!(
         "\nthe note's pointer to a better container (hide, the model opening a container itself): \
-         with another container than the task needs opened, it names the needed one for \
-         {to_needed} of {pairs}, another for {to_other}, none for {}; with the needed one \
-         opened, it names another for {false_pointers} of {}{}",
-        pairs - to_needed - to_other,
-        tasks.len(),
+         with another container than the task needs opened, {}{}",
+        pointers.summary(tasks.len()),
         if pointed_wrong.is_empty() {
             String::new()
         } else {
@@ -563,16 +578,7 @@ the note's member hint without the annotations' guard (a verb of change added to
             let pointer = runtime
                 .block_on(pointer_for(&harnesses, &request, harness.name()))
                 .unwrap_or_else(|e| panic!("{request:?}: {e}"));
-            if harness.name() == needed {
-                paraphrase_pointers.false_pointers += usize::from(pointer.is_some());
-            } else {
-                paraphrase_pointers.pairs += 1;
-                match pointer {
-                    Some(name) if name == needed => paraphrase_pointers.to_needed += 1,
-                    Some(_) => paraphrase_pointers.to_other += 1,
-                    None => {}
-                }
-            }
+            paraphrase_pointers.add(harness.name(), &needed, pointer);
         }
     }
     println!(
@@ -585,17 +591,9 @@ the note's member hint without the annotations' guard (a verb of change added to
     for miss in &tally.misses {
         println!("- {miss}");
     }
-    let p = &paraphrase_pointers;
     println!(
-        "the note's pointer for these requests: with another container opened, it names the \
-         needed one for {} of {}, another for {}, none for {}; with the needed one opened, it \
-         names another for {} of {}",
-        p.to_needed,
-        p.pairs,
-        p.to_other,
-        p.pairs - p.to_needed - p.to_other,
-        p.false_pointers,
-        paraphrases.len()
+        "the note's pointer for these requests: with another container opened, {}",
+        paraphrase_pointers.summary(paraphrases.len())
     );
     drop(scratch_dir);
 }

@@ -90,8 +90,9 @@
 //! Offline, a request is the `o200k_base` tokens of a canonical rendering of what enters the
 //! model's context, in order: the tool list (OpenAI Chat `tools` JSON), the system text, each
 //! message as its fields in JSON followed by its text as written (a call's arguments as the JSON
-//! they are, not a JSON string: templates put both into the context unescaped). The cached part is the longest common token prefix with the previous request
-//! of the session, as a cache with one slot keeps it. The native layouts render as the vendors
+//! they are, not a JSON string: templates put both into the context unescaped). The cached part
+//! is the longest common token prefix with the previous request of the session, as a cache with
+//! one slot keeps it. The native layouts render as the vendors
 //! document them:
 //! - native-Anthropic: deferred tools are neither in the context nor in the prefix; each
 //!   `tool_reference` of a tool result is replaced, where it sits, by the definition it names;

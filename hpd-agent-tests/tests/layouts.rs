@@ -1434,36 +1434,21 @@ async fn a_note_names_the_container_that_fits_the_request_when_the_model_opened_
             "{layout}: {second}"
         );
 
-        // A request for the container the model opened gets no pointer.
-        let client = ScriptedChatClient::with_replies([
-            call("c1", "MathTools", json!({})),
-            ChatResponse::text("done"),
-        ]);
-        let (builder, _) = noted(&client, layout);
-        builder.build().unwrap().run("Add 1 and 2.").await.unwrap();
-        let note = note_of(&client.requests());
-        assert!(
-            !note.contains("fits the request better"),
-            "{layout}: {note}"
-        );
-
-        // Nor one that fits no container well enough.
-        let client = ScriptedChatClient::with_replies([
-            call("c1", "MathTools", json!({})),
-            ChatResponse::text("done"),
-        ]);
-        let (builder, _) = noted(&client, layout);
-        builder
-            .build()
-            .unwrap()
-            .run("Write a haiku about autumn.")
-            .await
-            .unwrap();
-        let note = note_of(&client.requests());
-        assert!(
-            !note.contains("fits the request better"),
-            "{layout}: {note}"
-        );
+        // A request for the container the model opened gets no pointer, nor one that fits no
+        // container well enough.
+        for message in ["Add 1 and 2.", "Write a haiku about autumn."] {
+            let client = ScriptedChatClient::with_replies([
+                call("c1", "MathTools", json!({})),
+                ChatResponse::text("done"),
+            ]);
+            let (builder, _) = noted(&client, layout);
+            builder.build().unwrap().run(message).await.unwrap();
+            let note = note_of(&client.requests());
+            assert!(
+                !note.contains("fits the request better"),
+                "{layout}, {message}: {note}"
+            );
+        }
     }
 
     // Without notes the container's result stays as the model made it, with no pointer.

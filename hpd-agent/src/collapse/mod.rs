@@ -1276,7 +1276,6 @@ impl Toolset {
         if opened.contains(&best)
             || score < threshold
             || opened_score >= score / 2.0
-            || self.containers[best].is_none()
             || self.members_visible(best, expanded)
             || (0..self.catalog.groups[best].members.len())
                 .all(|f| self.is_loaded(best, f, delivered))

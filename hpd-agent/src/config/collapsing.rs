@@ -60,11 +60,11 @@ pub struct CollapsingConfig {
     /// [`container_notes`](Self::container_notes), because of what the two did together on the
     /// one model that calls tools the repository could measure (`BENCHMARKS.md`, "Accuracy on a
     /// real model"): in `fixed` on Qwen2.5-Coder-1.5B, 43 of 45 tasks solved with both in each of
-    /// two runs once the ranking read names' word pairs ("Seventeenth run"; 41 in each of two runs before it, 38
-    /// or 39 in five runs of earlier rankings) against 19 without either (42 flat); and at this
-    /// score a wrong opening is rare (none of the 45 tasks, none of 12 messages that need no
-    /// tool), while a missed
-    /// one only costs the round trip the model would have made anyway. A wrong opening costs its
+    /// two runs once the ranking read names' word pairs ("Seventeenth run"; 41 in each of two
+    /// runs before it, 38 or 39 in five runs of earlier rankings) against 19 without either (42
+    /// flat); and at this score a wrong opening is rare (none of the 45 tasks, none of 12
+    /// messages that need no tool), while a missed one only costs the round trip the model
+    /// would have made anyway. A wrong opening costs its
     /// schemas' tokens for the rest of the session, and how often the best-ranked container is the
     /// right one depends on how a catalog describes its harnesses and how users ask:
     /// `BENCHMARKS.md` ("Session cost per collapsing layout") gives what the default costs against
@@ -84,8 +84,8 @@ pub struct CollapsingConfig {
     /// schemas as given and calls the member. Each note (and each opening ahead, in `fixed`)
     /// ends with a hint: the members that fit the user's message best (BM25 over the members'
     /// names, counted twice, with their words side by side as pairs, their descriptions and
-    /// their parameters' names and descriptions, not the harness's own name; every member scoring at least half as well as the best, up
-    /// to three, a deprecated one left out when another qualifies), each with the whole call
+    /// their parameters' names and descriptions, not the harness's own name; every member
+    /// scoring at least half as well as the best, up to three, a deprecated one left out when another qualifies), each with the whole call
     /// that runs it, its required arguments outlined with placeholders and its optional ones
     /// named: through [`CALL_TOOL`] in `fixed`, and in `hide` and `append`, where the opened
     /// members are in the next request's tool list, by the member's own name (with notes on,
@@ -100,8 +100,8 @@ pub struct CollapsingConfig {
     /// [`open_ahead`](Self::open_ahead) score (the default's when it is off), the note names
     /// that other container and the call that opens it: in `hide` and `append`, which never
     /// open ahead, a small model chose the container itself and read a knowledge graph's
-    /// resources for "Show the directory tree of ..." (`BENCHMARKS.md`, "Seventeenth run"). The assistant's text of
-    /// that response, if any, stays. The history stays append-only, so the cached prefix is
+    /// resources for "Show the directory tree of ..." (`BENCHMARKS.md`, "Seventeenth run").
+    /// The assistant's text of that response, if any, stays. The history stays append-only, so the cached prefix is
     /// kept (in `hide` and `append` the tool list still changes with the opening, as it
     /// always does there). On by default (see [`open_ahead`](Self::open_ahead) for the
     /// figures; on the same model, plain `append` solved none of the 45 tasks
