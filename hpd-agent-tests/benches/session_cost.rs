@@ -31,7 +31,10 @@
 //! - `HPD_SESSION_COST_MESSAGES`: `names`, `describes` (see the user messages below);
 //! - `HPD_SESSION_COST_OPEN_AHEAD`: the score from which the `+open` layouts open a container
 //!   ahead of the model (default [`DEFAULT_OPEN_AHEAD`]);
-//! - `HPD_SESSION_COST_TURNS`: the session lengths (default `1,5,20,50`).
+//! - `HPD_SESSION_COST_TURNS`: the session lengths (default `1,5,20,50`);
+//! - `HPD_SESSION_COST_DUMP`: a folder to write each session's last request into, as the text
+//!   whose tokens are counted (`<catalog>-<workload>-<script>-<message>-<layout>-<turns>.txt`),
+//!   to see where a layout's tokens go.
 //!
 //! The `+notes` layouts are `fixed` with `container_notes` on: a response of container calls
 //! only leaves a note in the user's turn (the containers' answers, a hint, the request again)
@@ -1603,6 +1606,23 @@ fn offline(
                     figures: at_end,
                 });
                 continue;
+            }
+            if let (Ok(dir), Ok(recorded)) = (std::env::var("HPD_SESSION_COST_DUMP"), &recorded)
+                && let Some(last) = recorded.seen.last()
+            {
+                let path = format!(
+                    "{dir}/{}-{}-{}-{}-{}-{turns}.txt",
+                    catalog.name,
+                    workload.name(),
+                    script.name(),
+                    message.name(),
+                    layout.name()
+                );
+                if let Err(why) =
+                    std::fs::write(&path, context_text(layout, Injection::InPlace, last))
+                {
+                    eprintln!("session_cost: {path} not written: {why}");
+                }
             }
             rows.push(Row {
                 label: layout.name(),

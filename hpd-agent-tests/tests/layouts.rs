@@ -1048,7 +1048,13 @@ async fn open_ahead_opens_the_container_the_message_needs() {
         .expect("the opening follows the user's text");
     assert_eq!(own, "Multiply 6 by 7, please.");
     assert!(
-        opened.starts_with("MathTools expanded. Available functions: add, multiply, divide")
+        // The note named the container, and the schema lines name its members: the
+        // container's own first line, with their list, is left out.
+        opened.starts_with(
+            "MathTools: call its functions through call_function, as {\"name\": \
+             \"call_function\", \"arguments\": {\"name\": \"<function>\", \"arguments\": \
+             {...}}}:\n{\"name\":\"add\","
+        ) && !opened.contains("Available functions")
             && opened.contains(r#"{"name":"multiply","#)
             // "by" is in `divide`'s description too ("Divides a by b"), but a function word
             // ranks nothing: `multiply` is named alone.
@@ -1218,7 +1224,8 @@ async fn container_notes_answer_container_calls_in_the_users_turn() {
         .strip_prefix("Opened for this message, so there is no need to call them: MathTools.\n\n")
         .expect("the note names the container");
     assert!(
-        opened.starts_with("MathTools expanded. Available functions: add, multiply, divide\n\n")
+        opened.starts_with("MathTools: call its functions through call_function, as ")
+            && !opened.contains("Available functions")
             && opened.contains(r#"{"name":"add","#)
             && opened.ends_with(
                 "\n\nOf the functions of MathTools, add fits the request best. Run it now: \

@@ -766,6 +766,7 @@ impl Turn<'_> {
         let at = self.history.len();
         let mut calls = Vec::with_capacity(opening.len());
         let mut results = Vec::with_capacity(opening.len());
+        let mut opened = Vec::with_capacity(opening.len());
         let mut hints = Vec::new();
         for (i, h) in opening.into_iter().enumerate() {
             let call = ToolCall::new(
@@ -792,6 +793,7 @@ impl Turn<'_> {
                 }
                 calls.push(call);
                 results.push(result);
+                opened.push(h);
                 hints.extend(tools.member_hint(h, message, &delivered));
             }
         }
@@ -802,13 +804,14 @@ impl Turn<'_> {
             && let Some(ChatMessage::User { content }) = self.history.last_mut()
         {
             let names: Vec<&str> = calls.iter().map(|call| call.name.as_str()).collect();
-            let answers: Vec<&str> = results
-                .iter()
-                .filter_map(|result| match result {
-                    ChatMessage::Tool { content, .. } => Some(content.as_str()),
+            let answers: Vec<String> = results
+                .into_iter()
+                .zip(&opened)
+                .filter_map(|(result, &h)| match result {
+                    ChatMessage::Tool { content, .. } => Some(tools.note_answer(h, content)),
                     _ => None,
                 })
-                .chain(hints.iter().map(String::as_str))
+                .chain(hints)
                 .collect();
             let note = opened_note(&names, &answers.join("\n\n"), content);
             content.push_str("\n\n");
@@ -933,16 +936,19 @@ impl Turn<'_> {
                 .clone()
                 .unwrap_or_else(|| ToolResult::error(filler));
             finished(i, &record, &filled);
+            let container = record.container_answer;
             if note
-                && let Some(h) = record.container_answer
+                && let Some(h) = container
                 && !harnesses.contains(&h)
             {
                 harnesses.push(h);
             }
             let message = self.tool_message(&call.id, &call.name, filled, record);
-            match message {
-                ChatMessage::Tool { content, .. } if note => answers.push(content),
-                message => self.history.push(message),
+            match (message, container) {
+                (ChatMessage::Tool { content, .. }, Some(h)) if note => {
+                    answers.push(self.tools.note_answer(h, content));
+                }
+                (message, _) => self.history.push(message),
             }
         }
         if note {

@@ -1092,6 +1092,43 @@ impl Toolset {
         text
     }
 
+    /// A container answer of harness `h` as a note gives it (opening ahead, `container_notes`).
+    /// In the fixed layout, an answer that carries every member's schema line drops its first
+    /// line, `{Harness} expanded. Available functions: {list}`: the note has just named the
+    /// opened containers, and the schema lines name every member. The line of how to call
+    /// them takes the harness's name instead, so that a note of several containers still says
+    /// whose functions follow:
+    ///
+    /// ```text
+    /// Storage: call its functions through call_function, as {"name": "call_function", ...}:
+    /// {"name":"list_folder","description":...,"parameters":...}
+    /// ```
+    ///
+    /// A container is opened once or twice in a session, yet what a note adds to the
+    /// conversation is read again, from the cache, by every later request: the list costs a
+    /// session about as many tokens as the member names it repeats times the requests after
+    /// it (`BENCHMARKS.md`, "Notes without the list of names"). Any other answer (another
+    /// layout, a container opened again whose schemas the conversation holds, a text a
+    /// middleware changed) is kept as it is.
+    pub(crate) fn note_answer(&self, h: usize, answer: String) -> String {
+        if self.layout() != Layout::Fixed
+            || !self.schema_lines[h]
+                .iter()
+                .all(|line| answer.contains(line.as_str()))
+        {
+            return answer;
+        }
+        let group = &self.catalog.groups[h];
+        let header = format!(
+            "{} expanded. Available functions: {}\n\nCall them through ",
+            group.name, self.member_lists[h]
+        );
+        match answer.strip_prefix(&header) {
+            Some(rest) => format!("{}: call its functions through {rest}", group.name),
+            None => answer,
+        }
+    }
+
     /// The text of a recovered call of member `function` of harness `h` (in the fixed layout
     /// with the member schemas, as a container call has them).
     pub(crate) fn recovery_text(&self, h: usize, function: &str, delivered: &Delivered) -> String {
