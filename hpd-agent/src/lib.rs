@@ -188,7 +188,9 @@
 //!   on, in `fixed`, `hide` and `append`, a response whose calls are all container calls (or
 //!   recovered member calls) leaves no call and no result in the history: the layout's answers go into one note
 //!   in the user's turn, written as opening ahead writes it (the containers named, their
-//!   members' schemas, then the user's message again), ending with the members that fit the
+//!   members' schemas (in `fixed` under `<Harness>: call its functions through
+//!   call_function, as ...:`, without the container result's list of members), then the
+//!   user's message again), ending with the members that fit the
 //!   user's message best (BM25; every one scoring at least half as well as the best, up to
 //!   three, a member that says it is deprecated yielding to its replacement, and, for a
 //!   message with no verb of change, a member annotated as changing things yielding to one
