@@ -1302,6 +1302,57 @@ async fn container_notes_answer_container_calls_in_the_users_turn() {
     assert_continuations(&requests);
 }
 
+/// In `fixed`, a note of two containers gives each one's schema lines under a line that names
+/// its harness, and neither container's list of members (the note names the containers, the
+/// schema lines the members); what the history shows of them stays loaded.
+#[tokio::test]
+async fn a_note_of_two_containers_says_whose_functions_follow() {
+    let _serial = SERIAL.lock().await;
+    reset_logs();
+    let client = ScriptedChatClient::with_replies([
+        ChatResponse::tool_calls(vec![
+            ToolCall::new("c1", "MathTools", "{}"),
+            ToolCall::new("c2", "DatabaseTools", "{}"),
+        ]),
+        through("c3", "add", json!({"a": 2, "b": 2})),
+        ChatResponse::text("4"),
+    ]);
+    let (builder, _) = noted(&client, CollapsingLayout::Fixed);
+    let mut session = builder.build().unwrap().session();
+    assert_eq!(session.run("Add 2 and 2.").await.unwrap().text, "4");
+    let requests = client.requests();
+    let ChatMessage::User { content: note } = &requests[1].messages[1] else {
+        panic!("a note: {:?}", requests[1].messages);
+    };
+    let opened = note
+        .strip_prefix(
+            "Opened for this message, so there is no need to call them: MathTools, \
+             DatabaseTools.\n\n",
+        )
+        .expect("the note names both containers");
+    let math = "MathTools: call its functions through call_function, as {\"name\": \
+                \"call_function\", \"arguments\": {\"name\": \"<function>\", \"arguments\": \
+                {...}}}:\n{\"name\":\"add\",";
+    assert!(opened.starts_with(math), "{opened}");
+    let database = opened
+        .find("\n\nDatabaseTools: call its functions through call_function, as ")
+        .expect("the second container's line names it");
+    assert!(
+        opened[database..].contains("}}}:\n{\"name\":\"query\","),
+        "{opened}"
+    );
+    // Each harness's schema lines come before the next harness's line.
+    let multiply = opened.find(r#"{"name":"multiply","#).unwrap();
+    assert!(multiply < database, "{opened}");
+    assert!(!opened.contains("Available functions"), "{opened}");
+    assert!(
+        opened.ends_with("The request again: Add 2 and 2."),
+        "{opened}"
+    );
+    assert_eq!(requests[2].tool_result("c3"), Some(("4", false)));
+    assert_continuations(&requests);
+}
+
 /// In `hide` and `append` a note answers a response of container calls as in `fixed`, and its
 /// hint is the member's own call (the members are in the next request's tool list under their
 /// own names); a call that sends the hint's placeholder back is refused before the member
