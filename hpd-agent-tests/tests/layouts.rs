@@ -922,6 +922,49 @@ async fn native_runs_members_loaded_in_earlier_turns() {
     }
 }
 
+/// In the native forms a container result that loads every member says so without listing them
+/// (the definitions it loads name them); one that loads nothing new, as the container called
+/// again in a later turn, lists them as before, since only the earlier result showed them.
+#[tokio::test]
+async fn a_native_result_that_loads_every_member_lists_none() {
+    let _serial = SERIAL.lock().await;
+    for form in [DeferredTools::ToolReferences, DeferredTools::ToolSearch] {
+        let client = ScriptedChatClient::new().with_deferred_tools(form);
+        let open = |id: &str| match form {
+            DeferredTools::ToolSearch => call(id, "tool_search", json!({"query": "FileTools"})),
+            _ => call(id, "FileTools", json!({})),
+        };
+        for reply in [
+            open("c1"),
+            ChatResponse::text("open"),
+            open("c2"),
+            ChatResponse::text("open again"),
+        ] {
+            client.push(reply);
+        }
+        let mut session = agent(&client, CollapsingLayout::Native)
+            .build()
+            .unwrap()
+            .session();
+        session.run("one").await.unwrap();
+        session.run("two").await.unwrap();
+        let requests = client.requests();
+        let (first, _) = requests[1].tool_result("c1").unwrap();
+        assert!(
+            first.starts_with(
+                "FileTools expanded. Its functions are loaded.\n\n## Active container instructions"
+            ) && !first.contains("Available functions"),
+            "{form:?}: {first}"
+        );
+        let (again, _) = requests[3].tool_result("c2").unwrap();
+        assert!(
+            again.starts_with("FileTools expanded. Available functions: read_file, write_file"),
+            "{form:?}: {again}"
+        );
+        assert_continuations(&requests);
+    }
+}
+
 /// `hide` and `append` keep the seed's turn end: their members reach the model only through the
 /// tool list, so a member called in a later turn is recovered.
 #[tokio::test]

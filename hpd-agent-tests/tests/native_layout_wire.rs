@@ -336,7 +336,8 @@ async fn anthropic_defers_members_and_a_container_result_references_them() {
         content[0]["text"]
             .as_str()
             .unwrap()
-            .starts_with("MathTools expanded. Available functions: add, multiply, divide\n\nMath tools are active.\n\n## Active container instructions\n\n### MathTools\n")
+            // The references name every member: no list of them beside.
+            .starts_with("MathTools expanded. Its functions are loaded.\n\nMath tools are active.\n\n## Active container instructions\n\n### MathTools\n")
     );
     let references: Vec<&Value> = content[1..].iter().collect();
     assert_eq!(

@@ -1054,7 +1054,12 @@ impl Toolset {
         container.unwrap_or(Resolution::Unknown)
     }
 
-    /// The text of a container call of harness `h`. In the fixed layout it also lists each
+    /// The text of a container call of harness `h`: `{Harness} expanded. Available functions:
+    /// {list}`. In the native layouts, a result that loads every member (none was loaded
+    /// before) says `{Harness} expanded. Its functions are loaded.` instead: the definitions it
+    /// loads name every member, and a list beside them would be read again, from the cache, by
+    /// every later request (`BENCHMARKS.md`, "Native results without the list of names"). In
+    /// the fixed layout it also lists each
     /// member with its description and parameter schema, one JSON object a line, except those
     /// whose line the history already shows. When the history shows every member's line (the
     /// container is called again), the fixed layout says instead that the container is already
@@ -1071,6 +1076,8 @@ impl Toolset {
                 list = self.member_lists[h],
                 call = call_example("<function>", "{...}"),
             )
+        } else if self.loads_every_member(h, delivered) {
+            format!("{} expanded. Its functions are loaded.", group.name)
         } else {
             format!(
                 "{} expanded. Available functions: {}",
@@ -1127,6 +1134,15 @@ impl Toolset {
             Some(rest) => format!("{}: call its functions through {rest}", group.name),
             None => answer,
         }
+    }
+
+    /// Whether a container result of harness `h` loads every member's definition: a native
+    /// layout, and no member loaded by an earlier result.
+    fn loads_every_member(&self, h: usize, delivered: &Delivered) -> bool {
+        let members = &self.catalog.groups[h].members;
+        matches!(self.layout(), Layout::References | Layout::Search)
+            && !members.is_empty()
+            && members.iter().all(|f| !delivered.loaded.contains(f.name()))
     }
 
     /// The text of a recovered call of member `function` of harness `h` (in the fixed layout
