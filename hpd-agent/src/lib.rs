@@ -232,8 +232,10 @@
 //!   (`DeferredTools`: Anthropic `tool_reference` blocks or mid-conversation `tool_addition`s,
 //!   OpenAI Responses namespaces with a client-executed `tool_search` or `additional_tools`
 //!   items; a per-client setting, `model.deferred_tools` in a config), and `fixed` where it has
-//!   none. The cheapest layout with Anthropic's client; with the Responses client, each load
-//!   adds its namespace to the history, which costs up to 0.04 of flat's input more than
+//!   none. A container's result that loads every member says `{Name} expanded. Its functions
+//!   are loaded.` without listing them (the definitions it loads name them; a result that
+//!   loads nothing new lists them as other layouts do). The cheapest layout with Anthropic's client; with the Responses client, each load
+//!   adds its namespace to the history, which costs up to 0.03 of flat's input more than
 //!   `fixed` where a session keeps loading harnesses, and less than `fixed` where it uses a few.
 //!
 //! For a small catalog whose every harness a long session keeps using, collapsing off is
