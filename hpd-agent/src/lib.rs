@@ -203,7 +203,7 @@
 //!   the history only grows, so the cached prefix is kept. It exists for models that repeat
 //!   the last call they see: on Qwen2.5-Coder-1.5B it turned most container loops into member
 //!   calls (`BENCHMARKS.md`, "Fifth run"). On by default, with opening ahead: together they
-//!   took `fixed` from 19 to 43 of the accuracy harness's 45 tasks on that model (two runs; 41 in
+//!   took `fixed` from 19 to 43 of the accuracy harness's 45 tasks on that model (three runs; 41 in
 //!   two runs of an earlier ranking, 38 or 39 in five before; 42 flat), the one model that calls
 //!   tools the repository could measure; `with_container_notes(false)` gives plain `fixed`,
 //!   where the model's container calls and their results stay in the history. Vendors' models are trained on their own tool

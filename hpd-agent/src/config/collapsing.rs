@@ -60,7 +60,8 @@ pub struct CollapsingConfig {
     /// [`container_notes`](Self::container_notes), because of what the two did together on the
     /// one model that calls tools the repository could measure (`BENCHMARKS.md`, "Accuracy on a
     /// real model"): in `fixed` on Qwen2.5-Coder-1.5B, 43 of 45 tasks solved with both in each of
-    /// two runs once the ranking read names' word pairs ("Seventeenth run"; 41 in each of two
+    /// three runs once the ranking read names' word pairs ("Seventeenth run", "Eighteenth run";
+    /// 41 in each of two
     /// runs before it, 38 or 39 in five runs of earlier rankings) against 19 without either (42
     /// flat); and at this score a wrong opening is rare (none of the 45 tasks, none of 12
     /// messages that need no tool), while a missed one only costs the round trip the model
