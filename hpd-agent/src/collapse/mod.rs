@@ -1059,12 +1059,12 @@ impl Toolset {
     /// before) says `{Harness} expanded. Its functions are loaded.` instead: the definitions it
     /// loads name every member, and a list beside them would be read again, from the cache, by
     /// every later request (`BENCHMARKS.md`, "Native results without the list of names"). In
-    /// the fixed layout it also lists each
-    /// member with its description and parameter schema, one JSON object a line, except those
-    /// whose line the history already shows. When the history shows every member's line (the
-    /// container is called again), the fixed layout says instead that the container is already
-    /// open and that its functions run through [`CALL_TOOL`]: a small model that keeps calling
-    /// the container, answered with the same text each time, otherwise never gets to a member.
+    /// the fixed layout it also lists each member with its description and parameter schema,
+    /// one JSON object a line, except those whose line the history already shows. When the
+    /// history shows every member's line (the container is called again), the fixed layout
+    /// says instead that the container is already open and that its functions run through
+    /// [`CALL_TOOL`]: a small model that keeps calling the container, answered with the same
+    /// text each time, otherwise never gets to a member.
     pub(crate) fn expansion_text(&self, h: usize, delivered: &Delivered) -> String {
         let group = &self.catalog.groups[h];
         let mut text = if self.layout() == Layout::Fixed && self.all_delivered(h, delivered) {

@@ -61,12 +61,11 @@ pub struct CollapsingConfig {
     /// one model that calls tools the repository could measure (`BENCHMARKS.md`, "Accuracy on a
     /// real model"): in `fixed` on Qwen2.5-Coder-1.5B, 43 of 45 tasks solved with both in each of
     /// three runs once the ranking read names' word pairs ("Seventeenth run", "Eighteenth run";
-    /// 41 in each of two
-    /// runs before it, 38 or 39 in five runs of earlier rankings) against 19 without either (42
-    /// flat); and at this score a wrong opening is rare (none of the 45 tasks, none of 12
-    /// messages that need no tool), while a missed one only costs the round trip the model
-    /// would have made anyway. A wrong opening costs its
-    /// schemas' tokens for the rest of the session, and how often the best-ranked container is the
+    /// 41 in each of two runs before it, 38 or 39 in five runs of earlier rankings) against 19
+    /// without either (42 flat); and at this score a wrong opening is rare (none of the 45
+    /// tasks, none of 12 messages that need no tool), while a missed one only costs the round
+    /// trip the model would have made anyway. A wrong opening costs its schemas' tokens for
+    /// the rest of the session, and how often the best-ranked container is the
     /// right one depends on how a catalog describes its harnesses and how users ask:
     /// `BENCHMARKS.md` ("Session cost per collapsing layout") gives what the default costs against
     /// plain `fixed` and flat.
