@@ -366,7 +366,9 @@ pub fn tool_harness(args: TokenStream, input: TokenStream) -> TokenStream {
 ///     panic!("a note ends the second request");
 /// };
 /// let (_, result) = note.split_once("call them: MathTools.\n\n").unwrap();
-/// assert!(result.starts_with("MathTools expanded. Available functions: add\n\nCall them through call_function"));
+/// // The note has named the container, and each schema line names a member: the answer
+/// // starts with how to call them.
+/// assert!(result.starts_with("MathTools: call its functions through call_function"));
 /// assert!(result.contains(r#"{"name":"add","description":"Adds two integers.""#));
 /// assert!(result.contains("Math tools are active."));
 /// assert!(result.contains("Use exact arithmetic."));
