@@ -1118,10 +1118,10 @@ impl Toolset {
     /// layout, a container opened again whose schemas the conversation holds, a text a
     /// middleware changed) is kept as it is.
     pub(crate) fn note_answer(&self, h: usize, answer: String) -> String {
+        let lines = &self.schema_lines[h];
         if self.layout() != Layout::Fixed
-            || !self.schema_lines[h]
-                .iter()
-                .all(|line| answer.contains(line.as_str()))
+            || lines.is_empty()
+            || !lines.iter().all(|line| answer.contains(line.as_str()))
         {
             return answer;
         }
