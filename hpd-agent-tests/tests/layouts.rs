@@ -856,6 +856,31 @@ async fn fixed_runs_members_the_history_shows_in_later_turns() {
     assert_continuations(&requests);
 }
 
+/// The model's call that opens `FileTools` in a native form: a search for it, or its container.
+fn open_files(form: DeferredTools, id: &str) -> ChatResponse {
+    match form {
+        DeferredTools::ToolSearch => call(id, "tool_search", json!({"query": "FileTools"})),
+        _ => call(id, "FileTools", json!({})),
+    }
+}
+
+/// Runs two turns of a `native` session of the fixtures with the model's `replies`.
+async fn two_native_turns(
+    client: &ScriptedChatClient,
+    replies: impl IntoIterator<Item = ChatResponse>,
+) -> hpd_agent::Session {
+    for reply in replies {
+        client.push(reply);
+    }
+    let mut session = agent(client, CollapsingLayout::Native)
+        .build()
+        .unwrap()
+        .session();
+    session.run("one").await.unwrap();
+    session.run("two").await.unwrap();
+    session
+}
+
 /// In the native forms, a member loaded by an earlier result is called by its own name in a
 /// later turn and runs, loading nothing again; its arguments are checked against its schema.
 #[tokio::test]
@@ -864,27 +889,19 @@ async fn native_runs_members_loaded_in_earlier_turns() {
     for form in [DeferredTools::ToolReferences, DeferredTools::ToolSearch] {
         reset_logs();
         let client = ScriptedChatClient::new().with_deferred_tools(form);
-        let open = match form {
-            DeferredTools::ToolSearch => call("c1", "tool_search", json!({"query": "FileTools"})),
-            _ => call("c1", "FileTools", json!({})),
-        };
-        for reply in [
-            open,
-            ChatResponse::text("open"),
-            ChatResponse::tool_calls(vec![
-                ToolCall::new("c2", "read_file", json!({"path": "a.txt"}).to_string()),
-                ToolCall::new("c3", "read_file", json!({"path": 5}).to_string()),
-            ]),
-            ChatResponse::text("done"),
-        ] {
-            client.push(reply);
-        }
-        let mut session = agent(&client, CollapsingLayout::Native)
-            .build()
-            .unwrap()
-            .session();
-        session.run("one").await.unwrap();
-        session.run("two").await.unwrap();
+        let session = two_native_turns(
+            &client,
+            [
+                open_files(form, "c1"),
+                ChatResponse::text("open"),
+                ChatResponse::tool_calls(vec![
+                    ToolCall::new("c2", "read_file", json!({"path": "a.txt"}).to_string()),
+                    ToolCall::new("c3", "read_file", json!({"path": 5}).to_string()),
+                ]),
+                ChatResponse::text("done"),
+            ],
+        )
+        .await;
         let requests = client.requests();
         assert_eq!(requests.len(), 4, "{form:?}");
         assert_eq!(
@@ -930,24 +947,16 @@ async fn a_native_result_that_loads_every_member_lists_none() {
     let _serial = SERIAL.lock().await;
     for form in [DeferredTools::ToolReferences, DeferredTools::ToolSearch] {
         let client = ScriptedChatClient::new().with_deferred_tools(form);
-        let open = |id: &str| match form {
-            DeferredTools::ToolSearch => call(id, "tool_search", json!({"query": "FileTools"})),
-            _ => call(id, "FileTools", json!({})),
-        };
-        for reply in [
-            open("c1"),
-            ChatResponse::text("open"),
-            open("c2"),
-            ChatResponse::text("open again"),
-        ] {
-            client.push(reply);
-        }
-        let mut session = agent(&client, CollapsingLayout::Native)
-            .build()
-            .unwrap()
-            .session();
-        session.run("one").await.unwrap();
-        session.run("two").await.unwrap();
+        two_native_turns(
+            &client,
+            [
+                open_files(form, "c1"),
+                ChatResponse::text("open"),
+                open_files(form, "c2"),
+                ChatResponse::text("open again"),
+            ],
+        )
+        .await;
         let requests = client.requests();
         let (first, _) = requests[1].tool_result("c1").unwrap();
         assert!(

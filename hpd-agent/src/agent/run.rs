@@ -765,8 +765,8 @@ impl Turn<'_> {
         // every opening.
         let at = self.history.len();
         let mut calls = Vec::with_capacity(opening.len());
+        // Each container's answer, with its harness.
         let mut results = Vec::with_capacity(opening.len());
-        let mut opened = Vec::with_capacity(opening.len());
         let mut hints = Vec::new();
         for (i, h) in opening.into_iter().enumerate() {
             let call = ToolCall::new(
@@ -792,8 +792,7 @@ impl Turn<'_> {
                     *references = answer.references;
                 }
                 calls.push(call);
-                results.push(result);
-                opened.push(h);
+                results.push((h, result));
                 hints.extend(tools.member_hint(h, message, &delivered));
             }
         }
@@ -806,8 +805,7 @@ impl Turn<'_> {
             let names: Vec<&str> = calls.iter().map(|call| call.name.as_str()).collect();
             let answers: Vec<String> = results
                 .into_iter()
-                .zip(&opened)
-                .filter_map(|(result, &h)| match result {
+                .filter_map(|(h, result)| match result {
                     ChatMessage::Tool { content, .. } => Some(tools.note_answer(h, content)),
                     _ => None,
                 })
@@ -821,7 +819,8 @@ impl Turn<'_> {
                 .push(ChatMessage::assistant(&crate::ChatResponse::tool_calls(
                     calls,
                 )));
-            self.history.extend(results);
+            self.history
+                .extend(results.into_iter().map(|(_, result)| result));
         }
         Ok(())
     }

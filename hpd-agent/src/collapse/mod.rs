@@ -186,6 +186,9 @@ pub(crate) struct Toolset {
 
 /// The start of every schema line of the fixed layout.
 const SCHEMA_LINE_START: &str = "{\"name\":";
+/// How the fixed layout's line of how to call a container's members starts (see
+/// [`Toolset::note_answer`], which rewrites it in a note).
+const CALL_THEM: &str = "Call them through ";
 
 /// What earlier results of a session show the model already (see [`Toolset::delivered`]).
 #[derive(Debug, Default)]
@@ -1079,10 +1082,7 @@ impl Toolset {
         } else if self.loads_every_member(h, delivered) {
             format!("{} expanded. Its functions are loaded.", group.name)
         } else {
-            format!(
-                "{} expanded. Available functions: {}",
-                group.name, self.member_lists[h]
-            )
+            self.expanded_line(h)
         };
         if self.layout() == Layout::Fixed && !self.all_delivered(h, delivered) {
             text.push_str("\n\n");
@@ -1125,15 +1125,26 @@ impl Toolset {
         {
             return answer;
         }
-        let group = &self.catalog.groups[h];
-        let header = format!(
-            "{} expanded. Available functions: {}\n\nCall them through ",
-            group.name, self.member_lists[h]
-        );
-        match answer.strip_prefix(&header) {
-            Some(rest) => format!("{}: call its functions through {rest}", group.name),
+        let rest = answer
+            .strip_prefix(self.expanded_line(h).as_str())
+            .and_then(|rest| rest.strip_prefix("\n\n"))
+            .and_then(|rest| rest.strip_prefix(CALL_THEM));
+        match rest {
+            Some(rest) => format!(
+                "{}: call its functions through {rest}",
+                self.catalog.groups[h].name
+            ),
             None => answer,
         }
+    }
+
+    /// The first line of a container's answer: `{Harness} expanded. Available functions:
+    /// {list}`.
+    fn expanded_line(&self, h: usize) -> String {
+        format!(
+            "{} expanded. Available functions: {}",
+            self.catalog.groups[h].name, self.member_lists[h]
+        )
     }
 
     /// Whether a container result of harness `h` loads every member's definition: a native
@@ -1149,8 +1160,8 @@ impl Toolset {
     /// with the member schemas, as a container call has them).
     pub(crate) fn recovery_text(&self, h: usize, function: &str, delivered: &Delivered) -> String {
         let mut text = format!(
-            "{} expanded. Available functions: {}. Call {function} again to run it.",
-            self.catalog.groups[h].name, self.member_lists[h]
+            "{}. Call {function} again to run it.",
+            self.expanded_line(h)
         );
         if self.layout() == Layout::Fixed {
             text.push_str("\n\n");
@@ -1375,7 +1386,7 @@ impl Toolset {
             .filter(|line| !delivered.schemas.contains(*line))
             .collect();
         let mut text = format!(
-            "Call them through {CALL_TOOL}, as {}",
+            "{CALL_THEM}{CALL_TOOL}, as {}",
             call_example("<function>", "{...}")
         );
         if fresh.is_empty() {
