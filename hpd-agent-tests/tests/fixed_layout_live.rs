@@ -4,6 +4,11 @@
 //! server's prompt cache, because the tool list and the system text never change and the
 //! history only grows at its end.
 //!
+//! What is loaded stays loaded: once the conversation holds the member's definition, a later
+//! turn calls it through `call_function` without opening the container again, and the call
+//! runs, with no recovery answer: the turn takes one request fewer than a turn that opens the
+//! container (two against three).
+//!
 //! The server's base URL comes from `HPD_LLAMA_URL` (as printed by `.ci/llama-server.sh
 //! start`); without it the test says it was skipped.
 
@@ -91,18 +96,22 @@ async fn container_text() -> String {
     outcome.result.text
 }
 
-/// Two worked examples of the pattern (question, container call, its result, member call
-/// through the call tool, its result, answer), written by the agent itself from scripted
-/// replies, so the history holds exactly what a session of the fixed layout holds: the second
-/// container call is answered that the container is already open, as the live question's will be.
-async fn few_shot() -> Vec<ChatMessage> {
+/// Worked examples of the pattern, one per city (question, member call through the call tool,
+/// its result, answer; with a container call and its result first where `opens` is true),
+/// written by the agent itself from scripted replies, so the history holds exactly what a
+/// session of the fixed layout holds: a second container call is answered that the container
+/// is already open, and a member call of a later turn runs because an earlier result showed
+/// its schema.
+async fn few_shot(examples: &[(&str, bool)]) -> Vec<ChatMessage> {
     let mut replies = Vec::new();
-    for (n, city) in [(1, "Paris"), (2, "Rome")] {
-        replies.push(ChatResponse::tool_calls(vec![ToolCall::new(
-            format!("example_{n}_container"),
-            "LiveForecasts",
-            "{}",
-        )]));
+    for (n, (city, opens)) in examples.iter().enumerate() {
+        if *opens {
+            replies.push(ChatResponse::tool_calls(vec![ToolCall::new(
+                format!("example_{n}_container"),
+                "LiveForecasts",
+                "{}",
+            )]));
+        }
         replies.push(ChatResponse::tool_calls(vec![ToolCall::new(
             format!("example_{n}_member"),
             CALL_TOOL,
@@ -121,33 +130,59 @@ async fn few_shot() -> Vec<ChatMessage> {
         .build()
         .expect("agent builds");
     let mut session = agent.session();
-    for city in ["Paris", "Rome"] {
+    for (city, _) in examples {
         session
             .run(&format!("What is the weather in {city}?"))
             .await
             .unwrap_or_else(|e| panic!("scripted example for {city}: {e}"));
     }
-    session.history().to_vec()
+    let history = session.history().to_vec();
+    let results: Vec<&str> = history
+        .iter()
+        .filter_map(|m| match m {
+            ChatMessage::Tool { content, .. } => Some(content.as_str()),
+            _ => None,
+        })
+        .collect();
+    for (city, _) in examples {
+        assert!(
+            results.contains(&format!("Snowing, -3 C in {city}").as_str()),
+            "the example's member call for {city} ran: {results:?}"
+        );
+    }
+    history
 }
 
-#[tokio::test]
-async fn fixed_layout_follows_the_pattern_and_keeps_the_cache() {
-    let url = match std::env::var("HPD_LLAMA_URL") {
-        Ok(url) if !url.trim().is_empty() => url.trim().trim_end_matches('/').to_owned(),
+/// The base URL of the llama.cpp server from `HPD_LLAMA_URL`, or `None` after saying that
+/// `test` was skipped.
+fn server_url(test: &str) -> Option<String> {
+    match std::env::var("HPD_LLAMA_URL") {
+        Ok(url) if !url.trim().is_empty() => Some(url.trim().trim_end_matches('/').to_owned()),
         _ => {
             hpd_agent_tests::skip!(
-                "fixed_layout_follows_the_pattern_and_keeps_the_cache: skipped: HPD_LLAMA_URL is \
-                 not set (start a server with `.ci/llama-server.sh start` and export the URL it \
-                 prints)"
+                "{test}: skipped: HPD_LLAMA_URL is not set (start a server with \
+                 `.ci/llama-server.sh start` and export the URL it prints)"
             );
-            return;
+            None
         }
-    };
-    let expansion = container_text().await;
-    assert!(
-        expansion.contains(CALL_TOOL) && expansion.contains("\"parameters\""),
-        "the fixed layout's container result carries the call tool's usage and the schemas: {expansion}"
-    );
+    }
+}
+
+/// What one live turn showed: its final text, the calls it made (the name events give, which
+/// is the member for a call through the call tool; the result; whether it failed), whether a
+/// container was expanded for recovery, the tools of each request, and each request's usage.
+struct LiveTurn {
+    text: String,
+    iterations: usize,
+    calls: Vec<(String, String, bool)>,
+    recovered: bool,
+    visible: Vec<Vec<String>>,
+    usage: Vec<Usage>,
+    history: Vec<ChatMessage>,
+}
+
+/// Asks the server about Oslo after `history`, in the fixed layout as such, at temperature 0.
+async fn live_turn(url: &str, history: Vec<ChatMessage>) -> LiveTurn {
     let usage = Arc::new(Mutex::new(Vec::new()));
     let client = OpenAiClient::new("smollm2", "")
         .and_then(|c| c.with_base_url(format!("{url}/v1")))
@@ -173,7 +208,7 @@ async fn fixed_layout_follows_the_pattern_and_keeps_the_cache() {
         .expect("agent builds");
     let events = Arc::new(Mutex::new(Vec::new()));
     let seen = Arc::clone(&events);
-    let mut session = agent.resume(SessionState::from_history(few_shot().await));
+    let mut session = agent.resume(SessionState::from_history(history));
     let visible = Arc::new(Mutex::new(Vec::new()));
     let lists = Arc::clone(&visible);
     let output = session
@@ -189,7 +224,7 @@ async fn fixed_layout_follows_the_pattern_and_keeps_the_cache() {
         .await
         .unwrap_or_else(|e| panic!("run: {e}"));
     let events = events.lock().expect("events").clone();
-    let calls: Vec<(String, String, bool)> = events
+    let calls = events
         .iter()
         .filter_map(|e| match e {
             AgentEvent::ToolCallFinished {
@@ -201,45 +236,36 @@ async fn fixed_layout_follows_the_pattern_and_keeps_the_cache() {
             _ => None,
         })
         .collect();
-    // The pattern: the container, then the member through the call tool (events name the
-    // member a call-tool call stands for), which ran.
-    let container = calls
+    let recovered = events
         .iter()
-        .position(|(n, _, e)| n == "LiveForecasts" && !e);
-    let member = calls
-        .iter()
-        .position(|(n, r, e)| n == "get_weather" && !e && r == "Snowing, -3 C in Oslo");
-    assert!(
-        matches!((container, member), (Some(c), Some(m)) if c < m),
-        "the model called the container, then get_weather for Oslo: {calls:?}\nhistory: {:?}",
-        session.history()
-    );
-    let member_call = session.history().iter().find_map(|m| match m {
-        ChatMessage::Assistant { tool_calls, .. } => tool_calls
-            .iter()
-            .find(|c| c.arguments.contains("get_weather"))
-            .map(|c| c.name.clone()),
-        _ => None,
-    });
-    assert_eq!(
-        member_call.as_deref(),
-        Some(CALL_TOOL),
-        "the member was called through {CALL_TOOL} (history: {:?})",
-        session.history()
-    );
-    // The tool list never changed.
+        .any(|e| matches!(e, AgentEvent::ContainerExpanded { recovery: true, .. }));
     let visible = visible.lock().expect("lists").clone();
+    let usage = usage.lock().expect("usage").clone();
+    LiveTurn {
+        text: output.text,
+        iterations: output.iterations,
+        calls,
+        recovered,
+        visible,
+        usage,
+        history: session.history().to_vec(),
+    }
+}
+
+/// The checks both tests share: the tool list never changed, one usage per request, and each
+/// request kept the previous one cached; then the figures, printed.
+fn assert_cache_kept(turn: &LiveTurn) {
     assert!(
-        visible.len() >= 3 && visible.windows(2).all(|w| w[0] == w[1]),
-        "every request had the same tools: {visible:?}"
+        turn.visible.len() >= 2 && turn.visible.windows(2).all(|w| w[0] == w[1]),
+        "every request had the same tools: {:?}",
+        turn.visible
     );
     assert_eq!(
-        visible[0],
+        turn.visible[0],
         ["LiveForecasts".to_owned(), CALL_TOOL.to_owned()]
     );
-    // Each request kept the previous one cached.
-    let usage = usage.lock().expect("usage").clone();
-    assert_eq!(usage.len(), output.iterations, "one usage per request");
+    let usage = &turn.usage;
+    assert_eq!(usage.len(), turn.iterations, "one usage per request");
     for (i, pair) in usage.windows(2).enumerate() {
         let (previous, next) = (pair[0], pair[1]);
         assert!(
@@ -259,6 +285,82 @@ async fn fixed_layout_follows_the_pattern_and_keeps_the_cache() {
             .iter()
             .map(|u| (u.input_tokens, u.cached_input_tokens))
             .collect::<Vec<_>>(),
-        output.text
+        turn.text
     );
+}
+
+#[tokio::test]
+async fn fixed_layout_follows_the_pattern_and_keeps_the_cache() {
+    let Some(url) = server_url("fixed_layout_follows_the_pattern_and_keeps_the_cache") else {
+        return;
+    };
+    let expansion = container_text().await;
+    assert!(
+        expansion.contains(CALL_TOOL) && expansion.contains("\"parameters\""),
+        "the fixed layout's container result carries the call tool's usage and the schemas: {expansion}"
+    );
+    let turn = live_turn(&url, few_shot(&[("Paris", true), ("Rome", true)]).await).await;
+    // The pattern: the container, then the member through the call tool (events name the
+    // member a call-tool call stands for), which ran.
+    let calls = &turn.calls;
+    let container = calls
+        .iter()
+        .position(|(n, _, e)| n == "LiveForecasts" && !e);
+    let member = calls
+        .iter()
+        .position(|(n, r, e)| n == "get_weather" && !e && r == "Snowing, -3 C in Oslo");
+    assert!(
+        matches!((container, member), (Some(c), Some(m)) if c < m),
+        "the model called the container, then get_weather for Oslo: {calls:?}\nhistory: {:?}",
+        turn.history
+    );
+    let member_call = turn.history.iter().find_map(|m| match m {
+        ChatMessage::Assistant { tool_calls, .. } => tool_calls
+            .iter()
+            .find(|c| c.arguments.contains("get_weather"))
+            .map(|c| c.name.clone()),
+        _ => None,
+    });
+    assert_eq!(
+        member_call.as_deref(),
+        Some(CALL_TOOL),
+        "the member was called through {CALL_TOOL} (history: {:?})",
+        turn.history
+    );
+    assert!(turn.visible.len() >= 3, "requests: {:?}", turn.visible);
+    assert_cache_kept(&turn);
+}
+
+/// What is loaded stays loaded, live: the history's latest example calls the member straight
+/// through the call tool, since an earlier result showed its schema, and the model does the
+/// same for Oslo. The call runs at once (no container call, no recovery answer), so the turn
+/// takes two requests (the call, the answer) where opening the container again takes three.
+#[tokio::test]
+async fn fixed_layout_runs_a_loaded_member_without_a_round_trip() {
+    let Some(url) = server_url("fixed_layout_runs_a_loaded_member_without_a_round_trip") else {
+        return;
+    };
+    let turn = live_turn(
+        &url,
+        few_shot(&[("Paris", true), ("Rome", false), ("Madrid", false)]).await,
+    )
+    .await;
+    assert_eq!(
+        turn.calls,
+        [(
+            "get_weather".to_owned(),
+            "Snowing, -3 C in Oslo".to_owned(),
+            false
+        )],
+        "the model called get_weather for Oslo alone, and it ran (history: {:?})",
+        turn.history
+    );
+    assert!(!turn.recovered, "no container was expanded for recovery");
+    assert_eq!(
+        turn.iterations, 2,
+        "the member call and the answer: one request fewer than opening the container again \
+         (history: {:?})",
+        turn.history
+    );
+    assert_cache_kept(&turn);
 }
