@@ -121,12 +121,13 @@ async fn few_shot(examples: &[(&str, bool)]) -> Vec<ChatMessage> {
             "It is snowing, -3 C in {city}."
         )));
     }
+    let script = hpd_agent::ScriptedChatClient::with_replies(replies);
     let agent = AgentBuilder::new()
         .with_instructions(INSTRUCTIONS)
         .with_tool_harness::<LiveForecasts>()
         .with_collapsing_layout(CollapsingLayout::Fixed)
         .configure_harness_collapsing(plain_fixed)
-        .with_chat_client(hpd_agent::ScriptedChatClient::with_replies(replies))
+        .with_chat_client(script.clone())
         .build()
         .expect("agent builds");
     let mut session = agent.session();
@@ -136,21 +137,18 @@ async fn few_shot(examples: &[(&str, bool)]) -> Vec<ChatMessage> {
             .await
             .unwrap_or_else(|e| panic!("scripted example for {city}: {e}"));
     }
-    let history = session.history().to_vec();
-    let results: Vec<&str> = history
-        .iter()
-        .filter_map(|m| match m {
-            ChatMessage::Tool { content, .. } => Some(content.as_str()),
-            _ => None,
-        })
-        .collect();
-    for (city, _) in examples {
-        assert!(
-            results.contains(&format!("Snowing, -3 C in {city}").as_str()),
-            "the example's member call for {city} ran: {results:?}"
+    // The last request holds every example's call and result.
+    let requests = script.requests();
+    let last = requests.last().expect("the examples made requests");
+    for (n, (city, _)) in examples.iter().enumerate() {
+        let expected = format!("Snowing, -3 C in {city}");
+        assert_eq!(
+            last.tool_result(&format!("example_{n}_member")),
+            Some((expected.as_str(), false)),
+            "the example's member call for {city} ran"
         );
     }
-    history
+    session.history().to_vec()
 }
 
 /// The base URL of the llama.cpp server from `HPD_LLAMA_URL`, or `None` after saying that

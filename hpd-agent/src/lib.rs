@@ -234,9 +234,10 @@
 //!   items; a per-client setting, `model.deferred_tools` in a config), and `fixed` where it has
 //!   none. A container's result that loads every member says `{Name} expanded. Its functions
 //!   are loaded.` without listing them (the definitions it loads name them; a result that
-//!   loads nothing new lists them as other layouts do). The cheapest layout with Anthropic's client; with the Responses client, each load
-//!   adds its namespace to the history, which costs up to 0.03 of flat's input more than
-//!   `fixed` where a session keeps loading harnesses, and less than `fixed` where it uses a few.
+//!   loads nothing new lists them as other layouts do). The cheapest layout with Anthropic's
+//!   client; with the Responses client, each load adds its namespace to the history, which
+//!   costs up to 0.03 of flat's input more than `fixed` where a session keeps loading
+//!   harnesses, and less than `fixed` where it uses a few.
 //!
 //! For a small catalog whose every harness a long session keeps using, collapsing off is
 //! cheapest of all.

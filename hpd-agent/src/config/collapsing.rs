@@ -65,10 +65,10 @@ pub struct CollapsingConfig {
     /// without either (42 flat); and at this score a wrong opening is rare (none of the 45
     /// tasks, none of 12 messages that need no tool), while a missed one only costs the round
     /// trip the model would have made anyway. A wrong opening costs its schemas' tokens for
-    /// the rest of the session, and how often the best-ranked container is the
-    /// right one depends on how a catalog describes its harnesses and how users ask:
-    /// `BENCHMARKS.md` ("Session cost per collapsing layout") gives what the default costs against
-    /// plain `fixed` and flat.
+    /// the rest of the session, and how often the best-ranked container is the right one
+    /// depends on how a catalog describes its harnesses and how users ask: `BENCHMARKS.md`
+    /// ("Session cost per collapsing layout") gives what the default costs against plain
+    /// `fixed` and flat.
     pub open_ahead: Option<f64>,
     /// Container answers as notes (JSON `container_notes`, default `true`; in `fixed` (and
     /// `native` where it runs as `fixed`), `hide` and `append`, the layouts whose container
